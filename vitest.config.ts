@@ -1,0 +1,51 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// One config, three kinds of test, told apart by file name:
+//   *.spec.ts      unit, no infrastructure
+//   *.int-spec.ts  integration, real NATS and PostgreSQL (isolated databases per run)
+//   *.e2e-spec.ts  end to end, the whole stack started from the built services
+// Workspace libraries resolve to their TypeScript source through the "@gw/source"
+// export condition, so unit and integration tests need no build.
+const sourceCondition = ['@gw/source', 'node', 'import', 'default'];
+const ignored = ['**/node_modules/**', '**/dist/**'];
+
+// Inline projects extend this file (plugins, resolve), so they list only what differs.
+export default defineConfig({
+  plugins: [swc.vite({ tsconfigFile: 'tsconfig.base.json', module: { type: 'es6' } })],
+  resolve: { conditions: sourceCondition },
+  ssr: { resolve: { conditions: sourceCondition, externalConditions: sourceCondition } },
+  test: {
+    setupFiles: ['reflect-metadata'],
+    reporters: process.env.GW_TEST_JSON ? ['default', ['json', { outputFile: process.env.GW_TEST_JSON }]] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['{apps,libs,tools}/**/*.spec.ts'], exclude: ignored },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['{apps,libs,tools}/**/*.int-spec.ts'],
+          exclude: ignored,
+          globalSetup: ['libs/testing/src/global-setup/integration.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['{apps,libs,tools}/**/*.e2e-spec.ts'],
+          exclude: ignored,
+          globalSetup: ['libs/testing/src/global-setup/e2e.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
