@@ -1,0 +1,3 @@
+export * from './validate-env.js';
+export * from './common-env.js';
+export * from './logging.js';

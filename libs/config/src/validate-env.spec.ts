@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { DatabaseServiceEnv } from './common-env.js';
+import { InvalidEnvironmentError, validateEnv } from './validate-env.js';
+
+describe('validateEnv', () => {
+  it('applies defaults and converts numbers', () => {
+    const env = validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', RPC_TIMEOUT_MS: '2500' });
+    expect(env.NATS_URL).toBe('nats://127.0.0.1:4222');
+    expect(env.RPC_TIMEOUT_MS).toBe(2500);
+    expect(env.LOG_LEVEL).toBe('info');
+  });
+
+  it('lists every problem without echoing values', () => {
+    let caught: unknown;
+    try {
+      validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'mysql://secret-password@x', NATS_URL: 'http://x', LOG_LEVEL: 'loud' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidEnvironmentError);
+    const problems = (caught as InvalidEnvironmentError).problems.join('\n');
+    expect(problems).toMatch(/DATABASE_URL/);
+    expect(problems).toMatch(/NATS_URL/);
+    expect(problems).toMatch(/LOG_LEVEL/);
+    expect(problems).not.toMatch(/secret-password/);
+  });
+});

@@ -1,0 +1,61 @@
+/** The chat-completion result of spec §2.1, as the gateway returns it. */
+export interface ChatCompletionView {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  provider: string | null;
+  system_fingerprint: string | null;
+  service_tier: string | null;
+  choices: ChatChoiceView[];
+  usage: ChatUsageView;
+}
+
+export interface ChatChoiceView {
+  index: number;
+  message: ChatResponseMessageView;
+  finish_reason: string | null;
+  native_finish_reason: string | null;
+  logprobs: { content: unknown[] | null; refusal: unknown[] | null } | null;
+}
+
+export interface ChatResponseMessageView {
+  role: 'assistant';
+  content: string | null;
+  refusal: string | null;
+  reasoning?: string | null;
+  tool_calls?: Array<{ index: number; id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  annotations?: unknown[];
+}
+
+export interface ChatUsageView {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number | null; audio_tokens?: number | null };
+  completion_tokens_details?: { reasoning_tokens: number | null; audio_tokens?: number | null; image_tokens?: number | null };
+  /** Credits charged, a decimal rendered as a JSON number. */
+  cost: number;
+  is_byok: boolean;
+  cost_details: {
+    upstream_inference_cost: number | null;
+    upstream_inference_input_cost: number;
+    upstream_inference_output_cost: number;
+  };
+}
+
+export interface ModelView {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  name: string;
+  context_length: number;
+  pricing: { prompt: string; completion: string; input_cache_read: string };
+  supported_parameters: string[];
+}
+
+export interface ModelListView {
+  object: 'list';
+  data: ModelView[];
+}

@@ -1,0 +1,28 @@
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { Principal } from '../principal.js';
+
+/**
+ * Gateway -> inference. `body` is the client's chat-completions body, already validated
+ * by the gateway and passed on whole so fields the gateway does not model still reach
+ * providers that support them.
+ */
+export class ChatCreateRequest {
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsObject()
+  body!: Record<string, unknown>;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  sessionId?: string;
+}
+
+export class ModelsListRequest {
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+}

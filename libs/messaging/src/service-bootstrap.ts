@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { Logger } from 'nestjs-pino';
+import { createPayloadValidationPipe } from './payload-validation.pipe.js';
+import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
+
+export interface ServiceBootstrapOptions {
+  /** Queue group: every replica of one service joins the same group and shares its load. */
+  queue: string;
+  natsUrl: string;
+}
+
+/** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
+export async function bootstrapService(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
+    transport: Transport.NATS,
+    options: {
+      servers: options.natsUrl.split(','),
+      queue: options.queue,
+      name: options.queue,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+      gracefulShutdown: true,
+      gracePeriod: 2_000,
+    },
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.useGlobalPipes(createPayloadValidationPipe());
+  app.useGlobalFilters(new AllRpcExceptionsFilter());
+  app.enableShutdownHooks();
+  await app.listen();
+  new NestLogger('Bootstrap').log(`${options.queue} listening on NATS queue group "${options.queue}"`);
+  return app;
+}
