@@ -1,0 +1,133 @@
+import type { Directives } from './faults.ts';
+import { isRecord, type Json } from './json.ts';
+import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput } from './reply.ts';
+import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
+
+function blocksOf(content: unknown): Json[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content.filter(isRecord) : [];
+}
+
+/** Text of a tool_result block's content (string or blocks). */
+function toolResultText(block: Json): string {
+  const c = block.content;
+  if (typeof c === 'string') return c;
+  return blocksOf(c)
+    .map((b) => (typeof b.text === 'string' ? b.text : ''))
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** Tokens of one content block (text, image, document, tool_use, tool_result, thinking). */
+function blockTokens(block: Json): number {
+  switch (block.type) {
+    case 'text':
+      return countTokens(String(block.text ?? ''));
+    case 'image':
+    case 'document':
+      return TOKENS_PER_IMAGE;
+    case 'tool_use':
+      return countTokens(`${String(block.name ?? '')} ${JSON.stringify(block.input ?? {})}`);
+    case 'tool_result':
+      return countTokens(toolResultText(block));
+    case 'thinking':
+      return countTokens(String(block.thinking ?? ''));
+    default:
+      return countTokens(JSON.stringify(block));
+  }
+}
+
+/** system + messages (+3 each) + 3 + tools JSON, with the same tokenizer as OpenAI. */
+export function countInputTokens(body: Json): number {
+  let total = TOKENS_PER_REQUEST;
+  for (const block of blocksOf(body.system)) total += blockTokens(block);
+  for (const m of body.messages as Json[]) {
+    total += TOKENS_PER_MESSAGE;
+    for (const block of blocksOf(m.content)) total += blockTokens(block);
+  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) total += countTokens(JSON.stringify(body.tools));
+  return total;
+}
+
+export type ContentBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface MessagePlan {
+  content: ContentBlock[];
+  /** the streamed pieces of each block (thinking text, text, tool input JSON) */
+  pieces: string[][];
+  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+  stopSequence: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+}
+
+function pickTool(tools: unknown, choice: unknown): Json | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  if (isRecord(choice) && choice.type === 'none') return undefined;
+  const custom = tools.filter((t): t is Json => isRecord(t) && typeof t.name === 'string');
+  if (isRecord(choice) && choice.type === 'tool') {
+    const named = custom.find((t) => t.name === choice.name);
+    if (named) return named;
+  }
+  return custom[0];
+}
+
+export function thinkingEnabled(body: Json, d: Directives): boolean {
+  return d.reasoning !== undefined || (isRecord(body.thinking) && body.thinking.type === 'enabled');
+}
+
+/** Decides the assistant message for a (validated) Messages API request. */
+export function planMessage(body: Json, d: Directives, promptTokens: number): MessagePlan {
+  const messages = body.messages as Json[];
+  const last = messages[messages.length - 1]!;
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const userBlocks = lastUser ? blocksOf(lastUser.content) : [];
+  const userText = userBlocks
+    .filter((b) => b.type === 'text')
+    .map((b) => String(b.text ?? ''))
+    .join(' ');
+  const lastBlocks = blocksOf(last.content);
+  const results = last.role === 'user' ? lastBlocks.filter((b) => b.type === 'tool_result') : [];
+  const tool = last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice) : undefined;
+
+  const content: ContentBlock[] = [];
+  const pieces: string[][] = [];
+  let outputTokens = 0;
+  let budget = body.max_tokens as number;
+  if (thinkingEnabled(body, d)) {
+    const thinking = buildReasoning(userText);
+    const signature = Buffer.from(`sim-signature:${stableId(thinking, 32)}`).toString('base64');
+    const thinkingTokens = d.reasoning ?? countTokens(thinking);
+    content.push({ type: 'thinking', thinking, signature });
+    pieces.push(splitPieces(thinking));
+    outputTokens += thinkingTokens;
+    budget = Math.max(0, budget - thinkingTokens);
+  }
+
+  let stopReason: MessagePlan['stopReason'];
+  let stopSequence: string | null = null;
+  if (tool) {
+    const input = toolInput(tool.input_schema, userText);
+    const json = JSON.stringify(input);
+    content.push({ type: 'tool_use', id: `toolu_${stableId(`${String(tool.name)}:${userText}`)}`, name: String(tool.name), input });
+    const jsonPieces = splitPieces(json);
+    pieces.push(jsonPieces);
+    outputTokens += jsonPieces.length;
+    stopReason = 'tool_use';
+  } else {
+    const full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s): s is string => typeof s === 'string') : [];
+    const shaped = shapeReply(full, budget, stops);
+    content.push({ type: 'text', text: shaped.text });
+    pieces.push(shaped.pieces);
+    outputTokens += shaped.tokens;
+    stopReason = shaped.reason === 'length' ? 'max_tokens' : shaped.reason === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
+    stopSequence = shaped.stopSequence;
+  }
+  const cacheReadTokens = Math.min(d.cached ?? 0, promptTokens);
+  return { content, pieces, stopReason, stopSequence, inputTokens: promptTokens - cacheReadTokens, outputTokens, cacheReadTokens };
+}

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from './index.ts';
+import { ANTHROPIC_AUTH, parseSse, post } from './spec-helpers.ts';
+
+let sim: RunningSimulator;
+let url: string;
+beforeAll(async () => {
+  sim = await startSimulator();
+  url = `${sim.url}/anthropic/v1/messages`;
+});
+afterAll(() => sim.close());
+
+const req = (extra: Record<string, unknown> = {}) => ({ model: 'claude-sim', max_tokens: 256, messages: [{ role: 'user', content: 'Hello, world!' }], ...extra });
+
+describe('Anthropic Messages API over HTTP', () => {
+  it('answers with the exact message shape', async () => {
+    const r = await post(url, req({ system: [{ type: 'text', text: 'Be brief.' }] }), ANTHROPIC_AUTH);
+    expect(r.status).toBe(200);
+    expect(r.json.id).toMatch(/^msg_/);
+    expect(r.json).toEqual({
+      id: r.json.id,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sim',
+      content: [{ type: 'text', text: r.json.content[0].text }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      // system 3 + "Hello, world!" 4 + 3 per message + 3
+      usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+    expect(r.json.content[0].text).toMatch(/^Simulated reply to: Hello, world\./);
+  });
+
+  it('checks the key and anthropic-version headers', async () => {
+    const none = await post(url, req(), { 'anthropic-version': '2023-06-01' });
+    expect(none.status).toBe(401);
+    expect(none.json).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } });
+    const bad = await post(url, req(), { 'x-api-key': 'sk-ant-sim-invalid', 'anthropic-version': '2023-06-01' });
+    expect(bad.status).toBe(401);
+    expect(bad.json.error.type).toBe('authentication_error');
+    const noVersion = await post(url, req(), { 'x-api-key': 'k' });
+    expect(noVersion.status).toBe(400);
+    expect(noVersion.json.error.type).toBe('invalid_request_error');
+    const bearer = await post(url, req(), { authorization: 'Bearer k', 'anthropic-version': '2023-06-01' });
+    expect(bearer.status).toBe(200);
+  });
+
+  it('validates the body', async () => {
+    const noMax = await post(url, { model: 'claude-sim', messages: [{ role: 'user', content: 'x' }] }, ANTHROPIC_AUTH);
+    expect(noMax.status).toBe(400);
+    expect(noMax.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    const sys = await post(url, req({ messages: [{ role: 'system', content: 'x' }] }), ANTHROPIC_AUTH);
+    expect(sys.json.error.message).toContain('Unexpected role "system"');
+    const budget = await post(url, req({ max_tokens: 1000, thinking: { type: 'enabled', budget_tokens: 1024 } }), ANTHROPIC_AUTH);
+    expect(budget.status).toBe(400);
+  });
+
+  it('stops at max_tokens and at stop sequences', async () => {
+    const a = await post(url, req({ max_tokens: 3 }), ANTHROPIC_AUTH);
+    expect(a.json).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null, content: [{ type: 'text', text: 'Simulated reply to' }] });
+    expect(a.json.usage.output_tokens).toBe(3);
+    const b = await post(url, req({ stop_sequences: ['reply'] }), ANTHROPIC_AUTH);
+    expect(b.json).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'reply', content: [{ type: 'text', text: 'Simulated ' }] });
+  });
+
+  it('answers a thinking block first when thinking is enabled', async () => {
+    const r = await post(url, req({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }), ANTHROPIC_AUTH);
+    expect(r.json.content.map((b: any) => b.type)).toEqual(['thinking', 'text']);
+    expect(r.json.content[0]).toEqual({ type: 'thinking', thinking: 'Thinking about how to answer: Hello, world!', signature: r.json.content[0].signature });
+    expect(r.json.usage.output_tokens).toBe(24 + 10);
+  });
+
+  it('counts image, tool_use and tool_result blocks and quotes tool results', async () => {
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Sunny' }] }] },
+    ];
+    const r = await post(url, req({ messages }), ANTHROPIC_AUTH);
+    expect(r.json.content).toEqual([{ type: 'text', text: 'Based on the tool result: "Sunny".' }]);
+    // "Weather?" 2 + image 85 | w {"city":"Paris"} = 1 + 9 | Sunny 1 ; + 3 per message x3 + 3
+    expect(r.json.usage.input_tokens).toBe(2 + 85 + 10 + 1 + 9 + 3);
+  });
+
+  it('streams events in Anthropic SSE format', async () => {
+    const r = await post(url, req({ stream: true }), ANTHROPIC_AUTH);
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    const events = parseSse(r.text);
+    const types = events.map((e) => e.event);
+    expect(types.slice(0, 3)).toEqual(['message_start', 'content_block_start', 'ping']);
+    expect(types.slice(-4)).toEqual(['content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    for (const e of events) expect(JSON.parse(e.data).type).toBe(e.event);
+    const start = JSON.parse(events[0]!.data);
+    expect(start.message).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sim', content: [], stop_reason: null, stop_sequence: null });
+    expect(start.message.usage.input_tokens).toBe(10);
+    const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data));
+    for (const d of deltas) expect(d).toMatchObject({ index: 0, delta: { type: 'text_delta' } });
+    const plain = await post(url, req(), ANTHROPIC_AUTH);
+    expect(deltas.map((d) => d.delta.text).join('')).toBe(plain.json.content[0].text);
+    expect(JSON.parse(events[events.length - 2]!.data)).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 24 },
+    });
+  });
+
+  it('streams tool_use with input_json_delta', async () => {
+    const tools = [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }];
+    const r = await post(url, req({ stream: true, tools }), ANTHROPIC_AUTH);
+    const events = parseSse(r.text).map((e) => JSON.parse(e.data));
+    expect(events[1].content_block).toMatchObject({ type: 'tool_use', name: 'lookup', input: {} });
+    const json = events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.partial_json).join('');
+    expect(JSON.parse(json)).toEqual({ q: 'Hello, world!' });
+    expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('tool_use');
+  });
+
+  it('serves count_tokens', async () => {
+    const r = await post(`${url}/count_tokens`, { model: 'claude-sim', messages: [{ role: 'user', content: 'Hello, world!' }] }, ANTHROPIC_AUTH);
+    expect(r.json).toEqual({ input_tokens: 10 });
+  });
+});

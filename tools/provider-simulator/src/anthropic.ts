@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { countInputTokens, planMessage } from './anthropic-plan.ts';
+import { anthropicStreamErrorFrame, renderEvents, renderMessage } from './anthropic-render.ts';
+import { anthropicError, sendAnthropicStatus, type AnthropicErrorBody } from './errors.ts';
+import { faultStatus, parseDirectives } from './faults.ts';
+import { cutBeforeBody, randomId, sendJson, sleep } from './http.ts';
+import { isRecord, parseJsonObject, type Json } from './json.ts';
+import { sendStream } from './sse.ts';
+
+const invalid = (message: string): AnthropicErrorBody => anthropicError('invalid_request_error', message);
+
+/**
+ * 401 / 400 bodies for the key and `anthropic-version` headers. The key is `x-api-key`, or
+ * `Authorization: Bearer <key>` (what @anthropic-ai/sdk >= 1.x sends for `apiKey`).
+ */
+export function checkAnthropicHeaders(req: IncomingMessage): { status: number; body: AnthropicErrorBody } | undefined {
+  const header = req.headers['x-api-key'];
+  const key = typeof header === 'string' && header.trim() !== '' ? header.trim() : /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+  if (!key) {
+    return { status: 401, body: anthropicError('authentication_error', 'x-api-key header is required') };
+  }
+  if (key === 'sk-ant-sim-invalid') return { status: 401, body: anthropicError('authentication_error', 'invalid x-api-key') };
+  const version = req.headers['anthropic-version'];
+  if (typeof version !== 'string' || version.trim() === '') return { status: 400, body: invalid('anthropic-version: header is required') };
+  return undefined;
+}
+
+function validateMessages(body: Json): AnthropicErrorBody | undefined {
+  const messages = body.messages;
+  if (messages === undefined) return invalid('messages: Field required');
+  if (!Array.isArray(messages)) return invalid('messages: Input should be a valid list');
+  if (messages.length === 0) return invalid('messages: at least one message is required');
+  for (let i = 0; i < messages.length; i++) {
+    const m: unknown = messages[i];
+    if (!isRecord(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
+    if (m.role === 'system') {
+      return invalid('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.');
+    }
+    if (m.role !== 'user' && m.role !== 'assistant') return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Field required`);
+  }
+  return undefined;
+}
+
+export function validateRequest(body: Json): AnthropicErrorBody | undefined {
+  if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required');
+  const max = body.max_tokens;
+  if (max === undefined) return invalid('max_tokens: Field required');
+  if (typeof max !== 'number' || !Number.isInteger(max)) return invalid('max_tokens: Input should be a valid integer');
+  if (max < 1) return invalid('max_tokens: Input should be greater than or equal to 1');
+  const messagesError = validateMessages(body);
+  if (messagesError) return messagesError;
+  const t = body.temperature;
+  if (t !== undefined && (typeof t !== 'number' || t < 0 || t > 1)) return invalid('temperature: Input should be less than or equal to 1');
+  if (isRecord(body.thinking) && body.thinking.type === 'enabled') {
+    const budget = body.thinking.budget_tokens;
+    if (typeof budget !== 'number' || !Number.isInteger(budget)) return invalid('thinking.enabled.budget_tokens: Field required');
+    if (budget < 1024) return invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+    if (max <= budget) {
+      return invalid(
+        '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size',
+      );
+    }
+  }
+  if (Array.isArray(body.tools)) {
+    for (let i = 0; i < body.tools.length; i++) {
+      const tool: unknown = body.tools[i];
+      if (!isRecord(tool) || typeof tool.name !== 'string') return invalid(`tools.${i}.name: Field required`);
+    }
+  }
+  return undefined;
+}
+
+/** JSON parse, directives, latency, headers, faults. Undefined when a response was already sent. */
+async function preamble(req: IncomingMessage, res: ServerResponse, raw: Buffer) {
+  const body = parseJsonObject(raw);
+  if (!body) {
+    sendJson(res, 400, invalid('There was an error parsing the body of your request.'));
+    return undefined;
+  }
+  const { base, directives } = parseDirectives(body.model, req.headers);
+  await sleep(directives.latency);
+  const headerError = checkAnthropicHeaders(req);
+  if (headerError) {
+    sendJson(res, headerError.status, headerError.body);
+    return undefined;
+  }
+  const status = faultStatus(directives, body.model);
+  if (status !== undefined) {
+    sendAnthropicStatus(res, status, base);
+    return undefined;
+  }
+  return { body, base, directives };
+}
+
+export async function handleMessages(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+  const pre = await preamble(req, res, raw);
+  if (!pre) return;
+  const { body, base, directives: d } = pre;
+  const error = validateRequest(body);
+  if (error) return sendJson(res, 400, error);
+  const inputTokens = countInputTokens(body);
+  if (inputTokens > d.context) return sendJson(res, 400, invalid(`prompt is too long: ${inputTokens} tokens > ${d.context} maximum`));
+  const headers = { 'request-id': `req_${randomId(24)}` };
+  const stream = body.stream === true;
+  if (!stream && d.cut !== undefined) return cutBeforeBody(res, headers);
+  const plan = planMessage(body, d, inputTokens);
+  const id = `msg_${randomId(24)}`;
+  if (!stream) return sendJson(res, 200, renderMessage(plan, id, base), headers);
+  await sendStream(res, renderEvents(plan, id, base), {
+    chunkDelay: d.chunkDelay,
+    cut: d.cut,
+    errorAfter: d.streamError,
+    errorFrame: anthropicStreamErrorFrame(),
+    headers,
+  });
+}
+
+/** POST /v1/messages/count_tokens */
+export async function handleCountTokens(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+  const pre = await preamble(req, res, raw);
+  if (!pre) return;
+  const { body } = pre;
+  if (typeof body.model !== 'string' || body.model === '') return sendJson(res, 400, invalid('model: Field required'));
+  const error = validateMessages(body);
+  if (error) return sendJson(res, 400, error);
+  sendJson(res, 200, { input_tokens: countInputTokens(body) });
+}

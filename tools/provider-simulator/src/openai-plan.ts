@@ -1,0 +1,153 @@
+import type { Directives } from './faults.ts';
+import { isRecord, type Json } from './json.ts';
+import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
+import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
+
+/** The text of an OpenAI message content (string or parts) and its image count. */
+function contentText(content: unknown): { text: string; images: number } {
+  if (typeof content === 'string') return { text: content, images: 0 };
+  if (!Array.isArray(content)) return { text: '', images: 0 };
+  const texts: string[] = [];
+  let images = 0;
+  for (const part of content) {
+    if (!isRecord(part)) continue;
+    if (typeof part.text === 'string') texts.push(part.text);
+    else if (typeof part.refusal === 'string') texts.push(part.refusal);
+    else if (part.type === 'image_url') images++;
+  }
+  return { text: texts.join(' '), images };
+}
+
+export function messageText(message: Json): string {
+  return contentText(message.content).text;
+}
+
+/** prompt tokens = tokens of every message text (+ tool calls) + 3 per message + 3 + tokens of the tools JSON. */
+export function countPromptTokens(messages: readonly Json[], tools: unknown): number {
+  let total = TOKENS_PER_REQUEST;
+  for (const m of messages) {
+    const { text, images } = contentText(m.content);
+    total += TOKENS_PER_MESSAGE + countTokens(text) + images * TOKENS_PER_IMAGE;
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls) {
+        const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+        if (fn) total += countTokens(`${String(fn.name ?? '')} ${String(fn.arguments ?? '')}`);
+      }
+    }
+  }
+  if (Array.isArray(tools) && tools.length > 0) total += countTokens(JSON.stringify(tools));
+  return total;
+}
+
+export interface ToolCallPlan {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ChoicePlan {
+  index: number;
+  content: string | null;
+  pieces: string[];
+  toolCall?: ToolCallPlan;
+  reasoning?: string;
+  finishReason: 'stop' | 'length' | 'tool_calls';
+  tokens: number;
+}
+
+export interface ChatPlan {
+  choices: ChoicePlan[];
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedTokens: number;
+}
+
+function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
+  if (!Array.isArray(tools) || tools.length === 0 || toolChoice === 'none') return undefined;
+  const fns = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function));
+  if (isRecord(toolChoice) && isRecord(toolChoice.function)) {
+    const wanted = toolChoice.function.name;
+    const named = fns.find((t) => (t.function as Json).name === wanted);
+    if (named) return named.function as Json;
+  }
+  return fns[0]?.function as Json | undefined;
+}
+
+function jsonContent(format: unknown, text: string): string | undefined {
+  if (!isRecord(format)) return undefined;
+  if (format.type === 'json_object') return JSON.stringify({ reply: text });
+  if (format.type === 'json_schema') {
+    const schema = isRecord(format.json_schema) ? format.json_schema.schema : undefined;
+    const value = valueFromSchema(schema ?? { type: 'object', properties: { reply: { type: 'string' } } }, text);
+    return JSON.stringify(isRecord(value) ? value : { value });
+  }
+  return undefined;
+}
+
+function stopList(stop: unknown): string[] {
+  if (typeof stop === 'string') return [stop];
+  return Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/** Decides every choice of a chat completion from the (validated) request body. */
+export function planChat(body: Json, d: Directives, promptTokens: number): ChatPlan {
+  const messages = body.messages as Json[];
+  const last = messages[messages.length - 1]!;
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const userText = lastUser ? messageText(lastUser) : '';
+  const n = typeof body.n === 'number' ? body.n : 1;
+  const maxRaw = body.max_completion_tokens ?? body.max_tokens;
+  const maxTokens = typeof maxRaw === 'number' ? maxRaw : undefined;
+  const stops = stopList(body.stop);
+  const tool = last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
+
+  let toolResults: string[] | undefined;
+  if (last.role === 'tool') {
+    toolResults = [];
+    for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) toolResults.unshift(messageText(messages[i]!));
+  }
+
+  const choices: ChoicePlan[] = [];
+  for (let index = 0; index < n; index++) {
+    const reasoning = d.reasoning !== undefined ? buildReasoning(userText) : undefined;
+    if (tool) {
+      const name = String(tool.name ?? 'tool');
+      const args = JSON.stringify(toolInput(tool.parameters, userText));
+      const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
+      const pieces = splitPieces(args);
+      choices.push({ index, content: null, pieces, toolCall: { id, name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
+      continue;
+    }
+    let full = toolResults ? buildToolResultReply(toolResults) : buildReply(userText, index, d.replyTokens);
+    full = jsonContent(body.response_format, full) ?? full;
+    const shaped = shapeReply(full, maxTokens, stops);
+    choices.push({
+      index,
+      content: shaped.text,
+      pieces: shaped.pieces,
+      reasoning,
+      finishReason: shaped.reason === 'length' ? 'length' : 'stop',
+      tokens: shaped.tokens,
+    });
+  }
+  const reasoningTokens = d.reasoning ?? 0;
+  const completionTokens = choices.reduce((s, c) => s + c.tokens, 0) + reasoningTokens;
+  const cachedTokens = Math.min(d.cached ?? 0, promptTokens);
+  return { choices, promptTokens, completionTokens, reasoningTokens, cachedTokens };
+}
+
+export function usageOf(plan: ChatPlan): Json {
+  return {
+    prompt_tokens: plan.promptTokens,
+    completion_tokens: plan.completionTokens,
+    total_tokens: plan.promptTokens + plan.completionTokens,
+    prompt_tokens_details: { cached_tokens: plan.cachedTokens, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: plan.reasoningTokens,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}

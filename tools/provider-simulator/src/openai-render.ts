@@ -1,0 +1,93 @@
+import { logprobEntries } from './logprobs.ts';
+import type { ChatPlan, ChoicePlan } from './openai-plan.ts';
+import { usageOf } from './openai-plan.ts';
+import { dataFrame, type Frame } from './sse.ts';
+import { groupPieces } from './tokens.ts';
+
+/** Completion tokens per content chunk when streaming. */
+export const PIECES_PER_CHUNK = 3;
+
+export interface RenderOptions {
+  id: string;
+  created: number;
+  model: string;
+  logprobs: boolean;
+  topLogprobs: number;
+  includeUsage: boolean;
+}
+
+function choiceLogprobs(choice: ChoicePlan, opts: RenderOptions) {
+  if (!opts.logprobs || choice.toolCall) return null;
+  return { content: logprobEntries(choice.pieces, 0, opts.topLogprobs), refusal: null };
+}
+
+/** The non-streaming `chat.completion` object. */
+export function renderCompletion(plan: ChatPlan, opts: RenderOptions): Record<string, unknown> {
+  return {
+    id: opts.id,
+    object: 'chat.completion',
+    created: opts.created,
+    model: opts.model,
+    choices: plan.choices.map((choice) => {
+      const message: Record<string, unknown> = { role: 'assistant', content: choice.content, refusal: null, annotations: [] };
+      if (choice.reasoning !== undefined) message.reasoning = choice.reasoning;
+      if (choice.toolCall) {
+        const { id, name, arguments: args } = choice.toolCall;
+        message.tool_calls = [{ id, type: 'function', function: { name, arguments: args } }];
+      }
+      return { index: choice.index, message, logprobs: choiceLogprobs(choice, opts), finish_reason: choice.finishReason };
+    }),
+    usage: usageOf(plan),
+    service_tier: 'default',
+    system_fingerprint: 'fp_sim',
+  };
+}
+
+/** The `chat.completion.chunk` frames of a streamed completion, ending with `[DONE]`. */
+export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
+  const frames: Frame[] = [];
+  // The fields every chunk shares are serialised once.
+  const head = `data: {"id":${JSON.stringify(opts.id)},"object":"chat.completion.chunk","created":${opts.created},"model":${JSON.stringify(opts.model)},"system_fingerprint":"fp_sim","choices":`;
+  const chunk = (choices: unknown[], content = false, usage?: unknown): void => {
+    const tail = opts.includeUsage ? `,"usage":${JSON.stringify(usage ?? null)}}\n\n` : '}\n\n';
+    frames.push({ data: head + JSON.stringify(choices) + tail, content });
+  };
+  const one = (index: number, delta: unknown, logprobs: unknown = null, finish: string | null = null) => [
+    { index, delta, logprobs, finish_reason: finish },
+  ];
+
+  for (const choice of plan.choices) {
+    const i = choice.index;
+    if (choice.toolCall) {
+      const { id, name } = choice.toolCall;
+      chunk(one(i, { role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }], refusal: null }));
+    } else {
+      chunk(one(i, { role: 'assistant', content: '', refusal: null }));
+    }
+    if (choice.reasoning !== undefined) chunk(one(i, { reasoning: choice.reasoning }));
+    let offset = 0;
+    for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK)) {
+      if (choice.toolCall) {
+        chunk(one(i, { tool_calls: [{ index: 0, function: { arguments: group } }] }), true);
+      } else {
+        const count = Math.min(PIECES_PER_CHUNK, choice.pieces.length - offset);
+        const lp = opts.logprobs
+          ? { content: logprobEntries(choice.pieces.slice(offset, offset + count), offset, opts.topLogprobs), refusal: null }
+          : null;
+        chunk(one(i, { content: group }, lp), true);
+      }
+      offset += PIECES_PER_CHUNK;
+    }
+    chunk(one(i, {}, null, choice.finishReason));
+  }
+  if (opts.includeUsage) chunk([], false, usageOf(plan));
+  frames.push({ data: 'data: [DONE]\n\n', content: false });
+  return frames;
+}
+
+/** The frame OpenAI sends when a stream fails part-way. */
+export function openaiStreamErrorFrame(): Frame {
+  return dataFrame({
+    error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null },
+  });
+}

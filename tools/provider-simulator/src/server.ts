@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { handleCountTokens, handleMessages } from './anthropic.ts';
+import { handleEmbeddings } from './embeddings.ts';
+import { anthropicError, openaiError } from './errors.ts';
+import { resetFaultCounters } from './faults.ts';
+import { readBody, sendJson } from './http.ts';
+import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
+
+type Flavor = 'openai' | 'anthropic' | 'plain';
+type BodyHandler = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => Promise<void>;
+
+const OPENAI_PREFIXES = ['/openai/v1', '/v1'];
+const ANTHROPIC_PREFIX = '/anthropic';
+
+function flavorOf(path: string): Flavor {
+  if (path.startsWith(`${ANTHROPIC_PREFIX}/`)) return 'anthropic';
+  if (OPENAI_PREFIXES.some((p) => path.startsWith(`${p}/`))) return 'openai';
+  return 'plain';
+}
+
+function sendNotFound(res: ServerResponse, method: string, path: string): void {
+  const flavor = flavorOf(path);
+  if (flavor === 'anthropic') return sendJson(res, 404, anthropicError('not_found_error', `Not found: ${method} ${path}`));
+  if (flavor === 'openai') return sendJson(res, 404, openaiError(`Invalid URL (${method} ${path})`, 'invalid_request_error', null, 'unknown_url'));
+  sendJson(res, 404, { error: { message: `Not found: ${method} ${path}`, type: 'not_found' } });
+}
+
+function sendTooLarge(res: ServerResponse, path: string): void {
+  const headers = { connection: 'close' };
+  if (flavorOf(path) === 'anthropic') {
+    return sendJson(res, 413, anthropicError('request_too_large', 'Request exceeds the maximum allowed number of bytes.'), headers);
+  }
+  sendJson(res, 413, openaiError('Request too large: the body exceeds 10 MiB.', 'invalid_request_error', null, 'request_too_large'), headers);
+}
+
+/** Strips `/openai/v1` or `/v1`; undefined when the path is not an OpenAI route. */
+function openaiRoute(path: string): string | undefined {
+  for (const prefix of OPENAI_PREFIXES) if (path.startsWith(`${prefix}/`)) return path.slice(prefix.length);
+  return undefined;
+}
+
+function bodyHandlerFor(path: string): BodyHandler | undefined {
+  const oa = openaiRoute(path);
+  if (oa === '/chat/completions') return handleChatCompletions;
+  if (oa === '/embeddings') return handleEmbeddings;
+  if (path === '/anthropic/v1/messages') return handleMessages;
+  if (path === '/anthropic/v1/messages/count_tokens') return handleCountTokens;
+  return undefined;
+}
+
+async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? 'GET';
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q >= 0 ? url.slice(0, q) : url;
+
+  if (method === 'GET') {
+    if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    const oa = openaiRoute(path);
+    if (oa === '/models') return handleListModels(req, res);
+    if (oa?.startsWith('/models/')) return handleGetModel(req, res, oa.slice('/models/'.length));
+  } else if (method === 'POST') {
+    if (path === '/sim/reset') {
+      resetFaultCounters();
+      req.resume();
+      return sendJson(res, 200, { status: 'ok' });
+    }
+    const handler = bodyHandlerFor(path);
+    if (handler) {
+      const result = await readBody(req);
+      if (result.ok) return handler(req, res, result.body);
+      if (result.tooLarge) return sendTooLarge(res, path);
+      return;
+    }
+  }
+  req.resume();
+  sendNotFound(res, method, path);
+}
+
+export function createSimulatorServer(): Server {
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    route(req, res).catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `Simulator error: ${message}`, type: 'server_error', param: null, code: null } });
+      else res.destroy();
+    });
+  });
+  server.headersTimeout = 66_000;
+  return server;
+}
