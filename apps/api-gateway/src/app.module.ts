@@ -1,0 +1,30 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerParams } from '@gw/config';
+import { ApiKeyGuard } from './auth/api-key.guard.js';
+import { AuthCacheService } from './auth/auth-cache.service.js';
+import { ChatController } from './chat/chat.controller.js';
+import { GATEWAY_ENV, type GatewayEnv } from './env.js';
+import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
+import { HealthController } from './health/health.controller.js';
+import { KeysController } from './keys/keys.controller.js';
+import { MessagingModule } from './messaging/messaging.module.js';
+import { ModelsController } from './models/models.controller.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
+      controllers: [HealthController, KeysController, ChatController, ModelsController],
+      providers: [
+        { provide: GATEWAY_ENV, useValue: env },
+        AuthCacheService,
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

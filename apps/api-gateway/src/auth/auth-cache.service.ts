@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import { LRUCache } from 'lru-cache';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+/** `false` marks a key management does not know (or that is disabled or expired). */
+type CachedPrincipal = Principal | false;
+
+/**
+ * Key hash -> principal, so the hot path does not ask management on every request.
+ * Entries live at most AUTH_CACHE_TTL_SECONDS (and never longer than management allows,
+ * which bounds a key's expiry), concurrent misses for one key share a single lookup, and
+ * a `keys.changed` event from management drops an entry at once on every replica.
+ */
+@Injectable()
+export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(AuthCacheService.name);
+  private readonly cache: LRUCache<string, CachedPrincipal>;
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly nats: ResilientNatsConnection,
+    @Inject(GATEWAY_ENV) env: GatewayEnv,
+  ) {
+    const maxTtlMs = env.AUTH_CACHE_TTL_SECONDS * 1000;
+    this.cache = new LRUCache<string, CachedPrincipal>({
+      max: env.AUTH_CACHE_MAX_ENTRIES,
+      ttl: Math.max(1, maxTtlMs),
+      fetchMethod: async (keyHash, _stale, { options }) => {
+        const reply = await this.rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash });
+        // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
+        options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
+        return reply.principal ?? false;
+      },
+    });
+  }
+
+  onModuleInit(): void {
+    this.subscription = this.nats.connection.subscribe(EVENTS.keysChanged, {
+      callback: (error, message) => {
+        if (error) return;
+        try {
+          const { data } = message.json<{ data: KeysChangedEvent }>();
+          for (const hash of data?.keyHashes ?? []) this.cache.delete(hash);
+        } catch {
+          this.logger.warn('Ignored a malformed keys.changed event');
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** The principal for a key hash, or null when the key must be refused. */
+  async resolve(keyHash: string): Promise<Principal | null> {
+    const cached = await this.cache.fetch(keyHash);
+    return cached ? cached : null;
+  }
+
+  invalidate(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+}

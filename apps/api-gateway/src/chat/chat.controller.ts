@@ -1,0 +1,40 @@
+import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
+import { ChatCompletionRequestDto, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { RpcClient, validateDto } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+const MAX_SESSION_ID_LENGTH = 256;
+
+/** POST /v1/chat/completions, answered by inference. */
+@Controller('v1/chat')
+export class ChatController {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  @Post('completions')
+  @HttpCode(200)
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Headers('x-session-id') sessionHeader?: string,
+  ): Promise<ChatCompletionView> {
+    const request = await validateDto(ChatCompletionRequestDto, body, { forbidUnknown: false });
+    if (request.stream === true) {
+      throw GatewayError.badRequest('Streaming chat completions are not available yet; send stream: false');
+    }
+    if (sessionHeader !== undefined && sessionHeader.length > MAX_SESSION_ID_LENGTH) {
+      throw GatewayError.badRequest(`x-session-id must be at most ${MAX_SESSION_ID_LENGTH} characters`);
+    }
+    // The body is forwarded as received (validated, not rebuilt), so fields the gateway
+    // does not model still reach providers that support them. The body's session_id wins.
+    return this.rpc.send<ChatCompletionView>(
+      SUBJECTS.inference.chatCreate,
+      { principal, body, sessionId: request.session_id ?? sessionHeader },
+      this.env.INFERENCE_TIMEOUT_MS,
+    );
+  }
+}

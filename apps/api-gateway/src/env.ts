@@ -1,0 +1,38 @@
+import { CommonEnv } from '@gw/config';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+
+/** Environment of the HTTP gateway (see the root README for every variable). */
+export class GatewayEnv extends CommonEnv {
+  @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  PORT: number = 8080;
+
+  /** Largest request body accepted, in bytes (413 beyond). */
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
+  BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
+
+  /** Upper bound for one chat completion through inference, in milliseconds. */
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  INFERENCE_TIMEOUT_MS: number = 300_000;
+
+  /** How many authenticated keys the in-memory cache holds. */
+  @IsInt()
+  @Min(1)
+  AUTH_CACHE_MAX_ENTRIES: number = 10_000;
+
+  /** Upper bound on how long a key stays cached, whatever management allows. */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  AUTH_CACHE_TTL_SECONDS: number = 60;
+}
+
+export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

@@ -1,0 +1,32 @@
+import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { toEnvelope } from '@gw/errors';
+import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { toGatewayError } from './http-error.mapper.js';
+
+/**
+ * The one place HTTP errors are rendered: every failure leaves as the spec's envelope
+ * `{"error":{"code","message","metadata"}}` with the matching status. Server errors get an
+ * error id that appears in the response and in the log line, never the internals.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    sendError(reply, exception, this.logger);
+  }
+}
+
+export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
+  const error = toGatewayError(exception);
+  const envelope = toEnvelope(error);
+  if (error.status >= 500 && error.errorType === 'server' && !error.metadata?.reason) {
+    const errorId = randomUUID();
+    envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
+    logger.error({ errorId, err: exception }, 'Request failed');
+  }
+  if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
+}

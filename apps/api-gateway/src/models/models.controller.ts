@@ -1,0 +1,15 @@
+import { Controller, Get } from '@nestjs/common';
+import { SUBJECTS, type ModelListView, type Principal } from '@gw/contracts';
+import { RpcClient } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+
+/** GET /v1/models: what this gateway can route, from inference's catalog. */
+@Controller('v1/models')
+export class ModelsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  list(@CurrentPrincipal() principal: Principal): Promise<ModelListView> {
+    return this.rpc.send<ModelListView>(SUBJECTS.inference.modelsList, { principal });
+  }
+}

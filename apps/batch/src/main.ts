@@ -1,0 +1,9 @@
+import 'reflect-metadata';
+import { validateEnv } from '@gw/config';
+import { QUEUE_GROUPS } from '@gw/contracts';
+import { bootstrapService } from '@gw/messaging';
+import { AppModule } from './app.module.js';
+import { BatchEnv } from './env.js';
+
+const env = validateEnv(BatchEnv);
+await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.batch, natsUrl: env.NATS_URL });

@@ -1,0 +1,33 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerParams } from '@gw/config';
+import { CatalogService } from './catalog/catalog.service.js';
+import { ChatController } from './chat/chat.controller.js';
+import { ChatService } from './chat/chat.service.js';
+import { INFERENCE_ENV, type InferenceEnv } from './env.js';
+import { GenerationRecorder } from './generations/generation-recorder.service.js';
+import { HealthController } from './health/health.controller.js';
+import { ModelsController } from './models/models.controller.js';
+import { PrismaService } from './prisma/prisma.service.js';
+import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
+import { UpstreamClient } from './upstream/upstream-client.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: InferenceEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL))],
+      controllers: [HealthController, ChatController, ModelsController],
+      providers: [
+        { provide: INFERENCE_ENV, useValue: env },
+        PrismaService,
+        CatalogService,
+        UpstreamClient,
+        OpenAiAdapter,
+        GenerationRecorder,
+        ChatService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { CatalogConfig } from './catalog.schema.js';
+
+/** Replaces `${VAR}` and `${VAR:-default}` with values from the environment. */
+export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (_match, name: string, fallback?: string) => {
+    const value = env[name];
+    return value !== undefined && value !== '' ? value : (fallback ?? '');
+  });
+}
+
+function describe(errors: ValidationError[], parent: string): string[] {
+  return errors.flatMap((error) => {
+    const path = `${parent}.${error.property}`;
+    return [...Object.values(error.constraints ?? {}).map((text) => `${path}: ${text}`), ...describe(error.children ?? [], path)];
+  });
+}
+
+/** Reads, interpolates and validates the catalog; throws with every problem so start-up fails. */
+export function loadCatalog(path: string, env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  const raw = JSON.parse(readFileSync(path, 'utf8'), (_key, value: unknown) =>
+    typeof value === 'string' ? interpolateEnv(value, env) : value,
+  ) as unknown;
+  return parseCatalog(raw);
+}
+
+export function parseCatalog(raw: unknown): CatalogConfig {
+  const catalog = plainToInstance(CatalogConfig, raw);
+  const problems = describe(validateSync(catalog, { forbidUnknownValues: true }), 'catalog');
+  const providerIds = new Set<string>();
+  for (const provider of catalog.providers ?? []) {
+    if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
+    providerIds.add(provider.id);
+  }
+  const modelIds = new Set<string>();
+  for (const model of catalog.models ?? []) {
+    if (modelIds.has(model.id)) problems.push(`catalog.models: duplicate id ${model.id}`);
+    modelIds.add(model.id);
+    for (const endpoint of model.endpoints ?? []) {
+      if (!providerIds.has(endpoint.provider)) problems.push(`catalog.models.${model.id}: unknown provider ${endpoint.provider}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);
+  return catalog;
+}

@@ -1,0 +1,96 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+
+export const PROVIDER_FORMATS = ['openai'] as const;
+export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
+
+/** A non-negative decimal written as a string, so prices never pass through a float. */
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+export class ProviderConfig {
+  @Matches(/^[a-z0-9][a-z0-9-]*$/)
+  id!: string;
+
+  @IsString()
+  name!: string;
+
+  @IsIn(PROVIDER_FORMATS)
+  format!: ProviderFormat;
+
+  @Matches(/^https?:\/\/\S+$/)
+  baseUrl!: string;
+
+  /** Empty means "not configured": endpoints on this provider are not offered. */
+  @IsString()
+  apiKey!: string;
+}
+
+export class PricingConfig {
+  @Matches(DECIMAL)
+  prompt!: string;
+
+  @Matches(DECIMAL)
+  completion!: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cachedPrompt?: string;
+}
+
+export class EndpointConfig {
+  @IsString()
+  provider!: string;
+
+  @IsString()
+  @MinLength(1)
+  upstreamModel!: string;
+
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  pricing!: PricingConfig;
+}
+
+export class ModelConfig {
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
+  id!: string;
+
+  @IsString()
+  name!: string;
+
+  @IsInt()
+  @Min(1)
+  contextLength!: number;
+
+  @IsArray()
+  @IsString({ each: true })
+  supportedParameters!: string[];
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => EndpointConfig)
+  endpoints!: EndpointConfig[];
+}
+
+export class CatalogConfig {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ProviderConfig)
+  providers!: ProviderConfig[];
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ModelConfig)
+  models!: ModelConfig[];
+}

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ModelListView, ModelView } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { Prisma } from '../generated/prisma/client.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { loadCatalog } from './catalog.loader.js';
+import type { ModelConfig, ProviderConfig } from './catalog.schema.js';
+
+export interface EndpointPricing {
+  prompt: Prisma.Decimal;
+  completion: Prisma.Decimal;
+  cachedPrompt: Prisma.Decimal;
+}
+
+export interface RoutableEndpoint {
+  provider: ProviderConfig;
+  upstreamModel: string;
+  pricing: EndpointPricing;
+}
+
+export interface RoutableModel {
+  config: ModelConfig;
+  endpoints: RoutableEndpoint[];
+}
+
+/** Catalog load time, reported as each model's `created`. */
+const LOADED_AT = Math.floor(Date.now() / 1000);
+
+/**
+ * The model catalog in memory: loaded and validated once at start, so routing never reads
+ * a file or a database. Endpoints whose provider has no API key are left out, and so is a
+ * model with no endpoint left: /v1/models lists only what can be called.
+ */
+@Injectable()
+export class CatalogService {
+  private readonly models = new Map<string, RoutableModel>();
+
+  constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
+    const catalog = loadCatalog(env.MODEL_CATALOG_PATH);
+    const providers = new Map(catalog.providers.map((provider) => [provider.id, provider]));
+    for (const model of catalog.models) {
+      const endpoints = model.endpoints
+        .map((endpoint) => ({ endpoint, provider: providers.get(endpoint.provider)! }))
+        .filter(({ provider }) => provider.apiKey !== '')
+        .map(({ endpoint, provider }) => ({
+          provider,
+          upstreamModel: endpoint.upstreamModel,
+          pricing: {
+            prompt: new Prisma.Decimal(endpoint.pricing.prompt),
+            completion: new Prisma.Decimal(endpoint.pricing.completion),
+            cachedPrompt: new Prisma.Decimal(endpoint.pricing.cachedPrompt ?? endpoint.pricing.prompt),
+          },
+        }));
+      if (endpoints.length > 0) this.models.set(model.id, { config: model, endpoints });
+    }
+  }
+
+  /** 404 `not_found` for a model id the catalog does not offer (documented in the app README). */
+  resolve(modelId: string): RoutableModel {
+    const model = this.models.get(modelId);
+    if (!model) throw new GatewayError(404, `Model "${modelId}" is not available; GET /v1/models lists the models you can call`);
+    return model;
+  }
+
+  list(): ModelListView {
+    return { object: 'list', data: [...this.models.values()].map(toModelView) };
+  }
+}
+
+function toModelView({ config, endpoints }: RoutableModel): ModelView {
+  const pricing = endpoints[0]!.pricing;
+  return {
+    id: config.id,
+    object: 'model',
+    created: LOADED_AT,
+    owned_by: config.id.split('/')[0] ?? config.id,
+    name: config.name,
+    context_length: config.contextLength,
+    pricing: {
+      prompt: pricing.prompt.toString(),
+      completion: pricing.completion.toString(),
+      input_cache_read: pricing.cachedPrompt.toString(),
+    },
+    supported_parameters: config.supportedParameters,
+  };
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatCompletionView, Principal } from '@gw/contracts';
+import { createHash, randomBytes } from 'node:crypto';
+import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
+import { GenerationRecorder } from '../generations/generation-recorder.service.js';
+import { computeCost } from '../pricing/cost.js';
+import { OpenAiAdapter } from '../providers/openai/openai.adapter.js';
+import type { ProviderAdapter } from '../providers/provider-adapter.js';
+import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import { buildChatCompletion } from './chat-completion.builder.js';
+
+export function newGenerationId(): string {
+  return `gen-${Date.now().toString(36)}-${randomBytes(9).toString('base64url')}`;
+}
+
+/** The end-user id as providers see it: hashed per workspace, never raw. */
+export function hashEndUser(workspaceId: string, user: unknown): string | undefined {
+  if (typeof user !== 'string' || user.length === 0) return undefined;
+  return createHash('sha256').update(`${workspaceId}:${user}`).digest('hex').slice(0, 32);
+}
+
+/**
+ * One chat completion: resolve the model, try its endpoints in catalog order (the next one
+ * after a retryable failure), price the answer and record the generation.
+ */
+@Injectable()
+export class ChatService {
+  private readonly adapters: Record<RoutableEndpoint['provider']['format'], ProviderAdapter>;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly recorder: GenerationRecorder,
+    openAi: OpenAiAdapter,
+  ) {
+    this.adapters = { openai: openAi };
+  }
+
+  async create(principal: Principal, body: Record<string, unknown>): Promise<ChatCompletionView> {
+    const modelId = String(body.model);
+    const model = this.catalog.resolve(modelId);
+    const endUserHash = hashEndUser(principal.workspaceId, body.user);
+    let lastFailure: UpstreamFailure | undefined;
+    for (const endpoint of model.endpoints) {
+      const started = performance.now();
+      try {
+        const completion = await this.adapters[endpoint.provider.format].complete(endpoint, body, { endUserHash });
+        const cost = computeCost(endpoint.pricing, completion.usage);
+        const id = newGenerationId();
+        this.recorder.record({
+          id,
+          workspaceId: principal.workspaceId,
+          keyHash: principal.keyHash,
+          model: modelId,
+          provider: endpoint.provider.id,
+          upstreamModel: endpoint.upstreamModel,
+          status: 'succeeded',
+          promptTokens: completion.usage.promptTokens,
+          completionTokens: completion.usage.completionTokens,
+          cachedTokens: completion.usage.cachedTokens,
+          reasoningTokens: completion.usage.reasoningTokens,
+          tokensEstimated: completion.usage.estimated,
+          cost: cost.total,
+          isByok: false,
+          latencyMs: Math.round(performance.now() - started),
+        });
+        return buildChatCompletion({ id, modelId, endpoint, completion, cost, isByok: false });
+      } catch (error) {
+        if (!(error instanceof UpstreamFailure)) throw error;
+        lastFailure = error;
+        if (!error.retryable) break;
+      }
+    }
+    throw lastFailure!.gatewayError;
+  }
+}

@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { SUBJECTS, type HealthReply } from '@gw/contracts';
+import { healthReply } from '@gw/messaging';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+@Controller()
+export class HealthController {
+  constructor(private readonly prisma: PrismaService) {}
+
+  @MessagePattern(SUBJECTS.inference.health)
+  async health(): Promise<HealthReply> {
+    await this.prisma.$queryRaw`SELECT 1`;
+    return healthReply('inference');
+  }
+}

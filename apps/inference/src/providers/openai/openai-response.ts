@@ -1,0 +1,80 @@
+import type { ChatChoiceView } from '@gw/contracts';
+import type { NormalizedCompletion } from '../provider-adapter.js';
+
+interface OpenAiChoice {
+  index?: number;
+  message?: Record<string, unknown> & { content?: string | null; refusal?: string | null };
+  finish_reason?: string | null;
+  logprobs?: { content?: unknown[] | null; refusal?: unknown[] | null } | null;
+}
+
+interface OpenAiUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+}
+
+export interface OpenAiChatResponse {
+  id?: string;
+  system_fingerprint?: string | null;
+  service_tier?: string | null;
+  choices?: OpenAiChoice[];
+  usage?: OpenAiUsage | null;
+}
+
+/** Finish reasons of OpenAI-compatible hosts, mapped onto OpenAI's own set. */
+const FINISH_REASONS: Record<string, string> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  content_filter: 'content_filter',
+  eos: 'stop',
+  end_turn: 'stop',
+  max_tokens: 'length',
+};
+
+export function normalizeFinishReason(native: string | null | undefined): string | null {
+  if (native === null || native === undefined) return null;
+  return FINISH_REASONS[native] ?? native;
+}
+
+/** Rough token estimate (about 4 characters a token) for a provider that reports no usage. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: string): NormalizedCompletion {
+  const choices: ChatChoiceView[] = (response.choices ?? []).map((choice, position) => {
+    const message = choice.message ?? {};
+    return {
+      index: choice.index ?? position,
+      message: {
+        ...message,
+        role: 'assistant',
+        content: message.content ?? null,
+        refusal: message.refusal ?? null,
+      },
+      finish_reason: normalizeFinishReason(choice.finish_reason),
+      native_finish_reason: choice.finish_reason ?? null,
+      logprobs: choice.logprobs ? { content: choice.logprobs.content ?? null, refusal: choice.logprobs.refusal ?? null } : null,
+    };
+  });
+  const usage = response.usage;
+  const estimated = !usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number';
+  const completionText = choices.map((choice) => choice.message.content ?? '').join('');
+  return {
+    upstreamId: response.id ?? null,
+    systemFingerprint: response.system_fingerprint ?? null,
+    serviceTier: response.service_tier ?? null,
+    choices,
+    usage: {
+      promptTokens: usage?.prompt_tokens ?? estimateTokens(promptText),
+      completionTokens: usage?.completion_tokens ?? estimateTokens(completionText),
+      cachedTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+      estimated,
+    },
+  };
+}

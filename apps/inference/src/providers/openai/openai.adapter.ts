@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { UpstreamClient } from '../../upstream/upstream-client.js';
+import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import type { ChatCallContext, NormalizedCompletion, ProviderAdapter } from '../provider-adapter.js';
+import { buildOpenAiChatBody } from './openai-request.js';
+import { normalizeOpenAiResponse, type OpenAiChatResponse } from './openai-response.js';
+
+interface OpenAiErrorBody {
+  error?: { message?: string; code?: string | null; type?: string };
+}
+
+/** OpenAI's chat-completions wire format, spoken by OpenAI and many compatible hosts. */
+@Injectable()
+export class OpenAiAdapter implements ProviderAdapter {
+  constructor(private readonly upstream: UpstreamClient) {}
+
+  async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
+    const { provider } = endpoint;
+    const upstreamBody = buildOpenAiChatBody(body, endpoint.upstreamModel, context.endUserHash);
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/chat/completions`,
+      { authorization: `Bearer ${provider.apiKey}` },
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
+    if (response.status >= 400) {
+      const error = (response.body as OpenAiErrorBody | undefined)?.error;
+      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined);
+    }
+    const parsed = response.body as OpenAiChatResponse | undefined;
+    if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
+    return normalizeOpenAiResponse(parsed, JSON.stringify(body.messages ?? ''));
+  }
+}

@@ -1,0 +1,32 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerParams } from '@gw/config';
+import { AuthController } from './auth/auth.controller.js';
+import { AuthService } from './auth/auth.service.js';
+import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
+import { KeyEventsPublisher } from './events/key-events.publisher.js';
+import { HealthController } from './health/health.controller.js';
+import { KeysController } from './keys/keys.controller.js';
+import { KeysService } from './keys/keys.service.js';
+import { PrismaService } from './prisma/prisma.service.js';
+import { WorkspaceAccessService } from './workspaces/workspace-access.service.js';
+
+@Module({})
+export class AppModule {
+  /** The environment comes in validated, so tests can start the service on their own database. */
+  static forRoot(env: ManagementEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL))],
+      controllers: [HealthController, AuthController, KeysController],
+      providers: [
+        { provide: MANAGEMENT_ENV, useValue: env },
+        PrismaService,
+        WorkspaceAccessService,
+        KeysService,
+        AuthService,
+        KeyEventsPublisher,
+      ],
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AuthResolveRequest, SUBJECTS, type AuthResolveReply } from '@gw/contracts';
+import { AuthService } from './auth.service.js';
+
+@Controller()
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @MessagePattern(SUBJECTS.management.authResolve)
+  resolve(@Payload() request: AuthResolveRequest): Promise<AuthResolveReply> {
+    return this.auth.resolve(request.keyHash);
+  }
+}

@@ -1,0 +1,40 @@
+import type { ApiKeyView, KeyKind } from '@gw/contracts';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { toApiKeyView } from './api-key.view.js';
+import { generateKeySecret } from './key-secret.js';
+
+export interface IssuedKey {
+  /** Shown once; only its hash is stored. */
+  secret: string;
+  key: ApiKeyView;
+}
+
+export interface OwnerRef {
+  workspaceId: string;
+  userId: string;
+}
+
+/** Creates a workspace with one owner, whose default workspace it becomes. */
+export async function createWorkspaceWithOwner(
+  prisma: PrismaClient,
+  input: { workspaceName: string; email: string; userName: string },
+): Promise<OwnerRef> {
+  return prisma.$transaction(async (tx) => {
+    const workspace = await tx.workspace.create({ data: { name: input.workspaceName } });
+    const user = await tx.user.upsert({
+      where: { email: input.email },
+      create: { email: input.email, name: input.userName, defaultWorkspaceId: workspace.id },
+      update: {},
+    });
+    await tx.workspaceMember.create({ data: { workspaceId: workspace.id, userId: user.id, role: 'owner' } });
+    return { workspaceId: workspace.id, userId: user.id };
+  });
+}
+
+export async function issueKey(prisma: PrismaClient, owner: OwnerRef, input: { kind: KeyKind; name: string }): Promise<IssuedKey> {
+  const { secret, hash, label } = generateKeySecret();
+  const key = await prisma.apiKey.create({
+    data: { hash, label, name: input.name, kind: input.kind, workspaceId: owner.workspaceId, creatorUserId: owner.userId },
+  });
+  return { secret, key: toApiKeyView(key) };
+}

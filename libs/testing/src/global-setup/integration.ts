@@ -1,0 +1,35 @@
+import type { TestProject } from 'vitest/node';
+import { ensureNats, ensurePostgres } from '@gw/stack';
+import { PrivateNatsServer } from '../nats-server.js';
+import { createTestDatabases, dropTestDatabases, POSTGRES_URL, runPrefix } from '../test-databases.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databasePrefix: string;
+    natsUrl: string;
+  }
+}
+
+/**
+ * Integration tests: migrated databases of their own (dropped afterwards) and a private
+ * nats-server, both real. Migrations run once per run, not per file.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await ensurePostgres(POSTGRES_URL);
+  const prefix = runPrefix('int');
+  await createTestDatabases(prefix);
+  let nats: PrivateNatsServer | undefined;
+  let natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  try {
+    nats = await PrivateNatsServer.start();
+    natsUrl = nats.url;
+  } catch {
+    await ensureNats(natsUrl);
+  }
+  project.provide('databasePrefix', prefix);
+  project.provide('natsUrl', natsUrl);
+  return async () => {
+    await nats?.stop();
+    await dropTestDatabases(prefix);
+  };
+}

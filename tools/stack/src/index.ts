@@ -1,0 +1,3 @@
+export * from './ports.ts';
+export * from './infra.ts';
+export * from './stack.ts';

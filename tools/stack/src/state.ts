@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WORKSPACE_ROOT } from '@gw/db-tools';
+
+export const STATE_DIR = join(WORKSPACE_ROOT, '.stack');
+const STACK_FILE = join(STATE_DIR, 'stack.json');
+const PIDS_FILE = join(STATE_DIR, 'pids.json');
+
+/** `.stack/stack.json`: what a client needs to call the running stack. */
+export interface StackFile {
+  baseUrl: string;
+  managementKey: string;
+  apiKey: string;
+  simulatorUrl: string;
+  models: string[];
+}
+
+export type PidsFile = Record<string, number>;
+
+function readJson<T>(path: string): T | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export const readStackFile = () => readJson<StackFile>(STACK_FILE);
+export const readPidsFile = () => readJson<PidsFile>(PIDS_FILE);
+
+export function writeStackFile(stack: StackFile): void {
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(STACK_FILE, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+}
+
+export function writePidsFile(pids: PidsFile): void {
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(PIDS_FILE, `${JSON.stringify(pids, null, 2)}\n`);
+}
+
+export function removePidsFile(): void {
+  rmSync(PIDS_FILE, { force: true });
+}
