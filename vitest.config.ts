@@ -7,14 +7,14 @@ import { defineConfig } from 'vitest/config';
 //   *.e2e-spec.ts  end to end, the whole stack started from the built services
 // Workspace libraries resolve to their TypeScript source through the "@gw/source"
 // export condition, so unit and integration tests need no build.
-const sourceCondition = ['@gw/source', 'node', 'import', 'default'];
+const sourceCondition = ['@gw/source', 'module', 'node', 'development|production'];
 const ignored = ['**/node_modules/**', '**/dist/**'];
 
 // Inline projects extend this file (plugins, resolve), so they list only what differs.
 export default defineConfig({
   plugins: [swc.vite({ tsconfigFile: 'tsconfig.base.json', module: { type: 'es6' } })],
   resolve: { conditions: sourceCondition },
-  ssr: { resolve: { conditions: sourceCondition, externalConditions: sourceCondition } },
+  ssr: { resolve: { conditions: sourceCondition } },
   test: {
     setupFiles: ['reflect-metadata'],
     reporters: process.env.GW_TEST_JSON ? ['default', ['json', { outputFile: process.env.GW_TEST_JSON }]] : ['default'],

@@ -1,2 +1,3 @@
 export * from './nats-server.js';
 export * from './test-databases.js';
+export * from './round-trip.js';

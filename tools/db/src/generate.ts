@@ -10,9 +10,10 @@ export function generateClients(only?: string): void {
   const prisma = `${WORKSPACE_ROOT}node_modules/prisma/build/index.js`;
   for (const service of DATABASE_SERVICES) {
     if (only && service.name !== only) continue;
+    // Output is kept back unless generation fails: it is noise on every `up` and test run.
     execFileSync(process.execPath, [prisma, 'generate', '--schema', schemaPath(service.name)], {
       cwd: WORKSPACE_ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: 'pipe',
       env: {
         ...process.env,
         PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,

@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 source tools/stack/bin/ensure-deps.sh
-node node_modules/nx/bin/nx.js run management:build --output-style=static >/dev/null
+node node_modules/nx/dist/bin/nx.js run management:build --output-style=static >/dev/null
 exec node apps/management/dist/cli/create-key.js "$@"

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 
   step('generating Prisma clients and building');
   generateClients();
-  execFileSync(process.execPath, ['node_modules/nx/bin/nx.js', 'run-many', '-t', 'build', '--output-style=static'], {
+  execFileSync(process.execPath, ['node_modules/nx/dist/bin/nx.js', 'run-many', '-t', 'build', '--output-style=static'], {
     cwd: WORKSPACE_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

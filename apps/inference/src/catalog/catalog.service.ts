@@ -77,9 +77,9 @@ function toModelView({ config, endpoints }: RoutableModel): ModelView {
     name: config.name,
     context_length: config.contextLength,
     pricing: {
-      prompt: pricing.prompt.toString(),
-      completion: pricing.completion.toString(),
-      input_cache_read: pricing.cachedPrompt.toString(),
+      prompt: pricing.prompt.toFixed(),
+      completion: pricing.completion.toFixed(),
+      input_cache_read: pricing.cachedPrompt.toFixed(),
     },
     supported_parameters: config.supportedParameters,
   };

@@ -33,6 +33,8 @@ export function buildChatCompletion(input: {
       is_byok: input.isByok,
       cost_details: {
         upstream_inference_cost: input.isByok ? cost.total.toNumber() : null,
+        upstream_inference_prompt_cost: cost.input.toNumber(),
+        upstream_inference_completions_cost: cost.output.toNumber(),
         upstream_inference_input_cost: cost.input.toNumber(),
         upstream_inference_output_cost: cost.output.toNumber(),
       },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
 import { createHash, randomBytes } from 'node:crypto';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
 import { GenerationRecorder } from '../generations/generation-recorder.service.js';
@@ -36,6 +37,10 @@ export class ChatService {
   }
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<ChatCompletionView> {
+    if (principal.keyKind === 'management') {
+      // Management keys administer a workspace; they are not meant to spend its credits.
+      throw GatewayError.forbidden('Management keys cannot run inference; use a standard API key');
+    }
     const modelId = String(body.model);
     const model = this.catalog.resolve(modelId);
     const endUserHash = hashEndUser(principal.workspaceId, body.user);

@@ -37,8 +37,14 @@ export interface ChatUsageView {
   /** Credits charged, a decimal rendered as a JSON number. */
   cost: number;
   is_byok: boolean;
+  /**
+   * Both spellings of the split: `prompt`/`completions` as OpenRouter's chat clients read it,
+   * `input`/`output` as spec §2.6 names it for responses (docs/adr/0006).
+   */
   cost_details: {
     upstream_inference_cost: number | null;
+    upstream_inference_prompt_cost: number;
+    upstream_inference_completions_cost: number;
     upstream_inference_input_cost: number;
     upstream_inference_output_cost: number;
   };

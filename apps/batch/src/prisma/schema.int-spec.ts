@@ -1,0 +1,48 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { expectAllModelsCovered, expectRoundTrip, testDatabaseUrl } from '@gw/testing';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, it, inject } from 'vitest';
+import { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: testDatabaseUrl(inject('databasePrefix'), 'batch') }) });
+afterAll(() => prisma.$disconnect());
+
+describe('batch schema against its migrations', () => {
+  it('round-trips every model with every field set', async () => {
+    const at = new Date('2026-05-06T07:08:09.010Z');
+    const batch = {
+      id: `batch_${randomUUID()}`,
+      workspaceId: randomUUID(),
+      keyHash: 'c'.repeat(64),
+      endpoint: '/v1/chat/completions',
+      model: 'sim/gpt-4o-mini',
+      completionWindow: '24h',
+      status: 'cancelling' as const,
+      errorMessage: 'quota',
+      totalCount: 3,
+      completedCount: 1,
+      failedCount: 1,
+      cost: new Prisma.Decimal('1.5'),
+      createdAt: at,
+      finalizedAt: at,
+      resultsExpireAt: new Date(at.getTime() + 30 * 86_400_000),
+    };
+    await prisma.batch.create({ data: batch });
+    expectRoundTrip(batch, await prisma.batch.findUnique({ where: { id: batch.id } }));
+
+    const request = {
+      id: randomUUID(),
+      batchId: batch.id,
+      customId: 'line-1',
+      lineNumber: 1,
+      body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      status: 'completed' as const,
+      response: { status_code: 200, body: { id: 'x' } },
+      error: { type: 'server', message: 'boom', param: null },
+      updatedAt: at,
+    };
+    await prisma.batchRequest.create({ data: request });
+    expectRoundTrip(request, await prisma.batchRequest.findUnique({ where: { id: request.id } }));
+    expectAllModelsCovered(Prisma.ModelName, ['Batch', 'BatchRequest']);
+  });
+});

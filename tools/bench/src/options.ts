@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Connections of the throughput runs. */
+  connections: number;
+  /** Seconds of each throughput run. */
+  throughputDuration: number;
+  /** Seconds of each single-connection latency run. */
+  latencyDuration: number;
+  /** Seconds of the warm-up before every measured run. */
+  warmup: number;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --duration <s>          seconds of each throughput run (default 10, or BENCH_DURATION)
+  --latency-duration <s>  seconds of each 1-connection latency run (default: half of --duration, so 5)
+  --connections <n>       connections of the throughput runs (default 32)
+  --warmup <s>            seconds of warm-up before every measured run (default 2; 0 skips it)
+  -h, --help              this text`;
+
+function integer(value: string | undefined, name: string, min = 1): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) throw new Error(`${name} must be an integer >= ${min}, got "${value}"`);
+  return number;
+}
+
+/** Reads the CLI flags (and BENCH_DURATION); returns undefined when help was asked for. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string' },
+      'latency-duration': { type: 'string' },
+      connections: { type: 'string' },
+      warmup: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  const throughputDuration = integer(values.duration, '--duration') ?? integer(env.BENCH_DURATION, 'BENCH_DURATION') ?? 10;
+  return {
+    connections: integer(values.connections, '--connections') ?? 32,
+    throughputDuration,
+    latencyDuration: integer(values['latency-duration'], '--latency-duration') ?? Math.max(1, Math.ceil(throughputDuration / 2)),
+    warmup: integer(values.warmup, '--warmup', 0) ?? 2,
+  };
+}
