@@ -3,9 +3,16 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
+import { GatewayError } from '@gw/errors';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { sendError } from './errors/all-exceptions.filter.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
 
 /** Builds the HTTP gateway; `main.ts` listens, tests may listen on an ephemeral port. */
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
@@ -15,7 +22,15 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // Errors raised by Fastify itself (body too large, bad JSON, wrong content type) never
   // reach Nest's filters: render them with the same envelope.
   const logger = new NestLogger('HttpExceptions');
-  app.getHttpAdapter().getInstance().setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
+  // Every body this API takes is JSON: anything else is refused before it is parsed.
+  fastify.addHook('onRequest', async (request) => {
+    if (!BODY_METHODS.has(request.method) || !hasBody(request.headers)) return;
+    if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
+      throw new GatewayError(415, 'Unsupported Content-Type: send application/json');
+    }
+  });
   app.enableShutdownHooks();
   return app;
 }

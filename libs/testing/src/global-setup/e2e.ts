@@ -1,16 +1,11 @@
 import type { TestProject } from 'vitest/node';
+import '../provided-context.js';
 import { freePort, ensurePostgres, seedKeys, startStack, stopProcessesGracefully, type Stack } from '@gw/stack';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrivateNatsServer } from '../nats-server.js';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, runPrefix, testDatabaseNames, testDatabaseUrl } from '../test-databases.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    stack: { baseUrl: string; managementKey: string; apiKey: string; simulatorUrl: string; workspaceId: string; logDir: string };
-  }
-}
 
 /**
  * End-to-end tests: the real built services, gateway and simulator as child processes, on
@@ -42,6 +37,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       apiKey: keys.apiKey,
       workspaceId: keys.workspaceId,
       logDir: join(stateDir, 'logs'),
+      natsUrl: nats.url,
+      managementDatabaseUrl: testDatabaseUrl(prefix, 'management'),
     });
   } catch (error) {
     await nats.stop();

@@ -1,14 +1,8 @@
 import type { TestProject } from 'vitest/node';
+import '../provided-context.js';
 import { ensureNats, ensurePostgres } from '@gw/stack';
 import { PrivateNatsServer } from '../nats-server.js';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, runPrefix } from '../test-databases.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databasePrefix: string;
-    natsUrl: string;
-  }
-}
 
 /**
  * Integration tests: migrated databases of their own (dropped afterwards) and a private

@@ -1,0 +1,41 @@
+import type {} from '@gw/testing';
+import { inject } from 'vitest';
+
+export const stack = inject('stack');
+
+export interface Envelope {
+  error: { code: number; message: string; metadata?: Record<string, unknown> };
+}
+
+/** A raw call through the gateway, for status codes and envelopes the SDKs hide. */
+export async function call(
+  path: string,
+  init: { method?: string; key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const headers: Record<string, string> = { ...init.headers };
+  const key = init.key === undefined ? stack.apiKey : init.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${stack.baseUrl}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: the test will say so
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+/** Asserts the spec §7.1 envelope: code equals the status, a message, and the canonical type. */
+export function envelopeOf(result: { status: number; body: unknown }): Envelope['error'] {
+  const envelope = result.body as Envelope;
+  if (!envelope?.error) throw new Error(`not an error envelope: ${JSON.stringify(result.body)}`);
+  if (envelope.error.code !== result.status) throw new Error(`code ${envelope.error.code} != status ${result.status}`);
+  if (typeof envelope.error.message !== 'string' || envelope.error.message.length === 0) throw new Error('empty message');
+  return envelope.error;
+}

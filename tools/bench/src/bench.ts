@@ -1,0 +1,186 @@
+import { relative } from 'node:path';
+import { WORKSPACE_ROOT } from '@gw/db-tools';
+import { IsolatedStackRun, type IsolatedStack } from './isolated-stack.ts';
+import { probe, problemsOf, run, type RunFigures, type Target } from './measure.ts';
+import { parseOptions, USAGE, type BenchOptions } from './options.ts';
+import { compare, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
+
+/**
+ * `npm run bench`: starts an isolated stack (own databases, private nats-server, free ports)
+ * and measures the same chat completion sent to the provider simulator directly and through
+ * the gateway, with autocannon. See tools/bench/README.md.
+ */
+
+const DIRECT_MODEL = 'gpt-4o-mini';
+const GATEWAY_MODEL = 'sim/gpt-4o-mini';
+const MESSAGES = [{ role: 'user', content: 'Say hello' }];
+
+const step = (text: string) => console.log(`==> ${text}`);
+
+function targets(stack: IsolatedStack): Target[] {
+  const json = { 'content-type': 'application/json' };
+  return [
+    {
+      name: 'direct',
+      label: 'simulator direct',
+      url: `${stack.simulatorUrl}/openai/v1/chat/completions`,
+      headers: { ...json, authorization: 'Bearer sk-sim' },
+      body: JSON.stringify({ model: DIRECT_MODEL, messages: MESSAGES }),
+    },
+    {
+      name: 'gateway',
+      label: 'through the gateway',
+      url: `${stack.baseUrl}/chat/completions`,
+      headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
+      body: JSON.stringify({ model: GATEWAY_MODEL, messages: MESSAGES }),
+    },
+  ];
+}
+
+function describe(figures: RunFigures): string {
+  const problems = problemsOf(figures);
+  return (
+    `${figures.requestsPerSecond.toFixed(1)} req/s, latency mean ${figures.latencyMs.mean.toFixed(3)} ms ` +
+    `(p50 ${figures.latencyMs.p50.toFixed(3)}, p99 ${figures.latencyMs.p99.toFixed(3)}), ${figures.totalRequests} requests` +
+    (problems ? `  !! ${problems}` : '')
+  );
+}
+
+async function measureTarget(target: Target, options: BenchOptions, signal: AbortSignal): Promise<TargetResult> {
+  const warmups: RunFigures[] = [];
+  const measure = async (connections: number, duration: number): Promise<RunFigures> => {
+    if (options.warmup > 0) {
+      step(`${target.label}: warm-up, ${connections} connection${connections === 1 ? '' : 's'}, ${options.warmup} s`);
+      warmups.push(await run(target, connections, options.warmup, signal));
+      signal.throwIfAborted();
+    }
+    step(`${target.label}: ${connections} connection${connections === 1 ? '' : 's'}, ${duration} s`);
+    const figures = await run(target, connections, duration, signal);
+    signal.throwIfAborted();
+    console.log(`    ${describe(figures)}`);
+    return figures;
+  };
+  const throughput = await measure(options.connections, options.throughputDuration);
+  const latency = await measure(1, options.latencyDuration);
+  return targetResult(target, throughput, latency, warmups);
+}
+
+function problemsOfTarget(target: TargetResult): string[] {
+  const problems: string[] = [];
+  const runs: Array<[string, RunFigures]> = [
+    [`${target.label}, ${target.throughput.connections} connections`, target.throughput],
+    [`${target.label}, 1 connection`, target.latency],
+  ];
+  for (const [what, figures] of runs) {
+    const problem = problemsOf(figures);
+    if (problem) problems.push(`${what}: ${problem}`);
+  }
+  if (target.warmup.non2xx > 0 || target.warmup.errors > 0) {
+    problems.push(`${target.label}, warm-up: ${target.warmup.non2xx} non-2xx, ${target.warmup.errors} errors`);
+  }
+  return problems;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | undefined;
+  try {
+    options = parseOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!options) {
+    console.log(USAGE);
+    return 0;
+  }
+
+  const machine = machineInfo();
+  const controller = new AbortController();
+  const isolated = new IsolatedStackRun();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) {
+      console.error(`bench: ${signal} again: killing the child processes; databases ${isolated.prefix}_* may be left behind`);
+      isolated.kill();
+      process.exit(130);
+    }
+    console.error(`\nbench: ${signal}: stopping and cleaning up (press Ctrl-C again to force)`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  console.log(
+    `Machine: ${machine.cpuCount} × ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, Node ${machine.nodeVersion}, load average ${machine.loadAverageAtStart.join(' ')}\n` +
+      `Note: autocannon (the load generator) runs in this process and shares the ${machine.cpuCount} cores with the simulator,\n` +
+      `the gateway, the four services, nats-server and PostgreSQL. The figures compare the two paths on this\n` +
+      `machine; they are not the capacity of a deployment.\n`,
+  );
+
+  let failed = false;
+  let exitCode = 0;
+  try {
+    step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
+    const stack = await isolated.start(controller.signal);
+    const [direct, gateway] = targets(stack);
+    await probe(direct!);
+    await probe(gateway!);
+
+    const directResult = await measureTarget(direct!, options, controller.signal);
+    const gatewayResult = await measureTarget(gateway!, options, controller.signal);
+
+    const problems = [...problemsOfTarget(directResult), ...problemsOfTarget(gatewayResult)];
+    const result: BenchResult = {
+      timestamp: new Date().toISOString(),
+      ok: problems.length === 0,
+      problems,
+      machine,
+      options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
+      targets: { direct: directResult, gateway: gatewayResult },
+      comparison: compare(directResult, gatewayResult),
+    };
+    const file = writeResult(WORKSPACE_ROOT, result);
+
+    console.log(`\n${formatTable(result)}\n`);
+    console.log(
+      `Gateway added latency: ${result.comparison.addedMeanLatencyMs.toFixed(3)} ms (mean, 1 connection); ` +
+        `gateway throughput is ${(result.comparison.throughputRatio * 100).toFixed(1)}% of direct at ${options.connections} connections.`,
+    );
+    console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);
+    console.log(`Results: ${relative(WORKSPACE_ROOT, file)} and bench-results/latest.json`);
+    if (problems.length > 0) {
+      console.error(`\nbench: not every request returned 200:\n  ${problems.join('\n  ')}`);
+      failed = true;
+      exitCode = 1;
+    }
+  } catch (error) {
+    failed = true;
+    if (controller.signal.aborted) {
+      console.error('bench: interrupted; no results written');
+      exitCode = 130;
+    } else {
+      console.error(`bench failed: ${(error as Error).message}`);
+      exitCode = 1;
+    }
+  } finally {
+    step('stopping the stack and dropping the databases');
+    try {
+      const keepLogs = failed && !controller.signal.aborted;
+      await isolated.teardown(keepLogs);
+      if (keepLogs) console.error(`service logs kept in ${isolated.logDir}`);
+    } catch (error) {
+      console.error(`bench: ${(error as Error).message}`);
+      exitCode ||= 1;
+    }
+  }
+  return exitCode;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);
