@@ -27,7 +27,7 @@ const boundaries = (depConstraints) => ({
   ],
 });
 
-const specFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/spec-helpers.ts'];
+const specFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/spec-helpers.ts', '**/src/e2e/**/*.ts'];
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.nx/**', 'bench-results/**', '.stack/**'] },

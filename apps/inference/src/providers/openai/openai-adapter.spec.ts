@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { buildOpenAiChatBody } from './openai-request.js';
+import { normalizeFinishReason, normalizeOpenAiResponse } from './openai-response.js';
+
+describe('OpenAI-format request', () => {
+  it('re-targets the model and drops gateway-only fields', () => {
+    const upstream = buildOpenAiChatBody(
+      { model: 'sim/gpt-4o-mini', messages: [], session_id: 's', provider: { order: ['x'] }, models: ['a'], temperature: 0.2, seed: 7 },
+      'gpt-4o-mini',
+    );
+    expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [], temperature: 0.2, seed: 7 });
+  });
+
+  it('never forwards the raw end-user id', () => {
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, 'u', 'hashed').user).toBe('hashed');
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, 'u')).not.toHaveProperty('user');
+  });
+});
+
+describe('OpenAI-format response', () => {
+  // The non-streaming example of OpenAI's chat-completions reference, with a tool call.
+  const documented = {
+    id: 'chatcmpl-123',
+    object: 'chat.completion',
+    created: 1677652288,
+    model: 'gpt-4o-mini',
+    system_fingerprint: 'fp_44709d6fcb',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } }],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99, prompt_tokens_details: { cached_tokens: 10 }, completion_tokens_details: { reasoning_tokens: 4 } },
+  };
+
+  it('keeps the message, tool calls and counts, and both finish reasons', () => {
+    const normalized = normalizeOpenAiResponse(documented, '');
+    const choice = normalized.choices[0]!;
+    expect(choice.message.content).toBeNull();
+    expect(choice.message.refusal).toBeNull();
+    expect(choice.message.tool_calls?.[0]?.function.arguments).toBe('{"location":"Boston, MA"}');
+    expect(choice.finish_reason).toBe('tool_calls');
+    expect(choice.native_finish_reason).toBe('tool_calls');
+    expect(normalized.usage).toEqual({ promptTokens: 82, completionTokens: 17, cachedTokens: 10, reasoningTokens: 4, estimated: false });
+    expect(normalized.systemFingerprint).toBe('fp_44709d6fcb');
+  });
+
+  it('estimates and flags counts a provider did not send', () => {
+    const normalized = normalizeOpenAiResponse({ choices: [{ message: { content: 'abcdefgh' }, finish_reason: 'eos' }] }, 'x'.repeat(40));
+    expect(normalized.usage).toMatchObject({ promptTokens: 10, completionTokens: 2, estimated: true });
+    expect(normalized.choices[0]!.finish_reason).toBe('stop');
+    expect(normalized.choices[0]!.native_finish_reason).toBe('eos');
+  });
+
+  it('maps the finish reasons of compatible hosts onto OpenAI\'s set', () => {
+    expect(normalizeFinishReason('length')).toBe('length');
+    expect(normalizeFinishReason('max_tokens')).toBe('length');
+    expect(normalizeFinishReason('function_call')).toBe('tool_calls');
+    expect(normalizeFinishReason(null)).toBeNull();
+  });
+});
