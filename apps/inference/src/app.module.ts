@@ -5,7 +5,6 @@ import { CatalogService } from './catalog/catalog.service.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatService } from './chat/chat.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
-import { GenerationRecorder } from './generations/generation-recorder.service.js';
 import { HealthController } from './health/health.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
@@ -25,7 +24,6 @@ export class AppModule {
         CatalogService,
         UpstreamClient,
         OpenAiAdapter,
-        GenerationRecorder,
         ChatService,
       ],
     };

@@ -1,6 +1,5 @@
-import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
-import { randomUUID } from 'node:crypto';
 import type { ResilientNatsConnection } from './nats-connection.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
@@ -11,57 +10,104 @@ interface NestReplyPacket {
   isDisposed?: boolean;
 }
 
+interface PendingCall {
+  resolve: (value: unknown) => void;
+  reject: (error: GatewayError) => void;
+  timer: NodeJS.Timeout;
+  subject: string;
+}
+
 const encoder = new TextEncoder();
 
 /**
- * Request-reply to a NestJS microservice over NATS, speaking Nest's wire format
- * (`{pattern, data, id}` out, `{response | err, isDisposed, id}` back).
- *
- * It uses the connection's shared reply subscription (`nc.request`) instead of
- * ClientProxy's per-request inbox subscription, and gets NATS' no-responders signal, so
- * a missing service is a 503 at once rather than a timeout (ADR 0003).
+ * Request-reply to NestJS microservices over NATS, speaking Nest's wire format
+ * (`{pattern, data, id}` out, `{response | err, isDisposed, id}` back), with one
+ * multiplexed reply subscription for every call (ADR 0003):
+ * - no service subscribed: NATS' no-responders status, a 503 at once;
+ * - no reply in time: 504;
+ * - bus down: 503 at once, and calls work again when NATS is back.
+ * It does less per call than ClientProxy (no inbox subscription per request) and far less
+ * than `nc.request()` (which builds two Error objects, with stack traces, per call).
  */
 export class RpcClient {
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly inboxPrefix: string;
+  private readonly subscription: Subscription;
+  private sequence = 0;
+
   constructor(
     private readonly nats: ResilientNatsConnection,
     private readonly defaultTimeoutMs: number,
-  ) {}
+  ) {
+    this.inboxPrefix = `${createInbox()}.`;
+    this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
+  }
 
-  async send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
-    if (!this.nats.isConnected()) throw serviceUnavailable('Message bus unavailable');
-    const packet = encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() }));
-    let reply: NestReplyPacket;
-    try {
-      const message = await this.nats.connection.request(subject, packet, { timeout: timeoutMs });
-      reply = message.json<NestReplyPacket>();
-    } catch (error) {
-      throw translateTransportError(error, subject, timeoutMs);
-    }
-    if (reply.err !== undefined && reply.err !== null) {
-      throw isRpcErrorPayload(reply.err) ? fromRpcError(reply.err) : new GatewayError(500, 'Internal server error');
-    }
-    return reply.response as T;
+  send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
+    if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
+    const id = (++this.sequence).toString(36);
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(
+          new GatewayError(504, `Internal request timed out after ${timeoutMs} ms`, {
+            errorType: 'timeout',
+            metadata: { reason: 'timeout', retryable: true },
+          }),
+        );
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer, subject });
+      try {
+        this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data, id })), {
+          reply: this.inboxPrefix + id,
+        });
+      } catch {
+        this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+      }
+    });
   }
 
   publish(subject: string, data: unknown): void {
     if (!this.nats.isConnected()) throw serviceUnavailable('Message bus unavailable');
     this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data })));
   }
+
+  close(): void {
+    this.subscription.unsubscribe();
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(serviceUnavailable('Client closed'));
+  }
+
+  private onReply(message: Msg): void {
+    const id = message.subject.slice(this.inboxPrefix.length);
+    const call = this.settle(id);
+    if (!call) return; // late reply after a timeout, or a second packet of a disposed stream
+    if (message.headers?.hasError && message.headers.code === 503) {
+      call.reject(serviceUnavailable(`No service is answering ${call.subject.split('.')[0]} requests`));
+      return;
+    }
+    let reply: NestReplyPacket;
+    try {
+      reply = message.json<NestReplyPacket>();
+    } catch {
+      call.reject(new GatewayError(500, 'Internal server error'));
+      return;
+    }
+    if (reply.err !== undefined && reply.err !== null) {
+      call.reject(isRpcErrorPayload(reply.err) ? fromRpcError(reply.err) : new GatewayError(500, 'Internal server error'));
+    } else {
+      call.resolve(reply.response);
+    }
+  }
+
+  private settle(id: string): PendingCall | undefined {
+    const call = this.pending.get(id);
+    if (!call) return undefined;
+    this.pending.delete(id);
+    clearTimeout(call.timer);
+    return call;
+  }
 }
 
 function serviceUnavailable(message: string): GatewayError {
   return new GatewayError(503, message, { errorType: 'server', metadata: { reason: 'service_unavailable', retryable: true } });
-}
-
-function translateTransportError(error: unknown, subject: string, timeoutMs: number): GatewayError {
-  if (error instanceof RequestError && error.isNoResponders()) {
-    return serviceUnavailable(`No service is answering ${subject.split('.')[0]} requests`);
-  }
-  if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
-    return new GatewayError(504, `Internal request timed out after ${timeoutMs} ms`, {
-      errorType: 'timeout',
-      metadata: { reason: 'timeout', retryable: true },
-    });
-  }
-  return serviceUnavailable('Message bus unavailable');
 }

@@ -3,7 +3,6 @@ import type { ChatCompletionView, Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { createHash, randomBytes } from 'node:crypto';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
-import { GenerationRecorder } from '../generations/generation-recorder.service.js';
 import { computeCost } from '../pricing/cost.js';
 import { OpenAiAdapter } from '../providers/openai/openai.adapter.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
@@ -22,7 +21,9 @@ export function hashEndUser(workspaceId: string, user: unknown): string | undefi
 
 /**
  * One chat completion: resolve the model, try its endpoints in catalog order (the next one
- * after a retryable failure), price the answer and record the generation.
+ * after a retryable failure) and price the answer. Recording the generation (a JetStream
+ * usage event, consumed off the request path) comes with the usage issue: a database write
+ * per request, even batched, measurably slowed this path (see the issue note).
  */
 @Injectable()
 export class ChatService {
@@ -30,7 +31,6 @@ export class ChatService {
 
   constructor(
     private readonly catalog: CatalogService,
-    private readonly recorder: GenerationRecorder,
     openAi: OpenAiAdapter,
   ) {
     this.adapters = { openai: openAi };
@@ -46,28 +46,10 @@ export class ChatService {
     const endUserHash = hashEndUser(principal.workspaceId, body.user);
     let lastFailure: UpstreamFailure | undefined;
     for (const endpoint of model.endpoints) {
-      const started = performance.now();
       try {
         const completion = await this.adapters[endpoint.provider.format].complete(endpoint, body, { endUserHash });
         const cost = computeCost(endpoint.pricing, completion.usage);
         const id = newGenerationId();
-        this.recorder.record({
-          id,
-          workspaceId: principal.workspaceId,
-          keyHash: principal.keyHash,
-          model: modelId,
-          provider: endpoint.provider.id,
-          upstreamModel: endpoint.upstreamModel,
-          status: 'succeeded',
-          promptTokens: completion.usage.promptTokens,
-          completionTokens: completion.usage.completionTokens,
-          cachedTokens: completion.usage.cachedTokens,
-          reasoningTokens: completion.usage.reasoningTokens,
-          tokensEstimated: completion.usage.estimated,
-          cost: cost.total,
-          isByok: false,
-          latencyMs: Math.round(performance.now() - started),
-        });
         return buildChatCompletion({ id, modelId, endpoint, completion, cost, isByok: false });
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
