@@ -1,4 +1,11 @@
 export * from './provided-context.js';
-export * from './nats-server.js';
-export * from './test-databases.js';
 export * from './round-trip.js';
+export {
+  createTestDatabases,
+  dropTestDatabases,
+  POSTGRES_URL,
+  PrivateNatsServer,
+  runPrefix,
+  testDatabaseNames,
+  testDatabaseUrl,
+} from '@gw/stack';

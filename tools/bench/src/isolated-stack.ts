@@ -1,102 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DATABASE_SERVICES, dropDatabase, ensureDatabase, migrate, migrationsPath, withDatabase } from '@gw/db-tools';
 import {
+  createTestDatabases,
+  dropTestDatabases,
   ensurePostgres,
   freePort,
-  isPortOpen,
-  natsServerBinary,
+  POSTGRES_URL,
+  PrivateNatsServer,
+  runPrefix,
   seedKeys,
   startStack,
   stopProcesses,
   stopProcessesGracefully,
-  waitFor,
-  type DatabaseNames,
+  testDatabaseNames,
+  testDatabaseUrl,
   type Stack,
 } from '@gw/stack';
 
-/*
- * The same isolated stack as the e2e global setup (libs/testing/src/global-setup/e2e.ts): the
- * run's own databases (`gwtest_bench_*`), a private nats-server, free ports, log level warn.
- * @gw/testing itself cannot be loaded by plain Node (it relies on vitest's transform: `.js`
- * specifiers for `.ts` files and TypeScript parameter properties), so its few helpers are
- * mirrored here on top of @gw/db-tools and @gw/stack, with the same names and behaviour.
- */
-
-export const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-/** Same scheme as @gw/testing's runPrefix('bench'). */
-export function runPrefix(kind: string): string {
-  return `gwtest_${kind}_${process.pid}_${Date.now().toString(36)}`;
-}
-
-export function testDatabaseNames(prefix: string): DatabaseNames {
-  return Object.fromEntries(
-    DATABASE_SERVICES.map((service) => [service.name, `${prefix}_${service.name.replace(/-/g, '_')}`]),
-  ) as DatabaseNames;
-}
-
-function testDatabaseUrl(prefix: string, service: keyof DatabaseNames): string {
-  return withDatabase(POSTGRES_URL, testDatabaseNames(prefix)[service]);
-}
-
-async function createTestDatabases(prefix: string): Promise<void> {
-  for (const service of DATABASE_SERVICES) {
-    const url = testDatabaseUrl(prefix, service.name);
-    await dropDatabase(url);
-    await ensureDatabase(url);
-    await migrate(url, migrationsPath(service.name));
-  }
-}
-
-async function dropTestDatabases(prefix: string): Promise<void> {
-  for (const service of DATABASE_SERVICES) await dropDatabase(testDatabaseUrl(prefix, service.name));
-}
-
-/** A private nats-server (JetStream, own store directory) on a free port. */
-class PrivateNatsServer {
-  readonly port: number;
-  readonly child: ChildProcess;
-  private readonly storeDir: string;
-
-  private constructor(port: number, child: ChildProcess, storeDir: string) {
-    this.port = port;
-    this.child = child;
-    this.storeDir = storeDir;
-  }
-
-  static async start(): Promise<PrivateNatsServer> {
-    const binary = natsServerBinary();
-    if (!binary) throw new Error('nats-server is not installed');
-    const port = await freePort();
-    const storeDir = mkdtempSync(join(tmpdir(), 'gw-bench-nats-'));
-    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    const server = new PrivateNatsServer(port, child, storeDir);
-    try {
-      await waitFor(() => isPortOpen('127.0.0.1', port), `nats-server on ${port}`, 10_000);
-    } catch (error) {
-      await server.stop();
-      throw error;
-    }
-    return server;
-  }
-
-  get url(): string {
-    return `nats://127.0.0.1:${this.port}`;
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-    rmSync(this.storeDir, { recursive: true, force: true });
-  }
-}
+/* The same isolated stack as the e2e global setup (libs/testing/src/global-setup/e2e.ts). */
 
 export interface IsolatedStack {
   baseUrl: string;

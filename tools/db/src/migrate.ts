@@ -97,38 +97,42 @@ async function applyOne(client: pg.Client, migration: Migration): Promise<void> 
   }
 }
 
-/** Creates the database of `databaseUrl` when it does not exist yet. */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
-  const target = new URL(databaseUrl);
-  const database = decodeURIComponent(target.pathname.slice(1));
+/** The database name of a URL, refusing names that would need quoting rules. */
+function databaseName(databaseUrl: string): string {
+  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error(`Unsupported database name: ${database}`);
+  return database;
+}
+
+/** Runs `action` on a connection to the server's `postgres` database. */
+async function withAdminClient(databaseUrl: string, action: (client: pg.Client) => Promise<void>): Promise<void> {
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) {
-      await client.query(`CREATE DATABASE "${database}"`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error; // created concurrently: fine
-      });
-    }
+    await action(client);
   } finally {
     await client.end();
   }
 }
 
+/** Creates the database of `databaseUrl` when it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const database = databaseName(databaseUrl);
+  await withAdminClient(databaseUrl, async (client) => {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (rowCount) return;
+    await client.query(`CREATE DATABASE "${database}"`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error; // created concurrently: fine
+    });
+  });
+}
+
 /** Drops the database of `databaseUrl`, ending its sessions first. Used by tests. */
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
-  if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error(`Unsupported database name: ${database}`);
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
+  const database = databaseName(databaseUrl);
+  await withAdminClient(databaseUrl, async (client) => {
     await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  });
 }

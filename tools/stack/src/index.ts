@@ -1,3 +1,4 @@
 export * from './ports.ts';
 export * from './infra.ts';
 export * from './stack.ts';
+export * from './isolation.ts';

@@ -1,11 +1,23 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import { freePort, ensurePostgres, seedKeys, startStack, stopProcessesGracefully, type Stack } from '@gw/stack';
+import {
+  createTestDatabases,
+  dropTestDatabases,
+  ensurePostgres,
+  freePort,
+  POSTGRES_URL,
+  PrivateNatsServer,
+  runPrefix,
+  seedKeys,
+  startStack,
+  stopProcessesGracefully,
+  testDatabaseNames,
+  testDatabaseUrl,
+  type Stack,
+} from '@gw/stack';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PrivateNatsServer } from '../nats-server.js';
-import { createTestDatabases, dropTestDatabases, POSTGRES_URL, runPrefix, testDatabaseNames, testDatabaseUrl } from '../test-databases.js';
 
 /**
  * End-to-end tests: the real built services, gateway and simulator as child processes, on

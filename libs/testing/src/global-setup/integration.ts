@@ -1,8 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import { ensureNats, ensurePostgres } from '@gw/stack';
-import { PrivateNatsServer } from '../nats-server.js';
-import { createTestDatabases, dropTestDatabases, POSTGRES_URL, runPrefix } from '../test-databases.js';
+import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, POSTGRES_URL, PrivateNatsServer, runPrefix } from '@gw/stack';
 
 /**
  * Integration tests: migrated databases of their own (dropped afterwards) and a private
