@@ -49,3 +49,19 @@ describe('authentication at the gateway', () => {
     envelopeOf(result);
   });
 });
+
+describe('secrets in logs', () => {
+  it('never writes an API key secret to any service log', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    // Make sure something was logged around authenticated traffic, failed calls included.
+    await call('/chat/completions', { body: { model: 'nope/none', messages: [{ role: 'user', content: 'x' }] } });
+    await call('/keys', { key: stack.managementKey });
+    const logs = readdirSync(stack.logDir).map((file) => readFileSync(join(stack.logDir, file), 'utf8'));
+    expect(logs.length).toBeGreaterThanOrEqual(6);
+    for (const log of logs) {
+      expect(log).not.toContain(stack.apiKey);
+      expect(log).not.toContain(stack.managementKey);
+    }
+  });
+});
