@@ -1,12 +1,10 @@
 import 'reflect-metadata';
-import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { GatewayError } from '@gw/errors';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
-import { sendError } from './errors/all-exceptions.filter.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -19,11 +17,9 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, trustProxy: true });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  // Errors raised by Fastify itself (body too large, bad JSON, wrong content type) never
-  // reach Nest's filters: render them with the same envelope.
-  const logger = new NestLogger('HttpExceptions');
+  // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
+  // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
   // Every body this API takes is JSON: anything else is refused before it is parsed.
   fastify.addHook('onRequest', async (request) => {
     if (!BODY_METHODS.has(request.method) || !hasBody(request.headers)) return;

@@ -17,15 +17,18 @@ export const REDACTED_PATHS = [
   'authorization',
 ];
 
-/** Options for nestjs-pino's LoggerModule, shared by every app. */
+/**
+ * Options for nestjs-pino's LoggerModule, shared by every app. `forRoutes: []` leaves out
+ * pino-http's per-request middleware (a child logger and request id for every call): access
+ * logs are off anyway, and failures are logged by the exception filters with an error id.
+ */
 export function loggerParams(service: string, level: string): Params {
   return {
+    forRoutes: [],
     pinoHttp: {
       level,
       name: service,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // Per-request access logs cost throughput on the hot path; errors are logged by the
-      // exception filters with an error id instead.
       autoLogging: false,
       quietReqLogger: true,
     },

@@ -1,0 +1,86 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { validateEnv } from '@gw/config';
+import { SUBJECTS, type Principal } from '@gw/contracts';
+import { PrivateNatsServer } from '@gw/testing';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from './bootstrap.js';
+import { GatewayEnv } from './env.js';
+
+const secret = 'sk-gw-v1-outage-test';
+const keyHash = createHash('sha256').update(secret).digest('hex');
+const principal: Principal = {
+  workspaceId: '11111111-1111-4111-8111-111111111111',
+  keyHash,
+  keyKind: 'standard',
+  userId: '22222222-2222-4222-8222-222222222222',
+  internId: null,
+  hasPersonalIdentity: false,
+};
+
+/**
+ * The real gateway over HTTP on a nats-server of its own, with stand-ins answering for
+ * management and inference. NATS is killed and restarted under it: requests must fail with a
+ * 5xx envelope at once while it is down, and succeed again afterwards without a restart.
+ */
+describe('gateway through a NATS outage', () => {
+  let nats: PrivateNatsServer;
+  let responder: NatsConnection;
+  let gateway: NestFastifyApplication;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    nats = await PrivateNatsServer.start();
+    responder = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    const answer = (subject: string, response: unknown) =>
+      responder.subscribe(subject, {
+        queue: subject.split('.')[0],
+        callback: (_error, message) => {
+          const { id } = message.json<{ id: string }>();
+          message.respond(JSON.stringify({ id, response, isDisposed: true }));
+        },
+      });
+    answer(SUBJECTS.management.authResolve, { principal, ttlSeconds: 60 });
+    answer(SUBJECTS.inference.modelsList, { object: 'list', data: [] });
+    await responder.flush();
+    const env = validateEnv(GatewayEnv, { NATS_URL: nats.url, LOG_LEVEL: 'silent', RPC_TIMEOUT_MS: '1000', PORT: '0' });
+    gateway = await createGateway(env);
+    await gateway.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `${await gateway.getUrl()}/v1`.replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await responder?.close();
+    await nats?.stop();
+  });
+
+  const listModels = () => fetch(`${baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } });
+
+  it('serves, fails fast with a 503 envelope while NATS is down, and recovers by itself', async () => {
+    expect((await listModels()).status).toBe(200);
+
+    await nats.halt();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const down = await listModels();
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ error: { code: 503, metadata: { error_type: 'server', reason: 'service_unavailable', retryable: true } } });
+    expect(Date.now() - started).toBeLessThan(500);
+
+    await nats.resume();
+    let status = 0;
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && status !== 200) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = (await listModels()).status;
+    }
+    expect(status).toBe(200);
+  });
+
+  it('answers 503 when no service is subscribed', async () => {
+    const response = await fetch(`${baseUrl}/keys`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(response.status).toBe(503);
+  });
+});
