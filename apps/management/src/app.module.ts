@@ -4,7 +4,6 @@ import { loggerParams } from '@gw/config';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
-import { KeyEventsPublisher } from './events/key-events.publisher.js';
 import { HealthController } from './health/health.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
@@ -25,7 +24,6 @@ export class AppModule {
         WorkspaceAccessService,
         KeysService,
         AuthService,
-        KeyEventsPublisher,
       ],
     };
   }

@@ -67,11 +67,6 @@ export class RpcClient {
     });
   }
 
-  publish(subject: string, data: unknown): void {
-    if (!this.nats.isConnected()) throw serviceUnavailable('Message bus unavailable');
-    this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data })));
-  }
-
   close(): void {
     this.subscription.unsubscribe();
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(serviceUnavailable('Client closed'));

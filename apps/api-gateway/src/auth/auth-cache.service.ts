@@ -61,8 +61,4 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
     const cached = await this.cache.fetch(keyHash);
     return cached ? cached : null;
   }
-
-  invalidate(keyHash: string): void {
-    this.cache.delete(keyHash);
-  }
 }
