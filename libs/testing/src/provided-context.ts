@@ -1,14 +1,7 @@
-/** What the global setups hand to tests through Vitest's `inject()`. */
-export interface E2eStack {
-  baseUrl: string;
-  managementKey: string;
-  apiKey: string;
-  simulatorUrl: string;
-  workspaceId: string;
-  logDir: string;
-  natsUrl: string;
-  managementDatabaseUrl: string;
-}
+import type { IsolatedStack } from '@gw/stack';
+
+/** What the end-to-end global setup hands to tests through Vitest's `inject()`. */
+export type E2eStack = IsolatedStack;
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { IsolatedStackRun, type IsolatedStack } from './isolated-stack.ts';
+import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
 import { probe, problemsOf, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { compare, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
@@ -96,7 +96,7 @@ async function main(): Promise<number> {
 
   const machine = machineInfo();
   const controller = new AbortController();
-  const isolated = new IsolatedStackRun();
+  const isolated = new IsolatedStackRun('bench');
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;

@@ -2,3 +2,4 @@ export * from './ports.ts';
 export * from './infra.ts';
 export * from './stack.ts';
 export * from './isolation.ts';
+export * from './isolated-run.ts';

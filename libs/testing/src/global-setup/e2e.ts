@@ -1,65 +1,18 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import {
-  createTestDatabases,
-  dropTestDatabases,
-  ensurePostgres,
-  freePort,
-  POSTGRES_URL,
-  PrivateNatsServer,
-  runPrefix,
-  seedKeys,
-  startStack,
-  stopProcessesGracefully,
-  testDatabaseNames,
-  testDatabaseUrl,
-  type Stack,
-} from '@gw/stack';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { IsolatedStackRun } from '@gw/stack';
 
 /**
  * End-to-end tests: the real built services, gateway and simulator as child processes, on
- * databases and a nats-server of the run's own, with freshly seeded keys.
+ * databases and a nats-server of the run's own, with freshly seeded keys (ADR 0009).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  await ensurePostgres(POSTGRES_URL);
-  const prefix = runPrefix('e2e');
-  await createTestDatabases(prefix);
-  const nats = await PrivateNatsServer.start();
-  const stateDir = mkdtempSync(join(tmpdir(), 'gw-e2e-'));
-  let stack: Stack | undefined;
+  const run = new IsolatedStackRun('e2e');
   try {
-    const keys = seedKeys(testDatabaseUrl(prefix, 'management'));
-    stack = await startStack({
-      stateDir,
-      natsUrl: nats.url,
-      postgresUrl: POSTGRES_URL,
-      databases: testDatabaseNames(prefix),
-      gatewayPort: await freePort(),
-      simulatorPort: await freePort(),
-      detached: false,
-      logLevel: 'warn',
-    });
-    project.provide('stack', {
-      baseUrl: stack.baseUrl,
-      simulatorUrl: stack.simulatorUrl,
-      managementKey: keys.managementKey,
-      apiKey: keys.apiKey,
-      workspaceId: keys.workspaceId,
-      logDir: join(stateDir, 'logs'),
-      natsUrl: nats.url,
-      managementDatabaseUrl: testDatabaseUrl(prefix, 'management'),
-    });
+    project.provide('stack', await run.start(new AbortController().signal));
   } catch (error) {
-    await nats.stop();
-    await dropTestDatabases(prefix);
-    throw error;
+    await run.teardown(true);
+    throw new Error(`${(error as Error).message} (logs kept in ${run.logDir})`, { cause: error });
   }
-  return async () => {
-    await stopProcessesGracefully(stack?.processes.map((entry) => entry.pid) ?? []);
-    await nats.stop();
-    await dropTestDatabases(prefix);
-  };
+  return () => run.teardown(false);
 }

@@ -1,44 +1,45 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createTestDatabases,
-  dropTestDatabases,
-  ensurePostgres,
-  freePort,
-  POSTGRES_URL,
-  PrivateNatsServer,
-  runPrefix,
-  seedKeys,
-  startStack,
-  stopProcesses,
-  stopProcessesGracefully,
-  testDatabaseNames,
-  testDatabaseUrl,
-  type Stack,
-} from '@gw/stack';
+import { ensurePostgres } from './infra.ts';
+import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
+import { freePort } from './ports.ts';
+import { seedKeys, startStack, stopProcesses, stopProcessesGracefully, type Stack } from './stack.ts';
 
-/* The same isolated stack as the e2e global setup (libs/testing/src/global-setup/e2e.ts). */
+/*
+ * A whole stack of the run's own (end-to-end tests, the bench): its own databases, a private
+ * nats-server, free ports, seeded keys, the built services as child processes.
+ */
 
 export interface IsolatedStack {
   baseUrl: string;
   simulatorUrl: string;
   apiKey: string;
+  managementKey: string;
+  workspaceId: string;
   logDir: string;
+  natsUrl: string;
+  managementDatabaseUrl: string;
 }
 
 /**
- * Owns everything the bench starts, so that `teardown()` can undo exactly what was set up,
+ * Owns everything a run starts, so that `teardown()` can undo exactly what was set up,
  * whichever step failed or was interrupted.
  */
 export class IsolatedStackRun {
-  readonly prefix = runPrefix('bench');
-  readonly stateDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  readonly prefix: string;
+  readonly stateDir: string;
   private databasesCreated = false;
   private stackStarting = false;
   private nats: PrivateNatsServer | undefined;
   private stack: Stack | undefined;
   private tornDown: Promise<void> | undefined;
+
+  /** `kind` names the run in database and folder names (`e2e`, `bench`). */
+  constructor(kind: string) {
+    this.prefix = runPrefix(kind);
+    this.stateDir = mkdtempSync(join(tmpdir(), `gw-${kind}-`));
+  }
 
   get logDir(): string {
     return join(this.stateDir, 'logs');
@@ -71,7 +72,16 @@ export class IsolatedStackRun {
       logLevel: 'warn',
     });
     this.stack = await untilAborted(starting, signal);
-    return { baseUrl: this.stack.baseUrl, simulatorUrl: this.stack.simulatorUrl, apiKey: keys.apiKey, logDir: this.logDir };
+    return {
+      baseUrl: this.stack.baseUrl,
+      simulatorUrl: this.stack.simulatorUrl,
+      apiKey: keys.apiKey,
+      managementKey: keys.managementKey,
+      workspaceId: keys.workspaceId,
+      logDir: this.logDir,
+      natsUrl: this.nats.url,
+      managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
+    };
   }
 
   /** Stops the processes and the nats-server and drops the databases; safe to call twice. */
