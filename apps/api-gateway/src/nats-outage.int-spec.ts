@@ -1,8 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { validateEnv } from '@gw/config';
-import { SUBJECTS, type Principal } from '@gw/contracts';
-import { PrivateNatsServer } from '@gw/testing';
+import { SUBJECTS } from '@gw/contracts';
+import { principalFixture, PrivateNatsServer } from '@gw/testing';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from './bootstrap.js';
@@ -10,14 +10,7 @@ import { GatewayEnv } from './env.js';
 
 const secret = 'sk-gw-v1-outage-test';
 const keyHash = createHash('sha256').update(secret).digest('hex');
-const principal: Principal = {
-  workspaceId: '11111111-1111-4111-8111-111111111111',
-  keyHash,
-  keyKind: 'standard',
-  userId: '22222222-2222-4222-8222-222222222222',
-  internId: null,
-  hasPersonalIdentity: false,
-};
+const principal = principalFixture(keyHash);
 
 /**
  * The real gateway over HTTP on a nats-server of its own, with stand-ins answering for

@@ -1,5 +1,6 @@
 export * from './provided-context.js';
 export * from './round-trip.js';
+export * from './fixtures.js';
 export {
   createTestDatabases,
   dropTestDatabases,

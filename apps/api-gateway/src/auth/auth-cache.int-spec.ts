@@ -1,17 +1,11 @@
-import { EVENTS, SUBJECTS, type AuthResolveReply, type Principal } from '@gw/contracts';
+import { EVENTS, SUBJECTS, type AuthResolveReply } from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { principalFixture } from '@gw/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { GatewayEnv } from '../env.js';
 import { AuthCacheService } from './auth-cache.service.js';
 
-const principal = (keyHash: string): Principal => ({
-  workspaceId: '11111111-1111-4111-8111-111111111111',
-  keyHash,
-  keyKind: 'standard',
-  userId: '22222222-2222-4222-8222-222222222222',
-  internId: null,
-  hasPersonalIdentity: false,
-});
+const principal = (keyHash: string) => principalFixture(keyHash);
 
 /**
  * The gateway's auth cache against a real nats-server, with a stand-in for management that

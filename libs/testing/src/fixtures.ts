@@ -1,0 +1,14 @@
+import type { Principal } from '@gw/contracts';
+
+/** A well-formed standard-key principal for tests that stand in for management. */
+export function principalFixture(keyHash: string, overrides: Partial<Principal> = {}): Principal {
+  return {
+    workspaceId: '11111111-1111-4111-8111-111111111111',
+    keyHash,
+    keyKind: 'standard',
+    userId: '22222222-2222-4222-8222-222222222222',
+    internId: null,
+    hasPersonalIdentity: false,
+    ...overrides,
+  };
+}
