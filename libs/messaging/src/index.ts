@@ -5,3 +5,4 @@ export * from './payload-validation.pipe.js';
 export * from './service-bootstrap.js';
 export * from './health.js';
 export * from './validate-dto.js';
+export * from './nats-server.strategy.js';

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
+import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { createPayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
 
@@ -14,20 +15,17 @@ export interface ServiceBootstrapOptions {
 
 /** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
 export async function bootstrapService(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
-    transport: Transport.NATS,
-    options: {
-      servers: options.natsUrl.split(','),
-      queue: options.queue,
-      name: options.queue,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      waitOnFirstConnect: true,
-      gracefulShutdown: true,
-      gracePeriod: 2_000,
-    },
-    bufferLogs: true,
+  const strategy = new PlainSubjectNatsServer({
+    servers: options.natsUrl.split(','),
+    queue: options.queue,
+    name: options.queue,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+    gracefulShutdown: true,
+    gracePeriod: 2_000,
   });
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(createPayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
