@@ -1,6 +1,7 @@
+import { OpenRouter } from '@openrouter/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { call, envelopeOf, stack } from './e2e-helpers.js';
+import { call, envelopeOf, postLarge, stack } from './e2e-helpers.js';
 
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const messages = [{ role: 'user' as const, content: 'Tell me about gateways' }];
@@ -124,7 +125,10 @@ describe('POST /v1/chat/completions through the gateway', () => {
     const wrongType = await call('/chat/completions', { rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(415);
     envelopeOf(wrongType);
-    const tooLarge = await call('/chat/completions', { body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] } });
+    const tooLarge = await postLarge(
+      '/chat/completions',
+      Buffer.from(JSON.stringify({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] })),
+    );
     expect(tooLarge.status).toBe(413);
     expect(envelopeOf(tooLarge).metadata?.error_type).toBe('payload_too_large');
   });
@@ -141,5 +145,15 @@ describe('GET /v1/models', () => {
     expect(model.pricing).toEqual({ prompt: '0.00000015', completion: '0.0000006', input_cache_read: '0.000000075' });
     expect(model.context_length).toBe(128000);
     expect(model.supported_parameters).toContain('temperature');
+  });
+
+  it('satisfies the OpenRouter SDK model schema', async () => {
+    const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
+    const page = await sdk.models.list();
+    expect(page.result.totalCount).toBe(page.result.data.length);
+    const model = page.result.data.find((entry) => entry.id === 'sim/gpt-4o-mini')!;
+    expect(model.architecture.inputModalities).toEqual(['text']);
+    expect(model.topProvider.contextLength).toBe(128000);
+    expect(model.pricing.prompt).toBe('0.00000015');
   });
 });

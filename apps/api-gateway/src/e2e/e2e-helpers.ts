@@ -1,4 +1,5 @@
 import type {} from '@gw/testing';
+import { request } from 'node:http';
 import { inject } from 'vitest';
 
 export const stack = inject('stack');
@@ -38,4 +39,30 @@ export function envelopeOf(result: { status: number; body: unknown }): Envelope[
   if (envelope.error.code !== result.status) throw new Error(`code ${envelope.error.code} != status ${result.status}`);
   if (typeof envelope.error.message !== 'string' || envelope.error.message.length === 0) throw new Error('empty message');
   return envelope.error;
+}
+
+/**
+ * POSTs a large body with node:http and resolves on the response, even when the server
+ * answers (413) and closes before the upload ends: fetch reports that race as a network
+ * error instead of the response the server did send.
+ */
+export function postLarge(path: string, body: Buffer): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${stack.baseUrl}${path}`);
+    const outgoing = request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', 'content-length': body.length },
+    });
+    let answered = false;
+    outgoing.on('response', (response) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    outgoing.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    outgoing.end(body);
+  });
 }

@@ -76,6 +76,17 @@ export class ModelConfig {
   @IsString({ each: true })
   supportedParameters!: string[];
 
+  /** What the model reads; text only unless the catalog says more. */
+  @IsOptional()
+  @IsArray()
+  @IsIn(['text', 'image', 'file', 'audio', 'video'], { each: true })
+  inputModalities?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @IsIn(['text', 'image', 'audio', 'embeddings'], { each: true })
+  outputModalities?: string[];
+
   @IsArray()
   @ArrayMinSize(1)
   @ValidateNested({ each: true })

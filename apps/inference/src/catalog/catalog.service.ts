@@ -63,19 +63,29 @@ export class CatalogService {
   }
 
   list(): ModelListView {
-    return { object: 'list', data: [...this.models.values()].map(toModelView) };
+    const data = [...this.models.values()].map(toModelView);
+    return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
 }
 
 function toModelView({ config, endpoints }: RoutableModel): ModelView {
   const pricing = endpoints[0]!.pricing;
+  const input = config.inputModalities ?? ['text'];
+  const output = config.outputModalities ?? ['text'];
   return {
     id: config.id,
+    canonical_slug: config.id,
     object: 'model',
     created: LOADED_AT,
     owned_by: config.id.split('/')[0] ?? config.id,
     name: config.name,
     context_length: config.contextLength,
+    architecture: { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output },
+    top_provider: { context_length: config.contextLength, max_completion_tokens: null, is_moderated: false },
+    per_request_limits: null,
+    default_parameters: null,
+    supported_voices: null,
+    links: { details: '/v1/models' },
     pricing: {
       prompt: pricing.prompt.toFixed(),
       completion: pricing.completion.toFixed(),

@@ -50,18 +50,31 @@ export interface ChatUsageView {
   };
 }
 
+/**
+ * One model in GET /v1/models: OpenAI's list fields (`object`, `owned_by`) plus the fields
+ * OpenRouter's clients require (`canonical_slug`, `architecture`, `top_provider`, ...).
+ */
 export interface ModelView {
   id: string;
+  canonical_slug: string;
   object: 'model';
   created: number;
   owned_by: string;
   name: string;
   context_length: number;
+  architecture: { modality: string; input_modalities: string[]; output_modalities: string[] };
   pricing: { prompt: string; completion: string; input_cache_read: string };
+  top_provider: { context_length: number; max_completion_tokens: number | null; is_moderated: boolean };
+  per_request_limits: null;
+  default_parameters: null;
   supported_parameters: string[];
+  supported_voices: null;
+  links: { details: string };
 }
 
 export interface ModelListView {
   object: 'list';
   data: ModelView[];
+  total_count: number;
+  links: { next: string | null };
 }
