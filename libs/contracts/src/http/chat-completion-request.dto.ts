@@ -97,7 +97,7 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(16)
+  @Max(128)
   n?: number;
 
   @IsOptional()
