@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import { ensureNats, ensurePostgres } from './infra.ts';
-import { httpOk, isPortOpen } from './ports.ts';
+import { freePort, httpOk, isPortOpen } from './ports.ts';
 import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
 import { readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
@@ -13,8 +13,8 @@ import { readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, 
  */
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8080);
-const simulatorPort = Number(process.env.SIMULATOR_PORT ?? 8790);
+const DEFAULT_GATEWAY_PORT = 8080;
+const DEFAULT_SIMULATOR_PORT = 8790;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   const previous = readStackFile();
   const pids = readPidsFile();
-  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(`http://127.0.0.1:${gatewayPort}/health/ready`))) {
+  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/ready')))) {
     step('the stack is already running');
     printReady(previous);
     return;
@@ -44,9 +44,8 @@ async function main(): Promise<void> {
   const managementDb = withDatabase(postgresUrl, DEFAULT_DATABASE_NAMES.management);
   const keys = (previous && (await keysStillExist(managementDb, previous)) && previous) || seedKeys(managementDb);
 
-  for (const port of [gatewayPort, simulatorPort]) {
-    if (await isPortOpen('127.0.0.1', port)) throw new Error(`Port ${port} is taken; set GATEWAY_PORT / SIMULATOR_PORT`);
-  }
+  const gatewayPort = await choosePort('GATEWAY_PORT', DEFAULT_GATEWAY_PORT);
+  const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
   step('starting the simulator, the services and the gateway');
   const stack = await startStack({
     stateDir: STATE_DIR,
@@ -70,6 +69,20 @@ async function main(): Promise<void> {
   };
   writeStackFile(file);
   printReady(file);
+}
+
+/**
+ * The port named by `variable`, or the default; when the default is taken by something
+ * else, a free port instead (stack.json records where everything ended up).
+ */
+async function choosePort(variable: string, fallback: number): Promise<number> {
+  const requested = process.env[variable];
+  const port = requested ? Number(requested) : fallback;
+  if (!(await isPortOpen('127.0.0.1', port))) return port;
+  if (requested) throw new Error(`Port ${port} (${variable}) is taken`);
+  const free = await freePort();
+  console.log(`    port ${port} is taken; using ${free} (set ${variable} to choose)`);
+  return free;
 }
 
 async function keysStillExist(databaseUrl: string, keys: Pick<SeededKeys, 'managementKey' | 'apiKey'>): Promise<boolean> {
