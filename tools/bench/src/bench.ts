@@ -81,6 +81,21 @@ function problemsOfTarget(target: TargetResult): string[] {
   return problems;
 }
 
+/** The round with the median throughput and the round with the median latency, warm-ups summed. */
+function medianResult(results: TargetResult[]): TargetResult {
+  const middle = <T>(items: T[], key: (item: T) => number): T => [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)]!;
+  return {
+    ...results[0]!,
+    throughput: middle(results, (result) => result.throughput.requestsPerSecond).throughput,
+    latency: middle(results, (result) => result.latency.latencyMs.mean).latency,
+    warmup: {
+      totalRequests: results.reduce((sum, result) => sum + result.warmup.totalRequests, 0),
+      non2xx: results.reduce((sum, result) => sum + result.warmup.non2xx, 0),
+      errors: results.reduce((sum, result) => sum + result.warmup.errors, 0),
+    },
+  };
+}
+
 async function main(): Promise<number> {
   let options: BenchOptions | undefined;
   try {
@@ -127,10 +142,17 @@ async function main(): Promise<number> {
     await probe(direct!);
     await probe(gateway!);
 
-    const directResult = await measureTarget(direct!, options, controller.signal);
-    const gatewayResult = await measureTarget(gateway!, options, controller.signal);
+    // Alternating rounds, so a slow spell of this shared machine hits both paths alike.
+    const rounds: { direct: TargetResult[]; gateway: TargetResult[] } = { direct: [], gateway: [] };
+    for (let round = 1; round <= options.rounds; round += 1) {
+      step(`round ${round} of ${options.rounds}`);
+      rounds.direct.push(await measureTarget(direct!, options, controller.signal));
+      rounds.gateway.push(await measureTarget(gateway!, options, controller.signal));
+    }
+    const directResult = medianResult(rounds.direct);
+    const gatewayResult = medianResult(rounds.gateway);
 
-    const problems = [...problemsOfTarget(directResult), ...problemsOfTarget(gatewayResult)];
+    const problems = [...rounds.direct, ...rounds.gateway].flatMap(problemsOfTarget);
     const result: BenchResult = {
       timestamp: new Date().toISOString(),
       ok: problems.length === 0,
@@ -138,6 +160,7 @@ async function main(): Promise<number> {
       machine,
       options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
       targets: { direct: directResult, gateway: gatewayResult },
+      rounds,
       comparison: compare(directResult, gatewayResult),
     };
     const file = writeResult(WORKSPACE_ROOT, result);

@@ -9,14 +9,17 @@ export interface BenchOptions {
   latencyDuration: number;
   /** Seconds of the warm-up before every measured run. */
   warmup: number;
+  /** Rounds, alternating direct and gateway; the medians are reported (the machine is noisy). */
+  rounds: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --duration <s>          seconds of each throughput run (default 10, or BENCH_DURATION)
-  --latency-duration <s>  seconds of each 1-connection latency run (default: half of --duration, so 5)
+  --duration <s>          seconds of each throughput run (default 6, or BENCH_DURATION)
+  --latency-duration <s>  seconds of each 1-connection latency run (default: half of --duration, so 3)
   --connections <n>       connections of the throughput runs (default 32)
-  --warmup <s>            seconds of warm-up before every measured run (default 2; 0 skips it)
+  --warmup <s>            seconds of warm-up before every measured run (default 1; 0 skips it)
+  --rounds <n>            rounds, direct and gateway alternating; medians reported (default 3)
   -h, --help              this text`;
 
 function integer(value: string | undefined, name: string, min = 1): number | undefined {
@@ -35,17 +38,19 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'latency-duration': { type: 'string' },
       connections: { type: 'string' },
       warmup: { type: 'string' },
+      rounds: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
     allowPositionals: false,
   });
   if (values.help) return undefined;
-  const throughputDuration = integer(values.duration, '--duration') ?? integer(env.BENCH_DURATION, 'BENCH_DURATION') ?? 10;
+  const throughputDuration = integer(values.duration, '--duration') ?? integer(env.BENCH_DURATION, 'BENCH_DURATION') ?? 6;
   return {
     connections: integer(values.connections, '--connections') ?? 32,
     throughputDuration,
     latencyDuration: integer(values['latency-duration'], '--latency-duration') ?? Math.max(1, Math.ceil(throughputDuration / 2)),
-    warmup: integer(values.warmup, '--warmup', 0) ?? 2,
+    warmup: integer(values.warmup, '--warmup', 0) ?? 1,
+    rounds: integer(values.rounds, '--rounds') ?? 3,
   };
 }

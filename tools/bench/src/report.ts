@@ -33,7 +33,10 @@ export interface BenchResult {
   problems: string[];
   machine: MachineInfo;
   options: BenchOptions & { logLevel: string; model: { direct: string; gateway: string } };
+  /** Medians over the rounds. */
   targets: { direct: TargetResult; gateway: TargetResult };
+  /** Every round, in order. */
+  rounds: { direct: TargetResult[]; gateway: TargetResult[] };
   comparison: {
     /** Gateway mean − direct mean at one connection, ms. */
     addedMeanLatencyMs: number;
