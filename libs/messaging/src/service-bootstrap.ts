@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
-import { createPayloadValidationPipe } from './payload-validation.pipe.js';
+import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
 
 export interface ServiceBootstrapOptions {
@@ -27,7 +27,7 @@ export async function bootstrapService(module: Type<unknown> | DynamicModule, op
   });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
-  app.useGlobalPipes(createPayloadValidationPipe());
+  app.useGlobalPipes(new PayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
   app.enableShutdownHooks();
   await app.listen();

@@ -22,7 +22,7 @@ export class ChatController {
     @Body() body: unknown,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<ChatCompletionView> {
-    const request = await validateDto(ChatCompletionRequestDto, body, { forbidUnknown: false });
+    const request = await validateDto(ChatCompletionRequestDto, body, 'keep');
     if (request.stream === true) {
       throw GatewayError.badRequest('Streaming chat completions are not available yet; send stream: false');
     }

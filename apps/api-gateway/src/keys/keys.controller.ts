@@ -11,7 +11,7 @@ export class KeysController {
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<DataEnvelope<ApiKeyView[]>> {
-    const query = await validateDto(ListKeysQueryDto, rawQuery, { forbidUnknown: true });
+    const query = await validateDto(ListKeysQueryDto, rawQuery, 'reject');
     const data = await this.rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
       principal,
       includeDisabled: query.include_disabled ?? false,

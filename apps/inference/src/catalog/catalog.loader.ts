@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { validateSync } from 'class-validator';
+import { describeValidationErrors } from '@gw/messaging';
 import { readFileSync } from 'node:fs';
 import { CatalogConfig } from './catalog.schema.js';
 
@@ -8,13 +9,6 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (_match, name: string, fallback?: string) => {
     const value = env[name];
     return value !== undefined && value !== '' ? value : (fallback ?? '');
-  });
-}
-
-function describe(errors: ValidationError[], parent: string): string[] {
-  return errors.flatMap((error) => {
-    const path = `${parent}.${error.property}`;
-    return [...Object.values(error.constraints ?? {}).map((text) => `${path}: ${text}`), ...describe(error.children ?? [], path)];
   });
 }
 
@@ -28,7 +22,7 @@ export function loadCatalog(path: string, env: NodeJS.ProcessEnv = process.env):
 
 export function parseCatalog(raw: unknown): CatalogConfig {
   const catalog = plainToInstance(CatalogConfig, raw);
-  const problems = describe(validateSync(catalog, { forbidUnknownValues: true }), 'catalog');
+  const problems = describeValidationErrors(validateSync(catalog, { forbidUnknownValues: true }), 'catalog');
   const providerIds = new Set<string>();
   for (const provider of catalog.providers ?? []) {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
