@@ -76,6 +76,16 @@ describe('AuthCacheService', () => {
     expect(await cache.resolve('d'.repeat(64))).toBeNull();
   });
 
+  it('answers afresh when the key changes while its lookup is in flight', async () => {
+    replies.set('e'.repeat(64), { principal: principal('e'.repeat(64)), ttlSeconds: 60 });
+    const pending = cache.resolve('e'.repeat(64));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the stand-in answers after 20 ms
+    replies.set('e'.repeat(64), { principal: null, ttlSeconds: 5 });
+    nats.connection.publish(EVENTS.keysChanged, JSON.stringify({ pattern: EVENTS.keysChanged, data: { keyHashes: ['e'.repeat(64)] } }));
+    expect(await pending).toBeNull();
+    expect(lookups).toBe(2);
+  });
+
   it('ignores a malformed event', async () => {
     nats.connection.publish(EVENTS.keysChanged, 'not json');
     await nats.connection.flush();

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
@@ -58,7 +59,13 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
 
   /** The principal for a key hash, or null when the key must be refused. */
   async resolve(keyHash: string): Promise<Principal | null> {
-    const cached = await this.cache.fetch(keyHash);
-    return cached ? cached : null;
+    try {
+      return (await this.cache.fetch(keyHash)) || null;
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      // A keys.changed event deleted the entry while its lookup was in flight, which aborts
+      // that lookup: ask again, so the answer reflects the change.
+      return (await this.cache.fetch(keyHash)) || null;
+    }
   }
 }
