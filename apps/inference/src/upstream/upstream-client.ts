@@ -1,14 +1,14 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Agent, errors, request } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { transportFailure, type UpstreamFailure } from './upstream-failure.js';
+import { transportFailure, UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamResponse {
   status: number;
   body: unknown;
 }
 
-/** Largest provider body read into memory (a guard against a runaway upstream). */
+/** Largest provider body read into memory (a guard against a runaway upstream), chunked or not. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -26,6 +26,7 @@ export class UpstreamClient implements OnModuleDestroy {
       bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS,
       connections: env.UPSTREAM_CONNECTIONS,
       keepAliveTimeout: 30_000,
+      maxResponseSize: MAX_RESPONSE_BYTES,
     });
   }
 
@@ -43,11 +44,6 @@ export class UpstreamClient implements OnModuleDestroy {
       throw toTransportFailure(provider, error);
     }
     try {
-      const length = Number(response.headers['content-length'] ?? 0);
-      if (length > MAX_RESPONSE_BYTES) {
-        response.body.destroy();
-        throw transportFailure(provider, 'protocol', 'sent a response that is too large');
-      }
       const text = await response.body.text();
       let parsed: unknown = undefined;
       try {
@@ -57,7 +53,7 @@ export class UpstreamClient implements OnModuleDestroy {
       }
       return { status: response.statusCode, body: parsed };
     } catch (error) {
-      if ((error as UpstreamFailure).name === 'UpstreamFailure') throw error;
+      if (error instanceof UpstreamFailure) throw error;
       throw toTransportFailure(provider, error);
     }
   }
@@ -75,5 +71,6 @@ function toTransportFailure(provider: string, error: unknown): UpstreamFailure {
     return transportFailure(provider, 'aborted', 'call was cancelled');
   }
   if (error instanceof errors.SocketError) return transportFailure(provider, 'protocol', 'closed the connection mid-answer');
+  if (error instanceof errors.ResponseExceededMaxSizeError) return transportFailure(provider, 'protocol', 'sent a response that is too large');
   return transportFailure(provider, 'connect', 'could not be reached');
 }
