@@ -14,7 +14,7 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 
 /** Builds the HTTP gateway; `main.ts` listens, tests may listen on an ephemeral port. */
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, trustProxy: true });
+  const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
