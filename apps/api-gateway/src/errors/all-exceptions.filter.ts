@@ -15,18 +15,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    sendError(reply, exception, this.logger);
+    const error = toGatewayError(exception);
+    const envelope = toEnvelope(error);
+    // A service's 500 already carries the error id it logged under; only failures of the
+    // gateway itself get a new one here.
+    if (error.status >= 500 && error.errorType === 'server' && !error.metadata?.reason && !error.metadata?.error_id) {
+      const errorId = randomUUID();
+      envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
+      this.logger.error({ errorId, err: exception }, 'Request failed');
+    }
+    if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+    void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
   }
-}
-
-export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
-  const error = toGatewayError(exception);
-  const envelope = toEnvelope(error);
-  if (error.status >= 500 && error.errorType === 'server' && !error.metadata?.reason) {
-    const errorId = randomUUID();
-    envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
-    logger.error({ errorId, err: exception }, 'Request failed');
-  }
-  if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
-  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
 }
