@@ -1,11 +1,9 @@
 import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
-import { ChatCompletionRequestDto, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
+import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient, validateDto } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
-
-const MAX_SESSION_ID_LENGTH = 256;
 
 /** POST /v1/chat/completions, answered by inference. */
 @Controller('v1/chat')
@@ -26,8 +24,8 @@ export class ChatController {
     if (request.stream === true) {
       throw GatewayError.badRequest('Streaming chat completions are not available yet; send stream: false');
     }
-    if (sessionHeader !== undefined && sessionHeader.length > MAX_SESSION_ID_LENGTH) {
-      throw GatewayError.badRequest(`x-session-id must be at most ${MAX_SESSION_ID_LENGTH} characters`);
+    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
+      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
     }
     // The body is forwarded as received (validated, not rebuilt), so fields the gateway
     // does not model still reach providers that support them. The body's session_id wins.

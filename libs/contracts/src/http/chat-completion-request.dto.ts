@@ -17,6 +17,9 @@ import {
 } from 'class-validator';
 import { IsMessageContent, IsRequestMetadata, IsStopSequences } from './validators.js';
 
+/** Spec §8: session ids (body or `x-session-id` header) and end-user ids. */
+export const SESSION_ID_MAX_LENGTH = 256;
+
 export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
 export class ChatMessageDto {
@@ -120,12 +123,12 @@ export class ChatCompletionRequestDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(256)
+  @MaxLength(SESSION_ID_MAX_LENGTH)
   session_id?: string;
 
   @IsOptional()
   @IsString()
-  @MaxLength(256)
+  @MaxLength(SESSION_ID_MAX_LENGTH)
   user?: string;
 
   @IsOptional()

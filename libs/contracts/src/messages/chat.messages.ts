@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 
 /**
@@ -17,7 +18,7 @@ export class ChatCreateRequest {
 
   @IsOptional()
   @IsString()
-  @MaxLength(256)
+  @MaxLength(SESSION_ID_MAX_LENGTH)
   sessionId?: string;
 }
 
