@@ -3,6 +3,9 @@ import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-va
 export const KEY_KINDS = ['management', 'standard', 'intern'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
+export const SPEND_BLOCKS = ['key_limit_reached', 'insufficient_credits'] as const;
+export type SpendBlock = (typeof SPEND_BLOCKS)[number];
+
 export const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
@@ -28,4 +31,13 @@ export class Principal {
 
   @IsBoolean()
   hasPersonalIdentity!: boolean;
+
+  /**
+   * Set when the key is past its spend limit or the workspace has no credits left: inference
+   * refuses with 402 `payment_required` before any upstream call (issue 3). Management
+   * publishes `keys.changed` when this flips, so cached principals follow within moments.
+   */
+  @IsOptional()
+  @IsIn(SPEND_BLOCKS)
+  spendBlocked?: SpendBlock | null;
 }

@@ -8,10 +8,32 @@ export const SUBJECTS = {
     authResolve: 'management.auth.resolve',
     keysList: 'management.keys.list',
     keysGet: 'management.keys.get',
+    keysCreate: 'management.keys.create',
+    keysUpdate: 'management.keys.update',
+    keysDelete: 'management.keys.delete',
+    creditsGet: 'management.credits.get',
+    creditsAdd: 'management.credits.add',
+    presetsCreateVersion: 'management.presets.versions.create',
+    presetsList: 'management.presets.list',
+    presetsGet: 'management.presets.get',
+    presetsVersionsList: 'management.presets.versions.list',
+    presetsVersionGet: 'management.presets.versions.get',
+    /** Inference -> management: the designated version of a preset, to apply to a request. */
+    presetsResolve: 'management.presets.resolve',
+    byokCreate: 'management.byok.create',
+    byokList: 'management.byok.list',
+    byokGet: 'management.byok.get',
+    byokUpdate: 'management.byok.update',
+    byokDelete: 'management.byok.delete',
+    /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
+    byokResolve: 'management.byok.resolve',
   },
   inference: {
     health: 'inference.health',
     chatCreate: 'inference.chat.create',
+    /** Streaming chat: Nest's multi-packet reply (isDisposed false per chunk, then true). */
+    chatStream: 'inference.chat.stream',
+    embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
   },
   batch: {
@@ -23,8 +45,27 @@ export const SUBJECTS = {
 } as const;
 
 export const EVENTS = {
+  /** JetStream (stream USAGE): one per generation, Nats-Msg-Id = generation id. */
   usageRecorded: 'events.usage.recorded',
   keysChanged: 'events.keys.changed',
+  /** Gateway -> management, batched: keys seen in use, for last_used_at. */
+  keysUsed: 'events.keys.used',
+  /** Management -> inference: drop cached BYOK credentials / presets of a workspace. */
+  byokChanged: 'events.byok.changed',
+  presetsChanged: 'events.presets.changed',
+  /** Gateway -> every inference replica (no queue group): the client of a stream went away. */
+  streamCancelled: 'events.inference.stream.cancelled',
+} as const;
+
+/** JetStream names. Durable consumers are per service, so each counts every event once. */
+export const JETSTREAM = {
+  usageStream: 'USAGE',
+  usageSubjects: ['events.usage.>'],
+  consumers: {
+    managementUsage: 'management-usage',
+    inferenceGenerations: 'inference-generations',
+    batchUsage: 'batch-usage',
+  },
 } as const;
 
 /** Queue group per service: replicas of one service share its subjects. */

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsUUID, Matches } from 'class-validator';
 import { KEY_HASH_PATTERN } from '../principal.js';
 
 /** Published by management whenever a key's state changes, so gateways drop cached auth. */
@@ -7,4 +7,17 @@ export class KeysChangedEvent {
   @ArrayMaxSize(1000)
   @Matches(KEY_HASH_PATTERN, { each: true })
   keyHashes!: string[];
+}
+
+/** Gateway -> management, every few seconds: the keys used since the last flush, with when. */
+export class KeysUsedEvent {
+  @IsArray()
+  @ArrayMaxSize(10000)
+  entries!: Array<{ keyHash: string; lastUsedAt: string }>;
+}
+
+/** Management -> inference: cached BYOK credentials or presets of this workspace are stale. */
+export class WorkspaceChangedEvent {
+  @IsUUID()
+  workspaceId!: string;
 }

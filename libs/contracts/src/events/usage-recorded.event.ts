@@ -1,0 +1,89 @@
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
+import { KEY_HASH_PATTERN } from '../principal.js';
+
+/** A non-negative decimal as a string: money never passes through a float on the wire. */
+export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
+
+/**
+ * Inference -> JetStream stream USAGE, subject `events.usage.recorded`, published once per
+ * generation with `Nats-Msg-Id` = `generationId` (JetStream drops a duplicate publish).
+ * Consumers (management's counters and credits, inference's generation records, batch's
+ * per-batch cost) must still be idempotent on `generationId`: a redelivery after a crash
+ * is normal.
+ */
+export class UsageRecordedEvent {
+  @IsString()
+  @MaxLength(128)
+  generationId!: string;
+
+  @IsUUID()
+  workspaceId!: string;
+
+  @Matches(KEY_HASH_PATTERN)
+  keyHash!: string;
+
+  @IsUUID()
+  userId!: string;
+
+  /** Public model id as the client asked for it (after preset / fallback resolution). */
+  @IsString()
+  model!: string;
+
+  /** Provider id of the catalog (e.g. `simulator-openai`). */
+  @IsString()
+  provider!: string;
+
+  @IsString()
+  upstreamModel!: string;
+
+  @IsIn(['succeeded', 'failed'])
+  status!: 'succeeded' | 'failed';
+
+  @IsBoolean()
+  isByok!: boolean;
+
+  @IsInt()
+  @Min(0)
+  promptTokens!: number;
+
+  @IsInt()
+  @Min(0)
+  completionTokens!: number;
+
+  @IsInt()
+  @Min(0)
+  cachedTokens!: number;
+
+  @IsInt()
+  @Min(0)
+  reasoningTokens!: number;
+
+  /** True when the provider sent no counts (a stream cut short) and they were estimated. */
+  @IsBoolean()
+  tokensEstimated!: boolean;
+
+  /** Credits charged to the workspace: the catalog price, or only the gateway's fee on BYOK. */
+  @Matches(DECIMAL_STRING)
+  cost!: string;
+
+  /** What the provider charges at catalog prices (on BYOK, paid by the workspace's own key). */
+  @Matches(DECIMAL_STRING)
+  upstreamCost!: string;
+
+  @IsInt()
+  @Min(0)
+  latencyMs!: number;
+
+  @IsISO8601({ strict: true })
+  createdAt!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  sessionId?: string;
+
+  /** Set when the generation ran as a line of a batch. */
+  @IsOptional()
+  @IsString()
+  batchId?: string;
+}
