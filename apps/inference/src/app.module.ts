@@ -8,6 +8,7 @@ import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
+import { AdapterRegistry } from './providers/adapter-registry.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 
@@ -24,6 +25,7 @@ export class AppModule {
         CatalogService,
         UpstreamClient,
         OpenAiAdapter,
+        AdapterRegistry,
         ChatService,
       ],
     };

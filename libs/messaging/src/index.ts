@@ -6,3 +6,4 @@ export * from './service-bootstrap.js';
 export * from './health.js';
 export * from './validate-dto.js';
 export * from './nats-server.strategy.js';
+export * from './jetstream.js';

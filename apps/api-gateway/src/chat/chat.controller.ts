@@ -1,9 +1,10 @@
-import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient, validateDto } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { wantsServiceMetadata } from './service-metadata-header.js';
 
 /** POST /v1/chat/completions, answered by inference. */
 @Controller('v1/chat')
@@ -18,10 +19,11 @@ export class ChatController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
+    @Req() request: { headers: Record<string, string | string[] | undefined> },
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<ChatCompletionView> {
-    const request = await validateDto(ChatCompletionRequestDto, body, 'keep');
-    if (request.stream === true) {
+    const validated = await validateDto(ChatCompletionRequestDto, body, 'keep');
+    if (validated.stream === true) {
       throw GatewayError.badRequest('Streaming chat completions are not available yet; send stream: false');
     }
     if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
@@ -31,7 +33,7 @@ export class ChatController {
     // does not model still reach providers that support them. The body's session_id wins.
     return this.rpc.send<ChatCompletionView>(
       SUBJECTS.inference.chatCreate,
-      { principal, body, sessionId: request.session_id ?? sessionHeader },
+      { principal, body, sessionId: validated.session_id ?? sessionHeader, serviceMetadata: wantsServiceMetadata(request.headers) },
       this.env.INFERENCE_TIMEOUT_MS,
     );
   }

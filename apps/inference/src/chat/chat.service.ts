@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, Principal } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
 import { createHash, randomBytes } from 'node:crypto';
-import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
+import { CatalogService } from '../catalog/catalog.service.js';
 import { computeCost } from '../pricing/cost.js';
-import { OpenAiAdapter } from '../providers/openai/openai.adapter.js';
-import type { ProviderAdapter } from '../providers/provider-adapter.js';
+import { assertMaySpend } from '../billing/spend-guard.js';
+import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
 
@@ -27,27 +26,20 @@ export function hashEndUser(workspaceId: string, user: unknown): string | undefi
  */
 @Injectable()
 export class ChatService {
-  private readonly adapters: Record<RoutableEndpoint['provider']['format'], ProviderAdapter>;
-
   constructor(
     private readonly catalog: CatalogService,
-    openAi: OpenAiAdapter,
-  ) {
-    this.adapters = { openai: openAi };
-  }
+    private readonly adapters: AdapterRegistry,
+  ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<ChatCompletionView> {
-    if (principal.keyKind === 'management') {
-      // Management keys administer a workspace; they are not meant to spend its credits.
-      throw GatewayError.forbidden('Management keys cannot run inference; use a standard API key');
-    }
+    assertMaySpend(principal);
     const modelId = String(body.model);
     const model = this.catalog.resolve(modelId);
     const endUserHash = hashEndUser(principal.workspaceId, body.user);
     let lastFailure: UpstreamFailure | undefined;
     for (const endpoint of model.endpoints) {
       try {
-        const completion = await this.adapters[endpoint.provider.format].complete(endpoint, body, { endUserHash });
+        const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, body, { endUserHash });
         const cost = computeCost(endpoint.pricing, completion.usage);
         const id = newGenerationId();
         return buildChatCompletion({ id, modelId, endpoint, completion, cost, isByok: false });

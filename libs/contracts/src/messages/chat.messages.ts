@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 
@@ -20,6 +20,11 @@ export class ChatCreateRequest {
   @IsString()
   @MaxLength(SESSION_ID_MAX_LENGTH)
   sessionId?: string;
+
+  /** The caller opted in to routing metadata (`service_metadata`, spec §2.6 / §4.5). */
+  @IsOptional()
+  @IsBoolean()
+  serviceMetadata?: boolean;
 }
 
 export class ModelsListRequest {
