@@ -1,8 +1,9 @@
 import { relative } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
-import { probe, problemsOf, run, type RunFigures, type Target } from './measure.ts';
+import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
+import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
 import { compare, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
 
 /**
@@ -35,6 +36,22 @@ function targets(stack: IsolatedStack): Target[] {
       body: JSON.stringify({ model: GATEWAY_MODEL, messages: MESSAGES }),
     },
   ];
+}
+
+/** The same request through Portkey's gateway, told to use the simulator as an OpenAI host. */
+function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey): Target {
+  return {
+    name: 'portkey',
+    label: `through Portkey ${PORTKEY_VERSION}`,
+    url: `${portkey.url}/v1/chat/completions`,
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-sim',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `${stack.simulatorUrl}/openai/v1`,
+    },
+    body: JSON.stringify({ model: DIRECT_MODEL, messages: MESSAGES }),
+  };
 }
 
 function describe(figures: RunFigures): string {
@@ -135,33 +152,60 @@ async function main(): Promise<number> {
 
   let failed = false;
   let exitCode = 0;
+  let runningPortkey: RunningPortkey | undefined;
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     const stack = await isolated.start(controller.signal);
     const [direct, gateway] = targets(stack);
     await probe(direct!);
     await probe(gateway!);
-
-    // Alternating rounds, so a slow spell of this shared machine hits both paths alike.
-    const rounds: { direct: TargetResult[]; gateway: TargetResult[] } = { direct: [], gateway: [] };
-    for (let round = 1; round <= options.rounds; round += 1) {
-      step(`round ${round} of ${options.rounds}`);
-      rounds.direct.push(await measureTarget(direct!, options, controller.signal));
-      rounds.gateway.push(await measureTarget(gateway!, options, controller.signal));
+    let portkeySkipped: string | undefined = options.portkey ? undefined : 'skipped with --no-portkey';
+    let portkey: Target | undefined;
+    if (options.portkey) {
+      step(`installing (once) and starting Portkey's gateway ${PORTKEY_VERSION}`);
+      const installed = ensurePortkeyInstalled(WORKSPACE_ROOT);
+      if ('error' in installed) {
+        portkeySkipped = installed.error;
+        console.warn(`bench: Portkey not measured: ${installed.error}`);
+      } else {
+        runningPortkey = await startPortkey(installed.script, controller.signal);
+        portkey = portkeyTarget(stack, runningPortkey);
+        await probe(portkey);
+      }
     }
-    const directResult = medianResult(rounds.direct);
-    const gatewayResult = medianResult(rounds.gateway);
 
-    const problems = [...rounds.direct, ...rounds.gateway].flatMap(problemsOfTarget);
+    // Alternating rounds, so a slow spell of this shared machine hits every path alike.
+    const measured = [direct!, gateway!, ...(portkey ? [portkey] : [])];
+    const rounds: Record<string, TargetResult[]> = Object.fromEntries(measured.map((target) => [target.name, []]));
+    for (let index = 1; index <= options.rounds; index += 1) {
+      step(`round ${index} of ${options.rounds}`);
+      for (const target of measured) rounds[target.name]!.push(await measureTarget(target, options, controller.signal));
+    }
+    const directResult = medianResult(rounds.direct!);
+    const gatewayResult = medianResult(rounds.gateway!);
+    const portkeyResult = rounds.portkey ? medianResult(rounds.portkey) : undefined;
+
+    const problems = Object.values(rounds).flat().flatMap(problemsOfTarget);
     const result: BenchResult = {
       timestamp: new Date().toISOString(),
       ok: problems.length === 0,
       problems,
       machine,
       options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
-      targets: { direct: directResult, gateway: gatewayResult },
-      rounds,
-      comparison: compare(directResult, gatewayResult),
+      targets: { direct: directResult, gateway: gatewayResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
+      rounds: rounds as BenchResult['rounds'],
+      comparison: {
+        ...compare(directResult, gatewayResult),
+        ...(portkeyResult
+          ? {
+              portkey: {
+                ...compare(directResult, portkeyResult),
+                gatewayThroughputMultiple: round(gatewayResult.throughput.requestsPerSecond / Math.max(1e-9, portkeyResult.throughput.requestsPerSecond), 2),
+              },
+            }
+          : {}),
+      },
+      ...(portkeySkipped ? { portkeySkipped } : {}),
     };
     const file = writeResult(WORKSPACE_ROOT, result);
 
@@ -170,6 +214,12 @@ async function main(): Promise<number> {
       `Gateway added latency: ${result.comparison.addedMeanLatencyMs.toFixed(3)} ms (mean, 1 connection); ` +
         `gateway throughput is ${(result.comparison.throughputRatio * 100).toFixed(1)}% of direct at ${options.connections} connections.`,
     );
+    if (result.comparison.portkey) {
+      console.log(
+        `Against Portkey's gateway ${PORTKEY_VERSION} on the same machine and simulator: ×${result.comparison.portkey.gatewayThroughputMultiple.toFixed(2)} its throughput; ` +
+          `Portkey adds ${result.comparison.portkey.addedMeanLatencyMs.toFixed(3)} ms mean at 1 connection.`,
+      );
+    }
     console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);
     console.log(`Results: ${relative(WORKSPACE_ROOT, file)} and bench-results/latest.json`);
     if (problems.length > 0) {
@@ -188,6 +238,7 @@ async function main(): Promise<number> {
     }
   } finally {
     step('stopping the stack and dropping the databases');
+    await runningPortkey?.stop();
     try {
       const keepLogs = failed && !controller.signal.aborted;
       await isolated.teardown(keepLogs);

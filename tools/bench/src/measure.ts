@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 
 export interface Target {
-  name: 'direct' | 'gateway';
+  name: 'direct' | 'gateway' | 'portkey';
   label: string;
   url: string;
   headers: Record<string, string>;

@@ -11,6 +11,8 @@ export interface BenchOptions {
   warmup: number;
   /** Rounds, alternating direct and gateway; the medians are reported (the machine is noisy). */
   rounds: number;
+  /** Also measure Portkey's open-source gateway on the same simulator (installed on demand). */
+  portkey: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -19,7 +21,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --latency-duration <s>  seconds of each 1-connection latency run (default: half of --duration, so 3)
   --connections <n>       connections of the throughput runs (default 32)
   --warmup <s>            seconds of warm-up before every measured run (default 1; 0 skips it)
-  --rounds <n>            rounds, direct and gateway alternating; medians reported (default 3)
+  --rounds <n>            rounds, direct, gateway and Portkey alternating; medians reported (default 3)
+  --no-portkey            skip Portkey's gateway (measured by default; installed on demand from npm)
   -h, --help              this text`;
 
 function integer(value: string | undefined, name: string, min = 1): number | undefined {
@@ -39,6 +42,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       connections: { type: 'string' },
       warmup: { type: 'string' },
       rounds: { type: 'string' },
+      'no-portkey': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -52,5 +56,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     latencyDuration: integer(values['latency-duration'], '--latency-duration') ?? Math.max(1, Math.ceil(throughputDuration / 2)),
     warmup: integer(values.warmup, '--warmup', 0) ?? 1,
     rounds: integer(values.rounds, '--rounds') ?? 3,
+    portkey: values['no-portkey'] !== true,
   };
 }

@@ -33,17 +33,27 @@ export interface BenchResult {
   problems: string[];
   machine: MachineInfo;
   options: BenchOptions & { logLevel: string; model: { direct: string; gateway: string } };
-  /** Medians over the rounds. */
-  targets: { direct: TargetResult; gateway: TargetResult };
+  /** Medians over the rounds. `portkey` is absent when it was skipped or could not be installed. */
+  targets: { direct: TargetResult; gateway: TargetResult; portkey?: TargetResult };
   /** Every round, in order. */
-  rounds: { direct: TargetResult[]; gateway: TargetResult[] };
-  comparison: {
-    /** Gateway mean − direct mean at one connection, ms. */
-    addedMeanLatencyMs: number;
-    addedP50LatencyMs: number;
-    /** Gateway req/s ÷ direct req/s at `connections` connections. */
-    throughputRatio: number;
+  rounds: { direct: TargetResult[]; gateway: TargetResult[]; portkey?: TargetResult[] };
+  comparison: Comparison & {
+    /** The same figures for Portkey's gateway against direct, and ours against Portkey's. */
+    portkey?: Comparison & {
+      /** Our req/s ÷ Portkey's req/s at `connections` connections (the team's goal: ≥ 8). */
+      gatewayThroughputMultiple: number;
+    };
   };
+  /** Why Portkey was not measured, when it was not. */
+  portkeySkipped?: string;
+}
+
+export interface Comparison {
+  /** Target mean − direct mean at one connection, ms. */
+  addedMeanLatencyMs: number;
+  addedP50LatencyMs: number;
+  /** Target req/s ÷ direct req/s at `connections` connections. */
+  throughputRatio: number;
 }
 
 export function machineInfo(): MachineInfo {
@@ -74,7 +84,7 @@ export function targetResult(target: Target, throughput: RunFigures, latency: Ru
   };
 }
 
-export function compare(direct: TargetResult, gateway: TargetResult): BenchResult['comparison'] {
+export function compare(direct: TargetResult, gateway: TargetResult): Comparison {
   return {
     addedMeanLatencyMs: round(gateway.latency.latencyMs.mean - direct.latency.latencyMs.mean, 3),
     addedP50LatencyMs: round(gateway.latency.latencyMs.p50 - direct.latency.latencyMs.p50, 3),
@@ -97,41 +107,39 @@ export function writeResult(root: string, result: BenchResult): string {
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 export function formatTable(result: BenchResult): string {
-  const { direct, gateway } = result.targets;
+  const { direct, gateway, portkey } = result.targets;
   const { connections } = result.options;
-  const rows: Array<[string, string, string, string]> = [
-    ['', 'simulator direct', 'through gateway', 'gateway vs direct'],
+  const columns = portkey ? [direct, gateway, portkey] : [direct, gateway];
+  const cells = (value: (target: TargetResult) => string) => columns.map(value);
+  const vsPortkey = result.comparison.portkey;
+  const rows: string[][] = [
+    ['', 'simulator direct', 'through gateway', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
     [
       `requests/s, ${connections} connections`,
-      fixed(direct.throughput.requestsPerSecond, 1),
-      fixed(gateway.throughput.requestsPerSecond, 1),
+      ...cells((target) => fixed(target.throughput.requestsPerSecond, 1)),
       `×${fixed(result.comparison.throughputRatio, 3)}`,
+      ...(vsPortkey ? [`×${fixed(vsPortkey.gatewayThroughputMultiple, 2)}`] : []),
     ],
-    [
-      `  latency mean / p99 (ms)`,
-      `${fixed(direct.throughput.latencyMs.mean, 2)} / ${fixed(direct.throughput.latencyMs.p99, 2)}`,
-      `${fixed(gateway.throughput.latencyMs.mean, 2)} / ${fixed(gateway.throughput.latencyMs.p99, 2)}`,
-      '',
-    ],
+    [`  latency mean / p99 (ms)`, ...cells((target) => `${fixed(target.throughput.latencyMs.mean, 2)} / ${fixed(target.throughput.latencyMs.p99, 2)}`), '', ...(vsPortkey ? [''] : [])],
     [
       'latency mean (ms), 1 connection',
-      fixed(direct.latency.latencyMs.mean, 3),
-      fixed(gateway.latency.latencyMs.mean, 3),
+      ...cells((target) => fixed(target.latency.latencyMs.mean, 3)),
       `+${fixed(result.comparison.addedMeanLatencyMs, 3)} ms`,
+      ...(vsPortkey ? [`Portkey +${fixed(vsPortkey.addedMeanLatencyMs, 3)} ms`] : []),
     ],
     [
       '  p50 / p99 (ms)',
-      `${fixed(direct.latency.latencyMs.p50, 3)} / ${fixed(direct.latency.latencyMs.p99, 3)}`,
-      `${fixed(gateway.latency.latencyMs.p50, 3)} / ${fixed(gateway.latency.latencyMs.p99, 3)}`,
+      ...cells((target) => `${fixed(target.latency.latencyMs.p50, 3)} / ${fixed(target.latency.latencyMs.p99, 3)}`),
       `+${fixed(result.comparison.addedP50LatencyMs, 3)} ms (p50)`,
+      ...(vsPortkey ? [''] : []),
     ],
-    ['  requests/s', fixed(direct.latency.requestsPerSecond, 1), fixed(gateway.latency.requestsPerSecond, 1), ''],
-    ['requests measured (+ warm-up)', requestCount(direct), requestCount(gateway), ''],
-    ['non-2xx / errors', failureCount(direct), failureCount(gateway), ''],
+    ['  requests/s', ...cells((target) => fixed(target.latency.requestsPerSecond, 1)), '', ...(vsPortkey ? [''] : [])],
+    ['requests measured (+ warm-up)', ...cells(requestCount), '', ...(vsPortkey ? [''] : [])],
+    ['non-2xx / errors', ...cells(failureCount), '', ...(vsPortkey ? [''] : [])],
   ];
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('   ').trimEnd();
-  const rule = '-'.repeat(widths.reduce((sum, width) => sum + width, 0) + 9);
+  const rule = '-'.repeat(widths.reduce((sum, width) => sum + width, 0) + 3 * (widths.length - 1));
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
 }
 
