@@ -1,11 +1,26 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Agent, errors, request } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { transportFailure, UpstreamFailure } from './upstream-failure.js';
+import { httpFailure, midStreamFailure, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamResponse {
   status: number;
   body: unknown;
+}
+
+/** What a provider's error body says, in whatever shape its format uses. */
+export interface UpstreamErrorDetail {
+  message?: string;
+  code?: string;
+}
+
+/** Reads OpenAI's `{error: {message, code}}`, which most providers imitate. */
+export function openAiErrorDetail(body: unknown): UpstreamErrorDetail {
+  const error = (body as { error?: { message?: unknown; code?: unknown } } | undefined)?.error;
+  return {
+    message: typeof error?.message === 'string' ? error.message : undefined,
+    code: typeof error?.code === 'string' ? error.code : undefined,
+  };
 }
 
 /** Largest provider body read into memory (a guard against a runaway upstream), chunked or not. */
@@ -58,8 +73,64 @@ export class UpstreamClient implements OnModuleDestroy {
     }
   }
 
+  /**
+   * Starts a streamed call. Resolves once the provider sent 2xx headers; an error status is
+   * read (bounded) and rejected as the `httpFailure` its body describes, so routing can still
+   * try another endpoint. The returned text arrives as the provider sends it; a failure while
+   * reading it (socket closed, body timeout, abort) throws a non-retryable UpstreamFailure,
+   * and ending the iteration early destroys the body, which aborts the upstream call.
+   */
+  async postStream(
+    provider: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    signal?: AbortSignal,
+    errorDetail: (errorBody: unknown) => UpstreamErrorDetail = openAiErrorDetail,
+  ): Promise<AsyncIterable<string>> {
+    let response;
+    try {
+      response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+        body,
+        signal,
+      });
+    } catch (error) {
+      throw toTransportFailure(provider, error);
+    }
+    if (response.statusCode >= 300) {
+      let errorBody: unknown;
+      try {
+        const text = await response.body.text();
+        errorBody = text.length > 0 ? JSON.parse(text) : undefined;
+      } catch {
+        errorBody = undefined; // an unreadable error body still maps by its status
+      }
+      const detail = errorDetail(errorBody);
+      throw httpFailure(provider, response.statusCode, detail.message, detail.code);
+    }
+    return decodeText(provider, response.body);
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.agent.close();
+  }
+}
+
+/** The body as text; mid-stream read errors become non-retryable failures. */
+async function* decodeText(provider: string, body: AsyncIterable<Uint8Array> & { destroy(): unknown; destroyed: boolean }): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  try {
+    for await (const bytes of body) yield decoder.decode(bytes, { stream: true });
+    const rest = decoder.decode();
+    if (rest.length > 0) yield rest;
+  } catch (error) {
+    throw midStreamFailure(toTransportFailure(provider, error));
+  } finally {
+    // Stopping early (the consumer broke out, or failed) must not leave the upstream running.
+    if (!body.destroyed) body.destroy();
   }
 }
 

@@ -89,3 +89,49 @@ export function transportFailure(provider: string, kind: Exclude<FailureKind, 'h
     kind !== 'aborted',
   );
 }
+
+/**
+ * The same failure once the first byte has been relayed: the answer has begun, so it can no
+ * longer go to another endpoint.
+ */
+export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
+  return failure.retryable ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus) : failure;
+}
+
+/** Error types a provider names in a mid-stream error event (OpenAI `code`/`type`, Anthropic `type`). */
+const STREAM_ERROR_TYPES: Record<string, StatusMapping> = {
+  rate_limit_exceeded: { status: 429, errorType: 'rate_limit_exceeded' },
+  rate_limit_error: { status: 429, errorType: 'rate_limit_exceeded' },
+  overloaded_error: { status: 503, errorType: 'provider_overloaded' },
+  context_length_exceeded: { status: 400, errorType: 'context_length_exceeded' },
+  content_filter: { status: 400, errorType: 'content_policy_violation' },
+  content_policy_violation: { status: 400, errorType: 'content_policy_violation' },
+  timeout: { status: 504, errorType: 'timeout' },
+};
+
+/** An error event the provider sent after the stream had begun: never retryable. */
+export function streamErrorFailure(provider: string, error: { message?: unknown; code?: unknown; type?: unknown } | undefined): UpstreamFailure {
+  const names = [error?.code, error?.type].filter((name): name is string => typeof name === 'string');
+  const mapped = names.map((name) => STREAM_ERROR_TYPES[name]).find(Boolean) ?? { status: 502, errorType: 'provider_unavailable' as const };
+  const upstreamMessage = typeof error?.message === 'string' ? error.message : undefined;
+  // As for HTTP errors: the provider's words when they are about the request, not its own fault.
+  const message =
+    mapped.status === 400 && upstreamMessage ? upstreamMessage : `Provider ${provider} reported an error mid-stream`;
+  return new UpstreamFailure(
+    'protocol',
+    new GatewayError(mapped.status, message, { errorType: mapped.errorType, metadata: { provider, upstream_error: names[0] ?? null } }),
+    false,
+  );
+}
+
+/** A stream that stopped without the provider's end marker: the answer is incomplete. */
+export function truncatedStreamFailure(provider: string): UpstreamFailure {
+  return new UpstreamFailure(
+    'protocol',
+    new GatewayError(502, `Provider ${provider} ended the stream before it was complete`, {
+      errorType: 'provider_unavailable',
+      metadata: { provider },
+    }),
+    false,
+  );
+}

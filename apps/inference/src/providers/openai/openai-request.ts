@@ -17,3 +17,16 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, upstreamModel
   }
   return upstream;
 }
+
+/**
+ * The streamed variant: `stream: true`, and usage always asked for (the gateway prices every
+ * generation, whether or not the client wants the usage chunk). The client's other
+ * `stream_options` pass through.
+ */
+export function buildOpenAiStreamBody(body: Record<string, unknown>, upstreamModel: string, endUserHash?: string): Record<string, unknown> {
+  const upstream = buildOpenAiChatBody(body, upstreamModel, endUserHash);
+  const clientOptions = body.stream_options !== null && typeof body.stream_options === 'object' ? body.stream_options : {};
+  upstream.stream = true;
+  upstream.stream_options = { ...clientOptions, include_usage: true };
+  return upstream;
+}

@@ -1,5 +1,5 @@
 import type { ChatChoiceView } from '@gw/contracts';
-import type { NormalizedCompletion } from '../provider-adapter.js';
+import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
 interface OpenAiChoice {
   index?: number;
@@ -8,7 +8,7 @@ interface OpenAiChoice {
   logprobs?: { content?: unknown[] | null; refusal?: unknown[] | null } | null;
 }
 
-interface OpenAiUsage {
+export interface OpenAiUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
@@ -61,20 +61,30 @@ export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText
       logprobs: choice.logprobs ? { content: choice.logprobs.content ?? null, refusal: choice.logprobs.refusal ?? null } : null,
     };
   });
-  const usage = response.usage;
-  const estimated = !usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number';
   const completionText = choices.map((choice) => choice.message.content ?? '').join('');
   return {
     upstreamId: response.id ?? null,
     systemFingerprint: response.system_fingerprint ?? null,
     serviceTier: response.service_tier ?? null,
     choices,
-    usage: {
-      promptTokens: usage?.prompt_tokens ?? estimateTokens(promptText),
-      completionTokens: usage?.completion_tokens ?? estimateTokens(completionText),
-      cachedTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-      reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
-      estimated,
+    usage: normalizeOpenAiUsage(response.usage) ?? {
+      promptTokens: estimateTokens(promptText),
+      completionTokens: estimateTokens(completionText),
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
     },
+  };
+}
+
+/** The provider's counts, or undefined when it sent none (the caller estimates). */
+export function normalizeOpenAiUsage(usage: OpenAiUsage | null | undefined): NormalizedUsage | undefined {
+  if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    estimated: false,
   };
 }

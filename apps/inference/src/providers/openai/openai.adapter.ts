@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
-import type { ChatCallContext, NormalizedCompletion, ProviderAdapter } from '../provider-adapter.js';
-import { buildOpenAiChatBody } from './openai-request.js';
+import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import { buildOpenAiChatBody, buildOpenAiStreamBody } from './openai-request.js';
 import { normalizeOpenAiResponse, type OpenAiChatResponse } from './openai-response.js';
+import { openAiStreamEvents } from './openai-stream.js';
 
 interface OpenAiErrorBody {
   error?: { message?: string; code?: string | null; type?: string };
@@ -21,7 +22,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const response = await this.upstream.postJson(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
-      { authorization: `Bearer ${provider.apiKey}` },
+      authorization(endpoint, context),
       JSON.stringify(upstreamBody),
       context.signal,
     );
@@ -33,4 +34,22 @@ export class OpenAiAdapter implements ProviderAdapter {
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
     return normalizeOpenAiResponse(parsed, JSON.stringify(body.messages ?? ''));
   }
+
+  async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
+    const { provider } = endpoint;
+    const upstreamBody = buildOpenAiStreamBody(body, endpoint.upstreamModel, context.endUserHash);
+    const text = await this.upstream.postStream(
+      provider.id,
+      `${provider.baseUrl}/chat/completions`,
+      authorization(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
+    return openAiStreamEvents(provider.id, text);
+  }
+}
+
+/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
+function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
+  return { authorization: `Bearer ${context.apiKey ?? endpoint.provider.apiKey}` };
 }
