@@ -1,5 +1,6 @@
 export * from './nats-connection.js';
 export * from './rpc-client.js';
+export * from './rpc-stream.js';
 export * from './rpc-exception.filter.js';
 export * from './payload-validation.pipe.js';
 export * from './service-bootstrap.js';

@@ -1,6 +1,7 @@
 import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import type { ResilientNatsConnection } from './nats-connection.js';
+import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
 interface NestReplyPacket {
@@ -31,6 +32,7 @@ const encoder = new TextEncoder();
  */
 export class RpcClient {
   private readonly pending = new Map<string, PendingCall>();
+  private readonly streams = new Map<string, RpcStream<unknown>>();
   private readonly inboxPrefix: string;
   private readonly subscription: Subscription;
   private sequence = 0;
@@ -67,15 +69,47 @@ export class RpcClient {
     });
   }
 
+  /**
+   * A streamed call to a handler that returns an Observable: Nest sends one `{response, id}`
+   * packet per emission and a final `isDisposed: true` (merged into the last packet when it
+   * is still queued), or `{err}` when the Observable fails. The returned iterator yields the
+   * responses in order and rejects with the error (no responders 503, bus down 503, timeouts
+   * 504, or the service's own error) after the packets before it. Breaking out of it drops
+   * later packets; it does not stop the service (see EVENTS.streamCancelled).
+   */
+  stream<T>(subject: string, data: unknown, options: RpcStreamOptions): RpcStream<T> {
+    const id = (++this.sequence).toString(36);
+    const stream = new RpcStream<T>(subject, options, () => this.streams.delete(id));
+    if (!this.nats.isConnected()) {
+      stream.fail(serviceUnavailable('Message bus unavailable'));
+      return stream;
+    }
+    this.streams.set(id, stream as RpcStream<unknown>);
+    try {
+      this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data, id })), {
+        reply: this.inboxPrefix + id,
+      });
+    } catch {
+      stream.fail(serviceUnavailable('Message bus unavailable'));
+    }
+    return stream;
+  }
+
   close(): void {
     this.subscription.unsubscribe();
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(serviceUnavailable('Client closed'));
+    for (const stream of [...this.streams.values()]) stream.fail(serviceUnavailable('Client closed'));
   }
 
   private onReply(message: Msg): void {
     const id = message.subject.slice(this.inboxPrefix.length);
     const call = this.settle(id);
-    if (!call) return; // late reply after a timeout, or a second packet of a disposed stream
+    if (!call) {
+      const stream = this.streams.get(id);
+      // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
+      if (stream) onStreamPacket(stream, message);
+      return;
+    }
     if (message.headers?.hasError && message.headers.code === 503) {
       call.reject(serviceUnavailable(`No service is answering ${call.subject.split('.')[0]} requests`));
       return;
@@ -101,6 +135,26 @@ export class RpcClient {
     clearTimeout(call.timer);
     return call;
   }
+}
+
+function onStreamPacket(stream: RpcStream<unknown>, message: Msg): void {
+  if (message.headers?.hasError && message.headers.code === 503) {
+    stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
+    return;
+  }
+  let packet: NestReplyPacket;
+  try {
+    packet = message.json<NestReplyPacket>();
+  } catch {
+    stream.fail(new GatewayError(500, 'Internal server error'));
+    return;
+  }
+  if (packet.err !== undefined && packet.err !== null) {
+    stream.fail(isRpcErrorPayload(packet.err) ? fromRpcError(packet.err) : new GatewayError(500, 'Internal server error'));
+    return;
+  }
+  if ('response' in packet) stream.push(packet.response);
+  if (packet.isDisposed === true) stream.end();
 }
 
 function serviceUnavailable(message: string): GatewayError {

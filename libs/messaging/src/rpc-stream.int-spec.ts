@@ -1,0 +1,174 @@
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { loggerParams } from '@gw/config';
+import { GatewayError } from '@gw/errors';
+import { PrivateNatsServer } from '@gw/testing';
+import { IsInt, Max, Min } from 'class-validator';
+import { LoggerModule } from 'nestjs-pino';
+import { concat, interval, map, NEVER, Observable, of, take, throwError, timer } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResilientNatsConnection } from './nats-connection.js';
+import { RpcClient } from './rpc-client.js';
+import type { RpcStream } from './rpc-stream.js';
+import { bootstrapService } from './service-bootstrap.js';
+
+class CountRequest {
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  count!: number;
+}
+
+@Controller()
+class StreamingProbeController {
+  @MessagePattern('probe.count')
+  count(@Payload() request: CountRequest): Observable<{ n: number }> {
+    return interval(1).pipe(
+      take(request.count),
+      map((n) => ({ n })),
+    );
+  }
+
+  /** Emits synchronously, so Nest merges isDisposed into the last queued packet. */
+  @MessagePattern('probe.burst')
+  burst(): Observable<number> {
+    return of(1, 2, 3);
+  }
+
+  @MessagePattern('probe.refuse-first')
+  refuseFirst(): Observable<number> {
+    return throwError(() => new GatewayError(402, 'No credits left', { errorType: 'payment_required' }));
+  }
+
+  @MessagePattern('probe.fail-mid')
+  failMid(): Observable<number> {
+    return concat(
+      of(1, 2),
+      timer(5).pipe(map(() => 3)),
+      throwError(() => new GatewayError(502, 'Provider cut the stream', { errorType: 'provider_unavailable' })),
+    );
+  }
+
+  @MessagePattern('probe.stall')
+  stall(): Observable<number> {
+    return concat(of(1), NEVER);
+  }
+
+  @MessagePattern('probe.never-starts')
+  neverStarts(): Observable<number> {
+    return NEVER;
+  }
+}
+
+@Module({ imports: [LoggerModule.forRoot(loggerParams('probe', 'silent'))], controllers: [StreamingProbeController] })
+class StreamingProbeModule {}
+
+async function read<T>(stream: RpcStream<T>): Promise<{ values: T[]; error?: GatewayError }> {
+  const values: T[] = [];
+  try {
+    for await (const value of stream) values.push(value);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return { values, error: error as GatewayError };
+  }
+  return { values };
+}
+
+describe('RpcClient.stream against a NestJS Observable handler on a real nats-server', () => {
+  let nats: PrivateNatsServer;
+  let service: INestMicroservice;
+  let connection: ResilientNatsConnection;
+  let client: RpcClient;
+  const timeouts = { firstPacketTimeoutMs: 1_000, idleTimeoutMs: 300 };
+
+  beforeAll(async () => {
+    nats = await PrivateNatsServer.start();
+    service = await bootstrapService(StreamingProbeModule, { queue: 'probe', natsUrl: nats.url });
+    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'probe-stream-client' });
+    client = new RpcClient(connection, 300);
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await service?.close();
+    await nats?.stop();
+  });
+
+  it('yields every emission in order and ends cleanly', async () => {
+    const { values, error } = await read(client.stream<{ n: number }>('probe.count', { count: 50 }, timeouts));
+    expect(error).toBeUndefined();
+    expect(values.map((value) => value.n)).toEqual([...Array(50).keys()]);
+  });
+
+  it('keeps the last value when the end is merged into its packet', async () => {
+    await expect(read(client.stream('probe.burst', {}, timeouts))).resolves.toEqual({ values: [1, 2, 3] });
+  });
+
+  it('ends an empty Observable with no values', async () => {
+    await expect(read(client.stream('probe.count', { count: 0 }, timeouts))).resolves.toEqual({ values: [] });
+  });
+
+  it('rejects the first read with the service error when the stream fails before any packet', async () => {
+    const { values, error } = await read(client.stream('probe.refuse-first', {}, timeouts));
+    expect(values).toEqual([]);
+    expect(error).toMatchObject({ status: 402, errorType: 'payment_required' });
+  });
+
+  it('validates the payload on the receiving side, as for send()', async () => {
+    const { error } = await read(client.stream('probe.count', { count: 'many' }, timeouts));
+    expect(error?.status).toBe(400);
+  });
+
+  it('delivers the packets before a mid-stream failure, then the failure', async () => {
+    const stream = client.stream<number>('probe.fail-mid', {}, timeouts);
+    const { values, error } = await read(stream);
+    expect(values).toEqual([1, 2, 3]);
+    expect(error).toMatchObject({ status: 502, errorType: 'provider_unavailable', message: 'Provider cut the stream' });
+    expect(stream.started).toBe(true);
+  });
+
+  it('fails a stream that stalls after it began with a 504 after the idle timeout', async () => {
+    const started = Date.now();
+    const { values, error } = await read(client.stream('probe.stall', {}, timeouts));
+    expect(values).toEqual([1]);
+    expect(error).toMatchObject({ status: 504, errorType: 'timeout' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('fails a stream whose first packet never comes after the first-packet timeout', async () => {
+    const started = Date.now();
+    const { error } = await read(client.stream('probe.never-starts', {}, { firstPacketTimeoutMs: 400, idleTimeoutMs: 100 }));
+    expect(error).toMatchObject({ status: 504, errorType: 'timeout' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+  });
+
+  it('answers 503 at once when no service listens on the subject', async () => {
+    const started = Date.now();
+    const { error } = await read(client.stream('nobody.home', {}, { firstPacketTimeoutMs: 5_000, idleTimeoutMs: 5_000 }));
+    expect(error).toMatchObject({ status: 503, metadata: { reason: 'service_unavailable' } });
+    expect(error?.message).toMatch(/nobody/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('drops later packets once the consumer stops reading', async () => {
+    const stream = client.stream<{ n: number }>('probe.count', { count: 100 }, timeouts);
+    const seen: number[] = [];
+    for await (const value of stream) {
+      seen.push(value.n);
+      if (seen.length === 3) break;
+    }
+    expect(seen).toEqual([0, 1, 2]);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+    // The client still works for the next call.
+    await expect(read(client.stream('probe.burst', {}, timeouts))).resolves.toEqual({ values: [1, 2, 3] });
+  });
+
+  it('fails fast with 503 while the bus is down', async () => {
+    await nats.halt();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { error } = await read(client.stream('probe.burst', {}, timeouts));
+    expect(error).toMatchObject({ status: 503 });
+    await nats.resume();
+  });
+});

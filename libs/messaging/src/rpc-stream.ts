@@ -1,0 +1,113 @@
+import { GatewayError } from '@gw/errors';
+
+export interface RpcStreamOptions {
+  /** Longest wait from the request to the first packet (the service may be trying providers). */
+  firstPacketTimeoutMs: number;
+  /** Longest wait between two packets once the stream has begun. */
+  idleTimeoutMs: number;
+}
+
+interface Waiter<T> {
+  resolve: (result: IteratorResult<T>) => void;
+  reject: (error: GatewayError) => void;
+}
+
+/**
+ * The packets of one streamed reply, in arrival order, as an async iterator. `next()` rejects
+ * with the GatewayError that ended the stream (a service error packet, a timeout, the bus
+ * going away) once the packets before it have been read, so a consumer can tell a failure
+ * before the first packet from one mid-stream. Packets are buffered if the consumer is slower
+ * than the service (NATS core has no flow control; a chat stream is small).
+ */
+export class RpcStream<T> implements AsyncIterableIterator<T> {
+  private readonly buffered: T[] = [];
+  private finished = false;
+  private failure: GatewayError | undefined;
+  private waiter: Waiter<T> | undefined;
+  private timer: NodeJS.Timeout;
+  private received = false;
+
+  constructor(
+    /** The subject the request went to. */
+    readonly subject: string,
+    private readonly options: RpcStreamOptions,
+    private readonly release: () => void,
+  ) {
+    this.timer = setTimeout(() => this.onTimeout(), options.firstPacketTimeoutMs);
+  }
+
+  /** Packets received so far (the consumer may not have read them all). */
+  get started(): boolean {
+    return this.received;
+  }
+
+  push(value: T): void {
+    if (this.finished) return;
+    if (this.received) {
+      this.timer.refresh(); // restarts the idle wait without allocating a timer per packet
+    } else {
+      this.received = true;
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.onTimeout(), this.options.idleTimeoutMs);
+    }
+    if (this.waiter) {
+      const { resolve } = this.waiter;
+      this.waiter = undefined;
+      resolve({ value, done: false });
+    } else {
+      this.buffered.push(value);
+    }
+  }
+
+  end(): void {
+    this.finish(undefined);
+  }
+
+  fail(error: GatewayError): void {
+    this.finish(error);
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffered.length > 0) return Promise.resolve({ value: this.buffered.shift()!, done: false });
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The consumer stopped reading (`break`, or it failed): later packets are dropped. */
+  return(): Promise<IteratorResult<T>> {
+    this.buffered.length = 0;
+    this.finish(undefined);
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  private onTimeout(): void {
+    const waited = this.received ? this.options.idleTimeoutMs : this.options.firstPacketTimeoutMs;
+    const what = this.received ? 'Internal stream stalled' : 'Internal stream did not start';
+    this.fail(
+      new GatewayError(504, `${what} within ${waited} ms`, {
+        errorType: 'timeout',
+        metadata: { reason: 'timeout', retryable: !this.received },
+      }),
+    );
+  }
+
+  private finish(error: GatewayError | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.failure = error;
+    clearTimeout(this.timer);
+    this.release();
+    if (!this.waiter) return;
+    const { resolve, reject } = this.waiter;
+    this.waiter = undefined;
+    if (error) reject(error);
+    else resolve({ value: undefined, done: true });
+  }
+}
