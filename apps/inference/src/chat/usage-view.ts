@@ -1,0 +1,23 @@
+import type { ChatUsageView } from '@gw/contracts';
+import type { Cost } from '../pricing/cost.js';
+import type { NormalizedUsage } from '../providers/provider-adapter.js';
+
+/** The spec §2.1 usage object, shared by the chat completion and the final stream chunk. */
+export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boolean): ChatUsageView {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    cost: cost.total.toNumber(),
+    is_byok: isByok,
+    cost_details: {
+      upstream_inference_cost: isByok ? cost.total.toNumber() : null,
+      upstream_inference_prompt_cost: cost.input.toNumber(),
+      upstream_inference_completions_cost: cost.output.toNumber(),
+      upstream_inference_input_cost: cost.input.toNumber(),
+      upstream_inference_output_cost: cost.output.toNumber(),
+    },
+  };
+}
