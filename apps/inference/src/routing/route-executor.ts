@@ -1,0 +1,58 @@
+import { GatewayError } from '@gw/errors';
+import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import { AttemptTracker } from './attempt-tracker.js';
+import type { EndpointHealthTracker } from './endpoint-health.js';
+import type { RouteAttempt, RoutePlan } from './route-types.js';
+
+export interface RouteResult<T> {
+  result: T;
+  attempt: RouteAttempt;
+  tracker: AttemptTracker;
+}
+
+/**
+ * Runs a plan's attempts in order until one succeeds. `call` must resolve once the provider
+ * has accepted the call (for a stream: at its response head), so a refusal before the first
+ * byte moves on to the next attempt. Moves on after a retryable failure (429, 5xx, connect,
+ * timeout) and, on a BYOK key, after the provider refused that key (401/403): the next key
+ * may work. Any other failure, or the last one, is thrown as its GatewayError.
+ */
+export async function executeRoute<T>(
+  plan: RoutePlan,
+  call: (attempt: RouteAttempt) => Promise<T>,
+  health: EndpointHealthTracker,
+  tracker = new AttemptTracker(),
+): Promise<RouteResult<T>> {
+  if (plan.attempts.length === 0) throw noRoute(plan);
+  let lastFailure: UpstreamFailure | undefined;
+  for (const attempt of plan.attempts) {
+    tracker.begin();
+    try {
+      const result = await call(attempt);
+      const record = tracker.succeeded(attempt);
+      health.recordSuccess(attempt.endpointKey, record.latencyMs);
+      return { result, attempt, tracker };
+    } catch (error) {
+      if (!(error instanceof UpstreamFailure)) throw error;
+      tracker.failed(attempt, error);
+      lastFailure = error;
+      if (error.kind === 'aborted') break;
+      if (error.retryable) health.recordFailure(attempt.endpointKey);
+      if (!error.retryable && !refusedByokKey(attempt, error)) break;
+    }
+  }
+  throw lastFailure!.gatewayError;
+}
+
+function refusedByokKey(attempt: RouteAttempt, failure: UpstreamFailure): boolean {
+  return attempt.credential.kind === 'byok' && (failure.upstreamStatus === 401 || failure.upstreamStatus === 403);
+}
+
+function noRoute(plan: RoutePlan): GatewayError {
+  if (plan.candidates.length === 0) {
+    return new GatewayError(404, `No endpoint of "${plan.requested}" matches the request's provider preferences (provider.only / provider.ignore)`, {
+      errorType: 'not_found',
+    });
+  }
+  return new GatewayError(502, `No key is available to call the providers of "${plan.requested}"`, { errorType: 'provider_unavailable' });
+}

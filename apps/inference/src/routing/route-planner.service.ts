@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal, ResolvedByokCredential } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { EndpointHealthTracker } from './endpoint-health.js';
+import { parseProviderPreferences } from './provider-preferences.js';
+import { executeRoute, type RouteResult } from './route-executor.js';
+import { planRoute } from './route-planner.js';
+import type { ModelChoice, RouteAttempt, RoutePlan } from './route-types.js';
+import { SessionAffinity } from './session-affinity.js';
+import type { AttemptTracker } from './attempt-tracker.js';
+
+/** Longest `models` fallback list, as OpenRouter bounds it. */
+const MAX_FALLBACK_MODELS = 10;
+
+export interface PlanRequest {
+  principal: Principal;
+  /** The chat body after preset resolution: `model`, `models`, `provider` are read. */
+  body: Record<string, unknown>;
+  /** Body `session_id` or the `x-session-id` header (the gateway already chose). */
+  sessionId?: string;
+  credentials: readonly ResolvedByokCredential[];
+}
+
+/** A plan with what `execute` needs to remember the session's endpoint on success. */
+export interface PlannedRoute extends RoutePlan {
+  workspaceId: string;
+  sessionId?: string;
+}
+
+/**
+ * Routing for every chat path (non-streaming and streaming): `plan()` turns a request into
+ * ordered attempts (pure planner, route-planner.ts), `execute()` runs them and keeps this
+ * replica's endpoint health and session stickiness up to date.
+ */
+@Injectable()
+export class RoutePlanner {
+  readonly health = new EndpointHealthTracker();
+  private readonly affinity: SessionAffinity;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.affinity = new SessionAffinity({ maxSessions: env.ROUTING_SESSION_MAX, ttlMs: env.ROUTING_SESSION_TTL_SECONDS * 1000 });
+  }
+
+  plan(request: PlanRequest): PlannedRoute {
+    const { principal, body, sessionId } = request;
+    const models = this.modelChoices(body);
+    const plan = planRoute({
+      models,
+      preferences: parseProviderPreferences(body.provider),
+      credentials: request.credentials,
+      requester: { keyHash: principal.keyHash, userId: principal.userId },
+      health: this.health,
+      stickyEndpointKey: sessionId ? this.affinity.endpointFor(principal.workspaceId, models[0]!.id, sessionId) : undefined,
+    });
+    return { ...plan, workspaceId: principal.workspaceId, sessionId };
+  }
+
+  /** Runs the attempts; `call` resolves when the provider accepted (for streams: at its response head). */
+  async execute<T>(plan: PlannedRoute, call: (attempt: RouteAttempt) => Promise<T>, tracker?: AttemptTracker): Promise<RouteResult<T>> {
+    const outcome = await executeRoute(plan, call, this.health, tracker);
+    if (plan.sessionId) this.affinity.remember(plan.workspaceId, plan.requested, plan.sessionId, outcome.attempt.endpointKey);
+    return outcome;
+  }
+
+  /** Feeds the throughput sort once a generation has finished. */
+  recordGeneration(attempt: RouteAttempt, completionTokens: number, generationMs: number): void {
+    this.health.recordThroughput(attempt.endpointKey, completionTokens, generationMs);
+  }
+
+  /** `model`, then the body's `models` (deduplicated); each must be in the catalog (404 otherwise). */
+  private modelChoices(body: Record<string, unknown>): ModelChoice[] {
+    const ids = [String(body.model)];
+    if (body.models !== undefined && body.models !== null) {
+      if (!Array.isArray(body.models) || !body.models.every((id) => typeof id === 'string' && id.length > 0)) {
+        throw GatewayError.badRequest('models must be an array of model ids');
+      }
+      if (body.models.length > MAX_FALLBACK_MODELS) throw GatewayError.badRequest(`models may list at most ${MAX_FALLBACK_MODELS} models`);
+      for (const id of body.models as string[]) if (!ids.includes(id)) ids.push(id);
+    }
+    return ids.map((id) => ({ id, model: this.catalog.resolve(id) }));
+  }
+}

@@ -1,0 +1,52 @@
+import type { RoutableEndpoint, RoutableModel } from '../catalog/catalog.service.js';
+
+/** Which key pays the provider for one attempt. */
+export type AttemptCredential =
+  | { kind: 'gateway' }
+  /** The workspace's own provider key (BYOK), plaintext in memory only. */
+  | { kind: 'byok'; credentialId: string; apiKey: string };
+
+/** One catalog endpoint of one public model, as routing sees it. */
+export interface RouteCandidate {
+  modelId: string;
+  endpoint: RoutableEndpoint;
+  /** Stable name of the endpoint for health and stickiness: provider id + upstream model. */
+  endpointKey: string;
+}
+
+/** One call to make, in order, until one succeeds. */
+export interface RouteAttempt extends RouteCandidate {
+  credential: AttemptCredential;
+}
+
+export type ProviderSort = 'price' | 'throughput' | 'latency';
+
+/** The request's `provider` object (OpenRouter's provider routing preferences). */
+export interface ProviderPreferences {
+  order: string[] | null;
+  /** false: the first endpoint of each model only, no backup provider. */
+  allowFallbacks: boolean;
+  only: string[] | null;
+  ignore: string[] | null;
+  sort: ProviderSort | null;
+}
+
+export interface RoutePlan {
+  /** The model id the client asked for (after preset resolution). */
+  requested: string;
+  /** How the order was decided, e.g. `default`, `order`, `sort:price`, `sticky` (reported in service_metadata). */
+  strategy: string;
+  /** Every endpoint that passed only/ignore, in the order decided (service_metadata.endpoints.available). */
+  candidates: RouteCandidate[];
+  attempts: RouteAttempt[];
+}
+
+/** A public model id with its catalog entry, primary first, then the `models` fallbacks. */
+export interface ModelChoice {
+  id: string;
+  model: RoutableModel;
+}
+
+export function endpointKeyOf(endpoint: RoutableEndpoint): string {
+  return `${endpoint.provider.id}/${endpoint.upstreamModel}`;
+}
