@@ -3,6 +3,9 @@ import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { CatalogService } from './catalog/catalog.service.js';
 import { ChatController } from './chat/chat.controller.js';
+import { ChatStreamController } from './chat/chat-stream.controller.js';
+import { ChatStreamService } from './chat/chat-stream.service.js';
+import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatService } from './chat/chat.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
@@ -18,7 +21,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL))],
-      controllers: [HealthController, ChatController, ModelsController],
+      controllers: [HealthController, ChatController, ChatStreamController, ModelsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
@@ -27,6 +30,8 @@ export class AppModule {
         OpenAiAdapter,
         AdapterRegistry,
         ChatService,
+        ChatStreamService,
+        StreamCancellations,
       ],
     };
   }

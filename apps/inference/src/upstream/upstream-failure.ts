@@ -98,6 +98,17 @@ export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
   return failure.retryable ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus) : failure;
 }
 
+/**
+ * A stream that failed before its first event has sent the client nothing, so a provider-side
+ * failure (5xx-like, 429, timeout, cut) may still go to the next endpoint, even if it came
+ * after the response head. Failures about the request itself (4xx) and aborts stay final.
+ */
+export function beforeFirstByte(failure: UpstreamFailure): UpstreamFailure {
+  if (failure.retryable || failure.kind === 'aborted') return failure;
+  const status = failure.gatewayError.status;
+  return status >= 500 || status === 429 ? new UpstreamFailure(failure.kind, failure.gatewayError, true, failure.upstreamStatus) : failure;
+}
+
 /** Error types a provider names in a mid-stream error event (OpenAI `code`/`type`, Anthropic `type`). */
 const STREAM_ERROR_TYPES: Record<string, StatusMapping> = {
   rate_limit_exceeded: { status: 429, errorType: 'rate_limit_exceeded' },

@@ -1,4 +1,5 @@
 import type { ChatChoiceView } from '@gw/contracts';
+import { estimateTokens } from '../../pricing/token-estimate.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
 interface OpenAiChoice {
@@ -40,10 +41,6 @@ export function normalizeFinishReason(native: string | null | undefined): string
   return FINISH_REASONS[native] ?? native;
 }
 
-/** Rough token estimate (about 4 characters a token) for a provider that reports no usage. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: string): NormalizedCompletion {
   const choices: ChatChoiceView[] = (response.choices ?? []).map((choice, position) => {

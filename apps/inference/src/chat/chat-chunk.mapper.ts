@@ -1,0 +1,57 @@
+import type { ChatChunkChoiceView, ChatCompletionChunkView, ChatUsageView } from '@gw/contracts';
+import type { NormalizedChunkChoice, StreamEvent } from '../providers/provider-adapter.js';
+
+/** The fields every chunk of one generation shares. */
+export interface ChunkHead {
+  /** The generation id, the same on every chunk. */
+  id: string;
+  created: number;
+  /** The public model id the client asked for. */
+  model: string;
+  provider: string;
+}
+
+/** Fingerprint and tier, as the provider last reported them (they may come on any chunk). */
+export interface ChunkProvenance {
+  systemFingerprint: string | null;
+  serviceTier: string | null;
+}
+
+/** One provider chunk as the `chat.completion.chunk` OpenAI clients read. */
+export function toChunkView(head: ChunkHead, provenance: ChunkProvenance, event: Extract<StreamEvent, { type: 'chunk' }>): ChatCompletionChunkView {
+  return {
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    provider: head.provider,
+    system_fingerprint: provenance.systemFingerprint,
+    service_tier: provenance.serviceTier,
+    choices: event.choices.map(toChoiceView),
+  };
+}
+
+/** The last chunk when the client set `stream_options.include_usage`: no choices, the usage. */
+export function usageChunkView(head: ChunkHead, provenance: ChunkProvenance, usage: ChatUsageView): ChatCompletionChunkView {
+  return {
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    provider: head.provider,
+    system_fingerprint: provenance.systemFingerprint,
+    service_tier: provenance.serviceTier,
+    choices: [],
+    usage,
+  };
+}
+
+function toChoiceView(choice: NormalizedChunkChoice): ChatChunkChoiceView {
+  return {
+    index: choice.index,
+    delta: choice.delta,
+    finish_reason: choice.finish_reason,
+    native_finish_reason: choice.native_finish_reason,
+    logprobs: choice.logprobs ?? null,
+  };
+}

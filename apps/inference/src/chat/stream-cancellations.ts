@@ -1,0 +1,76 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { EVENTS, StreamCancelledEvent } from '@gw/contracts';
+import { ResilientNatsConnection, validateDto } from '@gw/messaging';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+
+/**
+ * The streams this replica is running, by the stream id the gateway minted, and the listener
+ * for EVENTS.streamCancelled. The event goes to every replica (a plain subscription, not the
+ * service's queue group, since only the gateway's request knows which replica took the
+ * stream); the one running it aborts the provider call, the others ignore it.
+ */
+/** Cancellations that arrived before their stream (the client left while the request was in flight). */
+const EARLY_CANCELLATIONS_KEPT = 1_024;
+
+@Injectable()
+export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(StreamCancellations.name);
+  private readonly running = new Map<string, AbortController>();
+  private readonly cancelledEarly = new Set<string>();
+  private nats: ResilientNatsConnection | undefined;
+  private subscription: Subscription | undefined;
+
+  constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {}
+
+  async onModuleInit(): Promise<void> {
+    this.nats = await ResilientNatsConnection.open({ servers: this.env.NATS_URL, name: 'inference-stream-cancel' });
+    this.subscription = this.nats.connection.subscribe(EVENTS.streamCancelled, {
+      callback: (_error, message) => void this.onCancelled(message),
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscription?.unsubscribe();
+    await this.nats?.close();
+  }
+
+  /** A controller whose signal aborts the stream's provider call when the client goes away. */
+  register(streamId: string): AbortController {
+    const controller = new AbortController();
+    if (this.cancelledEarly.delete(streamId)) controller.abort();
+    else this.running.set(streamId, controller);
+    return controller;
+  }
+
+  release(streamId: string, controller: AbortController): void {
+    if (this.running.get(streamId) === controller) this.running.delete(streamId);
+  }
+
+  /** True when this replica was running the stream. */
+  cancel(streamId: string): boolean {
+    const controller = this.running.get(streamId);
+    if (!controller) {
+      // Every replica hears every cancellation: remember a few in case the stream is ours and not started yet.
+      this.cancelledEarly.add(streamId);
+      if (this.cancelledEarly.size > EARLY_CANCELLATIONS_KEPT) this.cancelledEarly.delete(this.cancelledEarly.values().next().value!);
+      return false;
+    }
+    controller.abort();
+    this.running.delete(streamId);
+    return true;
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  private async onCancelled(message: Msg): Promise<void> {
+    try {
+      const event = await validateDto(StreamCancelledEvent, message.json(), 'strip');
+      if (this.cancel(event.streamId)) this.logger.debug({ streamId: event.streamId }, 'Stream cancelled by its client');
+    } catch {
+      this.logger.warn('Ignored a malformed stream-cancelled event');
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { estimatePromptTokens, estimateTokensOfLength } from '../pricing/token-estimate.js';
+import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
+
+/**
+ * What a stream produced, to price it at its end: the provider's own counts when it sent a
+ * usage event, otherwise (a stream cut short, or a host that ignores `include_usage`) an
+ * estimate from the characters generated so far, flagged `estimated`.
+ */
+export class StreamTally {
+  private providerUsage: NormalizedUsage | undefined;
+  private generatedCharacters = 0;
+  chunks = 0;
+
+  add(event: StreamEvent): void {
+    if (event.type === 'usage') {
+      this.providerUsage = event.usage;
+      return;
+    }
+    this.chunks++;
+    for (const { delta } of event.choices) {
+      this.generatedCharacters += lengthOf(delta.content) + lengthOf(delta.reasoning) + lengthOf(delta.refusal);
+      if (Array.isArray(delta.tool_calls)) {
+        for (const call of delta.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } } | null>) {
+          this.generatedCharacters += lengthOf(call?.function?.name) + lengthOf(call?.function?.arguments);
+        }
+      }
+    }
+  }
+
+  usage(messages: unknown): NormalizedUsage {
+    if (this.providerUsage) return this.providerUsage;
+    return {
+      promptTokens: estimatePromptTokens(messages),
+      completionTokens: estimateTokensOfLength(this.generatedCharacters),
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
+    };
+  }
+}
+
+function lengthOf(value: unknown): number {
+  return typeof value === 'string' ? value.length : 0;
+}
