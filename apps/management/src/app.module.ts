@@ -3,6 +3,8 @@ import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
+import { ByokController } from './byok/byok.controller.js';
+import { BYOK_PROVIDERS } from './byok/byok.providers.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { KeysController } from './keys/keys.controller.js';
@@ -17,13 +19,14 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL))],
-      controllers: [HealthController, AuthController, KeysController],
+      controllers: [HealthController, AuthController, KeysController, ByokController],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
         WorkspaceAccessService,
         KeysService,
         AuthService,
+        ...BYOK_PROVIDERS,
       ],
     };
   }

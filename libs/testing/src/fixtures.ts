@@ -12,3 +12,9 @@ export function principalFixture(keyHash: string, overrides: Partial<Principal> 
     ...overrides,
   };
 }
+
+/**
+ * A fixed, well-formed `BYOK_KEKS` for tests that start the management service (its
+ * environment requires one). Never used outside tests.
+ */
+export const TEST_BYOK_KEKS = `test-v1:${Buffer.alloc(32, 7).toString('base64')}`;

@@ -51,6 +51,31 @@ describe('management schema against its migrations', () => {
     await prisma.apiKey.create({ data: key });
     expectRoundTrip(key, await prisma.apiKey.findUnique({ where: { hash: key.hash } }));
 
-    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey']);
+    const byokCredential = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      name: 'prod openai',
+      provider: 'openai',
+      label: 'sk-...AbCd',
+      disabled: true,
+      isByokOnly: true,
+      isFallback: true,
+      isRequired: true,
+      sortOrder: 42,
+      allowedApiKeyHashes: [key.hash],
+      allowedModels: ['sim/gpt-4o-mini', 'openai/gpt-4o'],
+      allowedUserIds: [user.id],
+      declaredRegion: 'eu',
+      declaredZdr: false,
+      encryptedSecret: new Uint8Array([1, 2, 3, 0, 255]),
+      wrappedDataKey: new Uint8Array([1, 9, 8, 7]),
+      kekVersion: 'v1',
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.byokCredential.create({ data: byokCredential });
+    expectRoundTrip(byokCredential, await prisma.byokCredential.findUnique({ where: { id: byokCredential.id } }));
+
+    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential']);
   });
 });
