@@ -154,6 +154,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     errorAfter: d.streamError,
     errorFrame: openaiStreamErrorFrame(),
     headers,
+    statsKey: String(body.model),
   });
 }
 

@@ -5,6 +5,7 @@ import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { readBody, sendJson } from './http.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
+import { peekStreamStats, resetStreamStats } from './stream-stats.ts';
 
 type Flavor = 'openai' | 'anthropic' | 'plain';
 type BodyHandler = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => Promise<void>;
@@ -56,12 +57,14 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
 
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/sim/streams') return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));
     const oa = openaiRoute(path);
     if (oa === '/models') return handleListModels(req, res);
     if (oa?.startsWith('/models/')) return handleGetModel(req, res, oa.slice('/models/'.length));
   } else if (method === 'POST') {
     if (path === '/sim/reset') {
       resetFaultCounters();
+      resetStreamStats();
       req.resume();
       return sendJson(res, 200, { status: 'ok' });
     }

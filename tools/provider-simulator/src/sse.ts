@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { cutConnection, sleep } from './http.ts';
+import { streamStatsFor, type StreamStats } from './stream-stats.ts';
 
 /** One server-sent event, already serialised; `content` marks frames that carry generated content. */
 export interface Frame {
@@ -25,6 +26,8 @@ export interface StreamOptions {
   errorAfter?: number;
   errorFrame?: Frame;
   headers?: OutgoingHttpHeaders;
+  /** Counts this stream under that key (GET /sim/streams?key=...). */
+  statsKey?: string;
 }
 
 /**
@@ -53,6 +56,8 @@ function write(res: ServerResponse, data: string): Promise<void> {
 /** Sends an SSE response: head, frames (with optional delay), then end, cut or error. */
 export async function sendStream(res: ServerResponse, frames: Frame[], opts: StreamOptions): Promise<void> {
   if (res.destroyed || res.headersSent) return;
+  const stats: StreamStats | undefined = opts.statsKey === undefined ? undefined : streamStatsFor(opts.statsKey);
+  if (stats) stats.started++;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...opts.headers });
   const stopAt = opts.cut ?? opts.errorAfter;
   const last = stopAt === undefined ? frames.length - 1 : cutIndex(frames, stopAt);
@@ -61,6 +66,10 @@ export async function sendStream(res: ServerResponse, frames: Frame[], opts: Str
 
   if (opts.chunkDelay <= 0) {
     const all = body.map((f) => f.data).join('') + tail;
+    if (stats) {
+      stats.framesSent += body.length;
+      stats.finished++;
+    }
     if (opts.cut !== undefined) {
       if (all) await write(res, all);
       cutConnection(res);
@@ -70,9 +79,14 @@ export async function sendStream(res: ServerResponse, frames: Frame[], opts: Str
   res.flushHeaders();
   for (let i = 0; i < body.length; i++) {
     if (i > 0) await sleep(opts.chunkDelay);
-    if (res.destroyed) return;
+    if (res.destroyed) {
+      if (stats) stats.abandoned++;
+      return;
+    }
     await write(res, body[i]!.data);
+    if (stats) stats.framesSent++;
   }
+  if (stats) stats.finished++;
   if (opts.cut !== undefined) {
     cutConnection(res);
     return;
