@@ -5,6 +5,7 @@ import { loggerParams } from '@gw/config';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { ChatController } from './chat/chat.controller.js';
+import { ChatStreamRelay } from './chat/chat-stream.relay.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
@@ -22,6 +23,7 @@ export class AppModule {
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,
+        ChatStreamRelay,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

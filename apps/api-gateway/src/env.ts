@@ -23,6 +23,16 @@ export class GatewayEnv extends CommonEnv {
   @Max(3_600_000)
   INFERENCE_TIMEOUT_MS: number = 300_000;
 
+  /**
+   * Longest silence between two chunks of a streamed chat completion before the gateway ends
+   * it with a timeout error (above inference's UPSTREAM_BODY_TIMEOUT_MS, so a provider's
+   * stall is reported by inference first).
+   */
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  STREAM_IDLE_TIMEOUT_MS: number = 150_000;
+
   /** How many authenticated keys the in-memory cache holds. */
   @IsInt()
   @Min(1)

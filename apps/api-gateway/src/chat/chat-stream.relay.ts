@@ -1,0 +1,108 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EVENTS, SUBJECTS, type ChatStreamRequest } from '@gw/contracts';
+import { GatewayError, toEnvelope } from '@gw/errors';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+/** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+const DONE = 'data: [DONE]\n\n';
+
+/**
+ * Relays a streamed chat completion from inference to the HTTP client as OpenAI streams it.
+ * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
+ * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
+ * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
+ * `data: [DONE]`, and a failure adds one `data: {"error": ...}` event and ends without
+ * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR
+ * stream-over-nats). When the client goes away, inference is told to abort the provider call.
+ */
+@Injectable()
+export class ChatStreamRelay {
+  private readonly logger = new Logger(ChatStreamRelay.name);
+
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>): Promise<void> {
+    const streamId = randomUUID();
+    const payload: ChatStreamRequest = { ...request, streamId };
+    const stream = this.rpc.stream<string>(SUBJECTS.inference.chatStream, payload, {
+      firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
+      idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
+    });
+    const raw = reply.raw;
+    let finished = false;
+    const onClose = (): void => {
+      if (finished) return;
+      finished = true;
+      void stream.return();
+      this.cancel(streamId);
+    };
+    raw.once('close', onClose);
+
+    let first: IteratorResult<string>;
+    try {
+      first = await stream.next();
+    } catch (error) {
+      raw.off('close', onClose);
+      if (finished) return; // the client left while waiting: nobody to answer
+      finished = true;
+      if (error instanceof GatewayError && error.errorType === 'timeout') this.cancel(streamId);
+      throw error; // not committed yet: the exception filter sends the envelope with its status
+    }
+    if (finished) return;
+
+    reply.hijack();
+    raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
+    try {
+      for (let next = first; !next.done; next = await stream.next()) {
+        if (finished) return;
+        if (!raw.write(`data: ${next.value}\n\n`)) await drained(raw);
+      }
+      if (!finished) raw.end(DONE);
+    } catch (error) {
+      if (finished) return;
+      const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
+      // A stalled stream (idle timeout) may still be running upstream.
+      if (failure.errorType === 'timeout') this.cancel(streamId);
+      raw.end(`data: ${JSON.stringify(toEnvelope(failure))}\n\n`);
+    } finally {
+      finished = true;
+      raw.off('close', onClose);
+    }
+  }
+
+  /** Every inference replica hears it; the one running the stream aborts the provider call. */
+  private cancel(streamId: string): void {
+    try {
+      this.nats.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
+    } catch (error) {
+      this.logger.warn({ err: error, streamId }, 'Could not publish a stream cancellation');
+    }
+  }
+}
+
+/** Waits until the socket takes more, or is gone. */
+function drained(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
