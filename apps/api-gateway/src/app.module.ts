@@ -9,6 +9,7 @@ import { ChatStreamRelay } from './chat/chat-stream.relay.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
+import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
-      controllers: [HealthController, KeysController, ChatController, ModelsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,

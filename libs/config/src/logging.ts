@@ -15,6 +15,14 @@ export const REDACTED_PATHS = [
   '*.key',
   '*.password',
   'authorization',
+  // BYOK: the secret in create/update payloads ({principal, credential: {key}}), the decrypted
+  // credentials of a resolve reply, and the key-encryption keys themselves.
+  '*.*.key',
+  '*.*.apiKey',
+  'credentials[*].apiKey',
+  '*.credentials[*].apiKey',
+  'BYOK_KEKS',
+  '*.BYOK_KEKS',
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,8 @@ export class IsolatedStackRun {
       simulatorPort: await freePort(),
       detached: false,
       logLevel: 'warn',
+      // A KEK of the run's own: its databases, and so its credentials, die with it.
+      byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
     });
     this.stack = await untilAborted(starting, signal);
     return {

@@ -21,6 +21,8 @@ export interface StackOptions {
   /** `npm run up` detaches so the stack outlives it; tests keep their children. */
   detached: boolean;
   logLevel: string;
+  /** `BYOK_KEKS` for management only (no other service needs the key-encryption keys). */
+  byokKeks: string;
   env?: Record<string, string>;
 }
 
@@ -56,7 +58,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
   return [
     { name: 'provider-simulator', script: 'tools/provider-simulator/src/main.ts', env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' } },
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management') } },
+    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
     { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing') } },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
@@ -5,6 +6,7 @@ import { WORKSPACE_ROOT } from '@gw/db-tools';
 export const STATE_DIR = join(WORKSPACE_ROOT, '.stack');
 const STACK_FILE = join(STATE_DIR, 'stack.json');
 const PIDS_FILE = join(STATE_DIR, 'pids.json');
+const DEV_KEKS_FILE = join(STATE_DIR, 'byok-keks');
 
 /** `.stack/stack.json`: what a client needs to call the running stack. */
 export interface StackFile {
@@ -41,4 +43,18 @@ export function writePidsFile(pids: PidsFile): void {
 
 export function removePidsFile(): void {
   rmSync(PIDS_FILE, { force: true });
+}
+
+/**
+ * `BYOK_KEKS` for the local stack: the environment's when set, else a random dev KEK made
+ * once and kept in `.stack/byok-keks` (gitignored, mode 600), so a restarted stack can still
+ * decrypt the credentials it stored. Deleting the file makes those credentials unreadable.
+ */
+export function devByokKeks(): string {
+  if (process.env.BYOK_KEKS) return process.env.BYOK_KEKS;
+  if (existsSync(DEV_KEKS_FILE)) return readFileSync(DEV_KEKS_FILE, 'utf8').trim();
+  const keks = `dev1:${randomBytes(32).toString('base64')}`;
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEV_KEKS_FILE, `${keks}\n`, { mode: 0o600, flag: 'wx' });
+  return keks;
 }
