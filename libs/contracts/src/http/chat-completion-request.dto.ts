@@ -9,13 +9,25 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsMessageContent, IsRequestMetadata, IsStopSequences } from './validators.js';
+import {
+  AgreesWithReasoningEffort,
+  IsArrayOfObjectsWith,
+  IsLogitBias,
+  IsMessageContent,
+  IsRequestMetadata,
+  IsStopSequences,
+  IsToolChoice,
+  REASONING_EFFORTS,
+} from './validators.js';
+import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
 
 /** Spec §8: session ids (body or `x-session-id` header) and end-user ids. */
 export const SESSION_ID_MAX_LENGTH = 256;
@@ -43,21 +55,69 @@ export class ChatMessageDto {
   tool_calls?: Array<Record<string, unknown>>;
 }
 
-/**
- * The chat-completions body (spec §2.1, §4.6, §8). Only fields with bounds are modelled;
- * the rest of the body is passed to the provider untouched, so the gateway validates
- * without stripping.
- */
-export class ChatCompletionRequestDto {
-  @IsString()
-  @MinLength(1)
-  model!: string;
+/** Spec §4.5 / §4.6: `fast` is an alias of `priority`; `ultrafast` prefers ultrafast endpoints. */
+export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
+export const OUTPUT_MODALITIES = ['text', 'image', 'audio'] as const;
+export const REASONING_SUMMARIES = ['auto', 'concise', 'detailed'] as const;
+/** The five response-format variants (spec §4.6 names `json_object`; the others are OpenRouter's). */
+export const RESPONSE_FORMAT_TYPES = ['text', 'json_object', 'json_schema', 'grammar', 'python'] as const;
 
+/** `reasoning`: effort and summary are bounded; other provider keys pass through. */
+export class ReasoningConfigDto {
+  @IsOptional()
+  @IsIn(REASONING_EFFORTS)
+  effort?: (typeof REASONING_EFFORTS)[number] | null;
+
+  @IsOptional()
+  @IsIn(REASONING_SUMMARIES)
+  summary?: (typeof REASONING_SUMMARIES)[number] | null;
+
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  max_tokens?: number;
+}
+
+export class ResponseFormatDto {
+  @IsIn(RESPONSE_FORMAT_TYPES)
+  type!: (typeof RESPONSE_FORMAT_TYPES)[number];
+}
+
+export class PredictionDto {
+  @IsIn(['content'])
+  type!: 'content';
+
+  @IsMessageContent()
+  content!: string | Array<Record<string, unknown>>;
+}
+
+export class StreamOptionsDto {
+  @IsOptional()
+  @IsBoolean()
+  include_usage?: boolean;
+}
+
+/**
+ * The bounded fields of a chat-completions body (spec §4.6, §8), shared by
+ * `POST /v1/chat/completions` and `POST /v1/presets/{slug}/chat/completions`. Only fields
+ * with bounds are modelled; the rest of the body is passed on untouched, so the gateway
+ * validates without stripping. `null` counts as "not set" for every optional field.
+ */
+export class ChatCompletionParamsDto {
   @IsArray()
   @ArrayMinSize(1)
   @ValidateNested({ each: true })
   @Type(() => ChatMessageDto)
   messages!: ChatMessageDto[];
+
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  models?: string[];
 
   @IsOptional()
   @IsNumber()
@@ -71,6 +131,25 @@ export class ChatCompletionRequestDto {
   @Max(1)
   top_p?: number;
 
+  /** 1 means always the most likely token; 0 turns it off. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  top_k?: number;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  top_a?: number;
+
+  /** Minimum probability relative to the top token. */
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  min_p?: number;
+
   @IsOptional()
   @IsNumber()
   @Min(-2)
@@ -82,6 +161,13 @@ export class ChatCompletionRequestDto {
   @Min(-2)
   @Max(2)
   presence_penalty?: number;
+
+  /** 1.0 means no penalty; OpenRouter documents (0, 2]. */
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  repetition_penalty?: number;
 
   @IsOptional()
   @IsInt()
@@ -108,6 +194,10 @@ export class ChatCompletionRequestDto {
   seed?: number;
 
   @IsOptional()
+  @IsLogitBias()
+  logit_bias?: Record<string, number>;
+
+  @IsOptional()
   @IsBoolean()
   logprobs?: boolean;
 
@@ -120,6 +210,12 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsBoolean()
   stream?: boolean;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => StreamOptionsDto)
+  stream_options?: StreamOptionsDto;
 
   @IsOptional()
   @IsString()
@@ -136,10 +232,70 @@ export class ChatCompletionRequestDto {
   metadata?: Record<string, string>;
 
   @IsOptional()
-  @IsArray()
+  @IsArrayOfObjectsWith('type')
   tools?: Array<Record<string, unknown>>;
 
   @IsOptional()
+  @IsToolChoice()
+  tool_choice?: string | Record<string, unknown>;
+
+  @IsOptional()
+  @IsBoolean()
+  parallel_tool_calls?: boolean;
+
+  @IsOptional()
   @IsObject()
-  response_format?: Record<string, unknown>;
+  @ValidateNested()
+  @Type(() => ResponseFormatDto)
+  response_format?: ResponseFormatDto;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ReasoningConfigDto)
+  reasoning?: ReasoningConfigDto;
+
+  @IsOptional()
+  @IsIn(REASONING_EFFORTS)
+  @AgreesWithReasoningEffort()
+  reasoning_effort?: (typeof REASONING_EFFORTS)[number] | null;
+
+  @IsOptional()
+  @IsIn(SERVICE_TIERS)
+  service_tier?: (typeof SERVICE_TIERS)[number] | null;
+
+  @IsOptional()
+  @IsArray()
+  @IsIn(OUTPUT_MODALITIES, { each: true })
+  modalities?: Array<(typeof OUTPUT_MODALITIES)[number]>;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PredictionDto)
+  prediction?: PredictionDto;
+
+  @IsOptional()
+  @IsObject()
+  provider?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsArrayOfObjectsWith('id')
+  plugins?: Array<Record<string, unknown>>;
+}
+
+/**
+ * `POST /v1/chat/completions`. `model` may be left out only when a `preset` names the
+ * preset that supplies it (`model: "@preset/<slug>"` and `"<model>@preset/<slug>"` are
+ * model strings and need no rule here).
+ */
+export class ChatCompletionRequestDto extends ChatCompletionParamsDto {
+  @ValidateIf((body: ChatCompletionRequestDto) => body.preset === undefined || body.model !== undefined)
+  @IsString()
+  @MinLength(1)
+  model!: string;
+
+  @IsOptional()
+  @Matches(PRESET_SLUG_PATTERN, { message: 'preset must be a preset slug: lower-case letters, digits, - and _, at most 64' })
+  preset?: string;
 }

@@ -65,3 +65,84 @@ export function IsMessageContent(options?: ValidationOptions) {
       },
     });
 }
+
+/** Spec §4.6: the reasoning effort levels, shared by `reasoning_effort` and `reasoning.effort`. */
+export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
+
+/**
+ * `reasoning_effort` is a shorthand for `reasoning.effort` and may not differ from it (spec
+ * §4.6). Only compared when both carry a value: null means "not set" for either.
+ */
+export function AgreesWithReasoningEffort(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'agreesWithReasoningEffort',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must equal reasoning.effort when both are given`, ...options },
+      validator: {
+        validate: (value: unknown, args) => {
+          const reasoning = (args?.object as { reasoning?: unknown }).reasoning;
+          if (typeof reasoning !== 'object' || reasoning === null) return true;
+          const effort = (reasoning as { effort?: unknown }).effort;
+          return effort === undefined || effort === null || effort === value;
+        },
+      },
+    });
+}
+
+export const LOGIT_BIAS_RANGE = { min: -100, max: 100 } as const;
+
+/** `logit_bias`: token id -> bias in -100..100 (OpenAI's documented bound). */
+export function IsLogitBias(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isLogitBias',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must map token ids to numbers from ${LOGIT_BIAS_RANGE.min} to ${LOGIT_BIAS_RANGE.max}`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.entries(value).every(
+            ([token, bias]) => /^\d+$/.test(token) && typeof bias === 'number' && bias >= LOGIT_BIAS_RANGE.min && bias <= LOGIT_BIAS_RANGE.max,
+          ),
+      },
+    });
+}
+
+/** `tool_choice`: `none`, `auto`, `required`, or an object naming one tool by its `type`. */
+export function IsToolChoice(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isToolChoice',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be "none", "auto", "required" or an object with a type`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          value === 'none' ||
+          value === 'auto' ||
+          value === 'required' ||
+          (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'),
+      },
+    });
+}
+
+/** An array of objects that each carry a string `key` (tools by `type`, plugins by `id`). */
+export function IsArrayOfObjectsWith(key: string, options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isArrayOfObjectsWith',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be an array of objects, each with a string ${key}`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          Array.isArray(value) &&
+          value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item[key] === 'string'),
+      },
+    });
+}
