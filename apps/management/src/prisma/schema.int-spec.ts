@@ -76,6 +76,38 @@ describe('management schema against its migrations', () => {
     await prisma.byokCredential.create({ data: byokCredential });
     expectRoundTrip(byokCredential, await prisma.byokCredential.findUnique({ where: { id: byokCredential.id } }));
 
-    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential']);
+    // A preset and its version point at each other: the preset is written first without
+    // its designated version, then designated once the version exists.
+    const preset = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      slug: 'support-bot',
+      name: 'Support bot',
+      description: 'Answers support questions',
+      status: 'active' as const,
+      statusUpdatedAt: at,
+      creatorUserId: user.id,
+      latestVersion: 7,
+      designatedVersionId: randomUUID(),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.preset.create({ data: { ...preset, designatedVersionId: null } });
+    const presetVersion = {
+      id: preset.designatedVersionId,
+      presetId: preset.id,
+      version: 7,
+      config: { model: 'sim/gpt-4o-mini', temperature: 0.5, stop: ['\n'], provider: { allow_fallbacks: false } },
+      systemPrompt: 'Be brief.',
+      creatorId: user.id,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.presetVersion.create({ data: presetVersion });
+    await prisma.preset.update({ where: { id: preset.id }, data: { designatedVersionId: preset.designatedVersionId, updatedAt: at } });
+    expectRoundTrip(preset, await prisma.preset.findUnique({ where: { id: preset.id } }));
+    expectRoundTrip(presetVersion, await prisma.presetVersion.findUnique({ where: { id: presetVersion.id } }));
+
+    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion']);
   });
 });
