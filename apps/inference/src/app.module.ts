@@ -9,18 +9,24 @@ import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatService } from './chat/chat.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
+import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { InferenceMessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
+import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
+import { PresetsService } from './resolution/presets.service.js';
+import { RoutePlanner } from './routing/route-planner.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
+import { UsageRecorder } from './usage/usage-recorder.service.js';
 
 @Module({})
 export class AppModule {
   static forRoot(env: InferenceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL))],
+      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), InferenceMessagingModule.forRoot(env)],
       controllers: [HealthController, ChatController, ChatStreamController, ModelsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
@@ -30,6 +36,11 @@ export class AppModule {
         OpenAiAdapter,
         AdapterRegistry,
         ChatService,
+        RoutePlanner,
+        PresetsService,
+        ByokCredentialsService,
+        UsageRecorder,
+        GenerationsConsumer,
         ChatStreamService,
         StreamCancellations,
       ],

@@ -1,5 +1,5 @@
 import { DatabaseServiceEnv } from '@gw/config';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { fileURLToPath } from 'node:url';
 
 /** Environment of the inference service (see the root README for every variable). */
@@ -30,6 +30,28 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Min(1)
   @Max(4096)
   UPSTREAM_CONNECTIONS: number = 256;
+
+  /** Gateway fee on a BYOK generation, as a fraction of its upstream cost (decimal string; 0.05 = 5 %). */
+  @Matches(/^(0(\.\d+)?|1(\.0+)?)$/)
+  BYOK_FEE_RATE: string = '0';
+
+  /** Reported as service_metadata.region. */
+  @IsString()
+  SERVICE_REGION: string = 'local';
+
+  /** Sticky sessions remembered per replica (LRU) and how long an idle one is kept. */
+  @IsInt()
+  @Min(1)
+  ROUTING_SESSION_MAX: number = 100_000;
+
+  @IsInt()
+  @Min(1)
+  ROUTING_SESSION_TTL_SECONDS: number = 1_800;
+
+  /** Usage events waiting for their JetStream ack; past this, new events are dropped (logged, counted). */
+  @IsInt()
+  @Min(100)
+  USAGE_OUTBOX_MAX: number = 100_000;
 }
 
 export const INFERENCE_ENV = Symbol('INFERENCE_ENV');

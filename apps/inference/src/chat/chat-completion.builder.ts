@@ -1,4 +1,5 @@
-import type { ChatCompletionView } from '@gw/contracts';
+import type { ChatCompletionView, ServiceMetadataView } from '@gw/contracts';
+import type { Prisma } from '../generated/prisma/client.js';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { Cost } from '../pricing/cost.js';
 import type { NormalizedCompletion } from '../providers/provider-adapter.js';
@@ -12,9 +13,12 @@ export function buildChatCompletion(input: {
   completion: NormalizedCompletion;
   cost: Cost;
   isByok: boolean;
+  /** What the workspace pays (pricing/charge.ts); the upstream cost when absent. */
+  charged?: Prisma.Decimal;
+  serviceMetadata?: ServiceMetadataView;
 }): ChatCompletionView {
   const { completion, cost } = input;
-  return {
+  const view: ChatCompletionView = {
     id: input.id,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
@@ -23,6 +27,8 @@ export function buildChatCompletion(input: {
     system_fingerprint: completion.systemFingerprint,
     service_tier: completion.serviceTier,
     choices: completion.choices,
-    usage: buildUsageView(completion.usage, cost, input.isByok),
+    usage: buildUsageView(completion.usage, cost, input.isByok, input.charged),
   };
+  if (input.serviceMetadata) view.service_metadata = input.serviceMetadata;
+  return view;
 }

@@ -9,6 +9,6 @@ export class ChatController {
 
   @MessagePattern(SUBJECTS.inference.chatCreate)
   create(@Payload() request: ChatCreateRequest): Promise<ChatCompletionView> {
-    return this.chat.create(request.principal, request.body);
+    return this.chat.create(request);
   }
 }

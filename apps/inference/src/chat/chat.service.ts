@@ -1,11 +1,19 @@
-import { Injectable } from '@nestjs/common';
-import type { ChatCompletionView, Principal } from '@gw/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { createHash, randomBytes } from 'node:crypto';
-import { CatalogService } from '../catalog/catalog.service.js';
-import { computeCost } from '../pricing/cost.js';
 import { assertMaySpend } from '../billing/spend-guard.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { chargeFor } from '../pricing/charge.js';
+import { computeCost } from '../pricing/cost.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
-import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import type { ChatCallContext } from '../providers/provider-adapter.js';
+import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
+import { PresetsService } from '../resolution/presets.service.js';
+import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import { buildServiceMetadata } from '../routing/routing-metadata.js';
+import { UsageRecorder } from '../usage/usage-recorder.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
 
 export function newGenerationId(): string {
@@ -18,37 +26,78 @@ export function hashEndUser(workspaceId: string, user: unknown): string | undefi
   return createHash('sha256').update(`${workspaceId}:${user}`).digest('hex').slice(0, 32);
 }
 
+/** The call context of one attempt: a BYOK attempt carries the workspace's key. */
+export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
+  return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
+}
+
+/** The session id routing sticks to: the gateway's choice (body wins over header), else the body's. */
+export function sessionIdOf(request: { sessionId?: string; body: Record<string, unknown> }): string | undefined {
+  if (request.sessionId) return request.sessionId;
+  return typeof request.body.session_id === 'string' && request.body.session_id.length > 0 ? request.body.session_id : undefined;
+}
+
 /**
- * One chat completion: resolve the model, try its endpoints in catalog order (the next one
- * after a retryable failure) and price the answer. Recording the generation (a JetStream
- * usage event, consumed off the request path) comes with the usage issue: a database write
- * per request, even batched, measurably slowed this path (see the issue note).
+ * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
+ * routing plan (routing/), the attempts in order, the price, one usage event queued off the
+ * request path, and routing metadata when the caller opted in.
  */
 @Injectable()
 export class ChatService {
-  constructor(
-    private readonly catalog: CatalogService,
-    private readonly adapters: AdapterRegistry,
-  ) {}
+  private readonly byokFeeRate: Prisma.Decimal;
+  private readonly region: string;
 
-  async create(principal: Principal, body: Record<string, unknown>): Promise<ChatCompletionView> {
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    private readonly router: RoutePlanner,
+    private readonly presets: PresetsService,
+    private readonly byok: ByokCredentialsService,
+    private readonly usage: UsageRecorder,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+    this.region = env.SERVICE_REGION;
+  }
+
+  async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
+    const { principal } = request;
     assertMaySpend(principal);
-    const modelId = String(body.model);
-    const model = this.catalog.resolve(modelId);
-    const endUserHash = hashEndUser(principal.workspaceId, body.user);
-    let lastFailure: UpstreamFailure | undefined;
-    for (const endpoint of model.endpoints) {
-      try {
-        const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, body, { endUserHash });
-        const cost = computeCost(endpoint.pricing, completion.usage);
-        const id = newGenerationId();
-        return buildChatCompletion({ id, modelId, endpoint, completion, cost, isByok: false });
-      } catch (error) {
-        if (!(error instanceof UpstreamFailure)) throw error;
-        lastFailure = error;
-        if (!error.retryable) break;
-      }
-    }
-    throw lastFailure!.gatewayError;
+    const body = await this.presets.apply(principal.workspaceId, request.body);
+    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
+    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    const plan = this.router.plan({ principal, body, sessionId, credentials });
+    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
+
+    const { result: completion, attempt, tracker } = await this.router.execute(plan, (current) =>
+      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),
+    );
+
+    const upstream = computeCost(attempt.endpoint.pricing, completion.usage);
+    const charge = chargeFor(upstream, attempt.credential.kind === 'byok', this.byokFeeRate);
+    const latencyMs = tracker.elapsedMs();
+    this.router.recordGeneration(attempt, completion.usage.completionTokens, tracker.records.at(-1)!.latencyMs);
+    const id = newGenerationId();
+    this.usage.record({
+      generationId: id,
+      principal,
+      modelId: attempt.modelId,
+      attempt,
+      status: 'succeeded',
+      usage: completion.usage,
+      charge,
+      latencyMs,
+      sessionId,
+      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+    });
+    return buildChatCompletion({
+      id,
+      modelId: attempt.modelId,
+      endpoint: attempt.endpoint,
+      completion,
+      cost: upstream,
+      isByok: charge.isByok,
+      charged: charge.charged,
+      serviceMetadata: request.serviceMetadata ? buildServiceMetadata(plan, tracker, this.region) : undefined,
+    });
   }
 }

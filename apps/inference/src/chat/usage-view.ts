@@ -1,16 +1,21 @@
 import type { ChatUsageView } from '@gw/contracts';
+import type { Prisma } from '../generated/prisma/client.js';
 import type { Cost } from '../pricing/cost.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 
-/** The spec §2.1 usage object, shared by the chat completion and the final stream chunk. */
-export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boolean): ChatUsageView {
+/**
+ * The spec §2.1 usage object, shared by the chat completion and the final stream chunk.
+ * `cost` is the upstream price; `charged` what the workspace pays (pricing/charge.ts): on
+ * BYOK only the gateway's fee, with the upstream price in `upstream_inference_cost`.
+ */
+export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boolean, charged: Prisma.Decimal = cost.total): ChatUsageView {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
     prompt_tokens_details: { cached_tokens: usage.cachedTokens },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-    cost: cost.total.toNumber(),
+    cost: charged.toNumber(),
     is_byok: isByok,
     cost_details: {
       upstream_inference_cost: isByok ? cost.total.toNumber() : null,

@@ -23,8 +23,14 @@ describe('inference schema against its migrations', () => {
       reasoningTokens: 6,
       tokensEstimated: true,
       cost: new Prisma.Decimal('0.000012345678'),
+      upstreamCost: new Prisma.Decimal('0.000246913578'),
       isByok: true,
       latencyMs: 789,
+      userId: randomUUID(),
+      sessionId: 'session-1',
+      batchId: 'batch_1',
+      attempts: 2,
+      endpointsTried: ['simulator-openai/a', 'simulator-openai/b'],
       createdAt: new Date('2026-01-02T03:04:05.678Z'),
     };
     await prisma.generation.create({ data: generation });

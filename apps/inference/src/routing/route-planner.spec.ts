@@ -36,7 +36,7 @@ function credential(overrides: Partial<ResolvedByokCredential> & Pick<ResolvedBy
 const requester = { keyHash: 'a'.repeat(64), userId: 'user-1' };
 const multi = model('m/multi', endpoint('alpha', 'a-1', '0.000003'), endpoint('beta', 'b-1', '0.000001'), endpoint('gamma', 'g-1', '0.000002'));
 
-function plan(overrides: Partial<PlanInput> & { preferences?: Partial<ProviderPreferences> } = {}) {
+function plan(overrides: Partial<Omit<PlanInput, 'preferences'>> & { preferences?: Partial<ProviderPreferences> } = {}) {
   return planRoute({
     models: [multi],
     credentials: [],

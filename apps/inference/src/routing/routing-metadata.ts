@@ -1,18 +1,8 @@
+import type { ServiceMetadataView } from '@gw/contracts';
 import type { AttemptTracker } from './attempt-tracker.js';
 import type { RoutePlan } from './route-types.js';
 
 /** Spec §2.6 routing metadata, under `service_metadata` when the caller opted in (§4.5). */
-export interface ServiceMetadataView {
-  attempt: number;
-  endpoints: { available: Array<{ model: string; provider: string; selected: boolean }>; total: number };
-  generation_time: number;
-  is_byok: boolean;
-  region: string;
-  requested: string;
-  strategy: string;
-  summary: string;
-}
-
 export function buildServiceMetadata(plan: RoutePlan, tracker: AttemptTracker, region: string): ServiceMetadataView {
   const selected = tracker.selected;
   const available = plan.candidates.map((candidate) => ({

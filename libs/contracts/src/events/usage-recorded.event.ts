@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
 import { KEY_HASH_PATTERN } from '../principal.js';
 
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
@@ -86,4 +86,17 @@ export class UsageRecordedEvent {
   @IsOptional()
   @IsString()
   batchId?: string;
+
+  /** How many provider calls routing made (1 = the first endpoint answered). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  attempts?: number;
+
+  /** `<provider id>/<upstream model>` of every endpoint tried, in order, the answering one last. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  endpointsTried?: string[];
 }

@@ -9,6 +9,20 @@ export interface ChatCompletionView {
   service_tier: string | null;
   choices: ChatChoiceView[];
   usage: ChatUsageView;
+  /** Routing metadata (spec §2.6), only when the caller opted in (§4.5). */
+  service_metadata?: ServiceMetadataView;
+}
+
+/** Spec §2.6 routing metadata. */
+export interface ServiceMetadataView {
+  attempt: number;
+  endpoints: { available: Array<{ model: string; provider: string; selected: boolean }>; total: number };
+  generation_time: number;
+  is_byok: boolean;
+  region: string;
+  requested: string;
+  strategy: string;
+  summary: string;
 }
 
 export interface ChatChoiceView {

@@ -1,0 +1,65 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { EVENTS, SUBJECTS, type ByokResolveReply, type ResolvedByokCredential } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import { LRUCache } from 'lru-cache';
+import { onWorkspaceChanged } from './workspace-events.js';
+
+const TTL_MS = 30_000;
+const MAX_WORKSPACES = 10_000;
+/** Management answers from memory and one indexed read; more than this and routing waits too long. */
+const RESOLVE_TIMEOUT_MS = 3_000;
+
+/**
+ * A workspace's usable BYOK credentials (decrypted), asked of management over NATS and kept
+ * in this replica's memory only, for at most 30 s; `events.byok.changed` drops a workspace's
+ * entry at once. Concurrent misses share one request. If management cannot be reached when
+ * an entry has expired, the last known credentials are used rather than failing the request
+ * (allowStaleOnFetchRejection); with nothing known, the request fails: routing without
+ * knowing a workspace's `is_byok_only` keys could bill it for calls it wanted on its own key.
+ * The keys are never logged.
+ */
+@Injectable()
+export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ByokCredentialsService.name);
+  private readonly cache: LRUCache<string, ResolvedByokCredential[]>;
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly nats: ResilientNatsConnection,
+  ) {
+    this.cache = new LRUCache<string, ResolvedByokCredential[]>({
+      max: MAX_WORKSPACES,
+      ttl: TTL_MS,
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (workspaceId) => {
+        const reply = await this.rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
+        return reply.credentials ?? [];
+      },
+    });
+  }
+
+  onModuleInit(): void {
+    this.subscription = onWorkspaceChanged(this.nats.connection, EVENTS.byokChanged, (workspaceId) => this.cache.delete(workspaceId));
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  async forWorkspace(workspaceId: string): Promise<ResolvedByokCredential[]> {
+    try {
+      return (await this.cache.fetch(workspaceId)) ?? [];
+    } catch (error) {
+      // A byok.changed event deleted the entry while its lookup was in flight (which aborts
+      // it): ask again so the answer reflects the change.
+      if (!(error instanceof GatewayError)) return (await this.cache.fetch(workspaceId)) ?? [];
+      this.logger.warn(`BYOK credentials of workspace ${workspaceId} could not be resolved: ${error.message}`);
+      throw error;
+    }
+  }
+}
+

@@ -1,0 +1,53 @@
+import { PRESET_SLUG_PATTERN, type PresetResolveReply } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+
+const PRESET_MARKER = '@preset/';
+
+export interface PresetReference {
+  slug: string;
+  /** The model the request names beside the preset (`<model>@preset/<slug>`), which wins over the preset's. */
+  model?: string;
+}
+
+/**
+ * The preset a chat body refers to, if any: `model: "@preset/<slug>"`,
+ * `model: "<model>@preset/<slug>"`, or a `preset` field (`"<slug>"` or `"@preset/<slug>"`).
+ * A `preset` field with a plain model keeps that model.
+ */
+export function presetReferenceOf(body: Record<string, unknown>): PresetReference | null {
+  const model = typeof body.model === 'string' ? body.model : '';
+  const markerAt = model.indexOf(PRESET_MARKER);
+  if (markerAt >= 0) {
+    return { slug: checkedSlug(model.slice(markerAt + PRESET_MARKER.length)), model: markerAt > 0 ? model.slice(0, markerAt) : undefined };
+  }
+  if (body.preset === undefined || body.preset === null) return null;
+  if (typeof body.preset !== 'string') throw GatewayError.badRequest('preset must be a preset slug');
+  const slug = body.preset.startsWith(PRESET_MARKER) ? body.preset.slice(PRESET_MARKER.length) : body.preset;
+  return { slug: checkedSlug(slug), model: model || undefined };
+}
+
+/**
+ * The body with the preset applied: the designated version's config, then every field the
+ * request sets (request wins), the model named beside the preset (or the preset's), and the
+ * preset's system prompt prepended as a system message.
+ */
+export function applyPreset(body: Record<string, unknown>, reference: PresetReference, preset: PresetResolveReply): Record<string, unknown> {
+  const { preset: _preset, model: _model, ...requestFields } = body;
+  const merged: Record<string, unknown> = { ...preset.config, ...requestFields };
+  delete merged.preset;
+  const model = reference.model ?? preset.config.model;
+  if (typeof model !== 'string' || model.length === 0) {
+    throw GatewayError.badRequest(`Preset "${reference.slug}" names no model; give one as "<model>@preset/${reference.slug}"`);
+  }
+  merged.model = model;
+  if (preset.systemPrompt) {
+    const messages = Array.isArray(requestFields.messages) ? requestFields.messages : [];
+    merged.messages = [{ role: 'system', content: preset.systemPrompt }, ...messages];
+  }
+  return merged;
+}
+
+function checkedSlug(slug: string): string {
+  if (!PRESET_SLUG_PATTERN.test(slug)) throw GatewayError.badRequest(`"${slug}" is not a preset slug`);
+  return slug;
+}

@@ -1,0 +1,54 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { EVENTS, SUBJECTS, type PresetResolveReply } from '@gw/contracts';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import { LRUCache } from 'lru-cache';
+import { applyPreset, presetReferenceOf } from './preset-reference.js';
+import { onWorkspaceChanged } from './workspace-events.js';
+
+const TTL_MS = 10_000;
+const MAX_PRESETS = 10_000;
+const RESOLVE_TIMEOUT_MS = 3_000;
+
+/**
+ * Applies a preset named by a chat body (preset-reference.ts). The designated version is
+ * asked of management over NATS and cached for 10 s per (workspace, slug); an
+ * `events.presets.changed` event drops the workspace's entries at once, so a new designated
+ * version applies from the next request on this replica. Errors (404 unknown preset, 503
+ * management unreachable) reach the caller as they are and are not cached.
+ */
+@Injectable()
+export class PresetsService implements OnModuleInit, OnModuleDestroy {
+  private readonly cache: LRUCache<string, PresetResolveReply, { workspaceId: string; slug: string }>;
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly nats: ResilientNatsConnection,
+  ) {
+    this.cache = new LRUCache<string, PresetResolveReply, { workspaceId: string; slug: string }>({
+      max: MAX_PRESETS,
+      ttl: TTL_MS,
+      fetchMethod: (_key, _stale, { context }) => this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
+    });
+  }
+
+  onModuleInit(): void {
+    this.subscription = onWorkspaceChanged(this.nats.connection, EVENTS.presetsChanged, (workspaceId) => {
+      const prefix = `${workspaceId}/`;
+      for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** The body unchanged when it names no preset, else the body with the preset applied. */
+  async apply(workspaceId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const reference = presetReferenceOf(body);
+    if (!reference) return body;
+    const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } });
+    return applyPreset(body, reference, preset!);
+  }
+}

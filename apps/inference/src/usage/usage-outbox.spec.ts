@@ -1,0 +1,46 @@
+import type { UsageRecordedEvent } from '@gw/contracts';
+import { describe, expect, it } from 'vitest';
+import { UsageOutbox } from './usage-outbox.js';
+
+const event = (generationId: string) => ({ generationId }) as UsageRecordedEvent;
+
+describe('UsageOutbox', () => {
+  it('publishes in the background and retries a failed publish until it is acknowledged', async () => {
+    const attempts: string[] = [];
+    let failuresLeft = 2;
+    const outbox = new UsageOutbox(
+      async (item) => {
+        attempts.push(item.generationId);
+        if (item.generationId === 'gen-b' && failuresLeft-- > 0) throw new Error('no stream');
+      },
+      { maxPending: 10, retryDelayMs: 5 },
+    );
+    expect(outbox.enqueue(event('gen-a'))).toBe(true);
+    expect(outbox.enqueue(event('gen-b'))).toBe(true);
+    expect(await outbox.flush(2_000)).toBe(true);
+    expect(attempts.filter((id) => id === 'gen-b')).toHaveLength(3);
+    expect(outbox.stats()).toEqual({ pending: 0, published: 2, dropped: 0, retries: 2 });
+  });
+
+  it('drops and counts events beyond its bound instead of growing', async () => {
+    const dropped: string[] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const outbox = new UsageOutbox(() => blocked, { maxPending: 2, onDrop: (item) => dropped.push(item.generationId) });
+    outbox.enqueue(event('gen-1'));
+    outbox.enqueue(event('gen-2'));
+    expect(outbox.enqueue(event('gen-3'))).toBe(false);
+    expect(dropped).toEqual(['gen-3']);
+    expect(outbox.stats()).toMatchObject({ pending: 2, dropped: 1 });
+    release();
+    expect(await outbox.flush(1_000)).toBe(true);
+  });
+
+  it('reports a flush that did not finish in time', async () => {
+    const outbox = new UsageOutbox(() => Promise.reject(new Error('down')), { maxPending: 5, retryDelayMs: 1_000 });
+    outbox.enqueue(event('gen-x'));
+    expect(await outbox.flush(50)).toBe(false);
+    expect(outbox.stats().pending).toBe(1);
+    outbox.close();
+  });
+});

@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { Principal, UsageRecordedEvent } from '@gw/contracts';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import type { Charge } from '../pricing/charge.js';
+import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
+import { UsageOutbox, type UsageOutboxStats } from './usage-outbox.js';
+
+/** Longest wait for unacknowledged usage events when the service stops. */
+const SHUTDOWN_FLUSH_MS = 5_000;
+
+/** One finished generation, as both chat paths (non-streaming and streaming) know it. */
+export interface GenerationOutcome {
+  generationId: string;
+  principal: Principal;
+  /** Public model id that answered (after preset and `models` fallback). */
+  modelId: string;
+  attempt: RouteAttempt;
+  /**
+   * `succeeded`, or `failed` for a stream that broke after its first byte: tokens were
+   * produced (and estimated when the provider sent no counts), so they are billed.
+   */
+  status: 'succeeded' | 'failed';
+  usage: NormalizedUsage;
+  charge: Charge;
+  latencyMs: number;
+  sessionId?: string;
+  batchId?: string;
+  /** Endpoint keys tried, in order, the answering one last. */
+  endpointsTried?: string[];
+}
+
+/**
+ * Publishes ONE `UsageRecordedEvent` per generation to JetStream (`events.usage.recorded`),
+ * never on the request path: `record` only queues (usage-outbox.ts). Management counts and
+ * bills it, batch prices its lines, and inference's own consumer writes the generation record.
+ * Generations that produced no tokens (every attempt refused before the first byte) are not
+ * recorded: nothing was generated and nothing is billed.
+ */
+@Injectable()
+export class UsageRecorder implements OnModuleDestroy {
+  private readonly logger = new Logger(UsageRecorder.name);
+  private readonly outbox: UsageOutbox;
+
+  constructor(nats: ResilientNatsConnection, @Inject(INFERENCE_ENV) env: InferenceEnv) {
+    const publisher = new JetStreamUsagePublisher(nats.connection);
+    let lastErrorLog = 0;
+    this.outbox = new UsageOutbox(publisher.publish, {
+      maxPending: env.USAGE_OUTBOX_MAX,
+      onDrop: (event) => this.logger.error(`Usage outbox full: dropped the usage event of generation ${event.generationId}`),
+      onPublishError: (error) => {
+        // One line per 10 s while JetStream is unavailable, not one per event.
+        if (Date.now() - lastErrorLog < 10_000) return;
+        lastErrorLog = Date.now();
+        this.logger.warn(`Usage events not yet acknowledged by JetStream (will retry): ${error instanceof Error ? error.message : String(error)}`);
+      },
+    });
+  }
+
+  record(outcome: GenerationOutcome): void {
+    this.outbox.enqueue(toUsageEvent(outcome));
+  }
+
+  stats(): UsageOutboxStats {
+    return this.outbox.stats();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const flushed = await this.outbox.flush(SHUTDOWN_FLUSH_MS);
+    if (!flushed) this.logger.error(`Stopped with ${this.outbox.pending} usage events not acknowledged by JetStream`);
+    this.outbox.close();
+  }
+}
+
+export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
+  const { principal, usage, charge, attempt } = outcome;
+  const event: UsageRecordedEvent = {
+    generationId: outcome.generationId,
+    workspaceId: principal.workspaceId,
+    keyHash: principal.keyHash,
+    userId: principal.userId,
+    model: outcome.modelId,
+    provider: attempt.endpoint.provider.id,
+    upstreamModel: attempt.endpoint.upstreamModel,
+    status: outcome.status,
+    isByok: charge.isByok,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedTokens: usage.cachedTokens,
+    reasoningTokens: usage.reasoningTokens,
+    tokensEstimated: usage.estimated,
+    cost: charge.charged.toFixed(),
+    upstreamCost: charge.upstream.total.toFixed(),
+    latencyMs: Math.max(0, Math.round(outcome.latencyMs)),
+    createdAt: new Date().toISOString(),
+  };
+  if (outcome.sessionId) event.sessionId = outcome.sessionId;
+  if (outcome.batchId) event.batchId = outcome.batchId;
+  if (outcome.endpointsTried) {
+    event.attempts = outcome.endpointsTried.length;
+    event.endpointsTried = outcome.endpointsTried;
+  }
+  return event;
+}
