@@ -9,6 +9,8 @@ import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
+import { PresetsController } from './presets/presets.controller.js';
+import { PRESETS_PROVIDERS } from './presets/presets.providers.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { WorkspaceAccessService } from './workspaces/workspace-access.service.js';
 
@@ -19,7 +21,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL))],
-      controllers: [HealthController, AuthController, KeysController, ByokController],
+      controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
@@ -27,6 +29,7 @@ export class AppModule {
         KeysService,
         AuthService,
         ...BYOK_PROVIDERS,
+        ...PRESETS_PROVIDERS,
       ],
     };
   }

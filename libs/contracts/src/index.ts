@@ -17,3 +17,7 @@ export * from './http/chat-completion-request.dto.js';
 export * from './http/chat-completion.view.js';
 export * from './http/chat-completion-chunk.view.js';
 export * from './http/validators.js';
+export * from './http/preset.view.js';
+export * from './http/list-presets-query.dto.js';
+export * from './http/preset-chat-request.dto.js';
+export * from './messages/presets.messages.js';
