@@ -14,6 +14,7 @@ import { InferenceMessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
+import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
@@ -34,6 +35,7 @@ export class AppModule {
         CatalogService,
         UpstreamClient,
         OpenAiAdapter,
+        AnthropicAdapter,
         AdapterRegistry,
         ChatService,
         RoutePlanner,

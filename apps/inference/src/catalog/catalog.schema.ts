@@ -12,7 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-export const PROVIDER_FORMATS = ['openai'] as const;
+export const PROVIDER_FORMATS = ['openai', 'anthropic'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 /** A non-negative decimal written as a string, so prices never pass through a float. */

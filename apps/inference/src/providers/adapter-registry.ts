@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
+import { AnthropicAdapter } from './anthropic/anthropic.adapter.js';
 import { OpenAiAdapter } from './openai/openai.adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
@@ -8,8 +9,8 @@ import type { ProviderAdapter } from './provider-adapter.js';
 export class AdapterRegistry {
   private readonly adapters: Record<ProviderFormat, ProviderAdapter>;
 
-  constructor(openAi: OpenAiAdapter) {
-    this.adapters = { openai: openAi };
+  constructor(openAi: OpenAiAdapter, anthropic: AnthropicAdapter) {
+    this.adapters = { openai: openAi, anthropic };
   }
 
   for(format: ProviderFormat): ProviderAdapter {

@@ -61,6 +61,10 @@ const CODE_TYPES: Record<string, ErrorType> = {
   content_policy_violation: 'content_policy_violation',
   invalid_image_format: 'unsupported_image_format',
   image_too_large: 'image_too_large',
+  // Anthropic's error types (its body's error.type; "prompt is too long" arrives as context_length_exceeded)
+  overloaded_error: 'provider_overloaded',
+  rate_limit_error: 'rate_limit_exceeded',
+  request_too_large: 'payload_too_large',
 };
 
 export function httpFailure(provider: string, upstreamStatus: number, upstreamMessage: string | undefined, code?: string): UpstreamFailure {

@@ -1,0 +1,117 @@
+import type { ChatChoiceView } from '@gw/contracts';
+import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
+import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
+
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  service_tier?: string | null;
+}
+
+export interface AnthropicMessageResponse {
+  id?: string;
+  type?: string;
+  content?: AnthropicBlock[];
+  stop_reason?: string | null;
+  usage?: AnthropicUsage | null;
+}
+
+/** Anthropic's stop reasons in OpenAI's finish reasons; the native one is kept beside it. */
+const FINISH_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+export function anthropicFinishReason(native: string | null | undefined): string | null {
+  if (native === null || native === undefined) return null;
+  return FINISH_REASONS[native] ?? 'stop';
+}
+
+/**
+ * Token counts as OpenRouter reports them for Anthropic: prompt tokens include the cache reads
+ * and cache writes (Anthropic's `input_tokens` excludes both), `cached_tokens` are the reads,
+ * `cache_write_tokens` the writes. Anthropic does not count thinking tokens apart from
+ * output tokens, so reasoning tokens stay 0 (they are inside completion_tokens).
+ */
+export function normalizeAnthropicUsage(usage: AnthropicUsage | null | undefined): NormalizedUsage | undefined {
+  if (!usage || typeof usage.input_tokens !== 'number' || typeof usage.output_tokens !== 'number') return undefined;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  return {
+    promptTokens: usage.input_tokens + cacheRead + cacheWrite,
+    completionTokens: usage.output_tokens,
+    cachedTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    reasoningTokens: 0,
+    estimated: false,
+  };
+}
+
+/** A thinking block as a reasoning_details entry (the signature lets the client send it back). */
+export function reasoningDetail(block: AnthropicBlock, index: number): Record<string, unknown> | undefined {
+  if (block.type === 'thinking') {
+    return { type: 'reasoning.text', text: block.thinking ?? '', signature: block.signature ?? null, format: ANTHROPIC_REASONING_FORMAT, index };
+  }
+  if (block.type === 'redacted_thinking') return { type: 'reasoning.encrypted', data: block.data ?? '', format: ANTHROPIC_REASONING_FORMAT, index };
+  return undefined;
+}
+
+/** A Messages API response as one chat-completions choice. */
+export function normalizeAnthropicMessage(
+  response: AnthropicMessageResponse,
+  options: { excludeReasoning: boolean; promptText: string },
+): NormalizedCompletion {
+  const text: string[] = [];
+  const reasoning: string[] = [];
+  const reasoningDetails: Array<Record<string, unknown>> = [];
+  const toolCalls: NonNullable<ChatChoiceView['message']['tool_calls']> = [];
+  for (const block of response.content ?? []) {
+    if (block.type === 'text' && typeof block.text === 'string') text.push(block.text);
+    else if (block.type === 'tool_use') {
+      toolCalls.push({
+        index: toolCalls.length,
+        id: String(block.id),
+        type: 'function',
+        function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
+      });
+    } else {
+      const detail = reasoningDetail(block, reasoningDetails.length);
+      if (detail) {
+        reasoningDetails.push(detail);
+        if (block.type === 'thinking' && typeof block.thinking === 'string') reasoning.push(block.thinking);
+      }
+    }
+  }
+  const message: ChatChoiceView['message'] & Record<string, unknown> = {
+    role: 'assistant',
+    content: text.length > 0 ? text.join('') : null,
+    refusal: null,
+  };
+  if (!options.excludeReasoning && reasoningDetails.length > 0) {
+    message.reasoning = reasoning.length > 0 ? reasoning.join('') : null;
+    message.reasoning_details = reasoningDetails;
+  }
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const native = response.stop_reason ?? null;
+  return {
+    upstreamId: response.id ?? null,
+    systemFingerprint: null,
+    serviceTier: response.usage?.service_tier ?? null,
+    choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
+    usage: normalizeAnthropicUsage(response.usage) ?? {
+      // Anthropic always reports usage; a host imitating it might not (about 4 characters a token).
+      promptTokens: Math.ceil(options.promptText.length / 4),
+      completionTokens: Math.ceil((text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')).length / 4),
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { UpstreamClient } from '../../upstream/upstream-client.js';
+import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import { anthropicErrorDetail } from './anthropic-errors.js';
+import { buildAnthropicBody } from './anthropic-request.js';
+import { normalizeAnthropicMessage, type AnthropicMessageResponse } from './anthropic-response.js';
+import { anthropicStreamEvents } from './anthropic-stream.js';
+
+/** The Messages API version this adapter speaks (sent as `anthropic-version`). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Anthropic's Messages API (`POST {baseUrl}/messages`), translated to and from chat completions. */
+@Injectable()
+export class AnthropicAdapter implements ProviderAdapter {
+  constructor(private readonly upstream: UpstreamClient) {}
+
+  async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
+    const { provider } = endpoint;
+    const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash });
+    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    if (response.status >= 400) {
+      const detail = anthropicErrorDetail(response.body);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+    }
+    const parsed = response.body as AnthropicMessageResponse | undefined;
+    if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
+    return normalizeAnthropicMessage(parsed, { excludeReasoning: excludesReasoning(body), promptText: JSON.stringify(upstreamBody.messages) });
+  }
+
+  async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
+    const { provider } = endpoint;
+    const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
+    const text = await this.upstream.postStream(
+      provider.id,
+      `${provider.baseUrl}/messages`,
+      headers(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+      anthropicErrorDetail,
+    );
+    return anthropicStreamEvents(provider.id, text, { excludeReasoning: excludesReasoning(body) });
+  }
+}
+
+/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
+function headers(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
+  return { 'x-api-key': context.apiKey ?? endpoint.provider.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+}
+
+/** `reasoning.exclude: true`: the model still thinks, the answer carries no reasoning. */
+function excludesReasoning(body: Record<string, unknown>): boolean {
+  const reasoning = body.reasoning as { exclude?: unknown } | null | undefined;
+  return reasoning !== null && typeof reasoning === 'object' && reasoning.exclude === true;
+}
