@@ -1,0 +1,176 @@
+import OpenAI, { APIError } from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { describe, expect, it } from 'vitest';
+import { envelopeOf, stack } from './e2e-helpers.js';
+
+const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+const messages = [{ role: 'user' as const, content: 'Tell me about gateways' }];
+
+type Chunk = ChatCompletionChunk & { provider?: string; usage?: Record<string, any> | null; choices: Array<ChatCompletionChunk.Choice & { native_finish_reason?: string | null }> };
+
+/** Every chunk the openai client yields, or the error its iteration threw after them. */
+async function iterate(stream: AsyncIterable<ChatCompletionChunk>): Promise<{ chunks: Chunk[]; error?: unknown }> {
+  const chunks: Chunk[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk as Chunk);
+  } catch (error) {
+    return { chunks, error };
+  }
+  return { chunks };
+}
+
+const contentOf = (chunks: Chunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+
+/** A raw streamed POST through fetch: status, headers and the exact bytes of the body. */
+async function postStream(body: Record<string, unknown>): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(`${stack.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ stream: true, messages, ...body }),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+describe('POST /v1/chat/completions with stream: true', () => {
+  it('streams chat.completion.chunk objects with the generation id, the public model and the provider', async () => {
+    const { chunks, error } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true }));
+    expect(error).toBeUndefined();
+    expect(chunks.length).toBeGreaterThan(3);
+    const ids = new Set(chunks.map((chunk) => chunk.id));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^gen-/);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ object: 'chat.completion.chunk', model: 'sim/gpt-4o-mini', provider: 'Simulator', system_fingerprint: 'fp_sim' });
+      expect(Number.isInteger(chunk.created)).toBe(true);
+    }
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(contentOf(chunks)).toMatch(/^Simulated reply to: Tell me about gateways/);
+    expect(chunks.at(-1)!.choices[0]).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'stop' });
+    // No usage chunk unless the client asks for one.
+    expect(chunks.every((chunk) => chunk.choices.length > 0 && !chunk.usage)).toBe(true);
+  });
+
+  it('ends with a usage chunk priced like the non-streamed usage when include_usage is set', async () => {
+    const { chunks } = await iterate(
+      await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }),
+    );
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.id).toBe(chunks[0]!.id);
+    const usage = last.usage!;
+    expect(Number.isInteger(usage.prompt_tokens) && usage.prompt_tokens > 0).toBe(true);
+    expect(usage.completion_tokens).toBeGreaterThan(0);
+    expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
+    expect(usage.cost).toBeCloseTo(usage.prompt_tokens * 0.00000015 + usage.completion_tokens * 0.0000006, 12);
+    expect(usage.is_byok).toBe(false);
+    expect(usage.cost_details).toMatchObject({ upstream_inference_cost: null });
+    expect(usage.cost_details.upstream_inference_completions_cost).toBeCloseTo(usage.completion_tokens * 0.0000006, 12);
+
+    const whole = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    expect(usage.prompt_tokens).toBe(whole.usage!.prompt_tokens);
+    expect(usage.completion_tokens).toBe(whole.usage!.completion_tokens);
+  });
+
+  it('streams tool-call deltas the client reassembles into the call', async () => {
+    const { chunks } = await iterate(
+      await openai.chat.completions.create({
+        model: 'sim/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+        stream: true,
+      }),
+    );
+    const fragments = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
+    expect(fragments[0]).toMatchObject({ index: 0, id: expect.any(String), type: 'function', function: { name: 'get_weather' } });
+    expect(fragments.length).toBeGreaterThan(2);
+    const args = fragments.map((fragment) => fragment.function?.arguments ?? '').join('');
+    expect(JSON.parse(args)).toEqual({ city: 'Weather in Paris?' });
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('tool_calls');
+  });
+
+  it('frames the stream exactly as OpenAI does: data lines, a blank line after each, [DONE] last', async () => {
+    const { status, headers, text } = await postStream({ model: 'sim/gpt-4o-mini', stream_options: { include_usage: true } });
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(headers.get('cache-control')).toBe('no-cache');
+    expect(headers.get('x-accel-buffering')).toBe('no');
+    expect(text).toMatch(/^(data: \{[^\n]*\}\n\n)+data: \[DONE\]\n\n$/);
+    const events = text.split('\n\n').filter(Boolean);
+    for (const event of events.slice(0, -1)) expect(JSON.parse(event.slice('data: '.length))).toHaveProperty('object', 'chat.completion.chunk');
+  });
+
+  it('falls back before the first byte: the first endpoint answers 503, the second streams', async () => {
+    const { chunks, error } = await iterate(
+      await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages, stream: true, stream_options: { include_usage: true } }),
+    );
+    expect(error).toBeUndefined();
+    expect(contentOf(chunks)).toMatch(/^Simulated reply/);
+    // The second endpoint's prices apply: 0.0000002 prompt, 0.0000008 completion.
+    const usage = chunks.at(-1)!.usage!;
+    expect(usage.cost).toBeCloseTo(usage.prompt_tokens * 0.0000002 + usage.completion_tokens * 0.0000008, 12);
+  });
+
+  it('answers a failure before the first chunk with the JSON envelope and its status, not a stream', async () => {
+    const raw = await postStream({ model: 'nope/model' });
+    expect(raw.status).toBe(404);
+    expect(raw.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(envelopeOf({ status: raw.status, body: JSON.parse(raw.text) }).metadata?.error_type).toBe('not_found');
+
+    const error = await openai.chat.completions.create({ model: 'nope/model', messages, stream: true }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(404);
+  });
+
+  it.each([
+    ['a connection cut', 'sim/gpt-4o-mini-cut', 502, 'provider_unavailable'],
+    ["the provider's error event", 'sim/gpt-4o-mini-stream-error', 502, 'provider_unavailable'],
+  ])('ends a stream broken by %s with an error event and no [DONE], so the openai client throws', async (_name, model, code, errorType) => {
+    const { chunks, error } = await iterate(await openai.chat.completions.create({ model, messages, stream: true }));
+    expect(contentOf(chunks).length).toBeGreaterThan(0);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).error).toMatchObject({ code, metadata: { error_type: errorType } });
+
+    const { status, text } = await postStream({ model });
+    expect(status).toBe(200);
+    expect(text).not.toContain('[DONE]');
+    const events = text.split('\n\n').filter(Boolean);
+    const last = JSON.parse(events.at(-1)!.slice('data: '.length));
+    expect(last).toEqual({ error: { code, message: expect.any(String), metadata: expect.objectContaining({ error_type: errorType }) } });
+    expect(events.slice(0, -1).every((event) => JSON.parse(event.slice('data: '.length)).object === 'chat.completion.chunk')).toBe(true);
+  });
+
+  it('aborts the provider call when the client goes away mid-stream', async () => {
+    const upstreamModel = 'gpt-4o-mini;chunk-delay=100;reply-tokens=120';
+    const statsOf = async () =>
+      (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{
+        started: number;
+        finished: number;
+        abandoned: number;
+        framesSent: number;
+      }>;
+    const before = await statsOf();
+    const controller = new AbortController();
+    const response = await fetch(`${stack.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/gpt-4o-mini-slow', messages, stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^data: /);
+    controller.abort();
+
+    // 40 content chunks at 100 ms would take 4 s; the upstream call must stop long before.
+    const deadline = Date.now() + 2_000;
+    let after = await statsOf();
+    while (after.abandoned === before.abandoned && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await statsOf();
+    }
+    expect(after.started - before.started).toBe(1);
+    expect(after.abandoned - before.abandoned).toBe(1);
+    expect(after.finished - before.finished).toBe(0);
+    expect(after.framesSent - before.framesSent).toBeLessThan(20);
+  });
+});
