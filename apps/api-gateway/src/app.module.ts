@@ -13,6 +13,7 @@ import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
+import { PresetsController } from './presets/presets.controller.js';
 
 @Module({})
 export class AppModule {
@@ -20,7 +21,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
-      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,
