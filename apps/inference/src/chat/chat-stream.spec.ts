@@ -1,0 +1,106 @@
+import { GatewayError } from '@gw/errors';
+import { describe, expect, it } from 'vitest';
+import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { StreamEvent } from '../providers/provider-adapter.js';
+import { beforeFirstByte, httpFailure, midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../upstream/upstream-failure.js';
+import { toChunkView, usageChunkView } from './chat-chunk.mapper.js';
+import { openFirstAvailableStream, type OpenedStream } from './chat-stream.service.js';
+import { StreamTally } from './stream-tally.js';
+
+const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
+const endpoint = (id: string): RoutableEndpoint => ({ provider: { id, name: id, format: 'openai', baseUrl: 'http://x', apiKey: 'k' }, upstreamModel: 'm', pricing });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null): Extract<StreamEvent, { type: 'chunk' }> => ({
+  type: 'chunk',
+  choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: finish }],
+});
+
+describe('openFirstAvailableStream (the stream attempt loop)', () => {
+  const opened = (ep: RoutableEndpoint): OpenedStream => ({ endpoint: ep, first: { value: chunk({ content: 'x' }), done: false }, events: [][Symbol.iterator]() as never });
+
+  it('moves on after a retryable failure and commits to the first endpoint that streams', async () => {
+    const tried: string[] = [];
+    const result = await openFirstAvailableStream([endpoint('a'), endpoint('b'), endpoint('c')], async (ep) => {
+      tried.push(ep.provider.id);
+      if (ep.provider.id === 'a') throw httpFailure('a', 503, undefined);
+      return opened(ep);
+    });
+    expect(result.endpoint.provider.id).toBe('b');
+    expect(tried).toEqual(['a', 'b']);
+  });
+
+  it('stops at a failure about the request itself and reports it', async () => {
+    const tried: string[] = [];
+    const error = await openFirstAvailableStream([endpoint('a'), endpoint('b')], async (ep) => {
+      tried.push(ep.provider.id);
+      throw httpFailure(ep.provider.id, 400, 'bad temperature');
+    }).catch((caught: unknown) => caught);
+    expect(tried).toEqual(['a']);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 400, message: 'bad temperature' });
+  });
+
+  it('throws the last failure when every endpoint failed', async () => {
+    const error = await openFirstAvailableStream([endpoint('a'), endpoint('b')], async (ep) => {
+      throw httpFailure(ep.provider.id, ep.provider.id === 'a' ? 503 : 429, undefined);
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 429, errorType: 'rate_limit_exceeded' });
+  });
+});
+
+describe('beforeFirstByte', () => {
+  it('lets a provider-side failure that came before any event go to the next endpoint', () => {
+    expect(beforeFirstByte(truncatedStreamFailure('p')).retryable).toBe(true);
+    expect(beforeFirstByte(midStreamFailure(transportFailure('p', 'timeout', 'stalled'))).retryable).toBe(true);
+    expect(beforeFirstByte(streamErrorFailure('p', { type: 'overloaded_error' })).retryable).toBe(true);
+  });
+
+  it('keeps request errors and aborts final', () => {
+    expect(beforeFirstByte(streamErrorFailure('p', { code: 'context_length_exceeded', message: 'too long' })).retryable).toBe(false);
+    expect(beforeFirstByte(transportFailure('p', 'aborted', 'call was cancelled')).retryable).toBe(false);
+  });
+});
+
+describe('chunk views', () => {
+  const head = { id: 'gen-1', created: 1_700_000_000, model: 'sim/gpt-4o-mini', provider: 'Simulator' };
+
+  it('gives each provider chunk the generation id, the public model and the provider, with logprobs null when absent', () => {
+    const view = toChunkView(head, { systemFingerprint: 'fp', serviceTier: 'default' }, chunk({ content: 'Hi' }, 'stop'));
+    expect(view).toEqual({
+      id: 'gen-1',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'sim/gpt-4o-mini',
+      provider: 'Simulator',
+      system_fingerprint: 'fp',
+      service_tier: 'default',
+      choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+    });
+  });
+
+  it('ends with a usage chunk without choices', () => {
+    const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0, is_byok: false } as never;
+    expect(usageChunkView(head, { systemFingerprint: null, serviceTier: null }, usage)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage });
+  });
+});
+
+describe('StreamTally', () => {
+  const messages = [{ role: 'user', content: 'x'.repeat(40) }];
+
+  it('uses the provider\'s counts when it sent them', () => {
+    const tally = new StreamTally();
+    tally.add(chunk({ content: 'Hello' }));
+    tally.add({ type: 'usage', usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, estimated: false } });
+    expect(tally.usage(messages)).toMatchObject({ promptTokens: 9, completionTokens: 1, estimated: false });
+  });
+
+  it('estimates from what was generated (content, reasoning, tool-call fragments) when the provider sent nothing', () => {
+    const tally = new StreamTally();
+    tally.add(chunk({ role: 'assistant', content: '' }));
+    tally.add(chunk({ content: 'x'.repeat(20) }));
+    tally.add(chunk({ reasoning: 'y'.repeat(8) }));
+    tally.add(chunk({ tool_calls: [{ index: 0, function: { name: 'get', arguments: '{"a":1}' } }] }));
+    // 20 + 8 + 3 + 7 = 38 characters -> 10 tokens; prompt 40 characters -> 10 tokens + 4 for the message.
+    expect(tally.usage(messages)).toEqual({ promptTokens: 14, completionTokens: 10, cachedTokens: 0, reasoningTokens: 0, estimated: true });
+  });
+});
