@@ -29,8 +29,9 @@ function mapStatus(upstreamStatus: number): StatusMapping {
     case 400:
       return { status: 400, errorType: 'invalid_request' };
     case 401:
+    case 402:
     case 403:
-      // The gateway's provider credential was refused: not the caller's fault.
+      // The gateway's provider credential (or its account's balance) was refused: not the caller's fault.
       return { status: 502, errorType: 'provider_unavailable' };
     case 404:
       return { status: 502, errorType: 'provider_unavailable' };
@@ -67,9 +68,16 @@ const CODE_TYPES: Record<string, ErrorType> = {
   request_too_large: 'payload_too_large',
 };
 
+/**
+ * OpenAI-compatible hosts that send no code (vLLM, llama.cpp, Ollama) still say it in words:
+ * "This model's maximum context length is 4096 tokens", "prompt is too long".
+ */
+const CONTEXT_LENGTH_WORDS = /maximum context length|context length exceeded|context window|prompt is too long|exceeds the context/i;
+
 export function httpFailure(provider: string, upstreamStatus: number, upstreamMessage: string | undefined, code?: string): UpstreamFailure {
   const mapped = mapStatus(upstreamStatus);
-  const errorType = (code && CODE_TYPES[code]) || mapped.errorType;
+  const byWords = upstreamStatus === 400 && upstreamMessage && CONTEXT_LENGTH_WORDS.test(upstreamMessage) ? 'context_length_exceeded' : undefined;
+  const errorType = (code && CODE_TYPES[code]) || byWords || mapped.errorType;
   // Client errors carry the provider's own explanation; server-side ones say who failed.
   const message =
     mapped.status < 500 && mapped.status !== 429 && upstreamMessage
