@@ -6,6 +6,7 @@ import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
+import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
@@ -21,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
-      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController, EmbeddingsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,

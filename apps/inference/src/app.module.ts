@@ -7,6 +7,9 @@ import { ChatStreamController } from './chat/chat-stream.controller.js';
 import { ChatStreamService } from './chat/chat-stream.service.js';
 import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatService } from './chat/chat.service.js';
+import { EmbeddingsController } from './embeddings/embeddings.controller.js';
+import { EmbeddingsService } from './embeddings/embeddings.service.js';
+import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
@@ -28,7 +31,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), InferenceMessagingModule.forRoot(env)],
-      controllers: [HealthController, ChatController, ChatStreamController, ModelsController],
+      controllers: [HealthController, ChatController, ChatStreamController, ModelsController, EmbeddingsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
@@ -36,6 +39,8 @@ export class AppModule {
         UpstreamClient,
         OpenAiAdapter,
         AnthropicAdapter,
+        OpenAiEmbeddingsClient,
+        EmbeddingsService,
         AdapterRegistry,
         ChatService,
         RoutePlanner,

@@ -21,3 +21,6 @@ export * from './http/preset.view.js';
 export * from './http/list-presets-query.dto.js';
 export * from './http/preset-chat-request.dto.js';
 export * from './messages/presets.messages.js';
+export * from './messages/embeddings.messages.js';
+export * from './http/embeddings-request.dto.js';
+export * from './http/embeddings.view.js';

@@ -1,0 +1,22 @@
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { EmbeddingsRequestDto, SUBJECTS, type EmbeddingsView, type Principal } from '@gw/contracts';
+import { RpcClient, validateDto } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+/** POST /v1/embeddings, answered by inference. */
+@Controller('v1/embeddings')
+export class EmbeddingsController {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<EmbeddingsView> {
+    await validateDto(EmbeddingsRequestDto, body, 'keep');
+    // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
+    return this.rpc.send<EmbeddingsView>(SUBJECTS.inference.embeddingsCreate, { principal, body }, this.env.INFERENCE_TIMEOUT_MS);
+  }
+}

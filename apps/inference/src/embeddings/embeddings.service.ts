@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EmbeddingsCreateRequest, EmbeddingsView } from '@gw/contracts';
+import { assertMaySpend } from '../billing/spend-guard.js';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { assertEmbeddingsModel } from '../catalog/model-kind.js';
+import { callContextFor, hashEndUser, newGenerationId } from '../chat/chat.service.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { chargeFor } from '../pricing/charge.js';
+import { computeCost } from '../pricing/cost.js';
+import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
+import { RoutePlanner } from '../routing/route-planner.service.js';
+import { UsageRecorder } from '../usage/usage-recorder.service.js';
+import { buildEmbeddingsView } from './embeddings-view.js';
+import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
+
+/**
+ * POST /v1/embeddings: spend check, an embeddings model (400 for a chat model), the same
+ * routing as chat (provider preferences, fallback on retryable failures, BYOK keys), the
+ * price of the prompt tokens, and one usage event queued off the request path.
+ */
+@Injectable()
+export class EmbeddingsService {
+  private readonly byokFeeRate: Prisma.Decimal;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly router: RoutePlanner,
+    private readonly byok: ByokCredentialsService,
+    private readonly client: OpenAiEmbeddingsClient,
+    private readonly usage: UsageRecorder,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+  }
+
+  async create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
+    const { principal, body } = request;
+    assertMaySpend(principal);
+    const modelId = String(body.model);
+    assertEmbeddingsModel(modelId, this.catalog.resolve(modelId));
+    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    // No `models` fallback list for embeddings: vectors of two models are not interchangeable.
+    const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials });
+    const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
+    const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
+      this.client.create(current.endpoint, body, callContextFor(current, base)),
+    );
+    const usage = embeddingsUsage(result, body.input);
+    const upstream = computeCost(attempt.endpoint.pricing, usage);
+    const charge = chargeFor(upstream, attempt.credential.kind === 'byok', this.byokFeeRate);
+    const id = newGenerationId();
+    this.usage.record({
+      generationId: id,
+      principal,
+      modelId: attempt.modelId,
+      attempt,
+      status: 'succeeded',
+      usage,
+      charge,
+      latencyMs: tracker.elapsedMs(),
+      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+    });
+    return buildEmbeddingsView({ id, modelId: attempt.modelId, provider: attempt.endpoint.provider.name, result, usage, charge });
+  }
+}
+
+/** The provider's prompt-token count, or an estimate (about 4 characters a token) when it sent none. */
+export function embeddingsUsage(result: UpstreamEmbeddings, input: unknown): NormalizedUsage {
+  const reported = result.usage?.prompt_tokens;
+  if (typeof reported === 'number' && Number.isInteger(reported) && reported >= 0) {
+    return { promptTokens: reported, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: false };
+  }
+  const items = Array.isArray(input) ? input : [input];
+  const estimate = items.reduce<number>((sum, item) => sum + (typeof item === 'string' ? Math.ceil(item.length / 4) : Array.isArray(item) ? item.length : 1), 0);
+  return { promptTokens: estimate, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import type { ChatCallContext } from '../providers/provider-adapter.js';
+import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
+import { httpFailure, transportFailure } from '../upstream/upstream-failure.js';
+
+/** What an OpenAI-compatible `/embeddings` endpoint answers. */
+export interface UpstreamEmbeddings {
+  data: Array<{ embedding: number[] | string; index?: number }>;
+  usage?: { prompt_tokens?: number; total_tokens?: number } | null;
+}
+
+/** Gateway-level fields that steer routing here and mean nothing to a provider. */
+const GATEWAY_ONLY_FIELDS = new Set(['provider', 'models', 'route', 'session_id']);
+
+/** OpenAI's `POST {baseUrl}/embeddings`, spoken by OpenAI and the many hosts that imitate it. */
+@Injectable()
+export class OpenAiEmbeddingsClient {
+  constructor(private readonly upstream: UpstreamClient) {}
+
+  async create(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<UpstreamEmbeddings> {
+    const { provider } = endpoint;
+    if (provider.format !== 'openai') {
+      // Anthropic has no embeddings endpoint; the catalog should not route one there.
+      throw transportFailure(provider.id, 'protocol', `has no embeddings endpoint (format ${provider.format})`);
+    }
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/embeddings`,
+      { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
+      JSON.stringify(upstreamBody(body, endpoint.upstreamModel, context.endUserHash)),
+      context.signal,
+    );
+    if (response.status >= 400) {
+      const detail = openAiErrorDetail(response.body);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+    }
+    const parsed = response.body as UpstreamEmbeddings | undefined;
+    if (!parsed || !Array.isArray(parsed.data)) throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');
+    return parsed;
+  }
+}
+
+/** The client's body re-targeted at the upstream model; the end user only as its hash. */
+export function upstreamBody(body: Record<string, unknown>, upstreamModel: string, endUserHash?: string): Record<string, unknown> {
+  const upstream: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) if (!GATEWAY_ONLY_FIELDS.has(field)) upstream[field] = value;
+  upstream.model = upstreamModel;
+  if (endUserHash) upstream.user = endUserHash;
+  else delete upstream.user;
+  return upstream;
+}

@@ -1,0 +1,16 @@
+import { Type } from 'class-transformer';
+import { IsObject, ValidateNested } from 'class-validator';
+import { Principal } from '../principal.js';
+
+/**
+ * Gateway -> inference on SUBJECTS.inference.embeddingsCreate. `body` is the client's
+ * embeddings body, validated by the gateway (EmbeddingsRequestDto) and passed on whole.
+ */
+export class EmbeddingsCreateRequest {
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsObject()
+  body!: Record<string, unknown>;
+}
