@@ -46,6 +46,11 @@ export class PricingConfig {
   @IsOptional()
   @Matches(DECIMAL)
   cachedPrompt?: string;
+
+  /** Per prompt token written to the provider's cache (Anthropic: 1.25x the prompt price); default the prompt price. */
+  @IsOptional()
+  @Matches(DECIMAL)
+  cacheWritePrompt?: string;
 }
 
 export class EndpointConfig {

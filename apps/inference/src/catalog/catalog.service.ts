@@ -10,6 +10,8 @@ export interface EndpointPricing {
   prompt: Prisma.Decimal;
   completion: Prisma.Decimal;
   cachedPrompt: Prisma.Decimal;
+  /** Unset: cache writes cost the prompt price. */
+  cacheWritePrompt?: Prisma.Decimal;
 }
 
 export interface RoutableEndpoint {
@@ -49,6 +51,7 @@ export class CatalogService {
             prompt: new Prisma.Decimal(endpoint.pricing.prompt),
             completion: new Prisma.Decimal(endpoint.pricing.completion),
             cachedPrompt: new Prisma.Decimal(endpoint.pricing.cachedPrompt ?? endpoint.pricing.prompt),
+            ...(endpoint.pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(endpoint.pricing.cacheWritePrompt) } : {}),
           },
         }));
       if (endpoints.length > 0) this.models.set(model.id, { config: model, endpoints });

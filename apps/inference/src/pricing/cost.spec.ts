@@ -21,6 +21,15 @@ describe('computeCost', () => {
     expect(cost.input.toString()).toBe('0.00012');
   });
 
+  it('bills cache writes at the cache-write price (Anthropic: 1.25x), the prompt price when there is none', () => {
+    // Sonnet prices: 3 / 0.3 / 3.75 USD per million prompt / cache-read / cache-write tokens.
+    const sonnet = { prompt: new Prisma.Decimal('0.000003'), completion: new Prisma.Decimal('0.000015'), cachedPrompt: new Prisma.Decimal('0.0000003') };
+    const tokens = { promptTokens: 1000, completionTokens: 0, cachedTokens: 200, cacheWriteTokens: 500 };
+    // 300 plain x 3e-6 + 200 read x 3e-7 + 500 written x 3.75e-6
+    expect(computeCost({ ...sonnet, cacheWritePrompt: new Prisma.Decimal('0.00000375') }, tokens).input.toString()).toBe('0.002835');
+    expect(computeCost(sonnet, tokens).input.toString()).toBe('0.00246');
+  });
+
   it('does not drift the way float sums do', () => {
     const cost = computeCost({ ...pricing, prompt: new Prisma.Decimal('0.1'), completion: new Prisma.Decimal('0.2') }, {
       promptTokens: 1,
