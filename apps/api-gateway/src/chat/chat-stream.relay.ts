@@ -22,8 +22,8 @@ const DONE = 'data: [DONE]\n\n';
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
  * `data: [DONE]`, and a failure adds one `data: {"error": ...}` event and ends without
- * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR
- * stream-over-nats). When the client goes away, inference is told to abort the provider call.
+ * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR 0016).
+ * When the client goes away, inference is told to abort the provider call.
  */
 @Injectable()
 export class ChatStreamRelay {

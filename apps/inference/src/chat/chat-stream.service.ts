@@ -48,7 +48,7 @@ export async function openFirstAvailableStream(
 /**
  * Streamed chat completions (`stream: true`). Emits each `chat.completion.chunk` already
  * serialised, so the gateway relays the text as the SSE `data:` line without a JSON round trip
- * (ADR stream-over-nats). The Observable fails with a GatewayError: before the first chunk
+ * (ADR 0016). The Observable fails with a GatewayError: before the first chunk
  * the gateway still answers with the error envelope; after it, with an SSE error event.
  */
 @Injectable()
