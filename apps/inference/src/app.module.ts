@@ -23,6 +23,7 @@ import { ByokCredentialsService } from './resolution/byok-credentials.service.js
 import { PresetsService } from './resolution/presets.service.js';
 import { RoutePlanner } from './routing/route-planner.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
+import { GenerationAccounting } from './usage/generation-accounting.service.js';
 import { UsageRecorder } from './usage/usage-recorder.service.js';
 
 @Module({})
@@ -47,6 +48,7 @@ export class AppModule {
         PresetsService,
         ByokCredentialsService,
         UsageRecorder,
+        GenerationAccounting,
         GenerationsConsumer,
         ChatStreamService,
         StreamCancellations,

@@ -1,19 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
-import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { chargeFor } from '../pricing/charge.js';
-import { computeCost } from '../pricing/cost.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
-import { buildServiceMetadata } from '../routing/routing-metadata.js';
-import { UsageRecorder } from '../usage/usage-recorder.service.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
 
 export function newGenerationId(): string {
@@ -39,25 +34,18 @@ export function sessionIdOf(request: { sessionId?: string; body: Record<string, 
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
- * routing plan (routing/), the attempts in order, the price, one usage event queued off the
- * request path, and routing metadata when the caller opted in.
+ * routing plan (routing/), the attempts in order, then the price and one usage event queued
+ * off the request path (GenerationAccounting), and routing metadata when the caller opted in.
  */
 @Injectable()
 export class ChatService {
-  private readonly byokFeeRate: Prisma.Decimal;
-  private readonly region: string;
-
   constructor(
     private readonly adapters: AdapterRegistry,
     private readonly router: RoutePlanner,
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
-    private readonly usage: UsageRecorder,
-    @Inject(INFERENCE_ENV) env: InferenceEnv,
-  ) {
-    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
-    this.region = env.SERVICE_REGION;
-  }
+    private readonly accounting: GenerationAccounting,
+  ) {}
 
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
     const { principal } = request;
@@ -72,32 +60,17 @@ export class ChatService {
       this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),
     );
 
-    const upstream = computeCost(attempt.endpoint.pricing, completion.usage);
-    const charge = chargeFor(upstream, attempt.credential.kind === 'byok', this.byokFeeRate);
-    const latencyMs = tracker.elapsedMs();
-    this.router.recordGeneration(attempt, completion.usage.completionTokens, tracker.records.at(-1)!.latencyMs);
     const id = newGenerationId();
-    this.usage.record({
-      generationId: id,
-      principal,
-      modelId: attempt.modelId,
-      attempt,
-      status: 'succeeded',
-      usage: completion.usage,
-      charge,
-      latencyMs,
-      sessionId,
-      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
-    });
+    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
     return buildChatCompletion({
       id,
       modelId: attempt.modelId,
       endpoint: attempt.endpoint,
       completion,
-      cost: upstream,
+      cost: charge.upstream,
       isByok: charge.isByok,
       charged: charge.charged,
-      serviceMetadata: request.serviceMetadata ? buildServiceMetadata(plan, tracker, this.region) : undefined,
+      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined,
     });
   }
 }

@@ -4,6 +4,8 @@ import type { RouteAttempt } from './route-types.js';
 export interface AttemptRecord {
   attempt: RouteAttempt;
   outcome: 'succeeded' | 'failed';
+  /** performance.now() when the attempt began. */
+  startedAt: number;
   /** Milliseconds from the start of this attempt to its answer (or first byte) or failure. */
   latencyMs: number;
   failure?: UpstreamFailure;
@@ -25,11 +27,11 @@ export class AttemptTracker {
   }
 
   succeeded(attempt: RouteAttempt): AttemptRecord {
-    return this.push({ attempt, outcome: 'succeeded', latencyMs: performance.now() - this.attemptStartedAt });
+    return this.push({ attempt, outcome: 'succeeded', startedAt: this.attemptStartedAt, latencyMs: performance.now() - this.attemptStartedAt });
   }
 
   failed(attempt: RouteAttempt, failure: UpstreamFailure): AttemptRecord {
-    return this.push({ attempt, outcome: 'failed', latencyMs: performance.now() - this.attemptStartedAt, failure });
+    return this.push({ attempt, outcome: 'failed', startedAt: this.attemptStartedAt, latencyMs: performance.now() - this.attemptStartedAt, failure });
   }
 
   /** 1-based number of the attempt that answered (or of the last one tried). */

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal, ServiceMetadataView } from '@gw/contracts';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { chargeFor, type Charge } from '../pricing/charge.js';
+import { computeCost } from '../pricing/cost.js';
+import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import type { AttemptTracker } from '../routing/attempt-tracker.js';
+import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import { buildServiceMetadata } from '../routing/routing-metadata.js';
+import { UsageRecorder } from './usage-recorder.service.js';
+
+export interface SettleInput {
+  generationId: string;
+  principal: Principal;
+  attempt: RouteAttempt;
+  tracker: AttemptTracker;
+  usage: NormalizedUsage;
+  /** `failed` for a stream that broke after its first byte (its tokens are still billed). */
+  status: 'succeeded' | 'failed';
+  sessionId?: string;
+  batchId?: string;
+}
+
+/**
+ * The end of every generation, for the non-streaming and the streaming path alike: its price
+ * (catalog cost, and on BYOK only the gateway fee), one usage event queued, and the endpoint's
+ * throughput fed back to routing. `metadata()` builds `service_metadata` from the same plan.
+ */
+@Injectable()
+export class GenerationAccounting {
+  private readonly byokFeeRate: Prisma.Decimal;
+  private readonly region: string;
+
+  constructor(
+    private readonly router: RoutePlanner,
+    private readonly usage: UsageRecorder,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+    this.region = env.SERVICE_REGION;
+  }
+
+  settle(input: SettleInput): Charge {
+    const { attempt, tracker, usage } = input;
+    const charge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
+    const latencyMs = tracker.elapsedMs();
+    const answering = tracker.records.at(-1);
+    // Throughput: completion tokens over the answering attempt's whole time (a stream's too).
+    if (input.status === 'succeeded' && answering) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
+    this.usage.record({
+      generationId: input.generationId,
+      principal: input.principal,
+      modelId: attempt.modelId,
+      attempt,
+      status: input.status,
+      usage,
+      charge,
+      latencyMs,
+      sessionId: input.sessionId,
+      batchId: input.batchId,
+      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+    });
+    return charge;
+  }
+
+  metadata(plan: PlannedRoute, tracker: AttemptTracker): ServiceMetadataView {
+    return buildServiceMetadata(plan, tracker, this.region);
+  }
+}
