@@ -110,6 +110,20 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(usage.cost).toBeCloseTo(usage.prompt_tokens * 0.0000002 + usage.completion_tokens * 0.0000008, 12);
   });
 
+  it('puts routing metadata on the first chunk only when the caller opts in', async () => {
+    const optedIn = await openai.chat.completions.create(
+      { model: 'sim/gpt-4o-mini-fallback', messages, stream: true },
+      { headers: { 'x-service-metadata': 'enabled' } },
+    );
+    const { chunks } = await iterate(optedIn);
+    const metadata = (chunks[0] as unknown as { service_metadata?: Record<string, any> }).service_metadata;
+    expect(metadata).toMatchObject({ requested: 'sim/gpt-4o-mini-fallback', attempt: expect.any(Number), is_byok: false });
+    expect(chunks.slice(1).every((chunk) => !('service_metadata' in chunk))).toBe(true);
+
+    const { chunks: plain } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true }));
+    expect(plain.every((chunk) => !('service_metadata' in chunk))).toBe(true);
+  });
+
   it('answers a failure before the first chunk with the JSON envelope and its status, not a stream', async () => {
     const raw = await postStream({ model: 'nope/model' });
     expect(raw.status).toBe(404);

@@ -1,63 +1,61 @@
-import { Injectable } from '@nestjs/common';
-import type { ChatStreamRequest } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChatStreamRequest, Principal } from '@gw/contracts';
 import { Observable } from 'rxjs';
 import { assertMaySpend } from '../billing/spend-guard.js';
-import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
+import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { chargeFor } from '../pricing/charge.js';
 import { computeCost } from '../pricing/cost.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
+import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
+import { PresetsService } from '../resolution/presets.service.js';
+import type { AttemptTracker } from '../routing/attempt-tracker.js';
+import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
+import { UsageRecorder } from '../usage/usage-recorder.service.js';
 import { toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
-import { hashEndUser, newGenerationId } from './chat.service.js';
+import { callContextFor, hashEndUser, newGenerationId, sessionIdOf } from './chat.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 
 /** A provider stream that has produced its first event (or ended without any). */
 export interface OpenedStream {
-  endpoint: RoutableEndpoint;
   first: IteratorResult<StreamEvent>;
   events: AsyncIterator<StreamEvent>;
 }
 
 /**
- * The attempt loop of a streamed completion: endpoints in order, moving on after a retryable
- * failure, which for a stream can only happen before its first event (nothing has reached
- * the client yet). Once `open` resolves the stream is committed to that endpoint. The routing
- * planner replaces the catalog order with its own plan here.
- */
-export async function openFirstAvailableStream(
-  endpoints: readonly RoutableEndpoint[],
-  open: (endpoint: RoutableEndpoint) => Promise<OpenedStream>,
-): Promise<OpenedStream> {
-  let lastFailure: UpstreamFailure | undefined;
-  for (const endpoint of endpoints) {
-    try {
-      return await open(endpoint);
-    } catch (error) {
-      if (!(error instanceof UpstreamFailure)) throw error;
-      lastFailure = error;
-      if (!error.retryable) break;
-    }
-  }
-  if (!lastFailure) throw new GatewayError(502, 'No endpoint is available for this model', { errorType: 'provider_unavailable' });
-  throw lastFailure.gatewayError;
-}
-
-/**
- * Streamed chat completions (`stream: true`). Emits each `chat.completion.chunk` already
- * serialised, so the gateway relays the text as the SSE `data:` line without a JSON round trip
- * (ADR 0016). The Observable fails with a GatewayError: before the first chunk
- * the gateway still answers with the error envelope; after it, with an SSE error event.
+ * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
+ * (preset, BYOK keys, routing plan, one usage event). An attempt counts as answered once its
+ * provider stream yields a first event, so routing moves to the next attempt after any
+ * provider-side failure before it (nothing has reached the client yet) and never after.
+ * Each `chat.completion.chunk` is emitted already serialised, so the gateway relays the text
+ * as the SSE `data:` line without a JSON round trip (ADR 0016). The Observable fails with a
+ * GatewayError: before the first chunk the gateway still answers with the error envelope;
+ * after it, with an SSE error event.
  */
 @Injectable()
 export class ChatStreamService {
+  private readonly byokFeeRate: Prisma.Decimal;
+  private readonly region: string;
+
   constructor(
-    private readonly catalog: CatalogService,
     private readonly adapters: AdapterRegistry,
+    private readonly router: RoutePlanner,
+    private readonly presets: PresetsService,
+    private readonly byok: ByokCredentialsService,
+    private readonly usage: UsageRecorder,
     private readonly cancellations: StreamCancellations,
-  ) {}
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+    this.region = env.SERVICE_REGION;
+  }
 
   stream(request: ChatStreamRequest): Observable<string> {
     return new Observable<string>((subscriber) => {
@@ -74,35 +72,74 @@ export class ChatStreamService {
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
-    const { principal, body } = request;
+    const { principal } = request;
     assertMaySpend(principal);
-    const modelId = String(body.model);
-    const model = this.catalog.resolve(modelId);
-    const context: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
-    const opened = await openFirstAvailableStream(model.endpoints, (endpoint) => this.open(endpoint, body, context));
+    const body = await this.presets.apply(principal.workspaceId, request.body);
+    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
+    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    const plan = this.router.plan({ principal, body, sessionId, credentials });
+    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
 
-    const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: modelId, provider: opened.endpoint.provider.name };
+    const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>
+      this.open(current.endpoint, body, callContextFor(current, base)),
+    );
+
+    const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
+    const serviceMetadata = request.serviceMetadata ? buildServiceMetadata(plan, tracker, this.region) : undefined;
     const tally = new StreamTally();
-    // A failure from here on is mid-stream: the adapter throws it non-retryable and it ends the stream.
-    for (let next = opened.first; !next.done; next = await opened.events.next()) {
-      const event = next.value;
-      tally.add(event);
-      if (event.type !== 'chunk') continue;
-      if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
-      if (event.serviceTier) provenance.serviceTier = event.serviceTier;
-      emit(JSON.stringify(toChunkView(head, provenance, event)));
+    const generation = { principal, attempt, tracker, sessionId, head, tally, messages: body.messages };
+    try {
+      for (let next = opened.first; !next.done; next = await opened.events.next()) {
+        const event = next.value;
+        tally.add(event);
+        if (event.type !== 'chunk') continue;
+        if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
+        if (event.serviceTier) provenance.serviceTier = event.serviceTier;
+        const view = toChunkView(head, provenance, event);
+        // Routing metadata rides on the first chunk, when the caller opted in (spec §2.6).
+        if (serviceMetadata && tally.chunks === 1) view.service_metadata = serviceMetadata;
+        emit(JSON.stringify(view));
+      }
+    } catch (error) {
+      // Tokens were generated before the failure: they are recorded (and billed) as a failed generation.
+      if (tally.chunks > 0) this.record(generation, 'failed');
+      throw error;
     }
-    const usage = tally.usage(body.messages);
-    const cost = computeCost(opened.endpoint.pricing, usage);
-    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, cost, false))));
+    const { usage, cost, charge } = this.record(generation, 'succeeded');
+    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, cost, charge.isByok, charge.charged))));
   }
 
-  /** Starts one endpoint's stream and waits for its first event, so a failure before it can fall back. */
+  /** Prices the generation from the provider's counts (or the estimate) and queues its usage event. */
+  private record(
+    generation: { principal: Principal; attempt: RouteAttempt; tracker: AttemptTracker; sessionId?: string; head: ChunkHead; tally: StreamTally; messages: unknown },
+    status: 'succeeded' | 'failed',
+  ) {
+    const { attempt, tracker, tally } = generation;
+    const usage = tally.usage(generation.messages);
+    const cost = computeCost(attempt.endpoint.pricing, usage);
+    const charge = chargeFor(cost, attempt.credential.kind === 'byok', this.byokFeeRate);
+    if (status === 'succeeded') this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - tracker.records.at(-1)!.startedAt);
+    this.usage.record({
+      generationId: generation.head.id,
+      principal: generation.principal,
+      modelId: attempt.modelId,
+      attempt,
+      status,
+      usage,
+      charge,
+      latencyMs: tracker.elapsedMs(),
+      sessionId: generation.sessionId,
+      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+    });
+    return { usage, cost, charge };
+  }
+
+  /** Starts one attempt's stream and waits for its first event, so a failure before it can fall back. */
   private async open(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<OpenedStream> {
     try {
       const events = (await this.adapters.for(endpoint.provider.format).stream(endpoint, body, context))[Symbol.asyncIterator]();
-      return { endpoint, first: await events.next(), events };
+      return { first: await events.next(), events };
     } catch (error) {
       throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
     }

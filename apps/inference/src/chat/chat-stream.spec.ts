@@ -1,51 +1,12 @@
-import { GatewayError } from '@gw/errors';
 import { describe, expect, it } from 'vitest';
-import type { RoutableEndpoint } from '../catalog/catalog.service.js';
-import { Prisma } from '../generated/prisma/client.js';
 import type { StreamEvent } from '../providers/provider-adapter.js';
-import { beforeFirstByte, httpFailure, midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../upstream/upstream-failure.js';
+import { beforeFirstByte, midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../upstream/upstream-failure.js';
 import { toChunkView, usageChunkView } from './chat-chunk.mapper.js';
-import { openFirstAvailableStream, type OpenedStream } from './chat-stream.service.js';
 import { StreamTally } from './stream-tally.js';
 
-const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
-const endpoint = (id: string): RoutableEndpoint => ({ provider: { id, name: id, format: 'openai', baseUrl: 'http://x', apiKey: 'k' }, upstreamModel: 'm', pricing });
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Extract<StreamEvent, { type: 'chunk' }> => ({
   type: 'chunk',
   choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: finish }],
-});
-
-describe('openFirstAvailableStream (the stream attempt loop)', () => {
-  const opened = (ep: RoutableEndpoint): OpenedStream => ({ endpoint: ep, first: { value: chunk({ content: 'x' }), done: false }, events: [][Symbol.iterator]() as never });
-
-  it('moves on after a retryable failure and commits to the first endpoint that streams', async () => {
-    const tried: string[] = [];
-    const result = await openFirstAvailableStream([endpoint('a'), endpoint('b'), endpoint('c')], async (ep) => {
-      tried.push(ep.provider.id);
-      if (ep.provider.id === 'a') throw httpFailure('a', 503, undefined);
-      return opened(ep);
-    });
-    expect(result.endpoint.provider.id).toBe('b');
-    expect(tried).toEqual(['a', 'b']);
-  });
-
-  it('stops at a failure about the request itself and reports it', async () => {
-    const tried: string[] = [];
-    const error = await openFirstAvailableStream([endpoint('a'), endpoint('b')], async (ep) => {
-      tried.push(ep.provider.id);
-      throw httpFailure(ep.provider.id, 400, 'bad temperature');
-    }).catch((caught: unknown) => caught);
-    expect(tried).toEqual(['a']);
-    expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ status: 400, message: 'bad temperature' });
-  });
-
-  it('throws the last failure when every endpoint failed', async () => {
-    const error = await openFirstAvailableStream([endpoint('a'), endpoint('b')], async (ep) => {
-      throw httpFailure(ep.provider.id, ep.provider.id === 'a' ? 503 : 429, undefined);
-    }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 429, errorType: 'rate_limit_exceeded' });
-  });
 });
 
 describe('beforeFirstByte', () => {

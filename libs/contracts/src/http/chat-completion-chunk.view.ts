@@ -1,4 +1,4 @@
-import type { ChatUsageView } from './chat-completion.view.js';
+import type { ChatUsageView, ServiceMetadataView } from './chat-completion.view.js';
 
 /** One streamed choice delta, as OpenAI streams it, with the provider's own finish reason. */
 export interface ChatChunkChoiceView {
@@ -23,4 +23,6 @@ export interface ChatCompletionChunkView {
   service_tier: string | null;
   choices: ChatChunkChoiceView[];
   usage?: ChatUsageView;
+  /** Routing metadata (spec §2.6) on the first chunk, when the caller opted in. */
+  service_metadata?: ServiceMetadataView;
 }
