@@ -12,6 +12,7 @@ import { KeysService } from './keys/keys.service.js';
 import { PresetsController } from './presets/presets.controller.js';
 import { PRESETS_PROVIDERS } from './presets/presets.providers.js';
 import { PrismaService } from './prisma/prisma.service.js';
+import { KEYS_USAGE_CONTROLLERS, KEYS_USAGE_PROVIDERS } from './usage/usage.providers.js';
 import { WorkspaceAccessService } from './workspaces/workspace-access.service.js';
 
 @Module({})
@@ -21,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL))],
-      controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController],
+      controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
@@ -30,6 +31,7 @@ export class AppModule {
         AuthService,
         ...BYOK_PROVIDERS,
         ...PRESETS_PROVIDERS,
+        ...KEYS_USAGE_PROVIDERS,
       ],
     };
   }

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthResolveReply } from '@gw/contracts';
+import type { AuthResolveReply, SpendBlock } from '@gw/contracts';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { keyUsageAt } from '../usage/key-usage.js';
+import { nextPeriodStart } from '../usage/usage-periods.js';
 
 /** How long a gateway may trust a positive answer; changes also arrive as events. */
 export const AUTH_TTL_SECONDS = 60;
 /** Unknown keys are remembered briefly so a flood of bad keys does not reach the database. */
 export const NEGATIVE_AUTH_TTL_SECONDS = 5;
+
+const secondsUntil = (at: Date, now: Date) => Math.floor((at.getTime() - now.getTime()) / 1000);
 
 @Injectable()
 export class AuthService {
@@ -14,12 +18,20 @@ export class AuthService {
   async resolve(keyHash: string, now = new Date()): Promise<AuthResolveReply> {
     const key = await this.prisma.apiKey.findUnique({
       where: { hash: keyHash },
-      include: { creator: { select: { oidcSubject: true } } },
+      include: {
+        creator: { select: { oidcSubject: true } },
+        workspace: { select: { creditsTotal: true, usageTotal: true } },
+      },
     });
     if (!key || key.disabled || (key.expiresAt && key.expiresAt <= now)) {
       return { principal: null, ttlSeconds: NEGATIVE_AUTH_TTL_SECONDS };
     }
-    const secondsToExpiry = key.expiresAt ? Math.floor((key.expiresAt.getTime() - now.getTime()) / 1000) : Infinity;
+    let ttlSeconds = Math.min(AUTH_TTL_SECONDS, key.expiresAt ? secondsUntil(key.expiresAt, now) : Infinity);
+    const limitReached = keyUsageAt(key, now).limitReached;
+    // A key blocked by a periodic limit is free again at the reset: the gateway must ask by then.
+    if (limitReached && key.limitReset) ttlSeconds = Math.min(ttlSeconds, secondsUntil(nextPeriodStart(key.limitReset, now), now));
+    const outOfCredits = key.workspace.creditsTotal.minus(key.workspace.usageTotal).lte(0);
+    const spendBlocked: SpendBlock | null = outOfCredits ? 'insufficient_credits' : limitReached ? 'key_limit_reached' : null;
     return {
       principal: {
         workspaceId: key.workspaceId,
@@ -28,8 +40,9 @@ export class AuthService {
         userId: key.creatorUserId,
         internId: key.internId,
         hasPersonalIdentity: key.creator.oidcSubject !== null,
+        spendBlocked,
       },
-      ttlSeconds: Math.max(0, Math.min(AUTH_TTL_SECONDS, secondsToExpiry)),
+      ttlSeconds: Math.max(0, ttlSeconds),
     };
   }
 }

@@ -1,14 +1,14 @@
 import type { ApiKeyView } from '@gw/contracts';
 import type { ApiKey } from '../generated/prisma/client.js';
+import { keyUsageAt } from '../usage/key-usage.js';
 
 /**
- * The wire shape of spec §2.2. Usage counters stay 0 until usage is counted from
- * inference's usage events (issue: management service); `limit_remaining` is derived,
- * never stored.
+ * The wire shape of spec §2.2. Usage buckets and `limit_remaining` are derived as of `now`
+ * from the stored counters, so a bucket of a past period reads as 0 and nothing stale is
+ * ever shown. Amounts are decimals in storage and JSON numbers on the wire, as the spec says.
  */
-export function toApiKeyView(key: ApiKey): ApiKeyView {
-  const usage = 0;
-  const limit = key.limit === null ? null : key.limit.toNumber();
+export function toApiKeyView(key: ApiKey, now = new Date()): ApiKeyView {
+  const usage = keyUsageAt(key, now);
   return {
     hash: key.hash,
     name: key.name,
@@ -20,18 +20,18 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
     creator_user_id: key.creatorUserId,
     workspace_id: key.workspaceId,
     disabled: key.disabled,
-    limit,
-    limit_remaining: limit === null ? null : Math.max(0, limit - usage),
+    limit: key.limit === null ? null : key.limit.toNumber(),
+    limit_remaining: usage.limitRemaining === null ? null : usage.limitRemaining.toNumber(),
     limit_reset: key.limitReset,
     include_byok_in_limit: key.includeByokInLimit,
-    usage,
-    usage_daily: usage,
-    usage_weekly: usage,
-    usage_monthly: usage,
-    byok_usage: usage,
-    byok_usage_daily: usage,
-    byok_usage_weekly: usage,
-    byok_usage_monthly: usage,
+    usage: usage.usage.toNumber(),
+    usage_daily: usage.usageDaily.toNumber(),
+    usage_weekly: usage.usageWeekly.toNumber(),
+    usage_monthly: usage.usageMonthly.toNumber(),
+    byok_usage: usage.byokUsage.toNumber(),
+    byok_usage_daily: usage.byokUsageDaily.toNumber(),
+    byok_usage_weekly: usage.byokUsageWeekly.toNumber(),
+    byok_usage_monthly: usage.byokUsageMonthly.toNumber(),
     external_user: null,
   };
 }

@@ -1,11 +1,24 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { KeysGetRequest, KeysListRequest, SUBJECTS, type ApiKeyView } from '@gw/contracts';
+import {
+  KeysCreateRequest,
+  KeysDeleteRequest,
+  KeysGetRequest,
+  KeysListRequest,
+  KeysUpdateRequest,
+  SUBJECTS,
+  type ApiKeyView,
+  type KeysCreateReply,
+} from '@gw/contracts';
+import { KeyWritesService } from './key-writes.service.js';
 import { KeysService } from './keys.service.js';
 
 @Controller()
 export class KeysController {
-  constructor(private readonly keys: KeysService) {}
+  constructor(
+    private readonly keys: KeysService,
+    private readonly writes: KeyWritesService,
+  ) {}
 
   @MessagePattern(SUBJECTS.management.keysList)
   list(@Payload() request: KeysListRequest): Promise<ApiKeyView[]> {
@@ -15,5 +28,20 @@ export class KeysController {
   @MessagePattern(SUBJECTS.management.keysGet)
   get(@Payload() request: KeysGetRequest): Promise<ApiKeyView> {
     return this.keys.get(request.principal, request.hash);
+  }
+
+  @MessagePattern(SUBJECTS.management.keysCreate)
+  create(@Payload() { principal, ...request }: KeysCreateRequest): Promise<KeysCreateReply> {
+    return this.writes.create(principal, request);
+  }
+
+  @MessagePattern(SUBJECTS.management.keysUpdate)
+  update(@Payload() request: KeysUpdateRequest): Promise<ApiKeyView> {
+    return this.writes.update(request.principal, request);
+  }
+
+  @MessagePattern(SUBJECTS.management.keysDelete)
+  delete(@Payload() request: KeysDeleteRequest): Promise<{ deleted: true }> {
+    return this.writes.delete(request.principal, request.hash);
   }
 }

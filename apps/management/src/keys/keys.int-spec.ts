@@ -4,7 +4,7 @@ import { validateEnv } from '@gw/config';
 import { SUBJECTS, type ApiKeyView, type AuthResolveReply, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { testDatabaseUrl } from '@gw/testing';
+import { TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppModule } from '../app.module.js';
 import { ManagementEnv } from '../env.js';
@@ -28,13 +28,14 @@ describe('management keys and auth over NATS', () => {
   let principal: Principal;
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent' });
+    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: TEST_BYOK_KEKS });
     service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
     nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'management-spec' });
     rpc = new RpcClient(nats, 5_000);
     const suffix = crypto.randomUUID();
     owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Mine', email: `owner-${suffix}@example.com`, userName: 'Owner' });
     stranger = await createWorkspaceWithOwner(prisma, { workspaceName: 'Theirs', email: `other-${suffix}@example.com`, userName: 'Other' });
+    await prisma.workspace.update({ where: { id: owner.workspaceId }, data: { creditsTotal: 10 } });
     managementKey = await issueKey(prisma, owner, { kind: 'management', name: 'admin' });
     standardKey = await issueKey(prisma, owner, { kind: 'standard', name: 'app' });
     disabledKey = await issueKey(prisma, owner, { kind: 'standard', name: 'old' });
@@ -58,6 +59,7 @@ describe('management keys and auth over NATS', () => {
       userId: owner.userId,
       internId: null,
       hasPersonalIdentity: false,
+      spendBlocked: null,
     });
     const reply = await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash: standardKey.key.hash });
     expect(reply.ttlSeconds).toBeGreaterThan(0);

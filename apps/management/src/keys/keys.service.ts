@@ -6,7 +6,7 @@ import { WorkspaceAccessService } from '../workspaces/workspace-access.service.j
 import { toApiKeyView } from './api-key.view.js';
 
 /** The spec lists no 403 for the key endpoints, so a non-management key is refused as 401. */
-function requireManagementKey(principal: Principal): void {
+export function requireManagementKey(principal: Principal): void {
   if (principal.keyKind !== 'management') {
     throw new GatewayError(401, 'A management key is required for this operation', {
       errorType: 'authentication',
@@ -31,7 +31,8 @@ export class KeysService {
       skip: query.offset,
       take: KEYS_PAGE_SIZE,
     });
-    return keys.map(toApiKeyView);
+    const now = new Date();
+    return keys.map((key) => toApiKeyView(key, now));
   }
 
   /** 404 both for an unknown hash and for a key in a workspace the caller is not part of. */

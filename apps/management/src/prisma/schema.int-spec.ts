@@ -10,7 +10,14 @@ afterAll(() => prisma.$disconnect());
 describe('management schema against its migrations', () => {
   it('round-trips every model with every field set', async () => {
     const at = new Date('2026-03-04T05:06:07.089Z');
-    const workspace = { id: randomUUID(), name: 'Acme', createdAt: at, updatedAt: at };
+    const workspace = {
+      id: randomUUID(),
+      name: 'Acme',
+      createdAt: at,
+      updatedAt: at,
+      creditsTotal: new Prisma.Decimal('100.123456789012345678'),
+      usageTotal: new Prisma.Decimal('0.000000000000000001'),
+    };
     await prisma.workspace.create({ data: workspace });
     expectRoundTrip(workspace, await prisma.workspace.findUnique({ where: { id: workspace.id } }));
 
@@ -45,11 +52,39 @@ describe('management schema against its migrations', () => {
       includeByokInLimit: true,
       expiresAt: at,
       lastUsedAt: at,
+      usage: new Prisma.Decimal('12345678901234567890.123456789012345678'),
+      byokUsage: new Prisma.Decimal('2.5'),
+      usageDaily: new Prisma.Decimal('0.1'),
+      byokUsageDaily: new Prisma.Decimal('0.2'),
+      dailyPeriodStart: new Date('2026-03-04T00:00:00Z'),
+      usageWeekly: new Prisma.Decimal('0.3'),
+      byokUsageWeekly: new Prisma.Decimal('0.4'),
+      weeklyPeriodStart: new Date('2026-03-02T00:00:00Z'),
+      usageMonthly: new Prisma.Decimal('0.5'),
+      byokUsageMonthly: new Prisma.Decimal('0.6'),
+      monthlyPeriodStart: new Date('2026-03-01T00:00:00Z'),
       createdAt: at,
       updatedAt: at,
     };
     await prisma.apiKey.create({ data: key });
     expectRoundTrip(key, await prisma.apiKey.findUnique({ where: { hash: key.hash } }));
+
+    const ledgerEntry = {
+      generationId: `gen-${randomUUID()}`,
+      workspaceId: workspace.id,
+      keyHash: key.hash,
+      cost: new Prisma.Decimal('0.000000123456789012'),
+      upstreamCost: new Prisma.Decimal('0.5'),
+      isByok: true,
+      generatedAt: at,
+      recordedAt: at,
+    };
+    await prisma.usageLedgerEntry.create({ data: ledgerEntry });
+    expectRoundTrip(ledgerEntry, await prisma.usageLedgerEntry.findUnique({ where: { generationId: ledgerEntry.generationId } }));
+
+    const creditGrant = { id: randomUUID(), workspaceId: workspace.id, amount: new Prisma.Decimal('25.75'), createdByUserId: user.id, createdAt: at };
+    await prisma.creditGrant.create({ data: creditGrant });
+    expectRoundTrip(creditGrant, await prisma.creditGrant.findUnique({ where: { id: creditGrant.id } }));
 
     const byokCredential = {
       id: randomUUID(),
@@ -108,6 +143,6 @@ describe('management schema against its migrations', () => {
     expectRoundTrip(preset, await prisma.preset.findUnique({ where: { id: preset.id } }));
     expectRoundTrip(presetVersion, await prisma.presetVersion.findUnique({ where: { id: presetVersion.id } }));
 
-    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion']);
+    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion', 'UsageLedgerEntry', 'CreditGrant']);
   });
 });

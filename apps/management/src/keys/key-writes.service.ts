@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import type { ApiKeyView, KeysCreateReply, KeysCreateRequest, KeysUpdateRequest, Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { Prisma, type ApiKey } from '../generated/prisma/client.js';
+import { KeyEventsPublisher } from '../messaging/key-events.publisher.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
+import { toApiKeyView } from './api-key.view.js';
+import { generateKeySecret } from './key-secret.js';
+import { requireManagementKey } from './keys.service.js';
+
+/**
+ * Create, update and delete keys (OpenRouter's POST /keys, PATCH and DELETE /keys/{hash}).
+ * Every change that can alter what a gateway has cached publishes `keys.changed`.
+ */
+@Injectable()
+export class KeyWritesService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly workspaces: WorkspaceAccessService,
+    private readonly events: KeyEventsPublisher,
+  ) {}
+
+  /** Keys made here are standard (inference) keys; management keys come from the CLI. */
+  async create(principal: Principal, request: Omit<KeysCreateRequest, 'principal'>, now = new Date()): Promise<KeysCreateReply> {
+    requireManagementKey(principal);
+    const workspaceId = await this.workspaces.resolveWorkspace(principal, request.workspaceId);
+    const creatorUserId = request.creatorUserId ?? principal.userId;
+    if (creatorUserId !== principal.userId && !(await this.workspaces.isMember(creatorUserId, workspaceId))) {
+      throw GatewayError.badRequest('creator_user_id does not name a member of the workspace');
+    }
+    const { secret, hash, label } = generateKeySecret();
+    const key = await this.prisma.apiKey.create({
+      data: {
+        hash,
+        label,
+        name: request.name,
+        kind: 'standard',
+        workspaceId,
+        creatorUserId,
+        limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
+        limitReset: request.limitReset ?? null,
+        includeByokInLimit: request.includeByokInLimit,
+        expiresAt: futureExpiry(request.expiresAt, now),
+      },
+    });
+    return { key: secret, data: toApiKeyView(key, now) };
+  }
+
+  /** Only the fields present change; null clears limit, limit_reset or expires_at. */
+  async update(principal: Principal, request: KeysUpdateRequest, now = new Date()): Promise<ApiKeyView> {
+    requireManagementKey(principal);
+    await this.findVisible(principal, request.hash);
+    const data: Prisma.ApiKeyUpdateInput = {};
+    if (request.name !== undefined) data.name = request.name;
+    if (request.disabled !== undefined) data.disabled = request.disabled;
+    if (request.limit !== undefined) data.limit = request.limit === null ? null : new Prisma.Decimal(request.limit);
+    if (request.limitReset !== undefined) data.limitReset = request.limitReset;
+    if (request.includeByokInLimit !== undefined) data.includeByokInLimit = request.includeByokInLimit;
+    if (request.expiresAt !== undefined) data.expiresAt = futureExpiry(request.expiresAt, now);
+    const key = await this.prisma.apiKey.update({ where: { hash: request.hash }, data }).catch(notFoundIfGone);
+    // Disabled, expiry, limit or reset may each change what auth answers for this key.
+    this.events.keysChanged([key.hash]);
+    return toApiKeyView(key, now);
+  }
+
+  async delete(principal: Principal, hash: string): Promise<{ deleted: true }> {
+    requireManagementKey(principal);
+    await this.findVisible(principal, hash);
+    const { count } = await this.prisma.apiKey.deleteMany({ where: { hash } });
+    if (count === 0) throw GatewayError.notFound('No API key with that hash');
+    this.events.keysChanged([hash]);
+    return { deleted: true };
+  }
+
+  /** 404 both for an unknown hash and for a key in a workspace the caller is not part of. */
+  private async findVisible(principal: Principal, hash: string): Promise<ApiKey> {
+    const key = await this.prisma.apiKey.findUnique({ where: { hash } });
+    if (!key || !(await this.workspaces.isMember(principal.userId, key.workspaceId))) {
+      throw GatewayError.notFound('No API key with that hash');
+    }
+    return key;
+  }
+}
+
+/** An expiry must lie ahead: an already-expired key is what `disabled` is for. */
+function futureExpiry(expiresAt: string | null | undefined, now: Date): Date | null {
+  if (expiresAt == null) return null;
+  const date = new Date(expiresAt);
+  if (date.getTime() <= now.getTime()) throw GatewayError.badRequest('expires_at must be in the future');
+  return date;
+}
+
+/** The key was deleted between the visibility check and the write. */
+function notFoundIfGone(error: unknown): never {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') {
+    throw GatewayError.notFound('No API key with that hash');
+  }
+  throw error;
+}

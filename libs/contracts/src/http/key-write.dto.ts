@@ -1,0 +1,115 @@
+import { IsBoolean, IsIn, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
+
+/** Largest spend limit or credit amount accepted in one request, in credits. */
+export const MAX_CREDIT_AMOUNT = 1_000_000_000;
+/** Credits are stored with more precision; requests may carry at most this many decimals. */
+export const MAX_AMOUNT_DECIMALS = 12;
+
+/**
+ * ISO 8601 date-time in UTC only (`Z`): the issue asks for UTC, so `+02:00` is refused
+ * rather than silently converted. Seconds and fractions are optional.
+ */
+export const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z$/;
+const UTC_MESSAGE = 'expires_at must be an ISO 8601 date-time in UTC, ending in Z';
+
+export const KEY_NAME_MAX_LENGTH = 200;
+
+/**
+ * Body of POST /v1/keys, in OpenRouter's spelling (`@openrouter/sdk` apiKeys.create).
+ * Absent and null mean the same for the nullable fields: no limit, no reset, no expiry.
+ */
+export class CreateKeyDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(KEY_NAME_MAX_LENGTH)
+  name!: string;
+
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @Min(0)
+  @Max(MAX_CREDIT_AMOUNT)
+  limit?: number | null;
+
+  @IsOptional()
+  @IsIn(LIMIT_RESETS)
+  limit_reset?: LimitReset | null;
+
+  @ValidateIf((body: CreateKeyDto) => body.include_byok_in_limit !== undefined)
+  @IsBoolean()
+  include_byok_in_limit?: boolean;
+
+  @IsOptional()
+  @Matches(UTC_DATE_TIME, { message: UTC_MESSAGE })
+  @IsISO8601({ strict: true }, { message: UTC_MESSAGE })
+  expires_at?: string | null;
+
+  /** The workspace to create the key in; by default the caller's default workspace. */
+  @ValidateIf((body: CreateKeyDto) => body.workspace_id !== undefined)
+  @IsUUID()
+  workspace_id?: string;
+
+  /** The member who owns the key; by default the caller. */
+  @ValidateIf((body: CreateKeyDto) => body.creator_user_id !== undefined)
+  @IsUUID()
+  creator_user_id?: string;
+}
+
+/** Body of PATCH /v1/keys/{hash}: only the fields present change; null clears a nullable one. */
+export class UpdateKeyDto {
+  @ValidateIf((body: UpdateKeyDto) => body.name !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(KEY_NAME_MAX_LENGTH)
+  name?: string;
+
+  @ValidateIf((body: UpdateKeyDto) => body.disabled !== undefined)
+  @IsBoolean()
+  disabled?: boolean;
+
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @Min(0)
+  @Max(MAX_CREDIT_AMOUNT)
+  limit?: number | null;
+
+  @IsOptional()
+  @IsIn(LIMIT_RESETS)
+  limit_reset?: LimitReset | null;
+
+  @ValidateIf((body: UpdateKeyDto) => body.include_byok_in_limit !== undefined)
+  @IsBoolean()
+  include_byok_in_limit?: boolean;
+
+  @IsOptional()
+  @Matches(UTC_DATE_TIME, { message: UTC_MESSAGE })
+  @IsISO8601({ strict: true }, { message: UTC_MESSAGE })
+  expires_at?: string | null;
+}
+
+/** Body of POST /v1/credits (a management operation; docs/adr: credits). */
+export class AddCreditsDto {
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @Min(Number.MIN_VALUE, { message: 'amount must be greater than 0' })
+  @Max(MAX_CREDIT_AMOUNT)
+  amount!: number;
+
+  @ValidateIf((body: AddCreditsDto) => body.workspace_id !== undefined)
+  @IsUUID()
+  workspace_id?: string;
+}
+
+/** GET /v1/credits, OpenRouter's shape: the balance is total_credits - total_usage. */
+export interface CreditsView {
+  total_credits: number;
+  total_usage: number;
+}
+
+/**
+ * A JSON number with at most MAX_AMOUNT_DECIMALS decimals as an exact decimal string, so the
+ * amount travels to the database without float arithmetic (`0.1` stays `0.1`).
+ */
+export function amountToDecimalString(amount: number): string {
+  const fixed = amount.toFixed(MAX_AMOUNT_DECIMALS);
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+}
