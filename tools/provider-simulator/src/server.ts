@@ -5,7 +5,7 @@ import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { readBody, sendJson } from './http.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
-import { peekStreamStats, resetStreamStats } from './stream-stats.ts';
+import { peekStreamStats } from './stream-stats.ts';
 
 type Flavor = 'openai' | 'anthropic' | 'plain';
 type BodyHandler = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => Promise<void>;
@@ -64,7 +64,6 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   } else if (method === 'POST') {
     if (path === '/sim/reset') {
       resetFaultCounters();
-      resetStreamStats();
       req.resume();
       return sendJson(res, 200, { status: 'ok' });
     }

@@ -26,7 +26,3 @@ export function streamStatsFor(key: string): StreamStats {
 export function peekStreamStats(key: string): StreamStats {
   return stats.get(key) ?? { started: 0, finished: 0, abandoned: 0, framesSent: 0 };
 }
-
-export function resetStreamStats(): void {
-  stats.clear();
-}

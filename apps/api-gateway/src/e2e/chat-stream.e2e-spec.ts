@@ -1,6 +1,6 @@
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { envelopeOf, stack } from './e2e-helpers.js';
 
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
@@ -32,6 +32,16 @@ async function postStream(body: Record<string, unknown>): Promise<{ status: numb
 }
 
 describe('POST /v1/chat/completions with stream: true', () => {
+  beforeAll(async () => {
+    // Spending needs credits (issue 3): top the stack's workspace up, as its owner would.
+    const response = await fetch(`${stack.baseUrl}/credits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.managementKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 100 }),
+    });
+    expect(response.status).toBe(200);
+  });
+
   it('streams chat.completion.chunk objects with the generation id, the public model and the provider', async () => {
     const { chunks, error } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true }));
     expect(error).toBeUndefined();
