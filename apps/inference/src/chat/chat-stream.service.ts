@@ -1,22 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ChatStreamRequest, Principal } from '@gw/contracts';
+import { Injectable } from '@nestjs/common';
+import type { ChatStreamRequest } from '@gw/contracts';
 import { Observable } from 'rxjs';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
-import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { chargeFor } from '../pricing/charge.js';
-import { computeCost } from '../pricing/cost.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { PresetsService } from '../resolution/presets.service.js';
-import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
-import type { RouteAttempt } from '../routing/route-types.js';
-import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
-import { UsageRecorder } from '../usage/usage-recorder.service.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { callContextFor, hashEndUser, newGenerationId, sessionIdOf } from './chat.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
@@ -41,21 +34,14 @@ export interface OpenedStream {
  */
 @Injectable()
 export class ChatStreamService {
-  private readonly byokFeeRate: Prisma.Decimal;
-  private readonly region: string;
-
   constructor(
     private readonly adapters: AdapterRegistry,
     private readonly router: RoutePlanner,
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
-    private readonly usage: UsageRecorder,
+    private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
-    @Inject(INFERENCE_ENV) env: InferenceEnv,
-  ) {
-    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
-    this.region = env.SERVICE_REGION;
-  }
+  ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
     return new Observable<string>((subscriber) => {
@@ -86,9 +72,13 @@ export class ChatStreamService {
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
-    const serviceMetadata = request.serviceMetadata ? buildServiceMetadata(plan, tracker, this.region) : undefined;
+    const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined;
     const tally = new StreamTally();
-    const generation = { principal, attempt, tracker, sessionId, head, tally, messages: body.messages };
+    const settle = (status: 'succeeded' | 'failed') => {
+      const usage = tally.usage(body.messages);
+      const charge = this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
+      return { usage, charge };
+    };
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         const event = next.value;
@@ -103,36 +93,11 @@ export class ChatStreamService {
       }
     } catch (error) {
       // Tokens were generated before the failure: they are recorded (and billed) as a failed generation.
-      if (tally.chunks > 0) this.record(generation, 'failed');
+      if (tally.chunks > 0) settle('failed');
       throw error;
     }
-    const { usage, cost, charge } = this.record(generation, 'succeeded');
-    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, cost, charge.isByok, charge.charged))));
-  }
-
-  /** Prices the generation from the provider's counts (or the estimate) and queues its usage event. */
-  private record(
-    generation: { principal: Principal; attempt: RouteAttempt; tracker: AttemptTracker; sessionId?: string; head: ChunkHead; tally: StreamTally; messages: unknown },
-    status: 'succeeded' | 'failed',
-  ) {
-    const { attempt, tracker, tally } = generation;
-    const usage = tally.usage(generation.messages);
-    const cost = computeCost(attempt.endpoint.pricing, usage);
-    const charge = chargeFor(cost, attempt.credential.kind === 'byok', this.byokFeeRate);
-    if (status === 'succeeded') this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - tracker.records.at(-1)!.startedAt);
-    this.usage.record({
-      generationId: generation.head.id,
-      principal: generation.principal,
-      modelId: attempt.modelId,
-      attempt,
-      status,
-      usage,
-      charge,
-      latencyMs: tracker.elapsedMs(),
-      sessionId: generation.sessionId,
-      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
-    });
-    return { usage, cost, charge };
+    const { usage, charge } = settle('succeeded');
+    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
   }
 
   /** Starts one attempt's stream and waits for its first event, so a failure before it can fall back. */
