@@ -21,6 +21,7 @@ export interface IsolatedStack {
   logDir: string;
   natsUrl: string;
   managementDatabaseUrl: string;
+  inferenceDatabaseUrl: string;
 }
 
 /**
@@ -84,6 +85,7 @@ export class IsolatedStackRun {
       logDir: this.logDir,
       natsUrl: this.nats.url,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
+      inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
     };
   }
 

@@ -1,6 +1,7 @@
 import OpenAI, { APIError } from 'openai';
+import pg from 'pg';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeOf, stack } from './e2e-helpers.js';
 
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
@@ -196,5 +197,54 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(after.abandoned - before.abandoned).toBe(1);
     expect(after.finished - before.finished).toBe(0);
     expect(after.framesSent - before.framesSent).toBeLessThan(20);
+  });
+});
+
+describe('streamed generations in the usage record', () => {
+  const database = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
+
+  beforeAll(() => database.connect());
+  afterAll(() => database.end());
+
+  interface GenerationRow {
+    status: string;
+    prompt_tokens: number;
+    completion_tokens: number;
+    tokens_estimated: boolean;
+    cost: string;
+  }
+
+  /** The generation record, written off the request path from the usage event (polls briefly). */
+  async function generation(id: string): Promise<GenerationRow | undefined> {
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      const { rows } = await database.query<GenerationRow>(
+        'SELECT status, prompt_tokens, completion_tokens, tokens_estimated, cost::text AS cost FROM generations WHERE id = $1',
+        [id],
+      );
+      if (rows[0]) return rows[0];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return undefined;
+  }
+
+  it('records a finished stream once, with the provider\'s counts and the cost of its usage chunk', async () => {
+    const { chunks } = await iterate(
+      await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }),
+    );
+    const usage = chunks.at(-1)!.usage!;
+    const row = await generation(chunks[0]!.id);
+    expect(row).toMatchObject({ status: 'succeeded', prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, tokens_estimated: false });
+    expect(Number(row!.cost)).toBeCloseTo(usage.cost, 12);
+  });
+
+  it('records a stream cut mid-way as failed, with estimated counts for what was generated', async () => {
+    const { chunks, error } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-cut', messages, stream: true }));
+    expect(error).toBeInstanceOf(APIError);
+    const row = await generation(chunks[0]!.id);
+    expect(row).toMatchObject({ status: 'failed', tokens_estimated: true });
+    expect(row!.completion_tokens).toBeGreaterThan(0);
+    expect(row!.prompt_tokens).toBeGreaterThan(0);
+    expect(Number(row!.cost)).toBeGreaterThan(0);
   });
 });
