@@ -21,7 +21,7 @@ const DONE = 'data: [DONE]\n\n';
  * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
- * `data: [DONE]`, and a failure adds one `data: {"error": ...}` event and ends without
+ * `data: [DONE]`, and a failure adds one error chunk (`errorChunk`) and ends without
  * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR 0016).
  * When the client goes away, inference is told to abort the provider call.
  */
@@ -64,6 +64,8 @@ export class ChatStreamRelay {
     }
     if (finished) return;
 
+    // The error chunk of a later failure repeats the stream's id, created, model and provider.
+    const head = chunkHead(first.value);
     reply.hijack();
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
@@ -77,7 +79,7 @@ export class ChatStreamRelay {
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
       // A stalled stream (idle timeout) may still be running upstream.
       if (failure.errorType === 'timeout') this.cancel(streamId);
-      raw.end(`data: ${JSON.stringify(toEnvelope(failure))}\n\n`);
+      raw.end(`data: ${JSON.stringify(errorChunk(head, failure))}\n\n`);
     } finally {
       finished = true;
       raw.off('close', onClose);
@@ -92,6 +94,40 @@ export class ChatStreamRelay {
       this.logger.warn({ err: error, streamId }, 'Could not publish a stream cancellation');
     }
   }
+}
+
+interface ChunkHead {
+  id: string;
+  created: number;
+  model: string;
+  provider?: string | null;
+}
+
+function chunkHead(first: string | undefined): ChunkHead | undefined {
+  if (first === undefined) return undefined;
+  try {
+    const { id, created, model, provider } = JSON.parse(first) as ChunkHead;
+    return { id, created, model, provider };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The last event of a stream that failed after its first chunk, as OpenRouter sends it: a
+ * chunk whose one choice finishes with `error`, carrying the envelope's `error` (code,
+ * message, metadata.error_type). The openai client throws on `error`; OpenRouter's SDK parses
+ * it as a chunk and exposes it.
+ */
+export function errorChunk(head: ChunkHead | undefined, failure: GatewayError): Record<string, unknown> {
+  const { error } = toEnvelope(failure);
+  if (!head) return { error };
+  return {
+    ...head,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
+    error,
+  };
 }
 
 /** Waits until the socket takes more, or is gone. */

@@ -1,3 +1,4 @@
+import { OpenRouter } from '@openrouter/sdk';
 import OpenAI, { APIError } from 'openai';
 import pg from 'pg';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
@@ -160,8 +161,18 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(text).not.toContain('[DONE]');
     const events = text.split('\n\n').filter(Boolean);
     const last = JSON.parse(events.at(-1)!.slice('data: '.length));
-    expect(last).toEqual({ error: { code, message: expect.any(String), metadata: expect.objectContaining({ error_type: errorType }) } });
-    expect(events.slice(0, -1).every((event) => JSON.parse(event.slice('data: '.length)).object === 'chat.completion.chunk')).toBe(true);
+    // OpenRouter's mid-stream error: a chunk of the same stream whose choice finishes with `error`.
+    const firstChunk = JSON.parse(events[0]!.slice('data: '.length));
+    expect(last).toEqual({
+      id: firstChunk.id,
+      object: 'chat.completion.chunk',
+      created: firstChunk.created,
+      model,
+      provider: 'Simulator',
+      choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
+      error: { code, message: expect.any(String), metadata: expect.objectContaining({ error_type: errorType }) },
+    });
+    expect(events.slice(0, -1).every((event) => !('error' in JSON.parse(event.slice('data: '.length))))).toBe(true);
   });
 
   it('aborts the provider call when the client goes away mid-stream', async () => {
@@ -197,6 +208,38 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(after.abandoned - before.abandoned).toBe(1);
     expect(after.finished - before.finished).toBe(0);
     expect(after.framesSent - before.framesSent).toBeLessThan(20);
+  });
+});
+
+describe('stream: true through the OpenRouter SDK', () => {
+  const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
+
+  /** Every chunk the SDK parses (it validates each against its schema), or what it threw. */
+  async function sdkChunks(model: string): Promise<{ chunks: Array<Record<string, any>>; error?: unknown }> {
+    const chunks: Array<Record<string, any>> = [];
+    try {
+      const stream = await sdk.chat.send({ chatRequest: { model, messages, stream: true, streamOptions: { includeUsage: true } } });
+      for await (const chunk of stream as AsyncIterable<Record<string, any>>) chunks.push(chunk);
+    } catch (error) {
+      return { chunks, error };
+    }
+    return { chunks };
+  }
+
+  it('parses every chunk, the usage chunk included', async () => {
+    const { chunks, error } = await sdkChunks('sim/gpt-4o-mini');
+    expect(error).toBeUndefined();
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toMatch(/^Simulated reply to: Tell me about gateways/);
+    expect(chunks.at(-1)!.usage).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
+  });
+
+  it('gets a mid-stream failure as OpenRouter sends it: a last chunk with error and finish_reason error', async () => {
+    const { chunks, error } = await sdkChunks('sim/gpt-4o-mini-cut');
+    expect(error).toBeUndefined();
+    const last = chunks.at(-1)!;
+    expect(last.error).toMatchObject({ code: 502, message: expect.any(String), metadata: { errorType: 'provider_unavailable' } });
+    expect(last.choices[0]).toMatchObject({ finishReason: 'error' });
+    expect(last.id).toBe(chunks[0]!.id);
   });
 });
 

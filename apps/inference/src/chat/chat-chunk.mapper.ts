@@ -19,31 +19,24 @@ export interface ChunkProvenance {
 
 /** One provider chunk as the `chat.completion.chunk` OpenAI clients read. */
 export function toChunkView(head: ChunkHead, provenance: ChunkProvenance, event: Extract<StreamEvent, { type: 'chunk' }>): ChatCompletionChunkView {
-  return {
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    provider: head.provider,
-    system_fingerprint: provenance.systemFingerprint,
-    service_tier: provenance.serviceTier,
-    choices: event.choices.map(toChoiceView),
-  };
+  return withProvenance(
+    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: event.choices.map(toChoiceView) },
+    provenance,
+  );
 }
 
 /** The last chunk when the client set `stream_options.include_usage`: no choices, the usage. */
 export function usageChunkView(head: ChunkHead, provenance: ChunkProvenance, usage: ChatUsageView): ChatCompletionChunkView {
-  return {
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    provider: head.provider,
-    system_fingerprint: provenance.systemFingerprint,
-    service_tier: provenance.serviceTier,
-    choices: [],
-    usage,
-  };
+  return withProvenance(
+    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: [], usage },
+    provenance,
+  );
+}
+
+function withProvenance(view: ChatCompletionChunkView, provenance: ChunkProvenance): ChatCompletionChunkView {
+  view.service_tier = provenance.serviceTier;
+  if (provenance.systemFingerprint !== null) view.system_fingerprint = provenance.systemFingerprint;
+  return view;
 }
 
 function toChoiceView(choice: NormalizedChunkChoice): ChatChunkChoiceView {

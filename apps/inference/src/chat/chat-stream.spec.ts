@@ -39,6 +39,10 @@ describe('chunk views', () => {
     });
   });
 
+  it('leaves system_fingerprint out when the provider sent none', () => {
+    expect(toChunkView(head, { systemFingerprint: null, serviceTier: null }, chunk({ content: 'Hi' }))).not.toHaveProperty('system_fingerprint');
+  });
+
   it('ends with a usage chunk without choices', () => {
     const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0, is_byok: false } as never;
     expect(usageChunkView(head, { systemFingerprint: null, serviceTier: null }, usage)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage });

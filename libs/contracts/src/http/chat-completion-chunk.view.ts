@@ -19,7 +19,8 @@ export interface ChatCompletionChunkView {
   created: number;
   model: string;
   provider: string | null;
-  system_fingerprint: string | null;
+  /** Left out when the provider sent none (OpenRouter's SDK rejects a null here). */
+  system_fingerprint?: string;
   service_tier: string | null;
   choices: ChatChunkChoiceView[];
   usage?: ChatUsageView;
