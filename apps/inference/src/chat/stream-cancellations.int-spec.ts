@@ -1,0 +1,67 @@
+import { validateEnv } from '@gw/config';
+import { EVENTS } from '@gw/contracts';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { PrivateNatsServer } from '@gw/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InferenceEnv } from '../env.js';
+import { StreamCancellations } from './stream-cancellations.js';
+
+/** Two inference replicas on a real nats-server: a cancellation reaches both, the one running the stream aborts it. */
+describe('StreamCancellations across replicas', () => {
+  let nats: PrivateNatsServer;
+  let gateway: ResilientNatsConnection;
+  let replicaA: StreamCancellations;
+  let replicaB: StreamCancellations;
+
+  const cancel = async (streamId: string): Promise<void> => {
+    gateway.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
+    await gateway.connection.flush();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+
+  beforeAll(async () => {
+    nats = await PrivateNatsServer.start();
+    const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', NATS_URL: nats.url });
+    replicaA = new StreamCancellations(env);
+    replicaB = new StreamCancellations(env);
+    await replicaA.onModuleInit();
+    await replicaB.onModuleInit();
+    gateway = await ResilientNatsConnection.open({ servers: nats.url, name: 'gateway-probe' });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await replicaA?.onModuleDestroy();
+    await replicaB?.onModuleDestroy();
+    await nats?.stop();
+  });
+
+  it('aborts the stream on the replica running it, whichever replica that is', async () => {
+    const onA = replicaA.register('stream-on-a-0001');
+    const onB = replicaB.register('stream-on-b-0001');
+    await cancel('stream-on-b-0001');
+    expect(onB.signal.aborted).toBe(true);
+    expect(onA.signal.aborted).toBe(false);
+    expect(replicaB.runningCount).toBe(0);
+    replicaA.release('stream-on-a-0001', onA);
+    expect(replicaA.runningCount).toBe(0);
+  });
+
+  it('aborts at once a stream whose cancellation arrived before it started', async () => {
+    await cancel('early-cancel-0001');
+    expect(replicaA.register('early-cancel-0001').signal.aborted).toBe(true);
+    // Remembered once: a new stream that reuses the id later is not affected.
+    const again = replicaA.register('early-cancel-0001');
+    expect(again.signal.aborted).toBe(false);
+    replicaA.release('early-cancel-0001', again);
+  });
+
+  it('ignores a malformed event', async () => {
+    const running = replicaA.register('well-formed-0001');
+    gateway.connection.publish(EVENTS.streamCancelled, 'not json');
+    gateway.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId: '../../etc' }));
+    await cancel('someone-else-0001');
+    expect(running.signal.aborted).toBe(false);
+    replicaA.release('well-formed-0001', running);
+  });
+});
