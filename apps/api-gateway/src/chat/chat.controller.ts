@@ -43,6 +43,6 @@ export class ChatController {
       return;
     }
     const completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, payload, this.env.INFERENCE_TIMEOUT_MS);
-    await reply.status(200).send(completion);
+    void reply.status(200).send(completion);
   }
 }
