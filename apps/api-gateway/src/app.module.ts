@@ -4,6 +4,8 @@ import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
+import { KeyUsageTracker } from './auth/key-usage.tracker.js';
+import { CreditsController } from './credits/credits.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
@@ -22,10 +24,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
-      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController, EmbeddingsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,
+        KeyUsageTracker,
         ChatStreamRelay,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -43,6 +43,12 @@ export class GatewayEnv extends CommonEnv {
   @Min(0)
   @Max(3600)
   AUTH_CACHE_TTL_SECONDS: number = 60;
+
+  /** How often the keys seen in use are published for last_used_at (events.keys.used). */
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  KEYS_USED_FLUSH_MS: number = 5_000;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

@@ -4,6 +4,7 @@ import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { createHash } from 'node:crypto';
 import { AuthCacheService } from './auth-cache.service.js';
+import { KeyUsageTracker } from './key-usage.tracker.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 export interface AuthenticatedRequest {
@@ -19,6 +20,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authCache: AuthCacheService,
+    private readonly usage: KeyUsageTracker,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -34,6 +36,7 @@ export class ApiKeyGuard implements CanActivate {
     const principal = await this.authCache.resolve(keyHash);
     if (!principal) throw GatewayError.unauthorized('Invalid API key');
     request.principal = principal;
+    this.usage.touch(keyHash);
     return true;
   }
 }

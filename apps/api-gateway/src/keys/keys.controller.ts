@@ -1,10 +1,31 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { KEY_HASH_PATTERN, ListKeysQueryDto, SUBJECTS, type ApiKeyView, type DataEnvelope, type Principal } from '@gw/contracts';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  amountToDecimalString,
+  CreateKeyDto,
+  KEY_HASH_PATTERN,
+  ListKeysQueryDto,
+  SUBJECTS,
+  UpdateKeyDto,
+  type ApiKeyView,
+  type DataEnvelope,
+  type KeysCreateReply,
+  type Principal,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient, validateDto } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 
-/** GET /v1/keys and GET /v1/keys/{hash} (spec §4.2, §4.3), answered by management. */
+/** A string that cannot be a hash names no key: 404, the status the spec lists for keys. */
+function requireHashShape(hash: string): void {
+  if (!KEY_HASH_PATTERN.test(hash)) throw GatewayError.notFound('No API key with that hash');
+}
+
+const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
+
+/**
+ * GET /v1/keys and GET /v1/keys/{hash} (spec §4.2, §4.3) and OpenRouter's POST /keys,
+ * PATCH /keys/{hash}, DELETE /keys/{hash}, answered by management. Management key only.
+ */
 @Controller('v1/keys')
 export class KeysController {
   constructor(private readonly rpc: RpcClient) {}
@@ -23,9 +44,47 @@ export class KeysController {
 
   @Get(':hash')
   async get(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<DataEnvelope<ApiKeyView>> {
-    // A string that cannot be a hash names no key: 404, the status the spec lists here.
-    if (!KEY_HASH_PATTERN.test(hash)) throw GatewayError.notFound('No API key with that hash');
+    requireHashShape(hash);
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysGet, { principal, hash });
     return { data };
+  }
+
+  /** 201 with the key object and, this once, its secret (OpenRouter's `{ data, key }`). */
+  @Post()
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<KeysCreateReply> {
+    const dto = await validateDto(CreateKeyDto, body ?? {}, 'reject');
+    return this.rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
+      principal,
+      name: dto.name,
+      limit: decimalOrNull(dto.limit),
+      limitReset: dto.limit_reset,
+      includeByokInLimit: dto.include_byok_in_limit ?? false,
+      expiresAt: dto.expires_at,
+      workspaceId: dto.workspace_id,
+      creatorUserId: dto.creator_user_id,
+    });
+  }
+
+  @Patch(':hash')
+  async update(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string, @Body() body: unknown): Promise<DataEnvelope<ApiKeyView>> {
+    requireHashShape(hash);
+    const dto = await validateDto(UpdateKeyDto, body ?? {}, 'reject');
+    const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
+      principal,
+      hash,
+      name: dto.name,
+      disabled: dto.disabled,
+      limit: decimalOrNull(dto.limit),
+      limitReset: dto.limit_reset,
+      includeByokInLimit: dto.include_byok_in_limit,
+      expiresAt: dto.expires_at,
+    });
+    return { data };
+  }
+
+  @Delete(':hash')
+  async delete(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<{ deleted: true }> {
+    requireHashShape(hash);
+    return this.rpc.send<{ deleted: true }>(SUBJECTS.management.keysDelete, { principal, hash });
   }
 }

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
 
 /** Largest spend limit or credit amount accepted in one request, in credits. */
@@ -26,7 +26,7 @@ export class CreateKeyDto {
   name!: string;
 
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @IsCreditAmount()
   @Min(0)
   @Max(MAX_CREDIT_AMOUNT)
   limit?: number | null;
@@ -68,7 +68,7 @@ export class UpdateKeyDto {
   disabled?: boolean;
 
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @IsCreditAmount()
   @Min(0)
   @Max(MAX_CREDIT_AMOUNT)
   limit?: number | null;
@@ -89,7 +89,7 @@ export class UpdateKeyDto {
 
 /** Body of POST /v1/credits (a management operation; docs/adr: credits). */
 export class AddCreditsDto {
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: MAX_AMOUNT_DECIMALS })
+  @IsCreditAmount()
   @Min(Number.MIN_VALUE, { message: 'amount must be greater than 0' })
   @Max(MAX_CREDIT_AMOUNT)
   amount!: number;
@@ -97,6 +97,24 @@ export class AddCreditsDto {
   @ValidateIf((body: AddCreditsDto) => body.workspace_id !== undefined)
   @IsUUID()
   workspace_id?: string;
+}
+
+/**
+ * A finite JSON number with at most MAX_AMOUNT_DECIMALS decimals. (class-validator's
+ * `IsNumber({ maxDecimalPlaces })` throws on numbers JavaScript prints with an exponent, 1e-9.)
+ */
+function IsCreditAmount(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCreditAmount',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a number with at most ${MAX_AMOUNT_DECIMALS} decimals`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'number' && Number.isFinite(value) && Number(amountToDecimalString(value)) === value,
+      },
+    });
 }
 
 /** GET /v1/credits, OpenRouter's shape: the balance is total_credits - total_usage. */

@@ -1,0 +1,31 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { AddCreditsDto, amountToDecimalString, SUBJECTS, type CreditsView, type DataEnvelope, type Principal } from '@gw/contracts';
+import { RpcClient, validateDto } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+
+/**
+ * GET /v1/credits (OpenRouter's shape: any key reads its workspace's totals) and
+ * POST /v1/credits (management key: add credits; docs/adr: credits), answered by management.
+ */
+@Controller('v1/credits')
+export class CreditsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<CreditsView>> {
+    return { data: await this.rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal }) };
+  }
+
+  /** 200, not 201: it changes a balance, it creates nothing the client can address. */
+  @Post()
+  @HttpCode(200)
+  async add(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DataEnvelope<CreditsView>> {
+    const dto = await validateDto(AddCreditsDto, body ?? {}, 'reject');
+    const data = await this.rpc.send<CreditsView>(SUBJECTS.management.creditsAdd, {
+      principal,
+      amount: amountToDecimalString(dto.amount),
+      workspaceId: dto.workspace_id,
+    });
+    return { data };
+  }
+}
