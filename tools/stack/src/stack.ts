@@ -138,7 +138,10 @@ interface CreatedKey {
   userId: string;
 }
 
-/** A demo workspace with a management key and a standard key, made by management's own CLI. */
+/**
+ * A demo workspace with SEED_CREDITS credits (default 100), a management key and a standard
+ * key, made by management's own CLI.
+ */
 export function seedKeys(managementDatabaseUrl: string): SeededKeys {
   const run = (args: string[]): CreatedKey =>
     JSON.parse(
@@ -148,7 +151,8 @@ export function seedKeys(managementDatabaseUrl: string): SeededKeys {
         encoding: 'utf8',
       }),
     ) as CreatedKey;
-  const management = run(['--management', '--name', 'Demo management key']);
+  // The demo workspace gets credits, or every chat would be refused with 402.
+  const management = run(['--management', '--name', 'Demo management key', '--credits', process.env.SEED_CREDITS ?? '100']);
   const standard = run(['--standard', '--name', 'Demo key', '--workspace', management.workspaceId, '--user', management.userId]);
   return { managementKey: management.secret, apiKey: standard.secret, workspaceId: management.workspaceId };
 }

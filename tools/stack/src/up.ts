@@ -91,7 +91,12 @@ async function keysStillExist(databaseUrl: string, keys: Pick<SeededKeys, 'manag
   await client.connect();
   try {
     const hashes = [keys.managementKey, keys.apiKey].map((secret) => createHash('sha256').update(secret).digest('hex'));
-    const { rowCount } = await client.query('SELECT 1 FROM api_keys WHERE hash = ANY($1) AND NOT disabled', [hashes]);
+    // A workspace without credits refuses every chat (402): seed a fresh one instead.
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+       WHERE k.hash = ANY($1) AND NOT k.disabled AND w.credits_total > w.usage_total`,
+      [hashes],
+    );
     return rowCount === 2;
   } finally {
     await client.end();

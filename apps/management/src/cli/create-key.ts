@@ -3,12 +3,13 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { KEY_KINDS, type KeyKind } from '@gw/contracts';
 import { parseArgs } from 'node:util';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createWorkspaceWithOwner, issueKey } from '../keys/key-issuer.js';
+import { createWorkspaceWithOwner, grantCredits, issueKey } from '../keys/key-issuer.js';
 
 /**
- * `npm run keys:create -- --management [--name N] [--workspace UUID --user UUID] [--json]`
+ * `npm run keys:create -- --management [--name N] [--workspace UUID --user UUID] [--credits N] [--json]`
  * Creates a key (and, unless one is named, a new workspace with its owner) and prints the
- * secret once. Only its sha256 is stored.
+ * secret once. Only its sha256 is stored. `--credits N` adds N credits to the key's workspace
+ * (the dev stack seeds SEED_CREDITS, default 100, so chats work once credits are enforced).
  */
 const { values } = parseArgs({
   options: {
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     user: { type: 'string' },
     email: { type: 'string', default: 'admin@localhost' },
     json: { type: 'boolean', default: false },
+    credits: { type: 'string' },
   },
 });
 
@@ -35,6 +37,7 @@ try {
       ? { workspaceId: values.workspace, userId: values.user }
       : await createWorkspaceWithOwner(prisma, { workspaceName: 'Default workspace', email: values.email, userName: 'Admin' });
   const issued = await issueKey(prisma, owner, { kind, name: values.name ?? `${kind} key` });
+  if (values.credits !== undefined) await grantCredits(prisma, owner, values.credits);
   if (values.json) {
     console.log(JSON.stringify({ secret: issued.secret, hash: issued.key.hash, workspaceId: owner.workspaceId, userId: owner.userId, kind }));
   } else {

@@ -1,5 +1,5 @@
 import type { ApiKeyView, KeyKind } from '@gw/contracts';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { toApiKeyView } from './api-key.view.js';
 import { generateKeySecret } from './key-secret.js';
 
@@ -37,4 +37,15 @@ export async function issueKey(prisma: PrismaClient, owner: OwnerRef, input: { k
     data: { hash, label, name: input.name, kind: input.kind, workspaceId: owner.workspaceId, creatorUserId: owner.userId },
   });
   return { secret, key: toApiKeyView(key) };
+}
+
+/** Adds credits to a workspace (the CLI's `--credits`; the API's is POST /v1/credits). */
+export async function grantCredits(prisma: PrismaClient, owner: OwnerRef, amountText: string): Promise<void> {
+  if (!/^\d+(\.\d+)?$/.test(amountText)) throw new Error(`--credits must be a non-negative decimal, not "${amountText}"`);
+  const amount = new Prisma.Decimal(amountText);
+  if (amount.isZero()) return;
+  await prisma.$transaction([
+    prisma.creditGrant.create({ data: { workspaceId: owner.workspaceId, amount, createdByUserId: owner.userId } }),
+    prisma.workspace.update({ where: { id: owner.workspaceId }, data: { creditsTotal: { increment: amount } } }),
+  ]);
 }
