@@ -111,6 +111,27 @@ describe('POST /v1/chat/completions with stream: true', () => {
     for (const event of events.slice(0, -1)) expect(JSON.parse(event.slice('data: '.length))).toHaveProperty('object', 'chat.completion.chunk');
   });
 
+  it('echoes the upstream body first and reports timings last when the request asks for debug', async () => {
+    const { status, text } = await postStream({ model: 'sim/gpt-4o-mini', debug: { echo_upstream_body: true }, user: 'alice@example.com' });
+    expect(status).toBe(200);
+    const events = text.split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)));
+    const echo = chunks[0];
+    expect(echo.choices).toEqual([]);
+    expect(echo.debug.echo_upstream_body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages });
+    expect(echo.debug.echo_upstream_body).not.toHaveProperty('debug');
+    expect(echo.debug.echo_upstream_body.user).toMatch(/^[0-9a-f]{32}$/); // hashed, never the raw id
+    const timings = chunks.at(-1).debug.timings as Array<{ start_ms: number; event: string; epoch_ms: number }>;
+    expect(chunks.at(-1).choices).toEqual([]);
+    expect(timings.map((timing) => timing.event)).toEqual(['adapter_request', 'upstream_headers_received', 'first_token_received', 'upstream_body_ended']);
+    for (let i = 1; i < timings.length; i++) expect(timings[i]!.start_ms).toBeGreaterThanOrEqual(timings[i - 1]!.start_ms);
+    expect(chunks.slice(1, -1).every((chunk) => !('debug' in chunk))).toBe(true);
+
+    const plain = await postStream({ model: 'sim/gpt-4o-mini' });
+    expect(plain.text).not.toContain('"debug"');
+  });
+
   it('falls back before the first byte: the first endpoint answers 503, the second streams', async () => {
     const { chunks, error } = await iterate(
       await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages, stream: true, stream_options: { include_usage: true } }),

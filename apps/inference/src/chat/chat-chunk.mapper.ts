@@ -1,4 +1,4 @@
-import type { ChatChunkChoiceView, ChatCompletionChunkView, ChatUsageView } from '@gw/contracts';
+import type { ChatChunkChoiceView, ChatCompletionChunkView, ChatStreamDebugView, ChatUsageView } from '@gw/contracts';
 import type { NormalizedChunkChoice, StreamEvent } from '../providers/provider-adapter.js';
 
 /** The fields every chunk of one generation shares. */
@@ -29,6 +29,14 @@ export function toChunkView(head: ChunkHead, provenance: ChunkProvenance, event:
 export function usageChunkView(head: ChunkHead, provenance: ChunkProvenance, usage: ChatUsageView): ChatCompletionChunkView {
   return withProvenance(
     { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: [], usage },
+    provenance,
+  );
+}
+
+/** A chunk without choices that carries streaming debug output (`debug` in the request). */
+export function debugChunkView(head: ChunkHead, provenance: ChunkProvenance, debug: ChatStreamDebugView): ChatCompletionChunkView {
+  return withProvenance(
+    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: [], debug },
     provenance,
   );
 }

@@ -8,9 +8,10 @@ import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
+import { DebugTimings } from '../routing/routing-metadata.js';
 import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
-import { toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
+import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { callContextFor, hashEndUser, newGenerationId, sessionIdOf } from './chat.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 import { StreamTally } from './stream-tally.js';
@@ -64,26 +65,36 @@ export class ChatStreamService {
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body, sessionId, credentials });
+    const debug = debugOptions(body);
+    let upstreamBody: Record<string, unknown> | undefined;
     const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
+    if (debug?.echoUpstreamBody) base.onUpstreamBody = (sent) => (upstreamBody = sent);
 
     const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.open(current.endpoint, body, callContextFor(current, base)),
+      this.open(current.endpoint, body, callContextFor(current, base), debug?.timings),
     );
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
     const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined;
     const tally = new StreamTally();
+    let firstToken = false;
     const settle = (status: 'succeeded' | 'failed') => {
       const usage = tally.usage(body.messages);
       const charge = this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
       return { usage, charge };
     };
+    // OpenRouter's order: the echoed upstream body comes first, in a chunk without choices.
+    if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { echo_upstream_body: upstreamBody })));
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         const event = next.value;
         tally.add(event);
         if (event.type !== 'chunk') continue;
+        if (debug && !firstToken && carriesTokens(event)) {
+          firstToken = true;
+          debug.timings.mark('first_token_received');
+        }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
         const view = toChunkView(head, provenance, event);
@@ -96,19 +107,40 @@ export class ChatStreamService {
       if (tally.chunks > 0) settle('failed');
       throw error;
     }
+    if (debug) {
+      debug.timings.mark('upstream_body_ended');
+      emit(JSON.stringify(debugChunkView(head, provenance, { timings: debug.timings.entries })));
+    }
     const { usage, charge } = settle('succeeded');
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
   }
 
   /** Starts one attempt's stream and waits for its first event, so a failure before it can fall back. */
-  private async open(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<OpenedStream> {
+  private async open(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, timings?: DebugTimings): Promise<OpenedStream> {
     try {
+      timings?.mark('adapter_request');
       const events = (await this.adapters.for(endpoint.provider.format).stream(endpoint, body, context))[Symbol.asyncIterator]();
+      timings?.mark('upstream_headers_received');
       return { first: await events.next(), events };
     } catch (error) {
       throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
     }
   }
+}
+
+/**
+ * The request's `debug` object (streaming only, spec §4.6): any `debug` object turns on
+ * `timings`; `echo_upstream_body: true` also echoes the body sent to the provider.
+ */
+function debugOptions(body: Record<string, unknown>): { echoUpstreamBody: boolean; timings: DebugTimings } | undefined {
+  const debug = body.debug;
+  if (debug === null || typeof debug !== 'object' || Array.isArray(debug)) return undefined;
+  return { echoUpstreamBody: (debug as { echo_upstream_body?: unknown }).echo_upstream_body === true, timings: new DebugTimings() };
+}
+
+/** True for the first chunk that carries generated text, reasoning or a tool call. */
+function carriesTokens(event: Extract<StreamEvent, { type: 'chunk' }>): boolean {
+  return event.choices.some(({ delta }) => Boolean(delta.content || delta.reasoning || delta.refusal || delta.tool_calls));
 }
 
 function wantsUsageChunk(body: Record<string, unknown>): boolean {

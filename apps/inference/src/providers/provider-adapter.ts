@@ -48,6 +48,11 @@ export interface ChatCallContext {
   /** Overrides the catalog provider's key: a BYOK credential, plaintext in memory only. */
   apiKey?: string;
   signal?: AbortSignal;
+  /**
+   * Streaming with `debug.echo_upstream_body`: the adapter hands over the exact body it sends
+   * the provider (an adapter that does not call it just leaves the echo out).
+   */
+  onUpstreamBody?: (body: Record<string, unknown>) => void;
 }
 
 /** One provider wire format (OpenAI-compatible, Anthropic, ...). */

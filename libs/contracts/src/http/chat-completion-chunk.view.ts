@@ -24,6 +24,15 @@ export interface ChatCompletionChunkView {
   service_tier: string | null;
   choices: ChatChunkChoiceView[];
   usage?: ChatUsageView;
+  /** Streaming debug output (spec §2.1), on chunks without choices, only when the request asked for `debug`. */
+  debug?: ChatStreamDebugView;
   /** Routing metadata (spec §2.6) on the first chunk, when the caller opted in. */
   service_metadata?: ServiceMetadataView;
+}
+
+export interface ChatStreamDebugView {
+  /** The exact body sent to the provider (`debug.echo_upstream_body: true`). */
+  echo_upstream_body?: Record<string, unknown>;
+  /** Milestones of the provider call: ms since the request began and wall-clock time. */
+  timings?: Array<{ start_ms: number; event: 'adapter_request' | 'upstream_headers_received' | 'first_token_received' | 'upstream_body_ended'; epoch_ms: number }>;
 }

@@ -38,6 +38,7 @@ export class OpenAiAdapter implements ProviderAdapter {
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const upstreamBody = buildOpenAiStreamBody(body, endpoint.upstreamModel, context.endUserHash);
+    context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
