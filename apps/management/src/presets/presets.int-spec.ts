@@ -167,7 +167,11 @@ describe('management presets over NATS', () => {
 
   it('publishes presets.changed for the workspace when a version is designated', async () => {
     const received: unknown[] = [];
-    const subscription = nats.connection.subscribe(EVENTS.presetsChanged, { callback: (_error, message) => received.push(message.json()) });
+    const subscription = nats.connection.subscribe(EVENTS.presetsChanged, {
+      callback: (_error, message) => {
+        received.push(message.json());
+      },
+    });
     await nats.connection.flush();
     await create('evented', body());
     await expect.poll(() => received).toContainEqual({ pattern: EVENTS.presetsChanged, data: { workspaceId: admin.workspaceId } });
