@@ -8,3 +8,5 @@ export * from './health.js';
 export * from './validate-dto.js';
 export * from './nats-server.strategy.js';
 export * from './jetstream.js';
+export * from './batched-consumer.js';
+export * from './usage-event.js';

@@ -1,5 +1,4 @@
-import { UsageRecordedEvent } from '@gw/contracts';
-import { validateDto } from '@gw/messaging';
+import type { UsageRecordedEvent } from '@gw/contracts';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** A usage event as a `generations` row. */
@@ -28,24 +27,4 @@ export function generationRowOf(event: UsageRecordedEvent): Prisma.GenerationCre
     endpointsTried: event.endpointsTried ?? [],
     createdAt: new Date(event.createdAt),
   };
-}
-
-/**
- * Parses and validates one message of the USAGE stream: the bare event, or a Nest packet
- * (`{pattern, data}`) should a publisher wrap it. Null for anything else (poison message).
- */
-export async function parseUsageEvent(payload: Uint8Array): Promise<UsageRecordedEvent | null> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    return null;
-  }
-  const candidate = parsed && typeof parsed === 'object' && 'data' in parsed && 'pattern' in parsed ? (parsed as { data: unknown }).data : parsed;
-  if (!candidate || typeof candidate !== 'object') return null;
-  try {
-    return await validateDto(UsageRecordedEvent, candidate, 'strip');
-  } catch {
-    return null;
-  }
 }

@@ -92,10 +92,10 @@ describe('usage events counted exactly once', () => {
     });
     recorder = new UsageRecorder(prisma);
     // Counts attempts per generation, to see redeliveries (the real recorder does the work).
-    const record = recorder.record.bind(recorder);
-    recorder.record = (event, now) => {
-      attemptsById.set(event.generationId, (attemptsById.get(event.generationId) ?? 0) + 1);
-      return record(event, now);
+    const recordBatch = recorder.recordBatch.bind(recorder);
+    recorder.recordBatch = (events, now) => {
+      for (const event of events) attemptsById.set(event.generationId, (attemptsById.get(event.generationId) ?? 0) + 1);
+      return recordBatch(events, now);
     };
     consumer = new UsageConsumer(nats, recorder, new KeyEventsPublisher(nats), { durableName });
     consumer.onApplicationBootstrap();
@@ -151,10 +151,10 @@ describe('usage events counted exactly once', () => {
     expect(expectedUsage.toFixed()).toBe('8.723457464012345679');
   });
 
-  it('counts once when a crash kills the counting statement mid-way and the event is redelivered', async () => {
+  it('counts once when a crash kills the counting transaction mid-way and the event is redelivered', async () => {
     const metered = await newKey();
     const event = usageEvent({ keyHash: metered.key.hash, cost: '0.5' });
-    // Hold the workspace row so the statement stops after writing the ledger and the key.
+    // Hold the workspace row so the transaction stops after writing the ledger and the key.
     const blocker = new pg.Client({ connectionString: databaseUrl });
     await blocker.connect();
     try {
@@ -234,7 +234,7 @@ describe('usage events counted exactly once', () => {
 });
 
 /**
- * The backend pid of the counting statement once it waits for the blocker's row lock. Asked
+ * The backend pid of the counting transaction once its workspace update waits for the blocker's row lock. Asked
  * outside the blocker's transaction: pg_stat_activity is a snapshot within one transaction.
  */
 async function waitForBlockedStatement(blocker: pg.Client): Promise<number> {
@@ -243,10 +243,10 @@ async function waitForBlockedStatement(blocker: pg.Client): Promise<number> {
     await blocker.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await blocker.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%usage_ledger%' AND pid <> pg_backend_pid()`,
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%usage_total%' AND pid <> pg_backend_pid()`,
     );
     if (rows[0]) return rows[0].pid;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error('the counting statement never waited for the lock');
+  throw new Error('the counting transaction never waited for the lock');
 }

@@ -6,95 +6,140 @@ import { keyUsageAt, type KeyCounters } from './key-usage.js';
 import { periodStart, toDateString } from './usage-periods.js';
 
 export interface RecordOutcome {
-  /** False when this generation had been counted before (a redelivery): nothing changed. */
-  counted: boolean;
+  /** Generations of the batch counted now; the others had been counted before (redeliveries). */
+  counted: string[];
   /** Keys whose cached principal is now stale: their key hit its limit, or the workspace ran dry. */
   keysToRefresh: string[];
 }
 
-interface RecordRow extends Partial<KeyCounters> {
-  counted: boolean;
-  hash: string | null;
-  creditsTotal: Prisma.Decimal | null;
-  usageTotal: Prisma.Decimal | null;
+type KeyRow = KeyCounters & { hash: string };
+
+interface WorkspaceRow {
+  id: string;
+  creditsTotal: Prisma.Decimal;
+  usageTotal: Prisma.Decimal;
 }
 
+/** What one key adds in one set of periods (events of a batch rarely straddle a midnight). */
+interface KeyGroup {
+  keyHash: string;
+  day: string;
+  week: string;
+  month: string;
+  cost: Prisma.Decimal;
+  byok: Prisma.Decimal;
+}
+
+const ZERO = new Prisma.Decimal(0);
+
 /**
- * Counts one generation, exactly once (docs/adr: usage-counting). One SQL statement inserts
- * the generation into the ledger ON CONFLICT DO NOTHING and, only when that insert happened,
- * adds to the key's counters and to the workspace's usage. A single statement is atomic: it
- * either does all three or nothing, so a crash at any point leaves nothing half-counted, and
- * a redelivered event finds its ledger row and changes nothing.
+ * Counts generations exactly once (docs/adr/0017), a batch per transaction: the batch goes
+ * into the ledger with one INSERT ... ON CONFLICT DO NOTHING, and only the rows that insert
+ * returned are added to their keys' counters and their workspaces' usage, summed per key and
+ * period. One transaction does all of it or nothing, so a crash at any point leaves nothing
+ * half-counted, and a redelivered event finds its ledger row and adds nothing. Rows are locked
+ * keys first (in hash order), then workspaces (in id order), so batches cannot deadlock.
  */
 @Injectable()
 export class UsageRecorder {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaClient) {}
 
-  async record(event: UsageRecordedEvent, now = new Date()): Promise<RecordOutcome> {
+  /** One event: what tests and the replay of a single generation use. */
+  async record(event: UsageRecordedEvent, now = new Date()): Promise<{ counted: boolean; keysToRefresh: string[] }> {
+    const outcome = await this.recordBatch([event], now);
+    return { counted: outcome.counted.length === 1, keysToRefresh: outcome.keysToRefresh };
+  }
+
+  async recordBatch(events: UsageRecordedEvent[], now = new Date()): Promise<RecordOutcome> {
+    const unique = [...new Map(events.map((event) => [event.generationId, event])).values()];
+    if (unique.length === 0) return { counted: [], keysToRefresh: [] };
+    return this.prisma.$transaction(async (tx) => {
+      const inserted = await tx.$queryRaw<Array<{ generation_id: string }>>`
+        INSERT INTO usage_ledger (generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at)
+        VALUES ${Prisma.join(
+          unique.map(
+            (event) => Prisma.sql`(${event.generationId}, ${event.workspaceId}::uuid, ${event.keyHash}, ${event.cost}::numeric,
+              ${event.upstreamCost}::numeric, ${event.isByok}, ${new Date(event.createdAt)})`,
+          ),
+        )}
+        ON CONFLICT (generation_id) DO NOTHING
+        RETURNING generation_id`;
+      const countedIds = new Set(inserted.map((row) => row.generation_id));
+      const counted = unique.filter((event) => countedIds.has(event.generationId));
+      if (counted.length === 0) return { counted: [], keysToRefresh: [] };
+
+      const keyRows: KeyRow[] = [];
+      for (const group of groupByKeyAndPeriod(counted)) keyRows.push(...(await addToKey(tx, group)));
+      const workspaceCost = sumBy(counted, (event) => event.workspaceId, (event) => new Prisma.Decimal(event.cost));
+      const workspaceRows: WorkspaceRow[] = [];
+      for (const [workspaceId, cost] of [...workspaceCost].sort(([a], [b]) => a.localeCompare(b))) {
+        workspaceRows.push(
+          ...(await tx.$queryRaw<WorkspaceRow[]>`
+            UPDATE workspaces SET usage_total = usage_total + ${cost}::numeric WHERE id = ${workspaceId}::uuid
+            RETURNING id, credits_total AS "creditsTotal", usage_total AS "usageTotal"`),
+        );
+      }
+      const keysToRefresh = new Set<string>();
+      for (const key of keyRows) if (keyUsageAt(key, now).limitReached) keysToRefresh.add(key.hash);
+      for (const workspace of workspaceRows) {
+        // Republished once, when this batch took the balance from above 0 to 0 or below.
+        const balance = workspace.creditsTotal.minus(workspace.usageTotal);
+        if (balance.lte(0) && balance.plus(workspaceCost.get(workspace.id)!).gt(0)) {
+          const keys = await tx.apiKey.findMany({ where: { workspaceId: workspace.id, disabled: false }, select: { hash: true } });
+          for (const key of keys) keysToRefresh.add(key.hash);
+        }
+      }
+      return { counted: counted.map((event) => event.generationId), keysToRefresh: [...keysToRefresh] };
+    });
+  }
+}
+
+type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/** Adds a group's sums to its key's total and period buckets; returns the key's counters after. */
+function addToKey(tx: Transaction, group: KeyGroup): Promise<KeyRow[]> {
+  const { cost, byok } = group;
+  return tx.$queryRaw<KeyRow[]>`
+    UPDATE api_keys SET
+      usage = usage + ${cost}::numeric,
+      byok_usage = byok_usage + ${byok}::numeric,
+      ${bucketAssignments('daily', group.day, cost, byok)},
+      ${bucketAssignments('weekly', group.week, cost, byok)},
+      ${bucketAssignments('monthly', group.month, cost, byok)}
+    WHERE hash = ${group.keyHash}
+    RETURNING hash, "limit", limit_reset::text AS "limitReset", include_byok_in_limit AS "includeByokInLimit",
+      usage, byok_usage AS "byokUsage",
+      usage_daily AS "usageDaily", byok_usage_daily AS "byokUsageDaily", daily_period_start AS "dailyPeriodStart",
+      usage_weekly AS "usageWeekly", byok_usage_weekly AS "byokUsageWeekly", weekly_period_start AS "weeklyPeriodStart",
+      usage_monthly AS "usageMonthly", byok_usage_monthly AS "byokUsageMonthly", monthly_period_start AS "monthlyPeriodStart"`;
+}
+
+/**
+ * Sums per key and period, in key-hash order (the lock order). BYOK generations: the
+ * workspace pays the provider with its own key (upstreamCost) and us only our fee (cost);
+ * byok_usage counts what went to the provider, as OpenRouter does.
+ */
+function groupByKeyAndPeriod(events: UsageRecordedEvent[]): KeyGroup[] {
+  const groups = new Map<string, KeyGroup>();
+  for (const event of events) {
     const generatedAt = new Date(event.createdAt);
-    const cost = new Prisma.Decimal(event.cost);
-    // BYOK generations: the workspace pays the provider with its own key (upstreamCost) and
-    // us only our fee (cost). byok_usage counts what went to the provider, as OpenRouter does.
-    const byok = event.isByok ? new Prisma.Decimal(event.upstreamCost) : new Prisma.Decimal(0);
     const day = toDateString(periodStart('daily', generatedAt));
     const week = toDateString(periodStart('weekly', generatedAt));
     const month = toDateString(periodStart('monthly', generatedAt));
-    const rows = await this.prisma.$queryRaw<RecordRow[]>`
-      WITH ledger AS (
-        INSERT INTO usage_ledger (generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at)
-        VALUES (${event.generationId}, ${event.workspaceId}::uuid, ${event.keyHash}, ${cost}::numeric,
-                ${new Prisma.Decimal(event.upstreamCost)}::numeric, ${event.isByok}, ${generatedAt})
-        ON CONFLICT (generation_id) DO NOTHING
-        RETURNING generation_id
-      ),
-      key_update AS (
-        UPDATE api_keys SET
-          usage = usage + ${cost}::numeric,
-          byok_usage = byok_usage + ${byok}::numeric,
-          ${bucketAssignments('daily', day, cost, byok)},
-          ${bucketAssignments('weekly', week, cost, byok)},
-          ${bucketAssignments('monthly', month, cost, byok)}
-        WHERE hash = ${event.keyHash} AND EXISTS (SELECT 1 FROM ledger)
-        RETURNING hash, "limit", limit_reset::text AS limit_reset, include_byok_in_limit, usage, byok_usage,
-          usage_daily, byok_usage_daily, daily_period_start, usage_weekly, byok_usage_weekly, weekly_period_start,
-          usage_monthly, byok_usage_monthly, monthly_period_start
-      ),
-      workspace_update AS (
-        UPDATE workspaces SET usage_total = usage_total + ${cost}::numeric
-        WHERE id = ${event.workspaceId}::uuid AND EXISTS (SELECT 1 FROM ledger)
-        RETURNING credits_total, usage_total
-      )
-      SELECT EXISTS (SELECT 1 FROM ledger) AS counted,
-        k.hash, k."limit", k.limit_reset AS "limitReset", k.include_byok_in_limit AS "includeByokInLimit",
-        k.usage, k.byok_usage AS "byokUsage",
-        k.usage_daily AS "usageDaily", k.byok_usage_daily AS "byokUsageDaily", k.daily_period_start AS "dailyPeriodStart",
-        k.usage_weekly AS "usageWeekly", k.byok_usage_weekly AS "byokUsageWeekly", k.weekly_period_start AS "weeklyPeriodStart",
-        k.usage_monthly AS "usageMonthly", k.byok_usage_monthly AS "byokUsageMonthly", k.monthly_period_start AS "monthlyPeriodStart",
-        w.credits_total AS "creditsTotal", w.usage_total AS "usageTotal"
-      FROM (SELECT 1) AS one
-      LEFT JOIN key_update AS k ON true
-      LEFT JOIN workspace_update AS w ON true`;
-    const row = rows[0]!;
-    if (!row.counted) return { counted: false, keysToRefresh: [] };
-    return { counted: true, keysToRefresh: await this.keysToRefresh(event, row, cost, now) };
+    const id = `${event.keyHash}|${day}|${week}|${month}`;
+    const group = groups.get(id) ?? { keyHash: event.keyHash, day, week, month, cost: ZERO, byok: ZERO };
+    group.cost = group.cost.plus(event.cost);
+    if (event.isByok) group.byok = group.byok.plus(event.upstreamCost);
+    groups.set(id, group);
   }
+  // Oldest periods first within a key, so a bucket moves forward and never back within a batch.
+  return [...groups.values()].sort((a, b) => a.keyHash.localeCompare(b.keyHash) || a.day.localeCompare(b.day));
+}
 
-  /**
-   * A key at or past its limit is republished on every counted event (only generations in
-   * flight when it crossed can still arrive); a workspace is republished once, when this
-   * event took its balance from above 0 to 0 or below.
-   */
-  private async keysToRefresh(event: UsageRecordedEvent, row: RecordRow, cost: Prisma.Decimal, now: Date): Promise<string[]> {
-    if (row.creditsTotal != null && row.usageTotal != null) {
-      const balance = row.creditsTotal.minus(row.usageTotal);
-      if (balance.lte(0) && balance.plus(cost).gt(0)) {
-        const keys = await this.prisma.apiKey.findMany({ where: { workspaceId: event.workspaceId, disabled: false }, select: { hash: true } });
-        return keys.map((key) => key.hash);
-      }
-    }
-    if (row.hash && keyUsageAt(row as KeyCounters, now).limitReached) return [row.hash];
-    return [];
-  }
+function sumBy<T>(items: T[], keyOf: (item: T) => string, amountOf: (item: T) => Prisma.Decimal): Map<string, Prisma.Decimal> {
+  const sums = new Map<string, Prisma.Decimal>();
+  for (const item of items) sums.set(keyOf(item), (sums.get(keyOf(item)) ?? ZERO).plus(amountOf(item)));
+  return sums;
 }
 
 /**
