@@ -9,6 +9,7 @@ import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
+import { MANAGEMENT_EVENTS_CONNECTION_PROVIDER, ManagementEventsPublisher } from './messaging/management-events.publisher.js';
 import { PresetsController } from './presets/presets.controller.js';
 import { PRESETS_PROVIDERS } from './presets/presets.providers.js';
 import { PrismaService } from './prisma/prisma.service.js';
@@ -26,6 +27,8 @@ export class AppModule {
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
+        MANAGEMENT_EVENTS_CONNECTION_PROVIDER,
+        ManagementEventsPublisher,
         WorkspaceAccessService,
         KeysService,
         AuthService,

@@ -14,7 +14,7 @@ import type { ByokCredential, Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
 import { toByokCredentialView, listOrNull } from './byok-credential.view.js';
-import { ByokEventsPublisher } from './byok-events.publisher.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { credentialContext, openSecret, sealSecret, SecretUnavailableError } from './envelope-encryption.js';
 import { KeyRing } from './key-ring.js';
 import { maskSecret } from './secret-label.js';
@@ -39,7 +39,7 @@ export class ByokService implements OnApplicationBootstrap {
     private readonly prisma: PrismaService,
     private readonly workspaces: WorkspaceAccessService,
     private readonly keyRing: KeyRing,
-    private readonly events: ByokEventsPublisher,
+    private readonly events: ManagementEventsPublisher,
   ) {}
 
   /** A credential sealed under a KEK that is no longer configured cannot be used: say so at start. */
@@ -81,7 +81,7 @@ export class ByokService implements OnApplicationBootstrap {
         ...sealSecret(this.keyRing, secret, credentialContext(id, workspaceId)),
       },
     });
-    this.events.workspaceChanged(workspaceId);
+    this.events.byokChanged(workspaceId);
     return toByokCredentialView(credential);
   }
 
@@ -133,14 +133,14 @@ export class ByokService implements OnApplicationBootstrap {
         : {}),
     };
     const updated = await this.prisma.byokCredential.update({ where: { id }, data }).catch(notFoundIfGone);
-    this.events.workspaceChanged(updated.workspaceId);
+    this.events.byokChanged(updated.workspaceId);
     return toByokCredentialView(updated);
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
     const current = await this.findVisible(principal, id);
     await this.prisma.byokCredential.delete({ where: { id } }).catch(notFoundIfGone);
-    this.events.workspaceChanged(current.workspaceId);
+    this.events.byokChanged(current.workspaceId);
     return { deleted: true };
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CreditsView, Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { requireManagementKey } from '../keys/keys.service.js';
-import { KeyEventsPublisher } from '../messaging/key-events.publisher.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
@@ -27,7 +27,7 @@ export class CreditsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly workspaces: WorkspaceAccessService,
-    private readonly events: KeyEventsPublisher,
+    private readonly events: ManagementEventsPublisher,
   ) {}
 
   async get(principal: Principal): Promise<CreditsView> {

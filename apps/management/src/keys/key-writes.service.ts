@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ApiKeyView, KeysCreateReply, KeysCreateRequest, KeysUpdateRequest, Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { Prisma, type ApiKey } from '../generated/prisma/client.js';
-import { KeyEventsPublisher } from '../messaging/key-events.publisher.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
 import { toApiKeyView } from './api-key.view.js';
@@ -18,7 +18,7 @@ export class KeyWritesService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly workspaces: WorkspaceAccessService,
-    private readonly events: KeyEventsPublisher,
+    private readonly events: ManagementEventsPublisher,
   ) {}
 
   /** Keys made here are standard (inference) keys; management keys come from the CLI. */

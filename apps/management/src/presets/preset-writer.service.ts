@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { extractPresetConfig, extractSystemPrompt } from './preset-config.js';
-import { PresetEventsPublisher } from './preset-events.publisher.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { requirePresetManager } from './preset-access.js';
 import { toPresetView } from './preset.view.js';
 
@@ -45,7 +45,7 @@ function isRaceLoss(error: unknown): boolean {
 export class PresetWriterService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly events: PresetEventsPublisher,
+    private readonly events: ManagementEventsPublisher,
   ) {}
 
   async createVersion(principal: Principal, slug: string, rawBody: Record<string, unknown>): Promise<PresetView> {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type IssuedKey, type OwnerRef } from '../keys/key-issuer.js';
-import { KeyEventsPublisher } from '../messaging/key-events.publisher.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { UsageConsumer } from './usage-consumer.js';
 import { UsageRecorder } from './usage-recorder.js';
 
@@ -97,7 +97,7 @@ describe('usage events counted exactly once', () => {
       for (const event of events) attemptsById.set(event.generationId, (attemptsById.get(event.generationId) ?? 0) + 1);
       return recordBatch(events, now);
     };
-    consumer = new UsageConsumer(nats, recorder, new KeyEventsPublisher(nats), { durableName });
+    consumer = new UsageConsumer(nats, recorder, new ManagementEventsPublisher(nats), { durableName });
     consumer.onApplicationBootstrap();
   });
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
 import { BatchedUsageConsumer, parseUsageEvent, ResilientNatsConnection } from '@gw/messaging';
-import { KeyEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/key-events.publisher.js';
+import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
@@ -25,7 +25,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(MANAGEMENT_EVENTS_CONNECTION) nats: ResilientNatsConnection,
     recorder: UsageRecorder,
-    events: KeyEventsPublisher,
+    events: ManagementEventsPublisher,
     @Inject(USAGE_CONSUMER_OPTIONS) options: UsageConsumerOptions,
   ) {
     this.consumer = new BatchedUsageConsumer(nats, {
@@ -48,7 +48,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
     this.consumer.start();
   }
 
-  /** Before the connection closes (KeyEventsPublisher closes it on application shutdown). */
+  /** Before the connection closes (ManagementEventsPublisher closes it on application shutdown). */
   async beforeApplicationShutdown(): Promise<void> {
     await this.consumer.stop();
   }

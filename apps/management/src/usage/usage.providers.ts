@@ -1,11 +1,8 @@
 import type { Provider, Type } from '@nestjs/common';
 import { JETSTREAM } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
 import { CreditsController } from '../credits/credits.controller.js';
 import { CreditsService } from '../credits/credits.service.js';
-import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 import { KeyWritesService } from '../keys/key-writes.service.js';
-import { KeyEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/key-events.publisher.js';
 import { KeysUsedController } from './keys-used.controller.js';
 import { LastUsedService } from './last-used.service.js';
 import { USAGE_CONSUMER_OPTIONS, UsageConsumer } from './usage-consumer.js';
@@ -15,13 +12,7 @@ import { UsageRecorder } from './usage-recorder.js';
 export const KEYS_USAGE_CONTROLLERS: Type[] = [CreditsController, KeysUsedController];
 
 export const KEYS_USAGE_PROVIDERS: Provider[] = [
-  {
-    provide: MANAGEMENT_EVENTS_CONNECTION,
-    inject: [MANAGEMENT_ENV],
-    useFactory: (env: ManagementEnv) => ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-usage' }),
-  },
   { provide: USAGE_CONSUMER_OPTIONS, useValue: { durableName: JETSTREAM.consumers.managementUsage } },
-  KeyEventsPublisher,
   KeyWritesService,
   CreditsService,
   UsageRecorder,
