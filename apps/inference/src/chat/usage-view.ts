@@ -13,8 +13,17 @@ export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boole
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens },
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    // Details the provider reported beyond the cached and reasoning counts are passed on
+    // (Anthropic's cache writes; audio and image tokens), never invented as zeros.
+    prompt_tokens_details: {
+      cached_tokens: usage.cachedTokens,
+      ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+      ...(usage.audioTokens !== undefined ? { audio_tokens: usage.audioTokens } : {}),
+    },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoningTokens,
+      ...(usage.imageTokens !== undefined ? { image_tokens: usage.imageTokens } : {}),
+    },
     cost: charged.toNumber(),
     is_byok: isByok,
     cost_details: {

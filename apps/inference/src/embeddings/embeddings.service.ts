@@ -42,7 +42,7 @@ export class EmbeddingsService {
     assertEmbeddingsModel(modelId, this.catalog.resolve(modelId));
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     // No `models` fallback list for embeddings: vectors of two models are not interchangeable.
-    const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials });
+    const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials, purpose: 'embeddings' });
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
       this.client.create(current.endpoint, body, callContextFor(current, base)),

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal, ResolvedByokCredential } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { CatalogService } from '../catalog/catalog.service.js';
+import { assertChatModel } from '../catalog/model-kind.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { EndpointHealthTracker } from './endpoint-health.js';
 import { parseProviderPreferences } from './provider-preferences.js';
@@ -21,6 +22,8 @@ export interface PlanRequest {
   /** Body `session_id` or the `x-session-id` header (the gateway already chose). */
   sessionId?: string;
   credentials: readonly ResolvedByokCredential[];
+  /** What the models must serve: a chat request refuses an embeddings model (and its fallbacks) with 400. */
+  purpose?: 'chat' | 'embeddings';
 }
 
 /** A plan with what `execute` needs to remember the session's endpoint on success. */
@@ -49,6 +52,7 @@ export class RoutePlanner {
   plan(request: PlanRequest): PlannedRoute {
     const { principal, body, sessionId } = request;
     const models = this.modelChoices(body);
+    if ((request.purpose ?? 'chat') === 'chat') for (const choice of models) assertChatModel(choice.id, choice.model);
     const plan = planRoute({
       models,
       preferences: parseProviderPreferences(body.provider),

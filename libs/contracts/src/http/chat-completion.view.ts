@@ -46,7 +46,7 @@ export interface ChatUsageView {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number | null; audio_tokens?: number | null };
+  prompt_tokens_details?: { cached_tokens: number | null; cache_write_tokens?: number | null; audio_tokens?: number | null };
   completion_tokens_details?: { reasoning_tokens: number | null; audio_tokens?: number | null; image_tokens?: number | null };
   /** Credits charged, a decimal rendered as a JSON number. */
   cost: number;

@@ -32,6 +32,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
+    context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
       `${provider.baseUrl}/messages`,
