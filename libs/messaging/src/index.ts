@@ -10,3 +10,4 @@ export * from './nats-server.strategy.js';
 export * from './jetstream.js';
 export * from './batched-consumer.js';
 export * from './usage-event.js';
+export * from './jetstream-publisher.js';

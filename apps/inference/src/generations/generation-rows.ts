@@ -1,30 +1,19 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import { Prisma } from '../generated/prisma/client.js';
 
-/** A usage event as a `generations` row. */
-export function generationRowOf(event: UsageRecordedEvent): Prisma.GenerationCreateManyInput {
-  return {
-    id: event.generationId,
-    workspaceId: event.workspaceId,
-    keyHash: event.keyHash,
-    userId: event.userId,
-    model: event.model,
-    provider: event.provider,
-    upstreamModel: event.upstreamModel,
-    status: event.status,
-    promptTokens: event.promptTokens,
-    completionTokens: event.completionTokens,
-    cachedTokens: event.cachedTokens,
-    reasoningTokens: event.reasoningTokens,
-    tokensEstimated: event.tokensEstimated,
-    cost: new Prisma.Decimal(event.cost),
-    upstreamCost: new Prisma.Decimal(event.upstreamCost),
-    isByok: event.isByok,
-    latencyMs: event.latencyMs,
-    sessionId: event.sessionId ?? null,
-    batchId: event.batchId ?? null,
-    attempts: event.attempts ?? 1,
-    endpointsTried: event.endpointsTried ?? [],
-    createdAt: new Date(event.createdAt),
-  };
+/** One INSERT of many generation rows; a generation already recorded (a redelivery) is skipped. */
+export function insertGenerations(events: UsageRecordedEvent[]): Prisma.Sql {
+  const rows = events.map(
+    (event) => Prisma.sql`(${event.generationId}, ${event.workspaceId}::uuid, ${event.keyHash}, ${event.userId}::uuid, ${event.model},
+      ${event.provider}, ${event.upstreamModel}, ${event.status}::"GenerationStatus", ${event.promptTokens}, ${event.completionTokens},
+      ${event.cachedTokens}, ${event.reasoningTokens}, ${event.tokensEstimated}, ${event.cost}::numeric, ${event.upstreamCost}::numeric,
+      ${event.isByok}, ${event.latencyMs}, ${event.sessionId ?? null}, ${event.batchId ?? null}, ${event.attempts ?? 1},
+      ${event.endpointsTried ?? []}::text[], ${new Date(event.createdAt)})`,
+  );
+  return Prisma.sql`
+    INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
+      completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
+      session_id, batch_id, attempts, endpoints_tried, created_at)
+    VALUES ${Prisma.join(rows)}
+    ON CONFLICT (id) DO NOTHING`;
 }

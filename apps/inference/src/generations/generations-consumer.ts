@@ -2,12 +2,13 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { EVENTS, JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
 import { BatchedUsageConsumer, parseUsageEvent, ResilientNatsConnection } from '@gw/messaging';
 import { PrismaService } from '../prisma/prisma.service.js';
-import { generationRowOf } from './generation-rows.js';
+import { insertGenerations } from './generation-rows.js';
 
 /**
  * Writes the `generations` table from the USAGE stream (durable consumer
  * `inference-generations`, shared by every replica): up to 256 events per INSERT with
- * ON CONFLICT DO NOTHING on the generation id, acknowledged only after the insert committed,
+ * ON CONFLICT DO NOTHING on the generation id (raw SQL: Prisma's createMany cost ~10 % of
+ * inference's CPU under bench load, compiling the same statement shape for every batch), acknowledged only after the insert committed,
  * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014).
  */
 @Injectable()
@@ -23,7 +24,7 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       maxAckPending: 4_096,
       parse: parseUsageEvent,
       write: async (events) => {
-        await prisma.generation.createMany({ data: events.map(generationRowOf), skipDuplicates: true });
+        await prisma.$executeRaw(insertGenerations(events));
       },
       logger: new Logger(GenerationsConsumer.name),
     });

@@ -1,6 +1,5 @@
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { ensureUsageStream } from '@gw/messaging';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { ensureUsageStream, JetStreamPublisher } from '@gw/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 const PUBLISH_TIMEOUT_MS = 5_000;
@@ -13,21 +12,25 @@ const PUBLISH_TIMEOUT_MS = 5_000;
  * `msg.json()`.
  */
 export class JetStreamUsagePublisher {
-  private readonly client: JetStreamClient;
+  private readonly client: JetStreamPublisher;
   private streamReady: Promise<unknown> | undefined;
 
   constructor(private readonly connection: NatsConnection) {
-    this.client = jetstream(connection);
+    this.client = new JetStreamPublisher(connection, PUBLISH_TIMEOUT_MS);
   }
 
   readonly publish = async (event: UsageRecordedEvent): Promise<void> => {
     this.streamReady ??= ensureUsageStream(this.connection);
     try {
       await this.streamReady;
-      await this.client.publish(EVENTS.usageRecorded, JSON.stringify(event), { msgID: event.generationId, timeout: PUBLISH_TIMEOUT_MS });
+      await this.client.publish(EVENTS.usageRecorded, JSON.stringify(event), event.generationId);
     } catch (error) {
       this.streamReady = undefined;
       throw error;
     }
   };
+
+  close(): void {
+    this.client.close();
+  }
 }

@@ -43,9 +43,10 @@ export interface GenerationOutcome {
 export class UsageRecorder implements OnModuleDestroy {
   private readonly logger = new Logger(UsageRecorder.name);
   private readonly outbox: UsageOutbox;
+  private readonly publisher: JetStreamUsagePublisher;
 
   constructor(nats: ResilientNatsConnection, @Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const publisher = new JetStreamUsagePublisher(nats.connection);
+    const publisher = (this.publisher = new JetStreamUsagePublisher(nats.connection));
     let lastErrorLog = 0;
     this.outbox = new UsageOutbox(publisher.publish, {
       maxPending: env.USAGE_OUTBOX_MAX,
@@ -71,6 +72,7 @@ export class UsageRecorder implements OnModuleDestroy {
     const flushed = await this.outbox.flush(SHUTDOWN_FLUSH_MS);
     if (!flushed) this.logger.error(`Stopped with ${this.outbox.pending} usage events not acknowledged by JetStream`);
     this.outbox.close();
+    this.publisher.close();
   }
 }
 
