@@ -147,6 +147,27 @@ describe('GET /v1/models', () => {
     expect(model.supported_parameters).toContain('temperature');
   });
 
+  it('lists only models that answer: each listed chat model completes, streamed and not, and each embeddings model embeds', async () => {
+    const models = (await openai.models.list()).data as unknown as Array<{ id: string; architecture: { output_modalities: string[] } }>;
+    // The simulator's fault fixtures are callable by name but not offered.
+    expect(models.map((model) => model.id)).not.toEqual(expect.arrayContaining(['sim/unavailable']));
+    expect(models.map((model) => model.id)).not.toContain('sim/gpt-4o-mini-cut');
+    for (const model of models) {
+      if (model.architecture.output_modalities.includes('embeddings')) {
+        const embedded = await openai.embeddings.create({ model: model.id, input: 'hello' });
+        expect(embedded.data[0]!.embedding.length, model.id).toBeGreaterThan(0);
+        continue;
+      }
+      const completion = await openai.chat.completions.create({ model: model.id, messages });
+      expect(completion.choices[0]!.message.content, model.id).toBeTruthy();
+      let streamed = '';
+      for await (const chunk of await openai.chat.completions.create({ model: model.id, messages, stream: true })) {
+        streamed += chunk.choices[0]?.delta.content ?? '';
+      }
+      expect(streamed.length, model.id).toBeGreaterThan(0);
+    }
+  });
+
   it('satisfies the OpenRouter SDK model schema', async () => {
     const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
     const page = await sdk.models.list();

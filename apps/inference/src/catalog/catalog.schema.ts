@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -97,6 +98,15 @@ export class ModelConfig {
   @ValidateNested({ each: true })
   @Type(() => EndpointConfig)
   endpoints!: EndpointConfig[];
+
+  /**
+   * False keeps a model callable but out of GET /v1/models: the simulator's fault fixtures
+   * (a stream cut mid-way, an endpoint that always fails) that tests call by name and that a
+   * user listing what works should not be offered.
+   */
+  @IsOptional()
+  @IsBoolean()
+  listed?: boolean;
 }
 
 export class CatalogConfig {

@@ -66,7 +66,7 @@ export class CatalogService {
   }
 
   list(): ModelListView {
-    const data = [...this.models.values()].map(toModelView);
+    const data = [...this.models.values()].filter((model) => model.config.listed !== false).map(toModelView);
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
 }
