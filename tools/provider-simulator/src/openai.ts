@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openaiError, sendOpenAIStatus, type OpenAIErrorBody } from './errors.ts';
 import { faultStatus, parseDirectives } from './faults.ts';
 import { cutBeforeBody, nowSeconds, randomId, sendJson, sleep } from './http.ts';
+import { streamStatsFor } from './stream-stats.ts';
 import { isRecord, parseJsonObject, type Json } from './json.ts';
 import { countPromptTokens, planChat } from './openai-plan.ts';
 import { openaiStreamErrorFrame, renderChunks, renderCompletion } from './openai-render.ts';
@@ -147,7 +148,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     topLogprobs: typeof body.top_logprobs === 'number' ? body.top_logprobs : 0,
     includeUsage: stream && streamOptions.include_usage === true,
   };
-  if (!stream) return sendJson(res, 200, renderCompletion(plan, opts), headers);
+  if (!stream) return sendCompletion(res, String(body.model), renderCompletion(plan, opts), headers);
   await sendStream(res, renderChunks(plan, opts), {
     chunkDelay: d.chunkDelay,
     cut: d.cut,
@@ -156,6 +157,21 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     headers,
     statsKey: String(body.model),
   });
+}
+
+/**
+ * A non-streamed completion, counted in the stream stats of its model string too: a client
+ * that left during the `latency` wait (the gateway aborted the call) counts as abandoned.
+ */
+function sendCompletion(res: ServerResponse, statsKey: string, completion: Json, headers: Record<string, string>): void {
+  const stats = streamStatsFor(statsKey);
+  stats.started++;
+  if (res.destroyed || res.socket?.destroyed) {
+    stats.abandoned++;
+    return;
+  }
+  sendJson(res, 200, completion, headers);
+  stats.finished++;
 }
 
 function modelObject(id: string): Json {

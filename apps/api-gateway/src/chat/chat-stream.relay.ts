@@ -86,8 +86,8 @@ export class ChatStreamRelay {
     }
   }
 
-  /** Every inference replica hears it; the one running the stream aborts the provider call. */
-  private cancel(streamId: string): void {
+  /** Every inference replica hears it; the one running the stream (or request) aborts the provider call. */
+  cancel(streamId: string): void {
     try {
       this.nats.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
     } catch (error) {

@@ -3,6 +3,7 @@ import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCom
 import { GatewayError } from '@gw/errors';
 import { RpcClient, validateDto } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
@@ -42,7 +43,20 @@ export class ChatController {
       await this.streams.relay(reply, payload);
       return;
     }
-    const completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, payload, this.env.INFERENCE_TIMEOUT_MS);
+    // A client that leaves before the answer cancels the provider call: nobody pays for tokens nobody reads.
+    const requestId = randomUUID();
+    let answered = false;
+    const onClose = () => {
+      if (!answered) this.streams.cancel(requestId);
+    };
+    reply.raw.once('close', onClose);
+    let completion: ChatCompletionView;
+    try {
+      completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS);
+    } finally {
+      answered = true;
+      reply.raw.off('close', onClose);
+    }
     void reply.status(200).send(completion);
   }
 }

@@ -134,6 +134,29 @@ describe('POST /v1/chat/completions through the gateway', () => {
   });
 });
 
+describe('a client that leaves before the answer', () => {
+  it('makes the gateway abort the provider call (no tokens paid for that nobody reads)', async () => {
+    const upstreamModel = 'gpt-4o-mini;latency=3000';
+    const statsOf = async () =>
+      (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{ started: number; finished: number; abandoned: number }>;
+    const before = await statsOf();
+    const controller = new AbortController();
+    const request = fetch(`${stack.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/gpt-4o-mini-delayed', messages }),
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await expect(request).rejects.toThrow();
+    // The simulator answers after 3 s; by then the provider call must have been abandoned, not finished.
+    await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 6_000, interval: 100 }).toBe(1);
+    const after = await statsOf();
+    expect(after.finished - before.finished).toBe(0);
+  });
+});
+
 describe('GET /v1/models', () => {
   it('lists what can be called, with pricing, context length and parameters', async () => {
     const models = await openai.models.list();

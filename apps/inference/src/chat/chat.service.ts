@@ -10,6 +10,7 @@ import { RoutePlanner } from '../routing/route-planner.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
+import { StreamCancellations } from './stream-cancellations.js';
 
 export function newGenerationId(): string {
   return `gen-${Date.now().toString(36)}-${randomBytes(9).toString('base64url')}`;
@@ -45,16 +46,28 @@ export class ChatService {
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
     private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
   ) {}
 
+  /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
+    if (!request.requestId) return this.complete(request);
+    const controller = this.cancellations.register(request.requestId);
+    try {
+      return await this.complete(request, controller.signal);
+    } finally {
+      this.cancellations.release(request.requestId, controller);
+    }
+  }
+
+  private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
     const { principal } = request;
     assertMaySpend(principal);
     const body = await this.presets.apply(principal.workspaceId, request.body);
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body, sessionId, credentials });
-    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
+    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
 
     const { result: completion, attempt, tracker } = await this.router.execute(plan, (current) =>
       this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),

@@ -1,9 +1,7 @@
-import { validateEnv } from '@gw/config';
 import { EVENTS } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { PrivateNatsServer } from '@gw/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InferenceEnv } from '../env.js';
 import { StreamCancellations } from './stream-cancellations.js';
 
 /** Two inference replicas on a real nats-server: a cancellation reaches both, the one running the stream aborts it. */
@@ -12,6 +10,8 @@ describe('StreamCancellations across replicas', () => {
   let gateway: ResilientNatsConnection;
   let replicaA: StreamCancellations;
   let replicaB: StreamCancellations;
+  let connectionA: ResilientNatsConnection;
+  let connectionB: ResilientNatsConnection;
 
   const cancel = async (streamId: string): Promise<void> => {
     gateway.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
@@ -21,18 +21,23 @@ describe('StreamCancellations across replicas', () => {
 
   beforeAll(async () => {
     nats = await PrivateNatsServer.start();
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', NATS_URL: nats.url });
-    replicaA = new StreamCancellations(env);
-    replicaB = new StreamCancellations(env);
-    await replicaA.onModuleInit();
-    await replicaB.onModuleInit();
+    connectionA = await ResilientNatsConnection.open({ servers: nats.url, name: 'replica-a' });
+    connectionB = await ResilientNatsConnection.open({ servers: nats.url, name: 'replica-b' });
+    replicaA = new StreamCancellations(connectionA);
+    replicaB = new StreamCancellations(connectionB);
+    replicaA.onModuleInit();
+    replicaB.onModuleInit();
+    await connectionA.connection.flush();
+    await connectionB.connection.flush();
     gateway = await ResilientNatsConnection.open({ servers: nats.url, name: 'gateway-probe' });
   });
 
   afterAll(async () => {
     await gateway?.close();
-    await replicaA?.onModuleDestroy();
-    await replicaB?.onModuleDestroy();
+    replicaA?.onModuleDestroy();
+    replicaB?.onModuleDestroy();
+    await connectionA?.close();
+    await connectionB?.close();
     await nats?.stop();
   });
 

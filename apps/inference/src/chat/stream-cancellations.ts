@@ -1,12 +1,11 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import { EVENTS, StreamCancelledEvent } from '@gw/contracts';
 import { ResilientNatsConnection, validateDto } from '@gw/messaging';
-import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 
 /**
- * The streams this replica is running, by the stream id the gateway minted, and the listener
- * for EVENTS.streamCancelled. The event goes to every replica (a plain subscription, not the
+ * The streams (and non-streamed requests) this replica is running, by the id the gateway
+ * minted, and the listener for EVENTS.streamCancelled. The event goes to every replica (a plain subscription, not the
  * service's queue group, since only the gateway's request knows which replica took the
  * stream); the one running it aborts the provider call, the others ignore it.
  */
@@ -18,21 +17,19 @@ export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(StreamCancellations.name);
   private readonly running = new Map<string, AbortController>();
   private readonly cancelledEarly = new Set<string>();
-  private nats: ResilientNatsConnection | undefined;
   private subscription: Subscription | undefined;
 
-  constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {}
+  /** Inference's client connection (InferenceMessagingModule), which closes it. */
+  constructor(private readonly nats: ResilientNatsConnection) {}
 
-  async onModuleInit(): Promise<void> {
-    this.nats = await ResilientNatsConnection.open({ servers: this.env.NATS_URL, name: 'inference-stream-cancel' });
+  onModuleInit(): void {
     this.subscription = this.nats.connection.subscribe(EVENTS.streamCancelled, {
       callback: (_error, message) => void this.onCancelled(message),
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.subscription?.unsubscribe();
-    await this.nats?.close();
   }
 
   /** A controller whose signal aborts the stream's provider call when the client goes away. */

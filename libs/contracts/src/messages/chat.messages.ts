@@ -25,6 +25,15 @@ export class ChatCreateRequest {
   @IsOptional()
   @IsBoolean()
   serviceMetadata?: boolean;
+
+  /**
+   * Minted by the gateway so it can cancel the request when its client goes away
+   * (`events.inference.stream.cancelled` with this id as `streamId`).
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  requestId?: string;
 }
 
 export class ModelsListRequest {
