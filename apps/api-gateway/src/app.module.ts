@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
+import { NatsClientModule } from '@gw/messaging';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { KeyUsageTracker } from './auth/key-usage.tracker.js';
@@ -14,7 +15,6 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
-import { MessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
 
@@ -23,7 +23,7 @@ export class AppModule {
   static forRoot(env: GatewayEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), MessagingModule.forRoot(env)],
+      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
       controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
+import { NatsClientModule } from '@gw/messaging';
 import { CatalogService } from './catalog/catalog.service.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamController } from './chat/chat-stream.controller.js';
@@ -13,7 +14,6 @@ import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
-import { InferenceMessagingModule } from './messaging/messaging.module.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
@@ -31,7 +31,7 @@ export class AppModule {
   static forRoot(env: InferenceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), InferenceMessagingModule.forRoot(env)],
+      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
       controllers: [HealthController, ChatController, ChatStreamController, ModelsController, EmbeddingsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },

@@ -11,3 +11,4 @@ export * from './jetstream.js';
 export * from './batched-consumer.js';
 export * from './usage-event.js';
 export * from './jetstream-publisher.js';
+export * from './nats-client.module.js';

@@ -19,7 +19,7 @@ export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
   private readonly cancelledEarly = new Set<string>();
   private subscription: Subscription | undefined;
 
-  /** Inference's client connection (InferenceMessagingModule), which closes it. */
+  /** Inference's client connection (NatsClientModule), which closes it. */
   constructor(private readonly nats: ResilientNatsConnection) {}
 
   onModuleInit(): void {

@@ -1,4 +1,4 @@
-import { Type } from 'class-transformer';
+import { PAGE_SIZE, PageQueryDto } from './page-query.dto.js';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -32,7 +32,7 @@ export const REGION_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 export const BYOK_LIMITS = { keyLength: 16_384, nameLength: 128, listItems: 100, sortOrderMax: 1_000_000 } as const;
 /** Page size of GET /v1/byok when `limit` is not given, and its upper bound. */
-export const BYOK_PAGE_SIZE = 100;
+export const BYOK_PAGE_SIZE = PAGE_SIZE;
 
 /** Present means a value: `null` is refused (the field has no "unset" state). */
 const NotNullWhenPresent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
@@ -129,23 +129,10 @@ export class UpdateByokCredentialDto extends ByokCredentialFieldsDto {
 }
 
 /** Query of GET /v1/byok. */
-export class ListByokQueryDto {
+export class ListByokQueryDto extends PageQueryDto {
   @IsOptional()
   @Matches(PROVIDER_SLUG_PATTERN, { message: 'provider must be a provider slug' })
   provider?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(BYOK_PAGE_SIZE)
-  limit?: number;
 
   @IsOptional()
   @IsUUID()

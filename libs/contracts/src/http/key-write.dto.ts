@@ -19,12 +19,8 @@ export const KEY_NAME_MAX_LENGTH = 200;
  * Body of POST /v1/keys, in OpenRouter's spelling (`@openrouter/sdk` apiKeys.create).
  * Absent and null mean the same for the nullable fields: no limit, no reset, no expiry.
  */
-export class CreateKeyDto {
-  @IsString()
-  @MinLength(1)
-  @MaxLength(KEY_NAME_MAX_LENGTH)
-  name!: string;
-
+/** The spend settings a key is created with and may change later (shared by POST and PATCH). */
+class KeySpendSettingsDto {
   @IsOptional()
   @IsCreditAmount()
   @Min(0)
@@ -35,7 +31,7 @@ export class CreateKeyDto {
   @IsIn(LIMIT_RESETS)
   limit_reset?: LimitReset | null;
 
-  @ValidateIf((body: CreateKeyDto) => body.include_byok_in_limit !== undefined)
+  @ValidateIf((body: KeySpendSettingsDto) => body.include_byok_in_limit !== undefined)
   @IsBoolean()
   include_byok_in_limit?: boolean;
 
@@ -43,6 +39,13 @@ export class CreateKeyDto {
   @Matches(UTC_DATE_TIME, { message: UTC_MESSAGE })
   @IsISO8601({ strict: true }, { message: UTC_MESSAGE })
   expires_at?: string | null;
+}
+
+export class CreateKeyDto extends KeySpendSettingsDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(KEY_NAME_MAX_LENGTH)
+  name!: string;
 
   /** The workspace to create the key in; by default the caller's default workspace. */
   @ValidateIf((body: CreateKeyDto) => body.workspace_id !== undefined)
@@ -56,7 +59,7 @@ export class CreateKeyDto {
 }
 
 /** Body of PATCH /v1/keys/{hash}: only the fields present change; null clears a nullable one. */
-export class UpdateKeyDto {
+export class UpdateKeyDto extends KeySpendSettingsDto {
   @ValidateIf((body: UpdateKeyDto) => body.name !== undefined)
   @IsString()
   @MinLength(1)
@@ -66,25 +69,6 @@ export class UpdateKeyDto {
   @ValidateIf((body: UpdateKeyDto) => body.disabled !== undefined)
   @IsBoolean()
   disabled?: boolean;
-
-  @IsOptional()
-  @IsCreditAmount()
-  @Min(0)
-  @Max(MAX_CREDIT_AMOUNT)
-  limit?: number | null;
-
-  @IsOptional()
-  @IsIn(LIMIT_RESETS)
-  limit_reset?: LimitReset | null;
-
-  @ValidateIf((body: UpdateKeyDto) => body.include_byok_in_limit !== undefined)
-  @IsBoolean()
-  include_byok_in_limit?: boolean;
-
-  @IsOptional()
-  @Matches(UTC_DATE_TIME, { message: UTC_MESSAGE })
-  @IsISO8601({ strict: true }, { message: UTC_MESSAGE })
-  expires_at?: string | null;
 }
 
 /** Body of POST /v1/credits (a management operation; docs/adr: credits). */

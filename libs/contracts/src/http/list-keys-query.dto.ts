@@ -1,5 +1,6 @@
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsUUID, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional, IsUUID } from 'class-validator';
+import { OffsetQueryDto, PAGE_SIZE } from './page-query.dto.js';
 
 /** Turns the query-string spellings of a boolean into one; anything else stays invalid. */
 function parseBooleanQuery({ value }: { value: unknown }): unknown {
@@ -9,17 +10,11 @@ function parseBooleanQuery({ value }: { value: unknown }): unknown {
 }
 
 /** Query of GET /v1/keys (spec §4.2). Names follow the public OpenRouter spelling. */
-export class ListKeysQueryDto {
+export class ListKeysQueryDto extends OffsetQueryDto {
   @IsOptional()
   @Transform(parseBooleanQuery)
   @IsBoolean()
   include_disabled?: boolean;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
 
   @IsOptional()
   @IsUUID()
@@ -27,4 +22,4 @@ export class ListKeysQueryDto {
 }
 
 /** Page size of GET /v1/keys; the spec leaves it open. */
-export const KEYS_PAGE_SIZE = 100;
+export const KEYS_PAGE_SIZE = PAGE_SIZE;

@@ -1,0 +1,40 @@
+import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { ResilientNatsConnection } from './nats-connection.js';
+import { RpcClient } from './rpc-client.js';
+
+export interface NatsClientOptions {
+  natsUrl: string;
+  /** Connection name, as nats-server's monitoring shows it. */
+  name: string;
+  rpcTimeoutMs: number;
+}
+
+/**
+ * An app's client side of NATS (beside the connection a microservice transport listens on):
+ * one connection and one RpcClient for every call out, event subscription and JetStream use,
+ * closed on shutdown (pending calls fail at once instead of at their timeout).
+ */
+@Global()
+@Module({})
+export class NatsClientModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {}
+
+  static forRoot(options: NatsClientOptions): DynamicModule {
+    return {
+      module: NatsClientModule,
+      providers: [
+        { provide: ResilientNatsConnection, useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name }) },
+        { provide: RpcClient, inject: [ResilientNatsConnection], useFactory: (nats: ResilientNatsConnection) => new RpcClient(nats, options.rpcTimeoutMs) },
+      ],
+      exports: [ResilientNatsConnection, RpcClient],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.rpc.close();
+    await this.nats.close();
+  }
+}
