@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
+import type { NamedProcess } from './cpu.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
@@ -18,8 +19,9 @@ const MESSAGES = [{ role: 'user', content: 'Say hello' }];
 
 const step = (text: string) => console.log(`==> ${text}`);
 
-function targets(stack: IsolatedStack): Target[] {
+function targets(stack: IsolatedStack, processes: NamedProcess[]): Target[] {
   const json = { 'content-type': 'application/json' };
+  const simulator = processes.filter((entry) => entry.name === 'provider-simulator');
   return [
     {
       name: 'direct',
@@ -27,6 +29,7 @@ function targets(stack: IsolatedStack): Target[] {
       url: `${stack.simulatorUrl}/openai/v1/chat/completions`,
       headers: { ...json, authorization: 'Bearer sk-sim' },
       body: JSON.stringify({ model: DIRECT_MODEL, messages: MESSAGES }),
+      processes: simulator,
     },
     {
       name: 'gateway',
@@ -34,12 +37,13 @@ function targets(stack: IsolatedStack): Target[] {
       url: `${stack.baseUrl}/chat/completions`,
       headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
       body: JSON.stringify({ model: GATEWAY_MODEL, messages: MESSAGES }),
+      processes,
     },
   ];
 }
 
 /** The same request through Portkey's gateway, told to use the simulator as an OpenAI host. */
-function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey): Target {
+function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey, simulator: NamedProcess[]): Target {
   return {
     name: 'portkey',
     label: `through Portkey ${PORTKEY_VERSION}`,
@@ -51,13 +55,14 @@ function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey): Target {
       'x-portkey-custom-host': `${stack.simulatorUrl}/openai/v1`,
     },
     body: JSON.stringify({ model: DIRECT_MODEL, messages: MESSAGES }),
+    processes: [{ name: 'portkey', pid: portkey.pid }, ...simulator],
   };
 }
 
 function describe(figures: RunFigures): string {
   const problems = problemsOf(figures);
   return (
-    `${figures.requestsPerSecond.toFixed(1)} req/s, latency mean ${figures.latencyMs.mean.toFixed(3)} ms ` +
+    `${figures.requestsPerSecond.toFixed(1)} req/s, CPU ${figures.cpuMicrosPerRequest.total} µs/request, latency mean ${figures.latencyMs.mean.toFixed(3)} ms ` +
     `(p50 ${figures.latencyMs.p50.toFixed(3)}, p99 ${figures.latencyMs.p99.toFixed(3)}), ${figures.totalRequests} requests` +
     (problems ? `  !! ${problems}` : '')
   );
@@ -156,7 +161,7 @@ async function main(): Promise<number> {
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     const stack = await isolated.start(controller.signal);
-    const [direct, gateway] = targets(stack);
+    const [direct, gateway] = targets(stack, isolated.processes());
     await probe(direct!);
     await probe(gateway!);
     let portkeySkipped: string | undefined = options.portkey ? undefined : 'skipped with --no-portkey';
@@ -169,7 +174,7 @@ async function main(): Promise<number> {
         console.warn(`bench: Portkey not measured: ${installed.error}`);
       } else {
         runningPortkey = await startPortkey(installed.script, controller.signal);
-        portkey = portkeyTarget(stack, runningPortkey);
+        portkey = portkeyTarget(stack, runningPortkey, direct!.processes);
         await probe(portkey);
       }
     }

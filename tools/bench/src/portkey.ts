@@ -12,6 +12,7 @@ export const PORTKEY_VERSION = '1.15.2';
 
 export interface RunningPortkey {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -60,5 +61,5 @@ export async function startPortkey(script: string, signal: AbortSignal): Promise
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, pid: child.pid!, stop };
 }

@@ -134,6 +134,12 @@ export function formatTable(result: BenchResult): string {
       ...(vsPortkey ? [''] : []),
     ],
     ['  requests/s', ...cells((target) => fixed(target.latency.requestsPerSecond, 1)), '', ...(vsPortkey ? [''] : [])],
+    [
+      `CPU µs per request, ${connections} connections`,
+      ...cells((target) => String(target.throughput.cpuMicrosPerRequest.total)),
+      '',
+      ...(vsPortkey && portkey ? [`Portkey uses ×${fixed(portkey.throughput.cpuMicrosPerRequest.total / Math.max(1, gateway.throughput.cpuMicrosPerRequest.total), 2)}`] : []),
+    ],
     ['requests measured (+ warm-up)', ...cells(requestCount), '', ...(vsPortkey ? [''] : [])],
     ['non-2xx / errors', ...cells(failureCount), '', ...(vsPortkey ? [''] : [])],
   ];

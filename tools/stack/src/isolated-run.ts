@@ -89,6 +89,13 @@ export class IsolatedStackRun {
     };
   }
 
+  /** Every process of the running stack by name, nats-server included (the bench reads their CPU time). */
+  processes(): Array<{ name: string; pid: number }> {
+    const services = (this.stack?.processes ?? []).map(({ name, pid }) => ({ name, pid }));
+    const natsPid = this.nats?.pid;
+    return natsPid === undefined ? services : [...services, { name: 'nats-server', pid: natsPid }];
+  }
+
   /** Stops the processes and the nats-server and drops the databases; safe to call twice. */
   teardown(keepLogs: boolean): Promise<void> {
     this.tornDown ??= this.doTeardown(keepLogs);

@@ -78,6 +78,11 @@ export class PrivateNatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** The running server's pid, for CPU accounting (the bench). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   async resume(): Promise<void> {
     this.child = spawn(this.binary, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
     await waitFor(() => isPortOpen('127.0.0.1', this.port), `nats-server on ${this.port}`, 10_000);
