@@ -5,7 +5,11 @@ export interface RpcStreamOptions {
   firstPacketTimeoutMs: number;
   /** Longest wait between two packets once the stream has begun. */
   idleTimeoutMs: number;
+  /** Packets held for a consumer slower than the service before the stream is failed (default 10,000). */
+  maxBufferedPackets?: number;
 }
+
+const DEFAULT_MAX_BUFFERED_PACKETS = 10_000;
 
 interface Waiter<T> {
   resolve: (result: IteratorResult<T>) => void;
@@ -17,7 +21,9 @@ interface Waiter<T> {
  * with the GatewayError that ended the stream (a service error packet, a timeout, the bus
  * going away) once the packets before it have been read, so a consumer can tell a failure
  * before the first packet from one mid-stream. Packets are buffered if the consumer is slower
- * than the service (NATS core has no flow control; a chat stream is small).
+ * than the service (NATS core has no flow control; a chat stream is small), up to a bound: a
+ * consumer that falls further behind (an HTTP client that stopped reading) fails the stream
+ * with `reason: slow_consumer`, so one stuck client cannot grow the gateway's memory without end.
  */
 export class RpcStream<T> implements AsyncIterableIterator<T> {
   private readonly buffered: T[] = [];
@@ -54,6 +60,14 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
       const { resolve } = this.waiter;
       this.waiter = undefined;
       resolve({ value, done: false });
+    } else if (this.buffered.length >= (this.options.maxBufferedPackets ?? DEFAULT_MAX_BUFFERED_PACKETS)) {
+      this.buffered.length = 0;
+      this.fail(
+        new GatewayError(503, 'The client read the stream too slowly; it was ended', {
+          errorType: 'server',
+          metadata: { reason: 'slow_consumer', retryable: true },
+        }),
+      );
     } else {
       this.buffered.push(value);
     }

@@ -77,8 +77,9 @@ export class ChatStreamRelay {
     } catch (error) {
       if (finished) return;
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
-      // A stalled stream (idle timeout) may still be running upstream.
-      if (failure.errorType === 'timeout') this.cancel(streamId);
+      // A stalled stream (idle timeout) or one the client could not keep up with may still be
+      // running upstream; for a stream inference already ended, the cancellation is a no-op.
+      this.cancel(streamId);
       raw.end(`data: ${JSON.stringify(errorChunk(head, failure))}\n\n`);
     } finally {
       finished = true;
