@@ -63,13 +63,17 @@ export class IsolatedStackRun {
     const keys = seedKeys(testDatabaseUrl(this.prefix, 'management'));
     signal.throwIfAborted();
     this.stackStarting = true;
+    const simulatorPort = await freePort();
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
       postgresUrl: POSTGRES_URL,
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
-      simulatorPort: await freePort(),
+      simulatorPort,
+      // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
+      // call it, a workspace's BYOK key can (tests of BYOK-only providers, offline).
+      env: { OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`, OPENAI_API_KEY: '' },
       detached: false,
       logLevel: 'warn',
       // A KEK of the run's own: its databases, and so its credentials, die with it.

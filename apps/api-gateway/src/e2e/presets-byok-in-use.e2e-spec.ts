@@ -146,6 +146,44 @@ describe('a BYOK credential used for routing', () => {
   });
 });
 
+describe('a provider the gateway holds no key for', () => {
+  // The e2e stack points the catalog's keyless `openai` provider at the simulator.
+  let own: CreatedKey;
+  let credentialId: string | undefined;
+
+  beforeAll(async () => {
+    own = await createKey('byok-only provider');
+  });
+
+  afterAll(async () => {
+    if (credentialId) await call(`/byok/${credentialId}`, { key: stack.managementKey, method: 'DELETE' });
+  });
+
+  it('is not listed, and answers 400 byok_required without a BYOK key', async () => {
+    const listed = (await clientFor(own.key).models.list()).data.map((model) => model.id);
+    expect(listed).not.toContain('openai/gpt-4o-mini');
+    const refused = await call('/chat/completions', { key: own.key, body: { model: 'openai/gpt-4o-mini', messages: question } });
+    expect(refused.status).toBe(400);
+    expect(envelopeOf(refused).metadata).toMatchObject({ error_type: 'invalid_request', reason: 'byok_required' });
+  });
+
+  it('is routed with the workspace key once one is stored', async () => {
+    const created = await call('/byok', {
+      key: stack.managementKey,
+      body: { provider: 'openai', key: `sk-byok-${randomBytes(8).toString('hex')}`, allowed_api_key_hashes: [own.data.hash] },
+    });
+    expect(created.status).toBe(201);
+    credentialId = (created.body as { data: { id: string } }).data.id;
+    const openai = clientFor(own.key);
+    await expect
+      .poll(() => openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question }).then(() => true, () => false), { timeout: 5_000 })
+      .toBe(true);
+    const completion = await openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question });
+    expect((completion as unknown as { provider: string }).provider).toBe('OpenAI');
+    expect((completion.usage as unknown as { is_byok: boolean }).is_byok).toBe(true);
+  });
+});
+
 describe('chat on an embeddings model', () => {
   it('is refused with 400, pointing at /v1/embeddings', async () => {
     const result = await call('/chat/completions', { body: { model: 'sim/text-embedding-3-small', messages: question } });

@@ -30,8 +30,9 @@ const LOADED_AT = Math.floor(Date.now() / 1000);
 
 /**
  * The model catalog in memory: loaded and validated once at start, so routing never reads
- * a file or a database. Endpoints whose provider has no API key are left out, and so is a
- * model with no endpoint left: /v1/models lists only what can be called.
+ * a file or a database. An endpoint whose provider has no API key of the gateway's stays
+ * routable for workspaces that bring their own (BYOK; routing then never tries the gateway's
+ * empty key), but /v1/models lists only models the gateway itself can call (ADR 0008).
  */
 @Injectable()
 export class CatalogService {
@@ -43,7 +44,6 @@ export class CatalogService {
     for (const model of catalog.models) {
       const endpoints = model.endpoints
         .map((endpoint) => ({ endpoint, provider: providers.get(endpoint.provider)! }))
-        .filter(({ provider }) => provider.apiKey !== '')
         .map(({ endpoint, provider }) => ({
           provider,
           upstreamModel: endpoint.upstreamModel,
@@ -54,7 +54,7 @@ export class CatalogService {
             ...(endpoint.pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(endpoint.pricing.cacheWritePrompt) } : {}),
           },
         }));
-      if (endpoints.length > 0) this.models.set(model.id, { config: model, endpoints });
+      this.models.set(model.id, { config: model, endpoints });
     }
   }
 
@@ -66,13 +66,19 @@ export class CatalogService {
   }
 
   list(): ModelListView {
-    const data = [...this.models.values()].filter((model) => model.config.listed !== false).map(toModelView);
+    const data = [...this.models.values()].filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0).map(toModelView);
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
 }
 
-function toModelView({ config, endpoints }: RoutableModel): ModelView {
-  const pricing = endpoints[0]!.pricing;
+/** The endpoints the gateway holds a key for (the others need the workspace's BYOK key). */
+function gatewayEndpoints(model: RoutableModel): RoutableEndpoint[] {
+  return model.endpoints.filter((endpoint) => endpoint.provider.apiKey !== '');
+}
+
+function toModelView(model: RoutableModel): ModelView {
+  const { config } = model;
+  const pricing = gatewayEndpoints(model)[0]!.pricing;
   const input = config.inputModalities ?? ['text'];
   const output = config.outputModalities ?? ['text'];
   return {

@@ -54,5 +54,11 @@ function noRoute(plan: RoutePlan): GatewayError {
       errorType: 'not_found',
     });
   }
-  return new GatewayError(502, `No key is available to call the providers of "${plan.requested}"`, { errorType: 'provider_unavailable' });
+  // Every endpoint left is on a provider the gateway holds no key for, and no BYOK key of the
+  // workspace admits this request: the caller can fix that by adding one.
+  const providers = [...new Set(plan.candidates.map((candidate) => candidate.endpoint.provider.id))].join(', ');
+  return new GatewayError(400, `"${plan.requested}" needs your own provider key: add a BYOK credential for ${providers} (POST /v1/byok) that admits this API key`, {
+    errorType: 'invalid_request',
+    metadata: { reason: 'byok_required', providers },
+  });
 }
