@@ -18,8 +18,8 @@ export interface BatchedConsumerOptions<T> {
   batchWaitMs: number;
   /** Unacknowledged events the server hands the consumer at once (across replicas). */
   maxAckPending: number;
-  /** One message's payload; null for a message that can never be handled (it is terminated). */
-  parse(data: Uint8Array): Promise<T | null>;
+  /** One message's items (a message may carry several); null for a message that can never be handled (it is terminated). */
+  parse(data: Uint8Array): Promise<T[] | null>;
   /** Handles a batch atomically; a throw naks the whole batch for a later redelivery. */
   write(items: T[]): Promise<void>;
   logger: BatchLogger;
@@ -117,15 +117,15 @@ export class BatchedUsageConsumer<T> {
     const accepted: JsMsg[] = [];
     const items: T[] = [];
     for (const message of batch) {
-      const item = await this.options.parse(message.data);
-      if (item === null) {
+      const parsed = await this.options.parse(message.data);
+      if (parsed === null) {
         logger.error(`${durableName}: terminated a malformed usage event (stream sequence ${message.seq})`);
         // No reason string: servers before 2.10.4 ignore `+TERM <reason>` and would redeliver.
         message.term();
         continue;
       }
       accepted.push(message);
-      items.push(item);
+      items.push(...parsed);
     }
     if (items.length === 0) return;
     try {

@@ -1,4 +1,4 @@
-import { UsageRecordedEvent } from '@gw/contracts';
+import { USAGE_BATCH_MAX_EVENTS, UsageRecordedEvent } from '@gw/contracts';
 import { validateDto } from './validate-dto.js';
 
 /** Amounts are stored with 18 decimals (numeric(38,18)); a finer cost could not be counted exactly. */
@@ -6,18 +6,36 @@ const MAX_COST_DECIMALS = 18;
 const decoder = new TextDecoder();
 
 /**
- * One message of the USAGE stream as a validated event: the bare event as inference publishes
- * it, or wrapped in Nest's `{pattern, data}`. Null for anything else (a poison message, which
- * consumers terminate instead of retrying forever).
+ * One message of the USAGE stream as validated events: a `UsageRecordedBatch` (`{events}`),
+ * the bare event, or an event wrapped in Nest's `{pattern, data}`. An invalid event inside a
+ * batch is left out (and reported through `onInvalid`) so it cannot take valid ones down with
+ * it. Null when nothing in the message is a valid event (a poison message, which consumers
+ * terminate instead of retrying forever).
  */
-export async function parseUsageEvent(payload: Uint8Array): Promise<UsageRecordedEvent | null> {
+export async function parseUsageEvents(payload: Uint8Array, onInvalid?: (index: number) => void): Promise<UsageRecordedEvent[] | null> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(decoder.decode(payload));
   } catch {
     return null;
   }
+  if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { events?: unknown }).events)) {
+    const candidates = (parsed as { events: unknown[] }).events;
+    if (candidates.length === 0 || candidates.length > USAGE_BATCH_MAX_EVENTS) return null;
+    const events: UsageRecordedEvent[] = [];
+    for (const [index, candidate] of candidates.entries()) {
+      const event = await validEvent(candidate);
+      if (event) events.push(event);
+      else onInvalid?.(index);
+    }
+    return events.length > 0 ? events : null;
+  }
   const candidate = parsed && typeof parsed === 'object' && 'data' in parsed && 'pattern' in parsed ? (parsed as { data: unknown }).data : parsed;
+  const event = await validEvent(candidate);
+  return event ? [event] : null;
+}
+
+async function validEvent(candidate: unknown): Promise<UsageRecordedEvent | null> {
   if (!candidate || typeof candidate !== 'object') return null;
   let event: UsageRecordedEvent;
   try {

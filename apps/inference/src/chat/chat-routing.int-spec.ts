@@ -193,9 +193,13 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     await js.publish(EVENTS.usageRecorded, JSON.stringify(event), { msgID: `${event.generationId}-replay` });
     // A poison message on the subject is terminated, not retried forever, and does not block the others.
     await js.publish(EVENTS.usageRecorded, 'not json', { msgID: `poison-${randomUUID()}` });
+    // A batch message (what the publisher sends under load) that repeats the event and adds one.
+    const batched = { ...event, generationId: `gen-batched-${randomUUID()}` };
+    await js.publish(EVENTS.usageRecorded, JSON.stringify({ events: [event, batched] }), { msgID: `batch-${randomUUID()}` });
     const marker = { ...event, generationId: `gen-marker-${randomUUID()}` };
     await js.publish(EVENTS.usageRecorded, JSON.stringify(marker), { msgID: marker.generationId });
     await eventually(() => prisma.generation.findUnique({ where: { id: marker.generationId } }));
+    expect(await prisma.generation.count({ where: { id: batched.generationId } })).toBe(1);
 
     const rows = await prisma.generation.findMany({ where: { id: event.generationId } });
     expect(rows).toHaveLength(1);

@@ -1,15 +1,22 @@
-import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
+import { EVENTS, type UsageRecordedBatch, type UsageRecordedEvent } from '@gw/contracts';
 import { ensureUsageStream, JetStreamPublisher } from '@gw/messaging';
+import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 
+/** The same batch published again (its ack was lost) is dropped by JetStream as a duplicate. */
+function batchMessageId(events: UsageRecordedEvent[]): string {
+  const hash = createHash('sha256');
+  for (const event of events) hash.update(event.generationId).update('\n');
+  return `batch-${hash.digest('hex')}`;
+}
+
 /**
- * Publishes a usage event to the USAGE stream with `Nats-Msg-Id` = generation id, so
- * JetStream stores each generation once even when a publish is retried. Makes sure the
- * stream exists first (and again after a failure: the stream may have been missing).
- * The payload is the bare event as JSON (not a Nest packet): consumers read it with
- * `msg.json()`.
+ * Publishes usage events to the USAGE stream: one event bare with `Nats-Msg-Id` = generation
+ * id, several as a `UsageRecordedBatch` whose id hashes theirs, so a retried publish is dropped
+ * by JetStream as a duplicate. Makes sure the stream exists first (and again after a failure:
+ * the stream may have been missing). Plain JSON, not a Nest packet.
  */
 export class JetStreamUsagePublisher {
   private readonly client: JetStreamPublisher;
@@ -19,11 +26,13 @@ export class JetStreamUsagePublisher {
     this.client = new JetStreamPublisher(connection, PUBLISH_TIMEOUT_MS);
   }
 
-  readonly publish = async (event: UsageRecordedEvent): Promise<void> => {
+  /** One event goes out bare (`Nats-Msg-Id` = its generation id), several as `{events}` (a hash of their ids). */
+  readonly publish = async (events: UsageRecordedEvent[]): Promise<void> => {
     this.streamReady ??= ensureUsageStream(this.connection);
     try {
       await this.streamReady;
-      await this.client.publish(EVENTS.usageRecorded, JSON.stringify(event), event.generationId);
+      if (events.length === 1) await this.client.publish(EVENTS.usageRecorded, JSON.stringify(events[0]), events[0]!.generationId);
+      else await this.client.publish(EVENTS.usageRecorded, JSON.stringify({ events } satisfies UsageRecordedBatch), batchMessageId(events));
     } catch (error) {
       this.streamReady = undefined;
       throw error;

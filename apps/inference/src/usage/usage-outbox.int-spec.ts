@@ -54,19 +54,24 @@ describe('usage outbox to JetStream', () => {
     const ids: string[] = [];
     if (info.state.messages === 0) return ids;
     for await (const message of await consumer.fetch({ max_messages: info.state.messages, expires: 2_000 })) {
-      ids.push(message.json<UsageRecordedEvent>().generationId);
+      // One event alone, or several in a batch message.
+      const body = message.json<UsageRecordedEvent | { events: UsageRecordedEvent[] }>();
+      ids.push(...('events' in body ? body.events : [body]).map((event) => event.generationId));
       if (message.info.pending === 0) break;
     }
     return ids;
   }
 
-  it('stores each generation once, even when it is enqueued twice', async () => {
+  it('stores every generation (batched when they queue up), and drops a lone event sent again', async () => {
     const ids = Array.from({ length: 25 }, () => `gen-${randomUUID()}`);
     for (const id of ids) outbox.enqueue(usageEvent(id));
-    outbox.enqueue(usageEvent(ids[0]!)); // a retry of the same generation: JetStream drops it by Nats-Msg-Id
+    expect(await outbox.flush(10_000)).toBe(true);
+    outbox.enqueue(usageEvent(ids[0]!)); // the same generation again, alone: JetStream drops it by Nats-Msg-Id
     expect(await outbox.flush(10_000)).toBe(true);
     const stored = await storedIds();
     expect(stored.filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort());
+    const info = await (await jetstreamManager(nats.connection)).streams.info(JETSTREAM.usageStream);
+    expect(info.state.messages).toBeLessThan(25); // fewer messages than events: they went out in batches
   });
 
   it('holds events while NATS is down and delivers every one, once, after it returns', async () => {

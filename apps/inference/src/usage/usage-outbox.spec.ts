@@ -9,9 +9,9 @@ describe('UsageOutbox', () => {
     const attempts: string[] = [];
     let failuresLeft = 2;
     const outbox = new UsageOutbox(
-      async (item) => {
-        attempts.push(item.generationId);
-        if (item.generationId === 'gen-b' && failuresLeft-- > 0) throw new Error('no stream');
+      async (batch) => {
+        attempts.push(...batch.map((item) => item.generationId));
+        if (batch.some((item) => item.generationId === 'gen-b') && failuresLeft-- > 0) throw new Error('no stream');
       },
       { maxPending: 10, retryDelayMs: 5 },
     );
@@ -20,6 +20,26 @@ describe('UsageOutbox', () => {
     expect(await outbox.flush(2_000)).toBe(true);
     expect(attempts.filter((id) => id === 'gen-b')).toHaveLength(3);
     expect(outbox.stats()).toEqual({ pending: 0, published: 2, dropped: 0, retries: 2 });
+  });
+
+  it('sends a lone event at once, alone, and events that queued behind busy publishes together', async () => {
+    const batches: string[][] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const outbox = new UsageOutbox(
+      (batch) => {
+        batches.push(batch.map((item) => item.generationId));
+        return batches.length === 1 ? blocked : Promise.resolve();
+      },
+      { maxPending: 100, concurrency: 1, maxBatch: 3 },
+    );
+    outbox.enqueue(event('gen-1'));
+    for (const id of ['gen-2', 'gen-3', 'gen-4', 'gen-5']) outbox.enqueue(event(id));
+    expect(batches).toEqual([['gen-1']]);
+    release();
+    expect(await outbox.flush(1_000)).toBe(true);
+    expect(batches).toEqual([['gen-1'], ['gen-2', 'gen-3', 'gen-4'], ['gen-5']]);
+    expect(outbox.stats()).toMatchObject({ pending: 0, published: 5 });
   });
 
   it('drops and counts events beyond its bound instead of growing', async () => {

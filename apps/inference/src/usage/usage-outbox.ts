@@ -1,18 +1,20 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 
-/** Sends one event and resolves once JetStream has acknowledged it (stored, or a known duplicate). */
-export type UsagePublish = (event: UsageRecordedEvent) => Promise<void>;
+/** Sends 1..maxBatch events as one message; resolves once JetStream has acknowledged it (stored, or a known duplicate). */
+export type UsagePublish = (events: UsageRecordedEvent[]) => Promise<void>;
 
 export interface UsageOutboxOptions {
   /** Events held (queued, in flight or waiting to retry); past it, new events are dropped. */
   maxPending: number;
   /** Publishes in flight at once. */
   concurrency?: number;
+  /** Most events in one message; events that queue up while publishes are in flight go out together. */
+  maxBatch?: number;
   /** First retry delay after a failed publish; doubles up to `maxRetryDelayMs`. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
   onDrop?: (event: UsageRecordedEvent) => void;
-  onPublishError?: (error: unknown, event: UsageRecordedEvent) => void;
+  onPublishError?: (error: unknown, events: UsageRecordedEvent[]) => void;
 }
 
 export interface UsageOutboxStats {
@@ -25,9 +27,11 @@ export interface UsageOutboxStats {
 /**
  * Usage events on their way to JetStream, off the request path: `enqueue` returns at once,
  * and a pump publishes in the background until each event is acknowledged, retrying with
- * backoff while NATS or the stream is unavailable. Each event's `Nats-Msg-Id` is its
- * generation id, so a retry of a publish whose ack was lost is dropped by JetStream as a
- * duplicate. Bounded: when `maxPending` events are held, a new one is dropped (and counted)
+ * backoff while NATS or the stream is unavailable. At most `concurrency` publishes are in
+ * flight; events that queue up meanwhile go out together, up to `maxBatch` a message, so under
+ * load JetStream stores, and its consumers read and ack, one message per batch instead of one
+ * per generation (a lone event still goes out at once, alone). A retried batch may be grouped
+ * differently; consumers are idempotent on the generation id, so that never counts twice. Bounded: when `maxPending` events are held, a new one is dropped (and counted)
  * rather than letting memory grow without limit during a long outage. `flush` waits for the
  * queue to empty, for shutdown.
  */
@@ -40,6 +44,8 @@ export class UsageOutbox {
   private readonly idleWaiters: Array<() => void> = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly concurrency: number;
+  private readonly maxBatch: number;
+  private inFlightEvents = 0;
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
 
@@ -47,7 +53,8 @@ export class UsageOutbox {
     private readonly publish: UsagePublish,
     private readonly options: UsageOutboxOptions,
   ) {
-    this.concurrency = options.concurrency ?? 32;
+    this.concurrency = options.concurrency ?? 4;
+    this.maxBatch = options.maxBatch ?? 100;
     this.retryDelayMs = options.retryDelayMs ?? 200;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
   }
@@ -65,7 +72,7 @@ export class UsageOutbox {
   }
 
   get pending(): number {
-    return this.queue.length + this.inFlight + this.waitingRetry;
+    return this.queue.length + this.inFlightEvents + this.waitingRetry;
   }
 
   stats(): UsageOutboxStats {
@@ -97,34 +104,37 @@ export class UsageOutbox {
 
   private pump(): void {
     while (this.inFlight < this.concurrency && this.queue.length > 0) {
-      const event = this.queue.shift()!;
+      const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight++;
-      this.publish(event).then(
+      this.inFlightEvents += batch.length;
+      this.publish(batch).then(
         () => {
           this.inFlight--;
+          this.inFlightEvents -= batch.length;
           this.failuresInARow = 0;
-          this.counts.published++;
+          this.counts.published += batch.length;
           this.afterSettle();
         },
         (error: unknown) => {
           this.inFlight--;
-          this.options.onPublishError?.(error, event);
-          this.retryLater(event);
+          this.inFlightEvents -= batch.length;
+          this.options.onPublishError?.(error, batch);
+          this.retryLater(batch);
           this.afterSettle();
         },
       );
     }
   }
 
-  private retryLater(event: UsageRecordedEvent): void {
+  private retryLater(batch: UsageRecordedEvent[]): void {
     this.counts.retries++;
-    this.waitingRetry++;
+    this.waitingRetry += batch.length;
     const delay = Math.min(this.maxRetryDelayMs, this.retryDelayMs * 2 ** Math.min(this.failuresInARow, 10));
     this.failuresInARow++;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.waitingRetry--;
-      this.queue.push(event);
+      this.waitingRetry -= batch.length;
+      this.queue.unshift(...batch);
       this.pump();
     }, delay);
     timer.unref();

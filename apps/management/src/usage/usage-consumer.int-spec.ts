@@ -201,6 +201,18 @@ describe('usage events counted exactly once', () => {
     expect(String((await counters(metered.key.hash)).usage)).toBe('0.01');
   });
 
+  it('counts the events of a batch message each once, leaving out an invalid one, also when the batch comes again', async () => {
+    const metered = await newKey();
+    const events = ['0.1', '0.2', '0.3'].map((cost) => usageEvent({ keyHash: metered.key.hash, cost }));
+    const invalid = { ...usageEvent({ keyHash: metered.key.hash }), cost: 'lots' };
+    await publish(JSON.stringify({ events: [events[0], invalid, events[1]] }));
+    // Regrouped on a retry: one event again, one new; nothing is counted twice.
+    await publish(JSON.stringify({ events: [events[1], events[2]] }));
+    await drained();
+    for (const event of events) expect(await ledgerRows(event.generationId)).toBe(1);
+    expect(String((await counters(metered.key.hash)).usage)).toBe('0.6');
+  });
+
   it('puts each event in the buckets of its own time, and a late event in the totals only', async () => {
     const metered = await newKey();
     const at = (iso: string, cost: string) => usageEvent({ keyHash: metered.key.hash, cost, createdAt: iso });

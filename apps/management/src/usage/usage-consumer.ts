@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { BatchedUsageConsumer, parseUsageEvent, ResilientNatsConnection } from '@gw/messaging';
+import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection } from '@gw/messaging';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
 import { UsageRecorder } from './usage-recorder.js';
 
@@ -13,7 +13,7 @@ export interface UsageConsumerOptions {
 
 /**
  * Counts usage events from the JetStream stream USAGE (docs/adr/0017): a durable pull consumer
- * with explicit acks hands them over in batches of up to 200 (or after 20 ms); each batch is
+ * with explicit acks hands them over in batches of up to 20 messages (or after 20 ms); each batch is
  * counted in one transaction and acked only after it committed. A database failure naks the
  * batch for a later retry; a malformed event is terminated and logged, not redelivered forever.
  * Then gateways are told about keys that reached their limit or workspaces that ran dry.
@@ -28,18 +28,20 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
     events: ManagementEventsPublisher,
     @Inject(USAGE_CONSUMER_OPTIONS) options: UsageConsumerOptions,
   ) {
+    const logger = new Logger(UsageConsumer.name);
     this.consumer = new BatchedUsageConsumer(nats, {
       durableName: options.durableName,
       filterSubject: EVENTS.usageRecorded,
-      batchSize: 200,
+      // Messages, each of 1..100 events (a publisher batches under load): at most 2,000 events a transaction.
+      batchSize: 20,
       batchWaitMs: 20,
       maxAckPending: 4_000,
-      parse: parseUsageEvent,
+      parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
         const outcome = await recorder.recordBatch(batch);
         events.keysChanged(outcome.keysToRefresh);
       },
-      logger: new Logger(UsageConsumer.name),
+      logger,
       retryMs: 2_000,
     });
   }

@@ -4,9 +4,13 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
+/** Most events in one `UsageRecordedBatch` message (~60 KB, far below NATS' 1 MB). */
+export const USAGE_BATCH_MAX_EVENTS = 100;
+
 /**
- * Inference -> JetStream stream USAGE, subject `events.usage.recorded`, published once per
- * generation with `Nats-Msg-Id` = `generationId` (JetStream drops a duplicate publish).
+ * Inference -> JetStream stream USAGE, subject `events.usage.recorded`, each generation published
+ * once: alone as this bare object with `Nats-Msg-Id` = `generationId` (JetStream drops a
+ * duplicate publish), or, under load, inside a `UsageRecordedBatch`.
  * Consumers (management's counters and credits, inference's generation records, batch's
  * per-batch cost) must still be idempotent on `generationId`: a redelivery after a crash
  * is normal.
@@ -99,4 +103,14 @@ export class UsageRecordedEvent {
   @ArrayMaxSize(64)
   @IsString({ each: true })
   endpointsTried?: string[];
+}
+
+/**
+ * Several generations' events in one message on the same subject: what the publisher sends when
+ * events queue up (one stored message, one delivery and one ack per consumer instead of one per
+ * generation). Consumers treat each event as if it had come alone. Events are validated one by
+ * one on receipt (libs/messaging `parseUsageEvents`), so no decorators here.
+ */
+export interface UsageRecordedBatch {
+  events: UsageRecordedEvent[];
 }
