@@ -42,6 +42,21 @@ describe('UsageOutbox', () => {
     expect(outbox.stats()).toMatchObject({ pending: 0, published: 5 });
   });
 
+  it('with a linger, sends the events of the window as one message (and flush does not wait for the window)', async () => {
+    const batches: string[][] = [];
+    const outbox = new UsageOutbox(
+      async (batch) => {
+        batches.push(batch.map((item) => item.generationId));
+      },
+      { maxPending: 100, lingerMs: 60_000 },
+    );
+    for (const id of ['gen-a', 'gen-b', 'gen-c']) outbox.enqueue(event(id));
+    expect(batches).toEqual([]);
+    expect(await outbox.flush(1_000)).toBe(true);
+    expect(batches).toEqual([['gen-a', 'gen-b', 'gen-c']]);
+    outbox.close();
+  });
+
   it('drops and counts events beyond its bound instead of growing', async () => {
     const dropped: string[] = [];
     let release!: () => void;

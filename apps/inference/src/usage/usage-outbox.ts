@@ -10,6 +10,11 @@ export interface UsageOutboxOptions {
   concurrency?: number;
   /** Most events in one message; events that queue up while publishes are in flight go out together. */
   maxBatch?: number;
+  /**
+   * How long a publish waits for more events to join it (off the request path: it delays only
+   * the billing record). 0 sends each event at once.
+   */
+  lingerMs?: number;
   /** First retry delay after a failed publish; doubles up to `maxRetryDelayMs`. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
@@ -45,6 +50,8 @@ export class UsageOutbox {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly concurrency: number;
   private readonly maxBatch: number;
+  private readonly lingerMs: number;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private inFlightEvents = 0;
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
@@ -55,6 +62,7 @@ export class UsageOutbox {
   ) {
     this.concurrency = options.concurrency ?? 4;
     this.maxBatch = options.maxBatch ?? 100;
+    this.lingerMs = options.lingerMs ?? 0;
     this.retryDelayMs = options.retryDelayMs ?? 200;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
   }
@@ -67,7 +75,11 @@ export class UsageOutbox {
       return false;
     }
     this.queue.push(event);
-    this.pump();
+    if (this.lingerMs === 0 || this.queue.length >= this.maxBatch) this.pump();
+    else this.lingerTimer ??= setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.pump();
+    }, this.lingerMs);
     return true;
   }
 
@@ -82,8 +94,11 @@ export class UsageOutbox {
   /** Resolves when every held event is acknowledged, or after `timeoutMs` (false then). */
   async flush(timeoutMs: number): Promise<boolean> {
     if (this.pending === 0) return true;
-    // Shutting down: retry now rather than after the backoff.
+    // Shutting down: send what lingers and retry now rather than after the backoff.
     this.failuresInARow = 0;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.pump();
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
     const timeout = new Promise<boolean>((resolve) => {
@@ -98,6 +113,7 @@ export class UsageOutbox {
 
   /** Stops retry timers (events still held are lost: call flush first). */
   close(): void {
+    clearTimeout(this.lingerTimer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
