@@ -17,11 +17,13 @@ import { InferenceEnv } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { FakeManagement } from '../testing/fake-management.js';
 
-function parseOrNull(text: string): UsageRecordedEvent | null {
+/** The events of one USAGE message: one bare event, or a batch of them. */
+function eventsIn(text: string): UsageRecordedEvent[] {
   try {
-    return JSON.parse(text) as UsageRecordedEvent;
+    const body = JSON.parse(text) as UsageRecordedEvent | { events: UsageRecordedEvent[] };
+    return 'events' in body ? body.events : [body];
   } catch {
-    return null; // the poison message one test publishes
+    return []; // the poison message one test publishes
   }
 }
 
@@ -73,8 +75,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     const found: UsageRecordedEvent[] = [];
     const batch = await consumer.fetch({ max_messages: 10_000, expires: 1_000 });
     for await (const message of batch) {
-      const event = parseOrNull(message.string());
-      if (event?.generationId === generationId) found.push(event);
+      found.push(...eventsIn(message.string()).filter((event) => event.generationId === generationId));
       if (message.info.pending === 0) break;
     }
     await consumer.delete().catch(() => undefined);
