@@ -1,7 +1,6 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { validateEnv } from '@gw/config';
 import {
   EVENTS,
   SUBJECTS,
@@ -12,12 +11,11 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppModule } from '../app.module.js';
-import { ManagementEnv } from '../env.js';
+import { startManagement } from '../spec-helpers.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type IssuedKey, type OwnerRef } from '../keys/key-issuer.js';
 import { credentialContext, openSecret } from './envelope-encryption.js';
@@ -53,10 +51,7 @@ describe('management BYOK credentials over NATS', () => {
   const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: GatewayError) => error);
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: V1 });
-    service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
-    nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'byok-spec' });
-    rpc = new RpcClient(nats, 5_000);
+    ({ service, nats, rpc } = await startManagement('byok-spec', { byokKeks: V1 }));
     listener = await connect({ servers: natsUrl });
     listener.subscribe(EVENTS.byokChanged, { callback: (_error, message) => void events.push(message.string()) });
     const suffix = crypto.randomUUID();

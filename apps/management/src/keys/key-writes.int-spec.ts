@@ -1,14 +1,12 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { validateEnv } from '@gw/config';
 import { EVENTS, SUBJECTS, type ApiKeyView, type AuthResolveReply, type KeysChangedEvent, type KeysCreateReply, type Principal } from '@gw/contracts';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppModule } from '../app.module.js';
-import { ManagementEnv } from '../env.js';
+import { startManagement } from '../spec-helpers.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type OwnerRef } from './key-issuer.js';
 import { hashKeySecret } from './key-secret.js';
@@ -16,7 +14,6 @@ import { hashKeySecret } from './key-secret.js';
 /** Key create, update and delete over NATS, as the gateway calls them, on a real PostgreSQL. */
 describe('management key writes over NATS', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
-  const natsUrl = inject('natsUrl');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   let service: INestMicroservice;
   let nats: ResilientNatsConnection;
@@ -34,10 +31,7 @@ describe('management key writes over NATS', () => {
   const soon = (iso: number) => new Date(Date.now() + iso).toISOString();
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: TEST_BYOK_KEKS });
-    service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
-    nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'key-writes-spec' });
-    rpc = new RpcClient(nats, 5_000);
+    ({ service, nats, rpc } = await startManagement('key-writes-spec'));
     subscription = nats.connection.subscribe(EVENTS.keysChanged, {
       callback: (_error, message) => void changed.push(...message.json<{ data: KeysChangedEvent }>().data.keyHashes),
     });

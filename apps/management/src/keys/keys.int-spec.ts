@@ -1,20 +1,17 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { validateEnv } from '@gw/config';
 import { SUBJECTS, type ApiKeyView, type AuthResolveReply, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { testDatabaseUrl } from '@gw/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppModule } from '../app.module.js';
-import { ManagementEnv } from '../env.js';
+import { startManagement } from '../spec-helpers.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type IssuedKey, type OwnerRef } from './key-issuer.js';
 
 /** The management service on a real NATS and PostgreSQL, called the way the gateway calls it. */
 describe('management keys and auth over NATS', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
-  const natsUrl = inject('natsUrl');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   let service: INestMicroservice;
   let nats: ResilientNatsConnection;
@@ -28,10 +25,7 @@ describe('management keys and auth over NATS', () => {
   let principal: Principal;
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: TEST_BYOK_KEKS });
-    service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
-    nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'management-spec' });
-    rpc = new RpcClient(nats, 5_000);
+    ({ service, nats, rpc } = await startManagement('management-spec'));
     const suffix = crypto.randomUUID();
     owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Mine', email: `owner-${suffix}@example.com`, userName: 'Owner' });
     stranger = await createWorkspaceWithOwner(prisma, { workspaceName: 'Theirs', email: `other-${suffix}@example.com`, userName: 'Other' });

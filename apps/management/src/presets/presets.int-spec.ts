@@ -1,15 +1,13 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { validateEnv } from '@gw/config';
 import { EVENTS, SUBJECTS, type PageView, type PresetResolveReply, type PresetVersionView, type PresetView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { principalFixture, TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { principalFixture, testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppModule } from '../app.module.js';
-import { ManagementEnv } from '../env.js';
+import { startManagement } from '../spec-helpers.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 
 const body = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user', content: 'hi' }], ...extra });
@@ -17,7 +15,6 @@ const body = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'use
 /** The presets handlers on a real NATS and PostgreSQL, called the way the gateway calls them. */
 describe('management presets over NATS', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
-  const natsUrl = inject('natsUrl');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   let service: INestMicroservice;
@@ -44,10 +41,7 @@ describe('management presets over NATS', () => {
     (await prisma.presetVersion.findMany({ where: { preset: { workspaceId, slug } }, orderBy: { version: 'asc' } })).map((row) => row.version);
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: TEST_BYOK_KEKS });
-    service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
-    nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'presets-spec' });
-    rpc = new RpcClient(nats, 15_000);
+    ({ service, nats, rpc } = await startManagement('presets-spec', { rpcTimeoutMs: 15_000 }));
     const mine = await workspaceWithUser();
     const theirs = await workspaceWithUser();
     admin = principalFixture('a'.repeat(64), { ...mine, keyKind: 'management' });

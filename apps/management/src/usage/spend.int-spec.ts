@@ -1,15 +1,13 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { validateEnv } from '@gw/config';
 import { EVENTS, SUBJECTS, type AuthResolveReply, type CreditsView, type KeysChangedEvent, type Principal } from '@gw/contracts';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { TEST_BYOK_KEKS, testDatabaseUrl } from '@gw/testing';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppModule } from '../app.module.js';
+import { startManagement } from '../spec-helpers.js';
 import { AuthService } from '../auth/auth.service.js';
-import { ManagementEnv } from '../env.js';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type OwnerRef } from '../keys/key-issuer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -18,7 +16,6 @@ import { periodStart } from './usage-periods.js';
 /** Credits, spend blocks in auth, and last_used_at batches, over NATS on a real PostgreSQL. */
 describe('credits, spend enforcement and last-used times', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
-  const natsUrl = inject('natsUrl');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   let service: INestMicroservice;
   let nats: ResilientNatsConnection;
@@ -33,10 +30,7 @@ describe('credits, spend enforcement and last-used times', () => {
     rpc.send<CreditsView>(SUBJECTS.management.creditsAdd, { principal: as, amount, workspaceId });
 
   beforeAll(async () => {
-    const env = validateEnv(ManagementEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: 'silent', BYOK_KEKS: TEST_BYOK_KEKS });
-    service = await bootstrapService(AppModule.forRoot(env), { queue: 'management', natsUrl });
-    nats = await ResilientNatsConnection.open({ servers: natsUrl, name: 'spend-spec' });
-    rpc = new RpcClient(nats, 5_000);
+    ({ service, nats, rpc } = await startManagement('spend-spec'));
     subscription = nats.connection.subscribe(EVENTS.keysChanged, {
       callback: (_error, message) => void changed.push(message.json<{ data: KeysChangedEvent }>().data.keyHashes),
     });
