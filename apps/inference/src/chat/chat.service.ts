@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
@@ -12,8 +12,13 @@ import { GenerationAccounting } from '../usage/generation-accounting.service.js'
 import { buildChatCompletion } from './chat-completion.builder.js';
 import { StreamCancellations } from './stream-cancellations.js';
 
+/**
+ * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
+ * entropy pool; randomBytes per call was ~2 % of inference's CPU under load.
+ */
 export function newGenerationId(): string {
-  return `gen-${Date.now().toString(36)}-${randomBytes(9).toString('base64url')}`;
+  const random = randomUUID();
+  return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
 }
 
 /** The end-user id as providers see it: hashed per workspace, never raw. */
