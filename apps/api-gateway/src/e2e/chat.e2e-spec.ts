@@ -170,8 +170,8 @@ describe('GET /v1/models', () => {
     expect(model.supported_parameters).toContain('temperature');
   });
 
-  it('lists only models that answer: each listed chat model completes, streamed and not, and each embeddings model embeds', async () => {
-    const models = (await openai.models.list()).data as unknown as Array<{ id: string; architecture: { output_modalities: string[] } }>;
+  it('lists only models that answer: each listed chat model completes (streamed, not, and with tools when it lists them), each embeddings model embeds', async () => {
+    const models = (await openai.models.list()).data as unknown as Array<{ id: string; architecture: { output_modalities: string[] }; supported_parameters: string[] }>;
     // The simulator's fault fixtures are callable by name but not offered.
     expect(models.map((model) => model.id)).not.toEqual(expect.arrayContaining(['sim/unavailable']));
     expect(models.map((model) => model.id)).not.toContain('sim/gpt-4o-mini-cut');
@@ -188,6 +188,17 @@ describe('GET /v1/models', () => {
         streamed += chunk.choices[0]?.delta.content ?? '';
       }
       expect(streamed.length, model.id).toBeGreaterThan(0);
+      if (model.supported_parameters.includes('tools')) {
+        const withTool = await openai.chat.completions.create({
+          model: model.id,
+          messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+          tool_choice: 'required',
+        });
+        const call = withTool.choices[0]!.message.tool_calls?.[0] as { function: { name: string; arguments: string } } | undefined;
+        expect(call?.function.name, model.id).toBe('get_weather');
+        expect(typeof call?.function.arguments, model.id).toBe('string');
+      }
     }
   });
 
