@@ -7,6 +7,7 @@ import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamController } from './chat/chat-stream.controller.js';
 import { ChatStreamService } from './chat/chat-stream.service.js';
 import { StreamCancellations } from './chat/stream-cancellations.js';
+import { ChatPreparation } from './chat/chat-preparation.service.js';
 import { ChatService } from './chat/chat.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { EmbeddingsService } from './embeddings/embeddings.service.js';
@@ -43,6 +44,7 @@ export class AppModule {
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         AdapterRegistry,
+        ChatPreparation,
         ChatService,
         RoutePlanner,
         PresetsService,

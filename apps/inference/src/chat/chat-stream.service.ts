@@ -1,18 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import { Observable } from 'rxjs';
-import { assertMaySpend } from '../billing/spend-guard.js';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
-import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
-import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
-import { callContextFor, hashEndUser, newGenerationId, sessionIdOf } from './chat.service.js';
+import { ChatPreparation } from './chat-preparation.service.js';
+import { callContextFor, newGenerationId } from './chat.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
@@ -38,8 +36,7 @@ export class ChatStreamService {
   constructor(
     private readonly adapters: AdapterRegistry,
     private readonly router: RoutePlanner,
-    private readonly presets: PresetsService,
-    private readonly byok: ByokCredentialsService,
+    private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
   ) {}
@@ -60,14 +57,9 @@ export class ChatStreamService {
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
-    assertMaySpend(principal);
-    const body = await this.presets.apply(principal.workspaceId, request.body);
-    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
-    const credentials = await this.byok.forWorkspace(principal.workspaceId);
-    const plan = this.router.plan({ principal, body, sessionId, credentials });
+    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
     const debug = debugOptions(body);
     let upstreamBody: Record<string, unknown> | undefined;
-    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
     if (debug?.echoUpstreamBody) base.onUpstreamBody = (sent) => (upstreamBody = sent);
 
     const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>

@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { createHash, randomUUID } from 'node:crypto';
-import { assertMaySpend } from '../billing/spend-guard.js';
+import { randomUUID } from 'node:crypto';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
-import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
-import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
+import { ChatPreparation } from './chat-preparation.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 
 /**
@@ -21,21 +19,9 @@ export function newGenerationId(): string {
   return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
 }
 
-/** The end-user id as providers see it: hashed per workspace, never raw. */
-export function hashEndUser(workspaceId: string, user: unknown): string | undefined {
-  if (typeof user !== 'string' || user.length === 0) return undefined;
-  return createHash('sha256').update(`${workspaceId}:${user}`).digest('hex').slice(0, 32);
-}
-
 /** The call context of one attempt: a BYOK attempt carries the workspace's key. */
 export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
   return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
-}
-
-/** The session id routing sticks to: the gateway's choice (body wins over header), else the body's. */
-export function sessionIdOf(request: { sessionId?: string; body: Record<string, unknown> }): string | undefined {
-  if (request.sessionId) return request.sessionId;
-  return typeof request.body.session_id === 'string' && request.body.session_id.length > 0 ? request.body.session_id : undefined;
 }
 
 /**
@@ -48,8 +34,7 @@ export class ChatService {
   constructor(
     private readonly adapters: AdapterRegistry,
     private readonly router: RoutePlanner,
-    private readonly presets: PresetsService,
-    private readonly byok: ByokCredentialsService,
+    private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
   ) {}
@@ -67,12 +52,7 @@ export class ChatService {
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
     const { principal } = request;
-    assertMaySpend(principal);
-    const body = await this.presets.apply(principal.workspaceId, request.body);
-    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
-    const credentials = await this.byok.forWorkspace(principal.workspaceId);
-    const plan = this.router.plan({ principal, body, sessionId, credentials });
-    const base: ChatCallContext = { endUserHash: hashEndUser(principal.workspaceId, body.user), signal };
+    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
 
     const { result: completion, attempt, tracker } = await this.router.execute(plan, (current) =>
       this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),

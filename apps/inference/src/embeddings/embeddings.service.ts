@@ -1,17 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EmbeddingsCreateRequest, EmbeddingsView } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
-import { callContextFor, hashEndUser, newGenerationId } from '../chat/chat.service.js';
-import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { chargeFor } from '../pricing/charge.js';
-import { computeCost } from '../pricing/cost.js';
+import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { callContextFor, newGenerationId } from '../chat/chat.service.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
-import { UsageRecorder } from '../usage/usage-recorder.service.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildEmbeddingsView } from './embeddings-view.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
 
@@ -22,18 +19,13 @@ import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embedd
  */
 @Injectable()
 export class EmbeddingsService {
-  private readonly byokFeeRate: Prisma.Decimal;
-
   constructor(
     private readonly catalog: CatalogService,
     private readonly router: RoutePlanner,
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
-    private readonly usage: UsageRecorder,
-    @Inject(INFERENCE_ENV) env: InferenceEnv,
-  ) {
-    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
-  }
+    private readonly accounting: GenerationAccounting,
+  ) {}
 
   async create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
     const { principal, body } = request;
@@ -48,20 +40,8 @@ export class EmbeddingsService {
       this.client.create(current.endpoint, body, callContextFor(current, base)),
     );
     const usage = embeddingsUsage(result, body.input);
-    const upstream = computeCost(attempt.endpoint.pricing, usage);
-    const charge = chargeFor(upstream, attempt.credential.kind === 'byok', this.byokFeeRate);
     const id = newGenerationId();
-    this.usage.record({
-      generationId: id,
-      principal,
-      modelId: attempt.modelId,
-      attempt,
-      status: 'succeeded',
-      usage,
-      charge,
-      latencyMs: tracker.elapsedMs(),
-      endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
-    });
+    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage, status: 'succeeded' });
     return buildEmbeddingsView({ id, modelId: attempt.modelId, provider: attempt.endpoint.provider.name, result, usage, charge });
   }
 }

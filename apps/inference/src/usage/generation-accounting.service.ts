@@ -24,7 +24,7 @@ export interface SettleInput {
 }
 
 /**
- * The end of every generation, for the non-streaming and the streaming path alike: its price
+ * The end of every generation (chat streamed or not, embeddings): its price
  * (catalog cost, and on BYOK only the gateway fee), one usage event queued, and the endpoint's
  * throughput fed back to routing. `metadata()` builds `service_metadata` from the same plan.
  */
@@ -47,8 +47,9 @@ export class GenerationAccounting {
     const charge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
     const latencyMs = tracker.elapsedMs();
     const answering = tracker.records.at(-1);
-    // Throughput: completion tokens over the answering attempt's whole time (a stream's too).
-    if (input.status === 'succeeded' && answering) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
+    // Throughput: completion tokens over the answering attempt's whole time (a stream's too);
+    // an answer without completion tokens (embeddings) says nothing about it.
+    if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
     this.usage.record({
       generationId: input.generationId,
       principal: input.principal,

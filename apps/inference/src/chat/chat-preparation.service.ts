@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatCreateRequest } from '@gw/contracts';
+import { assertMaySpend } from '../billing/spend-guard.js';
+import type { ChatCallContext } from '../providers/provider-adapter.js';
+import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
+import { PresetsService } from '../resolution/presets.service.js';
+import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
+import { createHash } from 'node:crypto';
+
+/** The end-user id as providers see it: hashed per workspace, never raw. */
+export function hashEndUser(workspaceId: string, user: unknown): string | undefined {
+  if (typeof user !== 'string' || user.length === 0) return undefined;
+  return createHash('sha256').update(`${workspaceId}:${user}`).digest('hex').slice(0, 32);
+}
+
+/** The session id routing sticks to: the gateway's choice (body wins over header), else the body's. */
+export function sessionIdOf(request: { sessionId?: string; body: Record<string, unknown> }): string | undefined {
+  if (request.sessionId) return request.sessionId;
+  return typeof request.body.session_id === 'string' && request.body.session_id.length > 0 ? request.body.session_id : undefined;
+}
+
+export interface PreparedChat {
+  /** The request body with its preset applied. */
+  body: Record<string, unknown>;
+  sessionId?: string;
+  plan: PlannedRoute;
+  /** The call context every attempt starts from (BYOK attempts add their key). */
+  base: ChatCallContext;
+}
+
+/**
+ * What a chat request goes through before its first provider call, streamed or not, in this
+ * order: the spend check (402 before anything else), the preset, the session id, the
+ * workspace's BYOK keys and the routing plan.
+ */
+@Injectable()
+export class ChatPreparation {
+  constructor(
+    private readonly router: RoutePlanner,
+    private readonly presets: PresetsService,
+    private readonly byok: ByokCredentialsService,
+  ) {}
+
+  async prepare(request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>, signal?: AbortSignal): Promise<PreparedChat> {
+    const { principal } = request;
+    assertMaySpend(principal);
+    const body = await this.presets.apply(principal.workspaceId, request.body);
+    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
+    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    const plan = this.router.plan({ principal, body, sessionId, credentials });
+    return { body, sessionId, plan, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), signal } };
+  }
+}
