@@ -1,6 +1,7 @@
+import type { ServiceMetadataView } from '@gw/contracts';
 import type {} from '@gw/testing';
 import OpenAI from 'openai';
-import { beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 
 const stack = inject('stack');
 const messages = [{ role: 'user' as const, content: 'Route this request' }];
@@ -10,16 +11,7 @@ const withMetadata = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, 
 interface Routed {
   model: string;
   provider: string;
-  service_metadata?: {
-    attempt: number;
-    endpoints: { available: Array<{ model: string; provider: string; selected: boolean }>; total: number };
-    generation_time: number;
-    is_byok: boolean;
-    region: string;
-    requested: string;
-    strategy: string;
-    summary: string;
-  };
+  service_metadata?: ServiceMetadataView;
 }
 
 /** Routing extras (`models`, `provider`, `session_id`) ride along the typed body. */
@@ -35,16 +27,6 @@ async function resetSimulator(): Promise<void> {
 }
 
 describe('routing through the gateway (openai client)', () => {
-  beforeAll(async () => {
-    // Spending needs credits (issue 3): top the stack's workspace up, as its owner would.
-    const response = await fetch(`${stack.baseUrl}/credits`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.managementKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 100 }),
-    });
-    expect(response.status).toBe(200);
-  });
-
   it('reports attempt 2 in service_metadata for the fallback model when opted in, and nothing when not', async () => {
     const routed = await create(withMetadata, { model: 'sim/gpt-4o-mini-fallback' });
     expect(routed.service_metadata).toMatchObject({
