@@ -12,3 +12,4 @@ export * from './batched-consumer.js';
 export * from './usage-event.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
+export * from './invalidated-fetch.js';

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
@@ -59,13 +58,6 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
 
   /** The principal for a key hash, or null when the key must be refused. */
   async resolve(keyHash: string): Promise<Principal | null> {
-    try {
-      return (await this.cache.fetch(keyHash)) || null;
-    } catch (error) {
-      if (error instanceof GatewayError) throw error;
-      // A keys.changed event deleted the entry while its lookup was in flight, which aborts
-      // that lookup: ask again, so the answer reflects the change.
-      return (await this.cache.fetch(keyHash)) || null;
-    }
+    return (await fetchAfterInvalidation(() => this.cache.fetch(keyHash))) || null;
   }
 }

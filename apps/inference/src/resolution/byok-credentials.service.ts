@@ -1,7 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type ByokResolveReply, type ResolvedByokCredential } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
 import { onWorkspaceChanged } from './workspace-events.js';
@@ -52,12 +51,9 @@ export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
 
   async forWorkspace(workspaceId: string): Promise<ResolvedByokCredential[]> {
     try {
-      return (await this.cache.fetch(workspaceId)) ?? [];
+      return (await fetchAfterInvalidation(() => this.cache.fetch(workspaceId))) ?? [];
     } catch (error) {
-      // A byok.changed event deleted the entry while its lookup was in flight (which aborts
-      // it): ask again so the answer reflects the change.
-      if (!(error instanceof GatewayError)) return (await this.cache.fetch(workspaceId)) ?? [];
-      this.logger.warn(`BYOK credentials of workspace ${workspaceId} could not be resolved: ${error.message}`);
+      this.logger.warn(`BYOK credentials of workspace ${workspaceId} could not be resolved: ${(error as Error).message}`);
       throw error;
     }
   }

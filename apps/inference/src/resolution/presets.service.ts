@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type PresetResolveReply } from '@gw/contracts';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
 import { applyPreset, presetReferenceOf } from './preset-reference.js';
@@ -48,7 +48,9 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
   async apply(workspaceId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const reference = presetReferenceOf(body);
     if (!reference) return body;
-    const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } });
+    const preset = await fetchAfterInvalidation(() =>
+      this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } }),
+    );
     return applyPreset(body, reference, preset!);
   }
 }
