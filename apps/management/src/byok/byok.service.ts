@@ -11,23 +11,15 @@ import type {
 import { GatewayError } from '@gw/errors';
 import { randomUUID } from 'node:crypto';
 import type { ByokCredential, Prisma } from '../generated/prisma/client.js';
+// GET /byok/{id} lists no 403 either: a non-management key is refused as 401, as for the keys.
+import { requireManagementKey } from '../keys/keys.service.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
 import { toByokCredentialView, listOrNull } from './byok-credential.view.js';
-import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { credentialContext, openSecret, sealSecret, SecretUnavailableError } from './envelope-encryption.js';
 import { KeyRing } from './key-ring.js';
 import { maskSecret } from './secret-label.js';
-
-/** The spec lists no 403 for GET /byok/{id}, so a non-management key is refused as 401, as for the keys. */
-export function requireManagementKey(principal: Principal): void {
-  if (principal.keyKind !== 'management') {
-    throw new GatewayError(401, 'A management key is required for this operation', {
-      errorType: 'authentication',
-      metadata: { reason: 'management_key_required' },
-    });
-  }
-}
 
 type AllowListFields = Pick<CreateByokCredentialDto, 'allowed_api_key_hashes' | 'allowed_user_ids'>;
 
