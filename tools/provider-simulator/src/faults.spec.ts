@@ -113,6 +113,14 @@ describe('latency and chunk-delay', () => {
   });
 });
 
+describe('empty-stream', () => {
+  it('answers a 200 stream that holds only [DONE]', async () => {
+    const r = await readStream(chatUrl, chat('sim-gpt;empty-stream=1', { stream: true }), OPENAI_AUTH);
+    expect(r.cut).toBe(false);
+    expect(r.text).toBe('data: [DONE]\n\n');
+  });
+});
+
 describe('cut', () => {
   it('cuts an OpenAI stream after N content chunks without [DONE]', async () => {
     const r = await readStream(chatUrl, chat('sim-gpt;cut=2', { stream: true }), OPENAI_AUTH);

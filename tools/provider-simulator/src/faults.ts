@@ -26,6 +26,8 @@ export interface Directives {
   cached?: number;
   /** length of the generated reply in tokens (before max_tokens / stop) */
   replyTokens?: number;
+  /** streaming: a 200 stream that ends at once, without a single chunk (OpenAI: only `data: [DONE]`) */
+  emptyStream?: boolean;
 }
 
 export const DEFAULT_CONTEXT = 128_000;
@@ -77,6 +79,9 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'cached':
       d.cached = n;
+      break;
+    case 'empty-stream':
+      d.emptyStream = n > 0;
       break;
     case 'reply-tokens':
       if (n > 0) d.replyTokens = Math.min(n, 100_000);

@@ -63,6 +63,12 @@ export class ChatStreamRelay {
       throw error; // not committed yet: the exception filter sends the envelope with its status
     }
     if (finished) return;
+    if (first.done) {
+      // Nothing to relay: a 200 with only [DONE] would pass for an empty answer.
+      finished = true;
+      raw.off('close', onClose);
+      throw new GatewayError(502, 'The stream ended before its first chunk', { errorType: 'provider_unavailable' });
+    }
 
     // The error chunk of a later failure repeats the stream's id, created, model and provider.
     const head = chunkHead(first.value);

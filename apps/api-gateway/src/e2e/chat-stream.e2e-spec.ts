@@ -158,6 +158,20 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect((error as APIError).status).toBe(404);
   });
 
+  it('answers a provider stream that held no chunk at all with a 502 envelope, not a 200 with only [DONE]', async () => {
+    const raw = await postStream({ model: 'sim/gpt-4o-mini-empty' });
+    expect(raw.status).toBe(502);
+    expect(raw.text).not.toContain('[DONE]');
+    expect(envelopeOf({ status: raw.status, body: JSON.parse(raw.text) }).metadata?.error_type).toBe('provider_unavailable');
+  });
+
+  it('moves on to the next endpoint when the first streams nothing', async () => {
+    const { chunks, error } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-empty-then-ok', messages, stream: true }));
+    expect(error).toBeUndefined();
+    expect(chunks[0]!.provider).toBe('Simulator B');
+    expect(contentOf(chunks)).toMatch(/^Simulated reply to/);
+  });
+
   it.each([
     ['a connection cut', 'sim/gpt-4o-mini-cut', 502, 'provider_unavailable'],
     ["the provider's error event", 'sim/gpt-4o-mini-stream-error', 502, 'provider_unavailable'],

@@ -6,7 +6,7 @@ import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
-import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
+import { beforeFirstByte, emptyStreamFailure, UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
@@ -15,7 +15,7 @@ import { StreamCancellations } from './stream-cancellations.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 
-/** A provider stream that has produced its first event (or ended without any). */
+/** A provider stream that has produced its first chunk. */
 export interface OpenedStream {
   first: IteratorResult<StreamEvent>;
   events: AsyncIterator<StreamEvent>;
@@ -113,7 +113,13 @@ export class ChatStreamService {
       timings?.mark('adapter_request');
       const events = (await this.adapters.for(endpoint.provider.format).stream(endpoint, body, context))[Symbol.asyncIterator]();
       timings?.mark('upstream_headers_received');
-      return { first: await events.next(), events };
+      const first = await events.next();
+      // A stream whose first event is its end (or only its usage) answered nothing.
+      if (first.done || first.value.type !== 'chunk') {
+        await events.return?.();
+        throw emptyStreamFailure(endpoint.provider.id);
+      }
+      return { first, events };
     } catch (error) {
       throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
     }

@@ -49,6 +49,14 @@ describe('applyPreset', () => {
     expect(applied.messages).toEqual(messages);
   });
 
+  it('keeps the preset\'s value where the request sends null (null means "not set")', () => {
+    const body = { model: '@preset/support', messages, temperature: null, max_tokens: null, top_p: null };
+    const applied = applyPreset(body, presetReferenceOf(body)!, preset);
+    expect(applied.temperature).toBe(0.2);
+    expect(applied.max_tokens).toBe(50);
+    expect(applied).not.toHaveProperty('top_p');
+  });
+
   it('refuses a preset without a model when the request names none', () => {
     const body = { model: '@preset/support', messages };
     expect(() => applyPreset(body, presetReferenceOf(body)!, { ...preset, config: {} })).toThrow(expect.objectContaining({ status: 400 }));

@@ -28,12 +28,17 @@ export function presetReferenceOf(body: Record<string, unknown>): PresetReferenc
 
 /**
  * The body with the preset applied: the designated version's config, then every field the
- * request sets (request wins), the model named beside the preset (or the preset's), and the
+ * request sets to a non-null value (request wins), the model named beside the preset (or the preset's), and the
  * preset's system prompt prepended as a system message.
  */
 export function applyPreset(body: Record<string, unknown>, reference: PresetReference, preset: PresetResolveReply): Record<string, unknown> {
   const { preset: _preset, model: _model, ...requestFields } = body;
-  const merged: Record<string, unknown> = { ...preset.config, ...requestFields };
+  const merged: Record<string, unknown> = { ...preset.config };
+  // A null in the request means "not set" (OpenAI's clients send nulls for unset fields), so
+  // it neither erases the preset's value nor reaches a provider.
+  for (const [field, value] of Object.entries(requestFields)) {
+    if (value !== null) merged[field] = value;
+  }
   delete merged.preset;
   const model = reference.model ?? preset.config.model;
   if (typeof model !== 'string' || model.length === 0) {

@@ -158,3 +158,18 @@ export function truncatedStreamFailure(provider: string): UpstreamFailure {
     false,
   );
 }
+
+/**
+ * A 2xx stream that ended without a single chunk (a `[DONE]` alone): no answer at all. Nothing
+ * reached the client, so routing may still try the next endpoint.
+ */
+export function emptyStreamFailure(provider: string): UpstreamFailure {
+  return new UpstreamFailure(
+    'protocol',
+    new GatewayError(502, `Provider ${provider} ended the stream without any content`, {
+      errorType: 'provider_unavailable',
+      metadata: { provider },
+    }),
+    true,
+  );
+}
