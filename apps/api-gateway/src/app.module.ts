@@ -15,6 +15,7 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
+import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
 
@@ -24,7 +25,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,

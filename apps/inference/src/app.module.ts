@@ -9,6 +9,10 @@ import { ChatStreamService } from './chat/chat-stream.service.js';
 import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatPreparation } from './chat/chat-preparation.service.js';
 import { ChatService } from './chat/chat.service.js';
+import { GenerationPipeline } from './chat/generation-pipeline.service.js';
+import { MessagesController } from './messages/messages.controller.js';
+import { MessagesService } from './messages/messages.service.js';
+import { MessagesStreamService } from './messages/messages-stream.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { EmbeddingsService } from './embeddings/embeddings.service.js';
 import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js';
@@ -33,7 +37,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
-      controllers: [HealthController, ChatController, ChatStreamController, ModelsController, EmbeddingsController],
+      controllers: [HealthController, ChatController, ChatStreamController, MessagesController, ModelsController, EmbeddingsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
@@ -46,6 +50,9 @@ export class AppModule {
         AdapterRegistry,
         ChatPreparation,
         ChatService,
+        GenerationPipeline,
+        MessagesService,
+        MessagesStreamService,
         RoutePlanner,
         PresetsService,
         ByokCredentialsService,

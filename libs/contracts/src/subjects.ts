@@ -33,6 +33,10 @@ export const SUBJECTS = {
     chatCreate: 'inference.chat.create',
     /** Streaming chat: Nest's multi-packet reply (isDisposed false per chunk, then true). */
     chatStream: 'inference.chat.stream',
+    /** Anthropic's Messages API (`POST /v1/messages`): the same payloads as chat, an Anthropic body. */
+    messagesCreate: 'inference.messages.create',
+    /** Streamed messages: one packet per Anthropic SSE event, already framed (`event: ...\ndata: ...\n\n`). */
+    messagesStream: 'inference.messages.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
   },

@@ -14,7 +14,24 @@ export interface AuthenticatedRequest {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Authenticates every request by its bearer key (spec §5); 401 with the envelope otherwise. */
+/**
+ * The key a request presents: `Authorization: Bearer <key>` (spec §5), or Anthropic's
+ * `x-api-key: <key>`, which Anthropic's clients (Claude Code, curl examples) send on
+ * `/v1/messages`. The bearer wins when both are present.
+ */
+export function presentedKey(headers: AuthenticatedRequest['headers']): string {
+  const header = headers.authorization;
+  if (typeof header === 'string' && header.length > 0) {
+    const match = BEARER.exec(header);
+    if (!match) throw GatewayError.unauthorized('Malformed Authorization header: expected "Bearer <key>"');
+    return match[1]!;
+  }
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim().length > 0) return apiKey.trim();
+  throw GatewayError.unauthorized('Missing API key: send it as "Authorization: Bearer <key>" (or "x-api-key: <key>")');
+}
+
+/** Authenticates every request by its key (spec §5; `presentedKey`); 401 with the envelope otherwise. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -26,13 +43,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    if (typeof header !== 'string' || header.length === 0) {
-      throw GatewayError.unauthorized('Missing API key: send it as "Authorization: Bearer <key>"');
-    }
-    const match = BEARER.exec(header);
-    if (!match) throw GatewayError.unauthorized('Malformed Authorization header: expected "Bearer <key>"');
-    const keyHash = createHash('sha256').update(match[1]!).digest('hex');
+    const keyHash = createHash('sha256').update(presentedKey(request.headers)).digest('hex');
     const principal = await this.authCache.resolve(keyHash);
     if (!principal) throw GatewayError.unauthorized('Invalid API key');
     request.principal = principal;

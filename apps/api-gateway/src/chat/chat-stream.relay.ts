@@ -14,10 +14,28 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-const DONE = 'data: [DONE]\n\n';
+/**
+ * How one front door frames its stream: the subject inference streams it on, each packet as
+ * written, the clean end, and the last event of a stream that failed after its first packet.
+ */
+export interface StreamFraming {
+  subject: string;
+  frame(packet: string): string;
+  end: string;
+  errorFrame(firstPacket: string | undefined, failure: GatewayError): string;
+}
+
+/** Chat completions as OpenAI streams them: `data: <chunk>`, `data: [DONE]`, OpenRouter's error chunk. */
+export const CHAT_COMPLETIONS_SSE: StreamFraming = {
+  subject: SUBJECTS.inference.chatStream,
+  frame: (packet) => `data: ${packet}\n\n`,
+  end: 'data: [DONE]\n\n',
+  errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
+};
 
 /**
- * Relays a streamed chat completion from inference to the HTTP client as OpenAI streams it.
+ * Relays a stream from inference to the HTTP client (chat completions as OpenAI streams them
+ * by default; another front door passes its `StreamFraming`).
  * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
@@ -35,10 +53,10 @@ export class ChatStreamRelay {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>): Promise<void> {
+  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_SSE): Promise<void> {
     const streamId = randomUUID();
     const payload: ChatStreamRequest = { ...request, streamId };
-    const stream = this.rpc.stream<string>(SUBJECTS.inference.chatStream, payload, {
+    const stream = this.rpc.stream<string>(framing.subject, payload, {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
     });
@@ -70,23 +88,23 @@ export class ChatStreamRelay {
       throw new GatewayError(502, 'The stream ended before its first chunk', { errorType: 'provider_unavailable' });
     }
 
-    // The error chunk of a later failure repeats the stream's id, created, model and provider.
-    const head = chunkHead(first.value);
+    const firstPacket = first.value;
     reply.hijack();
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
-      for (let next = first; !next.done; next = await stream.next()) {
+      for (let next: IteratorResult<string> = first; !next.done; next = await stream.next()) {
         if (finished) return;
-        if (!raw.write(`data: ${next.value}\n\n`)) await drained(raw);
+        if (!raw.write(framing.frame(next.value))) await drained(raw);
       }
-      if (!finished) raw.end(DONE);
+      if (!finished) raw.end(framing.end);
     } catch (error) {
       if (finished) return;
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
       // A stalled stream (idle timeout) or one the client could not keep up with may still be
       // running upstream; for a stream inference already ended, the cancellation is a no-op.
       this.cancel(streamId);
-      raw.end(`data: ${JSON.stringify(errorChunk(head, failure))}\n\n`);
+      // The error event of a failure may repeat the stream's first packet (its id, model, ...).
+      raw.end(framing.errorFrame(firstPacket, failure));
     } finally {
       finished = true;
       raw.off('close', onClose);

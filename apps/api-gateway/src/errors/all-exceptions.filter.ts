@@ -2,6 +2,7 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import { toEnvelope } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { isMessagesRoute, messagesErrorBody } from '../messages/anthropic-error.js';
 import { toGatewayError } from './http-error.mapper.js';
 
 /**
@@ -15,6 +16,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<{ url?: string }>();
     const error = toGatewayError(exception);
     const envelope = toEnvelope(error);
     // A service's 500 already carries the error id it logged under; only failures of the
@@ -25,6 +27,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ errorId, err: exception }, 'Request failed');
     }
     if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
-    void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
+    const body = isMessagesRoute(request?.url) ? messagesErrorBody(envelope) : envelope;
+    void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

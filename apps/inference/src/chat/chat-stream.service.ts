@@ -1,25 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
-import { Observable } from 'rxjs';
-import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import type { Observable } from 'rxjs';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
-import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
+import type { StreamEvent } from '../providers/provider-adapter.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
-import { beforeFirstByte, emptyStreamFailure, UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
-import { callContextFor, newGenerationId } from './chat.service.js';
+import { openFirstEvent } from './open-stream.js';
+import { callContextFor, newGenerationId } from './generation-ids.js';
 import { StreamCancellations } from './stream-cancellations.js';
+import { observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
-
-/** A provider stream that has produced its first chunk. */
-export interface OpenedStream {
-  first: IteratorResult<StreamEvent>;
-  events: AsyncIterator<StreamEvent>;
-}
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -42,17 +36,7 @@ export class ChatStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      const controller = this.cancellations.register(request.streamId);
-      this.run(request, controller.signal, (chunk) => subscriber.next(chunk))
-        .then(
-          () => subscriber.complete(),
-          (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
-        )
-        .finally(() => this.cancellations.release(request.streamId, controller));
-      // Unsubscribing (service shutdown) must not leave the provider call running.
-      return () => controller.abort();
-    });
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
@@ -63,7 +47,12 @@ export class ChatStreamService {
     if (debug?.echoUpstreamBody) base.onUpstreamBody = (sent) => (upstreamBody = sent);
 
     const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.open(current.endpoint, body, callContextFor(current, base), debug?.timings),
+      openFirstEvent(
+        current.endpoint.provider.id,
+        () => this.adapters.for(current.endpoint.provider.format).stream(current.endpoint, body, callContextFor(current, base)),
+        (first) => first.type === 'chunk',
+        debug?.timings,
+      ),
     );
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
@@ -105,24 +94,6 @@ export class ChatStreamService {
     }
     const { usage, charge } = settle('succeeded');
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
-  }
-
-  /** Starts one attempt's stream and waits for its first event, so a failure before it can fall back. */
-  private async open(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, timings?: DebugTimings): Promise<OpenedStream> {
-    try {
-      timings?.mark('adapter_request');
-      const events = (await this.adapters.for(endpoint.provider.format).stream(endpoint, body, context))[Symbol.asyncIterator]();
-      timings?.mark('upstream_headers_received');
-      const first = await events.next();
-      // A stream whose first event is its end (or only its usage) answered nothing.
-      if (first.done || first.value.type !== 'chunk') {
-        await events.return?.();
-        throw emptyStreamFailure(endpoint.provider.id);
-      }
-      return { first, events };
-    } catch (error) {
-      throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
-    }
   }
 }
 

@@ -1,65 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { randomUUID } from 'node:crypto';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
-import type { ChatCallContext } from '../providers/provider-adapter.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
-import type { RouteAttempt } from '../routing/route-types.js';
-import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
-import { ChatPreparation } from './chat-preparation.service.js';
-import { StreamCancellations } from './stream-cancellations.js';
+import { GenerationPipeline } from './generation-pipeline.service.js';
 
 /**
- * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
- * entropy pool; randomBytes per call was ~2 % of inference's CPU under load.
- */
-export function newGenerationId(): string {
-  const random = randomUUID();
-  return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
-}
-
-/** The call context of one attempt: a BYOK attempt carries the workspace's key. */
-export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
-  return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
-}
-
-/**
- * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
- * routing plan (routing/), the attempts in order, then the price and one usage event queued
- * off the request path (GenerationAccounting), and routing metadata when the caller opted in.
+ * One non-streaming chat completion: the shared pipeline (preparation, routing, pricing,
+ * usage event) with the endpoint's adapter as the call, and routing metadata when the
+ * caller opted in.
  */
 @Injectable()
 export class ChatService {
   constructor(
     private readonly adapters: AdapterRegistry,
-    private readonly router: RoutePlanner,
-    private readonly preparation: ChatPreparation,
-    private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly pipeline: GenerationPipeline,
   ) {}
 
-  /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    if (!request.requestId) return this.complete(request);
-    const controller = this.cancellations.register(request.requestId);
-    try {
-      return await this.complete(request, controller.signal);
-    } finally {
-      this.cancellations.release(request.requestId, controller);
-    }
-  }
-
-  private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
-    const { principal } = request;
-    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
-
-    const { result: completion, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),
+    const { id, result: completion, attempt, charge, serviceMetadata } = await this.pipeline.complete(request, (current, context, prepared) =>
+      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, prepared.body, context),
     );
-
-    const id = newGenerationId();
-    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
     return buildChatCompletion({
       id,
       modelId: attempt.modelId,
@@ -68,7 +28,7 @@ export class ChatService {
       cost: charge.upstream,
       isByok: charge.isByok,
       charged: charge.charged,
-      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined,
+      serviceMetadata,
     });
   }
 }

@@ -4,14 +4,57 @@ import type { NormalizedChunkChoice, NormalizedUsage, StreamEvent } from '../pro
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
 import { anthropicFinishReason, normalizeAnthropicUsage, reasoningDetail, type AnthropicUsage } from './anthropic-response.js';
 
-interface AnthropicStreamData {
+export interface AnthropicStreamData {
   type?: string;
   index?: number;
-  message?: { usage?: AnthropicUsage | null };
+  message?: Record<string, unknown> & { usage?: AnthropicUsage | null };
   content_block?: AnthropicBlock;
   delta?: Record<string, unknown> & { type?: string; stop_reason?: string | null };
   usage?: AnthropicUsage | null;
   error?: { type?: unknown; message?: unknown };
+}
+
+/**
+ * Anthropic's Messages SSE stream as its own events, parsed: every event up to and including
+ * message_stop (pings too). An `error` event, a frame that is not JSON, or an end without
+ * message_stop throws a non-retryable UpstreamFailure (the answer has begun and cannot move
+ * to another endpoint). The `/v1/messages` front door relays these as they are.
+ */
+export async function* anthropicRawEvents(provider: string, text: AsyncIterable<string>): AsyncGenerator<AnthropicStreamData> {
+  const messages: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => messages.push(message) });
+  let done = false;
+  for await (const piece of text) {
+    // After message_stop the rest is drained, not parsed, so the connection returns to the pool.
+    if (done) continue;
+    parser.feed(piece);
+    for (let i = 0; i < messages.length && !done; i++) {
+      const data = parseData(provider, messages[i]!.data);
+      if (data.type === 'error' || messages[i]!.event === 'error') throw streamErrorFailure(provider, data.error);
+      if (data.type === 'message_stop') done = true;
+      yield data;
+    }
+    messages.length = 0;
+  }
+  if (!done) throw truncatedStreamFailure(provider);
+}
+
+/** Anthropic's cumulative usage over a stream: message_start's, then each message_delta's counts. */
+export class AnthropicUsageTally {
+  readonly counts: AnthropicUsage = {};
+
+  add(data: AnthropicStreamData): void {
+    const usage = data.type === 'message_start' ? data.message?.usage : data.type === 'message_delta' ? data.usage : undefined;
+    if (!usage) return;
+    // message_delta usage is cumulative; newer API versions repeat the input counts too.
+    for (const [field, value] of Object.entries(usage) as Array<[keyof AnthropicUsage, unknown]>) {
+      if (value !== null && value !== undefined) (this.counts as Record<string, unknown>)[field] = value;
+    }
+  }
+
+  usage(): NormalizedUsage | undefined {
+    return normalizeAnthropicUsage(this.counts);
+  }
 }
 
 /**
@@ -20,65 +63,42 @@ interface AnthropicStreamData {
  * index (counted over tool calls, as OpenAI does), id, name and empty arguments, then each
  * input_json_delta -> an arguments fragment; thinking_delta / signature_delta -> reasoning
  * and reasoning_details; message_delta -> the finish chunk; message_stop -> the usage event.
- * An `error` event, a frame that is not JSON, or an end without message_stop throws a
- * non-retryable UpstreamFailure (the answer has begun and cannot move to another endpoint).
  */
 export async function* anthropicStreamEvents(
   provider: string,
   text: AsyncIterable<string>,
   options: { excludeReasoning: boolean },
 ): AsyncGenerator<StreamEvent> {
-  const messages: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => messages.push(message) });
   const state = new StreamState(options.excludeReasoning);
-  for await (const piece of text) {
-    // After message_stop the rest is drained, not parsed, so the connection returns to the pool.
-    if (state.done) continue;
-    parser.feed(piece);
-    for (let i = 0; i < messages.length && !state.done; i++) {
-      const data = parseData(provider, messages[i]!.data);
-      if (data.type === 'error' || messages[i]!.event === 'error') throw streamErrorFailure(provider, data.error);
-      const choice = state.apply(data);
-      if (choice) yield { type: 'chunk', choices: [choice] };
-    }
-    messages.length = 0;
+  const tally = new AnthropicUsageTally();
+  for await (const data of anthropicRawEvents(provider, text)) {
+    tally.add(data);
+    const choice = state.apply(data);
+    if (choice) yield { type: 'chunk', choices: [choice] };
   }
-  if (!state.done) throw truncatedStreamFailure(provider);
-  const usage = state.usage();
+  const usage = tally.usage();
   if (usage) yield { type: 'usage', usage };
 }
 
-/** What the stream has said so far: usage, and which content block is which tool call. */
+/** Which content block is which tool call. */
 class StreamState {
-  done = false;
-  private readonly usageSoFar: AnthropicUsage = {};
   private readonly toolIndexByBlock = new Map<number, number>();
 
   constructor(private readonly excludeReasoning: boolean) {}
-
-  usage(): NormalizedUsage | undefined {
-    return normalizeAnthropicUsage(this.usageSoFar);
-  }
 
   /** The chunk choice a stream event becomes, if any. */
   apply(data: AnthropicStreamData): NormalizedChunkChoice | undefined {
     switch (data.type) {
       case 'message_start':
-        this.mergeUsage(data.message?.usage);
         return choice({ role: 'assistant', content: '' });
       case 'content_block_start':
         return this.blockStart(data.index ?? 0, data.content_block);
       case 'content_block_delta':
         return this.blockDelta(data.index ?? 0, data.delta ?? {});
       case 'message_delta': {
-        // message_delta usage is cumulative; newer API versions repeat the input counts too.
-        this.mergeUsage(data.usage);
         const native = data.delta?.stop_reason ?? null;
         return native === null ? undefined : { index: 0, delta: {}, finish_reason: anthropicFinishReason(native), native_finish_reason: native };
       }
-      case 'message_stop':
-        this.done = true;
-        return undefined;
       default:
         // ping, content_block_stop and event types added later carry nothing to relay.
         return undefined;
@@ -118,13 +138,6 @@ class StreamState {
         return choice({ reasoning_details: [{ type: 'reasoning.text', signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: blockIndex }] });
       default:
         return undefined;
-    }
-  }
-
-  private mergeUsage(usage: AnthropicUsage | null | undefined): void {
-    if (!usage) return;
-    for (const [field, value] of Object.entries(usage) as Array<[keyof AnthropicUsage, unknown]>) {
-      if (typeof value === 'number') (this.usageSoFar as Record<string, number>)[field] = value;
     }
   }
 }

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
-import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import type { ChatCallContext, NormalizedCompletion, NormalizedUsage, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { anthropicErrorDetail } from './anthropic-errors.js';
 import { buildAnthropicBody } from './anthropic-request.js';
-import { normalizeAnthropicMessage, type AnthropicMessageResponse } from './anthropic-response.js';
-import { anthropicStreamEvents } from './anthropic-stream.js';
+import { normalizeAnthropicMessage, normalizeAnthropicUsage, type AnthropicMessageResponse } from './anthropic-response.js';
+import { anthropicRawEvents, anthropicStreamEvents, type AnthropicStreamData } from './anthropic-stream.js';
 
 /** The Messages API version this adapter speaks (sent as `anthropic-version`). */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -29,6 +29,31 @@ export class AnthropicAdapter implements ProviderAdapter {
     return normalizeAnthropicMessage(parsed, { excludeReasoning: excludesReasoning(body), promptText: JSON.stringify(upstreamBody.messages) });
   }
 
+  /**
+   * The `/v1/messages` front door on an Anthropic-format endpoint: the caller's Messages body
+   * (already re-targeted, native-body.ts) goes out as it is and the answer comes back as it is.
+   */
+  async completeNative(endpoint: RoutableEndpoint, upstreamBody: Record<string, unknown>, context: ChatCallContext): Promise<NativeAnthropicMessage> {
+    const { provider } = endpoint;
+    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    if (response.status >= 400) {
+      const detail = anthropicErrorDetail(response.body);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+    }
+    const parsed = response.body as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
+    if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
+    const usage = normalizeAnthropicUsage(parsed.usage) ?? normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: JSON.stringify(upstreamBody.messages) }).usage;
+    return { message: parsed, usage };
+  }
+
+  /** The streamed variant: Anthropic's own events, parsed, up to message_stop. */
+  async streamNative(endpoint: RoutableEndpoint, upstreamBody: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<AnthropicStreamData>> {
+    const { provider } = endpoint;
+    context.onUpstreamBody?.(upstreamBody);
+    const text = await this.upstream.postStream(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal, anthropicErrorDetail);
+    return anthropicRawEvents(provider.id, text);
+  }
+
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
@@ -43,6 +68,12 @@ export class AnthropicAdapter implements ProviderAdapter {
     );
     return anthropicStreamEvents(provider.id, text, { excludeReasoning: excludesReasoning(body) });
   }
+}
+
+/** A Messages API answer relayed as it is (the `/v1/messages` front door), with its usage normalised for pricing. */
+export interface NativeAnthropicMessage {
+  message: AnthropicMessageResponse & Record<string, unknown>;
+  usage: NormalizedUsage;
 }
 
 /** A BYOK key (context.apiKey) wins over the catalog provider's key. */

@@ -1,0 +1,194 @@
+import { GatewayError } from '@gw/errors';
+import { ANTHROPIC_REASONING_FORMAT } from '../providers/anthropic/anthropic-messages.js';
+
+type Block = Record<string, unknown> & { type?: unknown };
+type ChatMessage = Record<string, unknown>;
+
+/** Fields of a Messages body that have a chat-completions counterpart, translated below. */
+const TRANSLATED = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'metadata', 'stream']);
+
+/**
+ * Anthropic Messages fields with no chat-completions counterpart: on an Anthropic-format
+ * endpoint they go out as sent; on an OpenAI-format one they cannot be honoured, so the
+ * request is refused rather than silently answered without them.
+ */
+export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'context_management'] as const;
+
+/**
+ * A `POST /v1/messages` body as the gateway's internal form, a chat-completions body: what
+ * presets, routing, pricing and OpenAI-format endpoints work from (docs/adr: messages front
+ * door). Gateway fields the client adds (`provider`, `models`, `preset`, `session_id`, ...)
+ * are kept as they are.
+ */
+export function chatBodyFromMessages(body: Record<string, unknown>): Record<string, unknown> {
+  const chat: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (!TRANSLATED.has(field) && !(ANTHROPIC_ONLY_FIELDS as readonly string[]).includes(field)) chat[field] = value;
+  }
+  chat.model = body.model;
+  chat.max_tokens = body.max_tokens;
+  chat.messages = [...systemMessages(body.system), ...conversation(body.messages)];
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
+  for (const field of ['temperature', 'top_p', 'top_k'] as const) if (typeof body[field] === 'number') chat[field] = body[field];
+  if (body.stream === true) chat.stream = true;
+  const user = (body.metadata as { user_id?: unknown } | undefined)?.user_id;
+  if (typeof user === 'string' && user.length > 0) chat.user = user;
+  const tools = chatTools(body.tools);
+  if (tools) chat.tools = tools;
+  Object.assign(chat, chatToolChoice(body.tool_choice));
+  const reasoning = reasoningOf(body.thinking);
+  if (reasoning) chat.reasoning = reasoning;
+  return chat;
+}
+
+function systemMessages(system: unknown): ChatMessage[] {
+  if (system === undefined || system === null) return [];
+  if (typeof system === 'string') return system.length > 0 ? [{ role: 'system', content: system }] : [];
+  if (!Array.isArray(system)) throw GatewayError.badRequest('system must be a string or an array of text blocks');
+  const parts = (system as Block[]).map((block, index) => {
+    if (block.type !== 'text' || typeof block.text !== 'string') throw GatewayError.badRequest(`system[${index}] must be a text block`);
+    return textPart(block);
+  });
+  return parts.length > 0 ? [{ role: 'system', content: parts }] : [];
+}
+
+function textPart(block: Block): Record<string, unknown> {
+  const part: Record<string, unknown> = { type: 'text', text: block.text };
+  if (block.cache_control !== undefined) part.cache_control = block.cache_control;
+  return part;
+}
+
+function conversation(messages: unknown): ChatMessage[] {
+  if (!Array.isArray(messages)) throw GatewayError.badRequest('messages must be an array');
+  return (messages as Array<{ role?: unknown; content?: unknown }>).flatMap((message, position) => {
+    if (message.role === 'user') return userMessages(message.content, position);
+    if (message.role === 'assistant') return [assistantMessage(message.content, position)];
+    throw GatewayError.badRequest(`messages[${position}].role must be "user" or "assistant"`);
+  });
+}
+
+/** A user turn: its tool results first (each a `tool` message, as OpenAI wants them), then the rest. */
+function userMessages(content: unknown, position: number): ChatMessage[] {
+  if (typeof content === 'string') return [{ role: 'user', content }];
+  const toolMessages: ChatMessage[] = [];
+  const parts: Array<Record<string, unknown>> = [];
+  (content as Block[]).forEach((block, index) => {
+    const where = `messages[${position}].content[${index}]`;
+    switch (block.type) {
+      case 'text':
+        parts.push(textPart(block));
+        break;
+      case 'image':
+        parts.push({ type: 'image_url', image_url: { url: sourceUrl(block.source, where) } });
+        break;
+      case 'document':
+        parts.push(documentPart(block, where));
+        break;
+      case 'tool_result':
+        toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, block.is_error === true, where) });
+        break;
+      default:
+        throw GatewayError.badRequest(`${where}: a "${String(block.type)}" block cannot be sent in a user turn to this model`);
+    }
+  });
+  return parts.length > 0 ? [...toolMessages, { role: 'user', content: parts }] : toolMessages;
+}
+
+function assistantMessage(content: unknown, position: number): ChatMessage {
+  if (typeof content === 'string') return { role: 'assistant', content };
+  const text: string[] = [];
+  const toolCalls: Array<Record<string, unknown>> = [];
+  const reasoningDetails: Array<Record<string, unknown>> = [];
+  (content as Block[]).forEach((block, index) => {
+    switch (block.type) {
+      case 'text':
+        text.push(String(block.text ?? ''));
+        break;
+      case 'tool_use':
+        toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+        break;
+      case 'thinking':
+        reasoningDetails.push({ type: 'reasoning.text', text: block.thinking, signature: block.signature, format: ANTHROPIC_REASONING_FORMAT, index });
+        break;
+      case 'redacted_thinking':
+        reasoningDetails.push({ type: 'reasoning.encrypted', data: block.data, format: ANTHROPIC_REASONING_FORMAT, index });
+        break;
+      default:
+        throw GatewayError.badRequest(`messages[${position}].content[${index}]: a "${String(block.type)}" block cannot be sent in an assistant turn to this model`);
+    }
+  });
+  const message: ChatMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reasoningDetails.length > 0) message.reasoning_details = reasoningDetails;
+  return message;
+}
+
+/** An image or document source as a URL: base64 data becomes a data: URL. */
+function sourceUrl(source: unknown, where: string): string {
+  const src = (source ?? {}) as Record<string, unknown>;
+  if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string') return `data:${src.media_type};base64,${src.data}`;
+  if (src.type === 'url' && typeof src.url === 'string') return src.url;
+  throw GatewayError.badRequest(`${where}.source must be {type: "base64", media_type, data} or {type: "url", url}`);
+}
+
+function documentPart(block: Block, where: string): Record<string, unknown> {
+  const source = (block.source ?? {}) as Record<string, unknown>;
+  if (source.type === 'text' && typeof source.data === 'string') return { type: 'text', text: source.data };
+  const part: Record<string, unknown> = { type: 'file', file: { file_data: sourceUrl(source, where), ...(typeof block.title === 'string' ? { filename: block.title } : {}) } };
+  return part;
+}
+
+function toolResultText(content: unknown, isError: boolean, where: string): string {
+  let text: string;
+  if (content === undefined || content === null) text = '';
+  else if (typeof content === 'string') text = content;
+  else if (Array.isArray(content)) {
+    text = (content as Block[])
+      .map((block, index) => {
+        if (block.type !== 'text') throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
+        return String(block.text ?? '');
+      })
+      .join('');
+  } else throw GatewayError.badRequest(`${where}.content must be a string or text blocks`);
+  return isError ? `Error: ${text}` : text;
+}
+
+/** Custom tools ({name, description, input_schema}) as function tools; server tools stay as sent. */
+function chatTools(tools: unknown): Array<Record<string, unknown>> | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return (tools as Block[]).map((tool) => {
+    if (tool.type !== undefined && tool.type !== 'custom') return tool;
+    const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema ?? { type: 'object', properties: {} } };
+    if (typeof tool.description === 'string') fn.description = tool.description;
+    const translated: Record<string, unknown> = { type: 'function', function: fn };
+    if (tool.cache_control !== undefined) translated.cache_control = tool.cache_control;
+    return translated;
+  });
+}
+
+/** auto -> auto, any -> required, tool -> that function, none -> none; disable_parallel_tool_use -> parallel_tool_calls: false. */
+function chatToolChoice(choice: unknown): Record<string, unknown> {
+  if (choice === undefined || choice === null) return {};
+  const { type, name, disable_parallel_tool_use: noParallel } = choice as Record<string, unknown>;
+  const translated: Record<string, unknown> = {};
+  if (type === 'auto') translated.tool_choice = 'auto';
+  else if (type === 'any') translated.tool_choice = 'required';
+  else if (type === 'none') translated.tool_choice = 'none';
+  else if (type === 'tool' && typeof name === 'string') translated.tool_choice = { type: 'function', function: { name } };
+  else throw GatewayError.badRequest('tool_choice must be {type: "auto" | "any" | "none"} or {type: "tool", name}');
+  if (noParallel === true) translated.parallel_tool_calls = false;
+  return translated;
+}
+
+/** enabled + budget_tokens -> reasoning.max_tokens; disabled -> off; adaptive -> on at the provider's choice. */
+function reasoningOf(thinking: unknown): Record<string, unknown> | undefined {
+  if (thinking === undefined || thinking === null) return undefined;
+  const { type, budget_tokens: budget } = thinking as Record<string, unknown>;
+  if (type === 'enabled') {
+    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1024) throw GatewayError.badRequest('thinking.budget_tokens must be an integer of at least 1024');
+    return { max_tokens: budget };
+  }
+  if (type === 'disabled') return { enabled: false };
+  if (type === 'adaptive') return { enabled: true };
+  throw GatewayError.badRequest('thinking.type must be "enabled", "disabled" or "adaptive"');
+}

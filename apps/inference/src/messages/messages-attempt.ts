@@ -1,0 +1,37 @@
+import { GatewayError } from '@gw/errors';
+import type { PreparedChat } from '../chat/chat-preparation.service.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import { ANTHROPIC_ONLY_FIELDS } from './chat-body-from-messages.js';
+import { nativeAnthropicBody } from './native-body.js';
+
+/** A `/v1/messages` request as each upstream format takes it. */
+export interface MessagesRequestForms {
+  /** The caller's Messages body. */
+  request: Record<string, unknown>;
+  /** Its chat-completions form before the preset (chatBodyFromMessages). */
+  chat: Record<string, unknown>;
+}
+
+/** The Messages body for an Anthropic-format attempt (see native-body.ts). */
+export function nativeBodyFor(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat, stream: boolean): Record<string, unknown> {
+  const body = nativeAnthropicBody({ request: forms.request, chat: forms.chat, prepared: prepared.body, upstreamModel: attempt.endpoint.upstreamModel, endUserHash: prepared.base.endUserHash });
+  if (stream) body.stream = true;
+  else delete body.stream;
+  return body;
+}
+
+/**
+ * What an OpenAI-format endpoint cannot take from a Messages request: Anthropic server tools
+ * and Anthropic-only fields. Refused with 400 naming them, never dropped in silence.
+ */
+export function assertTranslatable(forms: MessagesRequestForms, attempt: RouteAttempt): void {
+  const provider = attempt.endpoint.provider.name;
+  for (const field of ANTHROPIC_ONLY_FIELDS) {
+    if (forms.request[field] !== undefined && forms.request[field] !== null) {
+      throw GatewayError.badRequest(`${field} is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`, { param: field });
+    }
+  }
+  const tools = Array.isArray(forms.chat.tools) ? (forms.chat.tools as Array<{ type?: unknown }>) : [];
+  const server = tools.find((tool) => tool.type !== 'function');
+  if (server) throw GatewayError.badRequest(`The ${String(server.type)} tool is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`, { param: 'tools' });
+}

@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatStreamRequest, ServiceMetadataView } from '@gw/contracts';
+import type { Observable } from 'rxjs';
+import { ChatPreparation, type PreparedChat } from '../chat/chat-preparation.service.js';
+import { callContextFor, newGenerationId } from '../chat/generation-ids.js';
+import { openFirstEvent, type OpenedStream } from '../chat/open-stream.js';
+import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { observeStream } from '../chat/stream-observable.js';
+import { StreamTally } from '../chat/stream-tally.js';
+import { estimatePromptTokens } from '../pricing/token-estimate.js';
+import type { Charge } from '../pricing/charge.js';
+import { AdapterRegistry } from '../providers/adapter-registry.js';
+import { AnthropicUsageTally, type AnthropicStreamData } from '../providers/anthropic/anthropic-stream.js';
+import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
+import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
+import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { RouteAttempt } from '../routing/route-types.js';
+import type { AttemptTracker } from '../routing/attempt-tracker.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import { chatBodyFromMessages } from './chat-body-from-messages.js';
+import { ChunksToMessageEvents, frameOf, type MessageEvent } from './message-events.js';
+import { messageUsageView } from './message-from-completion.js';
+import { assertTranslatable, nativeBodyFor, type MessagesRequestForms } from './messages-attempt.js';
+
+/** The opened upstream stream of the answering attempt, in its own format. */
+type OpenedSource = ({ kind: 'native' } & OpenedStream<AnthropicStreamData>) | ({ kind: 'chat' } & OpenedStream<StreamEvent>);
+
+interface StreamRun {
+  id: string;
+  request: ChatStreamRequest;
+  prepared: PreparedChat;
+  attempt: RouteAttempt;
+  tracker: AttemptTracker;
+  serviceMetadata?: ServiceMetadataView;
+  emit: (event: MessageEvent) => void;
+}
+
+/**
+ * `POST /v1/messages` with `stream: true`: the chat pipeline's preparation and routing, then
+ * Anthropic's SSE events, one framed event per packet. An Anthropic-format endpoint's events
+ * are relayed as they come (message_start gets the generation id and the public model); an
+ * OpenAI-format endpoint's chunks become content-block events (message-events.ts). The last
+ * message_delta is held until the stream ends so its usage carries the price, as on chat.
+ */
+@Injectable()
+export class MessagesStreamService {
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    private readonly anthropic: AnthropicAdapter,
+    private readonly router: RoutePlanner,
+    private readonly preparation: ChatPreparation,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
+  ) {}
+
+  stream(request: ChatStreamRequest): Observable<string> {
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
+  }
+
+  private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
+    const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
+    const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
+    const { result: opened, attempt, tracker } = await this.router.execute(prepared.plan, (current) => this.open(forms, current, prepared));
+    const run: StreamRun = {
+      id: newGenerationId(),
+      request,
+      prepared,
+      attempt,
+      tracker,
+      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined,
+      emit: (event) => emitFrame(frameOf(event)),
+    };
+    if (opened.kind === 'native') await this.relayNative(run, opened);
+    else await this.translateChunks(run, opened);
+  }
+
+  private open(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat): Promise<OpenedSource> {
+    const { endpoint } = attempt;
+    const context = callContextFor(attempt, prepared.base);
+    if (endpoint.provider.format === 'anthropic') {
+      return openFirstEvent(endpoint.provider.id, () => this.anthropic.streamNative(endpoint, nativeBodyFor(forms, attempt, prepared, true), context), (first) => first.type === 'message_start').then(
+        (opened) => ({ kind: 'native' as const, ...opened }),
+      );
+    }
+    assertTranslatable(forms, attempt);
+    return openFirstEvent(endpoint.provider.id, () => this.adapters.for(endpoint.provider.format).stream(endpoint, prepared.body, context), (first) => first.type === 'chunk').then(
+      (opened) => ({ kind: 'chat' as const, ...opened }),
+    );
+  }
+
+  /** An Anthropic-format endpoint's events, as they come. */
+  private async relayNative(run: StreamRun, opened: OpenedStream<AnthropicStreamData>): Promise<void> {
+    const tally = new AnthropicUsageTally();
+    let held: MessageEvent | undefined;
+    let relayed = false;
+    const usage = (): NormalizedUsage => tally.usage() ?? estimated(run);
+    try {
+      for (let next = opened.first; !next.done; next = await opened.events.next()) {
+        const event = next.value as MessageEvent;
+        tally.add(event);
+        if (event.type === 'message_start') {
+          run.emit({ ...event, message: this.startMessage(run, (event.message as Record<string, unknown> | undefined) ?? {}) });
+        } else if (event.type === 'message_delta') {
+          held = event;
+        } else if (event.type === 'message_stop') {
+          const charge = this.settle(run, usage(), 'succeeded');
+          const delta = held ?? { type: 'message_delta', delta: { stop_reason: null, stop_sequence: null }, usage: {} };
+          run.emit({ ...delta, usage: { ...(delta.usage as Record<string, unknown>), ...messageUsageView(usage(), {}, charge.upstream, charge.isByok, charge.charged) } });
+          run.emit(event);
+        } else {
+          run.emit(event);
+        }
+        relayed = true;
+      }
+    } catch (error) {
+      if (relayed) this.settle(run, usage(), 'failed');
+      throw error;
+    }
+  }
+
+  /** An OpenAI-format endpoint's chunks as Messages events. */
+  private async translateChunks(run: StreamRun, opened: OpenedStream<StreamEvent>): Promise<void> {
+    const tally = new StreamTally();
+    const blocks = new ChunksToMessageEvents();
+    const promptEstimate = estimatePromptTokens(run.prepared.body.messages);
+    run.emit({
+      type: 'message_start',
+      message: this.startMessage(run, { usage: { input_tokens: promptEstimate, output_tokens: 0 } }),
+    });
+    try {
+      for (let next = opened.first; !next.done; next = await opened.events.next()) {
+        const event = next.value;
+        tally.add(event);
+        if (event.type === 'chunk') for (const out of blocks.add(event)) run.emit(out);
+      }
+    } catch (error) {
+      this.settle(run, tally.usage(run.prepared.body.messages), 'failed');
+      throw error;
+    }
+    const { events, stopReason } = blocks.finish();
+    for (const out of events) run.emit(out);
+    const usage = tally.usage(run.prepared.body.messages);
+    const charge = this.settle(run, usage, 'succeeded');
+    run.emit({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: messageUsageView(usage, {}, charge.upstream, charge.isByok, charge.charged) });
+    run.emit({ type: 'message_stop' });
+  }
+
+  /** message_start's message: the provider's, with the generation id, the public model and the gateway's fields. */
+  private startMessage(run: StreamRun, upstream: Record<string, unknown>): Record<string, unknown> {
+    const message: Record<string, unknown> = {
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      container: null,
+      ...upstream,
+      id: run.id,
+      model: run.attempt.modelId,
+      provider: run.attempt.endpoint.provider.name,
+    };
+    if (run.serviceMetadata) message.service_metadata = run.serviceMetadata;
+    return message;
+  }
+
+  private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed'): Charge {
+    return this.accounting.settle({ generationId: run.id, principal: run.request.principal, attempt: run.attempt, tracker: run.tracker, usage, status, sessionId: run.prepared.sessionId });
+  }
+}
+
+function estimated(run: StreamRun): NormalizedUsage {
+  return { promptTokens: estimatePromptTokens(run.prepared.body.messages), completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
+}

@@ -1,0 +1,25 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type MessageView } from '@gw/contracts';
+import type { Observable } from 'rxjs';
+import { MessagesStreamService } from './messages-stream.service.js';
+import { MessagesService } from './messages.service.js';
+
+/** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
+@Controller()
+export class MessagesController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly messagesStream: MessagesStreamService,
+  ) {}
+
+  @MessagePattern(SUBJECTS.inference.messagesCreate)
+  create(@Payload() request: ChatCreateRequest): Promise<MessageView> {
+    return this.messages.create(request);
+  }
+
+  @MessagePattern(SUBJECTS.inference.messagesStream)
+  stream(@Payload() request: ChatStreamRequest): Observable<string> {
+    return this.messagesStream.stream(request);
+  }
+}

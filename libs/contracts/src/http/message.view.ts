@@ -1,0 +1,35 @@
+/**
+ * The message-format result (spec §2.1.1 shape 3): Anthropic's Messages API answer as
+ * `POST /v1/messages` returns it, whatever the upstream's format.
+ */
+export interface MessageView {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  /** Content blocks: text (with citations), thinking, redacted_thinking, tool_use, server tool blocks, ... */
+  content: Array<Record<string, unknown>>;
+  model: string;
+  stop_reason: string | null;
+  stop_sequence: string | null;
+  stop_details: Record<string, unknown> | null;
+  container: Record<string, unknown> | null;
+  input_transformations: unknown[] | null;
+  usage: MessageUsageView;
+  /** The provider that answered (the gateway's addition, as on chat completions). */
+  provider?: string;
+  service_metadata?: import('./chat-completion.view.js').ServiceMetadataView;
+}
+
+/** Anthropic's usage, plus the gateway's cost fields as on chat completions. */
+export interface MessageUsageView {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation?: Record<string, unknown> | null;
+  server_tool_use?: Record<string, unknown> | null;
+  service_tier?: string | null;
+  cost: number;
+  is_byok: boolean;
+  cost_details: Record<string, number | null>;
+}

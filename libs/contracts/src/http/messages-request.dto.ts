@@ -1,0 +1,129 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  registerDecorator,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
+import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+
+/** A string, or an array of content blocks (objects with a string `type`), as Anthropic takes content and system. */
+function IsTextOrBlocks(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTextOrBlocks',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a string or an array of content blocks, each with a string type`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' ||
+          (Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.type === 'string')),
+      },
+    });
+}
+
+/** Anthropic's `metadata`: only `user_id` (hashed before any provider sees it). */
+export class MessagesMetadataDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(SESSION_ID_MAX_LENGTH)
+  user_id?: string | null;
+}
+
+export class MessagesInputMessageDto {
+  @IsIn(['user', 'assistant'])
+  role!: 'user' | 'assistant';
+
+  /** A string, or content blocks (text, image, document, tool_use, tool_result, thinking, ...). */
+  @IsTextOrBlocks()
+  content!: string | Array<Record<string, unknown>>;
+}
+
+/**
+ * `POST /v1/messages`: Anthropic's Messages API body, bounded as Anthropic bounds it. Fields
+ * not modelled here (container, mcp_servers, context_management, service_tier, the gateway's
+ * `provider` / `models` / `preset` / `session_id`) pass on to inference as sent.
+ */
+export class MessagesRequestDto {
+  @IsString()
+  @MinLength(1)
+  model!: string;
+
+  @IsInt()
+  @Min(1)
+  max_tokens!: number;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => MessagesInputMessageDto)
+  messages!: MessagesInputMessageDto[];
+
+  @IsOptional()
+  @IsTextOrBlocks()
+  system?: string | Array<Record<string, unknown>>;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MessagesMetadataDto)
+  metadata?: MessagesMetadataDto;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(8191)
+  @IsString({ each: true })
+  stop_sequences?: string[];
+
+  @IsOptional()
+  @IsBoolean()
+  stream?: boolean;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  temperature?: number;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  top_p?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  top_k?: number;
+
+  @IsOptional()
+  @IsArray()
+  tools?: Array<Record<string, unknown>>;
+
+  @IsOptional()
+  @IsObject()
+  tool_choice?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsObject()
+  thinking?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(SESSION_ID_MAX_LENGTH)
+  session_id?: string;
+}
