@@ -55,6 +55,14 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(budget.status).toBe(400);
   });
 
+  it('refuses unknown fields as Anthropic does', async () => {
+    const extra = await post(url, req({ top_a: 0.1 }), ANTHROPIC_AUTH);
+    expect(extra.status).toBe(400);
+    expect(extra.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'top_a: Extra inputs are not permitted' } });
+    const metadata = await post(url, req({ metadata: { user_id: 'u', trace: 'x' } }), ANTHROPIC_AUTH);
+    expect(metadata.json.error.message).toBe('metadata.trace: Extra inputs are not permitted');
+  });
+
   it('stops at max_tokens and at stop sequences', async () => {
     const a = await post(url, req({ max_tokens: 3 }), ANTHROPIC_AUTH);
     expect(a.json).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null, content: [{ type: 'text', text: 'Simulated reply to' }] });

@@ -42,7 +42,34 @@ function validateMessages(body: Json): AnthropicErrorBody | undefined {
   return undefined;
 }
 
+/** The Messages API's top-level fields; Anthropic refuses any other ("Extra inputs are not permitted"). */
+export const ANTHROPIC_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'service_tier',
+  'container',
+  'mcp_servers',
+  'context_management',
+]);
+
 export function validateRequest(body: Json): AnthropicErrorBody | undefined {
+  const extra = Object.keys(body).find((field) => !ANTHROPIC_FIELDS.has(field));
+  if (extra !== undefined) return invalid(`${extra}: Extra inputs are not permitted`);
+  if (isRecord(body.metadata)) {
+    const extraMetadata = Object.keys(body.metadata).find((field) => field !== 'user_id');
+    if (extraMetadata !== undefined) return invalid(`metadata.${extraMetadata}: Extra inputs are not permitted`);
+  }
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required');
   const max = body.max_tokens;
   if (max === undefined) return invalid('max_tokens: Field required');

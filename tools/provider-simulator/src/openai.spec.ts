@@ -22,6 +22,12 @@ const weatherTool = {
 };
 
 describe('OpenAI chat completions over HTTP', () => {
+  it('refuses unknown top-level arguments with OpenAI\'s 400', async () => {
+    const r = await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), top_k: 5 }, OPENAI_AUTH);
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ error: { message: 'Unrecognized request argument supplied: top_k', type: 'invalid_request_error', param: null, code: null } });
+  });
+
   it('answers with the exact chat.completion shape and token counts', async () => {
     const r = await post(chatUrl, { model: 'sim-gpt', messages: user('Hello, world!') }, OPENAI_AUTH);
     expect(r.status).toBe(200);

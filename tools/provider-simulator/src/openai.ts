@@ -44,7 +44,48 @@ function checkInt(body: Json, name: string, min: number, max: number): OpenAIErr
   return undefined;
 }
 
+/** The top-level arguments OpenAI's chat completions take; any other is refused as OpenAI does. */
+export const OPENAI_CHAT_ARGUMENTS = new Set([
+  'model',
+  'messages',
+  'audio',
+  'frequency_penalty',
+  'function_call',
+  'functions',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'max_tokens',
+  'metadata',
+  'modalities',
+  'n',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'reasoning_effort',
+  'response_format',
+  'safety_identifier',
+  'seed',
+  'service_tier',
+  'stop',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+  'verbosity',
+  'web_search_options',
+]);
+
 export function validateChat(body: Json): OpenAIErrorBody | undefined {
+  const unknown = Object.keys(body).find((field) => !OPENAI_CHAT_ARGUMENTS.has(field));
+  if (unknown !== undefined) return bad(`Unrecognized request argument supplied: ${unknown}`);
   if (typeof body.model !== 'string' || body.model === '') return bad('you must provide a model parameter');
   const messages = body.messages;
   if (messages === undefined) return bad("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');

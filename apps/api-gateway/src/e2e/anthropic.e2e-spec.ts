@@ -97,9 +97,17 @@ describe('Anthropic-format model through the gateway', () => {
     expect(text).toBe(whole.choices[0]!.message.content);
   });
 
-  it('refuses what Anthropic cannot do with a 400 envelope before any provider call', async () => {
-    const result = await call('/chat/completions', { body: { model, messages: [{ role: 'user', content: 'hi' }], n: 2 } });
-    expect(result.status).toBe(400);
-    expect(envelopeOf(result).message).toMatch(/n greater than 1/);
+  it('drops a parameter the model does not support and names it in routing metadata; require_parameters makes it a 400', async () => {
+    const body = { model, messages: [{ role: 'user', content: 'hi' }], n: 2, top_a: 0.5 };
+    const dropped = await call('/chat/completions', { body, headers: { 'x-service-metadata': 'enabled' } });
+    expect(dropped.status).toBe(200);
+    const answer = dropped.body as { choices: unknown[]; service_metadata: { dropped_parameters: string[]; summary: string } };
+    expect(answer.choices).toHaveLength(1);
+    expect(answer.service_metadata.dropped_parameters).toEqual(['n', 'top_a']);
+    expect(answer.service_metadata.summary).toMatch(/dropped unsupported parameters: n, top_a/);
+
+    const refused = await call('/chat/completions', { body: { ...body, provider: { require_parameters: true } } });
+    expect(refused.status).toBe(400);
+    expect(envelopeOf(refused)).toMatchObject({ message: expect.stringMatching(/n, top_a/), metadata: { reason: 'unsupported_parameters', parameters: ['n', 'top_a'] } });
   });
 });

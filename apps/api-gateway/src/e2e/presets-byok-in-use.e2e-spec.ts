@@ -27,6 +27,35 @@ async function createKey(name: string): Promise<CreatedKey> {
 const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const question = [{ role: 'user' as const, content: 'What is a gateway?' }];
 
+describe('a preset holding other vendors\' parameters, against strict providers', () => {
+  const slug = `vendors-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    const created = await call(`/presets/${slug}/chat/completions`, {
+      key: stack.managementKey,
+      body: { model: 'sim/gpt-4o-mini', max_tokens: 5, top_k: 40, min_p: 0.05, repetition_penalty: 1.1, top_a: 0.2, messages: [{ role: 'user', content: 'ignored' }] },
+    });
+    expect(created.status).toBe(200);
+  });
+
+  it.each(['sim/gpt-4o-mini', 'sim/claude-sonnet'])('answers on %s: what the provider does not take stays home, nulls do not erase the preset', async (model) => {
+    const openai = clientFor(stack.apiKey);
+    // The openai client sends what it is given; null means "not set", so the preset's max_tokens still applies.
+    const answer = await openai.chat.completions.create({ model: `${model}@preset/${slug}`, messages: question, max_tokens: null });
+    expect(answer.model).toBe(model);
+    expect(answer.choices[0]!.finish_reason).toBe('length');
+    expect(answer.usage!.completion_tokens).toBeLessThanOrEqual(5);
+  });
+
+  it('answers /v1/messages with the preset on both formats', async () => {
+    for (const model of ['sim/gpt-4o-mini', 'sim/claude-sonnet']) {
+      const result = await call('/messages', { body: { model: `${model}@preset/${slug}`, max_tokens: 64, messages: question } });
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ type: 'message', model });
+    }
+  });
+});
+
 describe('a preset applied to chat completions', () => {
   const slug = `applied-${randomBytes(4).toString('hex')}`;
   let openai: OpenAI;

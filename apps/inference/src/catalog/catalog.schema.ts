@@ -65,6 +65,12 @@ export class EndpointConfig {
   @ValidateNested()
   @Type(() => PricingConfig)
   pricing!: PricingConfig;
+
+  /** When one provider of a model takes fewer (or other) parameters than the model's list says. */
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  supportedParameters?: string[];
 }
 
 export class ModelConfig {

@@ -18,6 +18,8 @@ export interface RoutableEndpoint {
   provider: ProviderConfig;
   upstreamModel: string;
   pricing: EndpointPricing;
+  /** The request parameters this endpoint takes (its own list, else its model's; routing/parameter-support.ts). */
+  supportedParameters: ReadonlySet<string>;
 }
 
 export interface RoutableModel {
@@ -47,6 +49,7 @@ export class CatalogService {
         .map(({ endpoint, provider }) => ({
           provider,
           upstreamModel: endpoint.upstreamModel,
+          supportedParameters: new Set(endpoint.supportedParameters ?? model.supportedParameters),
           pricing: {
             prompt: new Prisma.Decimal(endpoint.pricing.prompt),
             completion: new Prisma.Decimal(endpoint.pricing.completion),

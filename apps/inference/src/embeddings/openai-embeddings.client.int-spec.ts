@@ -18,6 +18,7 @@ describe('OpenAiEmbeddingsClient against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format, baseUrl: `${simulator.url}/openai/v1`, apiKey: 'sk-sim' },
     upstreamModel,
     pricing,
+    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
   });
 
   async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {

@@ -3,7 +3,7 @@ import type { ProviderPreferences, ProviderSort } from './route-types.js';
 
 const SORTS: readonly ProviderSort[] = ['price', 'throughput', 'latency'];
 
-export const DEFAULT_PREFERENCES: ProviderPreferences = { order: null, allowFallbacks: true, only: null, ignore: null, sort: null };
+export const DEFAULT_PREFERENCES: ProviderPreferences = { order: null, allowFallbacks: true, only: null, ignore: null, sort: null, requireParameters: false };
 
 /**
  * Reads the body's `provider` object. Only the routing keys are read here; unknown keys are
@@ -20,6 +20,7 @@ export function parseProviderPreferences(value: unknown): ProviderPreferences {
     only: stringList(raw.only, 'only'),
     ignore: stringList(raw.ignore, 'ignore'),
     sort: sortOf(raw.sort),
+    requireParameters: raw.require_parameters === undefined || raw.require_parameters === null ? false : bool(raw.require_parameters, 'require_parameters'),
   };
 }
 

@@ -13,12 +13,13 @@ function attempt(providerId: string, credential: AttemptCredential = { kind: 'ga
     provider: { id: providerId, name: `Name ${providerId}`, format: 'openai', baseUrl: 'http://upstream', apiKey: 'sk' },
     upstreamModel: 'up',
     pricing: { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) },
+    supportedParameters: new Set(['temperature']),
   };
   return { modelId, endpoint, endpointKey: `${providerId}/up`, credential };
 }
 
 function planOf(...attempts: RouteAttempt[]): RoutePlan {
-  return { requested: 'm/x', strategy: 'default', candidates: attempts, attempts };
+  return { requested: 'm/x', strategy: 'default', candidates: attempts, attempts, requestedParameters: [] };
 }
 
 describe('executeRoute', () => {
@@ -103,7 +104,7 @@ describe('executeRoute', () => {
   });
 
   it('answers 404 when provider preferences left no endpoint', async () => {
-    await expect(executeRoute({ requested: 'm/x', strategy: 'default', candidates: [], attempts: [] }, async () => 1, new EndpointHealthTracker())).rejects.toMatchObject({
+    await expect(executeRoute({ requested: 'm/x', strategy: 'default', candidates: [], attempts: [], requestedParameters: [] }, async () => 1, new EndpointHealthTracker())).rejects.toMatchObject({
       status: 404,
       errorType: 'not_found',
     });

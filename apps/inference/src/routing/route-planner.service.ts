@@ -5,6 +5,7 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { assertChatModel } from '../catalog/model-kind.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { EndpointHealthTracker } from './endpoint-health.js';
+import { noEndpointSupports, requestedParameters as requestedParametersOf, unsupportedParameters } from './parameter-support.js';
 import { parseProviderPreferences } from './provider-preferences.js';
 import { executeRoute, type RouteResult } from './route-executor.js';
 import { planRoute } from './route-planner.js';
@@ -53,14 +54,23 @@ export class RoutePlanner {
     const { principal, body, sessionId } = request;
     const models = this.modelChoices(body);
     if ((request.purpose ?? 'chat') === 'chat') for (const choice of models) assertChatModel(choice.id, choice.model);
+    const requestedParameters = requestedParametersOf(body);
+    const preferences = parseProviderPreferences(body.provider);
     const plan = planRoute({
       models,
-      preferences: parseProviderPreferences(body.provider),
+      requestedParameters,
+      preferences,
       credentials: request.credentials,
       requester: { keyHash: principal.keyHash, userId: principal.userId },
       health: this.health,
       stickyEndpointKey: sessionId ? this.affinity.endpointFor(principal.workspaceId, models[0]!.id, sessionId) : undefined,
     });
+    if (preferences.requireParameters && plan.candidates.length === 0) {
+      // Name what no endpoint of any of the models takes (or everything missing somewhere).
+      const endpoints = models.flatMap((choice) => choice.model.endpoints);
+      const missing = requestedParameters.filter((parameter) => endpoints.every((endpoint) => unsupportedParameters(endpoint, [parameter]).length > 0));
+      throw noEndpointSupports(plan.requested, missing.length > 0 ? missing : [...new Set(endpoints.flatMap((endpoint) => unsupportedParameters(endpoint, requestedParameters)))]);
+    }
     return { ...plan, workspaceId: principal.workspaceId, sessionId };
   }
 

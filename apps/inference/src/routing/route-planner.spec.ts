@@ -7,8 +7,9 @@ import { DEFAULT_PREFERENCES, parseProviderPreferences } from './provider-prefer
 import { planRoute, type PlanInput } from './route-planner.js';
 import type { ModelChoice, ProviderPreferences } from './route-types.js';
 
-function endpoint(providerId: string, upstreamModel: string, prompt = '0.000001', completion = '0.000002', apiKey = 'sk-gw'): RoutableEndpoint {
+function endpoint(providerId: string, upstreamModel: string, prompt = '0.000001', completion = '0.000002', apiKey = 'sk-gw', supported = ['temperature']): RoutableEndpoint {
   return {
+    supportedParameters: new Set(supported),
     provider: { id: providerId, name: providerId.toUpperCase(), format: 'openai', baseUrl: 'http://upstream', apiKey },
     upstreamModel,
     pricing: { prompt: new Prisma.Decimal(prompt), completion: new Prisma.Decimal(completion), cachedPrompt: new Prisma.Decimal(prompt) },
@@ -169,14 +170,31 @@ describe('planRoute', () => {
   });
 });
 
+describe('planRoute with parameters', () => {
+  const mixed = model('m/mixed', endpoint('plain', 'p-1', undefined, undefined, undefined, ['temperature']), endpoint('rich', 'r-1', undefined, undefined, undefined, ['temperature', 'top_k']));
+
+  it('keeps every endpoint by default (the unsupported parameter is dropped from the call) and remembers what was asked', () => {
+    const result = plan({ models: [mixed], requestedParameters: ['temperature', 'top_k'] });
+    expect(providers(result)).toEqual(['plain', 'rich']);
+    expect(result.requestedParameters).toEqual(['temperature', 'top_k']);
+  });
+
+  it('skips endpoints lacking a requested parameter with require_parameters', () => {
+    const result = plan({ models: [mixed], requestedParameters: ['temperature', 'top_k'], preferences: { requireParameters: true } });
+    expect(providers(result)).toEqual(['rich']);
+    expect(plan({ models: [mixed], requestedParameters: ['min_p'], preferences: { requireParameters: true } }).candidates).toEqual([]);
+  });
+});
+
 describe('parseProviderPreferences', () => {
   it('reads the routing keys and ignores the rest', () => {
-    expect(parseProviderPreferences({ order: ['a'], allow_fallbacks: false, only: ['b'], ignore: ['c'], sort: 'latency', data_collection: 'deny' })).toEqual({
+    expect(parseProviderPreferences({ order: ['a'], allow_fallbacks: false, only: ['b'], ignore: ['c'], sort: 'latency', require_parameters: true, data_collection: 'deny' })).toEqual({
       order: ['a'],
       allowFallbacks: false,
       only: ['b'],
       ignore: ['c'],
       sort: 'latency',
+      requireParameters: true,
     });
     expect(parseProviderPreferences(undefined)).toEqual(DEFAULT_PREFERENCES);
     expect(parseProviderPreferences({ sort: { by: 'throughput' } }).sort).toBe('throughput');

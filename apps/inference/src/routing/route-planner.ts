@@ -1,6 +1,7 @@
 import type { ResolvedByokCredential } from '@gw/contracts';
 import { credentialsFor, type CredentialRequester } from './byok-selection.js';
 import type { EndpointHealthView } from './endpoint-health.js';
+import { unsupportedParameters } from './parameter-support.js';
 import { providerMatches } from './provider-preferences.js';
 import {
   endpointKeyOf,
@@ -20,6 +21,8 @@ export interface PlanInput {
   health: EndpointHealthView;
   /** Endpoint the session last succeeded on for the primary model, if any. */
   stickyEndpointKey?: string;
+  /** The gated parameters the request sets (parameter-support.ts). */
+  requestedParameters?: readonly string[];
 }
 
 /**
@@ -37,8 +40,11 @@ export function planRoute(input: PlanInput): RoutePlan {
   const { preferences } = input;
   const candidates: RouteCandidate[] = [];
   let strategy = preferences.order ? 'order' : preferences.sort ? `sort:${preferences.sort}` : 'default';
+  const requested = input.requestedParameters ?? [];
   input.models.forEach((choice, index) => {
-    let ordered = orderEndpoints(allowedCandidates(choice, preferences), preferences, input.health);
+    let allowed = allowedCandidates(choice, preferences);
+    if (preferences.requireParameters) allowed = allowed.filter((candidate) => unsupportedParameters(candidate.endpoint, requested).length === 0);
+    let ordered = orderEndpoints(allowed, preferences, input.health);
     if (index === 0 && !preferences.order && input.stickyEndpointKey && input.health.isHealthy(input.stickyEndpointKey)) {
       const sticky = ordered.find((candidate) => candidate.endpointKey === input.stickyEndpointKey);
       if (sticky) {
@@ -52,7 +58,7 @@ export function planRoute(input: PlanInput): RoutePlan {
   const attempts: RouteAttempt[] = candidates.flatMap((candidate) =>
     credentialsFor(candidate, input.credentials, input.requester).map((credential) => ({ ...candidate, credential })),
   );
-  return { requested: input.models[0]?.id ?? '', strategy, candidates, attempts };
+  return { requested: input.models[0]?.id ?? '', strategy, candidates, attempts, requestedParameters: [...requested] };
 }
 
 function allowedCandidates(choice: ModelChoice, preferences: ProviderPreferences): RouteCandidate[] {

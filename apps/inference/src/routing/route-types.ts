@@ -29,6 +29,8 @@ export interface ProviderPreferences {
   only: string[] | null;
   ignore: string[] | null;
   sort: ProviderSort | null;
+  /** Only endpoints that take every parameter of the request (`require_parameters: true`). */
+  requireParameters: boolean;
 }
 
 export interface RoutePlan {
@@ -39,6 +41,8 @@ export interface RoutePlan {
   /** Every endpoint that passed only/ignore, in the order decided (service_metadata.endpoints.available). */
   candidates: RouteCandidate[];
   attempts: RouteAttempt[];
+  /** The gated parameters the request sets (parameter-support.ts): those the answering endpoint lacks are dropped and reported. */
+  requestedParameters: string[];
 }
 
 /** A public model id with its catalog entry, primary first, then the `models` fallbacks. */

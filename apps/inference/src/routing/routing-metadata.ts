@@ -1,5 +1,6 @@
 import type { ServiceMetadataView } from '@gw/contracts';
 import type { AttemptTracker } from './attempt-tracker.js';
+import { unsupportedParameters } from './parameter-support.js';
 import type { RoutePlan } from './route-types.js';
 
 /** Spec §2.6 routing metadata, under `service_metadata` when the caller opted in (§4.5). */
@@ -10,7 +11,10 @@ export function buildServiceMetadata(plan: RoutePlan, tracker: AttemptTracker, r
     provider: candidate.endpoint.provider.name,
     selected: selected !== undefined && candidate.endpointKey === selected.endpointKey && candidate.modelId === selected.modelId,
   }));
-  return {
+  // Parameters the answering endpoint does not take were dropped from its call: said here.
+  const dropped = selected ? unsupportedParameters(selected.endpoint, plan.requestedParameters) : [];
+  const summary = summarize(tracker);
+  const view: ServiceMetadataView = {
     attempt: tracker.attemptCount,
     endpoints: { available, total: available.length },
     generation_time: tracker.elapsedMs(),
@@ -18,8 +22,10 @@ export function buildServiceMetadata(plan: RoutePlan, tracker: AttemptTracker, r
     region,
     requested: plan.requested,
     strategy: plan.strategy,
-    summary: summarize(tracker),
+    summary: dropped.length > 0 ? `${summary}; dropped unsupported parameters: ${dropped.join(', ')}` : summary,
   };
+  if (dropped.length > 0) view.dropped_parameters = dropped;
+  return view;
 }
 
 /** One line a person can read: which endpoints were tried, how each ended. */

@@ -23,6 +23,8 @@ export interface ServiceMetadataView {
   requested: string;
   strategy: string;
   summary: string;
+  /** Request parameters the answering endpoint does not support, dropped from its call (catalog supportedParameters). */
+  dropped_parameters?: string[];
 }
 
 export interface ChatChoiceView {

@@ -19,6 +19,7 @@ describe('AnthropicAdapter against the provider simulator', () => {
     provider: { id: 'sim-anthropic', name: 'Simulator', format: 'anthropic', baseUrl: `${simulator.url}/anthropic/v1`, apiKey },
     upstreamModel,
     pricing,
+    supportedParameters: new Set(['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
   });
   const body = { model: 'sim/claude', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there' }] };
   const tools = [

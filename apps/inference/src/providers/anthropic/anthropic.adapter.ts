@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, NormalizedUsage, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
@@ -18,7 +19,7 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash });
+    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash });
     const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
@@ -56,7 +57,7 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(body, endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
+    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,

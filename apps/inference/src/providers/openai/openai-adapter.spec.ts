@@ -1,19 +1,31 @@
 import { describe, expect, it } from 'vitest';
+import { testEndpoint } from '../../testing/test-endpoint.js';
 import { buildOpenAiChatBody } from './openai-request.js';
 import { normalizeFinishReason, normalizeOpenAiResponse } from './openai-response.js';
 
 describe('OpenAI-format request', () => {
   it('re-targets the model and drops gateway-only fields', () => {
     const upstream = buildOpenAiChatBody(
-      { model: 'sim/gpt-4o-mini', messages: [], session_id: 's', provider: { order: ['x'] }, models: ['a'], temperature: 0.2, seed: 7 },
-      'gpt-4o-mini',
+      { model: 'sim/gpt-4o-mini', messages: [], session_id: 's', provider: { order: ['x'] }, models: ['a'], temperature: 0.2, seed: 7, trace: { trace_id: 't' }, metadata: { a: 'b' } },
+      testEndpoint('gpt-4o-mini', ['temperature', 'seed']),
     );
     expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [], temperature: 0.2, seed: 7 });
   });
 
+  it('sends only the parameters the endpoint supports, and other vendors\' ones only where the catalog lists them', () => {
+    const body = { model: 'm', messages: [], temperature: 0.2, top_k: 5, min_p: 0.1, repetition_penalty: 1.1, logprobs: true };
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['temperature']))).toEqual({ model: 'u', messages: [], temperature: 0.2 });
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['temperature', 'top_k', 'logprobs']))).toEqual({ model: 'u', messages: [], temperature: 0.2, top_k: 5, logprobs: true });
+  });
+
+  it('sends the reasoning object as reasoning_effort', () => {
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', ['reasoning']))).toEqual({ model: 'u', messages: [], reasoning_effort: 'high' });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', []))).toEqual({ model: 'u', messages: [] });
+  });
+
   it('never forwards the raw end-user id', () => {
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, 'u', 'hashed').user).toBe('hashed');
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, 'u')).not.toHaveProperty('user');
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'), 'hashed').user).toBe('hashed');
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'))).not.toHaveProperty('user');
   });
 });
 

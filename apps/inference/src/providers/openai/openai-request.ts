@@ -1,16 +1,87 @@
-/**
- * Gateway-level fields that steer routing or billing here and mean nothing (or something
- * else) to a provider, so they are not forwarded.
- */
-const GATEWAY_ONLY_FIELDS = new Set(['models', 'provider', 'route', 'preset', 'plugins', 'session_id', 'debug', 'transforms', 'usage', 'stream', 'stream_options']);
+import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { withoutUnsupported } from '../../routing/parameter-support.js';
 
-/** The body sent to an OpenAI-compatible endpoint: the client's body, re-targeted. */
-export function buildOpenAiChatBody(body: Record<string, unknown>, upstreamModel: string, endUserHash?: string): Record<string, unknown> {
+/**
+ * The top-level arguments OpenAI's chat completions take. OpenAI answers 400 "Unrecognized
+ * request argument" for any other, so nothing else goes out unless the endpoint's catalog
+ * entry lists it (an OpenAI-compatible host that takes top_k, min_p, ...).
+ */
+const OPENAI_CHAT_ARGUMENTS = new Set([
+  'model',
+  'messages',
+  'audio',
+  'frequency_penalty',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'max_tokens',
+  'modalities',
+  'n',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'reasoning_effort',
+  'response_format',
+  'safety_identifier',
+  'seed',
+  'service_tier',
+  'stop',
+  'stream',
+  'stream_options',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+  'verbosity',
+  'web_search_options',
+]);
+
+/**
+ * Gateway-level fields that steer routing, billing or gateway features and mean nothing (or
+ * something else) to a provider: never forwarded, even to a host whose catalog lists them.
+ */
+const GATEWAY_ONLY_FIELDS = new Set([
+  'models',
+  'provider',
+  'route',
+  'preset',
+  'plugins',
+  'session_id',
+  'debug',
+  'transforms',
+  'usage',
+  'stream',
+  'stream_options',
+  'trace',
+  'metadata',
+  'image_config',
+  'prompt_cache_options',
+  'cache_control',
+  'stop_server_tools_when',
+  'max_tool_calls',
+  'reasoning',
+  'include_reasoning',
+]);
+
+/**
+ * The body sent to an OpenAI-compatible endpoint: OpenAI's own arguments (and those the
+ * catalog lists for this endpoint), without the parameters the endpoint does not support,
+ * re-targeted to the upstream model, with the end user only as its hash and the gateway's
+ * `reasoning` object as OpenAI's `reasoning_effort`.
+ */
+export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string): Record<string, unknown> {
+  const supported = withoutUnsupported(body, endpoint);
   const upstream: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(body)) {
-    if (!GATEWAY_ONLY_FIELDS.has(field)) upstream[field] = value;
+  for (const [field, value] of Object.entries(supported)) {
+    if (GATEWAY_ONLY_FIELDS.has(field)) continue;
+    if (OPENAI_CHAT_ARGUMENTS.has(field) || endpoint.supportedParameters.has(field)) upstream[field] = value;
   }
-  upstream.model = upstreamModel;
+  upstream.model = endpoint.upstreamModel;
+  const effort = reasoningEffortOf(supported);
+  if (effort !== undefined && upstream.reasoning_effort === undefined) upstream.reasoning_effort = effort;
   if ('user' in upstream) {
     if (endUserHash) upstream.user = endUserHash;
     else delete upstream.user;
@@ -18,13 +89,23 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, upstreamModel
   return upstream;
 }
 
+/** `reasoning.effort` (the gateway's reasoning object) as OpenAI's `reasoning_effort`; `enabled: false` as `none`. */
+function reasoningEffortOf(body: Record<string, unknown>): string | undefined {
+  const reasoning = body.reasoning;
+  if (reasoning === null || typeof reasoning !== 'object' || Array.isArray(reasoning)) return undefined;
+  const { effort, enabled } = reasoning as { effort?: unknown; enabled?: unknown };
+  if (typeof effort === 'string') return effort;
+  if (enabled === false) return 'none';
+  return undefined;
+}
+
 /**
  * The streamed variant: `stream: true`, and usage always asked for (the gateway prices every
  * generation, whether or not the client wants the usage chunk). The client's other
  * `stream_options` pass through.
  */
-export function buildOpenAiStreamBody(body: Record<string, unknown>, upstreamModel: string, endUserHash?: string): Record<string, unknown> {
-  const upstream = buildOpenAiChatBody(body, upstreamModel, endUserHash);
+export function buildOpenAiStreamBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string): Record<string, unknown> {
+  const upstream = buildOpenAiChatBody(body, endpoint, endUserHash);
   const clientOptions = body.stream_options !== null && typeof body.stream_options === 'object' ? body.stream_options : {};
   upstream.stream = true;
   upstream.stream_options = { ...clientOptions, include_usage: true };

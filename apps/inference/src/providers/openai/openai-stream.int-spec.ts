@@ -19,6 +19,7 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl: `${simulator.url}/openai/v1`, apiKey },
     upstreamModel,
     pricing,
+    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
   });
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testEndpoint } from '../../testing/test-endpoint.js';
 import { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { StreamEvent } from '../provider-adapter.js';
 import { buildOpenAiStreamBody } from './openai-request.js';
@@ -68,7 +69,7 @@ describe('OpenAI-format streaming request', () => {
   it('asks for the usage chunk whatever the client said and keeps its other stream options', () => {
     const upstream = buildOpenAiStreamBody(
       { model: 'sim/x', messages: [], stream: true, stream_options: { include_usage: false, include_obfuscation: false }, session_id: 's' },
-      'gpt-4o-mini',
+      testEndpoint('gpt-4o-mini'),
     );
     expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [], stream: true, stream_options: { include_usage: true, include_obfuscation: false } });
   });

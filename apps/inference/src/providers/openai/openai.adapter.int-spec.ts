@@ -18,6 +18,7 @@ describe('OpenAiAdapter against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl, apiKey },
     upstreamModel,
     pricing,
+    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
   });
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 
