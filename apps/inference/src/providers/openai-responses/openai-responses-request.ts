@@ -20,6 +20,8 @@ const SAME_NAME = ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 's
 export function buildResponsesBody(body: Json, upstreamModel: string, endUserHash: string | undefined, stream: boolean): Json {
   const upstream: Json = { model: upstreamModel, input: toInputItems(body.messages), store: false };
   for (const field of SAME_NAME) if (body[field] !== undefined && body[field] !== null) upstream[field] = body[field];
+  // Spec §4.5 tiers OpenAI does not know: `fast` is its `priority`, and so is the best it has for `ultrafast`.
+  if (upstream.service_tier === 'fast' || upstream.service_tier === 'ultrafast') upstream.service_tier = 'priority';
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (typeof maxTokens === 'number') upstream.max_output_tokens = maxTokens;
   if (body.logprobs === true && typeof body.top_logprobs === 'number') upstream.top_logprobs = body.top_logprobs;
