@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
-import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
@@ -98,7 +98,8 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
       const second = await openai.responses.create({
         model: model.id,
         tools: [weather],
-        input: [{ role: 'user', content: 'Weather in Paris?' }, ...first.output, { type: 'function_call_output', call_id: fnCall.call_id, output: 'sunny, 21 C' }],
+        // The output items go back as input, as the Responses API documents (function calls and messages are both).
+        input: [{ role: 'user', content: 'Weather in Paris?' }, ...(first.output as ResponseInputItem[]), { type: 'function_call_output', call_id: fnCall.call_id, output: 'sunny, 21 C' }],
       });
       expect(second.output_text, model.id).toBe('Based on the tool result: "sunny, 21 C".');
 
@@ -153,7 +154,7 @@ describe('reasoning on each way out', () => {
       expect(reasoning?.type === 'reasoning' && reasoning.encrypted_content, model).toMatch(/^gwr1\./);
       const second = await openai.responses.create({
         model,
-        input: [{ role: 'user', content: 'Why is the sky blue?' }, ...first.output, { role: 'user', content: 'And at sunset?' }],
+        input: [{ role: 'user', content: 'Why is the sky blue?' }, ...(first.output as ResponseInputItem[]), { role: 'user', content: 'And at sunset?' }],
         reasoning: { effort: 'low', summary: 'auto' },
         include: ['reasoning.encrypted_content'],
         max_output_tokens: 4096,

@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@gw/contracts';
-import { toEnvelope, type GatewayError } from '@gw/errors';
+import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/chat-stream.relay.js';
 
 /**
