@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { CpuMeter, type NamedProcess } from './cpu.ts';
 
 export interface Target {
-  name: 'direct' | 'gateway' | 'portkey';
+  name: 'direct' | 'gateway' | 'responses' | 'portkey';
   label: string;
   url: string;
   headers: Record<string, string>;
