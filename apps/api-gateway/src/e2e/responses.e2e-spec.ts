@@ -213,6 +213,24 @@ describe('failures', () => {
     }
   });
 
+  it('cancels the provider call when the client of a stream goes away', async () => {
+    const upstreamModel = 'gpt-5-mini;chunk-delay=100;reply-tokens=120';
+    const statsOf = async () => (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{ started: number; finished: number; abandoned: number }>;
+    const before = await statsOf();
+    const controller = new AbortController();
+    const response = await fetch(`${stack.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/gpt-5-mini-slow', input: 'Tell me a long story', stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read(); // the stream has started
+    controller.abort();
+    await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 10_000, interval: 100 }).toBe(1);
+    expect((await statsOf()).finished - before.finished).toBe(0);
+  });
+
   it('answers errors before the first event with the envelope and the status chat completions gives', async () => {
     const unknown = await call('/responses', { body: { model: 'sim/no-such-model', input: 'Hi' } });
     expect(unknown.status).toBe(404);

@@ -179,27 +179,35 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
 function toChatContent(content: unknown, position: number): string | Json[] {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw GatewayError.badRequest(`input[${position}].content must be a string or an array of content parts`);
-  return (content as Json[]).map((part, index) => {
-    const where = `input[${position}].content[${index}]`;
-    switch (part.type) {
-      case 'input_text':
-      case 'output_text':
-        return { type: 'text', text: String(part.text ?? '') };
-      case 'input_image': {
-        if (typeof part.image_url !== 'string' || part.image_url.length === 0) {
-          throw GatewayError.badRequest(`${where}: input_image needs an image_url (a URL or a data: URL); file_id needs stored files, which this gateway does not keep`);
-        }
-        return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+  return (content as Json[]).map((part, index) => withCacheMarkers(part, toChatPart(part, `input[${position}].content[${index}]`)));
+}
+
+/** A block-level cache breakpoint (`cache_control`, `prompt_cache_breakpoint`) stays on the part it marks. */
+function withCacheMarkers(part: Json, chatPart: Json): Json {
+  if (part.cache_control !== undefined) chatPart.cache_control = part.cache_control;
+  if (part.prompt_cache_breakpoint !== undefined) chatPart.prompt_cache_breakpoint = part.prompt_cache_breakpoint;
+  return chatPart;
+}
+
+function toChatPart(part: Json, where: string): Json {
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+      return { type: 'text', text: String(part.text ?? '') };
+    case 'input_image': {
+      if (typeof part.image_url !== 'string' || part.image_url.length === 0) {
+        throw GatewayError.badRequest(`${where}: input_image needs an image_url (a URL or a data: URL); file_id needs stored files, which this gateway does not keep`);
       }
-      case 'input_file': {
-        const data = typeof part.file_data === 'string' ? part.file_data : typeof part.file_url === 'string' ? part.file_url : undefined;
-        if (!data) throw GatewayError.badRequest(`${where}: input_file needs file_data or file_url; file_id needs stored files, which this gateway does not keep`);
-        return { type: 'file', file: { file_data: data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } };
-      }
-      default:
-        throw GatewayError.badRequest(`${where}: content parts of type ${String(part.type)} are not supported`);
+      return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
     }
-  });
+    case 'input_file': {
+      const data = typeof part.file_data === 'string' ? part.file_data : typeof part.file_url === 'string' ? part.file_url : undefined;
+      if (!data) throw GatewayError.badRequest(`${where}: input_file needs file_data or file_url; file_id needs stored files, which this gateway does not keep`);
+      return { type: 'file', file: { file_data: data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } };
+    }
+    default:
+      throw GatewayError.badRequest(`${where}: content parts of type ${String(part.type)} are not supported`);
+  }
 }
 
 /** An assistant message's text (its `output_text` / `refusal` parts, or a string). */
