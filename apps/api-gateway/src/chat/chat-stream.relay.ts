@@ -29,16 +29,19 @@ export interface StreamFraming {
   frame(packet: string): string;
   /** The bytes of a clean end. */
   end: string;
-  /** The last bytes after a failure past the first packet (`first` and `last` are packets already sent). */
-  failure(first: string, last: string, error: GatewayError): string;
+  /**
+   * The last event of a stream that failed after its first packet; it may repeat the first
+   * packet (id, model, ...) or follow the last one sent (a Responses `sequence_number`).
+   */
+  errorFrame(firstPacket: string | undefined, failure: GatewayError, lastPacket?: string): string;
 }
 
 /** OpenAI's chat-completions stream (ADR 0016). */
-export const CHAT_COMPLETIONS_FRAMING: StreamFraming = {
+export const CHAT_COMPLETIONS_SSE: StreamFraming = {
   subject: SUBJECTS.inference.chatStream,
   frame: (packet) => `data: ${packet}\n\n`,
   end: DONE,
-  failure: (first, _last, error) => `data: ${JSON.stringify(errorChunk(chunkHead(first), error))}\n\n`,
+  errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
 };
 
 /**
@@ -60,7 +63,7 @@ export class ChatStreamRelay {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_FRAMING): Promise<void> {
+  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_SSE): Promise<void> {
     const streamId = randomUUID();
     const payload: ChatStreamRequest = { ...request, streamId };
     const stream = this.rpc.stream<string>(framing.subject, payload, {
@@ -90,7 +93,7 @@ export class ChatStreamRelay {
     if (finished) return;
 
     // The failure frame of a later failure repeats what the first packet said (id, model, ...).
-    const firstPacket = first.value ?? '';
+    const firstPacket = first.value;
     let lastPacket = firstPacket;
     reply.hijack();
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
@@ -107,7 +110,8 @@ export class ChatStreamRelay {
       // A stalled stream (idle timeout) or one the client could not keep up with may still be
       // running upstream; for a stream inference already ended, the cancellation is a no-op.
       this.cancel(streamId);
-      raw.end(framing.failure(firstPacket, lastPacket, failure));
+      // The error event of a failure may repeat the stream's first packet (its id, model, ...).
+      raw.end(framing.errorFrame(firstPacket, failure, lastPacket));
     } finally {
       finished = true;
       raw.off('close', onClose);
@@ -150,8 +154,8 @@ interface ChunkHead {
   provider?: string | null;
 }
 
-function chunkHead(first: string): ChunkHead | undefined {
-  if (first === '') return undefined;
+function chunkHead(first: string | undefined): ChunkHead | undefined {
+  if (first === undefined) return undefined;
   try {
     const { id, created, model, provider } = JSON.parse(first) as ChunkHead;
     return { id, created, model, provider };

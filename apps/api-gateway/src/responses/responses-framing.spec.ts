@@ -14,7 +14,7 @@ describe('Responses stream framing in the gateway', () => {
   it('ends a stream the gateway saw fail with response.failed: next sequence number, the first response marked failed, the canonical type', () => {
     const first = frame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'sim/gpt-4o-mini', status: 'in_progress', output: [] } });
     const last = frame({ type: 'response.output_text.delta', sequence_number: 7, delta: 'x' });
-    const failure = RESPONSES_FRAMING.failure(first, last, new GatewayError(504, 'The stream stalled', { errorType: 'timeout' }));
+    const failure = RESPONSES_FRAMING.errorFrame(first, new GatewayError(504, 'The stream stalled', { errorType: 'timeout' }), last);
     expect(failure.startsWith('event: response.failed\ndata: ')).toBe(true);
     expect(failure.endsWith('\n\n')).toBe(true);
     const data = JSON.parse(failure.split('\n')[1]!.slice('data: '.length)) as Record<string, any>;

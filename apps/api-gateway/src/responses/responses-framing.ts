@@ -3,7 +3,7 @@ import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/chat-stream.relay.js';
 
 /**
- * The Responses API's stream (ADR 0020): inference sends each semantic event already framed
+ * The Responses API's stream (ADR 0024): inference sends each semantic event already framed
  * (`event: <type>\ndata: <json>\n\n`) and ends after `response.completed`, `.incomplete` or
  * `.failed`. A failure the gateway sees itself after the first event (the stream stalled,
  * NATS went away) still ends with `response.failed`: the response of the first event
@@ -14,9 +14,9 @@ export const RESPONSES_FRAMING: StreamFraming = {
   subject: SUBJECTS.inference.responsesStream,
   frame: (packet) => packet,
   end: '',
-  failure: (first, last, error) => {
-    const created = dataOf(first);
-    const previous = dataOf(last);
+  errorFrame: (firstPacket, error, lastPacket) => {
+    const created = firstPacket === undefined ? undefined : dataOf(firstPacket);
+    const previous = lastPacket === undefined ? undefined : dataOf(lastPacket);
     const sequence = typeof previous?.sequence_number === 'number' ? previous.sequence_number + 1 : 0;
     const { error: envelope } = toEnvelope(error);
     // Without `output`, clients keep the items the stream already announced.

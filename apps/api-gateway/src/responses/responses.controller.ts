@@ -10,7 +10,7 @@ import { RESPONSES_FRAMING } from './responses-framing.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
- * with `stream: true` OpenAI's semantic events over SSE (ADR 0020). Validation, session
+ * with `stream: true` OpenAI's semantic events over SSE (ADR 0024). Validation, session
  * header, routing-metadata opt-in, cancellation on disconnect: as on chat completions.
  */
 @Controller('v1')

@@ -38,7 +38,7 @@ export class ProviderConfig {
 
   /**
    * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`:
-   * `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0019).
+   * `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0023).
    */
   @IsOptional()
   @IsBoolean()

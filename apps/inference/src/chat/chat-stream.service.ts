@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
-import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
-import { newGenerationId } from './chat.service.js';
+import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
+import { observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 
@@ -33,17 +33,7 @@ export class ChatStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      const controller = this.cancellations.register(request.streamId);
-      this.run(request, controller.signal, (chunk) => subscriber.next(chunk))
-        .then(
-          () => subscriber.complete(),
-          (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
-        )
-        .finally(() => this.cancellations.release(request.streamId, controller));
-      // Unsubscribing (service shutdown) must not leave the provider call running.
-      return () => controller.abort();
-    });
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {

@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { randomUUID } from 'node:crypto';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
 import { ChatPreparation } from './chat-preparation.service.js';
+import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
-
-/**
- * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
- * entropy pool; randomBytes per call was ~2 % of inference's CPU under load.
- */
-export function newGenerationId(): string {
-  const random = randomUUID();
-  return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
-}
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a

@@ -4,20 +4,15 @@ import { AdapterRegistry, type UpstreamApi } from '../providers/adapter-registry
 import type { ChatCallContext, NormalizedCompletion, StreamEvent } from '../providers/provider-adapter.js';
 import type { RouteResult } from '../routing/route-executor.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';
-import type { RouteAttempt } from '../routing/route-types.js';
 import type { DebugTimings } from '../routing/routing-metadata.js';
 import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { PreparedChat } from './chat-preparation.service.js';
+import { callContextFor } from './generation-ids.js';
 
 /** A provider stream that has produced its first event (or ended without any). */
 export interface OpenedStream {
   first: IteratorResult<StreamEvent>;
   events: AsyncIterator<StreamEvent>;
-}
-
-/** The call context of one attempt: a BYOK attempt carries the workspace's key. */
-export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
-  return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
 }
 
 /**

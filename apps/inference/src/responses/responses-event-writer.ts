@@ -37,7 +37,7 @@ interface OpenCall {
 type OpenItem = OpenReasoning | OpenMessage | OpenCall;
 
 /**
- * Turns the pipeline's chat stream events into OpenAI's Responses semantic events (ADR 0020),
+ * Turns the pipeline's chat stream events into OpenAI's Responses semantic events (ADR 0024),
  * each framed as SSE (`event: <type>` + `data: <json>`) with an increasing `sequence_number`:
  * response.created and .in_progress first; then per output item `output_item.added`, its
  * deltas (`reasoning_summary_*`, `content_part.*` + `output_text.*`, `function_call_arguments.*`)

@@ -52,7 +52,7 @@ export interface TranslatedResponsesRequest {
 
 /**
  * A Responses-API body (already bounded by the gateway's ResponsesRequestDto) as the
- * internal form (ADR 0019): `instructions` and `input` -> messages (function calls and their
+ * internal form (ADR 0023): `instructions` and `input` -> messages (function calls and their
  * outputs -> assistant tool calls and tool messages; reasoning items -> the next assistant
  * message's reasoning details), function tools flattened -> chat tools, `text.format` ->
  * `response_format`, `max_output_tokens` -> `max_completion_tokens`, `prompt` -> the preset

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { Observable } from 'rxjs';
-import { newGenerationId } from '../chat/chat.service.js';
+import type { Observable } from 'rxjs';
+import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { observeStream } from '../chat/stream-observable.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
@@ -14,7 +15,7 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
  * non-streamed path, the provider's stream (native Responses or chat) turned into OpenAI's
- * semantic events by ResponsesEventWriter, each emitted already framed as SSE (ADR 0020).
+ * semantic events by ResponsesEventWriter, each emitted already framed as SSE (ADR 0024).
  * Nothing is emitted before the provider's first event, so a refusal up to then fails the
  * Observable and the gateway answers with the error envelope. After it, a failure is told
  * in-band: `response.failed` with the canonical error type, and the stream ends (the tokens
@@ -30,17 +31,7 @@ export class ResponsesStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      const controller = this.cancellations.register(request.streamId);
-      this.run(request, controller.signal, (frame) => subscriber.next(frame))
-        .then(
-          () => subscriber.complete(),
-          (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
-        )
-        .finally(() => this.cancellations.release(request.streamId, controller));
-      // Unsubscribing (service shutdown) must not leave the provider call running.
-      return () => controller.abort();
-    });
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (frame: string) => void): Promise<void> {

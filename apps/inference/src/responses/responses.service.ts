@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesResponseView } from '@gw/contracts';
-import { newGenerationId } from '../chat/chat.service.js';
+import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
@@ -9,7 +9,7 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 import { outputItemsOf, responseObject, statusOf } from './responses-view.js';
 
 /**
- * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0019): preparation
+ * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
  * (ResponsesPreparation -> ChatPreparation), then each step's model call (ModelCalls, native
  * Responses where the catalog says so), each priced and recorded as one generation
  * (GenerationAccounting), then the spec §2.6 response object. A request that fails before an

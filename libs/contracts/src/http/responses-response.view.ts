@@ -34,7 +34,7 @@ export interface ResponsesReasoningItemView {
   type: 'reasoning';
   id: string;
   summary: Array<{ type: 'summary_text'; text: string }>;
-  /** Only with `include: ["reasoning.encrypted_content"]` (ADR 0019). */
+  /** Only with `include: ["reasoning.encrypted_content"]` (ADR 0023). */
   encrypted_content?: string;
 }
 

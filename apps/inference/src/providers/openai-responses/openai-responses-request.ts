@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 const SAME_NAME = ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 'service_tier', 'prompt_cache_key', 'safety_identifier'] as const;
 
 /**
- * The internal form (a chat-completions body) as an OpenAI Responses request (ADR 0019):
+ * The internal form (a chat-completions body) as an OpenAI Responses request (ADR 0023):
  * messages -> input items (function calls and their outputs as items, reasoning details back
  * to reasoning items), tools flattened, `response_format` -> `text.format`, max tokens ->
  * `max_output_tokens`. Always `store: false`, and with reasoning on, encrypted reasoning is
