@@ -18,6 +18,7 @@ import { KeysController } from './keys/keys.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
+import { ResponsesController } from './responses/responses.controller.js';
 
 @Module({})
 export class AppModule {
@@ -25,7 +26,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,

@@ -37,6 +37,10 @@ export const SUBJECTS = {
     messagesCreate: 'inference.messages.create',
     /** Streamed messages: one packet per Anthropic SSE event, already framed (`event: ...\ndata: ...\n\n`). */
     messagesStream: 'inference.messages.stream',
+    /** Responses API (`ChatCreateRequest` with a Responses body): the spec §2.6 response object. */
+    responsesCreate: 'inference.responses.create',
+    /** Streamed Responses API (`ChatStreamRequest`): one packet per semantic event, already framed as SSE. */
+    responsesStream: 'inference.responses.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
   },

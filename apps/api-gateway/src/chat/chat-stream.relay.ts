@@ -14,28 +14,38 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+const DONE = 'data: [DONE]\n\n';
+
 /**
- * How one front door frames its stream: the subject inference streams it on, each packet as
- * written, the clean end, and the last event of a stream that failed after its first packet.
+ * How one front door's stream goes on the wire. The relay is the same for every streamed
+ * endpoint (commit on the first packet, back-pressure, cancellation, idle timeout); only the
+ * bytes differ: chat completions frame each chunk as `data:` and end with `[DONE]`, the
+ * Responses API gets packets already framed (`event:` + `data:`) and ends without a marker.
  */
 export interface StreamFraming {
+  /** The NATS subject inference streams this endpoint on. */
   subject: string;
+  /** The bytes of one packet from inference. */
   frame(packet: string): string;
+  /** The bytes of a clean end. */
   end: string;
-  errorFrame(firstPacket: string | undefined, failure: GatewayError): string;
+  /**
+   * The last event of a stream that failed after its first packet; it may repeat the first
+   * packet (id, model, ...) or follow the last one sent (a Responses `sequence_number`).
+   */
+  errorFrame(firstPacket: string | undefined, failure: GatewayError, lastPacket?: string): string;
 }
 
-/** Chat completions as OpenAI streams them: `data: <chunk>`, `data: [DONE]`, OpenRouter's error chunk. */
+/** OpenAI's chat-completions stream (ADR 0016). */
 export const CHAT_COMPLETIONS_SSE: StreamFraming = {
   subject: SUBJECTS.inference.chatStream,
   frame: (packet) => `data: ${packet}\n\n`,
-  end: 'data: [DONE]\n\n',
+  end: DONE,
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
 };
 
 /**
- * Relays a stream from inference to the HTTP client (chat completions as OpenAI streams them
- * by default; another front door passes its `StreamFraming`).
+ * Relays a streamed chat completion from inference to the HTTP client as OpenAI streams it.
  * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
@@ -88,12 +98,15 @@ export class ChatStreamRelay {
       throw new GatewayError(502, 'The stream ended before its first chunk', { errorType: 'provider_unavailable' });
     }
 
+    // The failure frame of a later failure repeats what the first packet said (id, model, ...).
     const firstPacket = first.value;
+    let lastPacket = firstPacket;
     reply.hijack();
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
       for (let next: IteratorResult<string> = first; !next.done; next = await stream.next()) {
         if (finished) return;
+        lastPacket = next.value;
         if (!raw.write(framing.frame(next.value))) await drained(raw);
       }
       if (!finished) raw.end(framing.end);
@@ -104,10 +117,29 @@ export class ChatStreamRelay {
       // running upstream; for a stream inference already ended, the cancellation is a no-op.
       this.cancel(streamId);
       // The error event of a failure may repeat the stream's first packet (its id, model, ...).
-      raw.end(framing.errorFrame(firstPacket, failure));
+      raw.end(framing.errorFrame(firstPacket, failure, lastPacket));
     } finally {
       finished = true;
       raw.off('close', onClose);
+    }
+  }
+
+  /**
+   * A non-streamed inference request that a client leaving before the answer cancels: nobody
+   * pays for tokens nobody reads.
+   */
+  async sendCancellable<T>(reply: FastifyReply, subject: string, payload: object): Promise<T> {
+    const requestId = randomUUID();
+    let answered = false;
+    const onClose = () => {
+      if (!answered) this.cancel(requestId);
+    };
+    reply.raw.once('close', onClose);
+    try {
+      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS);
+    } finally {
+      answered = true;
+      reply.raw.off('close', onClose);
     }
   }
 

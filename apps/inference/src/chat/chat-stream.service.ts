@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
-import { AdapterRegistry } from '../providers/adapter-registry.js';
 import type { StreamEvent } from '../providers/provider-adapter.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
-import { openFirstEvent } from './open-stream.js';
-import { callContextFor, newGenerationId } from './generation-ids.js';
+import { newGenerationId } from './generation-ids.js';
+import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 import { observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
@@ -28,8 +26,7 @@ import { buildUsageView } from './usage-view.js';
 @Injectable()
 export class ChatStreamService {
   constructor(
-    private readonly adapters: AdapterRegistry,
-    private readonly router: RoutePlanner,
+    private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
@@ -41,19 +38,13 @@ export class ChatStreamService {
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
-    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
+    const prepared = await this.preparation.prepare(request, signal);
+    const { body, sessionId, plan, base } = prepared;
     const debug = debugOptions(body);
     let upstreamBody: Record<string, unknown> | undefined;
     if (debug?.echoUpstreamBody) base.onUpstreamBody = (sent) => (upstreamBody = sent);
 
-    const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>
-      openFirstEvent(
-        current.endpoint.provider.id,
-        () => this.adapters.for(current.endpoint.provider.format).stream(current.endpoint, body, callContextFor(current, base)),
-        (first) => first.type === 'chunk',
-        debug?.timings,
-      ),
-    );
+    const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'chat', { timings: debug?.timings });
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };

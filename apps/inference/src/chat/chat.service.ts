@@ -1,25 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { AdapterRegistry } from '../providers/adapter-registry.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
-import { GenerationPipeline } from './generation-pipeline.service.js';
+import { ChatPreparation } from './chat-preparation.service.js';
+import { newGenerationId } from './generation-ids.js';
+import { ModelCalls } from './model-calls.service.js';
+import { StreamCancellations } from './stream-cancellations.js';
 
 /**
- * One non-streaming chat completion: the shared pipeline (preparation, routing, pricing,
- * usage event) with the endpoint's adapter as the call, and routing metadata when the
- * caller opted in.
+ * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
+ * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event queued
+ * off the request path (GenerationAccounting), and routing metadata when the caller opted in.
  */
 @Injectable()
 export class ChatService {
   constructor(
-    private readonly adapters: AdapterRegistry,
-    private readonly pipeline: GenerationPipeline,
+    private readonly calls: ModelCalls,
+    private readonly preparation: ChatPreparation,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
   ) {}
 
+  /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    const { id, result: completion, attempt, charge, serviceMetadata } = await this.pipeline.complete(request, (current, context, prepared) =>
-      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, prepared.body, context),
-    );
+    if (!request.requestId) return this.complete(request);
+    const controller = this.cancellations.register(request.requestId);
+    try {
+      return await this.complete(request, controller.signal);
+    } finally {
+      this.cancellations.release(request.requestId, controller);
+    }
+  }
+
+  private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
+    const { principal } = request;
+    const prepared = await this.preparation.prepare(request, signal);
+    const { sessionId, plan } = prepared;
+    const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat');
+
+    const id = newGenerationId();
+    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
     return buildChatCompletion({
       id,
       modelId: attempt.modelId,
@@ -28,7 +48,7 @@ export class ChatService {
       cost: charge.upstream,
       isByok: charge.isByok,
       charged: charge.charged,
-      serviceMetadata,
+      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined,
     });
   }
 }

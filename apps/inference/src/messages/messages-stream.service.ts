@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest, ServiceMetadataView } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ChatPreparation, type PreparedChat } from '../chat/chat-preparation.service.js';
-import { callContextFor, newGenerationId } from '../chat/generation-ids.js';
+import { newGenerationId } from '../chat/generation-ids.js';
+import { ModelCalls } from '../chat/model-calls.service.js';
 import { openFirstEvent, type OpenedStream } from '../chat/open-stream.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { observeStream } from '../chat/stream-observable.js';
@@ -12,8 +13,7 @@ import type { Charge } from '../pricing/charge.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { AnthropicUsageTally, type AnthropicStreamData } from '../providers/anthropic/anthropic-stream.js';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
-import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { ChatCallContext, NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
@@ -47,7 +47,7 @@ export class MessagesStreamService {
   constructor(
     private readonly adapters: AdapterRegistry,
     private readonly anthropic: AnthropicAdapter,
-    private readonly router: RoutePlanner,
+    private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
@@ -60,7 +60,7 @@ export class MessagesStreamService {
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
     const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
     const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
-    const { result: opened, attempt, tracker } = await this.router.execute(prepared.plan, (current) => this.open(forms, current, prepared));
+    const { result: opened, attempt, tracker } = await this.calls.run(prepared, (current, context) => this.open(forms, current, prepared, context));
     const run: StreamRun = {
       id: newGenerationId(),
       request,
@@ -74,9 +74,8 @@ export class MessagesStreamService {
     else await this.translateChunks(run, opened);
   }
 
-  private open(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat): Promise<OpenedSource> {
+  private open(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat, context: ChatCallContext): Promise<OpenedSource> {
     const { endpoint } = attempt;
-    const context = callContextFor(attempt, prepared.base);
     if (endpoint.provider.format === 'anthropic') {
       return openFirstEvent(endpoint.provider.id, () => this.anthropic.streamNative(endpoint, nativeBodyFor(forms, attempt, prepared, true), context), (first) => first.type === 'message_start').then(
         (opened) => ({ kind: 'native' as const, ...opened }),

@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, MessageView } from '@gw/contracts';
-import { GenerationPipeline } from '../chat/generation-pipeline.service.js';
+import { ChatPreparation } from '../chat/chat-preparation.service.js';
+import { newGenerationId } from '../chat/generation-ids.js';
+import { ModelCalls } from '../chat/model-calls.service.js';
+import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDraft } from './message-from-completion.js';
 import { assertTranslatable, nativeBodyFor, type MessagesRequestForms } from './messages-attempt.js';
@@ -14,22 +18,37 @@ interface MessageResult {
 }
 
 /**
- * `POST /v1/messages` (Anthropic's Messages API), not streamed: the chat pipeline on the
- * request's chat-completions form, where each attempt either relays the Messages body to an
- * Anthropic-format endpoint or sends the chat form to an OpenAI-format one and translates the
- * answer back (docs/adr: messages front door).
+ * `POST /v1/messages` (Anthropic's Messages API), not streamed: the shared pipeline on the
+ * request's chat-completions form (ChatPreparation, one model call, GenerationAccounting),
+ * where each attempt either relays the Messages body to an Anthropic-format endpoint or sends
+ * the chat form to an OpenAI-format one and translates the answer back (ADR 0021).
  */
 @Injectable()
 export class MessagesService {
   constructor(
-    private readonly pipeline: GenerationPipeline,
+    private readonly preparation: ChatPreparation,
+    private readonly calls: ModelCalls,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
     private readonly adapters: AdapterRegistry,
     private readonly anthropic: AnthropicAdapter,
   ) {}
 
+  /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<MessageView> {
+    if (!request.requestId) return this.complete(request);
+    const controller = this.cancellations.register(request.requestId);
+    try {
+      return await this.complete(request, controller.signal);
+    } finally {
+      this.cancellations.release(request.requestId, controller);
+    }
+  }
+
+  private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<MessageView> {
     const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
-    const { id, result, attempt, charge, serviceMetadata } = await this.pipeline.complete<MessageResult>({ ...request, body: forms.chat }, async (current, context, prepared) => {
+    const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
+    const { result, attempt, tracker } = await this.calls.run<MessageResult>(prepared, async (current, context) => {
       const { endpoint } = current;
       if (endpoint.provider.format === 'anthropic') {
         const native = await this.anthropic.completeNative(endpoint, nativeBodyFor(forms, current, prepared, false), context);
@@ -39,6 +58,9 @@ export class MessagesService {
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);
       return { draft: draftFromCompletion(completion), usage: completion.usage };
     });
+    const id = newGenerationId();
+    const charge = this.accounting.settle({ generationId: id, principal: request.principal, attempt, tracker, usage: result.usage, status: 'succeeded', sessionId: prepared.sessionId });
+    const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined;
     const { draft } = result;
     const view: MessageView = {
       id,
