@@ -63,6 +63,8 @@ export interface MessagePlan {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
+  cacheWriteTokens: number;
+  webSearchRequests: number;
 }
 
 function pickTool(tools: unknown, choice: unknown): Json | undefined {
@@ -129,5 +131,16 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     stopSequence = shaped.stopSequence;
   }
   const cacheReadTokens = Math.min(d.cached ?? 0, promptTokens);
-  return { content, pieces, stopReason, stopSequence, inputTokens: promptTokens - cacheReadTokens, outputTokens, cacheReadTokens };
+  const cacheWriteTokens = Math.min(d.cacheWrite ?? 0, promptTokens - cacheReadTokens);
+  return {
+    content,
+    pieces,
+    stopReason,
+    stopSequence,
+    inputTokens: promptTokens - cacheReadTokens - cacheWriteTokens,
+    outputTokens,
+    cacheReadTokens,
+    cacheWriteTokens,
+    webSearchRequests: d.webSearch ?? 0,
+  };
 }

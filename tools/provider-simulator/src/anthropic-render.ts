@@ -9,8 +9,9 @@ function usage(plan: MessagePlan, outputTokens: number) {
   return {
     input_tokens: plan.inputTokens,
     output_tokens: outputTokens,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: plan.cacheWriteTokens,
     cache_read_input_tokens: plan.cacheReadTokens,
+    ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}),
   };
 }
 
@@ -61,7 +62,7 @@ export function renderEvents(plan: MessagePlan, id: string, model: string): Fram
     eventFrame('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
-      usage: { output_tokens: plan.outputTokens },
+      usage: { output_tokens: plan.outputTokens, ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}) },
     }),
   );
   frames.push(eventFrame('message_stop', { type: 'message_stop' }));

@@ -26,6 +26,11 @@ export interface Directives {
   cached?: number;
   /** length of the generated reply in tokens (before max_tokens / stop) */
   replyTokens?: number;
+  /** usage details to report: audio prompt tokens, audio completion tokens, cache writes, web searches */
+  audioIn?: number;
+  audioOut?: number;
+  cacheWrite?: number;
+  webSearch?: number;
   /** streaming: a 200 stream that ends at once, without a single chunk (OpenAI: only `data: [DONE]`) */
   emptyStream?: boolean;
 }
@@ -79,6 +84,18 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'cached':
       d.cached = n;
+      break;
+    case 'audio-in':
+      d.audioIn = n;
+      break;
+    case 'audio-out':
+      d.audioOut = n;
+      break;
+    case 'cache-write':
+      d.cacheWrite = n;
+      break;
+    case 'web-search':
+      d.webSearch = n;
       break;
     case 'empty-stream':
       d.emptyStream = n > 0;

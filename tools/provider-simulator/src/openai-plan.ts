@@ -61,6 +61,9 @@ export interface ChatPlan {
   completionTokens: number;
   reasoningTokens: number;
   cachedTokens: number;
+  cacheWriteTokens: number;
+  audioInTokens: number;
+  audioOutTokens: number;
 }
 
 function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
@@ -132,9 +135,14 @@ export function planChat(body: Json, d: Directives, promptTokens: number): ChatP
     });
   }
   const reasoningTokens = d.reasoning ?? 0;
-  const completionTokens = choices.reduce((s, c) => s + c.tokens, 0) + reasoningTokens;
-  const cachedTokens = Math.min(d.cached ?? 0, promptTokens);
-  return { choices, promptTokens, completionTokens, reasoningTokens, cachedTokens };
+  // Audio tokens are reported on top of the text (prompt: as if an audio part was sent).
+  const audioInTokens = d.audioIn ?? 0;
+  const audioOutTokens = d.audioOut ?? 0;
+  const completionTokens = choices.reduce((s, c) => s + c.tokens, 0) + reasoningTokens + audioOutTokens;
+  const allPrompt = promptTokens + audioInTokens;
+  const cachedTokens = Math.min(d.cached ?? 0, allPrompt);
+  const cacheWriteTokens = Math.min(d.cacheWrite ?? 0, allPrompt - cachedTokens);
+  return { choices, promptTokens: allPrompt, completionTokens, reasoningTokens, cachedTokens, cacheWriteTokens, audioInTokens, audioOutTokens };
 }
 
 export function usageOf(plan: ChatPlan): Json {
@@ -142,10 +150,15 @@ export function usageOf(plan: ChatPlan): Json {
     prompt_tokens: plan.promptTokens,
     completion_tokens: plan.completionTokens,
     total_tokens: plan.promptTokens + plan.completionTokens,
-    prompt_tokens_details: { cached_tokens: plan.cachedTokens, audio_tokens: 0 },
+    prompt_tokens_details: {
+      cached_tokens: plan.cachedTokens,
+      audio_tokens: plan.audioInTokens,
+      // OpenAI reports no cache writes; OpenAI-compatible hosts that do (OpenRouter) use this name.
+      ...(plan.cacheWriteTokens > 0 ? { cache_write_tokens: plan.cacheWriteTokens } : {}),
+    },
     completion_tokens_details: {
       reasoning_tokens: plan.reasoningTokens,
-      audio_tokens: 0,
+      audio_tokens: plan.audioOutTokens,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
     },

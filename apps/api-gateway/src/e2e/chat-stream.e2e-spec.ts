@@ -101,6 +101,14 @@ describe('POST /v1/chat/completions with stream: true', () => {
     for (const event of events.slice(0, -1)) expect(JSON.parse(event.slice('data: '.length))).toHaveProperty('object', 'chat.completion.chunk');
   });
 
+  it('reports one set of timings, the answering attempt\'s, after a fallback', async () => {
+    const { text } = await postStream({ model: 'sim/gpt-4o-mini-fallback', debug: {} });
+    const events = text.split('\n\n').filter(Boolean);
+    const last = JSON.parse(events.at(-2)!.slice('data: '.length));
+    const timings = last.debug.timings as Array<{ event: string }>;
+    expect(timings.map((timing) => timing.event)).toEqual(['adapter_request', 'upstream_headers_received', 'first_token_received', 'upstream_body_ended']);
+  });
+
   it('echoes the upstream body first and reports timings last when the request asks for debug', async () => {
     const { status, text } = await postStream({ model: 'sim/gpt-4o-mini', debug: { echo_upstream_body: true }, user: 'alice@example.com' });
     expect(status).toBe(200);

@@ -60,6 +60,20 @@ export class PricingConfig {
   @IsOptional()
   @Matches(DECIMAL)
   cacheWritePrompt?: string;
+
+  /** Per audio prompt token, where the model prices audio apart (default the prompt price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  audioPrompt?: string;
+
+  /** Per audio / image completion token, where the model prices them apart (default the completion price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  audioCompletion?: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  imageCompletion?: string;
 }
 
 export class EndpointConfig {

@@ -12,6 +12,10 @@ export interface EndpointPricing {
   cachedPrompt: Prisma.Decimal;
   /** Unset: cache writes cost the prompt price. */
   cacheWritePrompt?: Prisma.Decimal;
+  /** Unset: audio / image tokens cost what text costs. */
+  audioPrompt?: Prisma.Decimal;
+  audioCompletion?: Prisma.Decimal;
+  imageCompletion?: Prisma.Decimal;
 }
 
 export interface RoutableEndpoint {
@@ -55,6 +59,9 @@ export class CatalogService {
             completion: new Prisma.Decimal(endpoint.pricing.completion),
             cachedPrompt: new Prisma.Decimal(endpoint.pricing.cachedPrompt ?? endpoint.pricing.prompt),
             ...(endpoint.pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(endpoint.pricing.cacheWritePrompt) } : {}),
+            ...(endpoint.pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(endpoint.pricing.audioPrompt) } : {}),
+            ...(endpoint.pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(endpoint.pricing.audioCompletion) } : {}),
+            ...(endpoint.pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(endpoint.pricing.imageCompletion) } : {}),
           },
         }));
       this.models.set(model.id, { config: model, endpoints });

@@ -19,6 +19,7 @@ export async function openFirstEvent<E>(
   timings?: DebugTimings,
 ): Promise<OpenedStream<E>> {
   try {
+    timings?.beginAttempt();
     timings?.mark('adapter_request');
     const events = (await start())[Symbol.asyncIterator]();
     timings?.mark('upstream_headers_received');

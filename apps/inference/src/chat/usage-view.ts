@@ -14,16 +14,20 @@ export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boole
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
     // Details the provider reported beyond the cached and reasoning counts are passed on
-    // (Anthropic's cache writes; audio and image tokens), never invented as zeros.
+    // (cache writes; audio, file, video and image tokens), never invented as zeros.
     prompt_tokens_details: {
       cached_tokens: usage.cachedTokens,
-      ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
-      ...(usage.audioTokens !== undefined ? { audio_tokens: usage.audioTokens } : {}),
+      ...defined('cache_write_tokens', usage.cacheWriteTokens),
+      ...defined('audio_tokens', usage.promptAudioTokens),
+      ...defined('file_tokens', usage.promptFileTokens),
+      ...defined('video_tokens', usage.promptVideoTokens),
     },
     completion_tokens_details: {
       reasoning_tokens: usage.reasoningTokens,
-      ...(usage.imageTokens !== undefined ? { image_tokens: usage.imageTokens } : {}),
+      ...defined('audio_tokens', usage.completionAudioTokens),
+      ...defined('image_tokens', usage.completionImageTokens),
     },
+    ...serverToolUseView(usage),
     cost: charged.toNumber(),
     is_byok: isByok,
     cost_details: {
@@ -34,4 +38,16 @@ export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boole
       upstream_inference_output_cost: cost.output.toNumber(),
     },
   };
+}
+
+function defined(field: string, value: number | undefined): Record<string, number> {
+  return value === undefined ? {} : { [field]: value };
+}
+
+/** Spec §2.1: server_tool_use and server_tool_use_details carry the same three counts. */
+function serverToolUseView(usage: NormalizedUsage): Pick<ChatUsageView, 'server_tool_use' | 'server_tool_use_details'> {
+  const tools = usage.serverToolUse;
+  if (!tools) return {};
+  const view = { tool_calls_executed: tools.toolCallsExecuted, tool_calls_requested: tools.toolCallsRequested, web_search_requests: tools.webSearchRequests };
+  return { server_tool_use: view, server_tool_use_details: { ...view } };
 }

@@ -16,6 +16,15 @@ describe('computeCost', () => {
     expect(cost.total.toString()).toBe('0.00045');
   });
 
+  it('bills audio prompt and audio / image completion tokens at their own prices where the catalog has them', () => {
+    const audio = { ...pricing, audioPrompt: new Prisma.Decimal('0.00004'), audioCompletion: new Prisma.Decimal('0.00008'), imageCompletion: new Prisma.Decimal('0.00003') };
+    const cost = computeCost(audio, { promptTokens: 100, completionTokens: 50, cachedTokens: 10, promptAudioTokens: 20, completionAudioTokens: 5, completionImageTokens: 5 });
+    expect(cost.input.toString()).toBe(new Prisma.Decimal('0.00000015').mul(70).add(new Prisma.Decimal('0.000000075').mul(10)).add(new Prisma.Decimal('0.00004').mul(20)).toString());
+    expect(cost.output.toString()).toBe(new Prisma.Decimal('0.0000006').mul(40).add(new Prisma.Decimal('0.00008').mul(5)).add(new Prisma.Decimal('0.00003').mul(5)).toString());
+    // Without such prices, audio tokens cost what text costs.
+    expect(computeCost(pricing, { promptTokens: 100, completionTokens: 50, cachedTokens: 0, promptAudioTokens: 20 }).input.toString()).toBe('0.000015');
+  });
+
   it('bills cached prompt tokens at the cached price', () => {
     const cost = computeCost(pricing, { promptTokens: 1000, completionTokens: 0, cachedTokens: 400 });
     expect(cost.input.toString()).toBe('0.00012');

@@ -1,13 +1,8 @@
 import type { EndpointPricing } from '../catalog/catalog.service.js';
 import { Prisma } from '../generated/prisma/client.js';
+import type { NormalizedUsage } from '../providers/provider-adapter.js';
 
-export interface TokenCounts {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  /** Prompt tokens written to the provider's cache (Anthropic), also part of the prompt count. */
-  cacheWriteTokens?: number;
-}
+export type TokenCounts = Pick<NormalizedUsage, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'promptAudioTokens' | 'completionAudioTokens' | 'completionImageTokens'>;
 
 export interface Cost {
   input: Prisma.Decimal;
@@ -17,15 +12,24 @@ export interface Cost {
 
 /**
  * Cost of one generation in credits, in exact decimal arithmetic. Cached prompt tokens (cache
- * reads) and cache writes are part of the prompt count and billed at their own prices.
+ * reads) and cache writes are part of the prompt count and billed at their own prices; so are
+ * audio prompt tokens and audio / image completion tokens where the endpoint has a price for
+ * them (otherwise they cost what text costs).
  */
 export function computeCost(pricing: EndpointPricing, tokens: TokenCounts): Cost {
   const cached = Math.min(tokens.cachedTokens, tokens.promptTokens);
   const written = Math.min(tokens.cacheWriteTokens ?? 0, tokens.promptTokens - cached);
+  const audioIn = pricing.audioPrompt ? Math.min(tokens.promptAudioTokens ?? 0, tokens.promptTokens - cached - written) : 0;
   const input = pricing.prompt
-    .mul(tokens.promptTokens - cached - written)
+    .mul(tokens.promptTokens - cached - written - audioIn)
     .add(pricing.cachedPrompt.mul(cached))
-    .add((pricing.cacheWritePrompt ?? pricing.prompt).mul(written));
-  const output = pricing.completion.mul(tokens.completionTokens);
+    .add((pricing.cacheWritePrompt ?? pricing.prompt).mul(written))
+    .add((pricing.audioPrompt ?? pricing.prompt).mul(audioIn));
+  const audioOut = pricing.audioCompletion ? Math.min(tokens.completionAudioTokens ?? 0, tokens.completionTokens) : 0;
+  const imageOut = pricing.imageCompletion ? Math.min(tokens.completionImageTokens ?? 0, tokens.completionTokens - audioOut) : 0;
+  const output = pricing.completion
+    .mul(tokens.completionTokens - audioOut - imageOut)
+    .add((pricing.audioCompletion ?? pricing.completion).mul(audioOut))
+    .add((pricing.imageCompletion ?? pricing.completion).mul(imageOut));
   return { input, output, total: input.add(output) };
 }

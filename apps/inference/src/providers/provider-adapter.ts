@@ -9,10 +9,24 @@ export interface NormalizedUsage {
   /** Tokens written to the provider's prompt cache (Anthropic's cache_creation_input_tokens). */
   cacheWriteTokens?: number;
   reasoningTokens: number;
-  audioTokens?: number;
-  imageTokens?: number;
+  /** Prompt tokens by modality, when the provider reported them (all part of promptTokens). */
+  promptAudioTokens?: number;
+  promptFileTokens?: number;
+  promptVideoTokens?: number;
+  /** Completion tokens by modality, when the provider reported them (part of completionTokens). */
+  completionAudioTokens?: number;
+  completionImageTokens?: number;
+  /** Server-side tools the provider ran (Anthropic's web search, OpenRouter-style hosts). */
+  serverToolUse?: ServerToolUse;
   /** True when the provider reported no counts and they were estimated. */
   estimated: boolean;
+}
+
+/** Spec §2.1 server_tool_use: a server-run web search counts in both requested and web_search_requests. */
+export interface ServerToolUse {
+  toolCallsExecuted: number | null;
+  toolCallsRequested: number | null;
+  webSearchRequests: number | null;
 }
 
 /** A provider's answer, normalised to the chat-completions shape before pricing. */

@@ -55,6 +55,14 @@ export class DebugTimings {
   private readonly start = performance.now();
   readonly entries: Array<{ start_ms: number; event: DebugTimingEvent; epoch_ms: number }> = [];
 
+  /**
+   * A new attempt starts its own set: events of an attempt that failed before its first byte
+   * are dropped, so the timings describe the attempt that answered, each event once.
+   */
+  beginAttempt(): void {
+    this.entries.length = 0;
+  }
+
   mark(event: DebugTimingEvent): void {
     this.entries.push({ start_ms: Math.round(performance.now() - this.start), event, epoch_ms: Date.now() });
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { usageDetailsOf } from './usage-details.js';
 import type { Principal, UsageRecordedEvent } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
@@ -101,6 +102,8 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
     latencyMs: Math.max(0, Math.round(outcome.latencyMs)),
     createdAt: new Date().toISOString(),
   };
+  const details = usageDetailsOf(usage);
+  if (details) event.usageDetails = details;
   if (outcome.sessionId) event.sessionId = outcome.sessionId;
   if (outcome.batchId) event.batchId = outcome.batchId;
   if (outcome.endpointsTried) {

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 import { KEY_HASH_PATTERN } from '../principal.js';
 
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
@@ -6,6 +7,19 @@ export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
 /** Most events in one `UsageRecordedBatch` message (~60 KB, far below NATS' 1 MB). */
 export const USAGE_BATCH_MAX_EVENTS = 100;
+
+/** A generation's usage details (spec §2.1 names, flattened): each an integer the provider reported. */
+export class UsageDetails {
+  @IsOptional() @IsInt() @Min(0) cache_write_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) prompt_audio_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) prompt_file_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) prompt_video_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) completion_audio_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) completion_image_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) server_tool_calls_executed?: number;
+  @IsOptional() @IsInt() @Min(0) server_tool_calls_requested?: number;
+  @IsOptional() @IsInt() @Min(0) web_search_requests?: number;
+}
 
 /**
  * Inference -> JetStream stream USAGE, subject `events.usage.recorded`, each generation published
@@ -103,6 +117,12 @@ export class UsageRecordedEvent {
   @ArrayMaxSize(64)
   @IsString({ each: true })
   endpointsTried?: string[];
+
+  /** Detail counts beyond the columns above, only those the provider reported (absent on older replicas). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UsageDetails)
+  usageDetails?: UsageDetails;
 }
 
 /**

@@ -48,8 +48,17 @@ export interface ChatUsageView {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number | null; cache_write_tokens?: number | null; audio_tokens?: number | null };
+  prompt_tokens_details?: {
+    cached_tokens: number | null;
+    cache_write_tokens?: number | null;
+    audio_tokens?: number | null;
+    file_tokens?: number | null;
+    video_tokens?: number | null;
+  };
   completion_tokens_details?: { reasoning_tokens: number | null; audio_tokens?: number | null; image_tokens?: number | null };
+  /** Spec §2.1: server tools the provider ran; both objects carry the same counts. */
+  server_tool_use?: ServerToolUseView;
+  server_tool_use_details?: ServerToolUseView;
   /** Credits charged, a decimal rendered as a JSON number. */
   cost: number;
   is_byok: boolean;
@@ -64,6 +73,12 @@ export interface ChatUsageView {
     upstream_inference_input_cost: number;
     upstream_inference_output_cost: number;
   };
+}
+
+export interface ServerToolUseView {
+  tool_calls_executed: number | null;
+  tool_calls_requested: number | null;
+  web_search_requests: number | null;
 }
 
 /**

@@ -8,6 +8,7 @@ export interface AnthropicUsage {
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   service_tier?: string | null;
+  server_tool_use?: { web_search_requests?: number | null; web_fetch_requests?: number | null } | null;
 }
 
 export interface AnthropicMessageResponse {
@@ -44,7 +45,7 @@ export function normalizeAnthropicUsage(usage: AnthropicUsage | null | undefined
   if (!usage || typeof usage.input_tokens !== 'number' || typeof usage.output_tokens !== 'number') return undefined;
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
-  return {
+  const normalized: NormalizedUsage = {
     promptTokens: usage.input_tokens + cacheRead + cacheWrite,
     completionTokens: usage.output_tokens,
     cachedTokens: cacheRead,
@@ -52,6 +53,14 @@ export function normalizeAnthropicUsage(usage: AnthropicUsage | null | undefined
     reasoningTokens: 0,
     estimated: false,
   };
+  const tools = usage.server_tool_use;
+  if (tools) {
+    // Anthropic runs these tools itself: each request was both asked for and executed.
+    const searches = tools.web_search_requests ?? 0;
+    const calls = searches + (tools.web_fetch_requests ?? 0);
+    normalized.serverToolUse = { toolCallsExecuted: calls, toolCallsRequested: calls, webSearchRequests: searches };
+  }
+  return normalized;
 }
 
 /** A thinking block as a reasoning_details entry (the signature lets the client send it back). */

@@ -64,6 +64,36 @@ describe('OpenAI-format response', () => {
     expect(normalized.systemFingerprint).toBe('fp_44709d6fcb');
   });
 
+  it('keeps every usage detail the provider reported, zeros included, and invents none', () => {
+    const normalized = normalizeOpenAiResponse(
+      {
+        choices: [{ message: { content: 'x' }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: 50,
+          completion_tokens: 20,
+          prompt_tokens_details: { cached_tokens: 5, audio_tokens: 0, cache_write_tokens: 3, file_tokens: 4, video_tokens: 6 },
+          completion_tokens_details: { reasoning_tokens: 2, audio_tokens: 7, image_tokens: 1 },
+          server_tool_use: { web_search_requests: 1, tool_calls_requested: 1 },
+        },
+      },
+      '',
+    );
+    expect(normalized.usage).toEqual({
+      promptTokens: 50,
+      completionTokens: 20,
+      cachedTokens: 5,
+      reasoningTokens: 2,
+      cacheWriteTokens: 3,
+      promptAudioTokens: 0,
+      promptFileTokens: 4,
+      promptVideoTokens: 6,
+      completionAudioTokens: 7,
+      completionImageTokens: 1,
+      serverToolUse: { toolCallsExecuted: null, toolCallsRequested: 1, webSearchRequests: 1 },
+      estimated: false,
+    });
+  });
+
   it('estimates and flags counts a provider did not send', () => {
     const normalized = normalizeOpenAiResponse({ choices: [{ message: { content: 'abcdefgh' }, finish_reason: 'eos' }] }, 'x'.repeat(40));
     expect(normalized.usage).toMatchObject({ promptTokens: 10, completionTokens: 2, estimated: true });

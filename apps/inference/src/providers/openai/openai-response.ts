@@ -9,11 +9,15 @@ interface OpenAiChoice {
   logprobs?: { content?: unknown[] | null; refusal?: unknown[] | null } | null;
 }
 
+type Counts = Record<string, number | null | undefined>;
+
 export interface OpenAiUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  prompt_tokens_details?: Counts | null;
+  completion_tokens_details?: Counts | null;
+  /** OpenRouter-style hosts report server tools here. */
+  server_tool_use?: Counts | null;
 }
 
 export interface OpenAiChatResponse {
@@ -77,11 +81,36 @@ export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText
 /** The provider's counts, or undefined when it sent none (the caller estimates). */
 export function normalizeOpenAiUsage(usage: OpenAiUsage | null | undefined): NormalizedUsage | undefined {
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
-  return {
+  const prompt = usage.prompt_tokens_details ?? {};
+  const completion = usage.completion_tokens_details ?? {};
+  const normalized: NormalizedUsage = {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
-    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    cachedTokens: count(prompt.cached_tokens) ?? 0,
+    reasoningTokens: count(completion.reasoning_tokens) ?? 0,
     estimated: false,
   };
+  // Every further detail the provider reported is kept, zeros included; none is invented.
+  const details: Array<[keyof NormalizedUsage, number | undefined]> = [
+    ['cacheWriteTokens', count(prompt.cache_write_tokens)],
+    ['promptAudioTokens', count(prompt.audio_tokens)],
+    ['promptFileTokens', count(prompt.file_tokens)],
+    ['promptVideoTokens', count(prompt.video_tokens)],
+    ['completionAudioTokens', count(completion.audio_tokens)],
+    ['completionImageTokens', count(completion.image_tokens)],
+  ];
+  for (const [field, value] of details) if (value !== undefined) (normalized as unknown as Record<string, number>)[field] = value;
+  const tools = usage.server_tool_use;
+  if (tools) {
+    normalized.serverToolUse = {
+      toolCallsExecuted: count(tools.tool_calls_executed) ?? null,
+      toolCallsRequested: count(tools.tool_calls_requested) ?? null,
+      webSearchRequests: count(tools.web_search_requests) ?? null,
+    };
+  }
+  return normalized;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
