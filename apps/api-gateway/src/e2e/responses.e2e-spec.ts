@@ -1,4 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { OpenRouter } from '@openrouter/sdk';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -356,6 +357,25 @@ describe('the Vercel AI SDK default OpenAI provider (Responses API)', () => {
       expect(result.steps.length, model.id).toBe(2);
       expect(result.steps[0]!.toolCalls[0], model.id).toMatchObject({ toolName: 'get_weather' });
       expect(result.text, model.id).toMatch(/^Based on the tool result: "sunny in /);
+    }
+  });
+});
+
+describe('the OpenRouter SDK (it validates every response and event against its schema)', () => {
+  const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
+
+  it('parses the response object and the stream events on each way out', async () => {
+    for (const model of ['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet']) {
+      const response = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', metadata: { run: 'sdk' } } })) as unknown as Record<string, any>;
+      expect(response, model).toMatchObject({ object: 'response', status: 'completed', metadata: { run: 'sdk' } });
+      expect(response.outputText, model).toMatch(/^Simulated reply to: Tell me about gateways/);
+      expect(response.usage, model).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), cost: expect.any(Number), costDetails: { upstreamInferenceInputCost: expect.any(Number) } });
+
+      const stream = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', stream: true } })) as unknown as AsyncIterable<Record<string, any>>;
+      const types: string[] = [];
+      for await (const event of stream) types.push(String(event.type));
+      expect(types[0], model).toBe('response.created');
+      expect(types.at(-1), model).toBe('response.completed');
     }
   });
 });
