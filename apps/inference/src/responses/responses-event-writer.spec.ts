@@ -92,6 +92,20 @@ describe('chat stream events -> Responses semantic events', () => {
     expect(final.status).toBe('completed');
   });
 
+  it('turns generated images into image_generation_call items with the base64 result', () => {
+    const { instance, events } = writer();
+    instance.start();
+    instance.add(chunk({ content: 'Here it is' }));
+    instance.add(chunk({ images: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }, 'stop'));
+    const final = instance.finish(usage);
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: 'message', status: 'completed' }),
+      { type: 'image_generation_call', id: expect.stringMatching(/^ig_/), status: 'completed', result: 'iVBORw0KGgo=' },
+    ]);
+    const types = events().map((event) => event.type);
+    expect(types.slice(-3)).toEqual(['response.output_item.added', 'response.output_item.done', 'response.completed']);
+  });
+
   it('ends incomplete when max tokens stopped it', () => {
     const { instance, events } = writer();
     instance.start();
