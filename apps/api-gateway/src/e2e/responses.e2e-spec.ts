@@ -209,6 +209,7 @@ describe('failures', () => {
       const last = events.at(-1)!;
       expect(names.at(-1), model).toBe('response.failed');
       expect(last, model).toMatchObject({ type: 'response.failed', response: { status: 'failed', error_type: 'provider_unavailable', error: { code: 'provider_unavailable', message: expect.any(String) } } });
+      expect(events.at(-2), model).toMatchObject({ type: 'error', code: 'provider_unavailable' });
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
       expect(events.some((event) => event.type === 'response.completed')).toBe(false);
     }
@@ -230,6 +231,17 @@ describe('failures', () => {
     controller.abort();
     await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 10_000, interval: 100 }).toBe(1);
     expect((await statsOf()).finished - before.finished).toBe(0);
+  });
+
+  it('makes the openai client throw on a stream that fails part-way, after the text it already yielded', async () => {
+    const stream = openai.responses.stream({ model: 'sim/gpt-5-mini-stream-error', input: 'Tell me about gateways' });
+    let text = '';
+    await expect(
+      (async () => {
+        for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+      })(),
+    ).rejects.toThrow();
+    expect(text).toMatch(/^Simulated reply/);
   });
 
   it('answers errors before the first event with the envelope and the status chat completions gives', async () => {

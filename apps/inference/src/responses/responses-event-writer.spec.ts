@@ -120,8 +120,10 @@ describe('chat stream events -> Responses semantic events', () => {
     instance.start({ service_metadata: { attempt: 1 } });
     instance.add(chunk({ content: 'Half' }));
     instance.fail(new GatewayError(502, 'Provider simulator-openai reported an error mid-stream', { errorType: 'provider_unavailable', metadata: { provider: 'simulator-openai' } }));
-    const last = events().at(-1)!;
-    expect(last.type).toBe('response.failed');
+    const all = events();
+    expect(all.slice(-2).map((event) => event.type)).toEqual(['error', 'response.failed']);
+    expect(all.at(-2)).toMatchObject({ code: 'provider_unavailable', message: expect.stringContaining('mid-stream'), param: null });
+    const last = all.at(-1)!;
     expect(last.response).toMatchObject({
       status: 'failed',
       error_type: 'provider_unavailable',

@@ -106,9 +106,14 @@ export class ResponsesEventWriter {
     return response;
   }
 
-  /** After a failure: response.failed with what was produced so far, the error and its canonical type. */
+  /**
+   * After a failure: an `error` event (the `openai` client throws on it, as on a failed chat
+   * stream), then response.failed with what was produced so far, the error and its canonical
+   * type, the last event, for clients that read on (the AI SDK, OpenRouter's).
+   */
   fail(error: GatewayError, usage: ResponsesResponseView['usage'] = null): void {
     const { error: failure, errorType } = failedState(error);
+    this.send('error', { code: errorType, message: error.message, param: null });
     const response = { ...this.snapshot('failed', { usage, error: failure, incompleteItems: true }), error_type: errorType };
     this.send('response.failed', { response });
   }
