@@ -31,6 +31,8 @@ export interface IsolatedStack {
 export class IsolatedStackRun {
   readonly prefix: string;
   readonly stateDir: string;
+  /** The run's own Ed25519 signing key (e2e tests verify signatures against its JWKS). */
+  readonly daemonSigningKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
   private databasesCreated = false;
   private stackStarting = false;
   private nats: PrivateNatsServer | undefined;
@@ -78,6 +80,7 @@ export class IsolatedStackRun {
       logLevel: 'warn',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
+      daemonSigningKeys: this.daemonSigningKeys,
     });
     this.stack = await untilAborted(starting, signal);
     return {
