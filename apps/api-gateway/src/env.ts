@@ -51,7 +51,7 @@ export class GatewayEnv extends CommonEnv {
   KEYS_USED_FLUSH_MS: number = 5_000;
 
   /**
-   * Hostnames on which intern routes are refused with 421 (ADR regional-hosts): comma-separated
+   * Hostnames on which intern routes are refused with 421 (ADR 0022): comma-separated
    * patterns, `*` matching any run of characters, compared with the Host header without port.
    */
   @IsString()

@@ -23,7 +23,7 @@ const nameTaken = () =>
 /**
  * The interns resource in `@openrouter/sdk`'s shape. Nothing is provisioned here: an intern
  * is its settings and the hostname its operator gives it; its status stays `stopped` until
- * deleted (docs/adr: intern statuses).
+ * deleted (ADR 0020).
  */
 @Injectable()
 export class InternsService {

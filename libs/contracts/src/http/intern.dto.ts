@@ -61,12 +61,12 @@ export class CreateInternDto extends InternSettingsDto {
   @IsUUID()
   workspace_id?: string;
 
-  /** Provisioning is not offered here: only `false` is accepted (ADR intern-statuses). */
+  /** Provisioning is not offered here: only `false` is accepted (ADR 0020). */
   @ValidateIf((body: CreateInternDto) => body.provision !== undefined)
   @IsBoolean()
   provision?: boolean;
 
-  /** Vaults are not offered here: refused when given (ADR intern-statuses). */
+  /** Vaults are not offered here: refused when given (ADR 0020). */
   @IsOptional()
   @IsString()
   vault_id?: string;

@@ -1,4 +1,4 @@
-/** Lifecycle statuses as `@openrouter/sdk` lists them (models/intern.d.ts). See ADR intern-statuses. */
+/** Lifecycle statuses as `@openrouter/sdk` lists them (models/intern.d.ts). See ADR 0020. */
 export const INTERN_STATUSES = [
   'awaiting_slack_install',
   'queued',

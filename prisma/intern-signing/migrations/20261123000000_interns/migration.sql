@@ -1,4 +1,4 @@
--- Signing keys come from configuration (DAEMON_SIGNING_KEYS), not the database (docs/adr: daemon signing keys).
+-- Signing keys come from configuration (DAEMON_SIGNING_KEYS), not the database (ADR 0021).
 DROP TABLE "daemon_signing_keys";
 
 -- CreateEnum
