@@ -17,13 +17,16 @@ export interface InternSigningUnderTest {
 }
 
 /** The intern-signing service on the run's PostgreSQL and NATS, and a client calling it as the gateway does. */
-export async function startInternSigning(name: string): Promise<InternSigningUnderTest> {
+export async function startInternSigning(name: string, overrides: Record<string, string> = {}): Promise<InternSigningUnderTest> {
   const natsUrl = inject('natsUrl');
   const env = validateEnv(InternSigningEnv, {
     DATABASE_URL: testDatabaseUrl(inject('databasePrefix'), 'intern-signing'),
     NATS_URL: natsUrl,
     LOG_LEVEL: 'silent',
     DAEMON_SIGNING_KEYS: TEST_SIGNING_KEYS,
+    REDIS_URL: inject('redisUrl'),
+    REDIS_KEY_PREFIX: inject('redisKeyPrefix'),
+    ...overrides,
   });
   const service = await bootstrapService(AppModule.forRoot(env), { queue: 'intern-signing', natsUrl });
   const nats = await ResilientNatsConnection.open({ servers: natsUrl, name });

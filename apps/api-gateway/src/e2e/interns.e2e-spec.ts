@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import nacl from 'tweetnacl';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { E2E_SIGN_RATE_LIMIT } from '@gw/stack';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -184,6 +185,19 @@ describe('interns and signed daemon access, end to end', () => {
     expect(stalled.body.error.metadata).toMatchObject({ reason: 'timeout', retryable: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
   }, 20_000);
+
+  it('429 rate_limited with Retry-After once an intern has used its turns for the window (per intern)', async () => {
+    const busy = await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-busy' } });
+    const statuses: number[] = [];
+    for (let turn = 0; turn < E2E_SIGN_RATE_LIMIT; turn += 1) statuses.push((await sign({ bodySha256: sha256(String(turn)) }, { intern: busy.id })).status);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const limited = await sign({ bodySha256: sha256('one more') }, { intern: busy.id });
+    expect(limited.status).toBe(429);
+    expect(envelopeOf(limited).metadata).toMatchObject({ reason: 'rate_limited', retryable: true });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another intern's turns are its own.
+    expect((await sign({ bodySha256: sha256('other') }, { intern: otherInternId })).status).toBe(200);
+  });
 
   it("an intern's own key sees that intern only; another workspace sees none", async () => {
     expect((await call(`/interns/${internId}`, { key: internKey })).status).toBe(200);

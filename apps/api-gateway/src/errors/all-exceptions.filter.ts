@@ -29,7 +29,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
       this.logger.error({ errorId, err: exception }, 'Request failed');
     }
-    if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+    const retryAfter = error.metadata?.retry_after;
+    if (error.status === 429 || error.status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
   }
 }

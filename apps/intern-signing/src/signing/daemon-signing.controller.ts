@@ -1,10 +1,12 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DaemonSignRequest, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import type { RequestRateLimiter } from '@gw/rate-limit';
 import { InternsService } from '../interns/interns.service.js';
 import { DaemonSigner } from './daemon-signer.js';
 import { SigningKeyRing } from './signing-key-ring.js';
+import { SIGN_RATE_LIMITER } from './signing.providers.js';
 
 /** Spec §4.4: signs a body digest for a visible intern, naming the caller's verified OAuth subject. */
 @Controller()
@@ -13,6 +15,7 @@ export class DaemonSigningController {
     private readonly interns: InternsService,
     private readonly signer: DaemonSigner,
     private readonly keys: SigningKeyRing,
+    @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
   ) {}
 
   @MessagePattern(SUBJECTS.internSigning.daemonSign)
@@ -26,6 +29,13 @@ export class DaemonSigningController {
       });
     }
     const intern = await this.interns.findVisible(request.principal, request.internId);
+    // Counted per intern, whoever asks: a turn of the intern is what is limited (spec §7.2 429).
+    const turn = await this.turns.consume(intern.id);
+    if (!turn.allowed) {
+      throw new GatewayError(429, `Too many turns for this intern: at most ${turn.limit} per window`, {
+        metadata: { reason: 'rate_limited', retryable: true, retry_after: turn.retryAfterSeconds },
+      });
+    }
     return this.signer.sign({ internId: intern.id, user, bodySha256: request.bodySha256, route: request.route });
   }
 
