@@ -30,3 +30,5 @@ export * from './http/embeddings.view.js';
 export * from './http/intern.view.js';
 export * from './http/intern.dto.js';
 export * from './messages/interns.messages.js';
+export * from './http/responses-request.dto.js';
+export * from './http/responses-response.view.js';
