@@ -18,6 +18,8 @@ import { KeysController } from './keys/keys.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
+import { DaemonSignController } from './interns/daemon-sign.controller.js';
+import { InternsController } from './interns/interns.controller.js';
 import { ResponsesController } from './responses/responses.controller.js';
 
 @Module({})
@@ -26,7 +28,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         AuthCacheService,

@@ -29,5 +29,8 @@ export * from './http/embeddings-request.dto.js';
 export * from './http/embeddings.view.js';
 export * from './http/messages-request.dto.js';
 export * from './http/message.view.js';
+export * from './http/intern.view.js';
+export * from './http/intern.dto.js';
+export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
