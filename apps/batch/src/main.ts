@@ -6,4 +6,4 @@ import { AppModule } from './app.module.js';
 import { BatchEnv } from './env.js';
 
 const env = validateEnv(BatchEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.batch, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.batch, natsUrl: env.NATS_URL, healthPort: env.HEALTH_PORT });

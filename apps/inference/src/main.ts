@@ -6,4 +6,4 @@ import { AppModule } from './app.module.js';
 import { InferenceEnv } from './env.js';
 
 const env = validateEnv(InferenceEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.inference, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.inference, natsUrl: env.NATS_URL, healthPort: env.HEALTH_PORT });

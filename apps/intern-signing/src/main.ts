@@ -6,4 +6,4 @@ import { AppModule } from './app.module.js';
 import { InternSigningEnv } from './env.js';
 
 const env = validateEnv(InternSigningEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.internSigning, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.internSigning, natsUrl: env.NATS_URL, healthPort: env.HEALTH_PORT });

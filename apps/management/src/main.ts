@@ -6,4 +6,4 @@ import { AppModule } from './app.module.js';
 import { ManagementEnv } from './env.js';
 
 const env = validateEnv(ManagementEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.management, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.management, natsUrl: env.NATS_URL, healthPort: env.HEALTH_PORT });

@@ -30,4 +30,10 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Min(1)
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
+
+  /** Port of the HTTP probe endpoints for Kubernetes (`/health/live`, `/health/ready`); 0 = off. */
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  HEALTH_PORT: number = 0;
 }

@@ -13,3 +13,4 @@ export * from './usage-event.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
 export * from './invalidated-fetch.js';
+export * from './health-server.js';

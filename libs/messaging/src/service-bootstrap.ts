@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
+import { connectedWhile, startHealthServer } from './health-server.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
 
@@ -11,6 +12,8 @@ export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
+  /** Port of the HTTP probe endpoints (`/health/live`, `/health/ready`); off when 0 or unset. */
+  healthPort?: number;
 }
 
 /** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
@@ -31,6 +34,10 @@ export async function bootstrapService(module: Type<unknown> | DynamicModule, op
   app.useGlobalFilters(new AllRpcExceptionsFilter());
   app.enableShutdownHooks();
   await app.listen();
+  if (options.healthPort) {
+    await startHealthServer(options.healthPort, connectedWhile(strategy.status));
+    new NestLogger('Bootstrap').log(`probe endpoints on :${options.healthPort}/health/live and /health/ready`);
+  }
   new NestLogger('Bootstrap').log(`${options.queue} listening on NATS queue group "${options.queue}"`);
   return app;
 }

@@ -1,0 +1,2 @@
+export * from './helm.ts';
+export * from './manifests.ts';
