@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePostgres } from './infra.ts';
+import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
 import { freePort } from './ports.ts';
 import { seedKeys, startStack, stopProcesses, stopProcessesGracefully, type Stack } from './stack.ts';
@@ -54,6 +54,7 @@ export class IsolatedStackRun {
    */
   async start(signal: AbortSignal): Promise<IsolatedStack> {
     await ensurePostgres(POSTGRES_URL);
+    await ensureRedis(REDIS_URL);
     signal.throwIfAborted();
     this.databasesCreated = true;
     await createTestDatabases(this.prefix);
@@ -67,6 +68,8 @@ export class IsolatedStackRun {
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: `${this.prefix}:`,
       postgresUrl: POSTGRES_URL,
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
