@@ -10,6 +10,8 @@ import { imageExists } from './podman.ts';
  * Node binary the project pins (the `node` devDependency) and an npm for the build stage.
  * Built once per Node version; later runs reuse the image.
  */
+const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
 export function ensureBaseImage(): { tag: string; built: boolean } {
   const nodeBinary = join(WORKSPACE_ROOT, 'node_modules/node/bin/node');
   const version = execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
@@ -30,12 +32,22 @@ export function ensureBaseImage(): { tag: string; built: boolean } {
     cpSync(npmDir, npmTarget, { recursive: true });
     symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(rootfs, 'usr/local/bin/npm'));
     symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(rootfs, 'usr/local/bin/npx'));
+    // The host's trust store, for the build stage's npm ci: where egress goes through a TLS
+    // proxy with its own CA, the host trusts it and so must this stand-in. Node reads only
+    // its bundled CAs unless NODE_EXTRA_CA_CERTS names more (set on the image below).
+    if (existsSync(HOST_CA_BUNDLE)) copyFileSync(HOST_CA_BUNDLE, join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
     for (const dir of ['var/cache/apt', 'var/lib/apt/lists']) {
       rmSync(join(rootfs, dir), { recursive: true, force: true });
       mkdirSync(join(rootfs, dir), { recursive: true });
     }
     const tar = execFileSync('tar', ['-C', rootfs, '--numeric-owner', '-c', '.'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
-    execFileSync('podman', ['import', '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '--change', 'CMD ["node"]', '-', tag], {
+    execFileSync('podman', [
+      'import',
+      '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      '--change', `ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt`,
+      '--change', 'CMD ["node"]',
+      '-', tag,
+    ], {
       input: tar,
       stdio: ['pipe', 'ignore', 'inherit'],
       maxBuffer: 64 * 1024 * 1024,
