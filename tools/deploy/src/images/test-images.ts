@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dropDatabase } from '@gw/db-tools';
 import { PrivateNatsServer, freePort, httpOk, runPrefix, testDatabaseNames, testDatabaseUrl, waitFor } from '@gw/stack';
@@ -41,7 +41,24 @@ function record(image: string, check: string, ok: boolean, detail = ''): void {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${image}: ${check}${detail ? ` (${detail})` : ''}`);
 }
 
+/**
+ * The build context, frozen once per run: the tracked and untracked-but-not-ignored files of
+ * the working tree. Building every target from the live tree would let a file written
+ * meanwhile (a test run, an editor) change the context between targets and redo the whole
+ * build stage for each.
+ */
+function snapshotContext(): string {
+  const dir = mkdtempSync('/var/tmp/gw-context-');
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: WORKSPACE_ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((file) => file && existsSync(join(WORKSPACE_ROOT, file)));
+  const archive = execFileSync('tar', ['-C', WORKSPACE_ROOT, '--null', '-T', '-', '-c', '-f', '-'], { input: files.join('\0'), maxBuffer: 1024 * 1024 * 1024 });
+  execFileSync('tar', ['-C', dir, '-x', '-f', '-'], { input: archive });
+  return dir;
+}
+
 function build(baseTag: string): void {
+  const context = snapshotContext();
   const revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: WORKSPACE_ROOT, encoding: 'utf8' }).trim();
   const version = (JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   for (const image of Object.keys(IMAGE_TARGETS)) {
@@ -51,14 +68,15 @@ function build(baseTag: string): void {
     podman(
       [
         'build', '--isolation=chroot', '--format=docker', '--layers',
-        '-f', 'docker/Dockerfile', '--target', image,
+        '-f', join(context, 'docker/Dockerfile'), '--target', image,
         '--build-arg', `BASE_IMAGE=${baseTag}`, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`,
-        '-t', tagOf(image), WORKSPACE_ROOT,
+        '-t', tagOf(image), context,
       ],
       { stdio: 'inherit' },
     );
     timings[`build ${image}`] = seconds(since);
   }
+  rmSync(context, { recursive: true, force: true });
 }
 
 async function run(): Promise<void> {
