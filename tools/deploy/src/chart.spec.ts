@@ -44,9 +44,10 @@ const VALUE_SETS: Record<string, string[]> = {
 };
 
 const rendered = new Map<string, Manifest[]>();
+// helm is a separate process (and extracted on first use): generous bounds for a busy machine.
 beforeAll(() => {
   for (const [name, valueFiles] of Object.entries(VALUE_SETS)) rendered.set(name, parseManifests(renderChart({ valueFiles })));
-});
+}, 120_000);
 const render = (name: string): Manifest[] => rendered.get(name) ?? [];
 
 function deployment(manifests: Manifest[], service: string): Manifest & Workload {
@@ -58,7 +59,7 @@ function deployment(manifests: Manifest[], service: string): Manifest & Workload
 describe('inference-gateway chart', () => {
   it('passes helm lint, strict', () => {
     expect(helm(['lint', CHART_DIR, '--strict'])).toContain('0 chart(s) failed');
-  });
+  }, 60_000);
 
   describe.each(Object.keys(VALUE_SETS))('rendered with %s values', (valueSet) => {
     it('renders only objects valid against the Kubernetes API schemas', () => {
