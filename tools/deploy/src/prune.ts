@@ -11,17 +11,22 @@ import { WORKSPACE_ROOT } from './helm.ts';
  * undici, the gateway no Prisma) instead of the workspace's whole dependency list.
  */
 export interface ImageTarget {
+  /** Entry points to trace; a directory stands for every .js file in it (CLIs). */
   entries: string[];
   /** Extra files or directories, copied as they are (data read at run time, TS tools). */
   include: string[];
 }
 
-const service = (name: string, include: string[] = []): ImageTarget => ({ entries: [`apps/${name}/dist/main.js`], include });
+const service = (name: string, options: { entries?: string[]; include?: string[] } = {}): ImageTarget => ({
+  entries: [`apps/${name}/dist/main.js`, ...(options.entries ?? [])],
+  include: options.include ?? [],
+});
 
 export const IMAGE_TARGETS: Record<string, ImageTarget> = {
   'api-gateway': service('api-gateway'),
-  management: service('management', ['apps/management/dist/cli']),
-  inference: service('inference', ['apps/inference/catalog/models.json']),
+  // The CLIs (create-key, rewrap-byok-keys) run from the same image.
+  management: service('management', { entries: ['apps/management/dist/cli'] }),
+  inference: service('inference', { include: ['apps/inference/catalog/models.json'] }),
   batch: service('batch'),
   'intern-signing': service('intern-signing'),
   // The migration runner is erasable TypeScript run by Node itself (ADR 0002); its one
@@ -42,7 +47,8 @@ export async function prune(name: string, outDir: string): Promise<number> {
   if (!target) throw new Error(`unknown image ${name}; known: ${Object.keys(IMAGE_TARGETS).join(', ')}`);
   const files = new Set<string>();
   if (target.entries.length > 0) {
-    const { fileList, warnings } = await nodeFileTrace(target.entries.map((entry) => join(WORKSPACE_ROOT, entry)), { base: WORKSPACE_ROOT, cache: traceCache });
+    const entries = target.entries.flatMap((entry) => walk(entry).filter((file) => file.endsWith('.js')));
+    const { fileList, warnings } = await nodeFileTrace(entries.map((entry) => join(WORKSPACE_ROOT, entry)), { base: WORKSPACE_ROOT, cache: traceCache });
     for (const file of fileList) files.add(file);
     // Optional peers Nest probes for (kafkajs, mqtt, ...) are expected to be missing.
     for (const warning of warnings) if (!/Failed to resolve dependency|Cannot find module/.test(String(warning))) console.warn(`${name}: ${String(warning)}`);

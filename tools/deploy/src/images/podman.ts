@@ -38,6 +38,8 @@ export interface ImageConfig {
 export function inspectImage(tag: string): ImageConfig {
   const [image] = JSON.parse(podman(['image', 'inspect', tag])) as Array<{
     Size: number;
+    // podman reports a docker-format image's HEALTHCHECK at the top level.
+    Healthcheck?: { Test?: string[] };
     Config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string; User?: string; Labels?: Record<string, string>; Healthcheck?: { Test?: string[] } };
   }>;
   if (!image) throw new Error(`no image ${tag}`);
@@ -48,7 +50,7 @@ export function inspectImage(tag: string): ImageConfig {
     workingDir: image.Config.WorkingDir || '/',
     user: image.Config.User || '0:0',
     labels: image.Config.Labels ?? {},
-    healthcheck: image.Config.Healthcheck?.Test,
+    healthcheck: image.Healthcheck?.Test ?? image.Config.Healthcheck?.Test,
     sizeBytes: image.Size,
   };
 }
