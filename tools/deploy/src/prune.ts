@@ -47,7 +47,10 @@ export async function prune(name: string, outDir: string): Promise<number> {
   if (!target) throw new Error(`unknown image ${name}; known: ${Object.keys(IMAGE_TARGETS).join(', ')}`);
   const files = new Set<string>();
   if (target.entries.length > 0) {
-    const entries = target.entries.flatMap((entry) => walk(entry).filter((file) => file.endsWith('.js')));
+    const entries = target.entries.flatMap((entry) => {
+      const files = walk(entry);
+      return files.length === 1 && files[0] === entry ? files : files.filter((file) => file.endsWith('.js'));
+    });
     const { fileList, warnings } = await nodeFileTrace(entries.map((entry) => join(WORKSPACE_ROOT, entry)), { base: WORKSPACE_ROOT, cache: traceCache });
     for (const file of fileList) files.add(file);
     // Optional peers Nest probes for (kafkajs, mqtt, ...) are expected to be missing.
