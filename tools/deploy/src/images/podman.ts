@@ -100,6 +100,8 @@ export function startFromImage(tag: string, options: { entrypoint?: string[]; ar
     exited,
     terminate() {
       // unshare's only child is the namespace's PID 1: the entry point after the execs.
+      // Nothing to signal when it has already exited (its exit code tells why).
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
       for (const pid of children) process.kill(Number(pid), 'SIGTERM');
     },
