@@ -49,6 +49,16 @@ export class GatewayEnv extends CommonEnv {
   @Min(100)
   @Max(300_000)
   KEYS_USED_FLUSH_MS: number = 5_000;
+
+  /**
+   * On SIGTERM, how long the gateway keeps serving new requests while its readiness already
+   * answers 503, so load balancers take it out before it stops accepting (ADR 0020). Counted
+   * inside SHUTDOWN_GRACE_MS. 0 locally; a few seconds behind a Kubernetes Service or Ingress.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_DELAY_MS: number = 0;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

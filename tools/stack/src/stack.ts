@@ -90,7 +90,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', 20_000);
-    await waitFor(() => httpOk(`http://127.0.0.1:${options.gatewayPort}/health/ready`), 'the gateway and every service to be ready', 60_000, 250);
+    await waitFor(() => httpOk(`http://127.0.0.1:${options.gatewayPort}/health/services`), 'the gateway and every service to be ready', 60_000, 250);
   } catch (error) {
     stopProcesses(processes.map((entry) => entry.pid));
     throw new Error(`${(error as Error).message}; see the logs in ${logDir}`, { cause: error });

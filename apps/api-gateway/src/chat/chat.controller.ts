@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
+import { INFERENCE_RESENDS } from './inference-resends.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
@@ -52,7 +53,9 @@ export class ChatController {
     reply.raw.once('close', onClose);
     let completion: ChatCompletionView;
     try {
-      completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS);
+      completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+        resendUncommitted: INFERENCE_RESENDS,
+      });
     } finally {
       answered = true;
       reply.raw.off('close', onClose);
