@@ -133,10 +133,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     processes,
     specs,
   };
+  // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
+  const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
   try {
-    await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', 20_000);
-    // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
-    const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
+    await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
     await waitFor(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`), 'the gateway and every service to be ready', startupMs, 250);
     for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
   } catch (error) {
