@@ -39,7 +39,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
 }
 
 /**
- * The gateway's graceful stop (ADR 0020): readiness 503 at once; keep serving for
+ * The gateway's graceful stop (ADR 0021): readiness 503 at once; keep serving for
  * SHUTDOWN_DELAY_MS while load balancers notice; stop accepting connections and let the
  * requests and streams in flight finish (idle keep-alive connections are closed as they
  * become idle), bounded by what is left of SHUTDOWN_GRACE_MS; then Nest's shutdown hooks

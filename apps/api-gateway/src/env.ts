@@ -52,7 +52,7 @@ export class GatewayEnv extends CommonEnv {
 
   /**
    * On SIGTERM, how long the gateway keeps serving new requests while its readiness already
-   * answers 503, so load balancers take it out before it stops accepting (ADR 0020). Counted
+   * answers 503, so load balancers take it out before it stops accepting (ADR 0021). Counted
    * inside SHUTDOWN_GRACE_MS. 0 locally; a few seconds behind a Kubernetes Service or Ingress.
    */
   @IsInt()

@@ -9,6 +9,9 @@ declare module 'vitest' {
     databasePrefix: string;
     /** Integration: URL of the run's nats-server. */
     natsUrl: string;
+    /** Integration: the rate limiter's Redis and the run's key prefix (keys expire on their own). */
+    redisUrl: string;
+    redisKeyPrefix: string;
     /** End to end: the running stack. */
     stack: E2eStack;
   }

@@ -58,3 +58,32 @@ export async function ensureNats(url: string): Promise<void> {
   );
   await waitFor(() => isPortOpen(endpoint.host, endpoint.port), `NATS on ${endpoint.host}:${endpoint.port}`, 15_000);
 }
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function redisServerBinary(): string | undefined {
+  for (const candidate of ['/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server']) {
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Makes sure Redis (the rate limiter's shared counters) is reachable; starts the local
+ * `redis-server` (Debian's package) when it is installed and stopped. It keeps nothing on
+ * disk: the counters are short-lived by design.
+ */
+export async function ensureRedis(url: string = REDIS_URL): Promise<void> {
+  const endpoint = parseUrl(url, 6379);
+  if (await isPortOpen(endpoint.host, endpoint.port)) return;
+  const binary = redisServerBinary();
+  if (!isLocal(endpoint.host) || !binary) {
+    throw new Error(`Redis is not reachable at ${endpoint.host}:${endpoint.port}; install redis-server, start it or set REDIS_URL`);
+  }
+  spawnSync(
+    binary,
+    ['--bind', endpoint.host, '--port', String(endpoint.port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  await waitFor(() => isPortOpen(endpoint.host, endpoint.port), `Redis on ${endpoint.host}:${endpoint.port}`, 15_000);
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePostgres } from './infra.ts';
+import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
 import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
@@ -56,6 +56,7 @@ export class IsolatedStackRun {
    */
   async start(signal: AbortSignal, options: { replicas?: number; env?: Record<string, string> } = {}): Promise<IsolatedStack> {
     await ensurePostgres(POSTGRES_URL);
+    await ensureRedis(REDIS_URL);
     signal.throwIfAborted();
     this.databasesCreated = true;
     await createTestDatabases(this.prefix);
@@ -76,6 +77,8 @@ export class IsolatedStackRun {
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: `${this.prefix}:`,
       postgresUrl: POSTGRES_URL,
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),

@@ -13,6 +13,9 @@ export const DEFAULT_DATABASE_NAMES = Object.fromEntries(
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
+  /** The rate limiter's Redis; `redisKeyPrefix` keeps a test run's counters apart. */
+  redisUrl: string;
+  redisKeyPrefix?: string;
   /** Server URL; each service gets its own database on it. */
   postgresUrl: string;
   databases: DatabaseNames;
@@ -65,7 +68,8 @@ export interface ProcessSpec {
 }
 
 function processSpecs(options: StackOptions): ProcessSpec[] {
-  const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...options.env };
+  const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
+  const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
   const services: ProcessSpec[] = [

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
-import { ensureNats, ensurePostgres } from './infra.ts';
+import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { freePort, httpOk, isPortOpen } from './ports.ts';
 import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
 import { devByokKeks, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
@@ -18,9 +18,10 @@ const DEFAULT_SIMULATOR_PORT = 8790;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
-  step('checking PostgreSQL and NATS');
+  step('checking PostgreSQL, NATS and Redis');
   await ensurePostgres(postgresUrl);
   await ensureNats(natsUrl);
+  await ensureRedis(REDIS_URL);
 
   const previous = readStackFile();
   const pids = readPidsFile();
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
+    redisUrl: REDIS_URL,
     postgresUrl,
     databases: DEFAULT_DATABASE_NAMES,
     gatewayPort,

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateClients, WORKSPACE_ROOT } from '@gw/db-tools';
-import { ensureNats, ensurePostgres } from '@gw/stack';
+import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from '@gw/stack';
 
 /**
- * Runs the whole suite: checks PostgreSQL and NATS (starting the local ones when stopped),
+ * Runs the whole suite: checks PostgreSQL, NATS and Redis (starting the local ones when stopped),
  * generates the Prisma clients, builds (end-to-end tests run the built services), lints the
  * module boundaries, then runs Vitest's three projects and prints the closing count.
  */
@@ -15,6 +15,7 @@ const run = (command: string, args: string[]) =>
 
 await ensurePostgres(process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
 await ensureNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222');
+await ensureRedis(REDIS_URL);
 
 step('generating Prisma clients');
 generateClients();

@@ -1,13 +1,14 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, POSTGRES_URL, PrivateNatsServer, runPrefix } from '@gw/stack';
+import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, ensureRedis, POSTGRES_URL, PrivateNatsServer, REDIS_URL, runPrefix } from '@gw/stack';
 
 /**
- * Integration tests: migrated databases of their own (dropped afterwards) and a private
- * nats-server, both real. Migrations run once per run, not per file.
+ * Integration tests: migrated databases of their own (dropped afterwards) a private
+ * nats-server and a Redis key prefix of their own, all real. Migrations run once per run, not per file.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await ensurePostgres(POSTGRES_URL);
+  await ensureRedis(REDIS_URL);
   const prefix = runPrefix('int');
   await createTestDatabases(prefix);
   let nats: PrivateNatsServer | undefined;
@@ -20,6 +21,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('databasePrefix', prefix);
   project.provide('natsUrl', natsUrl);
+  project.provide('redisUrl', REDIS_URL);
+  project.provide('redisKeyPrefix', `${prefix}:`);
   return async () => {
     await nats?.stop();
     await dropTestDatabases(prefix);

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import '@gw/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ConcurrencyLimiter } from './concurrency.limiter.js';
+import { LimiterStore } from './limiter-store.js';
+import { RequestRateLimiter } from './request-rate.limiter.js';
+
+// Two stores stand for two replicas: the counters must be shared through Redis, not held
+// in either process.
+describe('rate limiters on Redis', () => {
+  let replicaA: LimiterStore;
+  let replicaB: LimiterStore;
+
+  beforeAll(async () => {
+    const options = { redisUrl: inject('redisUrl'), keyPrefix: inject('redisKeyPrefix') };
+    replicaA = new LimiterStore(options);
+    replicaB = new LimiterStore(options);
+    expect(await replicaA.ready()).toBe(true);
+    expect(await replicaB.ready()).toBe(true);
+  });
+
+  afterAll(async () => {
+    await replicaA.close();
+    await replicaB.close();
+  });
+
+  it('counts requests per window across replicas and refuses past the limit', async () => {
+    const key = randomUUID();
+    const options = { name: 'spec-rpm', points: 3, durationSeconds: 60 };
+    const [a, b] = [new RequestRateLimiter(replicaA, options), new RequestRateLimiter(replicaB, options)];
+    const decisions = [await a.consume(key), await b.consume(key), await a.consume(key), await b.consume(key)];
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    const refused = decisions[3]!;
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refused.resetAt).toBeGreaterThan(Date.now());
+    expect(refused.degraded).toBe(false);
+  });
+
+  it('takes a per-key limit over the default on the same counter', async () => {
+    const key = randomUUID();
+    const limiter = new RequestRateLimiter(replicaA, { name: 'spec-override', points: 1, durationSeconds: 60 });
+    expect((await limiter.consume(key, 2)).allowed).toBe(true);
+    expect((await limiter.consume(key, 2)).allowed).toBe(true);
+    const third = await limiter.consume(key, 2);
+    expect(third).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
+    // The default limit (1) sees the same count.
+    expect((await limiter.consume(key)).allowed).toBe(false);
+  });
+
+  it('opens a new window after the duration', async () => {
+    const key = randomUUID();
+    const limiter = new RequestRateLimiter(replicaA, { name: 'spec-window', points: 1, durationSeconds: 1 });
+    expect((await limiter.consume(key)).allowed).toBe(true);
+    expect((await limiter.consume(key)).allowed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await limiter.consume(key)).allowed).toBe(true);
+  });
+
+  it('holds at most `limit` concurrent leases across replicas, and a release frees a slot', async () => {
+    const key = randomUUID();
+    const options = { name: 'spec-conc', leaseTtlMs: 10_000 };
+    const [a, b] = [new ConcurrencyLimiter(replicaA, options), new ConcurrencyLimiter(replicaB, options)];
+    const first = await a.tryAcquire(key, 2);
+    const second = await b.tryAcquire(key, 2);
+    const third = await a.tryAcquire(key, 2);
+    expect([first.allowed, second.allowed, third.allowed]).toEqual([true, true, false]);
+    if (!first.allowed) throw new Error('unreachable');
+    await first.lease.release();
+    await first.lease.release(); // idempotent: must not free a second slot
+    expect((await b.tryAcquire(key, 2)).allowed).toBe(true);
+    expect((await b.tryAcquire(key, 2)).allowed).toBe(false);
+  });
+
+  it('frees the slots of a holder that stopped renewing (a crashed replica) after the lease TTL', async () => {
+    const key = randomUUID();
+    const crashed = new LimiterStore({ redisUrl: inject('redisUrl'), keyPrefix: inject('redisKeyPrefix') });
+    expect(await crashed.ready()).toBe(true);
+    const options = { name: 'spec-lease', leaseTtlMs: 600 };
+    const held = await new ConcurrencyLimiter(crashed, options).tryAcquire(key, 1);
+    expect(held).toMatchObject({ allowed: true, degraded: false });
+    crashed.redis.disconnect(); // no release, no renewal from now on
+    const survivor = new ConcurrencyLimiter(replicaA, options);
+    expect((await survivor.tryAcquire(key, 1)).allowed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect((await survivor.tryAcquire(key, 1)).allowed).toBe(true);
+  });
+
+  it('keeps a live holder’s lease past the TTL by renewing it', async () => {
+    const key = randomUUID();
+    const limiter = new ConcurrencyLimiter(replicaA, { name: 'spec-renew', leaseTtlMs: 400 });
+    const held = await limiter.tryAcquire(key, 1);
+    expect(held.allowed).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await limiter.tryAcquire(key, 1)).allowed).toBe(false);
+    if (held.allowed) await held.lease.release();
+  });
+
+  it('fails open with a report when Redis is unreachable, within the command bound', async () => {
+    const events: string[] = [];
+    const down = new LimiterStore({ redisUrl: 'redis://127.0.0.1:1', keyPrefix: inject('redisKeyPrefix'), onUnavailable: (event) => events.push(event.limiter) });
+    try {
+      const started = Date.now();
+      const rate = await new RequestRateLimiter(down, { name: 'spec-down-rpm', points: 1, durationSeconds: 60 }).consume('k');
+      const concurrency = await new ConcurrencyLimiter(down, { name: 'spec-down-conc', leaseTtlMs: 1_000 }).tryAcquire('k', 1);
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(rate).toMatchObject({ allowed: true, degraded: true });
+      expect(concurrency).toMatchObject({ allowed: true, degraded: true });
+      expect(events).toEqual(['spec-down-rpm', 'spec-down-conc']);
+      expect(down.unavailableCount).toBe(2);
+    } finally {
+      down.redis.disconnect();
+    }
+  });
+});
