@@ -302,30 +302,37 @@ describe('two replicas of every service and of the gateway', () => {
     // Only inference-1 runs while the slow requests are sent, so they are its.
     const stopped = await run.stopProcess('inference-2', 'SIGTERM');
     expect(stopped).toEqual({ code: 0, signal: null });
-    const startedUpstream = async () => {
+    const reachedProvider = async () => {
       const response = await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(SLOW_UPSTREAM)}`);
-      return ((await response.json()) as { started: number }).started;
+      return ((await response.json()) as { received: number }).received;
     };
-    const before = await startedUpstream();
+    const before = await reachedProvider();
     const slow = { ...chatBody, model: SLOW_MODEL };
     const requests = [post(stack.baseUrls[0]!, slow), post(stack.baseUrls[1]!, slow), post(stack.baseUrls[0]!, { ...slow, stream: true })];
-    const deadline = Date.now() + 60_000;
-    while ((await startedUpstream()) < before + requests.length) {
-      if (Date.now() > deadline) throw new Error('the slow requests never reached the provider');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    let restarting: Promise<void> | undefined;
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((await reachedProvider()) < before + requests.length) {
+        if (Date.now() > deadline) throw new Error('the slow requests never reached the provider');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const killedAt = Date.now();
+      await run.stopProcess('inference-1', 'SIGKILL');
+      restarting = run.restartProcess('inference-2');
+      const results = await Promise.all(requests.map((request) => request.then((result) => ({ ...result, after: Date.now() - killedAt }))));
+      for (const result of results) {
+        expect(result).toMatchObject({ status: 503, body: { error: { code: 503, metadata: { error_type: 'server', reason: 'replica_lost', retryable: true } } } });
+        expect(result.after).toBeLessThan(LIVENESS_MS + 4_000);
+      }
+      await restarting;
+      expect((await chat(stack.baseUrls[0]!, false)).ok).toBe(true);
+    } finally {
+      // The next test needs both replicas, whatever happened here.
+      await restarting?.catch(() => undefined);
+      if (run.process('inference-2').child.exitCode !== null) await run.restartProcess('inference-2');
+      await run.stopProcess('inference-1', 'SIGKILL');
+      await run.restartProcess('inference-1');
     }
-    const killedAt = Date.now();
-    await run.stopProcess('inference-1', 'SIGKILL');
-    const restarting = run.restartProcess('inference-2');
-    const results = await Promise.all(requests.map((request) => request.then((result) => ({ ...result, after: Date.now() - killedAt }))));
-    for (const result of results) {
-      expect(result.status).toBe(503);
-      expect(result.body).toMatchObject({ error: { code: 503, metadata: { error_type: 'server', reason: 'replica_lost', retryable: true } } });
-      expect(result.after).toBeLessThan(LIVENESS_MS + 4_000);
-    }
-    await restarting;
-    expect((await chat(stack.baseUrls[0]!, false)).ok).toBe(true);
-    await run.restartProcess('inference-1');
   }, 240_000);
 
   it('rolling restart (SIGTERM to each replica in turn) under load: zero failed requests, usage counted once', async () => {
