@@ -9,6 +9,7 @@ import { ChatStreamService } from './chat/chat-stream.service.js';
 import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatPreparation } from './chat/chat-preparation.service.js';
 import { ChatService } from './chat/chat.service.js';
+import { ModelCalls } from './chat/model-calls.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { EmbeddingsService } from './embeddings/embeddings.service.js';
 import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js';
@@ -20,6 +21,11 @@ import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
+import { OpenAiResponsesAdapter } from './providers/openai-responses/openai-responses.adapter.js';
+import { ResponsesController } from './responses/responses.controller.js';
+import { ResponsesPreparation } from './responses/responses-preparation.js';
+import { ResponsesStreamService } from './responses/responses-stream.service.js';
+import { ResponsesService } from './responses/responses.service.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
 import { RoutePlanner } from './routing/route-planner.service.js';
@@ -33,7 +39,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, ChatController, ChatStreamController, ModelsController, EmbeddingsController],
+      controllers: [HealthController, ChatController, ChatStreamController, ResponsesController, ModelsController, EmbeddingsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
@@ -41,11 +47,16 @@ export class AppModule {
         UpstreamClient,
         OpenAiAdapter,
         AnthropicAdapter,
+        OpenAiResponsesAdapter,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         AdapterRegistry,
         ChatPreparation,
         ChatService,
+        ModelCalls,
+        ResponsesPreparation,
+        ResponsesService,
+        ResponsesStreamService,
         RoutePlanner,
         PresetsService,
         ByokCredentialsService,

@@ -27,3 +27,5 @@ export * from './messages/presets.messages.js';
 export * from './messages/embeddings.messages.js';
 export * from './http/embeddings-request.dto.js';
 export * from './http/embeddings.view.js';
+export * from './http/responses-request.dto.js';
+export * from './http/responses-response.view.js';

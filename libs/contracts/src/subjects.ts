@@ -33,6 +33,10 @@ export const SUBJECTS = {
     chatCreate: 'inference.chat.create',
     /** Streaming chat: Nest's multi-packet reply (isDisposed false per chunk, then true). */
     chatStream: 'inference.chat.stream',
+    /** Responses API (`ChatCreateRequest` with a Responses body): the spec §2.6 response object. */
+    responsesCreate: 'inference.responses.create',
+    /** Streamed Responses API (`ChatStreamRequest`): one packet per semantic event, already framed as SSE. */
+    responsesStream: 'inference.responses.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
   },

@@ -16,6 +16,8 @@ import { compare, formatTable, machineInfo, targetResult, writeResult, type Benc
 const DIRECT_MODEL = 'gpt-4o-mini';
 const GATEWAY_MODEL = 'sim/gpt-4o-mini';
 const MESSAGES = [{ role: 'user', content: 'Say hello' }];
+/** The same request as a Responses-API body (translated to the same upstream chat completion). */
+const RESPONSES_BODY = { model: GATEWAY_MODEL, input: 'Say hello' };
 
 const step = (text: string) => console.log(`==> ${text}`);
 
@@ -37,6 +39,14 @@ function targets(stack: IsolatedStack, processes: NamedProcess[]): Target[] {
       url: `${stack.baseUrl}/chat/completions`,
       headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
       body: JSON.stringify({ model: GATEWAY_MODEL, messages: MESSAGES }),
+      processes,
+    },
+    {
+      name: 'responses',
+      label: 'gateway /v1/responses',
+      url: `${stack.baseUrl}/responses`,
+      headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
+      body: JSON.stringify(RESPONSES_BODY),
       processes,
     },
   ];
@@ -161,9 +171,10 @@ async function main(): Promise<number> {
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     const stack = await isolated.start(controller.signal);
-    const [direct, gateway] = targets(stack, isolated.processes());
+    const [direct, gateway, responses] = targets(stack, isolated.processes());
     await probe(direct!);
     await probe(gateway!);
+    await probe(responses!);
     let portkeySkipped: string | undefined = options.portkey ? undefined : 'skipped with --no-portkey';
     let portkey: Target | undefined;
     if (options.portkey) {
@@ -180,7 +191,7 @@ async function main(): Promise<number> {
     }
 
     // Alternating rounds, so a slow spell of this shared machine hits every path alike.
-    const measured = [direct!, gateway!, ...(portkey ? [portkey] : [])];
+    const measured = [direct!, gateway!, responses!, ...(portkey ? [portkey] : [])];
     const rounds: Record<string, TargetResult[]> = Object.fromEntries(measured.map((target) => [target.name, []]));
     for (let index = 1; index <= options.rounds; index += 1) {
       step(`round ${index} of ${options.rounds}`);
@@ -189,6 +200,7 @@ async function main(): Promise<number> {
     const directResult = medianResult(rounds.direct!);
     const gatewayResult = medianResult(rounds.gateway!);
     const portkeyResult = rounds.portkey ? medianResult(rounds.portkey) : undefined;
+    const responsesResult = medianResult(rounds.responses!);
 
     const problems = Object.values(rounds).flat().flatMap(problemsOfTarget);
     const result: BenchResult = {
@@ -197,10 +209,11 @@ async function main(): Promise<number> {
       problems,
       machine,
       options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
-      targets: { direct: directResult, gateway: gatewayResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
+      targets: { direct: directResult, gateway: gatewayResult, responses: responsesResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
       rounds: rounds as BenchResult['rounds'],
       comparison: {
         ...compare(directResult, gatewayResult),
+        responses: { ...compare(directResult, responsesResult), versusChatCompletions: compare(gatewayResult, responsesResult) },
         ...(portkeyResult
           ? {
               portkey: {
@@ -218,6 +231,11 @@ async function main(): Promise<number> {
     console.log(
       `Gateway added latency: ${result.comparison.addedMeanLatencyMs.toFixed(3)} ms (mean, 1 connection); ` +
         `gateway throughput is ${(result.comparison.throughputRatio * 100).toFixed(1)}% of direct at ${options.connections} connections.`,
+    );
+    const { versusChatCompletions } = result.comparison.responses;
+    console.log(
+      `/v1/responses: ${responsesResult.throughput.requestsPerSecond.toFixed(1)} req/s (${(versusChatCompletions.throughputRatio * 100).toFixed(1)}% of chat completions), ` +
+        `${versusChatCompletions.addedMeanLatencyMs >= 0 ? '+' : ''}${versusChatCompletions.addedMeanLatencyMs.toFixed(3)} ms mean over chat completions at 1 connection.`,
     );
     if (result.comparison.portkey) {
       console.log(

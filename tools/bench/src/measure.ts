@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { CpuMeter, type NamedProcess } from './cpu.ts';
 
 export interface Target {
-  name: 'direct' | 'gateway' | 'portkey';
+  name: 'direct' | 'gateway' | 'responses' | 'portkey';
   label: string;
   url: string;
   headers: Record<string, string>;
@@ -110,6 +110,8 @@ export async function probe(target: Target): Promise<void> {
   const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
-  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }> };
-  if (typeof body.choices?.[0]?.message?.content !== 'string') throw new Error(`${target.label} answered 200 without a chat completion: ${text.slice(0, 500)}`);
+  // A chat completion, or a Responses-API response object (`output_text`).
+  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }>; output_text?: string };
+  const answer = body.choices?.[0]?.message?.content ?? body.output_text;
+  if (typeof answer !== 'string' || answer.length === 0) throw new Error(`${target.label} answered 200 without an answer: ${text.slice(0, 500)}`);
 }

@@ -34,10 +34,12 @@ export interface BenchResult {
   machine: MachineInfo;
   options: BenchOptions & { logLevel: string; model: { direct: string; gateway: string } };
   /** Medians over the rounds. `portkey` is absent when it was skipped or could not be installed. */
-  targets: { direct: TargetResult; gateway: TargetResult; portkey?: TargetResult };
+  targets: { direct: TargetResult; gateway: TargetResult; responses: TargetResult; portkey?: TargetResult };
   /** Every round, in order. */
-  rounds: { direct: TargetResult[]; gateway: TargetResult[]; portkey?: TargetResult[] };
+  rounds: { direct: TargetResult[]; gateway: TargetResult[]; responses: TargetResult[]; portkey?: TargetResult[] };
   comparison: Comparison & {
+    /** `/v1/responses` against direct, and against `/v1/chat/completions` (what the Responses front door adds). */
+    responses: Comparison & { versusChatCompletions: Comparison };
     /** The same figures for Portkey's gateway against direct, and ours against Portkey's. */
     portkey?: Comparison & {
       /** Our req/s ÷ Portkey's req/s at `connections` connections (the team's goal: ≥ 8). */
@@ -107,13 +109,13 @@ export function writeResult(root: string, result: BenchResult): string {
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 export function formatTable(result: BenchResult): string {
-  const { direct, gateway, portkey } = result.targets;
+  const { direct, gateway, responses, portkey } = result.targets;
   const { connections } = result.options;
-  const columns = portkey ? [direct, gateway, portkey] : [direct, gateway];
+  const columns = portkey ? [direct, gateway, responses, portkey] : [direct, gateway, responses];
   const cells = (value: (target: TargetResult) => string) => columns.map(value);
   const vsPortkey = result.comparison.portkey;
   const rows: string[][] = [
-    ['', 'simulator direct', 'through gateway', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
+    ['', 'simulator direct', 'through gateway', 'gateway /v1/responses', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
     [
       `requests/s, ${connections} connections`,
       ...cells((target) => fixed(target.throughput.requestsPerSecond, 1)),

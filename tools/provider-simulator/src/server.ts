@@ -5,6 +5,7 @@ import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { readBody, sendJson } from './http.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
+import { handleResponses } from './responses.ts';
 import { peekStreamStats } from './stream-stats.ts';
 
 type Flavor = 'openai' | 'anthropic' | 'plain';
@@ -44,6 +45,7 @@ function bodyHandlerFor(path: string): BodyHandler | undefined {
   const oa = openaiRoute(path);
   if (oa === '/chat/completions') return handleChatCompletions;
   if (oa === '/embeddings') return handleEmbeddings;
+  if (oa === '/responses') return handleResponses;
   if (path === '/anthropic/v1/messages') return handleMessages;
   if (path === '/anthropic/v1/messages/count_tokens') return handleCountTokens;
   return undefined;

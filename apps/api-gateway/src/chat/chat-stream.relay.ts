@@ -18,6 +18,34 @@ const SSE_HEADERS = {
 const DONE = 'data: [DONE]\n\n';
 
 /**
+ * How one front door's stream goes on the wire. The relay is the same for every streamed
+ * endpoint (commit on the first packet, back-pressure, cancellation, idle timeout); only the
+ * bytes differ: chat completions frame each chunk as `data:` and end with `[DONE]`, the
+ * Responses API gets packets already framed (`event:` + `data:`) and ends without a marker.
+ */
+export interface StreamFraming {
+  /** The NATS subject inference streams this endpoint on. */
+  subject: string;
+  /** The bytes of one packet from inference. */
+  frame(packet: string): string;
+  /** The bytes of a clean end. */
+  end: string;
+  /**
+   * The last event of a stream that failed after its first packet; it may repeat the first
+   * packet (id, model, ...) or follow the last one sent (a Responses `sequence_number`).
+   */
+  errorFrame(firstPacket: string | undefined, failure: GatewayError, lastPacket?: string): string;
+}
+
+/** OpenAI's chat-completions stream (ADR 0016). */
+export const CHAT_COMPLETIONS_SSE: StreamFraming = {
+  subject: SUBJECTS.inference.chatStream,
+  frame: (packet) => `data: ${packet}\n\n`,
+  end: DONE,
+  errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
+};
+
+/**
  * Relays a streamed chat completion from inference to the HTTP client as OpenAI streams it.
  * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
@@ -36,10 +64,10 @@ export class ChatStreamRelay {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>): Promise<void> {
+  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_SSE): Promise<void> {
     const streamId = randomUUID();
     const payload: ChatStreamRequest = { ...request, streamId };
-    const stream = this.rpc.stream<string>(SUBJECTS.inference.chatStream, payload, {
+    const stream = this.rpc.stream<string>(framing.subject, payload, {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
       resendUncommitted: INFERENCE_RESENDS,
@@ -66,26 +94,48 @@ export class ChatStreamRelay {
     }
     if (finished) return;
 
-    // The error chunk of a later failure repeats the stream's id, created, model and provider.
-    const head = chunkHead(first.value);
+    // The failure frame of a later failure repeats what the first packet said (id, model, ...).
+    const firstPacket = first.value;
+    let lastPacket = firstPacket;
     reply.hijack();
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
       for (let next = first; !next.done; next = await stream.next()) {
         if (finished) return;
-        if (!raw.write(`data: ${next.value}\n\n`)) await drained(raw);
+        lastPacket = next.value;
+        if (!raw.write(framing.frame(next.value))) await drained(raw);
       }
-      if (!finished) raw.end(DONE);
+      if (!finished) raw.end(framing.end);
     } catch (error) {
       if (finished) return;
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
       // A stalled stream (idle timeout) or one the client could not keep up with may still be
       // running upstream; for a stream inference already ended, the cancellation is a no-op.
       this.cancel(streamId);
-      raw.end(`data: ${JSON.stringify(errorChunk(head, failure))}\n\n`);
+      // The error event of a failure may repeat the stream's first packet (its id, model, ...).
+      raw.end(framing.errorFrame(firstPacket, failure, lastPacket));
     } finally {
       finished = true;
       raw.off('close', onClose);
+    }
+  }
+
+  /**
+   * A non-streamed inference request that a client leaving before the answer cancels: nobody
+   * pays for tokens nobody reads.
+   */
+  async sendCancellable<T>(reply: FastifyReply, subject: string, payload: object): Promise<T> {
+    const requestId = randomUUID();
+    let answered = false;
+    const onClose = () => {
+      if (!answered) this.cancel(requestId);
+    };
+    reply.raw.once('close', onClose);
+    try {
+      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, { resendUncommitted: INFERENCE_RESENDS });
+    } finally {
+      answered = true;
+      reply.raw.off('close', onClose);
     }
   }
 

@@ -1,11 +1,9 @@
-import { Body, Controller, Headers, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
 import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { validateDto } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
@@ -13,11 +11,7 @@ import { wantsServiceMetadata } from './service-metadata-header.js';
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
 export class ChatController {
-  constructor(
-    private readonly rpc: RpcClient,
-    private readonly streams: ChatStreamRelay,
-    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly streams: ChatStreamRelay) {}
 
   /** The reply is sent here, not by Nest: a stream takes the raw response over (reply.hijack). */
   @Post('completions')
@@ -44,22 +38,8 @@ export class ChatController {
       await this.streams.relay(reply, payload);
       return;
     }
-    // A client that leaves before the answer cancels the provider call: nobody pays for tokens nobody reads.
-    const requestId = randomUUID();
-    let answered = false;
-    const onClose = () => {
-      if (!answered) this.streams.cancel(requestId);
-    };
-    reply.raw.once('close', onClose);
-    let completion: ChatCompletionView;
-    try {
-      completion = await this.rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
-        resendUncommitted: INFERENCE_RESENDS,
-      });
-    } finally {
-      answered = true;
-      reply.raw.off('close', onClose);
-    }
+    // A client that leaves before the answer cancels the provider call.
+    const completion = await this.streams.sendCancellable<ChatCompletionView>(reply, SUBJECTS.inference.chatCreate, payload);
     void reply.status(200).send(completion);
   }
 }

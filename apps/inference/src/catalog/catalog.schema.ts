@@ -35,6 +35,14 @@ export class ProviderConfig {
   /** Empty means "not configured": endpoints on this provider are not offered. */
   @IsString()
   apiKey!: string;
+
+  /**
+   * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`:
+   * `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0023).
+   */
+  @IsOptional()
+  @IsBoolean()
+  responsesApi?: boolean;
 }
 
 export class PricingConfig {

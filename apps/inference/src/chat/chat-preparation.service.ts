@@ -41,10 +41,19 @@ export class ChatPreparation {
     private readonly byok: ByokCredentialsService,
   ) {}
 
-  async prepare(request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>, signal?: AbortSignal): Promise<PreparedChat> {
+  /**
+   * `request.body` is the internal form (a chat-completions body; other front doors translate
+   * theirs first). `options.presetVariables` fill the preset's `{{placeholders}}` (a
+   * Responses stored prompt).
+   */
+  async prepare(
+    request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>,
+    signal?: AbortSignal,
+    options: { presetVariables?: Readonly<Record<string, string>> } = {},
+  ): Promise<PreparedChat> {
     const { principal } = request;
     assertMaySpend(principal);
-    const body = await this.presets.apply(principal.workspaceId, request.body);
+    const body = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body, sessionId, credentials });

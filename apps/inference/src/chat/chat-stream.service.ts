@@ -1,25 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
-import { Observable } from 'rxjs';
-import type { RoutableEndpoint } from '../catalog/catalog.service.js';
-import { AdapterRegistry } from '../providers/adapter-registry.js';
-import type { ChatCallContext, StreamEvent } from '../providers/provider-adapter.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { Observable } from 'rxjs';
+import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
-import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
-import { callContextFor, newGenerationId } from './chat.service.js';
+import { newGenerationId } from './generation-ids.js';
+import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
+import { observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
-
-/** A provider stream that has produced its first event (or ended without any). */
-export interface OpenedStream {
-  first: IteratorResult<StreamEvent>;
-  events: AsyncIterator<StreamEvent>;
-}
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -34,37 +26,25 @@ export interface OpenedStream {
 @Injectable()
 export class ChatStreamService {
   constructor(
-    private readonly adapters: AdapterRegistry,
-    private readonly router: RoutePlanner,
+    private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      const controller = this.cancellations.register(request.streamId);
-      this.run(request, controller.signal, (chunk) => subscriber.next(chunk))
-        .then(
-          () => subscriber.complete(),
-          (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
-        )
-        .finally(() => this.cancellations.release(request.streamId, controller));
-      // Unsubscribing (service shutdown) must not leave the provider call running.
-      return () => controller.abort();
-    });
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
-    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
+    const prepared = await this.preparation.prepare(request, signal);
+    const { body, sessionId, plan, base } = prepared;
     const debug = debugOptions(body);
     let upstreamBody: Record<string, unknown> | undefined;
     if (debug?.echoUpstreamBody) base.onUpstreamBody = (sent) => (upstreamBody = sent);
 
-    const { result: opened, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.open(current.endpoint, body, callContextFor(current, base), debug?.timings),
-    );
+    const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'chat', { timings: debug?.timings });
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
@@ -105,18 +85,6 @@ export class ChatStreamService {
     }
     const { usage, charge } = settle('succeeded');
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
-  }
-
-  /** Starts one attempt's stream and waits for its first event, so a failure before it can fall back. */
-  private async open(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, timings?: DebugTimings): Promise<OpenedStream> {
-    try {
-      timings?.mark('adapter_request');
-      const events = (await this.adapters.for(endpoint.provider.format).stream(endpoint, body, context))[Symbol.asyncIterator]();
-      timings?.mark('upstream_headers_received');
-      return { first: await events.next(), events };
-    } catch (error) {
-      throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
-    }
   }
 }
 

@@ -1,39 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
-import { randomUUID } from 'node:crypto';
-import { AdapterRegistry } from '../providers/adapter-registry.js';
-import type { ChatCallContext } from '../providers/provider-adapter.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
-import type { RouteAttempt } from '../routing/route-types.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildChatCompletion } from './chat-completion.builder.js';
 import { ChatPreparation } from './chat-preparation.service.js';
+import { newGenerationId } from './generation-ids.js';
+import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 
 /**
- * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
- * entropy pool; randomBytes per call was ~2 % of inference's CPU under load.
- */
-export function newGenerationId(): string {
-  const random = randomUUID();
-  return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
-}
-
-/** The call context of one attempt: a BYOK attempt carries the workspace's key. */
-export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
-  return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
-}
-
-/**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
- * routing plan (routing/), the attempts in order, then the price and one usage event queued
+ * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event queued
  * off the request path (GenerationAccounting), and routing metadata when the caller opted in.
  */
 @Injectable()
 export class ChatService {
   constructor(
-    private readonly adapters: AdapterRegistry,
-    private readonly router: RoutePlanner,
+    private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
@@ -52,11 +34,9 @@ export class ChatService {
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
     const { principal } = request;
-    const { body, sessionId, plan, base } = await this.preparation.prepare(request, signal);
-
-    const { result: completion, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, body, callContextFor(current, base)),
-    );
+    const prepared = await this.preparation.prepare(request, signal);
+    const { sessionId, plan } = prepared;
+    const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat');
 
     const id = newGenerationId();
     const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });

@@ -4,7 +4,7 @@ import { assertMaySpend } from '../billing/spend-guard.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
 import { hashEndUser } from '../chat/chat-preparation.service.js';
-import { callContextFor, newGenerationId } from '../chat/chat.service.js';
+import { callContextFor, newGenerationId } from '../chat/generation-ids.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { RoutePlanner } from '../routing/route-planner.service.js';

@@ -54,3 +54,11 @@ describe('applyPreset', () => {
     expect(() => applyPreset(body, presetReferenceOf(body)!, { ...preset, config: {} })).toThrow(expect.objectContaining({ status: 400 }));
   });
 });
+
+describe('stored-prompt variables (Responses prompt.variables)', () => {
+  it('fills {{name}} placeholders in the preset system prompt and leaves unknown ones as written', () => {
+    const preset = { slug: 'support', version: 1, systemPrompt: 'Help {{ customer }} with {{topic}}; {{unknown}} stays.', config: { model: 'sim/gpt-4o-mini' } };
+    const body = applyPreset({ preset: 'support', messages: [{ role: 'user', content: 'Hi' }] }, { slug: 'support' }, preset as never, { customer: 'Ada', topic: 'billing' });
+    expect((body.messages as unknown[])[0]).toEqual({ role: 'system', content: 'Help Ada with billing; {{unknown}} stays.' });
+  });
+});

@@ -31,7 +31,12 @@ export function presetReferenceOf(body: Record<string, unknown>): PresetReferenc
  * request sets (request wins), the model named beside the preset (or the preset's), and the
  * preset's system prompt prepended as a system message.
  */
-export function applyPreset(body: Record<string, unknown>, reference: PresetReference, preset: PresetResolveReply): Record<string, unknown> {
+export function applyPreset(
+  body: Record<string, unknown>,
+  reference: PresetReference,
+  preset: PresetResolveReply,
+  variables?: Readonly<Record<string, string>>,
+): Record<string, unknown> {
   const { preset: _preset, model: _model, ...requestFields } = body;
   const merged: Record<string, unknown> = { ...preset.config, ...requestFields };
   delete merged.preset;
@@ -42,9 +47,18 @@ export function applyPreset(body: Record<string, unknown>, reference: PresetRefe
   merged.model = model;
   if (preset.systemPrompt) {
     const messages = Array.isArray(requestFields.messages) ? requestFields.messages : [];
-    merged.messages = [{ role: 'system', content: preset.systemPrompt }, ...messages];
+    const systemPrompt = variables ? fillVariables(preset.systemPrompt, variables) : preset.systemPrompt;
+    merged.messages = [{ role: 'system', content: systemPrompt }, ...messages];
   }
   return merged;
+}
+
+/**
+ * `{{name}}` placeholders of a system prompt filled from a stored-prompt call's variables
+ * (Responses `prompt.variables`); a placeholder without a value stays as written.
+ */
+export function fillVariables(template: string, variables: Readonly<Record<string, string>>): string {
+  return template.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (placeholder, name: string) => (Object.hasOwn(variables, name) ? variables[name]! : placeholder));
 }
 
 function checkedSlug(slug: string): string {

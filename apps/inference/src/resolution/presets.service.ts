@@ -44,13 +44,16 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
-  /** The body unchanged when it names no preset, else the body with the preset applied. */
-  async apply(workspaceId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * The body unchanged when it names no preset, else the body with the preset applied;
+   * `variables` fill the system prompt's `{{name}}` placeholders (a Responses stored prompt).
+   */
+  async apply(workspaceId: string, body: Record<string, unknown>, variables?: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
     const reference = presetReferenceOf(body);
     if (!reference) return body;
     const preset = await fetchAfterInvalidation(() =>
       this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } }),
     );
-    return applyPreset(body, reference, preset!);
+    return applyPreset(body, reference, preset!, variables);
   }
 }

@@ -146,3 +146,57 @@ export function IsArrayOfObjectsWith(key: string, options?: ValidationOptions) {
       },
     });
 }
+
+/** A field that must be absent or null (spec §4.5 `previous_response_id`: any other value is a 400). */
+export function IsAbsent(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isAbsent',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be null or left out`, ...options },
+      constraints: [],
+      validator: { validate: (value: unknown) => value === undefined || value === null },
+    });
+}
+
+/**
+ * Responses-API `input`: a string, or an array of items, each an object with a `type` or a
+ * `role` (an easy message). Items are checked one by one where they are translated.
+ */
+export function IsResponsesInput(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isResponsesInput',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a string or an array of items, each an object with a type or a role`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' ||
+          (Array.isArray(value) &&
+            value.every(
+              (item) =>
+                typeof item === 'object' && item !== null && !Array.isArray(item) && (typeof item.type === 'string' || typeof item.role === 'string'),
+            )),
+      },
+    });
+}
+
+/** Responses-API `tool_choice`: `none`, `auto`, `required`, or an object with a `type` (e.g. `{type: "function", name}`). */
+export function IsResponsesToolChoice(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isResponsesToolChoice',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be "none", "auto", "required" or an object with a type`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          value === 'none' ||
+          value === 'auto' ||
+          value === 'required' ||
+          (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'),
+      },
+    });
+}

@@ -1,0 +1,29 @@
+import { GatewayError } from '@gw/errors';
+import { describe, expect, it } from 'vitest';
+import { RESPONSES_FRAMING } from './responses-framing.js';
+
+const frame = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+
+describe('Responses stream framing in the gateway', () => {
+  it('relays packets as they are, with nothing after a clean end', () => {
+    const packet = frame({ type: 'response.completed', sequence_number: 5, response: {} });
+    expect(RESPONSES_FRAMING.frame(packet)).toBe(packet);
+    expect(RESPONSES_FRAMING.end).toBe('');
+  });
+
+  it('ends a stream the gateway saw fail with response.failed: next sequence number, the first response marked failed, the canonical type', () => {
+    const first = frame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'sim/gpt-4o-mini', status: 'in_progress', output: [] } });
+    const last = frame({ type: 'response.output_text.delta', sequence_number: 7, delta: 'x' });
+    const failure = RESPONSES_FRAMING.errorFrame(first, new GatewayError(504, 'The stream stalled', { errorType: 'timeout' }), last);
+    expect(failure.startsWith('event: response.failed\ndata: ')).toBe(true);
+    expect(failure.endsWith('\n\n')).toBe(true);
+    const data = JSON.parse(failure.split('\n')[1]!.slice('data: '.length)) as Record<string, any>;
+    expect(data).toMatchObject({
+      type: 'response.failed',
+      sequence_number: 8,
+      response: { id: 'resp_1', status: 'failed', error_type: 'timeout', error: { code: 'timeout', message: 'The stream stalled', metadata: { error_type: 'timeout' } } },
+    });
+    // Without output, clients keep the items the stream announced.
+    expect(data.response).not.toHaveProperty('output');
+  });
+});

@@ -1,0 +1,49 @@
+import { SUBJECTS } from '@gw/contracts';
+import { toEnvelope } from '@gw/errors';
+import type { StreamFraming } from '../chat/chat-stream.relay.js';
+
+/**
+ * The Responses API's stream (ADR 0024): inference sends each semantic event already framed
+ * (`event: <type>\ndata: <json>\n\n`) and ends after `response.completed`, `.incomplete` or
+ * `.failed`. A failure the gateway sees itself after the first event (the stream stalled,
+ * NATS went away) still ends with `response.failed`: the response of the first event
+ * (`response.created`) marked failed, with the error and its canonical type, and the next
+ * sequence number.
+ */
+export const RESPONSES_FRAMING: StreamFraming = {
+  subject: SUBJECTS.inference.responsesStream,
+  frame: (packet) => packet,
+  end: '',
+  errorFrame: (firstPacket, error, lastPacket) => {
+    const created = firstPacket === undefined ? undefined : dataOf(firstPacket);
+    const previous = lastPacket === undefined ? undefined : dataOf(lastPacket);
+    const sequence = typeof previous?.sequence_number === 'number' ? previous.sequence_number + 1 : 0;
+    const { error: envelope } = toEnvelope(error);
+    // Without `output`, clients keep the items the stream already announced.
+    const { output: _output, ...response } = (created?.response ?? {}) as Record<string, unknown>;
+    const failed = {
+      type: 'response.failed',
+      sequence_number: sequence,
+      response: {
+        ...response,
+        status: 'failed',
+        completed_at: Math.floor(Date.now() / 1000),
+        error: { code: error.errorType, message: error.message, metadata: envelope.metadata },
+        error_type: error.errorType,
+      },
+    };
+    return `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+  },
+};
+
+/** The JSON of an SSE frame's `data:` line. */
+function dataOf(frame: string): Record<string, unknown> | undefined {
+  const line = frame.split('\n').find((candidate) => candidate.startsWith('data: '));
+  if (!line) return undefined;
+  try {
+    return JSON.parse(line.slice('data: '.length)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+

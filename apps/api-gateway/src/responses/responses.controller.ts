@@ -1,0 +1,45 @@
+import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
+import { ResponsesRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type Principal, type ResponsesResponseView } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { validateDto } from '@gw/messaging';
+import type { FastifyReply } from 'fastify';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { RESPONSES_FRAMING } from './responses-framing.js';
+
+/**
+ * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
+ * with `stream: true` OpenAI's semantic events over SSE (ADR 0024). Validation, session
+ * header, routing-metadata opt-in, cancellation on disconnect: as on chat completions.
+ */
+@Controller('v1')
+export class ResponsesController {
+  constructor(private readonly streams: ChatStreamRelay) {}
+
+  @Post('responses')
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Req() request: { headers: Record<string, string | string[] | undefined> },
+    @Res() reply: FastifyReply,
+    @Headers('x-session-id') sessionHeader?: string,
+  ): Promise<void> {
+    const validated = await validateDto(ResponsesRequestDto, body, 'keep');
+    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
+      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
+    }
+    const payload = {
+      principal,
+      body: body as Record<string, unknown>,
+      sessionId: validated.session_id ?? sessionHeader,
+      serviceMetadata: wantsServiceMetadata(request.headers),
+    };
+    if (validated.stream === true) {
+      await this.streams.relay(reply, payload, RESPONSES_FRAMING);
+      return;
+    }
+    const response = await this.streams.sendCancellable<ResponsesResponseView>(reply, SUBJECTS.inference.responsesCreate, payload);
+    void reply.status(200).send(response);
+  }
+}

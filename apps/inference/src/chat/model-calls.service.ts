@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import { AdapterRegistry, type UpstreamApi } from '../providers/adapter-registry.js';
+import type { ChatCallContext, NormalizedCompletion, StreamEvent } from '../providers/provider-adapter.js';
+import type { RouteResult } from '../routing/route-executor.js';
+import { RoutePlanner } from '../routing/route-planner.service.js';
+import type { DebugTimings } from '../routing/routing-metadata.js';
+import { beforeFirstByte, UpstreamFailure } from '../upstream/upstream-failure.js';
+import type { PreparedChat } from './chat-preparation.service.js';
+import { callContextFor } from './generation-ids.js';
+
+/** A provider stream that has produced its first event (or ended without any). */
+export interface OpenedStream {
+  first: IteratorResult<StreamEvent>;
+  events: AsyncIterator<StreamEvent>;
+}
+
+/**
+ * One model call on a prepared request, the step every front door (chat completions,
+ * responses, messages) shares: the plan's attempts in order through the route executor
+ * (fallbacks, BYOK keys, stickiness), each with the adapter of its endpoint for the API the
+ * front door prefers. `body` defaults to the prepared body; a multi-step caller (server
+ * tools) passes the next step's.
+ */
+@Injectable()
+export class ModelCalls {
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    private readonly router: RoutePlanner,
+  ) {}
+
+  complete(prepared: PreparedChat, api: UpstreamApi, body = prepared.body): Promise<RouteResult<NormalizedCompletion>> {
+    return this.router.execute(prepared.plan, (attempt) =>
+      this.adapters.forEndpoint(attempt.endpoint, api).complete(attempt.endpoint, body, callContextFor(attempt, prepared.base)),
+    );
+  }
+
+  /**
+   * An attempt counts as answered once its stream yields a first event, so a failure before
+   * it (even after the provider's 2xx head) moves on to the next attempt: the client has seen nothing.
+   */
+  open(prepared: PreparedChat, api: UpstreamApi, options: { body?: Record<string, unknown>; timings?: DebugTimings } = {}): Promise<RouteResult<OpenedStream>> {
+    const body = options.body ?? prepared.body;
+    return this.router.execute(prepared.plan, (attempt) => this.openOne(attempt.endpoint, api, body, callContextFor(attempt, prepared.base), options.timings));
+  }
+
+  private async openOne(endpoint: RoutableEndpoint, api: UpstreamApi, body: Record<string, unknown>, context: ChatCallContext, timings?: DebugTimings): Promise<OpenedStream> {
+    try {
+      timings?.mark('adapter_request');
+      const events = (await this.adapters.forEndpoint(endpoint, api).stream(endpoint, body, context))[Symbol.asyncIterator]();
+      timings?.mark('upstream_headers_received');
+      return { first: await events.next(), events };
+    } catch (error) {
+      throw error instanceof UpstreamFailure ? beforeFirstByte(error) : error;
+    }
+  }
+}

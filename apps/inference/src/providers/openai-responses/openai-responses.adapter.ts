@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { UpstreamClient } from '../../upstream/upstream-client.js';
+import { httpFailure, streamErrorFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import { buildResponsesBody } from './openai-responses-request.js';
+import { normalizeResponsesObject, type ResponsesObject } from './openai-responses-response.js';
+import { openAiResponsesStreamEvents } from './openai-responses-stream.js';
+
+interface OpenAiErrorBody {
+  error?: { message?: string; code?: string | null; type?: string };
+}
+
+/**
+ * OpenAI's Responses API (`POST {baseUrl}/responses`) for providers the catalog marks
+ * `responsesApi` (ADR 0023). It takes the pipeline's internal form (a chat-completions body)
+ * and yields the same normalised completion and stream events as the chat adapters, so
+ * routing, pricing and every front door treat it like any other wire format.
+ */
+@Injectable()
+export class OpenAiResponsesAdapter implements ProviderAdapter {
+  constructor(private readonly upstream: UpstreamClient) {}
+
+  async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
+    const { provider } = endpoint;
+    const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, false);
+    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/responses`, authorization(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    if (response.status >= 400) {
+      const error = (response.body as OpenAiErrorBody | undefined)?.error;
+      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined);
+    }
+    const parsed = response.body as ResponsesObject | undefined;
+    if (!parsed || !Array.isArray(parsed.output)) throw transportFailure(provider.id, 'protocol', 'sent a malformed response');
+    if (parsed.status === 'failed') throw streamErrorFailure(provider.id, { message: parsed.error?.message, code: parsed.error?.code });
+    return normalizeResponsesObject(parsed, JSON.stringify(body.messages ?? ''));
+  }
+
+  async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
+    const { provider } = endpoint;
+    const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, true);
+    context.onUpstreamBody?.(upstreamBody);
+    const text = await this.upstream.postStream(provider.id, `${provider.baseUrl}/responses`, authorization(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    return openAiResponsesStreamEvents(provider.id, text);
+  }
+}
+
+/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
+function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
+  return { authorization: `Bearer ${context.apiKey ?? endpoint.provider.apiKey}` };
+}

@@ -1,0 +1,263 @@
+import { GatewayError } from '@gw/errors';
+import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { decodeReasoningContent } from './reasoning-content.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Fields of a Responses body that mean the same in the internal form (a chat-completions
+ * body) under the same name; routing (`model`, `models`, `provider`, `session_id`), presets
+ * and the adapters read them there.
+ */
+const SAME_NAME = [
+  'model',
+  'models',
+  'provider',
+  'route',
+  'session_id',
+  'user',
+  'metadata',
+  'temperature',
+  'top_p',
+  'top_k',
+  'frequency_penalty',
+  'presence_penalty',
+  'parallel_tool_calls',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'cache_control',
+  'modalities',
+  'image_config',
+  'trace',
+  'debug',
+  'reasoning',
+] as const;
+
+/** What the front door needs after the model call that the internal form does not carry. */
+export interface ResponsesOptions {
+  /** `include: ["reasoning.encrypted_content"]`: reasoning items carry `encrypted_content`. */
+  includeEncryptedReasoning: boolean;
+  /** `auto` drops the oldest input items to fit the context window; `disabled` (default) refuses. */
+  truncation: 'auto' | 'disabled';
+}
+
+export interface TranslatedResponsesRequest {
+  /** The internal form every front door shares: a chat-completions body. */
+  chatBody: Json;
+  options: ResponsesOptions;
+  /** `prompt.variables`, for the preset's `{{placeholders}}`. */
+  presetVariables?: Record<string, string>;
+}
+
+/**
+ * A Responses-API body (already bounded by the gateway's ResponsesRequestDto) as the
+ * internal form (ADR 0023): `instructions` and `input` -> messages (function calls and their
+ * outputs -> assistant tool calls and tool messages; reasoning items -> the next assistant
+ * message's reasoning details), function tools flattened -> chat tools, `text.format` ->
+ * `response_format`, `max_output_tokens` -> `max_completion_tokens`, `prompt` -> the preset
+ * it names. What cannot be served is a 400 that names it, never silently dropped.
+ */
+export function translateResponsesRequest(body: Json, workspaceId: string): TranslatedResponsesRequest {
+  refuseUnsupported(body);
+  const chat: Json = {};
+  for (const field of SAME_NAME) if (body[field] !== undefined && body[field] !== null) chat[field] = body[field];
+  chat.messages = toMessages(body.instructions, body.input);
+  if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
+  if (typeof body.top_logprobs === 'number') {
+    chat.logprobs = true;
+    chat.top_logprobs = body.top_logprobs;
+  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = (body.tools as Json[]).map(toChatTool);
+  if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = toChatToolChoice(body.tool_choice);
+  const text = (body.text ?? {}) as { format?: Json; verbosity?: unknown };
+  if (text.format) chat.response_format = toResponseFormat(text.format);
+  if (typeof text.verbosity === 'string') chat.verbosity = text.verbosity;
+  // Hashed here as `user` is hashed by the adapters: a provider never sees the raw value.
+  if (typeof body.safety_identifier === 'string' && body.safety_identifier.length > 0) chat.safety_identifier = hashEndUser(workspaceId, body.safety_identifier);
+
+  let presetVariables: Record<string, string> | undefined;
+  const prompt = body.prompt as { id?: unknown; variables?: unknown } | null | undefined;
+  if (prompt && typeof prompt.id === 'string') {
+    chat.preset = prompt.id;
+    presetVariables = promptVariables(prompt.variables);
+  }
+  const include = Array.isArray(body.include) ? (body.include as unknown[]) : [];
+  return {
+    chatBody: chat,
+    options: { includeEncryptedReasoning: include.includes('reasoning.encrypted_content'), truncation: body.truncation === 'auto' ? 'auto' : 'disabled' },
+    presetVariables,
+  };
+}
+
+/** Requests this front door cannot serve yet: each a 400 that names what to change. */
+function refuseUnsupported(body: Json): void {
+  if (Array.isArray(body.plugins) && body.plugins.length > 0) {
+    const ids = (body.plugins as Json[]).map((plugin) => String(plugin.id)).join(', ');
+    throw GatewayError.badRequest(`plugins are not supported on /v1/responses yet (${ids}): leave plugins out`, { reason: 'unsupported_plugins', plugins: ids });
+  }
+  for (const [position, tool] of ((body.tools as Json[] | undefined) ?? []).entries()) {
+    if (tool.type === 'function') continue;
+    const type = String(tool.type);
+    if (type.startsWith('service:')) {
+      throw GatewayError.badRequest(`tools[${position}]: server tools (${type}) are not available yet; only function tools are`, { reason: 'unsupported_tool', tool: type });
+    }
+    throw GatewayError.badRequest(`tools[${position}]: tools of type ${type} are not supported; only function tools are`, { reason: 'unsupported_tool', tool: type });
+  }
+}
+
+function toMessages(instructions: unknown, input: unknown): Json[] {
+  const messages: Json[] = [];
+  if (typeof instructions === 'string' && instructions.length > 0) messages.push({ role: 'system', content: instructions });
+  if (typeof input === 'string') {
+    messages.push({ role: 'user', content: input });
+    return messages;
+  }
+  if (input === undefined || input === null) {
+    if (messages.length === 0) throw GatewayError.badRequest('input is required: a string or an array of input items');
+    return messages;
+  }
+  // Reasoning items belong to the assistant turn that follows them.
+  let pendingReasoning: Json[] = [];
+  const assistant = (): Json => {
+    const last = messages.at(-1);
+    if (last?.role === 'assistant') return last;
+    const turn: Json = { role: 'assistant', content: null };
+    messages.push(turn);
+    return turn;
+  };
+  const attachReasoning = (turn: Json): void => {
+    if (pendingReasoning.length === 0) return;
+    turn.reasoning_details = [...((turn.reasoning_details as Json[] | undefined) ?? []), ...pendingReasoning];
+    pendingReasoning = [];
+  };
+  for (const [position, item] of (input as Json[]).entries()) {
+    const type = item.type ?? 'message';
+    switch (type) {
+      case 'message': {
+        const role = item.role;
+        if (role === 'assistant') {
+          const turn = assistant();
+          attachReasoning(turn);
+          const text = assistantText(item.content, position);
+          turn.content = typeof turn.content === 'string' ? turn.content + text : text;
+        } else if (role === 'user' || role === 'system' || role === 'developer') {
+          messages.push({ role, content: toChatContent(item.content, position) });
+        } else {
+          throw GatewayError.badRequest(`input[${position}]: role ${String(role)} is not one of user, assistant, system, developer`);
+        }
+        break;
+      }
+      case 'function_call': {
+        const turn = assistant();
+        attachReasoning(turn);
+        if (typeof item.call_id !== 'string' || typeof item.name !== 'string') throw GatewayError.badRequest(`input[${position}]: a function_call needs call_id and name`);
+        const calls = ((turn.tool_calls as Json[] | undefined) ?? []);
+        calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' } });
+        turn.tool_calls = calls;
+        break;
+      }
+      case 'function_call_output': {
+        if (typeof item.call_id !== 'string') throw GatewayError.badRequest(`input[${position}]: a function_call_output needs call_id`);
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: outputText(item.output, position) });
+        break;
+      }
+      case 'reasoning':
+        pendingReasoning.push(...decodeReasoningContent(item));
+        break;
+      case 'item_reference':
+        throw GatewayError.badRequest(`input[${position}]: item_reference needs stored responses, which this gateway does not keep: send the item itself (with the Vercel AI SDK, providerOptions.openai.store = false)`);
+      default:
+        throw GatewayError.badRequest(`input[${position}]: items of type ${String(type)} are not supported`);
+    }
+  }
+  if (messages.length === 0) throw GatewayError.badRequest('input must hold at least one item');
+  return messages;
+}
+
+/** A user / system / developer message's content as chat content parts. */
+function toChatContent(content: unknown, position: number): string | Json[] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw GatewayError.badRequest(`input[${position}].content must be a string or an array of content parts`);
+  return (content as Json[]).map((part, index) => withCacheMarkers(part, toChatPart(part, `input[${position}].content[${index}]`)));
+}
+
+/** A block-level cache breakpoint (`cache_control`, `prompt_cache_breakpoint`) stays on the part it marks. */
+function withCacheMarkers(part: Json, chatPart: Json): Json {
+  if (part.cache_control !== undefined) chatPart.cache_control = part.cache_control;
+  if (part.prompt_cache_breakpoint !== undefined) chatPart.prompt_cache_breakpoint = part.prompt_cache_breakpoint;
+  return chatPart;
+}
+
+function toChatPart(part: Json, where: string): Json {
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+      return { type: 'text', text: String(part.text ?? '') };
+    case 'input_image': {
+      if (typeof part.image_url !== 'string' || part.image_url.length === 0) {
+        throw GatewayError.badRequest(`${where}: input_image needs an image_url (a URL or a data: URL); file_id needs stored files, which this gateway does not keep`);
+      }
+      return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+    }
+    case 'input_file': {
+      const data = typeof part.file_data === 'string' ? part.file_data : typeof part.file_url === 'string' ? part.file_url : undefined;
+      if (!data) throw GatewayError.badRequest(`${where}: input_file needs file_data or file_url; file_id needs stored files, which this gateway does not keep`);
+      return { type: 'file', file: { file_data: data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } };
+    }
+    default:
+      throw GatewayError.badRequest(`${where}: content parts of type ${String(part.type)} are not supported`);
+  }
+}
+
+/** An assistant message's text (its `output_text` / `refusal` parts, or a string). */
+function assistantText(content: unknown, position: number): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw GatewayError.badRequest(`input[${position}].content must be a string or an array of content parts`);
+  return (content as Json[]).map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '')).join('');
+}
+
+/** A function_call_output's output: a string, or parts whose text is joined. */
+function outputText(output: unknown, position: number): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) return (output as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+  throw GatewayError.badRequest(`input[${position}].output must be a string or an array of content parts`);
+}
+
+/** `{type: "function", name, description, parameters, strict}` as chat's nested function tool. */
+function toChatTool(tool: Json, position: number): Json {
+  if (typeof tool.name !== 'string' || tool.name.length === 0) throw GatewayError.badRequest(`tools[${position}]: a function tool needs a name`);
+  const fn: Json = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
+  if (typeof tool.description === 'string') fn.description = tool.description;
+  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+function toChatToolChoice(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice;
+  const named = choice as { type?: unknown; name?: unknown };
+  if (named.type === 'function' && typeof named.name === 'string') return { type: 'function', function: { name: named.name } };
+  throw GatewayError.badRequest(`tool_choice of type ${String(named.type)} is not supported; use "auto", "none", "required" or {type: "function", name}`);
+}
+
+function toResponseFormat(format: Json): Json {
+  if (format.type === 'json_schema') {
+    const schema: Json = { name: format.name, schema: format.schema };
+    if (typeof format.strict === 'boolean') schema.strict = format.strict;
+    if (typeof format.description === 'string') schema.description = format.description;
+    return { type: 'json_schema', json_schema: schema };
+  }
+  return { type: format.type };
+}
+
+/** Stored-prompt variables as text: a string or an `input_text` part; images and files cannot go into a system prompt. */
+function promptVariables(variables: unknown): Record<string, string> | undefined {
+  if (variables === undefined || variables === null) return undefined;
+  const filled: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables as Json)) {
+    if (typeof value === 'string') filled[name] = value;
+    else if (value !== null && typeof value === 'object' && (value as Json).type === 'input_text' && typeof (value as Json).text === 'string') filled[name] = (value as Json).text as string;
+    else throw GatewayError.badRequest(`prompt.variables.${name} must be a string or an input_text part`);
+  }
+  return filled;
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatStreamRequest } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import type { Observable } from 'rxjs';
+import { newGenerationId } from '../chat/generation-ids.js';
+import { ModelCalls } from '../chat/model-calls.service.js';
+import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { observeStream } from '../chat/stream-observable.js';
+import { StreamTally } from '../chat/stream-tally.js';
+import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import { ResponsesEventWriter } from './responses-event-writer.js';
+import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
+
+/**
+ * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
+ * non-streamed path, the provider's stream (native Responses or chat) turned into OpenAI's
+ * semantic events by ResponsesEventWriter, each emitted already framed as SSE (ADR 0024).
+ * Nothing is emitted before the provider's first event, so a refusal up to then fails the
+ * Observable and the gateway answers with the error envelope. After it, a failure is told
+ * in-band: `response.failed` with the canonical error type, and the stream ends (the tokens
+ * produced so far are recorded as a failed generation, as on chat).
+ */
+@Injectable()
+export class ResponsesStreamService {
+  constructor(
+    private readonly preparation: ResponsesPreparation,
+    private readonly calls: ModelCalls,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
+  ) {}
+
+  stream(request: ChatStreamRequest): Observable<string> {
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
+  }
+
+  private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (frame: string) => void): Promise<void> {
+    const { principal } = request;
+    const response = await this.preparation.prepare(request, signal);
+    const { prepared, options } = response;
+    let upstreamBody: Record<string, unknown> | undefined;
+    if (echoesUpstreamBody(prepared.body)) prepared.base.onUpstreamBody = (sent) => (upstreamBody = sent);
+
+    const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses');
+    const writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
+    const extras: Record<string, unknown> = {};
+    if (request.serviceMetadata) extras.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
+
+    const tally = new StreamTally();
+    const settle = (status: 'succeeded' | 'failed') => {
+      const usage = tally.usage(prepared.body.messages);
+      const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage, status, sessionId: prepared.sessionId });
+      return stepUsage(usage, charge);
+    };
+    try {
+      for (let next = opened.first; !next.done; next = await opened.events.next()) {
+        tally.add(next.value);
+        writer.add(next.value);
+      }
+    } catch (error) {
+      if (signal.aborted) throw error; // the client left: nobody to tell
+      // Tokens were generated before the failure: they are recorded (and billed) as a failed generation.
+      const usage = tally.chunks > 0 ? settle('failed') : null;
+      writer.fail(toGatewayError(error), usage);
+      return;
+    }
+    writer.finish(settle('succeeded'));
+  }
+}
+
+function echoesUpstreamBody(body: Record<string, unknown>): boolean {
+  const debug = body.debug as { echo_upstream_body?: unknown } | null | undefined;
+  return debug?.echo_upstream_body === true;
+}
+
+function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof UpstreamFailure) return error.gatewayError;
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(500, 'Internal server error', { errorType: 'server' });
+}

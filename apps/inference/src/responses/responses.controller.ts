@@ -1,0 +1,26 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type ResponsesResponseView } from '@gw/contracts';
+import type { Observable } from 'rxjs';
+import { ResponsesStreamService } from './responses-stream.service.js';
+import { ResponsesService } from './responses.service.js';
+
+/** The Responses API: `body` is the client's Responses body, validated by the gateway. */
+@Controller()
+export class ResponsesController {
+  constructor(
+    private readonly responses: ResponsesService,
+    private readonly responsesStream: ResponsesStreamService,
+  ) {}
+
+  @MessagePattern(SUBJECTS.inference.responsesCreate)
+  create(@Payload() request: ChatCreateRequest): Promise<ResponsesResponseView> {
+    return this.responses.create(request);
+  }
+
+  /** One reply packet per semantic event, already framed as SSE (`event:` + `data:`). */
+  @MessagePattern(SUBJECTS.inference.responsesStream)
+  stream(@Payload() request: ChatStreamRequest): Observable<string> {
+    return this.responsesStream.stream(request);
+  }
+}

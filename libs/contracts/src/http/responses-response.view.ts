@@ -1,0 +1,76 @@
+import type { ServiceMetadataView } from './chat-completion.view.js';
+
+/** An `output_text` part of a message item (annotations as OpenAI's: url_citation, file_citation, ...). */
+export interface ResponsesOutputTextView {
+  type: 'output_text';
+  text: string;
+  annotations: unknown[];
+  logprobs: unknown[];
+}
+
+export interface ResponsesRefusalView {
+  type: 'refusal';
+  refusal: string;
+}
+
+export interface ResponsesMessageItemView {
+  type: 'message';
+  id: string;
+  role: 'assistant';
+  status: 'in_progress' | 'completed' | 'incomplete';
+  content: Array<ResponsesOutputTextView | ResponsesRefusalView>;
+}
+
+export interface ResponsesFunctionCallItemView {
+  type: 'function_call';
+  id: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+export interface ResponsesReasoningItemView {
+  type: 'reasoning';
+  id: string;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+  /** Only with `include: ["reasoning.encrypted_content"]` (ADR 0023). */
+  encrypted_content?: string;
+}
+
+export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView;
+
+/** Spec §2.6 usage. */
+export interface ResponsesUsageView {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+  cost: number;
+  is_byok: boolean;
+  cost_details: { upstream_inference_cost: number | null; upstream_inference_input_cost: number; upstream_inference_output_cost: number };
+}
+
+/**
+ * Spec §2.6: the Responses-API response object, with the fields `openai` and
+ * `@openrouter/sdk` (`OpenResponsesResult`) require, and the echoed configuration.
+ */
+export interface ResponsesResponseView {
+  id: string;
+  object: 'response';
+  created_at: number;
+  completed_at: number | null;
+  model: string;
+  status: 'completed' | 'incomplete' | 'in_progress' | 'failed' | 'cancelled' | 'queued';
+  error: { code: string; message: string; metadata?: Record<string, unknown> } | null;
+  incomplete_details: { reason: string } | null;
+  output: ResponsesOutputItemView[];
+  output_text: string;
+  usage: ResponsesUsageView | null;
+  /** Spec §7.3, on failure. */
+  error_type?: string;
+  service_metadata?: ServiceMetadataView;
+  /** The echoed configuration: instructions, tools, tool_choice, temperature, top_p, reasoning, text, truncation, ... */
+  [echoed: string]: unknown;
+}
