@@ -5,7 +5,6 @@ import { validateDto } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
-import { INFERENCE_RESENDS } from './inference-resends.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
