@@ -17,6 +17,8 @@ import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
+import { DaemonSignController } from './interns/daemon-sign.controller.js';
+import { InternsController } from './interns/interns.controller.js';
 import { ResponsesController } from './responses/responses.controller.js';
 
 @Module({})
@@ -25,7 +27,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },

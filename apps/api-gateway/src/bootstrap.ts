@@ -7,6 +7,7 @@ import { ReplicaLifecycle } from '@gw/messaging';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
+import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -22,6 +23,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
+  registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   // Every body this API takes is JSON: anything else is refused before it is parsed.
   fastify.addHook('onRequest', async (request) => {
     if (!BODY_METHODS.has(request.method) || !hasBody(request.headers)) return;
@@ -39,7 +41,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
 }
 
 /**
- * The gateway's graceful stop (ADR 0021): readiness 503 at once; keep serving for
+ * The gateway's graceful stop (ADR 0026): readiness 503 at once; keep serving for
  * SHUTDOWN_DELAY_MS while load balancers notice; stop accepting connections and let the
  * requests and streams in flight finish (idle keep-alive connections are closed as they
  * become idle), bounded by what is left of SHUTDOWN_GRACE_MS; then Nest's shutdown hooks

@@ -20,14 +20,14 @@ export class CommonEnv {
 
   /**
    * A caller that hears nothing (no answer, no heartbeat) from the replica working on its
-   * request for this long takes the replica for dead (ADR 0020). Several heartbeats long.
+   * request for this long takes the replica for dead (ADR 0025). Several heartbeats long.
    */
   @IsInt()
   @Min(500)
   @Max(600_000)
   RPC_LIVENESS_TIMEOUT_MS: number = 8_000;
 
-  /** How often a service tells the caller of each request in progress that it is alive (ADR 0020). */
+  /** How often a service tells the caller of each request in progress that it is alive (ADR 0025). */
   @IsInt()
   @Min(50)
   @Max(60_000)
@@ -35,7 +35,7 @@ export class CommonEnv {
 
   /**
    * On SIGTERM: how long the requests and streams in flight may take to finish before the
-   * process answers the rest with a retryable 503 and exits (ADR 0021). Keep it under the
+   * process answers the rest with a retryable 503 and exits (ADR 0026). Keep it under the
    * orchestrator's kill timeout (Kubernetes: terminationGracePeriodSeconds, 30 s by default).
    */
   @IsInt()
@@ -56,7 +56,7 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
 
-  /** Port of the HTTP probes `/health` and `/health/ready` (ADR 0021); 0: none (the local stack). */
+  /** Port of the HTTP probes `/health` and `/health/ready` (ADR 0026); 0: none (the local stack). */
   @IsInt()
   @Min(0)
   @Max(65_535)

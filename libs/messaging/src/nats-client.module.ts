@@ -7,7 +7,7 @@ export interface NatsClientOptions {
   /** Connection name, as nats-server's monitoring shows it. */
   name: string;
   rpcTimeoutMs: number;
-  /** See RpcClientOptions.livenessTimeoutMs (ADR 0020). */
+  /** See RpcClientOptions.livenessTimeoutMs (ADR 0025). */
   livenessTimeoutMs?: number;
 }
 

@@ -5,7 +5,7 @@ import { GatewayError, toRpcError } from '@gw/errors';
 import { InFlightRequests } from './rpc-liveness.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
-  /** How often a request still being handled tells its caller the replica is alive (ADR 0020). */
+  /** How often a request still being handled tells its caller the replica is alive (ADR 0025). */
   heartbeatMs: number;
 };
 

@@ -12,7 +12,7 @@ interface NestReplyPacket {
   isDisposed?: boolean;
 }
 
-/** What the caller knows of the replica working on a call (ADR 0020). */
+/** What the caller knows of the replica working on a call (ADR 0025). */
 interface Liveness {
   /** When the replica last spoke (a heartbeat or a packet), in ms since the epoch. */
   lastHeard: number;
@@ -203,7 +203,7 @@ export class RpcClient {
     }
   }
 
-  /** A heartbeat of the replica working on a call (ADR 0020). */
+  /** A heartbeat of the replica working on a call (ADR 0025). */
   private onProgress(id: string, progress: string): void {
     const state: Liveness | undefined = this.pending.get(id) ?? this.streams.get(id);
     if (!state) return;
@@ -293,7 +293,7 @@ function withId(bytes: Uint8Array, id: string): Uint8Array {
   return out;
 }
 
-/** The replica working on the call went silent: it died, or hangs (ADR 0020). */
+/** The replica working on the call went silent: it died, or hangs (ADR 0025). */
 function replicaLost(subject: string, silenceMs: number): GatewayError {
   return new GatewayError(503, `The ${subject.split('.')[0]} replica handling this request stopped responding (silent for ${silenceMs} ms)`, {
     errorType: 'server',

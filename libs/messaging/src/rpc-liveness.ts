@@ -2,7 +2,7 @@ import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-n
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /*
- * Liveness of a request while a service works on it (ADR 0020). A replica that is killed
+ * Liveness of a request while a service works on it (ADR 0025). A replica that is killed
  * sends nothing more, and NATS core cannot tell the caller; so the replica speaks up:
  * - every `RPC_HEARTBEAT_MS` it sends an empty message with the header `Gw-Rpc: working` to
  *   the reply subject of every request it still works on (one timer for all of them; a

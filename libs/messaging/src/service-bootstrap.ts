@@ -16,9 +16,9 @@ export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
-  /** Heartbeat on the reply subject of each request in progress (ADR 0020); default 2 s. */
+  /** Heartbeat on the reply subject of each request in progress (ADR 0025); default 2 s. */
   heartbeatMs?: number;
-  /** How long a shutdown waits for the requests and streams in flight (ADR 0021); default 25 s. */
+  /** How long a shutdown waits for the requests and streams in flight (ADR 0026); default 25 s. */
   shutdownGraceMs?: number;
   /** Port of the HTTP probes (`/health`, `/health/ready`); 0 or unset: none. */
   healthPort?: number;
@@ -45,7 +45,7 @@ export async function bootstrapService(module: Type<unknown> | DynamicModule, op
 
 /**
  * The same as `bootstrapService`, with the handles a graceful stop needs. Stopping runs in this
- * order (ADR 0021): readiness turns 503; the queue-group subscriptions drain (NATS sends new
+ * order (ADR 0026): readiness turns 503; the queue-group subscriptions drain (NATS sends new
  * requests to the other replicas, those already delivered are handled); the requests and
  * streams in flight finish, up to the grace period, after which their callers get a retryable
  * 503; the server connection flushes and closes; then Nest's shutdown hooks close consumers,

@@ -7,6 +7,9 @@ import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer
 import { freePort, httpOk, waitFor } from './ports.ts';
 import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
+/** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
+export const E2E_SIGN_RATE_LIMIT = 40;
+
 /*
  * A whole stack of the run's own (end-to-end tests, the bench): its own databases, a private
  * nats-server, free ports, seeded keys, the built services as child processes.
@@ -33,6 +36,8 @@ export interface IsolatedStack {
 export class IsolatedStackRun {
   readonly prefix: string;
   readonly stateDir: string;
+  /** The run's own Ed25519 signing key (e2e tests verify signatures against its JWKS). */
+  readonly daemonSigningKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
   private databasesCreated = false;
   private stackStarting = false;
   private nats: PrivateNatsServer | undefined;
@@ -40,7 +45,10 @@ export class IsolatedStackRun {
   private tornDown: Promise<void> | undefined;
 
   /** `kind` names the run in database and folder names (`e2e`, `bench`). */
+  private readonly kind: string;
+
   constructor(kind: string) {
+    this.kind = kind;
     this.prefix = runPrefix(kind);
     this.stateDir = mkdtempSync(join(tmpdir(), `gw-${kind}-`));
   }
@@ -85,12 +93,19 @@ export class IsolatedStackRun {
       simulatorPort,
       // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
       // call it, a workspace's BYOK key can (tests of BYOK-only providers, offline).
-      env: { OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`, OPENAI_API_KEY: '', ...options.env },
+      // Intern turns: a small window the e2e tests can exhaust, none the bench would hit.
+      env: {
+        OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
+        OPENAI_API_KEY: '',
+        SIGN_RATE_LIMIT: this.kind === 'e2e' ? String(E2E_SIGN_RATE_LIMIT) : '10000000',
+        ...options.env,
+      },
       replicas,
       detached: false,
       logLevel: 'warn',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
+      daemonSigningKeys: this.daemonSigningKeys,
     });
     this.stack = await untilAborted(starting, signal);
     return {

@@ -26,6 +26,8 @@ export interface StackOptions {
   logLevel: string;
   /** `BYOK_KEKS` for management only (no other service needs the key-encryption keys). */
   byokKeks: string;
+  /** `DAEMON_SIGNING_KEYS` for intern-signing only (the Ed25519 keys that sign daemon requests). */
+  daemonSigningKeys: string;
   env?: Record<string, string>;
   /**
    * Two or more runs that many processes of every service and of the gateway (the replica
@@ -76,7 +78,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
     { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
-    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing') } },
+    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
   ];
   const gateway = (port: number): ProcessSpec => ({
     name: 'api-gateway',

@@ -1,4 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { OpenRouter } from '@openrouter/sdk';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -208,6 +209,7 @@ describe('failures', () => {
       const last = events.at(-1)!;
       expect(names.at(-1), model).toBe('response.failed');
       expect(last, model).toMatchObject({ type: 'response.failed', response: { status: 'failed', error_type: 'provider_unavailable', error: { code: 'provider_unavailable', message: expect.any(String) } } });
+      expect(events.at(-2), model).toMatchObject({ type: 'error', code: 'provider_unavailable' });
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
       expect(events.some((event) => event.type === 'response.completed')).toBe(false);
     }
@@ -229,6 +231,17 @@ describe('failures', () => {
     controller.abort();
     await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 10_000, interval: 100 }).toBe(1);
     expect((await statsOf()).finished - before.finished).toBe(0);
+  });
+
+  it('makes the openai client throw on a stream that fails part-way, after the text it already yielded', async () => {
+    const stream = openai.responses.stream({ model: 'sim/gpt-5-mini-stream-error', input: 'Tell me about gateways' });
+    let text = '';
+    await expect(
+      (async () => {
+        for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+      })(),
+    ).rejects.toThrow();
+    expect(text).toMatch(/^Simulated reply/);
   });
 
   it('answers errors before the first event with the envelope and the status chat completions gives', async () => {
@@ -356,6 +369,25 @@ describe('the Vercel AI SDK default OpenAI provider (Responses API)', () => {
       expect(result.steps.length, model.id).toBe(2);
       expect(result.steps[0]!.toolCalls[0], model.id).toMatchObject({ toolName: 'get_weather' });
       expect(result.text, model.id).toMatch(/^Based on the tool result: "sunny in /);
+    }
+  });
+});
+
+describe('the OpenRouter SDK (it validates every response and event against its schema)', () => {
+  const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
+
+  it('parses the response object and the stream events on each way out', async () => {
+    for (const model of ['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet']) {
+      const response = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', metadata: { run: 'sdk' } } })) as unknown as Record<string, any>;
+      expect(response, model).toMatchObject({ object: 'response', status: 'completed', metadata: { run: 'sdk' } });
+      expect(response.outputText, model).toMatch(/^Simulated reply to: Tell me about gateways/);
+      expect(response.usage, model).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), cost: expect.any(Number), costDetails: { upstreamInferenceInputCost: expect.any(Number) } });
+
+      const stream = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', stream: true } })) as unknown as AsyncIterable<Record<string, any>>;
+      const types: string[] = [];
+      for await (const event of stream) types.push(String(event.type));
+      expect(types[0], model).toBe('response.created');
+      expect(types.at(-1), model).toBe('response.completed');
     }
   });
 });

@@ -7,8 +7,8 @@ import type { StreamFraming } from '../chat/chat-stream.relay.js';
  * (`event: <type>\ndata: <json>\n\n`) and ends after `response.completed`, `.incomplete` or
  * `.failed`. A failure the gateway sees itself after the first event (the stream stalled,
  * NATS went away) still ends with `response.failed`: the response of the first event
- * (`response.created`) marked failed, with the error and its canonical type, and the next
- * sequence number.
+ * (`response.created`) marked failed, with the error and its canonical type, after an `error`
+ * event, numbered on from the last event sent.
  */
 export const RESPONSES_FRAMING: StreamFraming = {
   subject: SUBJECTS.inference.responsesStream,
@@ -23,7 +23,7 @@ export const RESPONSES_FRAMING: StreamFraming = {
     const { output: _output, ...response } = (created?.response ?? {}) as Record<string, unknown>;
     const failed = {
       type: 'response.failed',
-      sequence_number: sequence,
+      sequence_number: sequence + 1,
       response: {
         ...response,
         status: 'failed',
@@ -32,7 +32,8 @@ export const RESPONSES_FRAMING: StreamFraming = {
         error_type: error.errorType,
       },
     };
-    return `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+    const errorEvent = { type: 'error', sequence_number: sequence, code: error.errorType, message: error.message, param: null };
+    return `event: error\ndata: ${JSON.stringify(errorEvent)}\n\nevent: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
   },
 };
 

@@ -92,6 +92,20 @@ describe('chat stream events -> Responses semantic events', () => {
     expect(final.status).toBe('completed');
   });
 
+  it('turns generated images into image_generation_call items with the base64 result', () => {
+    const { instance, events } = writer();
+    instance.start();
+    instance.add(chunk({ content: 'Here it is' }));
+    instance.add(chunk({ images: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }, 'stop'));
+    const final = instance.finish(usage);
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: 'message', status: 'completed' }),
+      { type: 'image_generation_call', id: expect.stringMatching(/^ig_/), status: 'completed', result: 'iVBORw0KGgo=' },
+    ]);
+    const types = events().map((event) => event.type);
+    expect(types.slice(-3)).toEqual(['response.output_item.added', 'response.output_item.done', 'response.completed']);
+  });
+
   it('ends incomplete when max tokens stopped it', () => {
     const { instance, events } = writer();
     instance.start();
@@ -106,8 +120,10 @@ describe('chat stream events -> Responses semantic events', () => {
     instance.start({ service_metadata: { attempt: 1 } });
     instance.add(chunk({ content: 'Half' }));
     instance.fail(new GatewayError(502, 'Provider simulator-openai reported an error mid-stream', { errorType: 'provider_unavailable', metadata: { provider: 'simulator-openai' } }));
-    const last = events().at(-1)!;
-    expect(last.type).toBe('response.failed');
+    const all = events();
+    expect(all.slice(-2).map((event) => event.type)).toEqual(['error', 'response.failed']);
+    expect(all.at(-2)).toMatchObject({ code: 'provider_unavailable', message: expect.stringContaining('mid-stream'), param: null });
+    const last = all.at(-1)!;
     expect(last.response).toMatchObject({
       status: 'failed',
       error_type: 'provider_unavailable',

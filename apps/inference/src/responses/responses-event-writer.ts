@@ -1,8 +1,15 @@
-import type { ResponsesFunctionCallItemView, ResponsesMessageItemView, ResponsesOutputItemView, ResponsesReasoningItemView, ResponsesResponseView } from '@gw/contracts';
+import type {
+  ResponsesFunctionCallItemView,
+  ResponsesImageItemView,
+  ResponsesMessageItemView,
+  ResponsesOutputItemView,
+  ResponsesReasoningItemView,
+  ResponsesResponseView,
+} from '@gw/contracts';
 import type { GatewayError } from '@gw/errors';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import type { ResponsesOptions } from './responses-request.js';
-import { failedState, functionCallItem, messageItem, newItemId, reasoningItem, responseObject, statusOf, toResponsesAnnotation, type ResponseHead } from './responses-view.js';
+import { failedState, functionCallItem, imageItems, messageItem, newItemId, reasoningItem, responseObject, statusOf, toResponsesAnnotation, type ResponseHead } from './responses-view.js';
 
 type Json = Record<string, unknown>;
 
@@ -86,6 +93,7 @@ export class ResponsesEventWriter {
     if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.refusal(delta.refusal);
     if (Array.isArray(delta.annotations)) this.openMessage().annotations.push(...delta.annotations.map(toResponsesAnnotation));
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls as Json[]) this.toolCall(call);
+    if (Array.isArray(delta.images)) for (const image of imageItems(delta.images)) this.image(image);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
@@ -98,9 +106,14 @@ export class ResponsesEventWriter {
     return response;
   }
 
-  /** After a failure: response.failed with what was produced so far, the error and its canonical type. */
+  /**
+   * After a failure: an `error` event (the `openai` client throws on it, as on a failed chat
+   * stream), then response.failed with what was produced so far, the error and its canonical
+   * type, the last event, for clients that read on (the AI SDK, OpenRouter's).
+   */
   fail(error: GatewayError, usage: ResponsesResponseView['usage'] = null): void {
     const { error: failure, errorType } = failedState(error);
+    this.send('error', { code: errorType, message: error.message, param: null });
     const response = { ...this.snapshot('failed', { usage, error: failure, incompleteItems: true }), error_type: errorType };
     this.send('response.failed', { response });
   }
@@ -157,6 +170,16 @@ export class ResponsesEventWriter {
       call.args += fn.arguments;
       this.send('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: fn.arguments });
     }
+  }
+
+  /** A generated image arrives whole: its item is added and done at once. */
+  private image(item: ResponsesImageItemView): void {
+    this.closeReasoning();
+    this.closeMessage();
+    const index = this.output.length;
+    this.output.push(item);
+    this.send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', result: '' } });
+    this.send('response.output_item.done', { output_index: index, item });
   }
 
   private openReasoning(): OpenReasoning {
@@ -242,7 +265,10 @@ export class ResponsesEventWriter {
     state: { usage?: ResponsesResponseView['usage']; incomplete_details?: ResponsesResponseView['incomplete_details']; error?: ResponsesResponseView['error']; incompleteItems?: boolean } = {},
   ): ResponsesResponseView {
     // A failed response lists what was produced; items still open are marked incomplete.
-    const output = state.incompleteItems ? this.output.map((item, index) => (this.open.some((open) => open.index === index) && 'status' in item ? { ...item, status: 'incomplete' as const } : item)) : [...this.output];
+    const stillOpen = (index: number) => this.open.some((open) => open.index === index);
+    const output = state.incompleteItems
+      ? this.output.map((item, index): ResponsesOutputItemView => ((item.type === 'message' || item.type === 'function_call') && stillOpen(index) ? { ...item, status: 'incomplete' } : item))
+      : [...this.output];
     const response = responseObject(this.head, {
       status,
       output,

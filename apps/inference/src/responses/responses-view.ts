@@ -1,5 +1,6 @@
 import type {
   ChatUsageView,
+  ResponsesImageItemView,
   ResponsesFunctionCallItemView,
   ResponsesMessageItemView,
   ResponsesOutputItemView,
@@ -16,7 +17,7 @@ import type { ResponsesOptions } from './responses-request.js';
 type Json = Record<string, unknown>;
 
 /** `<prefix>_<32 hex>`, the shape OpenAI's ids have (resp_, msg_, fc_, rs_). */
-export function newItemId(prefix: 'resp' | 'msg' | 'fc' | 'rs'): string {
+export function newItemId(prefix: 'resp' | 'msg' | 'fc' | 'rs' | 'ig'): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 
@@ -165,5 +166,20 @@ export function outputItemsOf(completion: NormalizedCompletion, options: Respons
     items.push(messageItem(newItemId('msg'), text, (message.annotations ?? []).map(toResponsesAnnotation), message.refusal, status));
   }
   for (const call of calls) items.push(functionCallItem(newItemId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
+  items.push(...imageItems((message as { images?: unknown }).images));
   return items;
+}
+
+/**
+ * Images a model generated, in the chat form's `images` (`[{type: "image_url", image_url: {url}}]`,
+ * data: URLs), as `image_generation_call` items whose `result` is the base64 image, as OpenAI returns it.
+ */
+export function imageItems(images: unknown): ResponsesImageItemView[] {
+  if (!Array.isArray(images)) return [];
+  return images.flatMap((image: { image_url?: { url?: unknown } | string }) => {
+    const url = typeof image?.image_url === 'string' ? image.image_url : image?.image_url?.url;
+    if (typeof url !== 'string' || url.length === 0) return [];
+    const comma = url.startsWith('data:') ? url.indexOf(',') : -1;
+    return [{ type: 'image_generation_call' as const, id: newItemId('ig'), status: 'completed' as const, result: comma >= 0 ? url.slice(comma + 1) : url }];
+  });
 }

@@ -47,7 +47,7 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   async postJson(provider: string, url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<UpstreamResponse> {
-    // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0020).
+    // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0025).
     markCommitted();
     let response;
     try {

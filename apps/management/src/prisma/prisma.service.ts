@@ -10,7 +10,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     super({ adapter: new PrismaPg({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE }) });
   }
 
-  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0021). */
+  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
   async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }

@@ -18,7 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
-import { OUTPUT_MODALITIES, ReasoningConfigDto, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+import { ReasoningConfigDto, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
 import { IsAbsent, IsArrayOfObjectsWith, IsRequestMetadata, IsResponsesInput, IsResponsesToolChoice } from './validators.js';
 
 /** Spec §4.5 / §8: server-tool agent steps, default and maximum. */
@@ -34,6 +34,8 @@ export const RESPONSES_INCLUDES = [
 ] as const;
 
 export const TRUNCATION_MODES = ['auto', 'disabled'] as const;
+/** Spec §4.5: the output modalities of a response. */
+export const RESPONSES_MODALITIES = ['text', 'image'] as const;
 export const TEXT_FORMAT_TYPES = ['text', 'json_object', 'json_schema'] as const;
 export const TEXT_VERBOSITIES = ['low', 'medium', 'high'] as const;
 
@@ -283,8 +285,8 @@ export class ResponsesRequestDto {
 
   @IsOptional()
   @IsArray()
-  @IsIn(OUTPUT_MODALITIES, { each: true })
-  modalities?: Array<(typeof OUTPUT_MODALITIES)[number]>;
+  @IsIn(RESPONSES_MODALITIES, { each: true })
+  modalities?: Array<(typeof RESPONSES_MODALITIES)[number]>;
 
   @IsOptional()
   @IsObject()

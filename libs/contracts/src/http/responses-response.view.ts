@@ -38,7 +38,15 @@ export interface ResponsesReasoningItemView {
   encrypted_content?: string;
 }
 
-export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView;
+/** An image the model generated (`modalities: ["image"]`): `result` is the base64 image. */
+export interface ResponsesImageItemView {
+  type: 'image_generation_call';
+  id: string;
+  status: 'completed';
+  result: string;
+}
+
+export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView | ResponsesImageItemView;
 
 /** Spec §2.6 usage. */
 export interface ResponsesUsageView {
