@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
+import { NatsClientModule } from '@gw/messaging';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { ByokController } from './byok/byok.controller.js';
@@ -22,7 +23,11 @@ export class AppModule {
   static forRoot(env: ManagementEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL))],
+      imports: [
+        LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL)),
+        // Calls out (intern-signing: does an intern exist before a key is bound to it).
+        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+      ],
       controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },

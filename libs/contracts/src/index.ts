@@ -27,5 +27,8 @@ export * from './messages/presets.messages.js';
 export * from './messages/embeddings.messages.js';
 export * from './http/embeddings-request.dto.js';
 export * from './http/embeddings.view.js';
+export * from './http/intern.view.js';
+export * from './http/intern.dto.js';
+export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 
 export const KEY_KINDS = ['management', 'standard', 'intern'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
@@ -31,6 +31,15 @@ export class Principal {
 
   @IsBoolean()
   hasPersonalIdentity!: boolean;
+
+  /**
+   * The OAuth subject of the key owner's linked personal identity (OIDC), or null. It is what
+   * a daemon signature names as `x-ori-invoke-user`; never taken from a request.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  identitySubject?: string | null;
 
   /**
    * Set when the key is past its spend limit or the workspace has no credits left: inference

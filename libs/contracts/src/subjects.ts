@@ -11,6 +11,8 @@ export const SUBJECTS = {
     keysCreate: 'management.keys.create',
     keysUpdate: 'management.keys.update',
     keysDelete: 'management.keys.delete',
+    /** Intern-signing -> management: an intern is being deleted; its own keys go first. */
+    keysDeleteForIntern: 'management.keys.delete-for-intern',
     creditsGet: 'management.credits.get',
     creditsAdd: 'management.credits.add',
     presetsCreateVersion: 'management.presets.versions.create',
@@ -45,6 +47,15 @@ export const SUBJECTS = {
   },
   internSigning: {
     health: 'interns.health',
+    list: 'interns.list',
+    get: 'interns.get',
+    create: 'interns.create',
+    update: 'interns.update',
+    delete: 'interns.delete',
+    /** Management -> intern-signing: before binding a key to an intern. */
+    exists: 'interns.exists',
+    daemonSign: 'interns.daemon.sign',
+    daemonJwks: 'interns.daemon.jwks',
   },
 } as const;
 

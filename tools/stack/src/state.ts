@@ -7,6 +7,7 @@ export const STATE_DIR = join(WORKSPACE_ROOT, '.stack');
 const STACK_FILE = join(STATE_DIR, 'stack.json');
 const PIDS_FILE = join(STATE_DIR, 'pids.json');
 const DEV_KEKS_FILE = join(STATE_DIR, 'byok-keks');
+const DEV_SIGNING_KEYS_FILE = join(STATE_DIR, 'daemon-signing-keys');
 
 /** `.stack/stack.json`: what a client needs to call the running stack. */
 export interface StackFile {
@@ -57,4 +58,18 @@ export function devByokKeks(): string {
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(DEV_KEKS_FILE, `${keks}\n`, { mode: 0o600, flag: 'wx' });
   return keks;
+}
+
+/**
+ * `DAEMON_SIGNING_KEYS` for the local stack: the environment's when set, else a random dev
+ * Ed25519 seed made once and kept in `.stack/daemon-signing-keys` (gitignored, mode 600), so
+ * daemons that cached the JWKS keep verifying across restarts.
+ */
+export function devDaemonSigningKeys(): string {
+  if (process.env.DAEMON_SIGNING_KEYS) return process.env.DAEMON_SIGNING_KEYS;
+  if (existsSync(DEV_SIGNING_KEYS_FILE)) return readFileSync(DEV_SIGNING_KEYS_FILE, 'utf8').trim();
+  const keys = `dev-${new Date().toISOString().slice(0, 10)}:${randomBytes(32).toString('base64')}`;
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEV_SIGNING_KEYS_FILE, `${keys}\n`, { mode: 0o600, flag: 'wx' });
+  return keys;
 }

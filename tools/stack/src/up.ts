@@ -5,7 +5,7 @@ import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { freePort, httpOk, isPortOpen } from './ports.ts';
 import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
-import { devByokKeks, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
+import { devByokKeks, devDaemonSigningKeys, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
 /**
  * `npm run up`: brings the whole system up with a working default and writes
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
 
   const previous = readStackFile();
   const pids = readPidsFile();
-  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/ready')))) {
+  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
     step('the stack is already running');
     printReady(previous);
     return;
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     detached: true,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
+    daemonSigningKeys: devDaemonSigningKeys(),
   });
   writePidsFile(Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])));
 

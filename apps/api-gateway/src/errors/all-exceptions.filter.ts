@@ -1,7 +1,9 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { toEnvelope } from '@gw/errors';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { internErrorShape } from '../interns/intern-errors.js';
+import { isInternRoute } from '../interns/intern-routes.js';
 import { toGatewayError } from './http-error.mapper.js';
 
 /**
@@ -15,7 +17,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const error = toGatewayError(exception);
+    // The sign deadline may have answered 408 already while the handler was still waiting.
+    if (reply.sent) return;
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const error = isInternRoute(request.url) ? internErrorShape(toGatewayError(exception)) : toGatewayError(exception);
     const envelope = toEnvelope(error);
     // A service's 500 already carries the error id it logged under; only failures of the
     // gateway itself get a new one here.
@@ -24,7 +29,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
       this.logger.error({ errorId, err: exception }, 'Request failed');
     }
-    if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+    const retryAfter = error.metadata?.retry_after;
+    if (error.status === 429 || error.status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
   }
 }

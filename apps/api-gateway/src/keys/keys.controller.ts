@@ -62,6 +62,7 @@ export class KeysController {
       expiresAt: dto.expires_at,
       workspaceId: dto.workspace_id,
       creatorUserId: dto.creator_user_id,
+      internId: dto.intern_id,
     });
   }
 

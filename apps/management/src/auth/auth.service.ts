@@ -40,6 +40,7 @@ export class AuthService {
         userId: key.creatorUserId,
         internId: key.internId,
         hasPersonalIdentity: key.creator.oidcSubject !== null,
+        identitySubject: key.creator.oidcSubject,
         spendBlocked,
       },
       ttlSeconds: Math.max(0, ttlSeconds),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyView, KeysCreateReply, KeysCreateRequest, KeysUpdateRequest, Principal } from '@gw/contracts';
+import { SUBJECTS, type ApiKeyView, type InternExistsReply, type KeysCreateReply, type KeysCreateRequest, type KeysUpdateRequest, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { RpcClient } from '@gw/messaging';
 import { Prisma, type ApiKey } from '../generated/prisma/client.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -19,12 +20,18 @@ export class KeyWritesService {
     private readonly prisma: PrismaService,
     private readonly workspaces: WorkspaceAccessService,
     private readonly events: ManagementEventsPublisher,
+    private readonly rpc: RpcClient,
   ) {}
 
-  /** Keys made here are standard (inference) keys; management keys come from the CLI. */
+  /**
+   * Keys made here are standard (inference) keys, or with `internId` intern keys bound to that
+   * intern; management keys come from the CLI.
+   */
   async create(principal: Principal, request: Omit<KeysCreateRequest, 'principal'>, now = new Date()): Promise<KeysCreateReply> {
     requireManagementKey(principal);
-    const workspaceId = await this.workspaces.resolveWorkspace(principal, request.workspaceId);
+    const workspaceId = request.internId
+      ? await this.internWorkspace(principal, request.internId, request.workspaceId)
+      : await this.workspaces.resolveWorkspace(principal, request.workspaceId);
     const creatorUserId = request.creatorUserId ?? principal.userId;
     if (creatorUserId !== principal.userId && !(await this.workspaces.isMember(creatorUserId, workspaceId))) {
       throw GatewayError.badRequest('creator_user_id does not name a member of the workspace');
@@ -35,9 +42,10 @@ export class KeyWritesService {
         hash,
         label,
         name: request.name,
-        kind: 'standard',
+        kind: request.internId ? 'intern' : 'standard',
         workspaceId,
         creatorUserId,
+        internId: request.internId ?? null,
         limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
         limitReset: request.limitReset ?? null,
         includeByokInLimit: request.includeByokInLimit,
@@ -71,6 +79,29 @@ export class KeyWritesService {
     if (count === 0) throw GatewayError.notFound('No API key with that hash');
     this.events.keysChanged([hash]);
     return { deleted: true };
+  }
+
+  /**
+   * An intern key's workspace is the intern's, which must be the management key's own (or one
+   * named that the caller belongs to): no default-workspace fallback (spec §4.4 rule 3).
+   * Intern-signing owns interns, so it is asked whether this one exists there.
+   */
+  private async internWorkspace(principal: Principal, internId: string, requested: string | undefined): Promise<string> {
+    const workspaceId = requested ?? principal.workspaceId;
+    if (requested && !(await this.workspaces.isMember(principal.userId, requested))) {
+      throw GatewayError.badRequest('workspace_id does not name a workspace you belong to');
+    }
+    const { exists } = await this.rpc.send<InternExistsReply>(SUBJECTS.internSigning.exists, { workspaceId, internId });
+    if (!exists) throw GatewayError.badRequest('intern_id does not name an intern of the workspace', { reason: 'intern_not_found' });
+    return workspaceId;
+  }
+
+  /** Intern-signing deletes an intern: its keys stop working first (gateways drop them from their caches). */
+  async deleteForIntern(workspaceId: string, internId: string): Promise<{ deleted: number }> {
+    const keys = await this.prisma.apiKey.findMany({ where: { workspaceId, internId, kind: 'intern' }, select: { hash: true } });
+    const { count } = await this.prisma.apiKey.deleteMany({ where: { hash: { in: keys.map((key) => key.hash) } } });
+    this.events.keysChanged(keys.map((key) => key.hash));
+    return { deleted: count };
   }
 
   /** 404 both for an unknown hash and for a key in a workspace the caller is not part of. */

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   KeysCreateRequest,
+  KeysDeleteForInternRequest,
   KeysDeleteRequest,
   KeysGetRequest,
   KeysListRequest,
@@ -38,6 +39,11 @@ export class KeysController {
   @MessagePattern(SUBJECTS.management.keysUpdate)
   update(@Payload() request: KeysUpdateRequest): Promise<ApiKeyView> {
     return this.writes.update(request.principal, request);
+  }
+
+  @MessagePattern(SUBJECTS.management.keysDeleteForIntern)
+  deleteForIntern(@Payload() request: KeysDeleteForInternRequest): Promise<{ deleted: number }> {
+    return this.writes.deleteForIntern(request.workspaceId, request.internId);
   }
 
   @MessagePattern(SUBJECTS.management.keysDelete)

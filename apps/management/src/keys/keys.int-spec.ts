@@ -53,6 +53,7 @@ describe('management keys and auth over NATS', () => {
       userId: owner.userId,
       internId: null,
       hasPersonalIdentity: false,
+      identitySubject: null,
       spendBlocked: null,
     });
     const reply = await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash: standardKey.key.hash });

@@ -56,6 +56,14 @@ export class CreateKeyDto extends KeySpendSettingsDto {
   @ValidateIf((body: CreateKeyDto) => body.creator_user_id !== undefined)
   @IsUUID()
   creator_user_id?: string;
+
+  /**
+   * Makes a key of kind `intern`, bound to this intern of the workspace: it sees that intern
+   * alone (spec §4.4 rule 2) and its workspace is the only one (rule 3).
+   */
+  @ValidateIf((body: CreateKeyDto) => body.intern_id !== undefined)
+  @IsUUID()
+  intern_id?: string;
 }
 
 /** Body of PATCH /v1/keys/{hash}: only the fields present change; null clears a nullable one. */

@@ -43,6 +43,19 @@ export class KeysCreateRequest {
   @IsOptional()
   @IsUUID()
   creatorUserId?: string;
+
+  @IsOptional()
+  @IsUUID()
+  internId?: string;
+}
+
+/** Intern-signing -> management: delete the keys bound to an intern that is being deleted. */
+export class KeysDeleteForInternRequest {
+  @IsUUID()
+  workspaceId!: string;
+
+  @IsUUID()
+  internId!: string;
 }
 
 export class KeysUpdateRequest {

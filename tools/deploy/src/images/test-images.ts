@@ -131,6 +131,7 @@ async function run(): Promise<void> {
         DATABASE_URL: testDatabaseUrl(prefix, service),
         HEALTH_PORT: String(healthPorts[service]),
         ...(service === 'management' ? { BYOK_KEKS: `v1:${randomBytes(32).toString('base64')}` } : {}),
+        ...(service === 'intern-signing' ? { DAEMON_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64')}` } : {}),
         ...(service === 'inference' ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
       });
     }

@@ -1,0 +1,92 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  CreateInternDto,
+  DeleteInternDto,
+  INTERN_LIST_DEFAULT,
+  ListInternsQueryDto,
+  SUBJECTS,
+  UpdateInternDto,
+  type DeleteInternView,
+  type InternListView,
+  type InternView,
+  type Principal,
+} from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { RpcClient, validateDto } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { internIdParam } from './intern-id.js';
+
+/** The interns resource in `@openrouter/sdk`'s shape (interns.list/create/get/update/delete), answered by intern-signing. */
+@Controller('v1/interns')
+export class InternsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<InternListView> {
+    const query = await validateDto(ListInternsQueryDto, rawQuery, 'reject').catch(asInvalidRequest);
+    return this.rpc.send<InternListView>(SUBJECTS.internSigning.list, {
+      principal,
+      limit: query.limit ?? INTERN_LIST_DEFAULT,
+      statuses: query.status,
+      startingAfter: query.starting_after,
+      workspaceId: query.workspace_id,
+    });
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<InternView> {
+    const dto = await validateDto(CreateInternDto, body ?? {}, 'reject');
+    if (dto.provision === true) throw unsupported('provision: interns are not provisioned by this gateway; their daemons run on hosts their operators name (hostname)');
+    if (dto.vault_id !== undefined) throw unsupported('vault_id: vaults are not offered by this gateway');
+    return this.rpc.send<InternView>(SUBJECTS.internSigning.create, {
+      principal,
+      name: dto.name,
+      description: dto.description,
+      instructions: dto.instructions,
+      model: dto.model,
+      hostname: dto.hostname,
+      workspaceId: dto.workspace_id,
+    });
+  }
+
+  @Get(':internId')
+  get(@CurrentPrincipal() principal: Principal, @Param('internId') internId: string): Promise<InternView> {
+    return this.rpc.send<InternView>(SUBJECTS.internSigning.get, { principal, internId: internIdParam(internId) });
+  }
+
+  @Patch(':internId')
+  async update(@CurrentPrincipal() principal: Principal, @Param('internId') internId: string, @Body() body: unknown): Promise<InternView> {
+    const id = internIdParam(internId);
+    const dto = await validateDto(UpdateInternDto, body ?? {}, 'reject');
+    return this.rpc.send<InternView>(SUBJECTS.internSigning.update, {
+      principal,
+      internId: id,
+      name: dto.name,
+      description: dto.description,
+      instructions: dto.instructions,
+      model: dto.model,
+      hostname: dto.hostname,
+    });
+  }
+
+  /** 202 `{deleting: true}` as the SDK expects; the teardown is already complete when it answers. */
+  @Delete(':internId')
+  @HttpCode(202)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('internId') internId: string, @Body() body: unknown): Promise<DeleteInternView> {
+    const id = internIdParam(internId);
+    await validateDto(DeleteInternDto, body ?? {}, 'reject');
+    return this.rpc.send<DeleteInternView>(SUBJECTS.internSigning.delete, { principal, internId: id });
+  }
+}
+
+function unsupported(what: string): GatewayError {
+  return new GatewayError(400, `Unsupported: ${what}`, { metadata: { reason: 'unsupported_parameter', retryable: false } });
+}
+
+function asInvalidRequest(error: unknown): never {
+  if (error instanceof GatewayError && error.status === 400) {
+    throw new GatewayError(400, error.message, { metadata: { reason: 'invalid_request', retryable: false } });
+  }
+  throw error;
+}

@@ -1,0 +1,46 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DaemonSignRequest, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import type { RequestRateLimiter } from '@gw/rate-limit';
+import { InternsService } from '../interns/interns.service.js';
+import { DaemonSigner } from './daemon-signer.js';
+import { SigningKeyRing } from './signing-key-ring.js';
+import { SIGN_RATE_LIMITER } from './signing.providers.js';
+
+/** Spec §4.4: signs a body digest for a visible intern, naming the caller's verified OAuth subject. */
+@Controller()
+export class DaemonSigningController {
+  constructor(
+    private readonly interns: InternsService,
+    private readonly signer: DaemonSigner,
+    private readonly keys: SigningKeyRing,
+    @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
+  ) {}
+
+  @MessagePattern(SUBJECTS.internSigning.daemonSign)
+  async sign(@Payload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
+    // The user a daemon sees is the subject management linked after an OIDC login, carried
+    // in the principal the gateway authenticated: never anything the request says.
+    const user = request.principal.identitySubject;
+    if (!request.principal.hasPersonalIdentity || !user) {
+      throw new GatewayError(403, 'Signing needs a personal identity: link one with POST /v1/identity/oidc/start', {
+        metadata: { reason: 'personal_identity_required', retryable: false },
+      });
+    }
+    const intern = await this.interns.findVisible(request.principal, request.internId);
+    // Counted per intern, whoever asks: a turn of the intern is what is limited (spec §7.2 429).
+    const turn = await this.turns.consume(intern.id);
+    if (!turn.allowed) {
+      throw new GatewayError(429, `Too many turns for this intern: at most ${turn.limit} per window`, {
+        metadata: { reason: 'rate_limited', retryable: true, retry_after: turn.retryAfterSeconds },
+      });
+    }
+    return this.signer.sign({ internId: intern.id, user, bodySha256: request.bodySha256, route: request.route });
+  }
+
+  @MessagePattern(SUBJECTS.internSigning.daemonJwks)
+  jwks(): DaemonJwksView {
+    return this.keys.jwks() as DaemonJwksView;
+  }
+}

@@ -1,0 +1,1 @@
+export * from './daemon-server.ts';
