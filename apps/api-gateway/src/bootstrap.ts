@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { GatewayError } from '@gw/errors';
+import { ReplicaLifecycle } from '@gw/messaging';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
@@ -29,6 +31,38 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
       throw new GatewayError(415, 'Unsupported Content-Type: send application/json');
     }
   });
-  app.enableShutdownHooks();
+  // While draining, answers close their connection, so clients reconnect through the load
+  // balancer to a replica that stays.
+  const lifecycle = app.get(ReplicaLifecycle);
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (lifecycle.draining) void reply.header('connection', 'close');
+  });
   return app;
+}
+
+/**
+ * The gateway's graceful stop (ADR 0026): readiness 503 at once; keep serving for
+ * SHUTDOWN_DELAY_MS while load balancers notice; stop accepting connections and let the
+ * requests and streams in flight finish (idle keep-alive connections are closed as they
+ * become idle), bounded by what is left of SHUTDOWN_GRACE_MS; then Nest's shutdown hooks
+ * (the keys-used flush, the NATS connection drain).
+ */
+export async function stopGateway(app: NestFastifyApplication, env: GatewayEnv): Promise<void> {
+  app.get(ReplicaLifecycle).startDraining();
+  if (env.SHUTDOWN_DELAY_MS > 0) await sleep(env.SHUTDOWN_DELAY_MS);
+  const server = app.getHttpServer() as Server;
+  const closed = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+  const idleCloser = setInterval(() => server.closeIdleConnections(), 100);
+  server.closeIdleConnections();
+  const inTime = await Promise.race([closed, sleep(Math.max(0, env.SHUTDOWN_GRACE_MS - env.SHUTDOWN_DELAY_MS)).then(() => false)]);
+  clearInterval(idleCloser);
+  if (!inTime) {
+    app.get(Logger).warn('Shutdown grace period over with requests still open; closing their connections');
+    server.closeAllConnections();
+  }
+  await app.close();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

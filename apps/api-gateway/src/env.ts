@@ -51,6 +51,16 @@ export class GatewayEnv extends CommonEnv {
   KEYS_USED_FLUSH_MS: number = 5_000;
 
   /**
+   * On SIGTERM, how long the gateway keeps serving new requests while its readiness already
+   * answers 503, so load balancers take it out before it stops accepting (ADR 0026). Counted
+   * inside SHUTDOWN_GRACE_MS. 0 locally; a few seconds behind a Kubernetes Service or Ingress.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_DELAY_MS: number = 0;
+
+  /**
    * Hostnames on which intern routes are refused with 421 (ADR 0022): comma-separated
    * patterns, `*` matching any run of characters, compared with the Host header without port.
    */

@@ -41,7 +41,7 @@ export class AppModule {
   static forRoot(env: InferenceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS })],
+      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
       controllers: [HealthController, ChatController, ChatStreamController, MessagesController, ResponsesController, ModelsController, EmbeddingsController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },

@@ -6,4 +6,11 @@ import { AppModule } from './app.module.js';
 import { InferenceEnv } from './env.js';
 
 const env = validateEnv(InferenceEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.inference, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), {
+  queue: QUEUE_GROUPS.inference,
+  natsUrl: env.NATS_URL,
+  heartbeatMs: env.RPC_HEARTBEAT_MS,
+  shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  healthPort: env.HEALTH_PORT,
+  handleSignals: true,
+});

@@ -6,4 +6,11 @@ import { AppModule } from './app.module.js';
 import { InternSigningEnv } from './env.js';
 
 const env = validateEnv(InternSigningEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.internSigning, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), {
+  queue: QUEUE_GROUPS.internSigning,
+  natsUrl: env.NATS_URL,
+  heartbeatMs: env.RPC_HEARTBEAT_MS,
+  shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  healthPort: env.HEALTH_PORT,
+  handleSignals: true,
+});

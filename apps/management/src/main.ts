@@ -6,4 +6,11 @@ import { AppModule } from './app.module.js';
 import { ManagementEnv } from './env.js';
 
 const env = validateEnv(ManagementEnv);
-await bootstrapService(AppModule.forRoot(env), { queue: QUEUE_GROUPS.management, natsUrl: env.NATS_URL });
+await bootstrapService(AppModule.forRoot(env), {
+  queue: QUEUE_GROUPS.management,
+  natsUrl: env.NATS_URL,
+  heartbeatMs: env.RPC_HEARTBEAT_MS,
+  shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  healthPort: env.HEALTH_PORT,
+  handleSignals: true,
+});

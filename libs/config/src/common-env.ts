@@ -17,6 +17,31 @@ export class CommonEnv {
   @Min(100)
   @Max(600_000)
   RPC_TIMEOUT_MS: number = 15_000;
+
+  /**
+   * A caller that hears nothing (no answer, no heartbeat) from the replica working on its
+   * request for this long takes the replica for dead (ADR 0025). Several heartbeats long.
+   */
+  @IsInt()
+  @Min(500)
+  @Max(600_000)
+  RPC_LIVENESS_TIMEOUT_MS: number = 8_000;
+
+  /** How often a service tells the caller of each request in progress that it is alive (ADR 0025). */
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  RPC_HEARTBEAT_MS: number = 2_000;
+
+  /**
+   * On SIGTERM: how long the requests and streams in flight may take to finish before the
+   * process answers the rest with a retryable 503 and exits (ADR 0026). Keep it under the
+   * orchestrator's kill timeout (Kubernetes: terminationGracePeriodSeconds, 30 s by default).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  SHUTDOWN_GRACE_MS: number = 25_000;
 }
 
 /** Variables of a service that owns a database. */
@@ -30,4 +55,10 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Min(1)
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
+
+  /** Port of the HTTP probes `/health` and `/health/ready` (ADR 0026); 0: none (the local stack). */
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  HEALTH_PORT: number = 0;
 }

@@ -7,6 +7,8 @@ export interface NatsClientOptions {
   /** Connection name, as nats-server's monitoring shows it. */
   name: string;
   rpcTimeoutMs: number;
+  /** See RpcClientOptions.livenessTimeoutMs (ADR 0025). */
+  livenessTimeoutMs?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export class NatsClientModule implements OnApplicationShutdown {
       module: NatsClientModule,
       providers: [
         { provide: ResilientNatsConnection, useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name }) },
-        { provide: RpcClient, inject: [ResilientNatsConnection], useFactory: (nats: ResilientNatsConnection) => new RpcClient(nats, options.rpcTimeoutMs) },
+        { provide: RpcClient, inject: [ResilientNatsConnection], useFactory: (nats: ResilientNatsConnection) => new RpcClient(nats, options.rpcTimeoutMs, { livenessTimeoutMs: options.livenessTimeoutMs }) },
       ],
       exports: [ResilientNatsConnection, RpcClient],
     };

@@ -1,6 +1,7 @@
 import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import type { ResilientNatsConnection } from './nats-connection.js';
+import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
@@ -11,11 +12,45 @@ interface NestReplyPacket {
   isDisposed?: boolean;
 }
 
-interface PendingCall {
+/** What the caller knows of the replica working on a call (ADR 0025). */
+interface Liveness {
+  /** When the replica last spoke (a heartbeat or a packet), in ms since the epoch. */
+  lastHeard: number;
+  /** The replica passed the call's point of no return: it must not be sent elsewhere. */
+  committed: boolean;
+  /** How many more times the call may be sent to another replica while not committed. */
+  resendsLeft: number;
+  /** The encoded request, kept for a resend (only when resends are allowed). */
+  bytes: Uint8Array | undefined;
+}
+
+interface PendingCall extends Liveness {
   resolve: (value: unknown) => void;
   reject: (error: GatewayError) => void;
   timer: NodeJS.Timeout;
   subject: string;
+}
+
+interface OpenStream extends Liveness {
+  id: string;
+  stream: RpcStream<unknown>;
+}
+
+export interface RpcClientOptions {
+  /**
+   * Silence (no heartbeat, no packet) after which the replica working on a call is taken for
+   * dead (default 8 s; services beat every 2 s). 0 turns the check off.
+   */
+  livenessTimeoutMs?: number;
+}
+
+export interface RpcCallOptions {
+  /**
+   * When the replica dies before it marked the call committed (`markCommitted`), send the
+   * call again, to another replica, up to this many times. Only for handlers whose work before
+   * the commit point can safely run twice (inference: everything before the provider call).
+   */
+  resendUncommitted?: number;
 }
 
 const encoder = new TextEncoder();
@@ -32,25 +67,34 @@ const encoder = new TextEncoder();
  */
 export class RpcClient {
   private readonly pending = new Map<string, PendingCall>();
-  private readonly streams = new Map<string, RpcStream<unknown>>();
+  private readonly streams = new Map<string, OpenStream>();
   private readonly inboxPrefix: string;
   private readonly subscription: Subscription;
+  private readonly livenessTimeoutMs: number;
+  private readonly sweeper: NodeJS.Timeout | undefined;
   private sequence = 0;
 
   constructor(
     private readonly nats: ResilientNatsConnection,
     private readonly defaultTimeoutMs: number,
+    options: RpcClientOptions = {},
   ) {
     this.inboxPrefix = `${createInbox()}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
+    this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
+    if (this.livenessTimeoutMs > 0) {
+      // One timer for every call: a call answered within the liveness timeout costs nothing more.
+      this.sweeper = setInterval(() => this.sweep(), Math.min(1_000, Math.max(50, this.livenessTimeoutMs / 4)));
+      this.sweeper.unref();
+    }
   }
 
-  send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
+  send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
-    const id = (++this.sequence).toString(36);
+    const id = this.nextId();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        this.pending.delete(call.id);
         reject(
           new GatewayError(504, `Internal request timed out after ${timeoutMs} ms`, {
             errorType: 'timeout',
@@ -58,14 +102,20 @@ export class RpcClient {
           }),
         );
       }, timeoutMs);
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer, subject });
-      try {
-        this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data, id })), {
-          reply: this.inboxPrefix + id,
-        });
-      } catch {
-        this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
-      }
+      const resendsLeft = options.resendUncommitted ?? 0;
+      const call: PendingCall & { id: string } = {
+        id,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer,
+        subject,
+        lastHeard: Date.now(),
+        committed: false,
+        resendsLeft,
+        bytes: resendsLeft > 0 ? encoder.encode(JSON.stringify({ pattern: subject, data })) : undefined,
+      };
+      this.pending.set(id, call);
+      if (!this.publish(subject, packet(subject, data, call.bytes, id), id)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
     });
   }
 
@@ -77,37 +127,62 @@ export class RpcClient {
    * 504, or the service's own error) after the packets before it. Breaking out of it drops
    * later packets; it does not stop the service (see EVENTS.streamCancelled).
    */
-  stream<T>(subject: string, data: unknown, options: RpcStreamOptions): RpcStream<T> {
-    const id = (++this.sequence).toString(36);
-    const stream = new RpcStream<T>(subject, options, () => this.streams.delete(id));
+  stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
+    const open: OpenStream = {
+      id: this.nextId(),
+      stream: undefined as unknown as RpcStream<unknown>,
+      lastHeard: Date.now(),
+      committed: false,
+      resendsLeft: options.resendUncommitted ?? 0,
+      bytes: undefined,
+    };
+    const stream = new RpcStream<T>(subject, options, () => this.streams.delete(open.id));
+    open.stream = stream as RpcStream<unknown>;
     if (!this.nats.isConnected()) {
       stream.fail(serviceUnavailable('Message bus unavailable'));
       return stream;
     }
-    this.streams.set(id, stream as RpcStream<unknown>);
-    try {
-      this.nats.connection.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data, id })), {
-        reply: this.inboxPrefix + id,
-      });
-    } catch {
-      stream.fail(serviceUnavailable('Message bus unavailable'));
-    }
+    this.streams.set(open.id, open);
+    if (open.resendsLeft > 0) open.bytes = encoder.encode(JSON.stringify({ pattern: subject, data }));
+    if (!this.publish(subject, packet(subject, data, open.bytes, open.id), open.id)) stream.fail(serviceUnavailable('Message bus unavailable'));
     return stream;
   }
 
   close(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
     this.subscription.unsubscribe();
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(serviceUnavailable('Client closed'));
-    for (const stream of [...this.streams.values()]) stream.fail(serviceUnavailable('Client closed'));
+    for (const open of [...this.streams.values()]) open.stream.fail(serviceUnavailable('Client closed'));
+  }
+
+  private nextId(): string {
+    return (++this.sequence).toString(36);
+  }
+
+  private publish(subject: string, bytes: Uint8Array, id: string): boolean {
+    try {
+      this.nats.connection.publish(subject, bytes, { reply: this.inboxPrefix + id });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private onReply(message: Msg): void {
     const id = message.subject.slice(this.inboxPrefix.length);
+    const progress = message.headers?.get(RPC_PROGRESS_HEADER);
+    if (progress) {
+      this.onProgress(id, progress);
+      return;
+    }
     const call = this.settle(id);
     if (!call) {
-      const stream = this.streams.get(id);
+      const open = this.streams.get(id);
       // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
-      if (stream) onStreamPacket(stream, message);
+      if (open) {
+        open.lastHeard = Date.now();
+        onStreamPacket(open.stream, message);
+      }
       return;
     }
     if (message.headers?.hasError && message.headers.code === 503) {
@@ -126,6 +201,49 @@ export class RpcClient {
     } else {
       call.resolve(reply.response);
     }
+  }
+
+  /** A heartbeat of the replica working on a call (ADR 0025). */
+  private onProgress(id: string, progress: string): void {
+    const state: Liveness | undefined = this.pending.get(id) ?? this.streams.get(id);
+    if (!state) return;
+    state.lastHeard = Date.now();
+    if (progress === 'committed') {
+      state.committed = true;
+      state.bytes = undefined;
+    }
+  }
+
+  /** Calls whose replica went silent: sent again elsewhere when allowed, failed otherwise. */
+  private sweep(): void {
+    const silentSince = Date.now() - this.livenessTimeoutMs;
+    for (const [id, call] of this.pending) {
+      if (call.lastHeard > silentSince) continue;
+      if (this.resend(call, call.subject, (newId) => this.pending.set(newId, call))) this.pending.delete(id);
+      else this.settle(id)?.reject(replicaLost(call.subject, this.livenessTimeoutMs));
+    }
+    for (const [id, open] of this.streams) {
+      if (open.lastHeard > silentSince) continue;
+      if (!open.stream.started && this.resend(open, open.stream.subject, (newId) => {
+        open.id = newId;
+        this.streams.set(newId, open);
+      })) {
+        this.streams.delete(id);
+      } else {
+        open.stream.fail(replicaLost(open.stream.subject, this.livenessTimeoutMs));
+      }
+    }
+  }
+
+  /** Sends an uncommitted call again under a new id (NATS picks a live replica of the group). */
+  private resend(state: Liveness, subject: string, register: (id: string) => void): boolean {
+    if (state.committed || state.resendsLeft <= 0 || !state.bytes || !this.nats.isConnected()) return false;
+    const id = this.nextId();
+    if (!this.publish(subject, withId(state.bytes, id), id)) return false;
+    state.resendsLeft -= 1;
+    state.lastHeard = Date.now();
+    register(id);
+    return true;
   }
 
   private settle(id: string): PendingCall | undefined {
@@ -155,6 +273,32 @@ function onStreamPacket(stream: RpcStream<unknown>, message: Msg): void {
   }
   if ('response' in packet) stream.push(packet.response);
   if (packet.isDisposed === true) stream.end();
+}
+
+/**
+ * Nest's request packet `{pattern, data, id}`. A call that may be resent keeps its body encoded
+ * without the id (`kept`), and each send appends the id of that attempt (the reply subject's
+ * last token), so a resend does not serialise the request again.
+ */
+function packet(subject: string, data: unknown, kept: Uint8Array | undefined, id: string): Uint8Array {
+  return kept ? withId(kept, id) : encoder.encode(JSON.stringify({ pattern: subject, data, id }));
+}
+
+/** `{"pattern":...,"data":...}` + id -> `{"pattern":...,"data":...,"id":"<id>"}`. */
+function withId(bytes: Uint8Array, id: string): Uint8Array {
+  const suffix = encoder.encode(`,"id":"${id}"}`);
+  const out = new Uint8Array(bytes.length - 1 + suffix.length);
+  out.set(bytes.subarray(0, bytes.length - 1));
+  out.set(suffix, bytes.length - 1);
+  return out;
+}
+
+/** The replica working on the call went silent: it died, or hangs (ADR 0025). */
+function replicaLost(subject: string, silenceMs: number): GatewayError {
+  return new GatewayError(503, `The ${subject.split('.')[0]} replica handling this request stopped responding (silent for ${silenceMs} ms)`, {
+    errorType: 'server',
+    metadata: { reason: 'replica_lost', retryable: true },
+  });
 }
 
 function serviceUnavailable(message: string): GatewayError {

@@ -3,18 +3,56 @@ import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type 
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
+import { closeHealthServer, startHealthServer } from './lifecycle/health-server.js';
+import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
+import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
+import { DEFAULT_HEARTBEAT_MS } from './rpc-liveness.js';
 
 export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
+  /** Heartbeat on the reply subject of each request in progress (ADR 0025); default 2 s. */
+  heartbeatMs?: number;
+  /** How long a shutdown waits for the requests and streams in flight (ADR 0026); default 25 s. */
+  shutdownGraceMs?: number;
+  /** Port of the HTTP probes (`/health`, `/health/ready`); 0 or unset: none. */
+  healthPort?: number;
+  healthHost?: string;
+  /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
+  handleSignals?: boolean;
+}
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+
+/** A running service replica: close it the graceful way with `stop()`. */
+export interface ServiceReplica {
+  app: INestMicroservice;
+  lifecycle: ReplicaLifecycle;
+  server: PlainSubjectNatsServer;
+  /** Readiness 503, drain NATS, finish what is in flight (bounded), close everything. */
+  stop(): Promise<void>;
 }
 
 /** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
 export async function bootstrapService(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<INestMicroservice> {
+  return (await startServiceReplica(module, options)).app;
+}
+
+/**
+ * The same as `bootstrapService`, with the handles a graceful stop needs. Stopping runs in this
+ * order (ADR 0026): readiness turns 503; the queue-group subscriptions drain (NATS sends new
+ * requests to the other replicas, those already delivered are handled); the requests and
+ * streams in flight finish, up to the grace period, after which their callers get a retryable
+ * 503; the server connection flushes and closes; then Nest's shutdown hooks close consumers,
+ * client connections and the database.
+ */
+export async function startServiceReplica(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<ServiceReplica> {
+  const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   const strategy = new PlainSubjectNatsServer({
     servers: options.natsUrl.split(','),
     queue: options.queue,
@@ -22,15 +60,31 @@ export async function bootstrapService(module: Type<unknown> | DynamicModule, op
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
-    gracefulShutdown: true,
-    gracePeriod: 2_000,
+    gracePeriod: graceMs,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
   });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
-  app.enableShutdownHooks();
   await app.listen();
+  // Ready means subscribed: a request sent right after this returns must not meet "no responders".
+  await strategy.flush();
+  const lifecycle = new ReplicaLifecycle();
+  let health: Server | undefined;
+  if (options.healthPort) {
+    health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', lifecycle, () => strategy.isConnected());
+  }
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      lifecycle.startDraining();
+      await app.close();
+      if (health) await closeHealthServer(health);
+    })();
+    return stopping;
+  };
+  if (options.handleSignals) shutdownOnSignals({ graceMs, shutdown: stop });
   new NestLogger('Bootstrap').log(`${options.queue} listening on NATS queue group "${options.queue}"`);
-  return app;
+  return { app, lifecycle, server: strategy, stop };
 }

@@ -4,6 +4,8 @@ export * from './fixtures.js';
 export {
   createTestDatabases,
   dropTestDatabases,
+  IsolatedStackRun,
+  type IsolatedStack,
   POSTGRES_URL,
   PrivateNatsServer,
   runPrefix,

@@ -142,6 +142,7 @@ export async function openaiPreamble(req: IncomingMessage, res: ServerResponse, 
     return undefined;
   }
   const { base, directives } = parseDirectives(body.model, req.headers);
+  if (typeof body.model === 'string') streamStatsFor(body.model).received++;
   await sleep(directives.latency);
   const authError = checkOpenAIAuth(req);
   if (authError) {

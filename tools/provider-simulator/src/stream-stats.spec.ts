@@ -44,6 +44,6 @@ describe('stream stats', () => {
   });
 
   it('knows nothing of a key it never streamed', async () => {
-    expect(await stats('never')).toEqual({ started: 0, finished: 0, abandoned: 0, framesSent: 0 });
+    expect(await stats('never')).toEqual({ received: 0, started: 0, finished: 0, abandoned: 0, framesSent: 0 });
   });
 });

@@ -1,5 +1,7 @@
 /** What happened to the streams of one model string, so tests can see a client's abort. */
 export interface StreamStats {
+  /** Requests that arrived (counted before the `latency` wait): a test sees a call reach the provider. */
+  received: number;
   started: number;
   /** Ended as the directives said: all frames, a `cut` or a `stream-error`. */
   finished: number;
@@ -17,12 +19,12 @@ export function streamStatsFor(key: string): StreamStats {
   let entry = stats.get(key);
   if (!entry) {
     if (stats.size >= MAX_KEYS) stats.delete(stats.keys().next().value!);
-    entry = { started: 0, finished: 0, abandoned: 0, framesSent: 0 };
+    entry = { received: 0, started: 0, finished: 0, abandoned: 0, framesSent: 0 };
     stats.set(key, entry);
   }
   return entry;
 }
 
 export function peekStreamStats(key: string): StreamStats {
-  return stats.get(key) ?? { started: 0, finished: 0, abandoned: 0, framesSent: 0 };
+  return stats.get(key) ?? { received: 0, started: 0, finished: 0, abandoned: 0, framesSent: 0 };
 }

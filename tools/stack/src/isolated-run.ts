@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
-import { freePort } from './ports.ts';
-import { seedKeys, startStack, stopProcesses, stopProcessesGracefully, type Stack } from './stack.ts';
+import { freePort, httpOk, waitFor } from './ports.ts';
+import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
@@ -17,6 +17,8 @@ export const E2E_SIGN_RATE_LIMIT = 40;
 
 export interface IsolatedStack {
   baseUrl: string;
+  /** One per gateway replica; `[baseUrl]` without replicas. */
+  baseUrls: string[];
   simulatorUrl: string;
   apiKey: string;
   managementKey: string;
@@ -60,7 +62,7 @@ export class IsolatedStackRun {
    * never races a half-made database); the wait for the stack to be ready (up to a minute) is
    * abandoned at once on abort, and teardown then ends the processes it had spawned.
    */
-  async start(signal: AbortSignal): Promise<IsolatedStack> {
+  async start(signal: AbortSignal, options: { replicas?: number; env?: Record<string, string> } = {}): Promise<IsolatedStack> {
     await ensurePostgres(POSTGRES_URL);
     await ensureRedis(REDIS_URL);
     signal.throwIfAborted();
@@ -73,6 +75,13 @@ export class IsolatedStackRun {
     signal.throwIfAborted();
     this.stackStarting = true;
     const simulatorPort = await freePort();
+    const count = options.replicas ?? 1;
+    const ports = async (n: number) => {
+      const list: number[] = [];
+      for (let index = 0; index < n; index++) list.push(await freePort());
+      return list;
+    };
+    const replicas = count > 1 ? { count, gatewayPorts: await ports(count), healthPorts: await ports(count * 4) } : undefined;
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
@@ -89,7 +98,9 @@ export class IsolatedStackRun {
         OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
         OPENAI_API_KEY: '',
         SIGN_RATE_LIMIT: this.kind === 'e2e' ? String(E2E_SIGN_RATE_LIMIT) : '10000000',
+        ...options.env,
       },
+      replicas,
       detached: false,
       logLevel: 'warn',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
@@ -99,6 +110,7 @@ export class IsolatedStackRun {
     this.stack = await untilAborted(starting, signal);
     return {
       baseUrl: this.stack.baseUrl,
+      baseUrls: this.stack.baseUrls,
       simulatorUrl: this.stack.simulatorUrl,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,
@@ -115,6 +127,34 @@ export class IsolatedStackRun {
     const services = (this.stack?.processes ?? []).map(({ name, pid }) => ({ name, pid }));
     const natsPid = this.nats?.pid;
     return natsPid === undefined ? services : [...services, { name: 'nats-server', pid: natsPid }];
+  }
+
+  /** The running process of that name (`inference-1`, `api-gateway-2`, ...). */
+  process(name: string): StartedProcess {
+    const found = this.stack?.processes.find((entry) => entry.name === name);
+    if (!found) throw new Error(`no process named ${name}`);
+    return found;
+  }
+
+  /** Sends `signal` to the named process and resolves with its exit code (or signal) once it exited. */
+  async stopProcess(name: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const { child } = this.process(name);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+      else child.once('exit', (code, exitSignal) => resolve({ code, signal: exitSignal }));
+    });
+    child.kill(signal);
+    return exited;
+  }
+
+  /** Starts the named process again as it was started first, and waits until it is ready. */
+  async restartProcess(name: string): Promise<void> {
+    const stack = this.stack!;
+    const spec = stack.specs.find((entry) => entry.name === name);
+    if (!spec) throw new Error(`no process named ${name}`);
+    const started = spawnProcess(spec, this.logDir);
+    stack.processes = stack.processes.map((entry) => (entry.name === name ? started : entry));
+    if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${name} to be ready again`, 120_000, 100);
   }
 
   /** Stops the processes and the nats-server and drops the databases; safe to call twice. */

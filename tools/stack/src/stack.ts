@@ -29,6 +29,12 @@ export interface StackOptions {
   /** `DAEMON_SIGNING_KEYS` for intern-signing only (the Ed25519 keys that sign daemon requests). */
   daemonSigningKeys: string;
   env?: Record<string, string>;
+  /**
+   * Two or more runs that many processes of every service and of the gateway (the replica
+   * tests): named `<app>-1`, `<app>-2`, ...; gateway `n` listens on `gatewayPorts[n-1]` and
+   * service replicas serve their probes on `healthPorts` (`HEALTH_PORT`).
+   */
+  replicas?: { count: number; gatewayPorts: number[]; healthPorts: number[] };
 }
 
 export interface StartedProcess {
@@ -39,8 +45,12 @@ export interface StartedProcess {
 
 export interface Stack {
   baseUrl: string;
+  /** One per gateway replica (only `baseUrl` without replicas). */
+  baseUrls: string[];
   simulatorUrl: string;
   processes: StartedProcess[];
+  /** How each process was started, so a test can start it again after stopping it. */
+  specs: ProcessSpec[];
 }
 
 export async function migrateAll(postgresUrl: string, databases: DatabaseNames): Promise<void> {
@@ -51,10 +61,12 @@ export async function migrateAll(postgresUrl: string, databases: DatabaseNames):
   }
 }
 
-interface ProcessSpec {
+export interface ProcessSpec {
   name: string;
   script: string;
   env: Record<string, string>;
+  /** What answers 200 when the process is ready, if anything does. */
+  readyUrl?: string;
 }
 
 function processSpecs(options: StackOptions): ProcessSpec[] {
@@ -62,41 +74,77 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
-  return [
-    { name: 'provider-simulator', script: 'tools/provider-simulator/src/main.ts', env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' } },
+  const services: ProcessSpec[] = [
     { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
     { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
-    { name: 'api-gateway', script: 'apps/api-gateway/dist/main.js', env: { ...common, PORT: String(options.gatewayPort), HOST: '127.0.0.1' } },
   ];
+  const gateway = (port: number): ProcessSpec => ({
+    name: 'api-gateway',
+    script: 'apps/api-gateway/dist/main.js',
+    env: { ...common, PORT: String(port), HOST: '127.0.0.1' },
+    readyUrl: `http://127.0.0.1:${port}/health/ready`,
+  });
+  const simulator: ProcessSpec = {
+    name: 'provider-simulator',
+    script: 'tools/provider-simulator/src/main.ts',
+    env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
+  };
+  const replicas = options.replicas;
+  if (!replicas || replicas.count < 2) return [simulator, ...services, gateway(options.gatewayPort)];
+  const healthPorts = [...replicas.healthPorts];
+  const replicated: ProcessSpec[] = [];
+  for (const service of services) {
+    for (let index = 1; index <= replicas.count; index++) {
+      const port = healthPorts.shift();
+      if (port === undefined) throw new Error('not enough health ports for the replicas');
+      replicated.push({
+        ...service,
+        name: `${service.name}-${index}`,
+        env: { ...service.env, HEALTH_PORT: String(port) },
+        readyUrl: `http://127.0.0.1:${port}/health/ready`,
+      });
+    }
+  }
+  const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
+  return [simulator, ...replicated, ...gateways];
+}
+
+/** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
+export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
+  const log = openSync(join(logDir, `${spec.name}.log`), 'a');
+  const child = spawn(process.execPath, [spec.script], {
+    cwd: WORKSPACE_ROOT,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', log, log],
+    detached,
+  });
+  closeSync(log);
+  if (detached) child.unref();
+  return { name: spec.name, pid: child.pid!, child };
 }
 
 /** Starts the simulator, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const processes: StartedProcess[] = [];
-  for (const spec of processSpecs(options)) {
-    const log = openSync(join(logDir, `${spec.name}.log`), 'a');
-    const child = spawn(process.execPath, [spec.script], {
-      cwd: WORKSPACE_ROOT,
-      env: { ...process.env, ...spec.env },
-      stdio: ['ignore', log, log],
-      detached: options.detached,
-    });
-    closeSync(log);
-    if (options.detached) child.unref();
-    processes.push({ name: spec.name, pid: child.pid!, child });
-  }
+  const specs = processSpecs(options);
+  const processes = specs.map((spec) => spawnProcess(spec, logDir, options.detached));
+  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
   const stack: Stack = {
-    baseUrl: `http://127.0.0.1:${options.gatewayPort}/v1`,
+    baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
+    baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
     processes,
+    specs,
   };
+  // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
+  const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
   try {
-    await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', 20_000);
-    await waitFor(() => httpOk(`http://127.0.0.1:${options.gatewayPort}/health/ready`), 'the gateway and every service to be ready', 60_000, 250);
+    await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
+    await waitFor(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`), 'the gateway and every service to be ready', startupMs, 250);
+    for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
   } catch (error) {
     stopProcesses(processes.map((entry) => entry.pid));
     throw new Error(`${(error as Error).message}; see the logs in ${logDir}`, { cause: error });

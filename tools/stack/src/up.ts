@@ -25,7 +25,7 @@ async function main(): Promise<void> {
 
   const previous = readStackFile();
   const pids = readPidsFile();
-  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/ready')))) {
+  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
     step('the stack is already running');
     printReady(previous);
     return;

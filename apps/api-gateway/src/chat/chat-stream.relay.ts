@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { INFERENCE_RESENDS } from './inference-resends.js';
 
 /** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
 const SSE_HEADERS = {
@@ -69,6 +70,7 @@ export class ChatStreamRelay {
     const stream = this.rpc.stream<string>(framing.subject, payload, {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
+      resendUncommitted: INFERENCE_RESENDS,
     });
     const raw = reply.raw;
     let finished = false;
@@ -136,7 +138,7 @@ export class ChatStreamRelay {
     };
     reply.raw.once('close', onClose);
     try {
-      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS);
+      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, { resendUncommitted: INFERENCE_RESENDS });
     } finally {
       answered = true;
       reply.raw.off('close', onClose);

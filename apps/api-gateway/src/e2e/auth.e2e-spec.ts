@@ -32,12 +32,15 @@ describe('authentication at the gateway', () => {
     expect(envelopeOf(result).metadata?.error_type).toBe('permission_denied');
   });
 
-  it('serves liveness and readiness without a key', async () => {
+  it('serves liveness, readiness and the health of the services without a key', async () => {
     const base = stack.baseUrl.replace(/\/v1$/, '');
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({
+    expect(await ready.json()).toEqual({ status: 'ok' });
+    const services = await fetch(`${base}/health/services`);
+    expect(services.status).toBe(200);
+    expect(await services.json()).toEqual({
       status: 'ok',
       services: { management: 'ok', inference: 'ok', batch: 'ok', internSigning: 'ok' },
     });

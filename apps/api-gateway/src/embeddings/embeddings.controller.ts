@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { EmbeddingsRequestDto, SUBJECTS, type EmbeddingsView, type Principal } from '@gw/contracts';
 import { RpcClient, validateDto } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
 /** POST /v1/embeddings, answered by inference. */
@@ -17,6 +18,8 @@ export class EmbeddingsController {
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<EmbeddingsView> {
     await validateDto(EmbeddingsRequestDto, body, 'keep');
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
-    return this.rpc.send<EmbeddingsView>(SUBJECTS.inference.embeddingsCreate, { principal, body }, this.env.INFERENCE_TIMEOUT_MS);
+    return this.rpc.send<EmbeddingsView>(SUBJECTS.inference.embeddingsCreate, { principal, body }, this.env.INFERENCE_TIMEOUT_MS, {
+      resendUncommitted: INFERENCE_RESENDS,
+    });
   }
 }

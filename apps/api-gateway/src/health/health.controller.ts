@@ -1,14 +1,19 @@
-import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import { HEALTH_SUBJECTS, type HealthReply, type ServiceName } from '@gw/contracts';
-import { RpcClient } from '@gw/messaging';
+import { ReplicaLifecycle, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 
-const READINESS_TIMEOUT_MS = 2_000;
+/** Below a probe's usual 1 s timeout, so a hung service cannot make the probe itself time out. */
+const SERVICE_HEALTH_TIMEOUT_MS = 800;
 
 @Controller('health')
 export class HealthController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection,
+    @Inject(ReplicaLifecycle) private readonly lifecycle: ReplicaLifecycle,
+  ) {}
 
   /** Liveness: the process serves HTTP. */
   @Public()
@@ -17,15 +22,27 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: every service answers its health subject over NATS. */
+  /**
+   * Readiness: this replica can serve (ADR 0026): it is connected to NATS and not draining.
+   * Services being down does not make it unready: every gateway replica would be equally
+   * unready, and the routes of a missing service answer 503 envelopes on their own.
+   */
   @Public()
   @Get('ready')
   async ready(@Res() reply: FastifyReply): Promise<void> {
+    const reason = this.lifecycle.draining ? 'draining' : this.nats.isConnected() ? undefined : 'nats_disconnected';
+    await reply.status(reason ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK).send(reason ? { status: 'unavailable', reason } : { status: 'ok' });
+  }
+
+  /** Every service's health over NATS, for operators and `npm run up`: 503 when one does not answer. */
+  @Public()
+  @Get('services')
+  async services(@Res() reply: FastifyReply): Promise<void> {
     const names = Object.keys(HEALTH_SUBJECTS) as ServiceName[];
     const results = await Promise.all(
       names.map(async (name) => {
         try {
-          const health = await this.rpc.send<HealthReply>(HEALTH_SUBJECTS[name], {}, READINESS_TIMEOUT_MS);
+          const health = await this.rpc.send<HealthReply>(HEALTH_SUBJECTS[name], {}, SERVICE_HEALTH_TIMEOUT_MS);
           return [name, health.status] as const;
         } catch (error) {
           return [name, (error as Error).message] as const;

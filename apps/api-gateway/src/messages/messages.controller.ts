@@ -13,7 +13,7 @@ const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * POST /v1/messages: Anthropic's Messages API for every chat model of the catalog, answered
- * by inference (a message, or Anthropic's SSE events with `stream: true`; ADR 0027). The key
+ * by inference (a message, or Anthropic's SSE events with `stream: true`; ADR 0029). The key
  * may come as `x-api-key` as well as a bearer token (ApiKeyGuard). Validation, session header,
  * routing-metadata opt-in, cancellation on disconnect: as on chat completions.
  */

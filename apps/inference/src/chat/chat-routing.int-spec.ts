@@ -3,7 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { validateEnv } from '@gw/config';
 import { EVENTS, JETSTREAM, SUBJECTS, type ChatCompletionView, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { bootstrapService, ResilientNatsConnection, RPC_PROGRESS_HEADER, RpcClient } from '@gw/messaging';
 import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
 import { principalFixture, PrivateNatsServer, testDatabaseUrl } from '@gw/testing';
 import { jetstream } from '@nats-io/jetstream';
@@ -120,6 +120,41 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     await simulator?.close();
     await natsServer?.stop();
     await prisma.$disconnect();
+  });
+
+  /** The raw packets on a reply subject: heartbeats carry the `Gw-Rpc` header (ADR 0025). */
+  async function packetsOf(subject: string, data: Record<string, unknown>): Promise<Array<{ progress?: string; disposed: boolean }>> {
+    const inbox = `_INBOX.commit-${randomUUID()}`;
+    const packets: Array<{ progress?: string; disposed: boolean }> = [];
+    const done = new Promise<void>((resolve) => {
+      nats.connection.subscribe(inbox, {
+        callback: (_error, message) => {
+          const progress = message.headers?.get(RPC_PROGRESS_HEADER);
+          if (progress) {
+            packets.push({ progress, disposed: false });
+            return;
+          }
+          const packet = message.json<{ isDisposed?: boolean; err?: unknown }>();
+          packets.push({ disposed: packet.isDisposed === true });
+          if (packet.isDisposed === true || packet.err) resolve();
+        },
+      });
+    });
+    nats.connection.publish(subject, JSON.stringify({ pattern: subject, data, id: 'commit-probe' }), { reply: inbox });
+    await done;
+    return packets;
+  }
+
+  it('marks plain and streamed chats committed before it calls the provider, so the gateway never resends them', async () => {
+    const principal = principalOf();
+    for (const [subject, extra] of [
+      [SUBJECTS.inference.chatCreate, {}],
+      [SUBJECTS.inference.chatStream, { streamId: randomUUID() }],
+    ] as const) {
+      const packets = await packetsOf(subject, { principal, body: { messages, model: 't/multi' }, ...extra });
+      expect(packets[0], subject).toEqual({ progress: 'committed', disposed: false });
+      expect(packets.at(-1)?.disposed, subject).toBe(true);
+    }
   });
 
   it('publishes exactly one usage event per generation and writes its generation record once', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { markCommitted } from '@gw/messaging';
 import { Agent, errors, request } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { httpFailure, midStreamFailure, transportFailure, UpstreamFailure } from './upstream-failure.js';
@@ -46,6 +47,8 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   async postJson(provider: string, url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<UpstreamResponse> {
+    // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0025).
+    markCommitted();
     let response;
     try {
       response = await request(url, {
@@ -88,6 +91,7 @@ export class UpstreamClient implements OnModuleDestroy {
     signal?: AbortSignal,
     errorDetail: (errorBody: unknown) => UpstreamErrorDetail = openAiErrorDetail,
   ): Promise<AsyncIterable<string>> {
+    markCommitted(); // as in postJson
     let response;
     try {
       response = await request(url, {

@@ -1,16 +1,17 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { INTERN_SIGNING_ENV, type InternSigningEnv } from '../env.js';
 
 /** The intern-signing database, through Prisma 7 and the node-postgres driver adapter. */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(@Inject(INTERN_SIGNING_ENV) env: InternSigningEnv) {
     super({ adapter: new PrismaPg({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE }) });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }
 }

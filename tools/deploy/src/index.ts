@@ -1,0 +1,3 @@
+export * from './helm.ts';
+export * from './manifests.ts';
+export * from './prune.ts';
