@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, ReplicaLifecycle } from '@gw/messaging';
+import { NatsClientModule, ReplicaLifecycle, natsAuthFromEnv } from '@gw/messaging';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { KeyUsageTracker } from './auth/key-usage.tracker.js';
@@ -27,7 +27,7 @@ export class AppModule {
   static forRoot(env: GatewayEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
+      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', auth: natsAuthFromEnv(env, 'api-gateway'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
       controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },

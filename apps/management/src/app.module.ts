@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { ByokController } from './byok/byok.controller.js';
@@ -26,7 +26,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL)),
         // Calls out (intern-signing: does an intern exist before a key is bound to it).
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', auth: natsAuthFromEnv(env, 'management'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
       ],
       controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
       providers: [

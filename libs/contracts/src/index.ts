@@ -1,4 +1,5 @@
 export * from './subjects.js';
+export * from './bus-permissions.js';
 export * from './principal.js';
 export * from './health.js';
 export * from './messages/auth.messages.js';

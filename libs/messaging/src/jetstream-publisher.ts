@@ -1,4 +1,5 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connectionInbox } from './nats-connection.js';
 
 /** JetStream's answer to a publish (a PubAck), or its refusal. */
 interface PubAckReply {
@@ -25,7 +26,7 @@ const encoder = new TextEncoder();
  */
 export class JetStreamPublisher {
   private readonly pending = new Map<string, PendingPublish>();
-  private readonly inboxPrefix = `${createInbox()}.`;
+  private readonly inboxPrefix: string;
   private readonly subscription: Subscription;
   private sequence = 0;
 
@@ -33,6 +34,7 @@ export class JetStreamPublisher {
     private readonly connection: NatsConnection,
     private readonly timeoutMs: number,
   ) {
+    this.inboxPrefix = `${connectionInbox(connection)}.`;
     this.subscription = connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
   }
 

@@ -1,6 +1,6 @@
-import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
+import type { Msg, Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
-import type { ResilientNatsConnection } from './nats-connection.js';
+import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
 
@@ -79,7 +79,7 @@ export class RpcClient {
     private readonly defaultTimeoutMs: number,
     options: RpcClientOptions = {},
   ) {
-    this.inboxPrefix = `${createInbox()}.`;
+    this.inboxPrefix = `${connectionInbox(nats.connection)}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
     if (this.livenessTimeoutMs > 0) {

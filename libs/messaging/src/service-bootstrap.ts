@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { closeHealthServer, startHealthServer } from './lifecycle/health-server.js';
 import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
 import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
+import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
@@ -16,6 +17,8 @@ export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
+  /** The service's credentials on the bus (ADR 0035); none: anonymous. */
+  natsAuth?: NatsAuth;
   /** Heartbeat on the reply subject of each request in progress (ADR 0025); default 2 s. */
   heartbeatMs?: number;
   /** How long a shutdown waits for the requests and streams in flight (ADR 0026); default 25 s. */
@@ -62,6 +65,7 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     waitOnFirstConnect: true,
     gracePeriod: graceMs,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    ...natsAuthOptions(options.natsAuth),
   });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
+import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
 import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
@@ -25,6 +26,8 @@ export interface IsolatedStack {
   workspaceId: string;
   logDir: string;
   natsUrl: string;
+  /** Each service's nkey seed: the bus requires them (ADR 0035); a test plays a service with its seed. */
+  natsSeeds: BusSeeds;
   managementDatabaseUrl: string;
   inferenceDatabaseUrl: string;
 }
@@ -69,7 +72,10 @@ export class IsolatedStackRun {
     this.databasesCreated = true;
     await createTestDatabases(this.prefix);
     signal.throwIfAborted();
-    this.nats = await PrivateNatsServer.start();
+    // The run's bus is configured as production's: every service with its own nkey and the
+    // permissions of the table in @gw/contracts, anonymous clients refused (ADR 0035).
+    const natsSeeds = await generateBusSeeds();
+    this.nats = await PrivateNatsServer.start({ seeds: natsSeeds });
     signal.throwIfAborted();
     const keys = seedKeys(testDatabaseUrl(this.prefix, 'management'));
     signal.throwIfAborted();
@@ -85,6 +91,7 @@ export class IsolatedStackRun {
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
+      natsSeeds,
       redisUrl: REDIS_URL,
       redisKeyPrefix: `${this.prefix}:`,
       postgresUrl: POSTGRES_URL,
@@ -117,6 +124,7 @@ export class IsolatedStackRun {
       workspaceId: keys.workspaceId,
       logDir: this.logDir,
       natsUrl: this.nats.url,
+      natsSeeds,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
       inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
     };

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
+import type { BusSeeds } from './nats-auth.ts';
 import { httpOk, isPortOpen, waitFor } from './ports.ts';
 
 export type DatabaseNames = Record<(typeof DATABASE_SERVICES)[number]['name'], string>;
@@ -13,6 +14,8 @@ export const DEFAULT_DATABASE_NAMES = Object.fromEntries(
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
+  /** Each service's nkey seed (NATS_NKEY_SEED) on an authenticated bus (ADR 0035). */
+  natsSeeds?: BusSeeds;
   /** The rate limiter's Redis; `redisKeyPrefix` keeps a test run's counters apart. */
   redisUrl: string;
   redisKeyPrefix?: string;
@@ -73,17 +76,18 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
+  const seed = (user: keyof BusSeeds): Record<string, string> => (options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {});
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
   const services: ProcessSpec[] = [
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
-    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
-    { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
-    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
+    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks } },
+    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...db('inference'), SIMULATOR_URL: simulatorUrl } },
+    { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
+    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
   ];
   const gateway = (port: number): ProcessSpec => ({
     name: 'api-gateway',
     script: 'apps/api-gateway/dist/main.js',
-    env: { ...common, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...common, ...seed('api-gateway'), PORT: String(port), HOST: '127.0.0.1' },
     readyUrl: `http://127.0.0.1:${port}/health/ready`,
   });
   const simulator: ProcessSpec = {
