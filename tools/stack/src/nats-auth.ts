@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BusUser, NatsServerConfigOptions } from '@gw/contracts';
+import type { BusUser, NatsServerConfigOptions } from '@gw/contracts/bus-permissions';
 import { nkeys } from '@nats-io/transport-node';
 
 /*
@@ -15,7 +15,8 @@ export type BusSeeds = Record<BusUser, string>;
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
-const contracts = () => import('@gw/contracts');
+// The table alone (no decorated payload classes, which need reflect-metadata).
+const contracts = () => import('@gw/contracts/bus-permissions');
 
 /** A fresh user nkey seed for every service. */
 export async function generateBusSeeds(): Promise<BusSeeds> {

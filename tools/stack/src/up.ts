@@ -1,26 +1,30 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
-import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
-import { freePort, httpOk, isPortOpen } from './ports.ts';
+import { ensurePostgres, ensureRedis, natsServerBinary, REDIS_URL } from './infra.ts';
+import { authenticatedNatsConfig, type BusSeeds } from './nats-auth.ts';
+import { freePort, httpOk, isPortOpen, waitFor } from './ports.ts';
 import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
-import { devByokKeks, devDaemonSigningKeys, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
+import { devByokKeks, devDaemonSigningKeys, devNatsSeeds, NATS_DIR, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
 /**
  * `npm run up`: brings the whole system up with a working default and writes
  * `.stack/stack.json`. Running it again while the stack is healthy changes nothing.
  */
-const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_GATEWAY_PORT = 8080;
 const DEFAULT_SIMULATOR_PORT = 8790;
+/** The stack's own nats-server, beside (not on) the machine's shared one on 4222, which has no authorization. */
+const DEFAULT_NATS_PORT = 4223;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
-  step('checking PostgreSQL, NATS and Redis');
+  step('checking PostgreSQL, nats-server and Redis');
   await ensurePostgres(postgresUrl);
-  await ensureNats(natsUrl);
+  if (!natsServerBinary()) throw new Error('nats-server is not installed (Debian: apt-get install nats-server)');
   await ensureRedis(REDIS_URL);
 
   const previous = readStackFile();
@@ -47,10 +51,16 @@ async function main(): Promise<void> {
 
   const gatewayPort = await choosePort('GATEWAY_PORT', DEFAULT_GATEWAY_PORT);
   const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
+  const natsPort = await choosePort('NATS_PORT', DEFAULT_NATS_PORT);
+  step(`starting nats-server on ${natsPort} (each service with its own nkey, ADR 0035)`);
+  const natsSeeds = await devNatsSeeds();
+  const nats = await startNatsServer(natsPort, natsSeeds);
+  const natsUrl = `nats://127.0.0.1:${natsPort}`;
   step('starting the simulator, the services and the gateway');
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
+    natsSeeds,
     redisUrl: REDIS_URL,
     postgresUrl,
     databases: DEFAULT_DATABASE_NAMES,
@@ -61,7 +71,7 @@ async function main(): Promise<void> {
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
   });
-  writePidsFile(Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])));
+  writePidsFile({ 'nats-server': nats, ...Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])) });
 
   const models = await listModels(stack.baseUrl, keys.apiKey);
   const file: StackFile = {
@@ -69,10 +79,29 @@ async function main(): Promise<void> {
     managementKey: keys.managementKey,
     apiKey: keys.apiKey,
     simulatorUrl: stack.simulatorUrl,
+    natsUrl,
     models,
   };
   writeStackFile(file);
   printReady(file);
+}
+
+/**
+ * The stack's own nats-server with the configuration generated from the subject table
+ * (`.stack/nats/nats.conf`: public keys and permissions only) and its JetStream store in
+ * `.stack/nats/jetstream`, detached like the services; `npm run down` stops it.
+ */
+async function startNatsServer(port: number, seeds: BusSeeds): Promise<number> {
+  mkdirSync(join(STATE_DIR, 'logs'), { recursive: true });
+  mkdirSync(NATS_DIR, { recursive: true });
+  const configPath = join(NATS_DIR, 'nats.conf');
+  writeFileSync(configPath, await authenticatedNatsConfig({ host: '127.0.0.1', port, storeDir: join(NATS_DIR, 'jetstream'), seeds }));
+  const log = openSync(join(STATE_DIR, 'logs', 'nats-server.log'), 'a');
+  const child = spawn(natsServerBinary()!, ['-c', configPath], { stdio: ['ignore', log, log], detached: true });
+  closeSync(log);
+  child.unref();
+  await waitFor(() => isPortOpen('127.0.0.1', port), `nats-server on ${port}`, 15_000);
+  return child.pid!;
 }
 
 /**
@@ -123,6 +152,7 @@ The gateway is up at ${stack.baseUrl}  (details in .stack/stack.json, logs in .s
     -d '{"model":"${stack.models[0] ?? 'sim/gpt-4o-mini'}","messages":[{"role":"user","content":"Hello!"}]}'
 
 Models: ${stack.models.join(', ')}
+NATS: ${stack.natsUrl ?? 'nats://127.0.0.1:4223'} (authenticated; each service's nkey seed is in .stack/nats-seeds.json)
 Stop everything with: npm run down`);
 }
 
