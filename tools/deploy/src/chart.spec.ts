@@ -160,8 +160,58 @@ describe('inference-gateway chart', () => {
     const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-inference'));
     expect(Buffer.from(inferenceSecret?.data['OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('sk-test-openai-provider-secret');
     const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-management'));
-    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL']);
+    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED']);
   });
+
+  it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table (ADR 0035)', async () => {
+    const manifests = render('scaled');
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { publicKeys: Record<string, string> } } & Record<string, { secretEnv?: Record<string, string> }>;
+    const keyOf: Record<string, string> = { 'api-gateway': 'apiGateway', management: 'management', inference: 'inference', batch: 'batch', 'intern-signing': 'internSigning' };
+    const secrets = ofKind<{ data: Record<string, string> }>(manifests, 'Secret');
+    const seeds = new Set<string>();
+    for (const service of SERVICES) {
+      const secret = secrets.find((s) => s.metadata.name === `gw-inference-gateway-${service}`);
+      const seed = Buffer.from(secret?.data['NATS_NKEY_SEED'] ?? '', 'base64').toString();
+      expect(seed, service).toMatch(/^SU[A-Z2-7]{56}$/);
+      seeds.add(seed);
+      expect(deployment(manifests, service).spec.template.spec.containers[0]?.envFrom?.[0]?.secretRef?.name, service).toBe(secret?.metadata.name);
+    }
+    expect(seeds.size).toBe(SERVICES.length);
+
+    const config = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name === 'gw-inference-gateway-nats-authorization');
+    const text = config?.data['authorization.conf'] ?? '';
+    expect(text).toMatch(/^authorization: \{/);
+    for (const seed of seeds) expect(text.includes(seed)).toBe(false);
+    const users = (JSON.parse(text.replace(/^authorization: /, '')) as { users: Array<{ nkey: string; permissions: unknown }> }).users;
+    const { BUS_USERS, busPermissions } = await import('@gw/contracts/bus-permissions');
+    const byKey = (list: Array<{ nkey: string }>) => [...list].sort((x, y) => x.nkey.localeCompare(y.nkey));
+    expect(byKey(users)).toEqual(byKey(BUS_USERS.map((user) => ({ nkey: values.natsAuth.publicKeys[keyOf[user]!]!, permissions: busPermissions(user) }))));
+    // The chart's copy of the table is the code's (regenerate: node tools/stack/src/nats-config.ts permissions).
+    const file = JSON.parse(readFileSync(join(CHART_DIR, 'files/nats-permissions.json'), 'utf8')) as Record<string, unknown>;
+    expect(file).toEqual(Object.fromEntries(BUS_USERS.map((user) => [user, busPermissions(user)])));
+    // No public keys, no authorization block (the default values).
+    expect(ofKind(render('defaults'), 'ConfigMap').some((c) => c.metadata.name.endsWith('-nats-authorization'))).toBe(false);
+  });
+
+  it('mounts the NATS TLS Secret into every service and points NATS_TLS_* at it', () => {
+    const manifests = render('scaled');
+    for (const service of SERVICES) {
+      const pod = deployment(manifests, service).spec.template.spec as PodSpec & { volumes?: Array<{ name: string; secret?: { secretName: string } }> };
+      const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+      expect(env['NATS_URL'], service).toMatch(/^tls:\/\//);
+      expect(env['NATS_TLS_CA_FILE'], service).toBe('/etc/inference-gateway/nats-tls/ca.crt');
+      expect(env['NATS_TLS_CERT_FILE'], service).toBe('/etc/inference-gateway/nats-tls/tls.crt');
+      expect(env['NATS_TLS_KEY_FILE'], service).toBe('/etc/inference-gateway/nats-tls/tls.key');
+      expect(pod.volumes?.find((v) => v.name === 'nats-tls')?.secret?.secretName, service).toBe('gw-nats-client-tls');
+    }
+    const plain = deployment(render('defaults'), 'inference').spec.template.spec.containers[0]?.env ?? [];
+    expect(plain.some((e) => e.name.startsWith('NATS_TLS_'))).toBe(false);
+  });
+
+  it('refuses a seed where a public key belongs, and a partial set of public keys', () => {
+    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=SUAOAZXAH3K6DZKSF7UO2ZWLUUJPDNOVEPPLB4R7PGTKCKS5VEAKRMXY5U'] })).toThrow(/never its seed/);
+    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=UDH7PSCRT7MNWITRDFTXSV5LAYTIU2EUAIV2HL3QKTQ6FKOMSKSRQTNK'] })).toThrow(/missing: .*management/);
+  }, 60_000);
 
   it('mounts the repository model catalog as a ConfigMap into inference', () => {
     const manifests = render('defaults');

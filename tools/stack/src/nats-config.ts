@@ -1,0 +1,43 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WORKSPACE_ROOT } from '@gw/db-tools';
+import { generateBusSeeds, publicKeyOf } from './nats-auth.ts';
+
+/*
+ * The bus's configuration for deployments (ADR 0035), from the subject table in
+ * @gw/contracts (build it first: `npx nx run contracts:build`):
+ *
+ *   node tools/stack/src/nats-config.ts permissions   writes k8s/inference-gateway/files/nats-permissions.json,
+ *                                                     which the chart turns into nats-server's authorization block
+ *   node tools/stack/src/nats-config.ts credentials   prints a new nkey per service: the seed goes into that
+ *                                                     service's Secret (NATS_NKEY_SEED), the public key into
+ *                                                     the chart's natsAuth.publicKeys
+ */
+
+export const CHART_PERMISSIONS_FILE = join(WORKSPACE_ROOT, 'k8s/inference-gateway/files/nats-permissions.json');
+
+/** Each service's permissions keyed by its user name, as the chart reads them. */
+export async function chartPermissions(): Promise<string> {
+  const { BUS_USERS, busPermissions } = await import('@gw/contracts/bus-permissions');
+  return `${JSON.stringify(Object.fromEntries(BUS_USERS.map((user) => [user, busPermissions(user)])), null, 2)}\n`;
+}
+
+const VALUES_KEYS: Record<string, string> = { 'api-gateway': 'apiGateway', management: 'management', inference: 'inference', batch: 'batch', 'intern-signing': 'internSigning' };
+
+async function main(command: string | undefined): Promise<void> {
+  if (command === 'permissions') {
+    writeFileSync(CHART_PERMISSIONS_FILE, await chartPermissions());
+    console.log(`wrote ${CHART_PERMISSIONS_FILE}`);
+  } else if (command === 'credentials') {
+    const seeds = await generateBusSeeds();
+    console.log('# Secrets (one per service, key NATS_NKEY_SEED): keep these out of version control');
+    for (const [user, seed] of Object.entries(seeds)) console.log(`${user}: NATS_NKEY_SEED=${seed}`);
+    console.log('\n# values.yaml (public keys, not secret)\nnatsAuth:\n  publicKeys:');
+    for (const [user, seed] of Object.entries(seeds)) console.log(`    ${VALUES_KEYS[user]}: ${publicKeyOf(seed)}`);
+  } else {
+    console.error('usage: node tools/stack/src/nats-config.ts permissions|credentials');
+    process.exitCode = 2;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv[2]);
