@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { generateBusSeeds, publicKeyOf } from './nats-auth.ts';
@@ -12,6 +12,8 @@ import { generateBusSeeds, publicKeyOf } from './nats-auth.ts';
  *   node tools/stack/src/nats-config.ts credentials   prints a new nkey per service: the seed goes into that
  *                                                     service's Secret (NATS_NKEY_SEED), the public key into
  *                                                     the chart's natsAuth.publicKeys
+ *   node tools/stack/src/nats-config.ts compose       docker compose: appends NATS_NKEY_SEED_<SERVICE> to docker/.env
+ *                                                     (kept if present) and writes docker/nats/authorization.conf
  */
 
 export const CHART_PERMISSIONS_FILE = join(WORKSPACE_ROOT, 'k8s/inference-gateway/files/nats-permissions.json');
@@ -34,8 +36,24 @@ async function main(command: string | undefined): Promise<void> {
     for (const [user, seed] of Object.entries(seeds)) console.log(`${user}: NATS_NKEY_SEED=${seed}`);
     console.log('\n# values.yaml (public keys, not secret)\nnatsAuth:\n  publicKeys:');
     for (const [user, seed] of Object.entries(seeds)) console.log(`    ${VALUES_KEYS[user]}: ${publicKeyOf(seed)}`);
+  } else if (command === 'compose') {
+    const envFile = join(WORKSPACE_ROOT, 'docker/.env');
+    const env = existsSync(envFile) ? readFileSync(envFile, 'utf8') : '';
+    const variable = (user: string) => `NATS_NKEY_SEED_${user.toUpperCase().replace(/-/g, '_')}`;
+    const fresh = await generateBusSeeds();
+    const seeds = Object.fromEntries(
+      Object.entries(fresh).map(([user, seed]) => [user, new RegExp(`^${variable(user)}=(SU[A-Z2-7]{56})$`, 'm').exec(env)?.[1] ?? seed]),
+    ) as typeof fresh;
+    const missing = Object.keys(seeds).filter((user) => !new RegExp(`^${variable(user)}=`, 'm').test(env));
+    if (missing.length > 0) {
+      appendFileSync(envFile, `${env.endsWith('\n') || env === '' ? '' : '\n'}${missing.map((user) => `${variable(user)}=${seeds[user as keyof typeof seeds]}`).join('\n')}\n`, { mode: 0o600 });
+    }
+    const { natsAuthorization } = await import('@gw/contracts/bus-permissions');
+    const publicKeys = Object.fromEntries(Object.entries(seeds).map(([user, seed]) => [user, publicKeyOf(seed)])) as Parameters<typeof natsAuthorization>[0];
+    writeFileSync(join(WORKSPACE_ROOT, 'docker/nats/authorization.conf'), `authorization: ${JSON.stringify(natsAuthorization(publicKeys))}\n`);
+    console.log(`${missing.length > 0 ? `added ${missing.map(variable).join(', ')} to` : 'kept the seeds of'} docker/.env; wrote docker/nats/authorization.conf`);
   } else {
-    console.error('usage: node tools/stack/src/nats-config.ts permissions|credentials');
+    console.error('usage: node tools/stack/src/nats-config.ts permissions|credentials|compose');
     process.exitCode = 2;
   }
 }
