@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUS_USERS, busPermissions, EVENT_ROUTES, natsServerConfig, REQUEST_ROUTES, RESPONSE_PERMISSION, type BusUser } from './bus-permissions.js';
+import { BUS_USERS, busPermissions, EVENT_ROUTES, natsServerConfig, REQUEST_ROUTES, type BusUser } from './bus-permissions.js';
 import { EVENTS, SUBJECTS } from './subjects.js';
 
 const allRequestSubjects = Object.values(SUBJECTS).flatMap((group) => Object.values(group) as string[]);
@@ -43,17 +43,18 @@ describe('bus permissions (ADR 0035)', () => {
       for (const subject of [...subscribes(user), ...publishes(user)]) {
         expect(subject, `${user}: ${subject}`).not.toMatch(/^(>|\*\.>|_INBOX\.>|\$JS\.API\.>|\$JS\.>|management\.>|inference\.>|events\.>)$/);
       }
-      // Replies go through allow_responses (to requests the user received), not a publish right on inboxes.
-      expect(publishes(user).filter((subject) => subject.startsWith('_INBOX')), user).toEqual([]);
     }
   });
 
-  it('lets services answer the requests they receive, streams and heartbeats included, and the gateway none', () => {
-    for (const user of BUS_USERS) {
-      const permissions = busPermissions(user);
-      if (user === 'api-gateway') expect(permissions.allow_responses).toBeUndefined();
-      else expect(permissions.allow_responses, user).toEqual(RESPONSE_PERMISSION);
-    }
+  it('lets a service answer into the inboxes of the users it serves only', () => {
+    const answers = (user: BusUser) => publishes(user).filter((subject) => subject.startsWith('_INBOX'));
+    expect(answers('api-gateway')).toEqual([]);
+    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
+    expect(answers('inference')).toEqual(['_INBOX.api-gateway.>']);
+    expect(answers('batch')).toEqual(['_INBOX.api-gateway.>']);
+    expect(answers('intern-signing').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.management.>']);
+    // Decrypted BYOK secrets travel into inference's inbox: only management may write there.
+    for (const user of BUS_USERS) expect(publishes(user).includes('_INBOX.inference.>'), user).toBe(user === 'management');
   });
 
   it('opens JetStream per stream and consumer: usage publishing to inference, deleting streams to nobody', () => {

@@ -153,18 +153,9 @@ function jetStreamSubjects(grant: JetStreamGrant): string[] {
   }
 }
 
-/**
- * How many reply messages a service may send to one request it received, and for how long
- * (nats-server's `allow_responses`): a stream's chunks and the liveness heartbeats (ADR 0025)
- * all go to the one reply subject. The server remembers each request's reply subject until
- * one of the two runs out, so both are bounded (ADR 0035).
- */
-export const RESPONSE_PERMISSION = { max: 1_000_000, expires: '30m' } as const;
-
 export interface UserPermissions {
   publish: { allow: string[] };
   subscribe: { allow: string[] };
-  allow_responses?: { max: number; expires: string };
 }
 
 const unique = (subjects: string[]) => [...new Set(subjects)].sort();
@@ -179,6 +170,13 @@ export function busPermissions(user: BusUser): UserPermissions {
     ...(grants.length > 0 ? ['$JS.API.INFO'] : []),
   ];
   const serves = REQUEST_ROUTES.filter((route) => route.server === user);
+  // Replies, stream chunks and liveness heartbeats (ADR 0025) go to the inboxes of the users
+  // this one serves, and only theirs. Not nats-server's `allow_responses`: it remembers every
+  // delivered request's reply subject, and with the long lifetime streams need its pruning
+  // made each request cost more as the table grew (ADR 0035). Reply subjects end in a random
+  // token (RpcClient), so a service cannot answer a request it did not receive.
+  const callers = [...new Set(serves.flatMap((route) => route.callers))];
+  publish.push(...callers.map((caller) => `${inboxPrefix(caller)}.>`));
   const subscribe = [
     `${inboxPrefix(user)}.>`,
     ...serves.map((route) => route.subject),
@@ -187,7 +185,6 @@ export function busPermissions(user: BusUser): UserPermissions {
   return {
     publish: { allow: unique(publish) },
     subscribe: { allow: unique(subscribe) },
-    ...(serves.length > 0 ? { allow_responses: { ...RESPONSE_PERMISSION } } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
+import { randomBytes } from 'node:crypto';
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
@@ -155,8 +156,13 @@ export class RpcClient {
     for (const open of [...this.streams.values()]) open.stream.fail(serviceUnavailable('Client closed'));
   }
 
+  /**
+   * The reply subject's last token: a counter and a random part. Services may publish into the
+   * inboxes of the users they serve (ADR 0035), so a reply subject must not be guessable from
+   * one seen before: a service that saw one of our requests cannot answer another one.
+   */
   private nextId(): string {
-    return (++this.sequence).toString(36);
+    return `${(++this.sequence).toString(36)}-${randomBytes(9).toString('base64url')}`;
   }
 
   private publish(subject: string, bytes: Uint8Array, id: string): boolean {
