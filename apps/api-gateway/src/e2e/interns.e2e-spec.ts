@@ -32,7 +32,8 @@ function rawRequest(
 }
 
 /** A management key of a second workspace, made by management's CLI. */
-function otherWorkspaceKey(): { secret: string } {
+/** A management key of a new workspace, owned by a new user (keys:create, ADR 0036). */
+function otherWorkspaceKey(): { secret: string; userId: string } {
   return JSON.parse(
     execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other workspace'], {
       env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },
@@ -209,6 +210,8 @@ describe('interns and signed daemon access, end to end', () => {
     expect(own.status).toBe(200);
 
     const other = otherWorkspaceKey();
+    // Its user may sign too (a linked identity of its own), so only the workspace keeps it out.
+    await database.query(`UPDATE users SET oidc_issuer = 'https://issuer.e2e.test', oidc_subject = $1 WHERE id = $2`, [`e2e-other-${other.userId}`, other.userId]);
     expect((await call(`/interns/${internId}`, { key: other.secret })).status).toBe(404);
     expect((await call(`/interns/${internId}/daemon/sign`, { key: other.secret, body: { bodySha256: sha256('x') } })).status).toBe(404);
     expect(((await call('/interns', { key: other.secret })).body as { data: unknown[] }).data).toEqual([]);
