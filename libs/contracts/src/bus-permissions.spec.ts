@@ -64,6 +64,7 @@ describe('bus permissions (ADR 0035)', () => {
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');
     expect(publishes('api-gateway')).toContain('$O.RPC_BODIES.>');
+    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management'].includes(user));
     expect(publishes('intern-signing').some((subject) => subject.startsWith('$JS'))).toBe(false);
     for (const user of BUS_USERS) expect(publishes(user).some((subject) => subject.includes('.DELETE.USAGE') || subject.startsWith('$JS.API.STREAM.DELETE')), user).toBe(false);
   });

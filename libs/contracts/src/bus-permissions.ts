@@ -97,10 +97,15 @@ const usageConsumer = (durable: string): JetStreamGrant[] => [
   ...deadLetters(JETSTREAM.usageStream, durable),
 ];
 
-/** What each service does with JetStream; nothing else of `$JS.API` is open to it. */
+/**
+ * What each service does with JetStream; nothing else of `$JS.API` is open to it. The object
+ * store of large bodies is for the services whose requests or replies can pass NATS's payload
+ * limit: the gateway (client bodies up to 10 MB), inference (completions) and management
+ * (preset bodies are whole chat bodies, read back by presets.get and presets.resolve).
+ */
 export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
   'api-gateway': [{ kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
-  management: usageConsumer(JETSTREAM.consumers.managementUsage),
+  management: [...usageConsumer(JETSTREAM.consumers.managementUsage), { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
   inference: [
     { kind: 'publish', subjects: [EVENTS.usageRecorded] },
     ...usageConsumer(JETSTREAM.consumers.inferenceGenerations),
