@@ -1,6 +1,6 @@
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
-import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput } from './reply.ts';
+import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
 function blocksOf(content: unknown): Json[] {
@@ -65,6 +65,8 @@ export interface MessagePlan {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   webSearchRequests: number;
+  /** usage.service_tier: `priority` when `auto` was asked for (the simulated account has priority capacity), else `standard`. */
+  serviceTier: 'standard' | 'priority';
 }
 
 function pickTool(tools: unknown, choice: unknown): Json | undefined {
@@ -121,7 +123,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     outputTokens += jsonPieces.length;
     stopReason = 'tool_use';
   } else {
-    const full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    let full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    // Structured outputs: the answer is JSON matching output_config.format.schema.
+    const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : undefined;
+    if (format && isRecord(format.schema)) full = JSON.stringify(valueFromSchema(format.schema, full));
     const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s): s is string => typeof s === 'string') : [];
     const shaped = shapeReply(full, budget, stops);
     content.push({ type: 'text', text: shaped.text });
@@ -142,5 +147,6 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     cacheReadTokens,
     cacheWriteTokens,
     webSearchRequests: d.webSearch ?? 0,
+    serviceTier: body.service_tier === 'auto' ? 'priority' : 'standard',
   };
 }

@@ -26,7 +26,7 @@ describe('Anthropic Messages API over HTTP', () => {
       stop_reason: 'end_turn',
       stop_sequence: null,
       // system 3 + "Hello, world!" 4 + 3 per message + 3
-      usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
     });
     expect(r.json.content[0].text).toMatch(/^Simulated reply to: Hello, world\./);
   });
@@ -61,6 +61,25 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(extra.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'top_a: Extra inputs are not permitted' } });
     const metadata = await post(url, req({ metadata: { user_id: 'u', trace: 'x' } }), ANTHROPIC_AUTH);
     expect(metadata.json.error.message).toBe('metadata.trace: Extra inputs are not permitted');
+  });
+
+  it('takes the service tiers Anthropic knows and reports the one used', async () => {
+    const bad = await post(url, req({ service_tier: 'priority' }), ANTHROPIC_AUTH);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toBe("service_tier: Input should be 'auto' or 'standard_only'");
+    expect((await post(url, req({ service_tier: 'auto' }), ANTHROPIC_AUTH)).json.usage.service_tier).toBe('priority');
+    expect((await post(url, req({ service_tier: 'standard_only' }), ANTHROPIC_AUTH)).json.usage.service_tier).toBe('standard');
+  });
+
+  it('answers JSON matching output_config.format (structured outputs), and checks its shape', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const ok = await post(url, req({ output_config: { format: { type: 'json_schema', schema } } }), ANTHROPIC_AUTH);
+    expect(ok.status).toBe(200);
+    expect(Object.keys(JSON.parse(ok.json.content[0].text))).toEqual(['city']);
+    const wrongType = await post(url, req({ output_config: { format: { type: 'json_object' } } }), ANTHROPIC_AUTH);
+    expect(wrongType.json.error.message).toBe("output_config.format.type: Input should be 'json_schema'");
+    const extra = await post(url, req({ output_config: { style: 'x' } }), ANTHROPIC_AUTH);
+    expect(extra.json.error.message).toBe('output_config.style: Extra inputs are not permitted');
   });
 
   it('stops at max_tokens and at stop sequences', async () => {

@@ -254,4 +254,24 @@ describe('reasoning -> thinking budget', () => {
     expect(upstream).not.toHaveProperty('temperature');
     expect(upstream).not.toHaveProperty('top_k');
   });
+
+  describe('response_format and service tier', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+
+    it('sends a json_schema response format as Anthropic structured outputs', () => {
+      const body = build({ messages: [{ role: 'user', content: 'Where?' }], response_format: { type: 'json_schema', json_schema: { name: 'place', schema } } });
+      expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
+      expect(build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'text' } })).not.toHaveProperty('output_config');
+    });
+
+    it('refuses json_object (no schema-free JSON mode at Anthropic) instead of ignoring it', () => {
+      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })).toThrow(/json_object.*not supported.*json_schema/);
+      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toThrow(GatewayError);
+    });
+
+    it('sends the tier the adapter chose', () => {
+      expect(buildAnthropicBody({ messages: [{ role: 'user', content: 'Hi' }] }, 'claude', { stream: false, serviceTier: 'auto' }).service_tier).toBe('auto');
+      expect(build({ messages: [{ role: 'user', content: 'Hi' }] })).not.toHaveProperty('service_tier');
+    });
+  });
 });

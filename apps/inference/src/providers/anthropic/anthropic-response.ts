@@ -1,4 +1,5 @@
 import type { ChatChoiceView } from '@gw/contracts';
+import { reportedTier } from '../../routing/service-tier.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
 
@@ -112,7 +113,7 @@ export function normalizeAnthropicMessage(
   return {
     upstreamId: response.id ?? null,
     systemFingerprint: null,
-    serviceTier: response.usage?.service_tier ?? null,
+    serviceTier: reportedTier(response.usage?.service_tier),
     choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
     usage: normalizeAnthropicUsage(response.usage) ?? {
       // Anthropic always reports usage; a host imitating it might not (about 4 characters a token).

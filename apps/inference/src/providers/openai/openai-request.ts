@@ -1,5 +1,6 @@
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
+import { tierFor, wireTier } from '../../routing/service-tier.js';
 
 /**
  * The top-level arguments OpenAI's chat completions take. OpenAI answers 400 "Unrecognized
@@ -80,6 +81,13 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: Rou
     if (OPENAI_CHAT_ARGUMENTS.has(field) || endpoint.supportedParameters.has(field)) upstream[field] = value;
   }
   upstream.model = endpoint.upstreamModel;
+  renameMaxTokens(upstream, endpoint);
+  if (typeof upstream.service_tier === 'string') {
+    // `fast` and `ultrafast` are the spec's words, not OpenAI's: each endpoint gets the best tier it takes.
+    const tier = tierFor(endpoint, upstream.service_tier);
+    if (tier === undefined) delete upstream.service_tier;
+    else upstream.service_tier = wireTier(endpoint.provider.format, tier);
+  }
   const effort = reasoningEffortOf(supported);
   if (effort !== undefined && upstream.reasoning_effort === undefined) upstream.reasoning_effort = effort;
   if ('user' in upstream) {
@@ -87,6 +95,21 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: Rou
     else delete upstream.user;
   }
   return upstream;
+}
+
+/**
+ * OpenAI deprecated `max_tokens` for `max_completion_tokens`, and its reasoning models refuse
+ * the old name (400 "Use 'max_completion_tokens' instead"). The request's value goes out under
+ * the name the endpoint takes: `max_completion_tokens` unless its catalog entry lists only
+ * `max_tokens` (older OpenAI-compatible hosts). When both are sent, the newer one wins.
+ */
+function renameMaxTokens(upstream: Record<string, unknown>, endpoint: RoutableEndpoint): void {
+  const legacyOnly = endpoint.supportedParameters.has('max_tokens') && !endpoint.supportedParameters.has('max_completion_tokens');
+  const value = upstream.max_completion_tokens ?? upstream.max_tokens;
+  delete upstream.max_tokens;
+  delete upstream.max_completion_tokens;
+  if (value === undefined || value === null) return;
+  upstream[legacyOnly ? 'max_tokens' : 'max_completion_tokens'] = value;
 }
 
 /** `reasoning.effort` (the gateway's reasoning object) as OpenAI's `reasoning_effort`; `enabled: false` as `none`. */

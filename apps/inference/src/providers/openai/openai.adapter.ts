@@ -28,7 +28,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     );
     if (response.status >= 400) {
       const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined);
+      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
     }
     const parsed = response.body as OpenAiChatResponse | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
