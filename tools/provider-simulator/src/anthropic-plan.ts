@@ -1,3 +1,4 @@
+import { promptCacheUsage } from './anthropic-cache.ts';
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
@@ -135,8 +136,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     stopReason = shaped.reason === 'length' ? 'max_tokens' : shaped.reason === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
     stopSequence = shaped.stopSequence;
   }
-  const cacheReadTokens = Math.min(d.cached ?? 0, promptTokens);
-  const cacheWriteTokens = Math.min(d.cacheWrite ?? 0, promptTokens - cacheReadTokens);
+  // Directives force the counts; otherwise the cache_control markers decide (anthropic-cache.ts).
+  const cached = d.cached === undefined && d.cacheWrite === undefined ? promptCacheUsage(body, blockTokens) : { read: d.cached ?? 0, write: d.cacheWrite ?? 0 };
+  const cacheReadTokens = Math.min(cached.read, promptTokens);
+  const cacheWriteTokens = Math.min(cached.write, promptTokens - cacheReadTokens);
   return {
     content,
     pieces,

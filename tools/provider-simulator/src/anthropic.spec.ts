@@ -82,6 +82,22 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(extra.json.error.message).toBe('output_config.style: Extra inputs are not permitted');
   });
 
+  it('writes a marked prefix of 1,024+ tokens to the cache, reads it after, and refuses a fifth breakpoint', async () => {
+    const system = [{ type: 'text', text: `Cache test ${Date.now()}. ${'Long context. '.repeat(600)}`, cache_control: { type: 'ephemeral' } }];
+    const first = await post(url, req({ system }), ANTHROPIC_AUTH);
+    expect(first.json.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(1024);
+    expect(first.json.usage.cache_read_input_tokens).toBe(0);
+    const second = await post(url, req({ system }), ANTHROPIC_AUTH);
+    expect(second.json.usage.cache_read_input_tokens).toBe(first.json.usage.cache_creation_input_tokens);
+    expect(second.json.usage.cache_creation_input_tokens).toBe(0);
+    const short = await post(url, req({ system: [{ type: 'text', text: 'short', cache_control: { type: 'ephemeral' } }] }), ANTHROPIC_AUTH);
+    expect(short.json.usage.cache_creation_input_tokens).toBe(0);
+    const five = Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `p${i}`, cache_control: { type: 'ephemeral' } }));
+    const refused = await post(url, req({ messages: [{ role: 'user', content: five }] }), ANTHROPIC_AUTH);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
+  });
+
   it('stops at max_tokens and at stop sequences', async () => {
     const a = await post(url, req({ max_tokens: 3 }), ANTHROPIC_AUTH);
     expect(a.json).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null, content: [{ type: 'text', text: 'Simulated reply to' }] });

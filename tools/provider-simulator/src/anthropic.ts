@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateCacheControl } from './anthropic-cache.ts';
 import { countInputTokens, planMessage } from './anthropic-plan.ts';
 import { anthropicStreamErrorFrame, renderEvents, renderMessage } from './anthropic-render.ts';
 import { anthropicError, sendAnthropicStatus, type AnthropicErrorBody } from './errors.ts';
@@ -90,6 +91,8 @@ export function validateRequest(body: Json): AnthropicErrorBody | undefined {
   }
   const formatError = validateOutputConfig(body.output_config);
   if (formatError) return formatError;
+  const cacheError = validateCacheControl(body);
+  if (cacheError) return invalid(cacheError);
   const max = body.max_tokens;
   if (max === undefined) return invalid('max_tokens: Field required');
   if (typeof max !== 'number' || !Number.isInteger(max)) return invalid('max_tokens: Input should be a valid integer');

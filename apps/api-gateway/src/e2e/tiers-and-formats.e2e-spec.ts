@@ -70,3 +70,18 @@ describe('the deprecated route alias (spec §4.5, §9)', () => {
     expect(refused.status).toBe(400);
   });
 });
+
+describe('prompt caching on an Anthropic-format model', () => {
+  it('marks the last block for the top-level cache_control and reports the cache write, then the read', async () => {
+    await fetch(`${stack.simulatorUrl}/sim/reset`, { method: 'POST' });
+    const system = `You answer about gateways. ${'Reference material. '.repeat(700)}`;
+    const body = { model: 'sim/claude-sonnet', messages: [{ role: 'system', content: system }, ...messages], cache_control: { type: 'ephemeral' } };
+    const first = await create(body);
+    const written = (first.usage!.prompt_tokens_details as { cache_write_tokens?: number }).cache_write_tokens!;
+    expect(written).toBeGreaterThanOrEqual(1024);
+    const second = await create(body);
+    expect(second.usage!.prompt_tokens_details!.cached_tokens).toBe(written);
+    // Cache reads cost less than fresh prompt tokens.
+    expect((second.usage as unknown as { cost: number }).cost).toBeLessThan((first.usage as unknown as { cost: number }).cost);
+  });
+});

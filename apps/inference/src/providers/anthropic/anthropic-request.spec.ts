@@ -275,3 +275,38 @@ describe('reasoning -> thinking budget', () => {
     });
   });
 });
+
+describe('prompt caching as Anthropic cache_control blocks', () => {
+  const long = 'Context. '.repeat(10);
+  const conversation = [
+    { role: 'system', content: [{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }] },
+    { role: 'user', content: [{ type: 'text', text: 'First question' }, { type: 'text', text: 'Second part', prompt_cache_breakpoint: { ttl: '1h' } }] },
+    { role: 'assistant', content: 'An answer' },
+    { role: 'user', content: 'Follow-up' },
+  ];
+
+  it('keeps block markers (cache_control and prompt_cache_breakpoint) on their blocks', () => {
+    const body = build({ messages: conversation });
+    expect(body.system).toEqual([{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }]);
+    const first = (body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!.content;
+    expect(first[1]).toEqual({ type: 'text', text: 'Second part', cache_control: { type: 'ephemeral', ttl: '1h' } });
+  });
+
+  it('marks the last cacheable block for the top-level control, unless the mode is explicit', () => {
+    const automatic = build({ messages: conversation, cache_control: { type: 'ephemeral', ttl: '5m' } });
+    const turns = automatic.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(turns[turns.length - 1]!.content.at(-1)).toEqual({ type: 'text', text: 'Follow-up', cache_control: { type: 'ephemeral', ttl: '5m' } });
+    const explicit = build({ messages: conversation, cache_control: { type: 'ephemeral' }, prompt_cache_options: { mode: 'explicit', ttl: '1h' } });
+    const explicitTurns = explicit.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(explicitTurns[explicitTurns.length - 1]!.content.at(-1)).not.toHaveProperty('cache_control');
+    // The request-level TTL fills markers that name none.
+    expect(explicit.system).toEqual([{ type: 'text', text: long, cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+  });
+
+  it('refuses more than four breakpoints and malformed controls with 400', () => {
+    const many = Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `part ${i}`, cache_control: { type: 'ephemeral' } }));
+    expect(() => build({ messages: [{ role: 'user', content: many }] })).toThrow(/At most 4 prompt cache breakpoints/);
+    expect(() => build({ messages: conversation, cache_control: { type: 'persistent' } })).toThrow(GatewayError);
+    expect(() => build({ messages: conversation, cache_control: { type: 'ephemeral', ttl: '2h' } })).toThrow(/ttl/);
+  });
+});

@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { applyPromptCaching } from './anthropic-caching.js';
 import { translateConversation } from './anthropic-messages.js';
 
 /**
@@ -64,6 +65,7 @@ export function buildAnthropicBody(body: Record<string, unknown>, upstreamModel:
   if (tools) upstream.tools = tools;
   const toolChoice = translateToolChoice(body.tool_choice, body.parallel_tool_calls, tools !== undefined);
   if (toolChoice) upstream.tool_choice = toolChoice;
+  applyPromptCaching(body, { system, messages, tools });
   if (options.serviceTier) upstream.service_tier = options.serviceTier;
   const outputFormat = outputFormatFor(body.response_format);
   if (outputFormat) upstream.output_config = { format: outputFormat };

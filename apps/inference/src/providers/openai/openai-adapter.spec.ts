@@ -36,6 +36,13 @@ describe('OpenAI-format request', () => {
     expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'flex' }, { ...endpoint, serviceTiers: ['default'] })).toEqual({ model: 'u', messages: [] });
   });
 
+  it('sends the hashed session id as prompt_cache_key where the endpoint lists it, never over the client\'s', () => {
+    const body = { model: 'm', messages: [] };
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'hash-1' });
+    expect(buildOpenAiChatBody(body, testEndpoint('u', []), undefined, 'hash-1')).toEqual({ model: 'u', messages: [] });
+    expect(buildOpenAiChatBody({ ...body, prompt_cache_key: 'mine' }, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'mine' });
+  });
+
   it('never forwards the raw end-user id', () => {
     expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'), 'hashed').user).toBe('hashed');
     expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'))).not.toHaveProperty('user');
