@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeAnnotations, normalizeAssistantMessage, normalizeLogprobs } from './assistant-message.js';
+import { normalizeAnnotations, normalizeAssistantMessage, normalizeDelta, normalizeLogprobs } from './assistant-message.js';
 
 describe('assistant message in spec §2.1 shape', () => {
   it('keeps the spec\'s fields and drops what a host adds of its own', () => {
@@ -53,5 +53,24 @@ describe('assistant message in spec §2.1 shape', () => {
       { token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [{ token: 'Hi', bytes: [72, 105], logprob: -0.1 }] },
     ]);
     expect(normalizeLogprobs(null)).toBeNull();
+  });
+
+  it('filters a streamed delta the same way, keeping tool call fragments as they are', () => {
+    expect(
+      normalizeDelta({
+        role: 'assistant',
+        content: 'Hi',
+        reasoning_content: 'hmm',
+        provider_specific: 1,
+        tool_calls: [{ index: 0, function: { arguments: '{"a' } }],
+        annotations: [{ type: 'url_citation', url_citation: { url: 'https://x.example', title: 'X', start_index: 0, end_index: 1 } }, { type: 'other' }],
+      }),
+    ).toEqual({
+      role: 'assistant',
+      content: 'Hi',
+      reasoning: 'hmm',
+      tool_calls: [{ index: 0, function: { arguments: '{"a' } }],
+      annotations: [{ type: 'url_citation', url_citation: { url: 'https://x.example', title: 'X', start_index: 0, end_index: 1 } }],
+    });
   });
 });

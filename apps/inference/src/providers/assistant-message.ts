@@ -22,6 +22,23 @@ export function normalizeAssistantMessage(raw: Json): ChatResponseMessageView {
   return message;
 }
 
+/**
+ * A streamed delta of an OpenAI-compatible host, with the same filter as a whole message: the
+ * spec's fields only, `reasoning_content` as `reasoning`, annotations of the three kinds. Tool
+ * call fragments keep their own shape (`arguments` arrives in pieces).
+ */
+export function normalizeDelta(raw: Json): Json {
+  const delta: Json = {};
+  for (const field of ['role', 'content', 'refusal', 'reasoning_details', 'tool_calls', 'audio'] as const) {
+    if (raw[field] !== undefined) delta[field] = raw[field];
+  }
+  const reasoning = raw.reasoning ?? raw.reasoning_content;
+  if (typeof reasoning === 'string' || reasoning === null) delta.reasoning = reasoning;
+  if (raw.annotations !== undefined) delta.annotations = normalizeAnnotations(raw.annotations);
+  if (raw.images !== undefined) delta.images = normalizeImages(raw.images);
+  return delta;
+}
+
 /** Tool calls with `index` on every entry (OpenAI omits it outside streams) and string arguments. */
 export function normalizeToolCalls(value: unknown): ChatToolCallView[] {
   if (!Array.isArray(value)) return [];
