@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
+import { registerHttpMetrics } from './metrics/http-metrics.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -23,6 +24,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
+  registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   // Every body this API takes is JSON: anything else is refused before it is parsed.
   fastify.addHook('onRequest', async (request) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
-import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
+import { METRICS_PROCESSES, seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
@@ -27,6 +27,8 @@ export interface IsolatedStack {
   natsUrl: string;
   managementDatabaseUrl: string;
   inferenceDatabaseUrl: string;
+  /** `GET /metrics` of each process by name (`api-gateway`, `inference`, ...); empty with replicas. */
+  metricsUrls: Record<string, string>;
 }
 
 /**
@@ -101,6 +103,7 @@ export class IsolatedStackRun {
         ...options.env,
       },
       replicas,
+      metricsPorts: replicas ? undefined : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
       detached: false,
       logLevel: 'warn',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
@@ -119,6 +122,7 @@ export class IsolatedStackRun {
       natsUrl: this.nats.url,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
       inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
+      metricsUrls: this.stack.metricsUrls,
     };
   }
 

@@ -15,6 +15,8 @@ export interface StackFile {
   managementKey: string;
   apiKey: string;
   simulatorUrl: string;
+  /** Prometheus endpoints (`GET /metrics`) of the gateway and each service, by process name. */
+  metricsUrls?: Record<string, string>;
   models: string[];
 }
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { freePort, httpOk, isPortOpen } from './ports.ts';
-import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
+import { DEFAULT_DATABASE_NAMES, isAlive, METRICS_PROCESSES, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
 import { devByokKeks, devDaemonSigningKeys, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
 /**
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
+    metricsPorts: Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
   });
   writePidsFile(Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])));
 
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     managementKey: keys.managementKey,
     apiKey: keys.apiKey,
     simulatorUrl: stack.simulatorUrl,
+    metricsUrls: stack.metricsUrls,
     models,
   };
   writeStackFile(file);
