@@ -87,3 +87,24 @@ describe('Prometheus metrics of each process (issue 16)', () => {
     for (const name of ['batch', 'intern-signing']) expect(total(await scrape(name), 'process_start_time_seconds', { service: name })).toBeGreaterThan(0);
   });
 });
+
+describe('request ids (issue 16)', () => {
+  it('answers every request with an x-request-id, keeps a usable one from the caller, and puts it in error envelopes', async () => {
+    const ok = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
+    expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const mine = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'trace-me-42' } });
+    expect(mine.headers.get('x-request-id')).toBe('trace-me-42');
+    const unusable = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'x'.repeat(300) } });
+    expect(unusable.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: 'Bearer sk-nope', 'x-request-id': 'quote-me' } });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { metadata: Record<string, unknown> } }).error.metadata.request_id).toBe('quote-me');
+    const stream = await fetch(`${stack.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', 'x-request-id': 'stream-id' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    });
+    expect(stream.headers.get('x-request-id')).toBe('stream-id');
+    await stream.text();
+  });
+});
