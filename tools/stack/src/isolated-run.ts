@@ -105,7 +105,7 @@ export class IsolatedStackRun {
       replicas,
       metricsPorts: replicas ? undefined : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
       detached: false,
-      logLevel: 'warn',
+      logLevel: 'info',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
       daemonSigningKeys: this.daemonSigningKeys,
