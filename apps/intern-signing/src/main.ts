@@ -13,5 +13,6 @@ await bootstrapService(AppModule.forRoot(env), {
   heartbeatMs: env.RPC_HEARTBEAT_MS,
   shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   healthPort: env.HEALTH_PORT,
+  metricsPort: env.METRICS_PORT,
   handleSignals: true,
 });

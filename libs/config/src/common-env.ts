@@ -80,6 +80,12 @@ export class CommonEnv {
   @Min(0)
   @Max(3_600_000)
   SHUTDOWN_GRACE_MS: number = 25_000;
+
+  /** Port of `GET /metrics` (Prometheus text format, issue 16); 0: none. */
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  METRICS_PORT: number = 0;
 }
 
 /** Variables of a service that owns a database. */
@@ -99,4 +105,5 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Min(0)
   @Max(65_535)
   HEALTH_PORT: number = 0;
+
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
+import { timedRequest } from './rpc-metrics.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
 interface NestReplyPacket {
@@ -93,7 +94,7 @@ export class RpcClient {
   send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
     const id = this.nextId();
-    return new Promise<T>((resolve, reject) => {
+    return timedRequest(subject, new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(call.id);
         reject(
@@ -117,7 +118,7 @@ export class RpcClient {
       };
       this.pending.set(id, call);
       if (!this.publish(subject, packet(subject, data, call.bytes, id), id)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
-    });
+    }));
   }
 
   /**

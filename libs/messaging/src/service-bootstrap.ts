@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { closeMetricsServer, initServiceMetrics, startMetricsServer } from '@gw/metrics';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
@@ -26,6 +27,8 @@ export interface ServiceBootstrapOptions {
   /** Port of the HTTP probes (`/health`, `/health/ready`); 0 or unset: none. */
   healthPort?: number;
   healthHost?: string;
+  /** Port of `GET /metrics` (Prometheus, libs/metrics); 0 or unset: none. */
+  metricsPort?: number;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
 }
@@ -67,6 +70,7 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...natsAuthOptions(options.natsAuth),
   });
+  initServiceMetrics(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
@@ -79,12 +83,14 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
   if (options.healthPort) {
     health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', lifecycle, () => strategy.isConnected());
   }
+  const metrics = options.metricsPort ? await startMetricsServer(options.metricsPort, options.healthHost ?? '0.0.0.0') : undefined;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       lifecycle.startDraining();
       await app.close();
       if (health) await closeHealthServer(health);
+      if (metrics) await closeMetricsServer(metrics);
     })();
     return stopping;
   };

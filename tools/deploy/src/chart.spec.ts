@@ -98,15 +98,16 @@ describe('inference-gateway chart', () => {
       }
     });
 
-    it('lets only the api-gateway accept connections, and every service reach NATS', () => {
+    it('lets only the api-gateway accept connections (and Prometheus reach /metrics), and every service reach NATS', () => {
       const manifests = render(valueSet);
-      const policies = ofKind<Selecting & { spec: { ingress?: unknown[]; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
+      const policies = ofKind<Selecting & { spec: { ingress?: Array<{ ports?: Array<{ port: string }> }>; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
       for (const service of SERVICES) {
         const labels = deployment(manifests, service).spec.template.metadata.labels;
         const own = policies.filter((p) => selects(p.spec.podSelector?.matchLabels, labels));
         expect(own, service).toHaveLength(1);
         const policy = own[0]!;
-        expect(policy.spec.ingress?.length ?? 0, service).toBe(service === 'api-gateway' ? 1 : 0);
+        const ingressPorts = (policy.spec.ingress ?? []).flatMap((rule) => rule.ports?.map((p) => p.port) ?? []);
+        expect(ingressPorts, service).toEqual(service === 'api-gateway' ? ['http', 'metrics'] : ['metrics']);
         const egressPorts = (policy.spec.egress ?? []).flatMap((rule) => rule.ports?.map((p) => p.port) ?? []);
         expect(egressPorts, service).toContain(4222);
         expect(egressPorts.includes(5432), service).toBe(DATABASE_SERVICES.includes(service));
@@ -219,6 +220,17 @@ describe('inference-gateway chart', () => {
     expect(catalog?.data['models.json']).toBe(readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'), 'utf8').trimEnd());
     const env = deployment(manifests, 'inference').spec.template.spec.containers[0]?.env ?? [];
     expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
+  });
+
+  it('serves /metrics on its own port in every pod, announced for Prometheus', () => {
+    const manifests = render('defaults');
+    for (const service of SERVICES) {
+      const pod = deployment(manifests, service).spec.template;
+      const container = pod.spec.containers[0]!;
+      expect(container.env?.find((e) => e.name === 'METRICS_PORT')?.value, service).toBe('9464');
+      expect((container as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toContainEqual(expect.objectContaining({ name: 'metrics', containerPort: 9464 }));
+      expect((pod.metadata as { annotations?: Record<string, string> }).annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464' });
+    }
   });
 
   it('uses existing Secrets by name and renders none of its own for them', () => {

@@ -6,7 +6,7 @@ import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
 import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
-import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
+import { METRICS_PROCESSES, seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
@@ -30,6 +30,8 @@ export interface IsolatedStack {
   natsSeeds: BusSeeds;
   managementDatabaseUrl: string;
   inferenceDatabaseUrl: string;
+  /** `GET /metrics` of each process by name (`api-gateway`, `inference`, ...); empty with replicas. */
+  metricsUrls: Record<string, string>;
 }
 
 /**
@@ -108,8 +110,9 @@ export class IsolatedStackRun {
         ...options.env,
       },
       replicas,
+      metricsPorts: replicas ? undefined : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
       detached: false,
-      logLevel: 'warn',
+      logLevel: 'info',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
       daemonSigningKeys: this.daemonSigningKeys,
@@ -127,6 +130,7 @@ export class IsolatedStackRun {
       natsSeeds,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
       inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
+      metricsUrls: this.stack.metricsUrls,
     };
   }
 

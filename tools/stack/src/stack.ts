@@ -38,6 +38,8 @@ export interface StackOptions {
    * service replicas serve their probes on `healthPorts` (`HEALTH_PORT`).
    */
   replicas?: { count: number; gatewayPorts: number[]; healthPorts: number[] };
+  /** `METRICS_PORT` per process name (`api-gateway`, `inference`, ...): each serves `GET /metrics` there. */
+  metricsPorts?: Record<string, number>;
 }
 
 export interface StartedProcess {
@@ -54,6 +56,8 @@ export interface Stack {
   processes: StartedProcess[];
   /** How each process was started, so a test can start it again after stopping it. */
   specs: ProcessSpec[];
+  /** Each process's Prometheus endpoint, by process name (when `metricsPorts` was given). */
+  metricsUrls: Record<string, string>;
 }
 
 export async function migrateAll(postgresUrl: string, databases: DatabaseNames): Promise<void> {
@@ -96,7 +100,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
   };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return [simulator, ...services, gateway(options.gatewayPort)];
+  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, ...services, gateway(options.gatewayPort)], options.metricsPorts);
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -115,6 +119,11 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   return [simulator, ...replicated, ...gateways];
 }
 
+function withMetricsPorts(specs: ProcessSpec[], ports: Record<string, number> | undefined): ProcessSpec[] {
+  if (!ports) return specs;
+  return specs.map((spec) => (ports[spec.name] ? { ...spec, env: { ...spec.env, METRICS_PORT: String(ports[spec.name]) } } : spec));
+}
+
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
   const log = openSync(join(logDir, `${spec.name}.log`), 'a');
@@ -129,6 +138,9 @@ export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false
   return { name: spec.name, pid: child.pid!, child };
 }
 
+/** The processes that serve `/metrics` (one replica each). */
+export const METRICS_PROCESSES = ['api-gateway', 'management', 'inference', 'batch', 'intern-signing'] as const;
+
 /** Starts the simulator, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
@@ -142,6 +154,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
     processes,
     specs,
+    metricsUrls: Object.fromEntries(Object.entries(options.metricsPorts ?? {}).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])),
   };
   // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));

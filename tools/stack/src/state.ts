@@ -21,6 +21,8 @@ export interface StackFile {
   simulatorUrl: string;
   /** The stack's own nats-server (authenticated: each service's seed is in `.stack/nats-seeds.json`). */
   natsUrl?: string;
+  /** Prometheus endpoints (`GET /metrics`) of the gateway and each service, by process name. */
+  metricsUrls?: Record<string, string>;
   models: string[];
 }
 

@@ -7,7 +7,7 @@ import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import { ensurePostgres, ensureRedis, natsServerBinary, REDIS_URL } from './infra.ts';
 import { authenticatedNatsConfig, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, isPortOpen, waitFor } from './ports.ts';
-import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
+import { DEFAULT_DATABASE_NAMES, isAlive, METRICS_PROCESSES, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
 import { devByokKeks, devDaemonSigningKeys, devNatsSeeds, NATS_DIR, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
 /**
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
+    metricsPorts: Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
   });
   writePidsFile({ 'nats-server': nats, ...Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])) });
 
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     apiKey: keys.apiKey,
     simulatorUrl: stack.simulatorUrl,
     natsUrl,
+    metricsUrls: stack.metricsUrls,
     models,
   };
   writeStackFile(file);

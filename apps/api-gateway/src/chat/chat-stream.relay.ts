@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { streamStarted } from '../metrics/http-metrics.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
 
 /** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
@@ -104,6 +105,7 @@ export class ChatStreamRelay {
     const firstPacket = first.value;
     let lastPacket = firstPacket;
     reply.hijack();
+    const streamEnded = streamStarted(reply.request);
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
       for (let next: IteratorResult<string> = first; !next.done; next = await stream.next()) {
@@ -123,6 +125,7 @@ export class ChatStreamRelay {
     } finally {
       finished = true;
       raw.off('close', onClose);
+      streamEnded();
     }
   }
 

@@ -9,6 +9,7 @@ import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
+import { recordGeneration } from './generation-metrics.js';
 import { UsageRecorder } from './usage-recorder.service.js';
 
 export interface SettleInput {
@@ -50,6 +51,7 @@ export class GenerationAccounting {
     // Throughput: completion tokens over the answering attempt's whole time (a stream's too);
     // an answer without completion tokens (embeddings) says nothing about it.
     if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
+    recordGeneration(attempt, tracker, usage, charge, input.status);
     this.usage.record({
       generationId: input.generationId,
       principal: input.principal,

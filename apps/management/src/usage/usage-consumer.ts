@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
 import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection } from '@gw/messaging';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
+import { recordUsageBatch } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
@@ -39,6 +40,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
         const outcome = await recorder.recordBatch(batch);
+        recordUsageBatch(batch.length, outcome.counted.length);
         events.keysChanged(outcome.keysToRefresh);
       },
       logger,
