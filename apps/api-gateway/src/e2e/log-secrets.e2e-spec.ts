@@ -22,7 +22,8 @@ describe('logs', () => {
     expect((await call('/chat/completions', { key: newKey, body: { model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the processes write their lines
 
-    const secrets = [stack.apiKey, stack.managementKey, newKey, byokSecret];
+    // The services' NATS seeds are secrets too (ADR 0035).
+    const secrets = [stack.apiKey, stack.managementKey, newKey, byokSecret, ...Object.values(stack.natsSeeds)];
     let lines = 0;
     for (const file of readdirSync(stack.logDir).filter((name) => name.endsWith('.log') && name !== 'provider-simulator.log')) {
       for (const line of readFileSync(join(stack.logDir, file), 'utf8').split('\n')) {
