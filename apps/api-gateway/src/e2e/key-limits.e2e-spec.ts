@@ -165,7 +165,7 @@ describe('a client that reads nothing', () => {
     // simulator cannot show it here, it hands the whole reply to inference's socket at once.
     const nats = await connectNats({ servers: stack.natsUrl });
     const cancelled: string[] = [];
-    const subscription = nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => cancelled.push(message.string()) });
+    const subscription = nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => void cancelled.push(message.string()) });
     try {
       // About 55 MB of chunks (4 choices with log probabilities), which nobody reads.
       const started = Date.now();
