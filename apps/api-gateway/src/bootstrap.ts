@@ -9,7 +9,7 @@ import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
-import { registerJsonBodyParser } from './input/json-parser.js';
+import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -28,6 +28,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   const fastify = app.getHttpAdapter().getInstance();
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   registerJsonBodyParser(fastify);
+  registerQueryCheck(fastify);
   // Every body this API takes is JSON: anything else is refused before it is parsed.
   fastify.addHook('onRequest', async (request) => {
     if (!BODY_METHODS.has(request.method) || !hasBody(request.headers)) return;

@@ -73,6 +73,19 @@ describe('NUL in strings that are stored (issue 9 item 1)', () => {
     });
   }
 
+  for (const [path, param] of [
+    ['/interns?starting_after=a%00b', 'starting_after'],
+    ['/byok?provider=open%00ai', 'provider'],
+    ['/keys?include_disabled=true&a%00=1', 'a\\u0000'],
+  ] as const) {
+    it(`refuses NUL in the query string with 400 naming ${param}`, async () => {
+      const result = await call(path, { key: path.startsWith('/interns') ? stack.apiKey : stack.managementKey });
+      expect(result.status, JSON.stringify(result.body)).toBe(400);
+      const error = envelopeOf(result);
+      expect(error.metadata?.param).toBe(param);
+    });
+  }
+
   it('lets NUL through in message content, which only goes to the provider', async () => {
     const result = await call('/chat/completions', { body: chat({ messages: [{ role: 'user', content: 'a\u0000b' }] }) });
     expect(result.status, JSON.stringify(result.body)).toBe(200);
