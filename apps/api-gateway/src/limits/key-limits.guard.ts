@@ -48,8 +48,11 @@ export class KeyLimitsGuard implements CanActivate {
     if (!slot.allowed) {
       throw tooMany(`Too many requests in flight for this key (at most ${slot.limit} at once)`, 'concurrent_requests', slot.limit, slot.retryAfterSeconds);
     }
-    // 'close' comes once the response is over, sent whole or cut by the client, streams included.
+    // 'close' comes once the response is over, sent whole or cut by the client, streams included;
+    // a client gone during the Redis call had its 'close' already, which is not sent again (the
+    // lease would be renewed for ever).
     reply.raw.once('close', () => void slot.lease.release());
+    if (reply.raw.closed) void slot.lease.release();
     return true;
   }
 }

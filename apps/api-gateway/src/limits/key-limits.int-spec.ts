@@ -19,11 +19,14 @@ describe('per-key limits with the configured defaults', () => {
   let responder: NatsConnection;
   const gateways: NestFastifyApplication[] = [];
   const principals = new Map<string, Principal>();
+  /** Keys whose resolution management answers late (the client may be gone by then). */
+  const slowAuth = new Set<string>();
 
-  const newKey = (overrides: Partial<Principal> = {}) => {
+  const newKey = (overrides: Partial<Principal> = {}, slow = false) => {
     const secret = `sk-gw-v1-${randomUUID()}`;
     const keyHash = createHash('sha256').update(secret).digest('hex');
     principals.set(keyHash, principalFixture(keyHash, overrides));
+    if (slow) slowAuth.add(keyHash);
     return secret;
   };
 
@@ -53,7 +56,9 @@ describe('per-key limits with the configured defaults', () => {
     responder.subscribe(SUBJECTS.management.authResolve, {
       callback: (_error, message) => {
         const { id, data } = message.json<{ id: string; data: { keyHash: string } }>();
-        message.respond(JSON.stringify({ id, response: { principal: principals.get(data.keyHash) ?? null, ttlSeconds: 60 }, isDisposed: true }));
+        const answer = () => message.respond(JSON.stringify({ id, response: { principal: principals.get(data.keyHash) ?? null, ttlSeconds: 60 }, isDisposed: true }));
+        if (slowAuth.delete(data.keyHash)) setTimeout(answer, 300);
+        else answer();
       },
     });
     // A slow model list, so that two requests of one key are in flight together.
@@ -98,6 +103,19 @@ describe('per-key limits with the configured defaults', () => {
     const together = await Promise.all([models(roomy), models(roomy), models(roomy)]);
     expect(together.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(together[0]!.headers.get('x-ratelimit-limit')).toBe('5');
+  });
+
+  it('gives back the slot of a client that left before its limits were checked', async () => {
+    // One request in flight at most (the default here); management answers this key late.
+    const secret = newKey({ rateLimits: { requestsPerMinute: 100, concurrentRequests: null } }, true);
+    const gone = new AbortController();
+    const early = fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${secret}` }, signal: gone.signal }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gone.abort(); // gone while the gateway still waits for management
+    await early;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const after = await models(secret);
+    expect(after.status).toBe(200);
   });
 
   it('lets requests through without rate-limit headers when Redis is unreachable (fail open)', async () => {
