@@ -11,6 +11,9 @@ import { METRICS_PROCESSES, seedKeys, spawnProcess, startStack, stopProcesses, s
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
 
+/** STREAM_STALL_TIMEOUT_MS of an e2e stack: how long a stream whose client reads nothing is kept. */
+export const E2E_STREAM_STALL_TIMEOUT_MS = 2_000;
+
 /*
  * A whole stack of the run's own (end-to-end tests, the bench): its own databases, a private
  * nats-server, free ports, seeded keys, the built services as child processes.
@@ -107,6 +110,12 @@ export class IsolatedStackRun {
         OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
         OPENAI_API_KEY: '',
         SIGN_RATE_LIMIT: this.kind === 'e2e' ? String(E2E_SIGN_RATE_LIMIT) : '10000000',
+        // Per-key limits (ADR 0033): the suite and the bench share a few keys far past the
+        // defaults; the e2e tests of the limits give their own keys small overrides.
+        KEY_RATE_LIMIT_RPM: '10000000',
+        KEY_CONCURRENCY_LIMIT: '1000000',
+        // A client that reads nothing is cut after this long (the e2e test of stalled readers).
+        ...(this.kind === 'e2e' ? { STREAM_STALL_TIMEOUT_MS: String(E2E_STREAM_STALL_TIMEOUT_MS) } : {}),
         ...options.env,
       },
       replicas,

@@ -42,6 +42,7 @@ export class AuthService {
         hasPersonalIdentity: key.creator.oidcSubject !== null,
         identitySubject: key.creator.oidcSubject,
         spendBlocked,
+        rateLimits: key.rateLimitRpm === null && key.concurrencyLimit === null ? null : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };
