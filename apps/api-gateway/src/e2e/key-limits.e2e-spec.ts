@@ -1,5 +1,7 @@
 import { connect as connectNats } from '@nats-io/transport-node';
 import { EVENTS } from '@gw/contracts';
+import { natsAuthOptions } from '@gw/messaging';
+import { busAuth } from '@gw/testing';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
@@ -163,7 +165,8 @@ describe('a client that reads nothing', () => {
   it('is cut: its provider call is cancelled, what the gateway holds is bounded, others are served meanwhile', async () => {
     // The gateway's cancellation (ADR 0016) is what stops inference's provider call; the
     // simulator cannot show it here, it hands the whole reply to inference's socket at once.
-    const nats = await connectNats({ servers: stack.natsUrl });
+    // Inference's credentials: it is the service that listens for cancellations (ADR 0035).
+    const nats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
     const cancelled: string[] = [];
     const subscription = nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => void cancelled.push(message.string()) });
     try {
