@@ -19,3 +19,4 @@ export * from './lifecycle/shutdown-on-signals.js';
 export * from './lifecycle/health-server.js';
 export * from './dead-letters.js';
 export * from './store-errors.js';
+export * from './large-bodies.js';

@@ -25,6 +25,8 @@ export interface ServiceBootstrapOptions {
   healthHost?: string;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
+  /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
+  inlineMaxBytes?: number;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -62,6 +64,7 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     waitOnFirstConnect: true,
     gracePeriod: graceMs,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    inlineMaxBytes: options.inlineMaxBytes,
   });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
