@@ -104,6 +104,5 @@ export class DeadLetterPublisher {
 
 /** Header values cannot carry line breaks. */
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim() || 'unknown';
 }
