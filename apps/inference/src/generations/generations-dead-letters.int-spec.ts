@@ -231,4 +231,15 @@ describe('generation records: poison events are split out and dead-lettered', ()
     await stopConsumers();
     await relay.cut();
   }, 60_000);
+
+  it('sets max_deliver on a durable made before delivery limits existed', async () => {
+    await jsm.consumers.update(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations, { max_deliver: -1 });
+    startConsumer();
+    await eventually(
+      async () => (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config.max_deliver === MAX_DELIVERIES * 3,
+      5_000,
+      'max_deliver to be set',
+    );
+    await stopConsumers();
+  });
 });
