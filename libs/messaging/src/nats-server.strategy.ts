@@ -37,6 +37,8 @@ export class PlainSubjectNatsServer extends ServerNats {
   private readonly publishers = new WeakMap<object, Publisher>();
   private connected = false;
   private largeBodies?: LargeBodies;
+  /** Replies of a request still on their way through the object store: its end waits for them. */
+  private readonly replyChains = new WeakMap<object, Promise<void>>();
 
   constructor(private readonly serverOptions: NatsServerOptions) {
     super(serverOptions);
@@ -99,7 +101,11 @@ export class PlainSubjectNatsServer extends ServerNats {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
       const last = packet.isDisposed === true || (packet.err !== undefined && packet.err !== null);
       const result = publish(packet);
-      if (last) this.inFlight.done(request);
+      if (last) {
+        const pending = this.replyChains.get(request);
+        if (pending) void pending.finally(() => this.inFlight.done(request));
+        else this.inFlight.done(request);
+      }
       return result;
     };
     this.publishers.set(request, wrapped);
@@ -141,6 +147,7 @@ export class PlainSubjectNatsServer extends ServerNats {
    */
   private withLargeReplies(natsMsg: Msg): Msg {
     const bodies = this.bodies();
+    const request = this.inFlight.current();
     let chain: Promise<void> | undefined;
     const encoder = new TextEncoder();
     const respond = (payload: Uint8Array | string = EMPTY, options?: PublishOptions): boolean => {
@@ -162,6 +169,7 @@ export class PlainSubjectNatsServer extends ServerNats {
           natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
         }
       });
+      if (request) this.replyChains.set(request, chain);
       return true;
     };
     return Object.create(natsMsg, { respond: { value: respond } }) as Msg;
