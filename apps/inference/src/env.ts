@@ -52,6 +52,21 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @IsInt()
   @Min(100)
   USAGE_OUTBOX_MAX: number = 100_000;
+
+  /**
+   * Longest an answer waits for JetStream to acknowledge its usage event; past it the request
+   * fails with a retryable 503 rather than answer unbilled (ADR 0030).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  USAGE_ACK_TIMEOUT_MS: number = 10_000;
+
+  /** Usage publishes in flight at once; events queued behind them go out together (ADR 0030). */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  USAGE_PUBLISH_CONCURRENCY: number = 1;
 }
 
 export const INFERENCE_ENV = Symbol('INFERENCE_ENV');

@@ -106,4 +106,12 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Max(65_535)
   HEALTH_PORT: number = 0;
 
+  /**
+   * Deliveries after which a JetStream consumer gives up on an event it cannot store and moves
+   * it to the DEAD_LETTERS stream (ADR 0032); the consumer's max_deliver is 3x this.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  CONSUMER_MAX_DELIVERIES: number = 5;
 }

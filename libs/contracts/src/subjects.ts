@@ -85,6 +85,9 @@ export const JETSTREAM = {
     inferenceGenerations: 'inference-generations',
     batchUsage: 'batch-usage',
   },
+  /** Messages a consumer gave up on after its delivery limit, on `dead.<stream>.<consumer>` (ADR 0032). */
+  deadLetterStream: 'DEAD_LETTERS',
+  deadLetterSubjectPrefix: 'dead',
 } as const;
 
 /** Queue group per service: replicas of one service share its subjects. */

@@ -31,6 +31,8 @@ export interface ServiceBootstrapOptions {
   metricsPort?: number;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
+  /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
+  inlineMaxBytes?: number;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -69,6 +71,7 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     gracePeriod: graceMs,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...natsAuthOptions(options.natsAuth),
+    inlineMaxBytes: options.inlineMaxBytes,
   });
   initServiceMetrics(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });

@@ -41,7 +41,7 @@ export class ResponsesService {
     const { prepared, options } = response;
     const steps = await runSteps(prepared.body, async (body) => {
       const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
-      const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId: prepared.sessionId });
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId: prepared.sessionId });
       return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
     });
     const last = steps.at(-1)!;

@@ -26,7 +26,8 @@ export interface SettleInput {
 
 /**
  * The end of every generation (chat streamed or not, embeddings): its price
- * (catalog cost, and on BYOK only the gateway fee), one usage event queued, and the endpoint's
+ * (catalog cost, and on BYOK only the gateway fee), one usage event stored in JetStream
+ * (resolves after its PubAck: the answer must not leave before, ADR 0030), and the endpoint's
  * throughput fed back to routing. `metadata()` builds `service_metadata` from the same plan.
  */
 @Injectable()
@@ -43,7 +44,7 @@ export class GenerationAccounting {
     this.region = env.SERVICE_REGION;
   }
 
-  settle(input: SettleInput): Charge {
+  async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
     const charge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
     const latencyMs = tracker.elapsedMs();
@@ -52,7 +53,7 @@ export class GenerationAccounting {
     // an answer without completion tokens (embeddings) says nothing about it.
     if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
     recordGeneration(attempt, tracker, usage, charge, input.status);
-    this.usage.record({
+    await this.usage.record({
       generationId: input.generationId,
       principal: input.principal,
       modelId: attempt.modelId,
