@@ -13,6 +13,7 @@ import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
+import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
@@ -28,7 +29,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
