@@ -21,6 +21,10 @@ export interface StackOptions {
   databases: DatabaseNames;
   gatewayPort: number;
   simulatorPort: number;
+  /** The local OIDC provider (tools/oidc-provider) that management links personal identities with. */
+  oidcPort: number;
+  /** Its one client's secret, given to the provider and to management alike. */
+  oidcClientSecret: string;
   /** `npm run up` detaches so the stack outlives it; tests keep their children. */
   detached: boolean;
   logLevel: string;
@@ -45,6 +49,8 @@ export interface StartedProcess {
 
 export interface Stack {
   baseUrl: string;
+  /** The local OIDC provider's issuer URL. */
+  oidcIssuer: string;
   /** One per gateway replica (only `baseUrl` without replicas). */
   baseUrls: string[];
   simulatorUrl: string;
@@ -74,8 +80,16 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
+  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
+  const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
+  const oidc = {
+    OIDC_ISSUER_URL: oidcIssuerOf(options),
+    OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: options.oidcClientSecret,
+    OIDC_REDIRECT_URL: callbackOf(gatewayPorts[0]!),
+  };
   const services: ProcessSpec[] = [
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
+    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc } },
     { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
@@ -91,8 +105,20 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     script: 'tools/provider-simulator/src/main.ts',
     env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
   };
+  const oidcProvider: ProcessSpec = {
+    name: 'oidc-provider',
+    script: 'tools/oidc-provider/src/main.ts',
+    env: {
+      OIDC_PROVIDER_PORT: String(options.oidcPort),
+      OIDC_PROVIDER_HOST: '127.0.0.1',
+      OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: options.oidcClientSecret,
+      OIDC_REDIRECT_URIS: gatewayPorts.map(callbackOf).join(','),
+    },
+    readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
+  };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return [simulator, ...services, gateway(options.gatewayPort)];
+  if (!replicas || replicas.count < 2) return [simulator, oidcProvider, ...services, gateway(options.gatewayPort)];
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -108,8 +134,13 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     }
   }
   const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
-  return [simulator, ...replicated, ...gateways];
+  return [simulator, oidcProvider, ...replicated, ...gateways];
 }
+
+/** The client id the local stack registers at its OIDC provider. */
+export const OIDC_CLIENT_ID = 'gateway-local';
+
+export const oidcIssuerOf = (options: Pick<StackOptions, 'oidcPort'>) => `http://127.0.0.1:${options.oidcPort}`;
 
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
@@ -135,6 +166,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
+    oidcIssuer: oidcIssuerOf(options),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
     processes,
     specs,
