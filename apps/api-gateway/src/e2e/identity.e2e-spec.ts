@@ -86,7 +86,7 @@ describe('personal identity by OIDC login, end to end', () => {
     expect(result.body).toContain('Identity linked');
     expect(result.body).toContain('alice');
     const me = (await call('/identity', { key: user.standardKey })).body as any;
-    expect(me.data.identity).toMatchObject({ issuer: stack.oidcIssuer, subject: 'alice' });
+    expect(me.data.identity).toMatchObject({ issuer: stack.oidcIssuer, subject: 'alice', current_issuer: true });
     expect(Date.parse(me.data.identity.linked_at)).toBeGreaterThan(Date.now() - 60_000);
 
     // At once, with no wait for a cache: the callback's gateway dropped the user's keys.

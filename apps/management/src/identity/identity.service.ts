@@ -43,7 +43,7 @@ export class IdentityService {
       name: user.name,
       workspace_id: principal.workspaceId,
       key: { hash: principal.keyHash, kind: principal.keyKind },
-      identity: linkedIdentity(user),
+      identity: linkedIdentity(user, this.client),
     };
   }
 
@@ -118,7 +118,7 @@ export class IdentityService {
       throw error;
     }
     const changedKeyHashes = await this.keysChanged(pending.userId);
-    return { user_id: pending.userId, identity: linkedIdentity(identity)!, changedKeyHashes };
+    return { user_id: pending.userId, identity: linkedIdentity(identity, this.client)!, changedKeyHashes };
   }
 
   async unlink(principal: Principal): Promise<WithChangedKeys<IdentityView>> {
@@ -137,9 +137,14 @@ export class IdentityService {
   }
 }
 
-function linkedIdentity(user: { oidcIssuer: string | null; oidcSubject: string | null; oidcLinkedAt: Date | null }): LinkedIdentityView | null {
+function linkedIdentity(user: { oidcIssuer: string | null; oidcSubject: string | null; oidcLinkedAt: Date | null }, client: OidcClient): LinkedIdentityView | null {
   if (user.oidcIssuer === null || user.oidcSubject === null) return null;
-  return { issuer: user.oidcIssuer, subject: user.oidcSubject, linked_at: (user.oidcLinkedAt ?? new Date(0)).toISOString() };
+  return {
+    issuer: user.oidcIssuer,
+    subject: user.oidcSubject,
+    linked_at: (user.oidcLinkedAt ?? new Date(0)).toISOString(),
+    current_issuer: client.isCurrentIssuer(user.oidcIssuer),
+  };
 }
 
 /**

@@ -24,6 +24,15 @@ export class OidcClient {
     this.settings = oidcSettingsOf(env);
   }
 
+  /**
+   * Whether a stored issuer is the configured one (the ID token's `iss` equals the issuer URL,
+   * OIDC Discovery §4.3; compared without a trailing slash). False when none is configured.
+   */
+  isCurrentIssuer(issuer: string | null): boolean {
+    if (!this.settings || issuer === null) return false;
+    return issuer.replace(/\/+$/, '') === this.settings.issuerUrl.href.replace(/\/+$/, '');
+  }
+
   /** The settings, or 503 when identity linking is not configured here. */
   requireSettings(): OidcSettings {
     if (!this.settings) {

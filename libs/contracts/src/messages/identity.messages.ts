@@ -25,6 +25,8 @@ export interface LinkedIdentityView {
   issuer: string;
   subject: string;
   linked_at: string;
+  /** False when the gateway has since been configured with another issuer: the link no longer signs; log in again. */
+  current_issuer: boolean;
 }
 
 /** `GET /v1/identity`: who the key belongs to, and whose identity its signatures carry. */
