@@ -122,14 +122,21 @@ async function keysStillExist(databaseUrl: string, keys: Pick<SeededKeys, 'manag
   }
 }
 
-async function gatewayCall(baseUrl: string, key: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+/** The parts of the gateway's answers `up` reads. */
+interface GatewayBody {
+  data?: { identity?: { subject: string } | null } & Array<{ id: string; name: string }>;
+  id?: string;
+  key?: string;
+}
+
+async function gatewayCall(baseUrl: string, key: string, path: string, body?: unknown): Promise<{ status: number; body: GatewayBody | undefined }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, body: text ? (JSON.parse(text) as GatewayBody) : undefined };
 }
 
 /**
@@ -140,9 +147,9 @@ async function gatewayCall(baseUrl: string, key: string, path: string, body?: un
 async function ensureDemoIdentity(baseUrl: string, apiKey: string): Promise<string> {
   const current = await gatewayCall(baseUrl, apiKey, '/identity');
   if (current.status !== 200) throw new Error(`GET /v1/identity answered ${current.status}`);
-  if (!current.body.data.identity) await linkIdentity({ baseUrl, apiKey, ...DEMO_ACCOUNT });
+  if (!current.body?.data?.identity) await linkIdentity({ baseUrl, apiKey, ...DEMO_ACCOUNT });
   const linked = await gatewayCall(baseUrl, apiKey, '/identity');
-  const subject = linked.body?.data?.identity?.subject as string | undefined;
+  const subject = linked.body?.data?.identity?.subject;
   if (!subject) throw new Error('the demo user is still not linked after the login');
   return subject;
 }
@@ -157,11 +164,12 @@ async function ensureDemoIntern(baseUrl: string, keys: Pick<SeededKeys, 'apiKey'
   if (intern.status === 409) {
     // Made by an earlier run whose stack.json is gone: the same intern, a new key.
     const list = await gatewayCall(baseUrl, keys.apiKey, '/interns?limit=500');
-    intern = { status: 200, body: (list.body.data as Array<{ id: string; name: string }>).find((entry) => entry.name === 'demo-intern') };
+    intern = { status: 200, body: list.body?.data?.find((entry) => entry.name === 'demo-intern') };
   }
   if (intern.status >= 300 || !intern.body?.id) throw new Error(`creating the demo intern answered ${intern.status}`);
   const key = await gatewayCall(baseUrl, keys.managementKey, '/keys', { name: 'Demo intern key', intern_id: intern.body.id });
   if (key.status !== 201) throw new Error(`creating the demo intern's key answered ${key.status}`);
+  if (!key.body?.key) throw new Error("the demo intern's key came without its secret");
   return { internId: intern.body.id, internKey: key.body.key };
 }
 
