@@ -13,7 +13,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey } from '../keys/key-issuer.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import type { PrismaService } from '../prisma/prisma.service.js';
-import { IdentityService } from './identity.service.js';
+import { IdentityService, PENDING_LOGINS_PER_USER } from './identity.service.js';
 import { OidcClient } from './oidc-client.js';
 
 /*
@@ -124,6 +124,20 @@ describe('OIDC callback: the ID token is verified (signature, issuer, audience, 
   ])('refuses an ID token %s, and links nothing', async (_what, next) => {
     await expect(callbackWith(next)).rejects.toMatchObject({ status: 400, metadata: { reason: 'id_token_rejected' } });
     expect((await identity.get(principal)).identity).toBeNull();
+  });
+
+  it('keeps at most PENDING_LOGINS_PER_USER logins in progress per user: the oldest go first', async () => {
+    const states: string[] = [];
+    for (let index = 0; index < PENDING_LOGINS_PER_USER + 3; index++) {
+      states.push(new URL((await identity.start(principal)).authorization_url).searchParams.get('state')!);
+    }
+    const kept = await prisma.oidcLoginState.findMany({ where: { userId: principal.userId }, select: { state: true } });
+    expect(kept).toHaveLength(PENDING_LOGINS_PER_USER);
+    // (created_at has millisecond precision: only the first and the last are certainly apart.)
+    expect(kept.map((row) => row.state)).toContain(states.at(-1));
+    expect(kept.map((row) => row.state)).not.toContain(states[0]);
+    // A dropped login's callback is refused like any unknown state.
+    await expect(identity.callback(`code=c&state=${states[0]}`)).rejects.toMatchObject({ status: 400, metadata: { reason: 'invalid_state' } });
   });
 
   it('links a valid one; the principal then carries the subject, only while that issuer is the configured one', async () => {

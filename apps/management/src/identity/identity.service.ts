@@ -10,6 +10,9 @@ import { OidcClient } from './oidc-client.js';
 /** Internal replies carry the user's key hashes so the answering gateway drops them from its cache at once. */
 export type WithChangedKeys<T> = T & { changedKeyHashes: string[] };
 
+/** Logins in progress kept per user: starting more drops the oldest, so one key cannot grow the table. */
+export const PENDING_LOGINS_PER_USER = 10;
+
 const refused = (status: number, message: string, reason: string) =>
   new GatewayError(status, message, { metadata: { reason, retryable: false } });
 
@@ -58,6 +61,9 @@ export class IdentityService {
     await this.prisma.$transaction([
       // Sweeping here keeps the table at the logins of the last few minutes, with no timer.
       this.prisma.oidcLoginState.deleteMany({ where: { expiresAt: { lt: now } } }),
+      this.prisma.$executeRaw`
+        DELETE FROM oidc_login_states WHERE user_id = ${principal.userId}::uuid AND state NOT IN (
+          SELECT state FROM oidc_login_states WHERE user_id = ${principal.userId}::uuid ORDER BY created_at DESC, state LIMIT ${PENDING_LOGINS_PER_USER - 1})`,
       this.prisma.oidcLoginState.create({
         data: { state, nonce, codeVerifier, userId: principal.userId, expiresAt: new Date(now.getTime() + settings.loginTtlSeconds * 1000) },
       }),
