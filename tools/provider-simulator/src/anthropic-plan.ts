@@ -1,6 +1,7 @@
+import { promptCacheUsage } from './anthropic-cache.ts';
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
-import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput } from './reply.ts';
+import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
 function blocksOf(content: unknown): Json[] {
@@ -65,6 +66,8 @@ export interface MessagePlan {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   webSearchRequests: number;
+  /** usage.service_tier: `priority` when `auto` was asked for (the simulated account has priority capacity), else `standard`. */
+  serviceTier: 'standard' | 'priority';
 }
 
 function pickTool(tools: unknown, choice: unknown): Json | undefined {
@@ -121,7 +124,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     outputTokens += jsonPieces.length;
     stopReason = 'tool_use';
   } else {
-    const full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    let full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    // Structured outputs: the answer is JSON matching output_config.format.schema.
+    const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : undefined;
+    if (format && isRecord(format.schema)) full = JSON.stringify(valueFromSchema(format.schema, full));
     const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s): s is string => typeof s === 'string') : [];
     const shaped = shapeReply(full, budget, stops);
     content.push({ type: 'text', text: shaped.text });
@@ -130,8 +136,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     stopReason = shaped.reason === 'length' ? 'max_tokens' : shaped.reason === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
     stopSequence = shaped.stopSequence;
   }
-  const cacheReadTokens = Math.min(d.cached ?? 0, promptTokens);
-  const cacheWriteTokens = Math.min(d.cacheWrite ?? 0, promptTokens - cacheReadTokens);
+  // Directives force the counts; otherwise the cache_control markers decide (anthropic-cache.ts).
+  const cached = d.cached === undefined && d.cacheWrite === undefined ? promptCacheUsage(body, blockTokens) : { read: d.cached ?? 0, write: d.cacheWrite ?? 0 };
+  const cacheReadTokens = Math.min(cached.read, promptTokens);
+  const cacheWriteTokens = Math.min(cached.write, promptTokens - cacheReadTokens);
   return {
     content,
     pieces,
@@ -142,5 +150,6 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     cacheReadTokens,
     cacheWriteTokens,
     webSearchRequests: d.webSearch ?? 0,
+    serviceTier: body.service_tier === 'auto' ? 'priority' : 'standard',
   };
 }

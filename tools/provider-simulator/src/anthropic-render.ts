@@ -11,6 +11,7 @@ function usage(plan: MessagePlan, outputTokens: number) {
     output_tokens: outputTokens,
     cache_creation_input_tokens: plan.cacheWriteTokens,
     cache_read_input_tokens: plan.cacheReadTokens,
+    service_tier: plan.serviceTier,
     ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}),
   };
 }

@@ -26,7 +26,7 @@ describe('Anthropic Messages API over HTTP', () => {
       stop_reason: 'end_turn',
       stop_sequence: null,
       // system 3 + "Hello, world!" 4 + 3 per message + 3
-      usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
     });
     expect(r.json.content[0].text).toMatch(/^Simulated reply to: Hello, world\./);
   });
@@ -61,6 +61,41 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(extra.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'top_a: Extra inputs are not permitted' } });
     const metadata = await post(url, req({ metadata: { user_id: 'u', trace: 'x' } }), ANTHROPIC_AUTH);
     expect(metadata.json.error.message).toBe('metadata.trace: Extra inputs are not permitted');
+  });
+
+  it('takes the service tiers Anthropic knows and reports the one used', async () => {
+    const bad = await post(url, req({ service_tier: 'priority' }), ANTHROPIC_AUTH);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toBe("service_tier: Input should be 'auto' or 'standard_only'");
+    expect((await post(url, req({ service_tier: 'auto' }), ANTHROPIC_AUTH)).json.usage.service_tier).toBe('priority');
+    expect((await post(url, req({ service_tier: 'standard_only' }), ANTHROPIC_AUTH)).json.usage.service_tier).toBe('standard');
+  });
+
+  it('answers JSON matching output_config.format (structured outputs), and checks its shape', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const ok = await post(url, req({ output_config: { format: { type: 'json_schema', schema } } }), ANTHROPIC_AUTH);
+    expect(ok.status).toBe(200);
+    expect(Object.keys(JSON.parse(ok.json.content[0].text))).toEqual(['city']);
+    const wrongType = await post(url, req({ output_config: { format: { type: 'json_object' } } }), ANTHROPIC_AUTH);
+    expect(wrongType.json.error.message).toBe("output_config.format.type: Input should be 'json_schema'");
+    const extra = await post(url, req({ output_config: { style: 'x' } }), ANTHROPIC_AUTH);
+    expect(extra.json.error.message).toBe('output_config.style: Extra inputs are not permitted');
+  });
+
+  it('writes a marked prefix of 1,024+ tokens to the cache, reads it after, and refuses a fifth breakpoint', async () => {
+    const system = [{ type: 'text', text: `Cache test ${Date.now()}. ${'Long context. '.repeat(600)}`, cache_control: { type: 'ephemeral' } }];
+    const first = await post(url, req({ system }), ANTHROPIC_AUTH);
+    expect(first.json.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(1024);
+    expect(first.json.usage.cache_read_input_tokens).toBe(0);
+    const second = await post(url, req({ system }), ANTHROPIC_AUTH);
+    expect(second.json.usage.cache_read_input_tokens).toBe(first.json.usage.cache_creation_input_tokens);
+    expect(second.json.usage.cache_creation_input_tokens).toBe(0);
+    const short = await post(url, req({ system: [{ type: 'text', text: 'short', cache_control: { type: 'ephemeral' } }] }), ANTHROPIC_AUTH);
+    expect(short.json.usage.cache_creation_input_tokens).toBe(0);
+    const five = Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `p${i}`, cache_control: { type: 'ephemeral' } }));
+    const refused = await post(url, req({ messages: [{ role: 'user', content: five }] }), ANTHROPIC_AUTH);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
   });
 
   it('stops at max_tokens and at stop sequences', async () => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateCacheControl } from './anthropic-cache.ts';
 import { countInputTokens, planMessage } from './anthropic-plan.ts';
 import { anthropicStreamErrorFrame, renderEvents, renderMessage } from './anthropic-render.ts';
 import { anthropicError, sendAnthropicStatus, type AnthropicErrorBody } from './errors.ts';
@@ -58,10 +59,24 @@ export const ANTHROPIC_FIELDS = new Set([
   'tool_choice',
   'thinking',
   'service_tier',
+  'output_config',
   'container',
   'mcp_servers',
   'context_management',
 ]);
+
+/** Structured outputs: `output_config: {format: {type: "json_schema", schema}}` (and `effort`). */
+function validateOutputConfig(config: unknown): AnthropicErrorBody | undefined {
+  if (config === undefined) return undefined;
+  if (!isRecord(config)) return invalid('output_config: Input should be a valid dictionary');
+  const extra = Object.keys(config).find((field) => field !== 'format' && field !== 'effort');
+  if (extra !== undefined) return invalid(`output_config.${extra}: Extra inputs are not permitted`);
+  const format = config.format;
+  if (format === undefined || format === null) return undefined;
+  if (!isRecord(format) || format.type !== 'json_schema') return invalid("output_config.format.type: Input should be 'json_schema'");
+  if (!isRecord(format.schema)) return invalid('output_config.format.schema: Field required');
+  return undefined;
+}
 
 export function validateRequest(body: Json): AnthropicErrorBody | undefined {
   const extra = Object.keys(body).find((field) => !ANTHROPIC_FIELDS.has(field));
@@ -71,6 +86,13 @@ export function validateRequest(body: Json): AnthropicErrorBody | undefined {
     if (extraMetadata !== undefined) return invalid(`metadata.${extraMetadata}: Extra inputs are not permitted`);
   }
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required');
+  if (body.service_tier !== undefined && body.service_tier !== 'auto' && body.service_tier !== 'standard_only') {
+    return invalid("service_tier: Input should be 'auto' or 'standard_only'");
+  }
+  const formatError = validateOutputConfig(body.output_config);
+  if (formatError) return formatError;
+  const cacheError = validateCacheControl(body);
+  if (cacheError) return invalid(cacheError);
   const max = body.max_tokens;
   if (max === undefined) return invalid('max_tokens: Field required');
   if (typeof max !== 'number' || !Number.isInteger(max)) return invalid('max_tokens: Input should be a valid integer');
@@ -114,7 +136,7 @@ async function preamble(req: IncomingMessage, res: ServerResponse, raw: Buffer) 
   }
   const status = faultStatus(directives, body.model);
   if (status !== undefined) {
-    sendAnthropicStatus(res, status, base);
+    sendAnthropicStatus(res, status, base, directives.retryAfter);
     return undefined;
   }
   return { body, base, directives };

@@ -71,10 +71,16 @@ export function anthropicErrorForStatus(status: number, model: string): Anthropi
   }
 }
 
-export function sendOpenAIStatus(res: ServerResponse, status: number, model: string): void {
-  sendJson(res, status, openaiErrorForStatus(status, model), status === 429 ? { 'retry-after': '1' } : undefined);
+/** Both providers send `retry-after` (seconds) with a 429, and may with a 503/529 when overloaded. */
+function retryAfterHeader(status: number, retryAfter: number | undefined): Record<string, string> | undefined {
+  if (retryAfter !== undefined && (status === 429 || status === 503 || status === 529)) return { 'retry-after': String(retryAfter) };
+  return status === 429 ? { 'retry-after': '1' } : undefined;
 }
 
-export function sendAnthropicStatus(res: ServerResponse, status: number, model: string): void {
-  sendJson(res, status, anthropicErrorForStatus(status, model), status === 429 ? { 'retry-after': '1' } : undefined);
+export function sendOpenAIStatus(res: ServerResponse, status: number, model: string, retryAfter?: number): void {
+  sendJson(res, status, openaiErrorForStatus(status, model), retryAfterHeader(status, retryAfter));
+}
+
+export function sendAnthropicStatus(res: ServerResponse, status: number, model: string, retryAfter?: number): void {
+  sendJson(res, status, anthropicErrorForStatus(status, model), retryAfterHeader(status, retryAfter));
 }

@@ -201,7 +201,7 @@ describe('reasoning, cached and reply-tokens', () => {
     expect(oa.json.usage.prompt_tokens).toBe(10);
     expect(oa.json.usage.prompt_tokens_details.cached_tokens).toBe(6);
     const an = await post(msgUrl, msg('claude-sim;cached=6'), ANTHROPIC_AUTH);
-    expect(an.json.usage).toEqual({ input_tokens: 4, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 6 });
+    expect(an.json.usage).toEqual({ input_tokens: 4, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 6, service_tier: 'standard' });
   });
 
   it('sets the reply length', async () => {

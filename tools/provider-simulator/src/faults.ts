@@ -31,6 +31,8 @@ export interface Directives {
   audioOut?: number;
   cacheWrite?: number;
   webSearch?: number;
+  /** seconds sent in `retry-after` with a 429 or 503 fault (default: 1 on a 429, none on a 503) */
+  retryAfter?: number;
   /** streaming: a 200 stream that ends at once, without a single chunk (OpenAI: only `data: [DONE]`) */
   emptyStream?: boolean;
 }
@@ -96,6 +98,9 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'web-search':
       d.webSearch = n;
+      break;
+    case 'retry-after':
+      d.retryAfter = n;
       break;
     case 'empty-stream':
       d.emptyStream = n > 0;

@@ -14,6 +14,8 @@ export interface RenderOptions {
   logprobs: boolean;
   topLogprobs: number;
   includeUsage: boolean;
+  /** The tier that served the call, as OpenAI reports it (`priority` and `flex` when asked for, else `default`). */
+  serviceTier: string;
 }
 
 function choiceLogprobs(choice: ChoicePlan, opts: RenderOptions) {
@@ -38,7 +40,7 @@ export function renderCompletion(plan: ChatPlan, opts: RenderOptions): Record<st
       return { index: choice.index, message, logprobs: choiceLogprobs(choice, opts), finish_reason: choice.finishReason };
     }),
     usage: usageOf(plan),
-    service_tier: 'default',
+    service_tier: opts.serviceTier,
     system_fingerprint: 'fp_sim',
   };
 }
@@ -47,7 +49,7 @@ export function renderCompletion(plan: ChatPlan, opts: RenderOptions): Record<st
 export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
   const frames: Frame[] = [];
   // The fields every chunk shares are serialised once.
-  const head = `data: {"id":${JSON.stringify(opts.id)},"object":"chat.completion.chunk","created":${opts.created},"model":${JSON.stringify(opts.model)},"system_fingerprint":"fp_sim","choices":`;
+  const head = `data: {"id":${JSON.stringify(opts.id)},"object":"chat.completion.chunk","created":${opts.created},"model":${JSON.stringify(opts.model)},"service_tier":${JSON.stringify(opts.serviceTier)},"system_fingerprint":"fp_sim","choices":`;
   const chunk = (choices: unknown[], content = false, usage?: unknown): void => {
     const tail = opts.includeUsage ? `,"usage":${JSON.stringify(usage ?? null)}}\n\n` : '}\n\n';
     frames.push({ data: head + JSON.stringify(choices) + tail, content });

@@ -92,6 +92,14 @@ describe('OpenAI chat completions over HTTP', () => {
     expect(json.json.error.message).toContain('could not parse the JSON body');
   });
 
+  it('takes only OpenAI\'s service tiers and reports the one used', async () => {
+    const fast = await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'fast' }, OPENAI_AUTH);
+    expect(fast.status).toBe(400);
+    expect(fast.json.error).toMatchObject({ param: 'service_tier', code: 'invalid_value' });
+    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'priority' }, OPENAI_AUTH)).json.service_tier).toBe('priority');
+    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'auto' }, OPENAI_AUTH)).json.service_tier).toBe('default');
+  });
+
   it('returns n choices, each different', async () => {
     const r = await post(chatUrl, { model: 'm', messages: user('hi'), n: 3 }, OPENAI_AUTH);
     expect(r.json.choices.map((c: any) => c.index)).toEqual([0, 1, 2]);

@@ -44,6 +44,9 @@ function checkInt(body: Json, name: string, min: number, max: number): OpenAIErr
   return undefined;
 }
 
+/** OpenAI's service tiers; `fast` and `ultrafast` are the gateway's words, not OpenAI's. */
+export const OPENAI_SERVICE_TIERS = ['auto', 'default', 'flex', 'scale', 'priority'];
+
 /** The top-level arguments OpenAI's chat completions take; any other is refused as OpenAI does. */
 export const OPENAI_CHAT_ARGUMENTS = new Set([
   'model',
@@ -125,6 +128,10 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
   if (body.top_logprobs != null && body.logprobs !== true) {
     return bad("Invalid value for 'logprobs': must be true when 'top_logprobs' is specified.", 'logprobs', 'invalid_value');
   }
+  const tier = body.service_tier;
+  if (tier != null && !OPENAI_SERVICE_TIERS.includes(tier as string)) {
+    return bad(`Invalid value: '${String(tier)}'. Supported values are: 'auto', 'default', 'flex', 'scale', and 'priority'.`, 'service_tier', 'invalid_value');
+  }
   if (body.stream_options != null && body.stream !== true) {
     return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
   }
@@ -151,7 +158,7 @@ export async function openaiPreamble(req: IncomingMessage, res: ServerResponse, 
   }
   const status = faultStatus(directives, body.model);
   if (status !== undefined) {
-    sendOpenAIStatus(res, status, base);
+    sendOpenAIStatus(res, status, base, directives.retryAfter);
     return undefined;
   }
   return { body, base, directives };
@@ -190,6 +197,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     logprobs: body.logprobs === true,
     topLogprobs: typeof body.top_logprobs === 'number' ? body.top_logprobs : 0,
     includeUsage: stream && streamOptions.include_usage === true,
+    serviceTier: body.service_tier === 'priority' || body.service_tier === 'flex' ? body.service_tier : 'default',
   };
   if (!stream) return sendCompletion(res, String(body.model), renderCompletion(plan, opts), headers);
   await sendStream(res, renderChunks(plan, opts), {

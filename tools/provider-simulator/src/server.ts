@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resetPromptCache } from './anthropic-cache.ts';
 import { handleCountTokens, handleMessages } from './anthropic.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { anthropicError, openaiError } from './errors.ts';
@@ -66,6 +67,7 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   } else if (method === 'POST') {
     if (path === '/sim/reset') {
       resetFaultCounters();
+      resetPromptCache();
       req.resume();
       return sendJson(res, 200, { status: 'ok' });
     }

@@ -93,6 +93,14 @@ export class EndpointConfig {
   @IsArray()
   @IsString({ each: true })
   supportedParameters?: string[];
+  /**
+   * The service tiers this endpoint takes, in the spec's vocabulary (routing/service-tier.ts);
+   * unset: what its provider's format offers. `ultrafast` marks an ultrafast endpoint.
+   */
+  @IsOptional()
+  @IsArray()
+  @IsIn(['auto', 'default', 'flex', 'priority', 'scale', 'ultrafast'], { each: true })
+  serviceTiers?: string[];
 }
 
 export class ModelConfig {

@@ -24,6 +24,8 @@ export interface RoutableEndpoint {
   pricing: EndpointPricing;
   /** The request parameters this endpoint takes (its own list, else its model's; routing/parameter-support.ts). */
   supportedParameters: ReadonlySet<string>;
+  /** The service tiers it takes, when the catalog lists them (routing/service-tier.ts). */
+  serviceTiers?: readonly string[];
 }
 
 export interface RoutableModel {
@@ -54,6 +56,7 @@ export class CatalogService {
           provider,
           upstreamModel: endpoint.upstreamModel,
           supportedParameters: new Set(endpoint.supportedParameters ?? model.supportedParameters),
+          ...(endpoint.serviceTiers ? { serviceTiers: endpoint.serviceTiers } : {}),
           pricing: {
             prompt: new Prisma.Decimal(endpoint.pricing.prompt),
             completion: new Prisma.Decimal(endpoint.pricing.completion),

@@ -57,6 +57,8 @@ export class ChatPreparation {
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body, sessionId, credentials });
-    return { body, sessionId, plan, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), signal } };
+    // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
+    const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;
+    return { body, sessionId, plan, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal } };
   }
 }

@@ -86,4 +86,23 @@ describe('routing through the gateway (openai client)', () => {
       expect((await create(plain, { model: 'sim/gpt-4o-mini-flaky' })).provider).toBe('Simulator');
     });
   });
+
+  it("returns the provider's retry-after to the client, and holds the endpoint until then", async () => {
+    const call = () =>
+      fetch(`${stack.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sim/gpt-4o-mini-rate-limited', messages }),
+      });
+    const first = await call();
+    expect(first.status).toBe(429);
+    expect(first.headers.get('retry-after')).toBe('7');
+    expect(((await first.json()) as { error: unknown }).error).toMatchObject({ code: 429, metadata: { error_type: 'rate_limit_exceeded', retry_after: 7 } });
+    // The provider is not called again inside its wait: the answer says how long is left.
+    const second = await call();
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(second.headers.get('retry-after'))).toBeLessThanOrEqual(7);
+    expect(((await second.json()) as { error: { metadata: unknown } }).error.metadata).toMatchObject({ reason: 'upstream_rate_limited' });
+  });
 });

@@ -33,7 +33,7 @@ export class OpenAiEmbeddingsClient {
     );
     if (response.status >= 400) {
       const detail = openAiErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
     const parsed = response.body as UpstreamEmbeddings | undefined;
     if (!parsed || !Array.isArray(parsed.data)) throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');

@@ -59,6 +59,8 @@ export type StreamEvent =
 export interface ChatCallContext {
   /** Workspace-scoped hash of the end-user id, never the raw id (issue 4). */
   endUserHash?: string;
+  /** Workspace-scoped hash of the session id: `prompt_cache_key` for endpoints that list it (cache affinity). */
+  sessionCacheKey?: string;
   /** Overrides the catalog provider's key: a BYOK credential, plaintext in memory only. */
   apiKey?: string;
   signal?: AbortSignal;

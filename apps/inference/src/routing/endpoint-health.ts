@@ -8,6 +8,8 @@ export interface EndpointHealthView {
 }
 
 interface EndpointStats {
+  /** Epoch ms until which the provider asked not to be called (its `retry-after`). */
+  coolingUntil?: number;
   latencyMs?: number;
   throughput?: number;
   consecutiveFailures: number;
@@ -51,6 +53,21 @@ export class EndpointHealthTracker implements EndpointHealthView {
     const stats = this.entry(endpointKey);
     stats.consecutiveFailures += 1;
     stats.lastFailureAt = this.now();
+  }
+
+  /**
+   * The provider answered 429/503 with a `retry-after`: routing skips this endpoint (with this
+   * credential: limits are per account) until then. Keyed by `cooldownKeyOf` (route-types.ts).
+   */
+  coolDown(cooldownKey: string, retryAfterMs: number): void {
+    const stats = this.entry(cooldownKey);
+    stats.coolingUntil = Math.max(stats.coolingUntil ?? 0, this.now() + retryAfterMs);
+  }
+
+  /** Milliseconds left before the provider may be called again; 0 when it may be now. */
+  coolingFor(cooldownKey: string): number {
+    const until = this.stats.get(cooldownKey)?.coolingUntil;
+    return until === undefined ? 0 : Math.max(until - this.now(), 0);
   }
 
   isHealthy(endpointKey: string): boolean {

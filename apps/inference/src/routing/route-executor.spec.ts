@@ -109,4 +109,41 @@ describe('executeRoute', () => {
       errorType: 'not_found',
     });
   });
+
+  describe('a provider\'s retry-after', () => {
+    it('skips the endpoint (with that key) until the wait is over, then calls it again', async () => {
+      let now = 1_000_000;
+      const health = new EndpointHealthTracker(() => now);
+      const calls: string[] = [];
+      const call = async (current: RouteAttempt) => {
+        calls.push(current.endpoint.provider.id);
+        if (current.endpoint.provider.id === 'a' && calls.length === 1) throw httpFailure('a', 429, undefined, undefined, 20_000);
+        return current.endpoint.provider.id;
+      };
+      expect((await executeRoute(planOf(attempt('a'), attempt('b')), call, health)).result).toBe('b');
+      expect((await executeRoute(planOf(attempt('a'), attempt('b')), call, health)).result).toBe('b');
+      expect(calls).toEqual(['a', 'b', 'b']);
+      // The same endpoint through a workspace's own key is another account: not held.
+      expect((await executeRoute(planOf(attempt('a', { kind: 'byok', credentialId: 'c1', apiKey: 'k' })), call, health)).result).toBe('a');
+      now += 20_001;
+      expect((await executeRoute(planOf(attempt('a'), attempt('b')), call, health)).result).toBe('a');
+    });
+
+    it('answers 429 with the shortest wait when every endpoint is waiting', async () => {
+      const health = new EndpointHealthTracker(() => 5_000);
+      const failing = async (current: RouteAttempt): Promise<string> => {
+        throw httpFailure(current.endpoint.provider.id, 429, undefined, undefined, current.endpoint.provider.id === 'a' ? 30_000 : 7_500);
+      };
+      const first = executeRoute(planOf(attempt('a'), attempt('b')), failing, health);
+      // The provider's own wait reaches the client (the gateway turns metadata.retry_after into Retry-After).
+      await expect(first).rejects.toMatchObject({ status: 429, metadata: { retry_after: 8 } });
+      let called = false;
+      const second = executeRoute(planOf(attempt('a'), attempt('b')), async () => {
+        called = true;
+        return 'x';
+      }, health);
+      await expect(second).rejects.toMatchObject({ status: 429, errorType: 'rate_limit_exceeded', metadata: { reason: 'upstream_rate_limited', retry_after: 8 } });
+      expect(called).toBe(false);
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { GatewayError } from '@gw/errors';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { AttemptTracker } from './attempt-tracker.js';
 import type { EndpointHealthTracker } from './endpoint-health.js';
-import type { RouteAttempt, RoutePlan } from './route-types.js';
+import { cooldownKeyOf, type RouteAttempt, type RoutePlan } from './route-types.js';
 
 export interface RouteResult<T> {
   result: T;
@@ -16,6 +16,10 @@ export interface RouteResult<T> {
  * byte moves on to the next attempt. Moves on after a retryable failure (429, 5xx, connect,
  * timeout) and, on a BYOK key, after the provider refused that key (401/403): the next key
  * may work. Any other failure, or the last one, is thrown as its GatewayError.
+ *
+ * An attempt whose provider asked to wait (`retry-after` on a 429/503) is skipped until then;
+ * when every attempt is waiting, the client gets 429 with the shortest wait as Retry-After
+ * instead of a call the provider said it would refuse.
  */
 export async function executeRoute<T>(
   plan: RoutePlan,
@@ -25,7 +29,13 @@ export async function executeRoute<T>(
 ): Promise<RouteResult<T>> {
   if (plan.attempts.length === 0) throw noRoute(plan);
   let lastFailure: UpstreamFailure | undefined;
+  let shortestWaitMs: number | undefined;
   for (const attempt of plan.attempts) {
+    const waitMs = health.coolingFor(cooldownKeyOf(attempt));
+    if (waitMs > 0) {
+      shortestWaitMs = Math.min(shortestWaitMs ?? waitMs, waitMs);
+      continue;
+    }
     tracker.begin();
     try {
       const result = await call(attempt);
@@ -38,10 +48,21 @@ export async function executeRoute<T>(
       lastFailure = error;
       if (error.kind === 'aborted') break;
       if (error.retryable) health.recordFailure(attempt.endpointKey);
+      if (error.retryAfterMs !== undefined && (error.upstreamStatus === 429 || error.upstreamStatus === 503 || error.upstreamStatus === 529)) {
+        health.coolDown(cooldownKeyOf(attempt), error.retryAfterMs);
+      }
       if (!error.retryable && !refusedByokKey(attempt, error)) break;
     }
   }
-  throw lastFailure!.gatewayError;
+  if (lastFailure) throw lastFailure.gatewayError;
+  throw allWaiting(plan, shortestWaitMs ?? 1000);
+}
+
+function allWaiting(plan: RoutePlan, waitMs: number): GatewayError {
+  return new GatewayError(429, `Every provider of "${plan.requested}" asked to wait before the next request (rate limited upstream)`, {
+    errorType: 'rate_limit_exceeded',
+    metadata: { reason: 'upstream_rate_limited', retry_after: Math.max(1, Math.ceil(waitMs / 1000)) },
+  });
 }
 
 function refusedByokKey(attempt: RouteAttempt, failure: UpstreamFailure): boolean {

@@ -10,6 +10,7 @@ import { parseProviderPreferences } from './provider-preferences.js';
 import { executeRoute, type RouteResult } from './route-executor.js';
 import { planRoute } from './route-planner.js';
 import type { ModelChoice, RouteAttempt, RoutePlan } from './route-types.js';
+import { requestedTier } from './service-tier.js';
 import { SessionAffinity } from './session-affinity.js';
 import type { AttemptTracker } from './attempt-tracker.js';
 
@@ -55,10 +56,11 @@ export class RoutePlanner {
     const models = this.modelChoices(body);
     if ((request.purpose ?? 'chat') === 'chat') for (const choice of models) assertChatModel(choice.id, choice.model);
     const requestedParameters = requestedParametersOf(body);
-    const preferences = parseProviderPreferences(body.provider);
+    const preferences = parseProviderPreferences(body.provider, body.route);
     const plan = planRoute({
       models,
       requestedParameters,
+      serviceTier: requestedTier(body),
       preferences,
       credentials: request.credentials,
       requester: { keyHash: principal.keyHash, userId: principal.userId },

@@ -194,6 +194,7 @@ describe('parseProviderPreferences', () => {
       only: ['b'],
       ignore: ['c'],
       sort: 'latency',
+      partition: 'model',
       requireParameters: true,
     });
     expect(parseProviderPreferences(undefined)).toEqual(DEFAULT_PREFERENCES);
@@ -206,4 +207,31 @@ describe('parseProviderPreferences', () => {
       expect(() => parseProviderPreferences(value)).toThrow(expect.objectContaining({ status: 400, errorType: 'invalid_request' }));
     },
   );
+
+  describe('service tier and sort partition', () => {
+    it('puts endpoints with a priority tier first for ultrafast, unless an order was given', () => {
+      const tiered = model('m/tiers', { ...endpoint('alpha', 'a-1'), serviceTiers: ['default'] }, { ...endpoint('beta', 'b-1'), serviceTiers: ['default', 'priority'] }, { ...endpoint('gamma', 'g-1'), serviceTiers: ['ultrafast'] });
+      expect(providers(plan({ models: [tiered], serviceTier: 'ultrafast' }))).toEqual(['gamma', 'beta', 'alpha']);
+      expect(providers(plan({ models: [tiered], serviceTier: 'priority' }))).toEqual(['alpha', 'beta', 'gamma']);
+      expect(providers(plan({ models: [tiered], serviceTier: 'ultrafast', preferences: { order: ['alpha'] } }))[0]).toBe('alpha');
+    });
+
+    it('sorts model by model by default, and every endpoint together with partition none', () => {
+      const second = model('m/second', endpoint('delta', 'd-1', '0.0000001'));
+      const byModel = plan({ models: [multi, second], preferences: { sort: 'price' } });
+      expect(providers(byModel)).toEqual(['beta', 'gamma', 'alpha', 'delta']);
+      const together = plan({ models: [multi, second], preferences: { sort: 'price', partition: 'none' } });
+      expect(providers(together)).toEqual(['delta', 'beta', 'gamma', 'alpha']);
+      expect(together.strategy).toBe('sort:price+models:partition-none');
+    });
+
+    it('reads the deprecated route alias as the partition; provider.sort.partition wins', () => {
+      expect(parseProviderPreferences(undefined, 'sort').partition).toBe('none');
+      expect(parseProviderPreferences({ sort: 'price' }, 'fallback').partition).toBe('model');
+      expect(parseProviderPreferences({ sort: { by: 'price', partition: 'model' } }, 'sort').partition).toBe('model');
+      expect(parseProviderPreferences({ sort: { by: 'price', partition: 'none' } }).partition).toBe('none');
+      expect(() => parseProviderPreferences(undefined, 'random')).toThrow(/route must be/);
+      expect(() => parseProviderPreferences({ sort: { by: 'price', partition: 'all' } })).toThrow(/partition/);
+    });
+  });
 });

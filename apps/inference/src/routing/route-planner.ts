@@ -3,6 +3,7 @@ import { credentialsFor, type CredentialRequester } from './byok-selection.js';
 import type { EndpointHealthView } from './endpoint-health.js';
 import { unsupportedParameters } from './parameter-support.js';
 import { providerMatches } from './provider-preferences.js';
+import { ultrafastRank } from './service-tier.js';
 import {
   endpointKeyOf,
   type ModelChoice,
@@ -23,6 +24,8 @@ export interface PlanInput {
   stickyEndpointKey?: string;
   /** The gated parameters the request sets (parameter-support.ts). */
   requestedParameters?: readonly string[];
+  /** The request's `service_tier`: `ultrafast` puts ultrafast, then priority endpoints first. */
+  serviceTier?: string;
 }
 
 /**
@@ -31,10 +34,14 @@ export interface PlanInput {
  * - `only` / `ignore` filter the model's endpoints (by provider id or name);
  * - `order` puts the named providers first, in that order; then `sort` (price from the
  *   catalog, throughput / latency from the health tracker) or the catalog order;
+ * - `service_tier: "ultrafast"` puts endpoints marked ultrafast first, then those with a
+ *   priority tier (spec §4.5), unless `order` was given;
  * - a session's sticky endpoint goes first while it is healthy, unless `order` was given;
  * - `allow_fallbacks: false` keeps only the first endpoint of each model;
  * - each endpoint expands into one attempt per key to try (BYOK priority, then the gateway's
- *   key, then BYOK fallbacks; see byok-selection.ts).
+ *   key, then BYOK fallbacks; see byok-selection.ts);
+ * - with `sort` and the partition `none` (the deprecated `route: "sort"`), the endpoints of all
+ *   models are sorted together instead of model by model.
  */
 export function planRoute(input: PlanInput): RoutePlan {
   const { preferences } = input;
@@ -45,6 +52,7 @@ export function planRoute(input: PlanInput): RoutePlan {
     let allowed = allowedCandidates(choice, preferences);
     if (preferences.requireParameters) allowed = allowed.filter((candidate) => unsupportedParameters(candidate.endpoint, requested).length === 0);
     let ordered = orderEndpoints(allowed, preferences, input.health);
+    if (input.serviceTier === 'ultrafast' && !preferences.order) ordered = stableSort(ordered, (a, b) => ultrafastRank(a.endpoint) - ultrafastRank(b.endpoint));
     if (index === 0 && !preferences.order && input.stickyEndpointKey && input.health.isHealthy(input.stickyEndpointKey)) {
       const sticky = ordered.find((candidate) => candidate.endpointKey === input.stickyEndpointKey);
       if (sticky) {
@@ -55,10 +63,12 @@ export function planRoute(input: PlanInput): RoutePlan {
     candidates.push(...(preferences.allowFallbacks ? ordered : ordered.slice(0, 1)));
   });
   if (input.models.length > 1) strategy += '+models';
-  const attempts: RouteAttempt[] = candidates.flatMap((candidate) =>
+  const ordered = preferences.sort && preferences.partition === 'none' && input.models.length > 1 ? stableSort(candidates, comparatorFor(preferences.sort, input.health)) : candidates;
+  if (ordered !== candidates) strategy += ':partition-none';
+  const attempts: RouteAttempt[] = ordered.flatMap((candidate) =>
     credentialsFor(candidate, input.credentials, input.requester).map((credential) => ({ ...candidate, credential })),
   );
-  return { requested: input.models[0]?.id ?? '', strategy, candidates, attempts, requestedParameters: [...requested] };
+  return { requested: input.models[0]?.id ?? '', strategy, candidates: ordered, attempts, requestedParameters: [...requested] };
 }
 
 function allowedCandidates(choice: ModelChoice, preferences: ProviderPreferences): RouteCandidate[] {

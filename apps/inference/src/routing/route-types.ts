@@ -19,6 +19,11 @@ export interface RouteAttempt extends RouteCandidate {
   credential: AttemptCredential;
 }
 
+/** The provider's rate limits are per account: a `retry-after` holds this endpoint with this key only. */
+export function cooldownKeyOf(attempt: RouteAttempt): string {
+  return `${attempt.endpointKey}|${attempt.credential.kind === 'byok' ? attempt.credential.credentialId : 'gateway'}`;
+}
+
 export type ProviderSort = 'price' | 'throughput' | 'latency';
 
 /** The request's `provider` object (OpenRouter's provider routing preferences). */
@@ -29,6 +34,12 @@ export interface ProviderPreferences {
   only: string[] | null;
   ignore: string[] | null;
   sort: ProviderSort | null;
+  /**
+   * What `sort` orders: `model` sorts each model's endpoints and keeps the models in order (the
+   * default; the deprecated `route: "fallback"`), `none` sorts the endpoints of every model
+   * together (`route: "sort"`).
+   */
+  partition: 'model' | 'none';
   /** Only endpoints that take every parameter of the request (`require_parameters: true`). */
   requireParameters: boolean;
 }

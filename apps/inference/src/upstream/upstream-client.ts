@@ -2,11 +2,13 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { markCommitted } from '@gw/messaging';
 import { Agent, errors, request } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { httpFailure, midStreamFailure, transportFailure, UpstreamFailure } from './upstream-failure.js';
+import { httpFailure, midStreamFailure, parseRetryAfter, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamResponse {
   status: number;
   body: unknown;
+  /** The provider's `retry-after` on an error answer, in ms (upstream-failure.ts). */
+  retryAfterMs?: number;
 }
 
 /** What a provider's error body says, in whatever shape its format uses. */
@@ -69,7 +71,8 @@ export class UpstreamClient implements OnModuleDestroy {
       } catch {
         if (response.statusCode < 400) throw transportFailure(provider, 'protocol', 'sent a body that is not JSON');
       }
-      return { status: response.statusCode, body: parsed };
+      const retryAfterMs = response.statusCode >= 400 ? parseRetryAfter(response.headers) : undefined;
+      return { status: response.statusCode, body: parsed, retryAfterMs };
     } catch (error) {
       if (error instanceof UpstreamFailure) throw error;
       throw toTransportFailure(provider, error);
@@ -113,7 +116,7 @@ export class UpstreamClient implements OnModuleDestroy {
         errorBody = undefined; // an unreadable error body still maps by its status
       }
       const detail = errorDetail(errorBody);
-      throw httpFailure(provider, response.statusCode, detail.message, detail.code);
+      throw httpFailure(provider, response.statusCode, detail.message, detail.code, parseRetryAfter(response.headers));
     }
     return decodeText(provider, response.body);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpFailure, transportFailure } from './upstream-failure.js';
+import { httpFailure, MAX_RETRY_AFTER_MS, parseRetryAfter, transportFailure } from './upstream-failure.js';
 
 describe('provider failures', () => {
   it.each([
@@ -28,5 +28,21 @@ describe('provider failures', () => {
     expect(transportFailure('sim', 'connect', 'x').retryable).toBe(true);
     expect(transportFailure('sim', 'timeout', 'x').gatewayError.status).toBe(504);
     expect(transportFailure('sim', 'aborted', 'x').retryable).toBe(false);
+  });
+
+  it('reads retry-after as seconds, an HTTP date or OpenAI\'s retry-after-ms, capped', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(parseRetryAfter({ 'retry-after': '12' }, now)).toBe(12_000);
+    expect(parseRetryAfter({ 'retry-after': 'Mon, 23 Nov 2026 10:00:30 GMT' }, now)).toBe(30_000);
+    expect(parseRetryAfter({ 'retry-after-ms': '250', 'retry-after': '1' }, now)).toBe(250);
+    expect(parseRetryAfter({ 'retry-after': '999999' }, now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfter({ 'retry-after': 'soon' }, now)).toBeUndefined();
+    expect(parseRetryAfter({}, now)).toBeUndefined();
+  });
+
+  it('carries the provider\'s wait to the client on 429 and 503 only', () => {
+    expect(httpFailure('p', 429, undefined, undefined, 2_500).gatewayError.metadata).toMatchObject({ retry_after: 3 });
+    expect(httpFailure('p', 503, undefined, undefined, 60_000).gatewayError.metadata).toMatchObject({ retry_after: 60 });
+    expect(httpFailure('p', 400, 'bad', undefined, 60_000).gatewayError.metadata).not.toHaveProperty('retry_after');
   });
 });

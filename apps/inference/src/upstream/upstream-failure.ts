@@ -12,6 +12,8 @@ export class UpstreamFailure extends Error {
     readonly gatewayError: GatewayError,
     readonly retryable: boolean,
     readonly upstreamStatus?: number,
+    /** How long the provider asked to be left alone (its `retry-after`), if it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(gatewayError.message);
     this.name = 'UpstreamFailure';
@@ -74,7 +76,30 @@ const CODE_TYPES: Record<string, ErrorType> = {
  */
 const CONTEXT_LENGTH_WORDS = /maximum context length|context length exceeded|context window|prompt is too long|exceeds the context/i;
 
-export function httpFailure(provider: string, upstreamStatus: number, upstreamMessage: string | undefined, code?: string): UpstreamFailure {
+/**
+ * A provider's `retry-after` in milliseconds: delta seconds or an HTTP date (RFC 9110 §10.2.3),
+ * or OpenAI's `retry-after-ms`. Undefined when absent or unreadable; capped so a wild value
+ * cannot take an endpoint out of routing for long.
+ */
+export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+  const first = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const ms = first('retry-after-ms');
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.min(Number(ms), MAX_RETRY_AFTER_MS);
+  const raw = first('retry-after')?.trim();
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw)) return Math.min(Number(raw) * 1000, MAX_RETRY_AFTER_MS);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
+}
+
+/** Ten minutes: beyond that a provider's wait is an outage, which endpoint health handles. */
+export const MAX_RETRY_AFTER_MS = 600_000;
+
+export function httpFailure(provider: string, upstreamStatus: number, upstreamMessage: string | undefined, code?: string, retryAfterMs?: number): UpstreamFailure {
   const mapped = mapStatus(upstreamStatus);
   const byWords = upstreamStatus === 400 && upstreamMessage && CONTEXT_LENGTH_WORDS.test(upstreamMessage) ? 'context_length_exceeded' : undefined;
   const errorType = (code && CODE_TYPES[code]) || byWords || mapped.errorType;
@@ -84,12 +109,10 @@ export function httpFailure(provider: string, upstreamStatus: number, upstreamMe
       ? upstreamMessage
       : `Provider ${provider} answered ${upstreamStatus}`;
   const retryable = upstreamStatus === 408 || upstreamStatus === 429 || upstreamStatus >= 500;
-  return new UpstreamFailure(
-    'http',
-    new GatewayError(mapped.status, message, { errorType, metadata: { provider, upstream_status: upstreamStatus } }),
-    retryable,
-    upstreamStatus,
-  );
+  const metadata: Record<string, unknown> = { provider, upstream_status: upstreamStatus };
+  // The client learns the provider's wait (the gateway's error filter turns it into Retry-After).
+  if (retryAfterMs !== undefined && (mapped.status === 429 || mapped.status === 503)) metadata.retry_after = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new UpstreamFailure('http', new GatewayError(mapped.status, message, { errorType, metadata }), retryable, upstreamStatus, retryAfterMs);
 }
 
 export function transportFailure(provider: string, kind: Exclude<FailureKind, 'http'>, detail: string): UpstreamFailure {
@@ -107,7 +130,7 @@ export function transportFailure(provider: string, kind: Exclude<FailureKind, 'h
  * longer go to another endpoint.
  */
 export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
-  return failure.retryable ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus) : failure;
+  return failure.retryable ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus, failure.retryAfterMs) : failure;
 }
 
 /**
@@ -118,7 +141,7 @@ export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
 export function beforeFirstByte(failure: UpstreamFailure): UpstreamFailure {
   if (failure.retryable || failure.kind === 'aborted') return failure;
   const status = failure.gatewayError.status;
-  return status >= 500 || status === 429 ? new UpstreamFailure(failure.kind, failure.gatewayError, true, failure.upstreamStatus) : failure;
+  return status >= 500 || status === 429 ? new UpstreamFailure(failure.kind, failure.gatewayError, true, failure.upstreamStatus, failure.retryAfterMs) : failure;
 }
 
 /** Error types a provider names in a mid-stream error event (OpenAI `code`/`type`, Anthropic `type`). */

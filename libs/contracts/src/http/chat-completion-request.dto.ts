@@ -264,6 +264,11 @@ export class ChatCompletionParamsDto {
   @IsIn(SERVICE_TIERS)
   service_tier?: (typeof SERVICE_TIERS)[number] | null;
 
+  /** Deprecated alias of the provider sort partition (spec §4.5, §9): `fallback` is `model`, `sort` is `none`. */
+  @IsOptional()
+  @IsIn(['fallback', 'sort'])
+  route?: 'fallback' | 'sort' | null;
+
   @IsOptional()
   @IsArray()
   @IsIn(OUTPUT_MODALITIES, { each: true })

@@ -32,7 +32,28 @@ export interface ChatChoiceView {
   message: ChatResponseMessageView;
   finish_reason: string | null;
   native_finish_reason: string | null;
-  logprobs: { content: unknown[] | null; refusal: unknown[] | null } | null;
+  logprobs: { content: LogprobEntryView[] | null; refusal: LogprobEntryView[] | null } | null;
+}
+
+/** Spec §2.1: one token's log probability; top_logprobs entries have the same shape without nesting. */
+export interface LogprobEntryView {
+  token: string;
+  bytes: number[] | null;
+  logprob: number;
+  top_logprobs?: Array<Omit<LogprobEntryView, 'top_logprobs'>>;
+}
+
+/** Spec §2.1's three annotation kinds, in OpenAI's / OpenRouter's nested shape. */
+export type AnnotationView =
+  | { type: 'url_citation'; url_citation: { url: string; title: string; start_index: number; end_index: number; content?: string } }
+  | { type: 'web_search_citation'; web_search_citation: { url: string; title: string | null; cited_text?: string; encrypted_index?: string } }
+  | { type: 'file'; file: { hash: string; content: unknown; name?: string } };
+
+export interface ChatToolCallView {
+  index: number;
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
 export interface ChatResponseMessageView {
@@ -40,8 +61,12 @@ export interface ChatResponseMessageView {
   content: string | null;
   refusal: string | null;
   reasoning?: string | null;
-  tool_calls?: Array<{ index: number; id: string; type: 'function'; function: { name: string; arguments: string } }>;
-  annotations?: unknown[];
+  reasoning_details?: Array<Record<string, unknown>> | null;
+  tool_calls?: ChatToolCallView[];
+  annotations?: AnnotationView[];
+  images?: Array<{ type: 'image_url'; image_url: { url: string } }>;
+  /** OpenAI's audio output (`modalities: ["audio"]`): id, data, expires_at, transcript. */
+  audio?: Record<string, unknown> | null;
 }
 
 export interface ChatUsageView {

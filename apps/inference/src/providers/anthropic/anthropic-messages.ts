@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { blockCacheControl } from './anthropic-caching.js';
 
 /** One content block of Anthropic's Messages API (text, image, document, tool_use, tool_result, thinking, ...). */
 export type AnthropicBlock = Record<string, unknown> & { type: string };
@@ -77,8 +78,9 @@ function textBlocks(content: unknown, position: number): AnthropicBlock[] {
 function textPart(part: Record<string, unknown>): AnthropicBlock[] {
   if (typeof part.text !== 'string' || part.text.length === 0) return [];
   const block: AnthropicBlock = { type: 'text', text: part.text };
-  // OpenRouter-style prompt caching: a cache_control marker on a part is Anthropic's own field.
-  if (part.cache_control !== undefined) block.cache_control = part.cache_control;
+  // Prompt caching: a part's cache_control / prompt_cache_breakpoint is Anthropic's cache_control.
+  const cacheControl = blockCacheControl(part);
+  if (cacheControl) block.cache_control = cacheControl;
   return [block];
 }
 
@@ -105,7 +107,8 @@ function imageBlock(part: Record<string, unknown>, position: number): AnthropicB
   const url = typeof imageUrl === 'string' ? imageUrl : imageUrl?.url;
   if (typeof url !== 'string' || url.length === 0) throw GatewayError.badRequest(`messages[${position}] has an image_url part without a url`);
   const block: AnthropicBlock = { type: 'image', source: mediaSource(url, position, 'image') };
-  if (part.cache_control !== undefined) block.cache_control = part.cache_control;
+  const cacheControl = blockCacheControl(part);
+  if (cacheControl) block.cache_control = cacheControl;
   return block;
 }
 
@@ -115,6 +118,8 @@ function documentBlock(part: Record<string, unknown>, position: number): Anthrop
   if (typeof file.file_data !== 'string') throw GatewayError.badRequest(`messages[${position}] has a file part without file_data`);
   const block: AnthropicBlock = { type: 'document', source: mediaSource(file.file_data, position, 'file') };
   if (typeof file.filename === 'string') block.title = file.filename;
+  const cacheControl = blockCacheControl(part);
+  if (cacheControl) block.cache_control = cacheControl;
   return block;
 }
 

@@ -254,4 +254,59 @@ describe('reasoning -> thinking budget', () => {
     expect(upstream).not.toHaveProperty('temperature');
     expect(upstream).not.toHaveProperty('top_k');
   });
+
+  describe('response_format and service tier', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+
+    it('sends a json_schema response format as Anthropic structured outputs', () => {
+      const body = build({ messages: [{ role: 'user', content: 'Where?' }], response_format: { type: 'json_schema', json_schema: { name: 'place', schema } } });
+      expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
+      expect(build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'text' } })).not.toHaveProperty('output_config');
+    });
+
+    it('refuses json_object (no schema-free JSON mode at Anthropic) instead of ignoring it', () => {
+      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })).toThrow(/json_object.*not supported.*json_schema/);
+      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toThrow(GatewayError);
+    });
+
+    it('sends the tier the adapter chose', () => {
+      expect(buildAnthropicBody({ messages: [{ role: 'user', content: 'Hi' }] }, 'claude', { stream: false, serviceTier: 'auto' }).service_tier).toBe('auto');
+      expect(build({ messages: [{ role: 'user', content: 'Hi' }] })).not.toHaveProperty('service_tier');
+    });
+  });
+});
+
+describe('prompt caching as Anthropic cache_control blocks', () => {
+  const long = 'Context. '.repeat(10);
+  const conversation = [
+    { role: 'system', content: [{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }] },
+    { role: 'user', content: [{ type: 'text', text: 'First question' }, { type: 'text', text: 'Second part', prompt_cache_breakpoint: { ttl: '1h' } }] },
+    { role: 'assistant', content: 'An answer' },
+    { role: 'user', content: 'Follow-up' },
+  ];
+
+  it('keeps block markers (cache_control and prompt_cache_breakpoint) on their blocks', () => {
+    const body = build({ messages: conversation });
+    expect(body.system).toEqual([{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }]);
+    const first = (body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!.content;
+    expect(first[1]).toEqual({ type: 'text', text: 'Second part', cache_control: { type: 'ephemeral', ttl: '1h' } });
+  });
+
+  it('marks the last cacheable block for the top-level control, unless the mode is explicit', () => {
+    const automatic = build({ messages: conversation, cache_control: { type: 'ephemeral', ttl: '5m' } });
+    const turns = automatic.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(turns[turns.length - 1]!.content.at(-1)).toEqual({ type: 'text', text: 'Follow-up', cache_control: { type: 'ephemeral', ttl: '5m' } });
+    const explicit = build({ messages: conversation, cache_control: { type: 'ephemeral' }, prompt_cache_options: { mode: 'explicit', ttl: '1h' } });
+    const explicitTurns = explicit.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(explicitTurns[explicitTurns.length - 1]!.content.at(-1)).not.toHaveProperty('cache_control');
+    // The request-level TTL fills markers that name none.
+    expect(explicit.system).toEqual([{ type: 'text', text: long, cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+  });
+
+  it('refuses more than four breakpoints and malformed controls with 400', () => {
+    const many = Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `part ${i}`, cache_control: { type: 'ephemeral' } }));
+    expect(() => build({ messages: [{ role: 'user', content: many }] })).toThrow(/At most 4 prompt cache breakpoints/);
+    expect(() => build({ messages: conversation, cache_control: { type: 'persistent' } })).toThrow(GatewayError);
+    expect(() => build({ messages: conversation, cache_control: { type: 'ephemeral', ttl: '2h' } })).toThrow(/ttl/);
+  });
 });

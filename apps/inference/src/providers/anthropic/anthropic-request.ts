@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { applyPromptCaching } from './anthropic-caching.js';
 import { translateConversation } from './anthropic-messages.js';
 
 /**
@@ -29,6 +30,8 @@ export const EFFORT_RATIOS: Record<string, number> = {
 export interface AnthropicRequestOptions {
   stream: boolean;
   endUserHash?: string;
+  /** Anthropic's `service_tier` (`auto` / `standard_only`), already chosen for the endpoint (routing/service-tier.ts). */
+  serviceTier?: string;
 }
 
 /** The Messages API body for an OpenAI chat-completions body. */
@@ -62,8 +65,37 @@ export function buildAnthropicBody(body: Record<string, unknown>, upstreamModel:
   if (tools) upstream.tools = tools;
   const toolChoice = translateToolChoice(body.tool_choice, body.parallel_tool_calls, tools !== undefined);
   if (toolChoice) upstream.tool_choice = toolChoice;
+  applyPromptCaching(body, { system, messages, tools });
+  if (options.serviceTier) upstream.service_tier = options.serviceTier;
+  const outputFormat = outputFormatFor(body.response_format);
+  if (outputFormat) upstream.output_config = { format: outputFormat };
   if (options.stream) upstream.stream = true;
   return upstream;
+}
+
+/**
+ * OpenAI's `response_format` as Anthropic structured outputs (`output_config.format`, a JSON
+ * schema the answer is constrained to). `json_object` has no Anthropic equivalent that
+ * guarantees JSON without a schema, so it is refused rather than quietly ignored; `text` is
+ * the default and needs nothing.
+ */
+export function outputFormatFor(format: unknown): Record<string, unknown> | undefined {
+  if (format === undefined || format === null) return undefined;
+  const type = (format as { type?: unknown }).type;
+  if (type === 'text') return undefined;
+  if (type === 'json_schema') {
+    const schema = ((format as { json_schema?: { schema?: unknown } }).json_schema ?? {}).schema;
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      throw GatewayError.badRequest('response_format.json_schema.schema must be a JSON schema object');
+    }
+    return { type: 'json_schema', schema };
+  }
+  if (type === 'json_object') {
+    throw GatewayError.badRequest(
+      `response_format {"type": "json_object"} is not supported by this model's provider (Anthropic): send {"type": "json_schema", "json_schema": {"name", "schema"}} instead`,
+    );
+  }
+  throw GatewayError.badRequest(`response_format.type "${String(type)}" is not supported by this model's provider (Anthropic)`);
 }
 
 function positiveInt(value: unknown): number | undefined {

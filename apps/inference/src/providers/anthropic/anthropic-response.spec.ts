@@ -104,6 +104,49 @@ describe('normalizeAnthropicMessage', () => {
   });
 });
 
+describe('citations and web search results', () => {
+  it('reports web search results and web search citations as web_search_citation annotations (Anthropic web search docs)', () => {
+    const completion = normalizeAnthropicMessage(
+      {
+        id: 'msg_1',
+        content: [
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'claude shannon birth date' } },
+          {
+            type: 'web_search_tool_result',
+            tool_use_id: 'srvtoolu_1',
+            content: [{ type: 'web_search_result', url: 'https://en.wikipedia.org/wiki/Claude_Shannon', title: 'Claude Shannon - Wikipedia', encrypted_content: 'EqgfCio', page_age: 'April 30, 2025' }],
+          },
+          {
+            type: 'text',
+            text: 'Claude Shannon was born on April 30, 1916',
+            citations: [
+              { type: 'web_search_result_location', url: 'https://en.wikipedia.org/wiki/Claude_Shannon', title: 'Claude Shannon - Wikipedia', encrypted_index: 'Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm', cited_text: 'Claude Elwood Shannon (April 30, 1916 – February 24, 2001)' },
+              { type: 'char_location', document_index: 0, document_title: 'Doc', start_char_index: 0, end_char_index: 5, cited_text: 'Claude' },
+            ],
+          },
+        ],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 1 } },
+      },
+      { excludeReasoning: false, promptText: '' },
+    );
+    const message = completion.choices[0]!.message;
+    expect(message.content).toBe('Claude Shannon was born on April 30, 1916');
+    expect(message.annotations).toEqual([
+      { type: 'web_search_citation', web_search_citation: { url: 'https://en.wikipedia.org/wiki/Claude_Shannon', title: 'Claude Shannon - Wikipedia' } },
+      {
+        type: 'web_search_citation',
+        web_search_citation: {
+          url: 'https://en.wikipedia.org/wiki/Claude_Shannon',
+          title: 'Claude Shannon - Wikipedia',
+          cited_text: 'Claude Elwood Shannon (April 30, 1916 – February 24, 2001)',
+          encrypted_index: 'Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm',
+        },
+      },
+    ]);
+  });
+});
+
 describe('stop reasons', () => {
   it('maps every documented stop_reason onto OpenAI finish reasons', () => {
     // https://docs.anthropic.com/en/api/messages (stop_reason)

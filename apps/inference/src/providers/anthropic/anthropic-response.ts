@@ -1,4 +1,6 @@
-import type { ChatChoiceView } from '@gw/contracts';
+import type { AnnotationView, ChatChoiceView } from '@gw/contracts';
+import { reportedTier } from '../../routing/service-tier.js';
+import { webSearchCitation } from '../assistant-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
 
@@ -72,6 +74,27 @@ export function reasoningDetail(block: AnthropicBlock, index: number): Record<st
   return undefined;
 }
 
+/**
+ * Anthropic's citations as spec §2.1 annotations: a web search result location is a
+ * `web_search_citation`; a document location (char/page/block) has no URL and no spec kind, so
+ * it is not reported (its cited text is already in the answer).
+ */
+export function citationAnnotations(citations: unknown): AnnotationView[] {
+  if (!Array.isArray(citations)) return [];
+  return citations
+    .filter((c): c is Record<string, unknown> => c !== null && typeof c === 'object' && (c as Record<string, unknown>).type === 'web_search_result_location')
+    .filter((c) => typeof c.url === 'string')
+    .map((c) => ({ type: 'web_search_citation' as const, web_search_citation: webSearchCitation(c) }));
+}
+
+/** The results of Anthropic's server-side web search, each a `web_search_citation` (url, title). */
+function searchResultAnnotations(content: unknown): AnnotationView[] {
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object' && (r as Record<string, unknown>).type === 'web_search_result' && typeof (r as Record<string, unknown>).url === 'string')
+    .map((r) => ({ type: 'web_search_citation' as const, web_search_citation: webSearchCitation({ url: r.url, title: r.title }) }));
+}
+
 /** A Messages API response as one chat-completions choice. */
 export function normalizeAnthropicMessage(
   response: AnthropicMessageResponse,
@@ -81,8 +104,12 @@ export function normalizeAnthropicMessage(
   const reasoning: string[] = [];
   const reasoningDetails: Array<Record<string, unknown>> = [];
   const toolCalls: NonNullable<ChatChoiceView['message']['tool_calls']> = [];
+  const annotations: AnnotationView[] = [];
   for (const block of response.content ?? []) {
-    if (block.type === 'text' && typeof block.text === 'string') text.push(block.text);
+    if (block.type === 'text' && typeof block.text === 'string') {
+      annotations.push(...citationAnnotations(block.citations));
+      text.push(block.text);
+    } else if (block.type === 'web_search_tool_result') annotations.push(...searchResultAnnotations(block.content));
     else if (block.type === 'tool_use') {
       toolCalls.push({
         index: toolCalls.length,
@@ -108,11 +135,12 @@ export function normalizeAnthropicMessage(
     message.reasoning_details = reasoningDetails;
   }
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (annotations.length > 0) message.annotations = annotations;
   const native = response.stop_reason ?? null;
   return {
     upstreamId: response.id ?? null,
     systemFingerprint: null,
-    serviceTier: response.usage?.service_tier ?? null,
+    serviceTier: reportedTier(response.usage?.service_tier),
     choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
     usage: normalizeAnthropicUsage(response.usage) ?? {
       // Anthropic always reports usage; a host imitating it might not (about 4 characters a token).

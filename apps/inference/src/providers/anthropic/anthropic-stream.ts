@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { reportedTier } from '../../routing/service-tier.js';
 import { midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../../upstream/upstream-failure.js';
 import type { NormalizedChunkChoice, NormalizedUsage, StreamEvent } from '../provider-adapter.js';
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
@@ -74,7 +75,9 @@ export async function* anthropicStreamEvents(
   for await (const data of anthropicRawEvents(provider, text)) {
     tally.add(data);
     const choice = state.apply(data);
-    if (choice) yield { type: 'chunk', choices: [choice] };
+    // message_start's usage names the tier that served the call (`standard` / `priority`).
+    const tier = data.type === 'message_start' ? reportedTier(data.message?.usage?.service_tier) : null;
+    if (choice) yield tier ? { type: 'chunk', choices: [choice], serviceTier: tier } : { type: 'chunk', choices: [choice] };
   }
   const usage = tally.usage();
   if (usage) yield { type: 'usage', usage };

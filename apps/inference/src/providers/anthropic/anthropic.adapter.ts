@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
+import { tierFor, wireTier } from '../../routing/service-tier.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, NormalizedUsage, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
@@ -19,11 +20,11 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash });
+    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash, serviceTier: anthropicTier(endpoint, body) });
     const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
     const parsed = response.body as AnthropicMessageResponse | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
@@ -39,7 +40,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
     const parsed = response.body as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
@@ -57,7 +58,7 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash });
+    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash, serviceTier: anthropicTier(endpoint, body) });
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
@@ -86,4 +87,12 @@ function headers(endpoint: RoutableEndpoint, context: ChatCallContext): Record<s
 function excludesReasoning(body: Record<string, unknown>): boolean {
   const reasoning = body.reasoning as { exclude?: unknown } | null | undefined;
   return reasoning !== null && typeof reasoning === 'object' && reasoning.exclude === true;
+}
+
+/** The request's tier as Anthropic spells it for this endpoint; undefined when it takes none of the wanted ones. */
+function anthropicTier(endpoint: RoutableEndpoint, body: Record<string, unknown>): string | undefined {
+  const requested = withoutUnsupported(body, endpoint).service_tier;
+  if (typeof requested !== 'string') return undefined;
+  const tier = tierFor(endpoint, requested);
+  return tier === undefined ? undefined : wireTier('anthropic', tier);
 }

@@ -1,5 +1,6 @@
 import type { ChatChoiceView } from '@gw/contracts';
 import { estimateTokens } from '../../pricing/token-estimate.js';
+import { normalizeAnnotations } from '../assistant-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
 type Json = Record<string, unknown>;
@@ -98,7 +99,9 @@ export function normalizeResponsesObject(response: ResponsesObject, promptText: 
   const parts = readOutputItems(response.output ?? []);
   const message: ChatChoiceView['message'] & { reasoning_details?: Json[] } = { role: 'assistant', content: parts.text.length > 0 || parts.toolCalls.length === 0 ? parts.text : null, refusal: parts.refusal };
   if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
-  if (parts.annotations.length > 0) message.annotations = parts.annotations;
+  // Through the same filter as chat (assistant-message.ts): only spec §2.1's three kinds.
+  const annotations = normalizeAnnotations(parts.annotations);
+  if (annotations.length > 0) message.annotations = annotations;
   if (parts.reasoningDetails.length > 0) {
     message.reasoning = parts.reasoning.length > 0 ? parts.reasoning.join('\n\n') : null;
     message.reasoning_details = parts.reasoningDetails;

@@ -27,7 +27,7 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
     const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/responses`, authorization(endpoint, context), JSON.stringify(upstreamBody), context.signal);
     if (response.status >= 400) {
       const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined);
+      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
     }
     const parsed = response.body as ResponsesObject | undefined;
     if (!parsed || !Array.isArray(parsed.output)) throw transportFailure(provider.id, 'protocol', 'sent a malformed response');

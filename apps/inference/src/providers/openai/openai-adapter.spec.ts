@@ -23,6 +23,26 @@ describe('OpenAI-format request', () => {
     expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', []))).toEqual({ model: 'u', messages: [] });
   });
 
+  it('sends max tokens as max_completion_tokens, unless the endpoint lists only max_tokens', () => {
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_tokens: 50 }, testEndpoint('u', ['max_tokens', 'max_completion_tokens']))).toEqual({ model: 'u', messages: [], max_completion_tokens: 50 });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_tokens: 50, max_completion_tokens: 60 }, testEndpoint('u', ['max_completion_tokens']))).toEqual({ model: 'u', messages: [], max_completion_tokens: 60 });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_completion_tokens: 50 }, testEndpoint('u', ['max_tokens']))).toEqual({ model: 'u', messages: [], max_tokens: 50 });
+  });
+
+  it('maps the spec\'s service tiers to OpenAI\'s (fast and ultrafast are not OpenAI words)', () => {
+    const endpoint = testEndpoint('u', ['service_tier']);
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'fast' }, endpoint)).toEqual({ model: 'u', messages: [], service_tier: 'priority' });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'ultrafast' }, endpoint)).toEqual({ model: 'u', messages: [], service_tier: 'priority' });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'flex' }, { ...endpoint, serviceTiers: ['default'] })).toEqual({ model: 'u', messages: [] });
+  });
+
+  it('sends the hashed session id as prompt_cache_key where the endpoint lists it, never over the client\'s', () => {
+    const body = { model: 'm', messages: [] };
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'hash-1' });
+    expect(buildOpenAiChatBody(body, testEndpoint('u', []), undefined, 'hash-1')).toEqual({ model: 'u', messages: [] });
+    expect(buildOpenAiChatBody({ ...body, prompt_cache_key: 'mine' }, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'mine' });
+  });
+
   it('never forwards the raw end-user id', () => {
     expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'), 'hashed').user).toBe('hashed');
     expect(buildOpenAiChatBody({ model: 'm', messages: [], user: 'alice@example.com' }, testEndpoint('u'))).not.toHaveProperty('user');

@@ -1,5 +1,6 @@
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
+import { tierFor, wireTier } from '../../routing/service-tier.js';
 
 /**
  * The top-level arguments OpenAI's chat completions take. OpenAI answers 400 "Unrecognized
@@ -72,7 +73,7 @@ const GATEWAY_ONLY_FIELDS = new Set([
  * re-targeted to the upstream model, with the end user only as its hash and the gateway's
  * `reasoning` object as OpenAI's `reasoning_effort`.
  */
-export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string): Record<string, unknown> {
+export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string, sessionCacheKey?: string): Record<string, unknown> {
   const supported = withoutUnsupported(body, endpoint);
   const upstream: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(supported)) {
@@ -80,13 +81,37 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: Rou
     if (OPENAI_CHAT_ARGUMENTS.has(field) || endpoint.supportedParameters.has(field)) upstream[field] = value;
   }
   upstream.model = endpoint.upstreamModel;
+  renameMaxTokens(upstream, endpoint);
+  if (typeof upstream.service_tier === 'string') {
+    // `fast` and `ultrafast` are the spec's words, not OpenAI's: each endpoint gets the best tier it takes.
+    const tier = tierFor(endpoint, upstream.service_tier);
+    if (tier === undefined) delete upstream.service_tier;
+    else upstream.service_tier = wireTier(endpoint.provider.format, tier);
+  }
   const effort = reasoningEffortOf(supported);
   if (effort !== undefined && upstream.reasoning_effort === undefined) upstream.reasoning_effort = effort;
   if ('user' in upstream) {
     if (endUserHash) upstream.user = endUserHash;
     else delete upstream.user;
   }
+  // Spec §4.5: the session id is the cache affinity key where the host takes one (never raw).
+  if (upstream.prompt_cache_key === undefined && sessionCacheKey && endpoint.supportedParameters.has('prompt_cache_key')) upstream.prompt_cache_key = sessionCacheKey;
   return upstream;
+}
+
+/**
+ * OpenAI deprecated `max_tokens` for `max_completion_tokens`, and its reasoning models refuse
+ * the old name (400 "Use 'max_completion_tokens' instead"). The request's value goes out under
+ * the name the endpoint takes: `max_completion_tokens` unless its catalog entry lists only
+ * `max_tokens` (older OpenAI-compatible hosts). When both are sent, the newer one wins.
+ */
+function renameMaxTokens(upstream: Record<string, unknown>, endpoint: RoutableEndpoint): void {
+  const legacyOnly = endpoint.supportedParameters.has('max_tokens') && !endpoint.supportedParameters.has('max_completion_tokens');
+  const value = upstream.max_completion_tokens ?? upstream.max_tokens;
+  delete upstream.max_tokens;
+  delete upstream.max_completion_tokens;
+  if (value === undefined || value === null) return;
+  upstream[legacyOnly ? 'max_tokens' : 'max_completion_tokens'] = value;
 }
 
 /** `reasoning.effort` (the gateway's reasoning object) as OpenAI's `reasoning_effort`; `enabled: false` as `none`. */
@@ -104,8 +129,8 @@ function reasoningEffortOf(body: Record<string, unknown>): string | undefined {
  * generation, whether or not the client wants the usage chunk). The client's other
  * `stream_options` pass through.
  */
-export function buildOpenAiStreamBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string): Record<string, unknown> {
-  const upstream = buildOpenAiChatBody(body, endpoint, endUserHash);
+export function buildOpenAiStreamBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string, sessionCacheKey?: string): Record<string, unknown> {
+  const upstream = buildOpenAiChatBody(body, endpoint, endUserHash, sessionCacheKey);
   const clientOptions = body.stream_options !== null && typeof body.stream_options === 'object' ? body.stream_options : {};
   upstream.stream = true;
   upstream.stream_options = { ...clientOptions, include_usage: true };

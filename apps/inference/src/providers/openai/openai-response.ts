@@ -1,5 +1,6 @@
 import type { ChatChoiceView } from '@gw/contracts';
 import { estimateTokens } from '../../pricing/token-estimate.js';
+import { normalizeAssistantMessage, normalizeLogprobs } from '../assistant-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
 interface OpenAiChoice {
@@ -45,21 +46,15 @@ export function normalizeFinishReason(native: string | null | undefined): string
   return FINISH_REASONS[native] ?? native;
 }
 
-
+/** A chat completion of an OpenAI-compatible host, normalised (assistant-message.ts). */
 export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: string): NormalizedCompletion {
   const choices: ChatChoiceView[] = (response.choices ?? []).map((choice, position) => {
-    const message = choice.message ?? {};
     return {
       index: choice.index ?? position,
-      message: {
-        ...message,
-        role: 'assistant',
-        content: message.content ?? null,
-        refusal: message.refusal ?? null,
-      },
+      message: normalizeAssistantMessage(choice.message ?? {}),
       finish_reason: normalizeFinishReason(choice.finish_reason),
       native_finish_reason: choice.finish_reason ?? null,
-      logprobs: choice.logprobs ? { content: choice.logprobs.content ?? null, refusal: choice.logprobs.refusal ?? null } : null,
+      logprobs: choice.logprobs ? { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) } : null,
     };
   });
   const completionText = choices.map((choice) => choice.message.content ?? '').join('');

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { streamErrorFailure, transportFailure, truncatedStreamFailure, midStreamFailure } from '../../upstream/upstream-failure.js';
+import { normalizeDelta, normalizeLogprobs } from '../assistant-message.js';
 import type { NormalizedChunkChoice, NormalizedUsage, StreamEvent } from '../provider-adapter.js';
 import { normalizeFinishReason, normalizeOpenAiUsage, type OpenAiUsage } from './openai-response.js';
 
@@ -7,7 +8,7 @@ interface OpenAiChunkChoice {
   index?: number;
   delta?: Record<string, unknown> | null;
   finish_reason?: string | null;
-  logprobs?: unknown;
+  logprobs?: { content?: unknown; refusal?: unknown } | null;
 }
 
 interface OpenAiChunk {
@@ -71,10 +72,10 @@ function toChunkChoice(choice: OpenAiChunkChoice, position: number): NormalizedC
   const native = choice.finish_reason ?? null;
   const normalized: NormalizedChunkChoice = {
     index: choice.index ?? position,
-    delta: choice.delta ?? {},
+    delta: normalizeDelta(choice.delta ?? {}),
     finish_reason: normalizeFinishReason(native),
     native_finish_reason: native,
   };
-  if (choice.logprobs !== undefined) normalized.logprobs = choice.logprobs;
+  if (choice.logprobs !== undefined) normalized.logprobs = choice.logprobs === null ? null : { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) };
   return normalized;
 }

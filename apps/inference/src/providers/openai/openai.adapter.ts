@@ -18,7 +18,7 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildOpenAiChatBody(body, endpoint, context.endUserHash);
+    const upstreamBody = buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey);
     const response = await this.upstream.postJson(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
@@ -28,7 +28,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     );
     if (response.status >= 400) {
       const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined);
+      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
     }
     const parsed = response.body as OpenAiChatResponse | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
@@ -37,7 +37,7 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildOpenAiStreamBody(body, endpoint, context.endUserHash);
+    const upstreamBody = buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey);
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
