@@ -8,6 +8,9 @@ import { ByokController } from './byok/byok.controller.js';
 import { BYOK_PROVIDERS } from './byok/byok.providers.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
+import { IdentityController } from './identity/identity.controller.js';
+import { IdentityService } from './identity/identity.service.js';
+import { OidcClient } from './identity/oidc-client.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
 import { MANAGEMENT_EVENTS_CONNECTION_PROVIDER, ManagementEventsPublisher } from './messaging/management-events.publisher.js';
@@ -28,7 +31,7 @@ export class AppModule {
         // Calls out (intern-signing: does an intern exist before a key is bound to it).
         NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', auth: natsAuthFromEnv(env, 'management'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
       ],
-      controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
+      controllers: [HealthController, AuthController, IdentityController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
@@ -37,6 +40,8 @@ export class AppModule {
         WorkspaceAccessService,
         KeysService,
         AuthService,
+        OidcClient,
+        IdentityService,
         ...BYOK_PROVIDERS,
         ...PRESETS_PROVIDERS,
         ...KEYS_USAGE_PROVIDERS,

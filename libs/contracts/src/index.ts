@@ -35,3 +35,4 @@ export * from './http/intern.dto.js';
 export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
+export * from './messages/identity.messages.js';

@@ -29,6 +29,11 @@ export const SUBJECTS = {
     byokDelete: 'management.byok.delete',
     /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
     byokResolve: 'management.byok.resolve',
+    /** Personal identity by OIDC login (ADR 0037). */
+    identityGet: 'management.identity.get',
+    identityUnlink: 'management.identity.unlink',
+    identityOidcStart: 'management.identity.oidc.start',
+    identityOidcCallback: 'management.identity.oidc.callback',
   },
   inference: {
     health: 'inference.health',

@@ -161,7 +161,27 @@ describe('inference-gateway chart', () => {
     const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-inference'));
     expect(Buffer.from(inferenceSecret?.data['OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('sk-test-openai-provider-secret');
     const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-management'));
-    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED']);
+    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
+  });
+
+  it('gives management the OIDC issuer, client id and redirect URL, the client secret only from a Secret, and egress to the issuer', () => {
+    const envOf = (set: string) => deployment(render(set), 'management').spec.template.spec.containers[0]?.env ?? [];
+    const scaled = envOf('scaled');
+    expect(scaled.find((e) => e.name === 'OIDC_ISSUER_URL')?.value).toBe('https://accounts.example.com');
+    expect(scaled.find((e) => e.name === 'OIDC_CLIENT_ID')?.value).toBe('inference-gateway');
+    // No redirect URL given: the Ingress host's callback.
+    expect(scaled.find((e) => e.name === 'OIDC_REDIRECT_URL')?.value).toBe('https://gateway.example.com/v1/identity/oidc/callback');
+    // The secret arrives through envFrom (management's Secret), never as a plain value.
+    expect(scaled.find((e) => e.name === 'OIDC_CLIENT_SECRET')).toBeUndefined();
+    const existing = envOf('existing secrets');
+    expect(existing.find((e) => e.name === 'OIDC_CLIENT_SECRET')?.valueFrom).toEqual({ secretKeyRef: { name: 'gw-oidc', key: 'client-secret' } });
+    expect(existing.find((e) => e.name === 'OIDC_REDIRECT_URL')?.value).toBe('https://llm.example.com/v1/identity/oidc/callback');
+    // Not configured by default: no OIDC variables, no egress beyond DNS, NATS and PostgreSQL.
+    expect(envOf('defaults').filter((e) => e.name.startsWith('OIDC_'))).toEqual([]);
+    const egressPorts = (set: string) =>
+      JSON.stringify(ofKind<{ spec: { egress: unknown[] } }>(render(set), 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-management'))?.spec.egress);
+    expect(egressPorts('scaled')).toContain('"port":443');
+    expect(egressPorts('defaults')).not.toContain('"port":443');
   });
 
   it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table (ADR 0035)', async () => {

@@ -24,6 +24,8 @@ export interface IsolatedStack {
   /** One per gateway replica; `[baseUrl]` without replicas. */
   baseUrls: string[];
   simulatorUrl: string;
+  /** The run's local OIDC provider (tools/oidc-provider), which management links identities with. */
+  oidcIssuer: string;
   apiKey: string;
   managementKey: string;
   workspaceId: string;
@@ -103,6 +105,8 @@ export class IsolatedStackRun {
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
+      oidcPort: await freePort(),
+      oidcClientSecret: randomBytes(24).toString('base64url'),
       // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
       // call it, a workspace's BYOK key can (tests of BYOK-only providers, offline).
       // Intern turns: a small window the e2e tests can exhaust, none the bench would hit.
@@ -131,6 +135,7 @@ export class IsolatedStackRun {
       baseUrl: this.stack.baseUrl,
       baseUrls: this.stack.baseUrls,
       simulatorUrl: this.stack.simulatorUrl,
+      oidcIssuer: this.stack.oidcIssuer,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,
       workspaceId: keys.workspaceId,

@@ -24,6 +24,10 @@ export interface StackOptions {
   databases: DatabaseNames;
   gatewayPort: number;
   simulatorPort: number;
+  /** The local OIDC provider (tools/oidc-provider) that management links personal identities with. */
+  oidcPort: number;
+  /** Its one client's secret, given to the provider and to management alike. */
+  oidcClientSecret: string;
   /** `npm run up` detaches so the stack outlives it; tests keep their children. */
   detached: boolean;
   logLevel: string;
@@ -50,6 +54,8 @@ export interface StartedProcess {
 
 export interface Stack {
   baseUrl: string;
+  /** The local OIDC provider's issuer URL. */
+  oidcIssuer: string;
   /** One per gateway replica (only `baseUrl` without replicas). */
   baseUrls: string[];
   simulatorUrl: string;
@@ -82,8 +88,16 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const seed = (user: keyof BusSeeds): Record<string, string> => (options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {});
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
+  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
+  const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
+  const oidc = {
+    OIDC_ISSUER_URL: oidcIssuerOf(options),
+    OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: options.oidcClientSecret,
+    OIDC_REDIRECT_URL: callbackOf(gatewayPorts[0]!),
+  };
   const services: ProcessSpec[] = [
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks } },
+    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc } },
     { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
@@ -99,8 +113,20 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     script: 'tools/provider-simulator/src/main.ts',
     env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
   };
+  const oidcProvider: ProcessSpec = {
+    name: 'oidc-provider',
+    script: 'tools/oidc-provider/src/main.ts',
+    env: {
+      OIDC_PROVIDER_PORT: String(options.oidcPort),
+      OIDC_PROVIDER_HOST: '127.0.0.1',
+      OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: options.oidcClientSecret,
+      OIDC_REDIRECT_URIS: gatewayPorts.map(callbackOf).join(','),
+    },
+    readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
+  };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, ...services, gateway(options.gatewayPort)], options.metricsPorts);
+  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -116,13 +142,18 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     }
   }
   const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
-  return [simulator, ...replicated, ...gateways];
+  return [simulator, oidcProvider, ...replicated, ...gateways];
 }
 
 function withMetricsPorts(specs: ProcessSpec[], ports: Record<string, number> | undefined): ProcessSpec[] {
   if (!ports) return specs;
   return specs.map((spec) => (ports[spec.name] ? { ...spec, env: { ...spec.env, METRICS_PORT: String(ports[spec.name]) } } : spec));
 }
+
+/** The client id the local stack registers at its OIDC provider. */
+export const OIDC_CLIENT_ID = 'gateway-local';
+
+export const oidcIssuerOf = (options: Pick<StackOptions, 'oidcPort'>) => `http://127.0.0.1:${options.oidcPort}`;
 
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
@@ -151,6 +182,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
+    oidcIssuer: oidcIssuerOf(options),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
     processes,
     specs,

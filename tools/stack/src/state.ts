@@ -17,7 +17,15 @@ export const NATS_DIR = join(STATE_DIR, 'nats');
 export interface StackFile {
   baseUrl: string;
   managementKey: string;
+  /** A standard key of the demo user, whose personal identity is linked (it can sign). */
   apiKey: string;
+  /** A demo intern in the demo workspace, and its own key (kind `intern`: sees that intern only). */
+  internId: string;
+  internKey: string;
+  /** The OIDC subject the demo user is linked to: what its signatures name as `x-ori-invoke-user`. */
+  identitySubject: string;
+  /** The local OIDC provider (tools/oidc-provider). */
+  oidcIssuer: string;
   simulatorUrl: string;
   /** The stack's own nats-server (authenticated: each service's seed is in `.stack/nats-seeds.json`). */
   natsUrl?: string;

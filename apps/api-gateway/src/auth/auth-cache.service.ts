@@ -62,6 +62,11 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
+  /** Drops these keys' principals now (this replica; the others hear `keys.changed`). */
+  forget(keyHashes: readonly string[]): void {
+    for (const hash of keyHashes) this.cache.delete(hash);
+  }
+
   /** The principal for a key hash, or null when the key must be refused. */
   async resolve(keyHash: string): Promise<Principal | null> {
     lookups.inc();
