@@ -41,6 +41,9 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   // The source of principals: whoever may resolve keys may act for any workspace.
   { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
   ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsGet, m.creditsAdd].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  // Personal identity (ADR 0037): the OIDC callback carries no principal (its state is the proof).
+  ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
   { subject: m.keysDeleteForIntern, server: 'management', callers: ['intern-signing'], principal: false },
   ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
   // Inference asks management for what one request needs, by workspace id: nothing else.

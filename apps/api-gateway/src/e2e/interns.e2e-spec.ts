@@ -207,7 +207,7 @@ describe('interns and signed daemon access, end to end', () => {
 
     const other = otherWorkspaceKey();
     // Its user may sign too (a linked identity of its own), so only the workspace keeps it out.
-    await database.query(`UPDATE users SET oidc_issuer = 'https://issuer.e2e.test', oidc_subject = $1 WHERE id = $2`, [`e2e-other-${other.userId}`, other.userId]);
+    await linkIdentity({ baseUrl: stack.baseUrl, apiKey: other.secret, login: 'carol', password: 'carol-password' });
     expect((await call(`/interns/${internId}`, { key: other.secret })).status).toBe(404);
     expect((await call(`/interns/${internId}/daemon/sign`, { key: other.secret, body: { bodySha256: sha256('x') } })).status).toBe(404);
     expect(((await call('/interns', { key: other.secret })).body as { data: unknown[] }).data).toEqual([]);
