@@ -11,7 +11,7 @@ const duration = histogram('gateway_http_request_duration_seconds', 'Time to the
 const inFlight = gauge('gateway_http_requests_in_flight', 'HTTP requests being answered', []);
 const openStreams = gauge('gateway_open_streams', 'Server-sent event streams open to clients', ['route']);
 
-type Timed = FastifyRequest & { principal?: Principal; metricsStart?: number };
+type Timed = FastifyRequest & { principal?: Principal; metricsStart?: number; metricsDone?: boolean };
 
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';
@@ -23,16 +23,22 @@ function record(request: Timed, status: number): void {
   if (request.metricsStart !== undefined) duration.observe({ route, method: request.method }, (performance.now() - request.metricsStart) / 1000);
 }
 
+function finish(request: Timed, status: number): void {
+  if (request.metricsDone) return;
+  request.metricsDone = true;
+  inFlight.dec();
+  record(request, status);
+}
+
 /** Counts and times every answer, streams included (their time runs to the stream's end). */
 export function registerHttpMetrics(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request: Timed) => {
     request.metricsStart = performance.now();
     inFlight.inc();
   });
-  fastify.addHook('onResponse', async (request: Timed, reply) => {
-    inFlight.dec();
-    record(request, reply.statusCode);
-  });
+  fastify.addHook('onResponse', async (request: Timed, reply) => finish(request, reply.statusCode));
+  // A client that leaves before the answer: 499 (nginx's "client closed"), counted once whatever follows.
+  fastify.addHook('onRequestAbort', async (request: Timed) => finish(request, 499));
 }
 
 /**
