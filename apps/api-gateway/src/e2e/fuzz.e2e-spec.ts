@@ -1,6 +1,6 @@
 import { ERROR_TYPES } from '@gw/errors';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, stack } from './e2e-helpers.js';
 
 /*
@@ -138,8 +138,28 @@ function assertAnswer(status: number, body: unknown, text: string, what: string)
   expect(known.has(envelope.error!.metadata?.error_type as string), `${what}: error_type ${String(envelope.error!.metadata?.error_type)}`).toBe(true);
 }
 
+/** The ids of the shared e2e workspace's BYOK credentials (a stored one changes routing for every later test). */
+async function byokIds(): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const listed = await call(`/byok?limit=100&offset=${offset}`, { key: stack.managementKey });
+    const page = ((listed.body as { data?: Array<{ id: string }> }).data ?? []).map((credential) => credential.id);
+    ids.push(...page);
+    if (page.length < 100) return ids;
+  }
+}
+
 describe(`fuzzing every body endpoint (seed ${SEED}, ${RUNS} runs)`, () => {
+  let byokBefore: Set<string>;
+
+  // Leave the shared workspace as it was: a BYOK credential the fuzz created would route later
+  // tests' requests through it (presets-byok-in-use expects none for openai).
+  afterAll(async () => {
+    for (const id of await byokIds()) if (!byokBefore.has(id)) await call(`/byok/${id}`, { key: stack.managementKey, method: 'DELETE' });
+  });
+
   beforeAll(async () => {
+    byokBefore = new Set(await byokIds());
     const key = await call('/keys', { key: stack.managementKey, body: { name: 'fuzz target' } });
     ownKeyHash = (key.body as { data: { hash: string } }).data.hash;
     const byok = await call('/byok', { key: stack.managementKey, body: { provider: 'openai', key: 'sk-fuzz-target-0123456789', name: 'fuzz target' } });
