@@ -4,6 +4,10 @@ import { DeadLetterPublisher } from './dead-letters.js';
 import { classifyStoreError, type StoreErrorKind } from './store-errors.js';
 import { ensureUsageStream } from './jetstream.js';
 import type { ResilientNatsConnection } from './nats-connection.js';
+import { counter } from '@gw/metrics';
+
+/** Events a consumer gave up on and moved to DEAD_LETTERS (ADR 0032), for alerting. */
+const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', ['stream', 'consumer']);
 
 export interface BatchLogger {
   warn(message: string): void;
@@ -292,6 +296,7 @@ export class BatchedUsageConsumer<T> {
         continue;
       }
       this.counts.deadLettered += failed.length;
+      deadLettered.inc({ stream: JETSTREAM.usageStream, consumer: durableName }, failed.length);
       logger.warn(`${durableName}: dead-lettered usage event(s) ${ids.join(',')} (stream sequence ${message.seq}, delivery ${deliveries}): ${reason}`);
       message.term();
     }

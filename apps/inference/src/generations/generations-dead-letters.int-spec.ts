@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { GenerationsConsumer } from './generations-consumer.js';
+import { metricsRegistry } from '@gw/metrics';
 
 /**
  * A TCP relay to PostgreSQL that can be cut and restored on the same port: a database outage
@@ -190,6 +191,9 @@ describe('generation records: poison events are split out and dead-lettered', ()
       return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered === 0;
     }, 5_000, 'the consumer to be drained');
     expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0 });
+    // ... and counted for Prometheus (ADR 0040), per stream and consumer.
+    const metric = await metricsRegistry.getSingleMetric('jetstream_dead_lettered_events_total')!.get();
+    expect(metric.values.find((value) => value.labels.consumer === JETSTREAM.consumers.inferenceGenerations)?.value).toBe(2);
     const config = (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config;
     expect(config.max_deliver).toBe(MAX_DELIVERIES * 3);
 
