@@ -25,7 +25,9 @@ export function ensureBaseImage(): { tag: string; built: boolean } {
     copyFileSync(nodeBinary, join(rootfs, 'usr/local/bin/node'));
     chmodSync(join(rootfs, 'usr/local/bin/node'), 0o755);
     // npm for the build stage's `npm ci`: the one that runs this script (global install).
-    const npmDir = join(execFileSync('npm', ['root', '--global'], { encoding: 'utf8' }).trim(), 'npm');
+    // `npm run` names its own CLI in npm_execpath; `npm root -g` answers for the pinned Node's
+    // prefix (node_modules/node), which holds no npm.
+    const npmDir = process.env.npm_execpath ? dirname(dirname(process.env.npm_execpath)) : join(execFileSync('npm', ['root', '--global'], { encoding: 'utf8' }).trim(), 'npm');
     if (!existsSync(join(npmDir, 'bin/npm-cli.js'))) throw new Error(`npm not found at ${npmDir}`);
     const npmTarget = join(rootfs, 'usr/local/lib/node_modules/npm');
     mkdirSync(dirname(npmTarget), { recursive: true });
