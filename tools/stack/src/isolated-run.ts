@@ -20,6 +20,7 @@ export interface IsolatedStack {
   /** One per gateway replica; `[baseUrl]` without replicas. */
   baseUrls: string[];
   simulatorUrl: string;
+  searchSimulatorUrl: string;
   apiKey: string;
   managementKey: string;
   workspaceId: string;
@@ -91,6 +92,7 @@ export class IsolatedStackRun {
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
+      searchSimulatorPort: await freePort(),
       // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
       // call it, a workspace's BYOK key can (tests of BYOK-only providers, offline).
       // Intern turns: a small window the e2e tests can exhaust, none the bench would hit.
@@ -112,6 +114,7 @@ export class IsolatedStackRun {
       baseUrl: this.stack.baseUrl,
       baseUrls: this.stack.baseUrls,
       simulatorUrl: this.stack.simulatorUrl,
+      searchSimulatorUrl: this.stack.searchSimulatorUrl,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,
       workspaceId: keys.workspaceId,

@@ -21,6 +21,8 @@ export interface StackOptions {
   databases: DatabaseNames;
   gatewayPort: number;
   simulatorPort: number;
+  /** The search simulator (tools/search-simulator): inference's SearXNG backend and web_fetch's allowed loopback origin. */
+  searchSimulatorPort: number;
   /** `npm run up` detaches so the stack outlives it; tests keep their children. */
   detached: boolean;
   logLevel: string;
@@ -48,6 +50,7 @@ export interface Stack {
   /** One per gateway replica (only `baseUrl` without replicas). */
   baseUrls: string[];
   simulatorUrl: string;
+  searchSimulatorUrl: string;
   processes: StartedProcess[];
   /** How each process was started, so a test can start it again after stopping it. */
   specs: ProcessSpec[];
@@ -74,9 +77,13 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
+  const searchSimulatorUrl = `http://127.0.0.1:${options.searchSimulatorPort}`;
+  // Server tools (ADR 0041): web search on the search simulator, and web_fetch may reach it
+  // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
+  const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
   const services: ProcessSpec[] = [
     { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
-    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
+    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
   ];
@@ -91,8 +98,13 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     script: 'tools/provider-simulator/src/main.ts',
     env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
   };
+  const searchSimulator: ProcessSpec = {
+    name: 'search-simulator',
+    script: 'tools/search-simulator/src/main.ts',
+    env: { SEARCH_SIMULATOR_PORT: String(options.searchSimulatorPort), SEARCH_SIMULATOR_HOST: '127.0.0.1' },
+  };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return [simulator, ...services, gateway(options.gatewayPort)];
+  if (!replicas || replicas.count < 2) return [simulator, searchSimulator, ...services, gateway(options.gatewayPort)];
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -108,7 +120,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     }
   }
   const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
-  return [simulator, ...replicated, ...gateways];
+  return [simulator, searchSimulator, ...replicated, ...gateways];
 }
 
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
@@ -125,7 +137,7 @@ export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false
   return { name: spec.name, pid: child.pid!, child };
 }
 
-/** Starts the simulator, the four services and the gateway, and waits until all are ready. */
+/** Starts the simulators, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
   mkdirSync(logDir, { recursive: true });
@@ -136,6 +148,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
+    searchSimulatorUrl: `http://127.0.0.1:${options.searchSimulatorPort}`,
     processes,
     specs,
   };
@@ -143,6 +156,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
   try {
     await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
+    await waitFor(() => isPortOpen('127.0.0.1', options.searchSimulatorPort), 'the search simulator', startupMs);
     await waitFor(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`), 'the gateway and every service to be ready', startupMs, 250);
     for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
   } catch (error) {

@@ -15,6 +15,7 @@ export interface StackFile {
   managementKey: string;
   apiKey: string;
   simulatorUrl: string;
+  searchSimulatorUrl?: string;
   models: string[];
 }
 

@@ -15,6 +15,7 @@ const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_GATEWAY_PORT = 8080;
 const DEFAULT_SIMULATOR_PORT = 8790;
+const DEFAULT_SEARCH_SIMULATOR_PORT = 8791;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
 
   const gatewayPort = await choosePort('GATEWAY_PORT', DEFAULT_GATEWAY_PORT);
   const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
+  const searchSimulatorPort = await choosePort('SEARCH_SIMULATOR_PORT', DEFAULT_SEARCH_SIMULATOR_PORT);
   step('starting the simulator, the services and the gateway');
   const stack = await startStack({
     stateDir: STATE_DIR,
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     databases: DEFAULT_DATABASE_NAMES,
     gatewayPort,
     simulatorPort,
+    searchSimulatorPort,
     detached: true,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
     managementKey: keys.managementKey,
     apiKey: keys.apiKey,
     simulatorUrl: stack.simulatorUrl,
+    searchSimulatorUrl: stack.searchSimulatorUrl,
     models,
   };
   writeStackFile(file);
