@@ -107,6 +107,15 @@ describe('server tools', () => {
     expectSumsMatch(rows, { prompt: usage.prompt_tokens, completion: usage.completion_tokens, cost: usage.cost });
   });
 
+  it('on a native Responses upstream (sim/gpt-5-mini): function_call / function_call_output items upstream, the same answer', async () => {
+    const session = randomUUID();
+    const response = await openai.responses.create({ model: 'sim/gpt-5-mini', input: THREE, tools: [{ type: 'service:web_search' } as never], session_id: session, max_tool_calls: 1 } as never);
+    expect(response.output.filter((item) => item.type === 'web_search_call')).toHaveLength(1);
+    expect(response.output_text).toContain('Zephyr');
+    expect((response.usage as unknown as Record<string, any>).server_tool_use).toEqual({ tool_calls_executed: 1, tool_calls_requested: 1, web_search_requests: 1 });
+    expect(await generationsOf(session, 2)).toHaveLength(2);
+  });
+
   describe('the loop stops when told', () => {
     const cases: Array<[string, Record<string, unknown>, { calls: number; searches: number }]> = [
       ['no bound: the model does its 3 searches', {}, { calls: 4, searches: 3 }],
