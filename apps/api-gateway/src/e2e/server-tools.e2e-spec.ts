@@ -176,8 +176,11 @@ describe('server tools', () => {
     let finish: string | null = null;
     const annotations: unknown[] = [];
     const ids = new Set<string>();
+    const steps: unknown[] = [];
     for await (const chunk of stream as unknown as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) {
       ids.add(chunk.id);
+      const toolCalls = (chunk as { server_tool_calls?: unknown[] }).server_tool_calls;
+      if (toolCalls) steps.push(toolCalls);
       const choice = chunk.choices[0];
       if (choice?.delta.content) text += choice.delta.content;
       if (choice?.finish_reason) finish = choice.finish_reason;
@@ -185,6 +188,8 @@ describe('server tools', () => {
       if (chunk.usage) usage = chunk.usage as unknown as Record<string, any>;
     }
     expect(ids.size).toBe(1);
+    // One metadata chunk (no choices) for the step the gateway searched in.
+    expect(steps).toEqual([[{ id: expect.any(String), type: 'web_search', status: 'completed', query: 'the capital of Atlantis', results: 2 }]]);
     expect(text).toContain('Poseidonia');
     expect(finish).toBe('stop');
     expect(annotations.length).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatStreamRequest } from '@gw/contracts';
+import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
@@ -139,6 +139,20 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
         emit(JSON.stringify(view));
       });
       return { completion, attempt, tracker };
+    },
+    // Each step the gateway ran tools in: a chunk without choices naming them (spec: "a comment or metadata per step").
+    onExecuted: (executed) => {
+      const view: ChatCompletionChunkView = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: provenance.serviceTier, choices: [] };
+      view.server_tool_calls = executed.map((toolCall) => ({
+        id: toolCall.callId,
+        type: toolCall.kind,
+        status: toolCall.ok ? 'completed' : 'failed',
+        ...(toolCall.query !== undefined ? { query: toolCall.query } : {}),
+        ...(toolCall.kind === 'web_fetch' ? { url: toolCall.page?.url ?? toolCall.url } : {}),
+        ...(toolCall.results ? { results: toolCall.results.length } : {}),
+        ...(toolCall.error ? { error: toolCall.error } : {}),
+      }));
+      emit(JSON.stringify(view));
     },
     settle: (step, usage, toolCost) => {
       // The chunks' id is the first call's generation id; later calls have their own.
