@@ -94,6 +94,10 @@ describe('server tools', () => {
     const rows = await generationsOf(session, 2);
     expect(rows).toHaveLength(2);
     expectSumsMatch(rows, { prompt: usage.input_tokens, completion: usage.output_tokens, cost: usage.cost });
+
+    // The next turn sends the whole output back, web_search_call items included.
+    const next = await openai.responses.create({ model: 'sim/gpt-4o-mini', input: [{ role: 'user', content: QUESTION }, ...response.output, { role: 'user', content: 'Thanks, and its population?' }] as never, tools: [{ type: 'service:web_search' } as never] } as never);
+    expect(next.status).toBe('completed');
   });
 
   it('the same on an Anthropic-format provider (tool_use / tool_result, tool_choice none on the last turn)', async () => {

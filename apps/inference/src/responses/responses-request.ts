@@ -167,6 +167,10 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
       case 'reasoning':
         pendingReasoning.push(...decodeReasoningContent(item));
         break;
+      case 'web_search_call':
+        // A search this gateway ran in an earlier response (ADR 0041), sent back with the rest of
+        // its output: the answer that used it follows as a message, so there is nothing to replay.
+        break;
       case 'item_reference':
         throw GatewayError.badRequest(`input[${position}]: item_reference needs stored responses, which this gateway does not keep: send the item itself (with the Vercel AI SDK, providerOptions.openai.store = false)`);
       default:
