@@ -215,6 +215,25 @@ describe('server tools', () => {
     expect(completed!.output_text).toContain('Poseidonia');
   });
 
+  it.each(['sim/claude-sonnet', 'sim/gpt-5-mini'])('streams on %s too (tool calls assembled from its stream events)', async (model) => {
+    const session = randomUUID();
+    const stream = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: THREE }], tools: [{ type: 'service:web_search' } as never], stream: true, stream_options: { include_usage: true }, session_id: session, max_tool_calls: 2 } as never);
+    let text = '';
+    let usage: Record<string, any> | undefined;
+    for await (const chunk of stream as unknown as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage as unknown as Record<string, any>;
+    }
+    expect(text).toContain('Zephyr');
+    expect(usage!.server_tool_use).toEqual({ tool_calls_executed: 2, tool_calls_requested: 2, web_search_requests: 2 });
+    expect(await generationsOf(session, 3)).toHaveLength(3);
+
+    let completed: OpenAI.Responses.Response | undefined;
+    const responses = await openai.responses.create({ model, input: THREE, tools: [{ type: 'service:web_search' } as never], stream: true, max_tool_calls: 2 } as never);
+    for await (const event of responses as unknown as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) if (event.type === 'response.completed') completed = event.response;
+    expect(completed!.output.map((item) => item.type)).toEqual(['web_search_call', 'web_search_call', 'message']);
+  });
+
   it('web_fetch reads a page as text, and refuses private addresses, also after a redirect', async () => {
     const page = `${stack.searchSimulatorUrl}/pages/zephyr-language`;
     const fetched = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: `Please fetch ${page} and summarise it.` }], tools: [{ type: 'service:web_fetch' } as never] } as never);
