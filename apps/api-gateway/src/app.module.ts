@@ -2,7 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, ReplicaLifecycle } from '@gw/messaging';
+import { NatsClientModule, ReplicaLifecycle, natsAuthFromEnv } from '@gw/messaging';
+import { RateLimitModule } from '@gw/rate-limit';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { KeyUsageTracker } from './auth/key-usage.tracker.js';
@@ -13,6 +14,7 @@ import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
+import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
@@ -21,21 +23,30 @@ import { PresetsController } from './presets/presets.controller.js';
 import { DaemonSignController } from './interns/daemon-sign.controller.js';
 import { InternsController } from './interns/interns.controller.js';
 import { ResponsesController } from './responses/responses.controller.js';
+import { KeyLimitsGuard } from './limits/key-limits.guard.js';
+import { StreamBufferBudget } from './limits/stream-buffer-budget.js';
 
 @Module({})
 export class AppModule {
   static forRoot(env: GatewayEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController],
+      imports: [
+        LoggerModule.forRoot(loggerParams('api-gateway', env.LOG_LEVEL)),
+        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', auth: natsAuthFromEnv(env, 'api-gateway'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS }),
+        RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
+      ],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
         AuthCacheService,
         KeyUsageTracker,
         ChatStreamRelay,
+        { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },
+        // Guards run in this order: the key first, then its limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: KeyLimitsGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

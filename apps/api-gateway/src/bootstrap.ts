@@ -8,6 +8,10 @@ import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
+import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
+import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
+import { registerHttpMetrics } from './metrics/http-metrics.js';
+import { registerRequestIdHeader, requestIdOf } from './request-id.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -17,13 +21,18 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 
 /** Builds the HTTP gateway; `main.ts` listens, tests may listen on an ephemeral port. */
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true });
+  // Errors raised before a route (bad URLs, what Node's HTTP parser refuses) are the envelope too (ADR 0034).
+  const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, frameworkErrors, clientErrorHandler, requestIdHeader: false, genReqId: requestIdOf });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
+  registerRequestIdHeader(fastify);
+  registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
+  registerJsonBodyParser(fastify);
+  registerQueryCheck(fastify);
   // Every body this API takes is JSON: anything else is refused before it is parsed.
   fastify.addHook('onRequest', async (request) => {
     if (!BODY_METHODS.has(request.method) || !hasBody(request.headers)) return;

@@ -67,6 +67,59 @@ export class GatewayEnv extends CommonEnv {
   @IsString()
   @Matches(/^[a-z0-9*.,-]*$/i)
   REGIONAL_HOST_PATTERNS: string = 'eu.*,us.*,ap.*';
+
+  /** The shared rate limiter's Redis (libs/rate-limit, ADR 0019); unreachable means no limits (fail open). */
+  @IsString()
+  @Matches(/^rediss?:\/\//)
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  @IsString()
+  REDIS_KEY_PREFIX = 'gw:';
+
+  /** Requests per key and minute (fixed window, all replicas together) when the key sets none (ADR 0033). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  KEY_RATE_LIMIT_RPM: number = 600;
+
+  /** Requests and streams in flight per key (all replicas together) when the key sets none (ADR 0033). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  KEY_CONCURRENCY_LIMIT: number = 50;
+
+  /**
+   * Lease of an in-flight slot in Redis: renewed every 0.8 x this while the request runs; a
+   * replica that dies frees its slots after at most this long (ADR 0019).
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  KEY_CONCURRENCY_LEASE_MS: number = 30_000;
+
+  /**
+   * Bytes of one stream the gateway holds for a client slower than the provider (received
+   * from inference, not yet taken by the socket); past it the stream ends (ADR 0033).
+   */
+  @IsInt()
+  @Min(16 * 1024)
+  @Max(1024 * 1024 * 1024)
+  STREAM_MAX_BUFFERED_BYTES: number = 4 * 1024 * 1024;
+
+  /** Bytes all streams of this gateway process may hold together; past it the stream that needs more ends (ADR 0033). */
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(16 * 1024 * 1024 * 1024)
+  GATEWAY_MAX_BUFFERED_BYTES: number = 256 * 1024 * 1024;
+
+  /**
+   * A stream whose client takes nothing for this long (the socket does not drain) is closed
+   * and its provider call cancelled (ADR 0033).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  STREAM_STALL_TIMEOUT_MS: number = 30_000;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

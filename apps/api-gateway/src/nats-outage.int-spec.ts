@@ -4,7 +4,7 @@ import { validateEnv } from '@gw/config';
 import { SUBJECTS } from '@gw/contracts';
 import { principalFixture, PrivateNatsServer } from '@gw/testing';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createGateway } from './bootstrap.js';
 import { GatewayEnv } from './env.js';
 
@@ -37,7 +37,7 @@ describe('gateway through a NATS outage', () => {
     answer(SUBJECTS.management.authResolve, { principal, ttlSeconds: 60 });
     answer(SUBJECTS.inference.modelsList, { object: 'list', data: [] });
     await responder.flush();
-    const env = validateEnv(GatewayEnv, { NATS_URL: nats.url, LOG_LEVEL: 'silent', RPC_TIMEOUT_MS: '1000', PORT: '0' });
+    const env = validateEnv(GatewayEnv, { NATS_URL: nats.url, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: inject('redisKeyPrefix'), LOG_LEVEL: 'silent', RPC_TIMEOUT_MS: '1000', PORT: '0' });
     gateway = await createGateway(env);
     await gateway.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `${await gateway.getUrl()}/v1`.replace('[::1]', '127.0.0.1');

@@ -60,7 +60,7 @@ export class InferenceEnv extends DatabaseServiceEnv {
   /** SearXNG's base URL (its `/search?format=json`); the stack points it at tools/search-simulator. */
   @ValidateIf((env: InferenceEnv) => env.SEARCH_BACKEND === 'searxng')
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
-  SEARXNG_URL: string = 'http://127.0.0.1:8791';
+  SEARXNG_URL: string = 'http://127.0.0.1:8792';
 
   /** Brave Search API key (`X-Subscription-Token`), required when SEARCH_BACKEND=brave. */
   @ValidateIf((env: InferenceEnv) => env.SEARCH_BACKEND === 'brave')
@@ -112,6 +112,21 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @IsInt()
   @Min(100)
   WEB_FETCH_MAX_CHARS: number = 20_000;
+
+  /**
+   * Longest an answer waits for JetStream to acknowledge its usage event; past it the request
+   * fails with a retryable 503 rather than answer unbilled (ADR 0030).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  USAGE_ACK_TIMEOUT_MS: number = 10_000;
+
+  /** Usage publishes in flight at once; events queued behind them go out together (ADR 0030). */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  USAGE_PUBLISH_CONCURRENCY: number = 1;
 }
 
 export const INFERENCE_ENV = Symbol('INFERENCE_ENV');

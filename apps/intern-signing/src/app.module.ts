@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
 import { RateLimitModule } from '@gw/rate-limit';
 import { INTERN_SIGNING_ENV, type InternSigningEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
@@ -26,7 +26,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams('intern-signing', env.LOG_LEVEL)),
         InternSigningEnvModule.forRoot(env),
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'intern-signing-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'intern-signing-client', auth: natsAuthFromEnv(env, 'intern-signing'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
         PrismaModule,
         InternsModule,

@@ -1,13 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { ByokController } from './byok/byok.controller.js';
 import { BYOK_PROVIDERS } from './byok/byok.providers.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
+import { IdentityController } from './identity/identity.controller.js';
+import { IdentityService } from './identity/identity.service.js';
+import { OidcClient } from './identity/oidc-client.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
 import { MANAGEMENT_EVENTS_CONNECTION_PROVIDER, ManagementEventsPublisher } from './messaging/management-events.publisher.js';
@@ -26,9 +29,9 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL)),
         // Calls out (intern-signing: does an intern exist before a key is bound to it).
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', auth: natsAuthFromEnv(env, 'management'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
       ],
-      controllers: [HealthController, AuthController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
+      controllers: [HealthController, AuthController, IdentityController, KeysController, ByokController, PresetsController, ...KEYS_USAGE_CONTROLLERS],
       providers: [
         { provide: MANAGEMENT_ENV, useValue: env },
         PrismaService,
@@ -37,6 +40,8 @@ export class AppModule {
         WorkspaceAccessService,
         KeysService,
         AuthService,
+        OidcClient,
+        IdentityService,
         ...BYOK_PROVIDERS,
         ...PRESETS_PROVIDERS,
         ...KEYS_USAGE_PROVIDERS,

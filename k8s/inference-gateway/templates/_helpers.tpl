@@ -90,3 +90,31 @@ Argument: dict root, database, urlVar.
 {{- define "gw.catalogJson" -}}
 {{- .Values.catalog.json | default (.Files.Get "files/models.json") -}}
 {{- end -}}
+
+{{/*
+Management's OIDC client (ADR 0037): issuer, client id and redirect URL as plain variables,
+the client secret from a Secret (clientSecretRef, else OIDC_CLIENT_SECRET of management's
+own Secret through envFrom). Argument: root.
+*/}}
+{{- define "gw.oidcEnv" -}}
+{{- $oidc := .Values.management.oidc -}}
+{{- $redirect := $oidc.redirectUrl -}}
+{{- if and (not $redirect) .Values.ingress.enabled -}}
+{{- $redirect = printf "https://%s/v1/identity/oidc/callback" .Values.ingress.host -}}
+{{- end -}}
+- name: OIDC_ISSUER_URL
+  value: {{ $oidc.issuerUrl | quote }}
+- name: OIDC_CLIENT_ID
+  value: {{ required "management.oidc.clientId is required with management.oidc.issuerUrl" $oidc.clientId | quote }}
+- name: OIDC_REDIRECT_URL
+  value: {{ required "management.oidc.redirectUrl is required with management.oidc.issuerUrl (or enable the Ingress)" $redirect | quote }}
+- name: OIDC_LOGIN_TTL_SECONDS
+  value: {{ $oidc.loginTtlSeconds | toString | quote }}
+{{- if $oidc.clientSecretRef.name }}
+- name: OIDC_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ $oidc.clientSecretRef.name }}
+      key: {{ $oidc.clientSecretRef.key }}
+{{- end }}
+{{- end -}}

@@ -1,4 +1,19 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { existsSync } from 'node:fs';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+
+/** A path to a file that exists (TLS certificates and keys): checked at start, not at the first reconnect. */
+function IsExistingFile(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isExistingFile',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.length > 0 && existsSync(value),
+        defaultMessage: () => `${String(propertyName)} must name an existing file`,
+      },
+    });
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -8,6 +23,29 @@ export class CommonEnv {
   @IsString()
   @Matches(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/)
   NATS_URL = 'nats://127.0.0.1:4222';
+
+  /**
+   * This process's nkey seed on the bus (`SU…`, 58 characters; ADR 0035): nats-server knows
+   * the public key and the permissions of this service's user. Unset: anonymous, which only a
+   * server without authorization accepts (never the stack's, the tests' or the chart's).
+   */
+  @ValidateIf((env: CommonEnv) => env.NATS_NKEY_SEED !== undefined && env.NATS_NKEY_SEED !== '')
+  @Matches(/^SU[A-Z2-7]{56}$/, { message: 'NATS_NKEY_SEED must be a user nkey seed (SU followed by 56 base32 characters)' })
+  NATS_NKEY_SEED?: string;
+
+  /** CA bundle (PEM) that signed the NATS server's certificate, for `tls://` servers or a private CA. */
+  @ValidateIf((env: CommonEnv) => Boolean(env.NATS_TLS_CA_FILE))
+  @IsExistingFile()
+  NATS_TLS_CA_FILE?: string;
+
+  /** Client certificate and key (PEM) when the NATS server verifies clients (mutual TLS). */
+  @ValidateIf((env: CommonEnv) => Boolean(env.NATS_TLS_CERT_FILE))
+  @IsExistingFile()
+  NATS_TLS_CERT_FILE?: string;
+
+  @ValidateIf((env: CommonEnv) => Boolean(env.NATS_TLS_KEY_FILE))
+  @IsExistingFile()
+  NATS_TLS_KEY_FILE?: string;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
@@ -42,6 +80,12 @@ export class CommonEnv {
   @Min(0)
   @Max(3_600_000)
   SHUTDOWN_GRACE_MS: number = 25_000;
+
+  /** Port of `GET /metrics` (Prometheus text format, issue 16); 0: none. */
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  METRICS_PORT: number = 0;
 }
 
 /** Variables of a service that owns a database. */
@@ -61,4 +105,13 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Min(0)
   @Max(65_535)
   HEALTH_PORT: number = 0;
+
+  /**
+   * Deliveries after which a JetStream consumer gives up on an event it cannot store and moves
+   * it to the DEAD_LETTERS stream (ADR 0032); the consumer's max_deliver is 3x this.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  CONSUMER_MAX_DELIVERIES: number = 5;
 }

@@ -24,4 +24,20 @@ describe('validateEnv', () => {
     expect(problems).toMatch(/LOG_LEVEL/);
     expect(problems).not.toMatch(/secret-password/);
   });
+
+  it('checks the NATS credentials at start and never echoes the seed (ADR 0035)', () => {
+    const seed = `SU${'A'.repeat(56)}`;
+    const env = validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: seed, NATS_TLS_CA_FILE: '' });
+    expect(env.NATS_NKEY_SEED).toBe(seed);
+    let caught: unknown;
+    try {
+      validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: 'SAsecret-seed', NATS_TLS_CERT_FILE: '/nonexistent/cert.pem' });
+    } catch (error) {
+      caught = error;
+    }
+    const problems = (caught as InvalidEnvironmentError).problems.join('\n');
+    expect(problems).toMatch(/NATS_NKEY_SEED/);
+    expect(problems).toMatch(/NATS_TLS_CERT_FILE must name an existing file/);
+    expect(problems).not.toMatch(/secret-seed/);
+  });
 });

@@ -3,4 +3,9 @@ export interface HealthReply {
   status: 'ok';
   /** Replica identity, so a caller can see load spread across a queue group. */
   instance: string;
+  /**
+   * This replica's JetStream consumers, by durable name (ADR 0032): events moved to
+   * DEAD_LETTERS and malformed messages terminated since it started.
+   */
+  consumers?: Record<string, { deadLettered: number; malformed: number }>;
 }

@@ -1,4 +1,5 @@
 export * from './subjects.js';
+export * from './bus-permissions.js';
 export * from './principal.js';
 export * from './health.js';
 export * from './messages/auth.messages.js';
@@ -34,3 +35,4 @@ export * from './http/intern.dto.js';
 export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
+export * from './messages/identity.messages.js';

@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export const KEY_KINDS = ['management', 'standard', 'intern'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
@@ -7,6 +8,28 @@ export const SPEND_BLOCKS = ['key_limit_reached', 'insufficient_credits'] as con
 export type SpendBlock = (typeof SPEND_BLOCKS)[number];
 
 export const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/** Largest per-key override of requests per minute, and of requests or streams in flight. */
+export const MAX_KEY_REQUESTS_PER_MINUTE = 1_000_000;
+export const MAX_KEY_CONCURRENT_REQUESTS = 100_000;
+
+/**
+ * A key's own request limits, set by a management key (ADR 0033); a member that is null or
+ * absent takes the gateway's default (KEY_RATE_LIMIT_RPM, KEY_CONCURRENCY_LIMIT).
+ */
+export class KeyRateLimits {
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_KEY_REQUESTS_PER_MINUTE)
+  requestsPerMinute?: number | null;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_KEY_CONCURRENT_REQUESTS)
+  concurrentRequests?: number | null;
+}
 
 /**
  * Who is calling, as the gateway authenticated them. Every internal request carries it;
@@ -49,4 +72,10 @@ export class Principal {
   @IsOptional()
   @IsIn(SPEND_BLOCKS)
   spendBlocked?: SpendBlock | null;
+
+  /** The key's own request limits, when it has any (ADR 0033); the gateway enforces them. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyRateLimits)
+  rateLimits?: KeyRateLimits | null;
 }

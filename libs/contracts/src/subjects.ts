@@ -29,6 +29,11 @@ export const SUBJECTS = {
     byokDelete: 'management.byok.delete',
     /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
     byokResolve: 'management.byok.resolve',
+    /** Personal identity by OIDC login (ADR 0037). */
+    identityGet: 'management.identity.get',
+    identityUnlink: 'management.identity.unlink',
+    identityOidcStart: 'management.identity.oidc.start',
+    identityOidcCallback: 'management.identity.oidc.callback',
   },
   inference: {
     health: 'inference.health',
@@ -85,6 +90,9 @@ export const JETSTREAM = {
     inferenceGenerations: 'inference-generations',
     batchUsage: 'batch-usage',
   },
+  /** Messages a consumer gave up on after its delivery limit, on `dead.<stream>.<consumer>` (ADR 0032). */
+  deadLetterStream: 'DEAD_LETTERS',
+  deadLetterSubjectPrefix: 'dead',
 } as const;
 
 /** Queue group per service: replicas of one service share its subjects. */

@@ -1,5 +1,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { JETSTREAM } from '@gw/contracts';
+import { DeadLetterPublisher } from './dead-letters.js';
+import { classifyStoreError, type StoreErrorKind } from './store-errors.js';
 import { ensureUsageStream } from './jetstream.js';
 import type { ResilientNatsConnection } from './nats-connection.js';
 
@@ -18,27 +20,68 @@ export interface BatchedConsumerOptions<T> {
   batchWaitMs: number;
   /** Unacknowledged events the server hands the consumer at once (across replicas). */
   maxAckPending: number;
+  /**
+   * Deliveries after which an event that still cannot be stored (alone) goes to DEAD_LETTERS and
+   * its message is terminated. The consumer's `max_deliver` is set above it (3x) as a backstop.
+   */
+  maxDeliveries?: number;
   /** One message's items (a message may carry several); null for a message that can never be handled (it is terminated). */
   parse(data: Uint8Array): Promise<T[] | null>;
-  /** Handles a batch atomically; a throw naks the whole batch for a later redelivery. */
+  /** Handles a batch atomically; a throw leaves the batch unstored (it is then split to find the culprit). */
   write(items: T[]): Promise<void>;
+  /** The id an item is known by in logs and dead letters (the generation id). */
+  itemId(item: T): string;
+  /** Transient (retry all, no split), permanent (this data cannot be stored) or unknown; defaults to `classifyStoreError`. */
+  classifyError?(error: unknown): StoreErrorKind;
   logger: BatchLogger;
   /** For tests: how long to wait before subscribing again after a failure. */
   retryMs?: number;
+  /** For tests: the first nak delay (doubles per delivery up to 30 s). */
+  nakDelayMs?: number;
+}
+
+export interface BatchedConsumerStats {
+  /** Events whose messages went to DEAD_LETTERS. */
+  deadLettered: number;
+  /** Messages terminated as malformed. */
+  malformed: number;
 }
 
 const ACK_WAIT_NS = 30 * 1_000_000_000;
 const MAX_NAK_DELAY_MS = 30_000;
+/** While the store is down the held batch is retried in-process; its ack wait is renewed (working) more often than 30 s. */
+const MAX_OUTAGE_RETRY_MS = 10_000;
+export const DEFAULT_MAX_DELIVERIES = 5;
+
+interface Unit<T> {
+  message: JsMsg;
+  item: T;
+}
+
+interface Failure<T> {
+  unit: Unit<T>;
+  error: unknown;
+  kind: StoreErrorKind;
+}
 
 /**
  * A durable pull consumer of the USAGE stream that hands events to `write` in batches (by
- * size or after `batchWaitMs`), one batch at a time, and acks a batch only after `write`
- * resolved. With an idempotent `write` (ON CONFLICT DO NOTHING on the generation id) every
+ * size or after `batchWaitMs`), one batch at a time, and acks a message only after its events
+ * were written. With an idempotent `write` (ON CONFLICT DO NOTHING on the generation id) every
  * event counts exactly once however often it is delivered: a replica that dies before its ack
- * leaves the events to be redelivered and skipped. Malformed events are terminated, never
- * retried forever; a failed batch is nak'ed with a backoff that grows with redeliveries.
- * One batch per database transaction is what makes this cheap: per event it was ~0.5 ms of
- * CPU in management under load (see the issue notes).
+ * leaves the events to be redelivered and skipped. One batch per database transaction is what
+ * makes this cheap: per event it was ~0.5 ms of CPU in management under load (see the issue notes).
+ *
+ * When a batch fails (ADR 0032):
+ * - a transient error (the database unreachable, a deadlock) retries the whole batch in this
+ *   process with a backoff, renewing the messages' ack wait, without consuming more; delivery
+ *   counts do not grow during an outage;
+ * - otherwise the batch is split in halves until the events that fail alone are found; the rest
+ *   are written and acked. An event that fails alone with a permanent error (PostgreSQL data or
+ *   constraint errors), or while others were written, is poison: its message is nak'ed with a
+ *   growing delay and, at delivery `maxDeliveries`, copied to DEAD_LETTERS (original bytes,
+ *   reason, consumer, delivery count), logged on one line, counted, and terminated.
+ * Malformed messages are terminated at once.
  */
 export class BatchedUsageConsumer<T> {
   private stopped = false;
@@ -47,29 +90,46 @@ export class BatchedUsageConsumer<T> {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private running?: Promise<void>;
+  private readonly counts: BatchedConsumerStats = { deadLettered: 0, malformed: 0 };
+  private readonly maxDeliveries: number;
+  private readonly deadLetters: DeadLetterPublisher;
+  private readonly classify: (error: unknown) => StoreErrorKind;
+  private wakeOutageRetry?: () => void;
 
   constructor(
     private readonly nats: ResilientNatsConnection,
     private readonly options: BatchedConsumerOptions<T>,
-  ) {}
+  ) {
+    this.maxDeliveries = Math.max(1, options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+    this.deadLetters = new DeadLetterPublisher(nats.connection);
+    this.classify = options.classifyError ?? classifyStoreError;
+  }
 
   /** Not awaited by callers: a service answers requests while JetStream is still coming up. */
   start(): void {
     this.running ??= this.run();
   }
 
-  /** Stops taking events, then writes and acks what was already received. */
+  stats(): BatchedConsumerStats {
+    return { ...this.counts };
+  }
+
+  /** Stops taking events, then writes and acks what was already received (a batch held by an outage is nak'ed). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wakeOutageRetry?.();
     await this.messages?.close();
     await this.running;
     this.flush();
     await this.writing;
+    this.deadLetters.close();
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
+        // While a batch is held by a store outage, take nothing more: it would only wait past its ack wait.
+        await this.writing;
         await this.consume();
       } catch (error) {
         if (this.stopped) return;
@@ -82,16 +142,24 @@ export class BatchedUsageConsumer<T> {
   private async consume(): Promise<void> {
     const { durableName, filterSubject, maxAckPending, batchSize } = this.options;
     const manager = await ensureUsageStream(this.nats.connection);
-    await manager.consumers.info(JETSTREAM.usageStream, durableName).catch(() =>
-      manager.consumers.add(JETSTREAM.usageStream, {
+    const maxDeliver = this.maxDeliveries * 3;
+    const existing = await manager.consumers.info(JETSTREAM.usageStream, durableName).catch(() => null);
+    if (!existing) {
+      await manager.consumers.add(JETSTREAM.usageStream, {
         durable_name: durableName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         filter_subject: filterSubject,
         max_ack_pending: maxAckPending,
         ack_wait: ACK_WAIT_NS,
-      }),
-    );
+        max_deliver: maxDeliver,
+      });
+    } else if (existing.config.max_deliver !== maxDeliver) {
+      // A consumer made before delivery limits existed (max_deliver -1: forever).
+      await manager.consumers.update(JETSTREAM.usageStream, durableName, { max_deliver: maxDeliver }).catch((error: Error) => {
+        this.options.logger.warn(`${durableName}: could not set max_deliver ${maxDeliver} (${error.message})`);
+      });
+    }
     const consumer = await jetstream(this.nats.connection).consumers.get(JETSTREAM.usageStream, durableName);
     this.messages = await consumer.consume({ max_messages: batchSize * 2 });
     if (this.stopped) await this.messages.close();
@@ -109,34 +177,130 @@ export class BatchedUsageConsumer<T> {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    this.writing = this.writing.then(() => this.write(batch));
+    this.writing = this.writing.then(() =>
+      this.write(batch).catch((error: unknown) => {
+        // Not expected (write handles its failures); the messages are redelivered after their ack wait.
+        this.options.logger.error(`${this.options.durableName}: batch abandoned: ${describe(error)}`);
+      }),
+    );
   }
 
   private async write(batch: JsMsg[]): Promise<void> {
     const { logger, durableName } = this.options;
-    const accepted: JsMsg[] = [];
-    const items: T[] = [];
+    let units: Array<Unit<T>> = [];
     for (const message of batch) {
       const parsed = await this.options.parse(message.data);
       if (parsed === null) {
         logger.error(`${durableName}: terminated a malformed usage event (stream sequence ${message.seq})`);
+        this.counts.malformed++;
         // No reason string: servers before 2.10.4 ignore `+TERM <reason>` and would redeliver.
         message.term();
         continue;
       }
-      accepted.push(message);
-      items.push(...parsed);
+      for (const item of parsed) units.push({ message, item });
     }
-    if (items.length === 0) return;
-    try {
-      await this.options.write(items);
-    } catch (error) {
-      const deliveries = Math.max(...accepted.map((message) => message.info.deliveryCount));
-      const delay = Math.min(MAX_NAK_DELAY_MS, 1000 * 2 ** Math.min(5, deliveries - 1));
-      logger.warn(`${durableName}: ${items.length} usage event(s) not handled yet (delivery ${deliveries}), retrying in ${delay} ms: ${(error as Error).message || String(error)}`);
-      for (const message of accepted) message.nak(delay);
-      return;
+    if (units.length === 0) return;
+    const allUnits = units;
+
+    let outageRetries = 0;
+    const stored = new Set<Unit<T>>();
+    for (;;) {
+      const failures = await this.writeSplitting(units, stored);
+      const somethingStored = stored.size > 0;
+      const systemic = failures.some((failure) => failure.kind === 'transient' || (failure.kind === 'unknown' && !somethingStored));
+      if (failures.length === 0 || !systemic) {
+        await this.settle(batch, allUnits, failures);
+        return;
+      }
+      // The store itself is failing (down, overloaded): nothing here is poison. Hold the batch.
+      if (this.stopped) {
+        for (const message of new Set(failures.map((failure) => failure.unit.message))) message.nak();
+        return;
+      }
+      if (outageRetries === 0) void this.messages?.close(); // consume no more until this batch is stored
+      const delay = Math.min(MAX_OUTAGE_RETRY_MS, 500 * 2 ** Math.min(5, outageRetries++));
+      logger.warn(`${durableName}: ${failures.length} usage event(s) not stored yet (${describe(failures[0]!.error)}), retrying in ${delay} ms`);
+      for (const message of new Set(units.map((unit) => unit.message))) message.working();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wakeOutageRetry = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeOutageRetry = undefined;
+      units = failures.map((failure) => failure.unit);
     }
-    for (const message of accepted) message.ack();
   }
+
+  /**
+   * Writes the units, and when that fails with anything but a transient error, each half
+   * alone, down to single events: the failures returned are the events that fail alone
+   * (or the whole set, when the error was transient). `stored` collects what was written.
+   */
+  private async writeSplitting(units: Array<Unit<T>>, stored: Set<Unit<T>>): Promise<Array<Failure<T>>> {
+    try {
+      await this.options.write(units.map((unit) => unit.item));
+      for (const unit of units) stored.add(unit);
+      return [];
+    } catch (error) {
+      const kind = this.classify(error);
+      if (units.length === 1 || kind === 'transient') return units.map((unit) => ({ unit, error, kind }));
+      const middle = Math.ceil(units.length / 2);
+      const first = await this.writeSplitting(units.slice(0, middle), stored);
+      const second = await this.writeSplitting(units.slice(middle), stored);
+      return [...first, ...second];
+    }
+  }
+
+  /** Acks the messages whose every event was stored; naks or dead-letters the others. */
+  private async settle(batch: JsMsg[], units: Array<Unit<T>>, failures: Array<Failure<T>>): Promise<void> {
+    const { logger, durableName } = this.options;
+    const failedBy = new Map<JsMsg, Array<Failure<T>>>();
+    for (const failure of failures) failedBy.set(failure.unit.message, [...(failedBy.get(failure.unit.message) ?? []), failure]);
+    const carrying = new Set(units.map((unit) => unit.message));
+    for (const message of batch) {
+      if (!carrying.has(message)) continue; // terminated as malformed
+      const failed = failedBy.get(message);
+      if (!failed) {
+        message.ack();
+        continue;
+      }
+      const deliveries = message.info.deliveryCount;
+      const ids = failed.map((failure) => this.options.itemId(failure.unit.item));
+      const reason = describe(failed[0]!.error);
+      if (deliveries < this.maxDeliveries) {
+        const delay = Math.min(MAX_NAK_DELAY_MS, (this.options.nakDelayMs ?? 1_000) * 2 ** Math.min(5, deliveries - 1));
+        logger.warn(`${durableName}: usage event(s) ${ids.join(',')} not stored (delivery ${deliveries} of ${this.maxDeliveries}), retrying in ${delay} ms: ${reason}`);
+        message.nak(delay);
+        continue;
+      }
+      try {
+        await this.deadLetters.publish({
+          stream: JETSTREAM.usageStream,
+          consumer: durableName,
+          subject: message.subject,
+          sequence: message.seq,
+          deliveries,
+          reason,
+          items: ids,
+          payload: message.data,
+        });
+      } catch (error) {
+        logger.error(`${durableName}: could not dead-letter stream sequence ${message.seq} (${describe(error)}); it will be redelivered`);
+        message.nak(MAX_NAK_DELAY_MS);
+        continue;
+      }
+      this.counts.deadLettered += failed.length;
+      logger.warn(`${durableName}: dead-lettered usage event(s) ${ids.join(',')} (stream sequence ${message.seq}, delivery ${deliveries}): ${reason}`);
+      message.term();
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  // Prisma's messages span lines (the statement, the position): the last line says what PostgreSQL said.
+  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  return (lines.at(-1) ?? 'unknown error').slice(0, 300);
 }

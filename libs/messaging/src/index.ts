@@ -17,3 +17,6 @@ export * from './rpc-liveness.js';
 export * from './lifecycle/replica-lifecycle.js';
 export * from './lifecycle/shutdown-on-signals.js';
 export * from './lifecycle/health-server.js';
+export * from './dead-letters.js';
+export * from './store-errors.js';
+export * from './large-bodies.js';

@@ -1,4 +1,5 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connectionInbox } from './nats-connection.js';
 
 /** JetStream's answer to a publish (a PubAck), or its refusal. */
 interface PubAckReply {
@@ -25,7 +26,7 @@ const encoder = new TextEncoder();
  */
 export class JetStreamPublisher {
   private readonly pending = new Map<string, PendingPublish>();
-  private readonly inboxPrefix = `${createInbox()}.`;
+  private readonly inboxPrefix: string;
   private readonly subscription: Subscription;
   private sequence = 0;
 
@@ -33,11 +34,17 @@ export class JetStreamPublisher {
     private readonly connection: NatsConnection,
     private readonly timeoutMs: number,
   ) {
+    this.inboxPrefix = `${connectionInbox(connection)}.`;
     this.subscription = connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
   }
 
   /** Resolves with the stream sequence once stored (`duplicate` when the id was seen in the window). */
   publish(subject: string, payload: string, messageId: string): Promise<{ seq: number; duplicate: boolean }> {
+    return this.publishBytes(subject, encoder.encode(payload), messageId);
+  }
+
+  /** The same with raw bytes and headers of the caller's (`Nats-Msg-Id` is set on them). */
+  publishBytes(subject: string, payload: Uint8Array, messageId: string, headers: MsgHdrs = natsHeaders()): Promise<{ seq: number; duplicate: boolean }> {
     const id = (++this.sequence).toString(36);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -46,9 +53,8 @@ export class JetStreamPublisher {
       }, this.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       try {
-        const headers = natsHeaders();
         headers.set('Nats-Msg-Id', messageId);
-        this.connection.publish(subject, encoder.encode(payload), { reply: this.inboxPrefix + id, headers });
+        this.connection.publish(subject, payload, { reply: this.inboxPrefix + id, headers });
       } catch (error) {
         this.settle(id)?.reject(error as Error);
       }

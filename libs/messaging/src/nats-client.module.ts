@@ -1,5 +1,5 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { ResilientNatsConnection } from './nats-connection.js';
+import { ResilientNatsConnection, type NatsAuth } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
 
 export interface NatsClientOptions {
@@ -9,6 +9,8 @@ export interface NatsClientOptions {
   rpcTimeoutMs: number;
   /** See RpcClientOptions.livenessTimeoutMs (ADR 0025). */
   livenessTimeoutMs?: number;
+  /** The app's credentials on the bus (ADR 0035). */
+  auth?: NatsAuth;
 }
 
 /**
@@ -28,7 +30,7 @@ export class NatsClientModule implements OnApplicationShutdown {
     return {
       module: NatsClientModule,
       providers: [
-        { provide: ResilientNatsConnection, useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name }) },
+        { provide: ResilientNatsConnection, useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name, auth: options.auth }) },
         { provide: RpcClient, inject: [ResilientNatsConnection], useFactory: (nats: ResilientNatsConnection) => new RpcClient(nats, options.rpcTimeoutMs, { livenessTimeoutMs: options.livenessTimeoutMs }) },
       ],
       exports: [ResilientNatsConnection, RpcClient],

@@ -1,8 +1,40 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, createInbox, nkeyAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { inboxPrefix, type BusUser } from '@gw/contracts';
+
+/**
+ * Who a process is on the bus (ADR 0035): its nkey seed (the server knows the public key and
+ * that user's permissions), the inbox prefix its permissions allow it to subscribe to
+ * (`inboxPrefix(user)` of `@gw/contracts`), and TLS files when the server requires TLS.
+ * Without a seed the connection is anonymous, which only a server without authorization accepts.
+ */
+export interface NatsAuth {
+  nkeySeed?: string;
+  inboxPrefix?: string;
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
+/** The options of `connect()` for `auth`. */
+export function natsAuthOptions(auth: NatsAuth | undefined): Partial<ConnectionOptions> {
+  if (!auth) return {};
+  const encoder = new TextEncoder();
+  const tls = auth.tls && (auth.tls.caFile || auth.tls.certFile) ? { tls: { ...auth.tls } } : {};
+  return {
+    ...(auth.nkeySeed ? { authenticator: nkeyAuthenticator(encoder.encode(auth.nkeySeed)) } : {}),
+    ...(auth.inboxPrefix ? { inboxPrefix: auth.inboxPrefix } : {}),
+    ...tls,
+  };
+}
+
+/** A new inbox under the connection's prefix (the only inboxes its user may subscribe to). */
+export function connectionInbox(connection: NatsConnection): string {
+  const options = (connection as unknown as { options?: ConnectionOptions }).options;
+  return createInbox(options?.inboxPrefix);
+}
 
 export interface NatsConnectOptions {
   servers: string;
   name: string;
+  auth?: NatsAuth;
 }
 
 /**
@@ -25,6 +57,7 @@ export class ResilientNatsConnection {
       reconnectTimeWait: 250,
       waitOnFirstConnect: true,
       pingInterval: 10_000,
+      ...natsAuthOptions(options.auth),
     });
     return new ResilientNatsConnection(connection);
   }
@@ -41,7 +74,32 @@ export class ResilientNatsConnection {
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.connected = false;
       if (status.type === 'reconnect') this.connected = true;
+      // A publish or subscription the user's permissions refuse (ADR 0035): a bug in the
+      // permission table or a misconfigured seed, never silent.
+      if (status.type === 'error') console.error(`NATS refused an operation: ${(status as { error?: Error }).error?.message ?? 'unknown error'}`);
     }
     this.connected = false;
   }
+}
+
+/** The variables of `CommonEnv` (`@gw/config`) that say who a process is on the bus. */
+export interface NatsAuthEnv {
+  NATS_NKEY_SEED?: string;
+  NATS_TLS_CA_FILE?: string;
+  NATS_TLS_CERT_FILE?: string;
+  NATS_TLS_KEY_FILE?: string;
+}
+
+/** `user`'s credentials from its validated environment (ADR 0035). */
+export function natsAuthFromEnv(env: NatsAuthEnv, user: BusUser): NatsAuth {
+  const tls = {
+    ...(env.NATS_TLS_CA_FILE ? { caFile: env.NATS_TLS_CA_FILE } : {}),
+    ...(env.NATS_TLS_CERT_FILE ? { certFile: env.NATS_TLS_CERT_FILE } : {}),
+    ...(env.NATS_TLS_KEY_FILE ? { keyFile: env.NATS_TLS_KEY_FILE } : {}),
+  };
+  return {
+    inboxPrefix: inboxPrefix(user),
+    ...(env.NATS_NKEY_SEED ? { nkeySeed: env.NATS_NKEY_SEED } : {}),
+    ...(Object.keys(tls).length > 0 ? { tls } : {}),
+  };
 }

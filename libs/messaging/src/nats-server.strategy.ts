@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, PublishOptions, Subscription } from '@nats-io/transport-node';
 import { GatewayError, toRpcError } from '@gw/errors';
+import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { InFlightRequests } from './rpc-liveness.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   /** How often a request still being handled tells its caller the replica is alive (ADR 0025). */
   heartbeatMs: number;
+  /** Largest reply sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
+  inlineMaxBytes?: number;
 };
 
 type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unknown }) => unknown;
@@ -23,13 +26,19 @@ type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unkn
  *   each incoming subject and catches the SyntaxError that a plain subject like
  *   `inference.chat.create` always throws (2 % of the inference service's CPU in a profile).
  *   Our subjects are plain strings (`@gw/contracts`), so only one that looks like JSON takes
- *   Nest's path.
+ *   Nest's path;
+ * - bodies over NATS's max_payload (ADR 0031): a request with `Gw-Body-Ref` is read from the
+ *   object store RPC_BODIES before Nest sees it, and a reply too large for one message is put
+ *   there and sent as a reference (in order with the packets after it).
  */
 export class PlainSubjectNatsServer extends ServerNats {
   readonly inFlight: InFlightRequests;
   private readonly log = new Logger('NatsServer');
   private readonly publishers = new WeakMap<object, Publisher>();
   private connected = false;
+  private largeBodies?: LargeBodies;
+  /** Replies of a request still on their way through the object store: its end waits for them. */
+  private readonly replyChains = new WeakMap<object, Promise<void>>();
 
   constructor(private readonly serverOptions: NatsServerOptions) {
     super(serverOptions);
@@ -58,11 +67,22 @@ export class PlainSubjectNatsServer extends ServerNats {
   }
 
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
-    if (!natsMsg.reply) return super.handleMessage(channel, natsMsg);
+    if (!natsMsg.reply) return super.handleMessage(channel, natsMsg.headers?.get(RPC_BODY_HEADER) ? await this.withStoredBody(natsMsg) : natsMsg);
     this.inFlight.attach(this.internals().natsClient!);
     return this.inFlight.track(natsMsg.reply, async (request) => {
       try {
-        return await super.handleMessage(channel, natsMsg);
+        let message = natsMsg;
+        if (natsMsg.headers?.get(RPC_BODY_HEADER)) {
+          try {
+            message = await this.withStoredBody(natsMsg);
+          } catch (error) {
+            this.log.warn(`Request body of ${channel} could not be read from the object store: ${(error as Error).message}`);
+            const err = toRpcError(new GatewayError(503, 'The request body could not be read; send it again', { errorType: 'server', metadata: { reason: 'body_lost', retryable: true } }));
+            natsMsg.respond(new TextEncoder().encode(JSON.stringify({ err, isDisposed: true })));
+            return undefined;
+          }
+        }
+        return await super.handleMessage(channel, this.withLargeReplies(message));
       } finally {
         // An event sent with a reply subject, or a failure before Nest took the request over.
         if (!request.replying) this.inFlight.done(request);
@@ -81,7 +101,11 @@ export class PlainSubjectNatsServer extends ServerNats {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
       const last = packet.isDisposed === true || (packet.err !== undefined && packet.err !== null);
       const result = publish(packet);
-      if (last) this.inFlight.done(request);
+      if (last) {
+        const pending = this.replyChains.get(request);
+        if (pending) void pending.finally(() => this.inFlight.done(request));
+        else this.inFlight.done(request);
+      }
       return result;
     };
     this.publishers.set(request, wrapped);
@@ -104,6 +128,51 @@ export class PlainSubjectNatsServer extends ServerNats {
     }
     await super.close();
     this.connected = false;
+  }
+
+  private bodies(): LargeBodies {
+    this.largeBodies ??= new LargeBodies(this.internals().natsClient!, { inlineMaxBytes: this.serverOptions.inlineMaxBytes });
+    return this.largeBodies;
+  }
+
+  /** The message as Nest would have received it had the body fitted: same subject, reply and headers, the stored bytes. */
+  private async withStoredBody(natsMsg: Msg): Promise<Msg> {
+    const data = await this.bodies().get(natsMsg.headers!.get(RPC_BODY_HEADER));
+    return Object.create(natsMsg, { data: { value: data } }) as Msg;
+  }
+
+  /**
+   * Replies too large for one message go through the object store; once one did, the packets
+   * after it queue behind it so the caller still reads them in order.
+   */
+  private withLargeReplies(natsMsg: Msg): Msg {
+    const bodies = this.bodies();
+    const request = this.inFlight.current();
+    let chain: Promise<void> | undefined;
+    const encoder = new TextEncoder();
+    const respond = (payload: Uint8Array | string = EMPTY, options?: PublishOptions): boolean => {
+      // Nest's serializer hands over a JSON string; a string fits when even 3 bytes a character would.
+      const fits = typeof payload === 'string' ? !bodies.tooLargeInline(payload.length * 3) : !bodies.tooLargeInline(payload.length);
+      if (!chain && fits) return natsMsg.respond(payload, options);
+      const data = typeof payload === 'string' ? encoder.encode(payload) : payload;
+      chain = (chain ?? Promise.resolve()).then(async () => {
+        if (!bodies.tooLargeInline(data.length)) {
+          natsMsg.respond(data, options);
+          return;
+        }
+        try {
+          const { headers } = await bodies.put(data);
+          natsMsg.respond(EMPTY, { headers });
+        } catch (error) {
+          this.log.error(`A reply of ${data.length} bytes could not be stored in the object store: ${(error as Error).message}`);
+          const err = toRpcError(new GatewayError(503, 'The reply could not be sent', { errorType: 'server', metadata: { reason: 'reply_lost', retryable: true } }));
+          natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
+        }
+      });
+      if (request) this.replyChains.set(request, chain);
+      return true;
+    };
+    return Object.create(natsMsg, { respond: { value: respond } }) as Msg;
   }
 
   /** ServerNats keeps its connection and subscriptions private; this class needs both. */

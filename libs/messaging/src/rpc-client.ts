@@ -1,8 +1,11 @@
-import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
+import { type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
-import type { ResilientNatsConnection } from './nats-connection.js';
+import { randomBytes } from 'node:crypto';
+import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.js';
+import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
+import { timedRequest } from './rpc-metrics.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
 interface NestReplyPacket {
@@ -22,6 +25,8 @@ interface Liveness {
   resendsLeft: number;
   /** The encoded request, kept for a resend (only when resends are allowed). */
   bytes: Uint8Array | undefined;
+  /** A request body over max_payload, in RPC_BODIES (ADR 0031): resends refer to it too; deleted when the call ends. */
+  bodyRef?: string;
 }
 
 interface PendingCall extends Liveness {
@@ -42,6 +47,8 @@ export interface RpcClientOptions {
    * dead (default 8 s; services beat every 2 s). 0 turns the check off.
    */
   livenessTimeoutMs?: number;
+  /** Largest request sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
+  inlineMaxBytes?: number;
 }
 
 export interface RpcCallOptions {
@@ -54,6 +61,7 @@ export interface RpcCallOptions {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * Request-reply to NestJS microservices over NATS, speaking Nest's wire format
@@ -72,6 +80,9 @@ export class RpcClient {
   private readonly subscription: Subscription;
   private readonly livenessTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout | undefined;
+  private readonly bodies: LargeBodies;
+  /** Replies of a call that wait for a body from the object store, so later packets keep their order. */
+  private readonly replyChains = new Map<string, Promise<void>>();
   private sequence = 0;
 
   constructor(
@@ -79,9 +90,10 @@ export class RpcClient {
     private readonly defaultTimeoutMs: number,
     options: RpcClientOptions = {},
   ) {
-    this.inboxPrefix = `${createInbox()}.`;
+    this.inboxPrefix = `${connectionInbox(nats.connection)}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
+    this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes });
     if (this.livenessTimeoutMs > 0) {
       // One timer for every call: a call answered within the liveness timeout costs nothing more.
       this.sweeper = setInterval(() => this.sweep(), Math.min(1_000, Math.max(50, this.livenessTimeoutMs / 4)));
@@ -92,7 +104,7 @@ export class RpcClient {
   send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
     const id = this.nextId();
-    return new Promise<T>((resolve, reject) => {
+    return timedRequest(subject, new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(call.id);
         reject(
@@ -115,8 +127,14 @@ export class RpcClient {
         bytes: resendsLeft > 0 ? encoder.encode(JSON.stringify({ pattern: subject, data })) : undefined,
       };
       this.pending.set(id, call);
-      if (!this.publish(subject, packet(subject, data, call.bytes, id), id)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
-    });
+      const bytes = packet(subject, data, call.bytes, id);
+      if (this.bodies.tooLargeInline(bytes.length)) {
+        void this.publishLarge(subject, bytes, id, call).then((sent) => {
+          if (!sent) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+          else if (!this.pending.has(id) && call.bodyRef) this.bodies.delete(call.bodyRef); // ended meanwhile
+        });
+      } else if (!this.publish(subject, bytes, id)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+    }));
   }
 
   /**
@@ -136,7 +154,10 @@ export class RpcClient {
       resendsLeft: options.resendUncommitted ?? 0,
       bytes: undefined,
     };
-    const stream = new RpcStream<T>(subject, options, () => this.streams.delete(open.id));
+    const stream = new RpcStream<T>(subject, options, () => {
+      this.streams.delete(open.id);
+      if (open.bodyRef) this.bodies.delete(open.bodyRef);
+    });
     open.stream = stream as RpcStream<unknown>;
     if (!this.nats.isConnected()) {
       stream.fail(serviceUnavailable('Message bus unavailable'));
@@ -144,7 +165,12 @@ export class RpcClient {
     }
     this.streams.set(open.id, open);
     if (open.resendsLeft > 0) open.bytes = encoder.encode(JSON.stringify({ pattern: subject, data }));
-    if (!this.publish(subject, packet(subject, data, open.bytes, open.id), open.id)) stream.fail(serviceUnavailable('Message bus unavailable'));
+    const bytes = packet(subject, data, open.bytes, open.id);
+    if (this.bodies.tooLargeInline(bytes.length)) {
+      void this.publishLarge(subject, bytes, open.id, open).then((sent) => {
+        if (!sent) stream.fail(serviceUnavailable('Message bus unavailable'));
+      });
+    } else if (!this.publish(subject, bytes, open.id)) stream.fail(serviceUnavailable('Message bus unavailable'));
     return stream;
   }
 
@@ -155,14 +181,32 @@ export class RpcClient {
     for (const open of [...this.streams.values()]) open.stream.fail(serviceUnavailable('Client closed'));
   }
 
+  /**
+   * The reply subject's last token: a counter and a random part. Services may publish into the
+   * inboxes of the users they serve (ADR 0035), so a reply subject must not be guessable from
+   * one seen before: a service that saw one of our requests cannot answer another one.
+   */
   private nextId(): string {
-    return (++this.sequence).toString(36);
+    return `${(++this.sequence).toString(36)}-${randomBytes(9).toString('base64url')}`;
   }
 
-  private publish(subject: string, bytes: Uint8Array, id: string): boolean {
+  private publish(subject: string, bytes: Uint8Array, id: string, headers?: MsgHdrs): boolean {
     try {
-      this.nats.connection.publish(subject, bytes, { reply: this.inboxPrefix + id });
+      this.nats.connection.publish(subject, bytes, { reply: this.inboxPrefix + id, headers });
       return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A request over max_payload: its body into RPC_BODIES, then the message that refers to it (ADR 0031). */
+  private async publishLarge(subject: string, bytes: Uint8Array, id: string, state: Liveness): Promise<boolean> {
+    try {
+      const { name, headers } = await this.bodies.put(bytes);
+      state.bodyRef = name;
+      state.bytes = undefined; // a resend refers to the stored body
+      state.lastHeard = Date.now();
+      return this.publish(subject, EMPTY, id, headers);
     } catch {
       return false;
     }
@@ -175,13 +219,43 @@ export class RpcClient {
       this.onProgress(id, progress);
       return;
     }
+    const ref = message.headers?.get(RPC_BODY_HEADER);
+    const chain = this.replyChains.get(id);
+    if (!ref && !chain) {
+      this.onReplyBody(id, message, message.data);
+      return;
+    }
+    // A reply over max_payload (ADR 0031): read it from the object store; later packets of the call wait for it.
+    const state: Liveness | undefined = this.pending.get(id) ?? this.streams.get(id);
+    if (state) state.lastHeard = Date.now();
+    const next = (chain ?? Promise.resolve())
+      .then(async () => {
+        let data = message.data;
+        if (ref) {
+          data = await this.bodies.get(ref);
+          this.bodies.delete(ref);
+        }
+        this.onReplyBody(id, message, data);
+      })
+      .catch(() => {
+        const error = new GatewayError(502, 'The reply of an internal request could not be read', { errorType: 'server', metadata: { reason: 'reply_lost', retryable: true } });
+        this.settle(id)?.reject(error);
+        this.streams.get(id)?.stream.fail(error);
+      })
+      .finally(() => {
+        if (this.replyChains.get(id) === next) this.replyChains.delete(id);
+      });
+    this.replyChains.set(id, next);
+  }
+
+  private onReplyBody(id: string, message: Msg, data: Uint8Array): void {
     const call = this.settle(id);
     if (!call) {
       const open = this.streams.get(id);
       // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
       if (open) {
         open.lastHeard = Date.now();
-        onStreamPacket(open.stream, message);
+        onStreamPacket(open.stream, message, data);
       }
       return;
     }
@@ -191,7 +265,7 @@ export class RpcClient {
     }
     let reply: NestReplyPacket;
     try {
-      reply = message.json<NestReplyPacket>();
+      reply = JSON.parse(decoder.decode(data)) as NestReplyPacket;
     } catch {
       call.reject(new GatewayError(500, 'Internal server error'));
       return;
@@ -237,9 +311,11 @@ export class RpcClient {
 
   /** Sends an uncommitted call again under a new id (NATS picks a live replica of the group). */
   private resend(state: Liveness, subject: string, register: (id: string) => void): boolean {
-    if (state.committed || state.resendsLeft <= 0 || !state.bytes || !this.nats.isConnected()) return false;
+    if (state.committed || state.resendsLeft <= 0 || !(state.bytes || state.bodyRef) || !this.nats.isConnected()) return false;
     const id = this.nextId();
-    if (!this.publish(subject, withId(state.bytes, id), id)) return false;
+    // A stored body is read again by the next replica; the packet's own id is not used for routing replies (the reply subject is).
+    const sent = state.bodyRef ? this.publish(subject, EMPTY, id, refHeaders(state.bodyRef)) : this.publish(subject, withId(state.bytes!, id), id);
+    if (!sent) return false;
     state.resendsLeft -= 1;
     state.lastHeard = Date.now();
     register(id);
@@ -251,18 +327,19 @@ export class RpcClient {
     if (!call) return undefined;
     this.pending.delete(id);
     clearTimeout(call.timer);
+    if (call.bodyRef) this.bodies.delete(call.bodyRef);
     return call;
   }
 }
 
-function onStreamPacket(stream: RpcStream<unknown>, message: Msg): void {
+function onStreamPacket(stream: RpcStream<unknown>, message: Msg, data: Uint8Array): void {
   if (message.headers?.hasError && message.headers.code === 503) {
     stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
     return;
   }
   let packet: NestReplyPacket;
   try {
-    packet = message.json<NestReplyPacket>();
+    packet = JSON.parse(decoder.decode(data)) as NestReplyPacket;
   } catch {
     stream.fail(new GatewayError(500, 'Internal server error'));
     return;

@@ -7,7 +7,24 @@ export interface RpcStreamOptions {
   idleTimeoutMs: number;
   /** Packets held for a consumer slower than the service before the stream is failed (default 10,000). */
   maxBufferedPackets?: number;
+  /** Bytes held for a slower consumer before the stream is failed (packets measured by `sizeOf`); no bound by default. */
+  maxBufferedBytes?: number;
+  /** A bound shared by every stream of the process: bytes are taken from it while held, given back when read or dropped. */
+  budget?: BufferBudget;
+  /** Bytes of one packet (default: UTF-8 length of a string, else 0). */
+  sizeOf?: (packet: unknown) => number;
+  /** Told at once when the stream fails for a consumer that fell behind (to cancel the producer without waiting for the reader). */
+  onSlowConsumer?: () => void;
 }
+
+/** Bytes all buffered streams of a process may hold together. */
+export interface BufferBudget {
+  /** Takes `bytes` if they fit, else takes nothing and answers false. */
+  tryTake(bytes: number): boolean;
+  give(bytes: number): void;
+}
+
+const defaultSizeOf = (packet: unknown): number => (typeof packet === 'string' ? Buffer.byteLength(packet) : 0);
 
 const DEFAULT_MAX_BUFFERED_PACKETS = 10_000;
 
@@ -24,9 +41,13 @@ interface Waiter<T> {
  * than the service (NATS core has no flow control; a chat stream is small), up to a bound: a
  * consumer that falls further behind (an HTTP client that stopped reading) fails the stream
  * with `reason: slow_consumer`, so one stuck client cannot grow the gateway's memory without end.
+ * The bound is in packets and, when set, in bytes, per stream and across the process (`budget`).
  */
 export class RpcStream<T> implements AsyncIterableIterator<T> {
   private readonly buffered: T[] = [];
+  /** Bytes of each buffered packet, in the same order (only when a byte bound or budget is set). */
+  private readonly bufferedSizes: number[] = [];
+  private bufferedBytes = 0;
   private finished = false;
   private failure: GatewayError | undefined;
   private waiter: Waiter<T> | undefined;
@@ -60,17 +81,52 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
       const { resolve } = this.waiter;
       this.waiter = undefined;
       resolve({ value, done: false });
-    } else if (this.buffered.length >= (this.options.maxBufferedPackets ?? DEFAULT_MAX_BUFFERED_PACKETS)) {
-      this.buffered.length = 0;
+    } else if (this.buffered.length >= (this.options.maxBufferedPackets ?? DEFAULT_MAX_BUFFERED_PACKETS) || !this.hold(value)) {
+      this.dropBuffered();
       this.fail(
         new GatewayError(503, 'The client read the stream too slowly; it was ended', {
           errorType: 'server',
           metadata: { reason: 'slow_consumer', retryable: true },
         }),
       );
+      this.options.onSlowConsumer?.();
     } else {
       this.buffered.push(value);
     }
+  }
+
+  /** Bytes this stream holds for its consumer now. */
+  get heldBytes(): number {
+    return this.bufferedBytes;
+  }
+
+  /** Accounts for one more buffered packet against the stream's bound and the shared budget. */
+  private hold(value: T): boolean {
+    const { maxBufferedBytes, budget } = this.options;
+    if (maxBufferedBytes === undefined && budget === undefined) return true;
+    const size = (this.options.sizeOf ?? defaultSizeOf)(value);
+    if (maxBufferedBytes !== undefined && this.bufferedBytes + size > maxBufferedBytes) return false;
+    if (budget && !budget.tryTake(size)) return false;
+    this.bufferedBytes += size;
+    this.bufferedSizes.push(size);
+    return true;
+  }
+
+  private shiftBuffered(): T {
+    const value = this.buffered.shift()!;
+    const size = this.bufferedSizes.shift();
+    if (size !== undefined) {
+      this.bufferedBytes -= size;
+      this.options.budget?.give(size);
+    }
+    return value;
+  }
+
+  private dropBuffered(): void {
+    this.buffered.length = 0;
+    this.bufferedSizes.length = 0;
+    if (this.bufferedBytes > 0) this.options.budget?.give(this.bufferedBytes);
+    this.bufferedBytes = 0;
   }
 
   end(): void {
@@ -82,7 +138,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.buffered.length > 0) return Promise.resolve({ value: this.buffered.shift()!, done: false });
+    if (this.buffered.length > 0) return Promise.resolve({ value: this.shiftBuffered(), done: false });
     if (this.failure) return Promise.reject(this.failure);
     if (this.finished) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
@@ -92,7 +148,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
 
   /** The consumer stopped reading (`break`, or it failed): later packets are dropped. */
   return(): Promise<IteratorResult<T>> {
-    this.buffered.length = 0;
+    this.dropBuffered();
     this.finish(undefined);
     return Promise.resolve({ value: undefined, done: true });
   }

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { closeMetricsServer, initServiceMetrics, startMetricsServer } from '@gw/metrics';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import { closeHealthServer, startHealthServer } from './lifecycle/health-server.js';
 import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
 import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
+import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
@@ -16,6 +18,8 @@ export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
+  /** The service's credentials on the bus (ADR 0035); none: anonymous. */
+  natsAuth?: NatsAuth;
   /** Heartbeat on the reply subject of each request in progress (ADR 0025); default 2 s. */
   heartbeatMs?: number;
   /** How long a shutdown waits for the requests and streams in flight (ADR 0026); default 25 s. */
@@ -23,8 +27,12 @@ export interface ServiceBootstrapOptions {
   /** Port of the HTTP probes (`/health`, `/health/ready`); 0 or unset: none. */
   healthPort?: number;
   healthHost?: string;
+  /** Port of `GET /metrics` (Prometheus, libs/metrics); 0 or unset: none. */
+  metricsPort?: number;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
+  /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
+  inlineMaxBytes?: number;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -62,7 +70,10 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     waitOnFirstConnect: true,
     gracePeriod: graceMs,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    ...natsAuthOptions(options.natsAuth),
+    inlineMaxBytes: options.inlineMaxBytes,
   });
+  initServiceMetrics(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
@@ -75,12 +86,14 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
   if (options.healthPort) {
     health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', lifecycle, () => strategy.isConnected());
   }
+  const metrics = options.metricsPort ? await startMetricsServer(options.metricsPort, options.healthHost ?? '0.0.0.0') : undefined;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       lifecycle.startDraining();
       await app.close();
       if (health) await closeHealthServer(health);
+      if (metrics) await closeMetricsServer(metrics);
     })();
     return stopping;
   };

@@ -28,6 +28,8 @@ export async function validateDto<T extends object>(schema: new () => T, value: 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw GatewayError.badRequest('Expected a JSON object');
   }
+  const inherited = inheritedNameAsKey(value, unknown === 'reject');
+  if (inherited) throw GatewayError.badRequest(inherited, { param: inherited.split(':')[0] });
   const instance = plainToInstance(schema, value);
   const errors = await validate(instance, {
     whitelist: unknown !== 'keep',
@@ -37,4 +39,31 @@ export async function validateDto<T extends object>(schema: new () => T, value: 
   });
   if (errors.length > 0) throw validationErrorToGatewayError(errors);
   return instance;
+}
+
+/**
+ * Names every plain object inherits (`hasOwnProperty`, `toString`, `valueOf`, `constructor`,
+ * `__proto__`, ...). class-validator's whitelist looks property names up in a plain object, so
+ * it takes these for declared properties and lets them through (then `toString: 1` breaks
+ * whatever calls it); they are refused here like any unknown field (issue 9 item 8).
+ */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * The first own property named like an inherited member, as `path: property <name> should not
+ * exist`: at any depth when unknown properties are refused, at the top level otherwise (a
+ * body passed on to providers may hold a JSON schema with a property called `constructor`).
+ */
+function inheritedNameAsKey(value: object, deep: boolean): string | undefined {
+  const stack: Array<{ node: unknown; path: string }> = [{ node: value, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = Array.isArray(node) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (!Array.isArray(node) && INHERITED_NAMES.has(key)) return `${childPath}: property ${key} should not exist`;
+      if (deep) stack.push({ node: child, path: childPath });
+    }
+  }
+  return undefined;
 }

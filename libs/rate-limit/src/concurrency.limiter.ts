@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Semaphore } from 'redis-semaphore';
 import type { LimiterStore } from './limiter-store.js';
+import { refusals } from './limiter-metrics.js';
 
 export interface ConcurrencyOptions {
   /** Names the semaphore family in Redis and in outage logs, e.g. `key-concurrency`. */
@@ -41,7 +42,10 @@ export class ConcurrencyLimiter {
       this.logger.warn({ limiter: this.options.name, err: error.message }, 'A concurrency lease expired while held'),
     );
     try {
-      if (!(await semaphore.tryAcquire())) return { allowed: false, limit, retryAfterSeconds: 1, degraded: false };
+      if (!(await semaphore.tryAcquire())) {
+        refusals.inc({ limiter: this.options.name });
+        return { allowed: false, limit, retryAfterSeconds: 1, degraded: false };
+      }
     } catch (error) {
       this.store.reportUnavailable(this.options.name, error);
       return { allowed: true, limit, lease: NO_LEASE, degraded: true };

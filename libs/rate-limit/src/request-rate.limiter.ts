@@ -1,5 +1,6 @@
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimiterStore } from './limiter-store.js';
+import { refusals } from './limiter-metrics.js';
 
 export interface RequestRateOptions {
   /** Names the counter family in Redis and in outage logs, e.g. `key-rpm`. */
@@ -40,7 +41,10 @@ export class RequestRateLimiter {
     try {
       return this.decision(limit, await limiter.consume(key, points), true);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return this.decision(limit, rejection, false);
+      if (rejection instanceof RateLimiterRes) {
+        refusals.inc({ limiter: this.options.name });
+        return this.decision(limit, rejection, false);
+      }
       this.store.reportUnavailable(this.options.name, rejection);
       return { allowed: true, limit, remaining: limit, resetAt: Date.now() + this.options.durationSeconds * 1000, retryAfterSeconds: 0, degraded: true };
     }

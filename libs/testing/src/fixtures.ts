@@ -1,4 +1,4 @@
-import type { Principal } from '@gw/contracts';
+import { inboxPrefix, type BusUser, type Principal } from '@gw/contracts';
 
 /** A well-formed standard-key principal for tests that stand in for management. */
 export function principalFixture(keyHash: string, overrides: Partial<Principal> = {}): Principal {
@@ -18,3 +18,12 @@ export function principalFixture(keyHash: string, overrides: Partial<Principal> 
  * environment requires one). Never used outside tests.
  */
 export const TEST_BYOK_KEKS = `test-v1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+/**
+ * A test that plays one service on an authenticated bus (ADR 0035) connects with that
+ * service's seed and inbox: `ResilientNatsConnection.open({..., auth: busAuth(stack.natsSeeds, 'inference')})`
+ * or `connect({..., ...natsAuthOptions(busAuth(...))})` (`@gw/messaging`).
+ */
+export function busAuth(seeds: Record<BusUser, string>, user: BusUser): { nkeySeed: string; inboxPrefix: string } {
+  return { nkeySeed: seeds[user], inboxPrefix: inboxPrefix(user) };
+}

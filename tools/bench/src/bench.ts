@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
+import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
 import type { NamedProcess } from './cpu.ts';
@@ -19,9 +21,30 @@ const MESSAGES = [{ role: 'user', content: 'Say hello' }];
 /** The same request as a Responses-API body (translated to the same upstream chat completion). */
 const RESPONSES_BODY = { model: GATEWAY_MODEL, input: 'Say hello' };
 
+/** What a daemon request's body would be; the bench signs its digest (spec §2.5). */
+const SIGNED_BODY_SHA256 = createHash('sha256').update('{"command":"status"}').digest('hex');
+/** Signatures per second through the gateway the project aims at (issue 14). */
+const SIGN_GOAL_PER_SECOND = 5_000;
+
 const step = (text: string) => console.log(`==> ${text}`);
 
-function targets(stack: IsolatedStack, processes: NamedProcess[]): Target[] {
+/**
+ * The signer: the seeded key's user linked through the real OIDC login at the run's local
+ * provider (tools/oidc-provider), and an intern of the seeded workspace to sign for.
+ */
+async function prepareSigning(stack: IsolatedStack): Promise<string> {
+  await linkIdentity({ baseUrl: stack.baseUrl, apiKey: stack.apiKey, login: 'demo', password: 'demo-password' });
+  const response = await fetch(`${stack.baseUrl}/interns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.apiKey}` },
+    body: JSON.stringify({ name: 'bench-intern' }),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`creating the bench intern answered ${response.status}: ${text}`);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+function targets(stack: IsolatedStack, processes: NamedProcess[], internId: string): Target[] {
   const json = { 'content-type': 'application/json' };
   const simulator = processes.filter((entry) => entry.name === 'provider-simulator');
   return [
@@ -48,6 +71,15 @@ function targets(stack: IsolatedStack, processes: NamedProcess[]): Target[] {
       headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
       body: JSON.stringify(RESPONSES_BODY),
       processes,
+    },
+    {
+      name: 'sign',
+      label: 'gateway daemon sign',
+      url: `${stack.baseUrl}/interns/${internId}/daemon/sign`,
+      headers: { ...json, authorization: `Bearer ${stack.apiKey}` },
+      body: JSON.stringify({ bodySha256: SIGNED_BODY_SHA256 }),
+      // No upstream: the simulator is idle on this path.
+      processes: processes.filter((entry) => entry.name !== 'provider-simulator'),
     },
   ];
 }
@@ -171,10 +203,13 @@ async function main(): Promise<number> {
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     const stack = await isolated.start(controller.signal);
-    const [direct, gateway, responses] = targets(stack, isolated.processes());
+    step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
+    const internId = await prepareSigning(stack);
+    const [direct, gateway, responses, sign] = targets(stack, isolated.processes(), internId);
     await probe(direct!);
     await probe(gateway!);
     await probe(responses!);
+    await probe(sign!);
     let portkeySkipped: string | undefined = options.portkey ? undefined : 'skipped with --no-portkey';
     let portkey: Target | undefined;
     if (options.portkey) {
@@ -191,7 +226,7 @@ async function main(): Promise<number> {
     }
 
     // Alternating rounds, so a slow spell of this shared machine hits every path alike.
-    const measured = [direct!, gateway!, responses!, ...(portkey ? [portkey] : [])];
+    const measured = [direct!, gateway!, responses!, sign!, ...(portkey ? [portkey] : [])];
     const rounds: Record<string, TargetResult[]> = Object.fromEntries(measured.map((target) => [target.name, []]));
     for (let index = 1; index <= options.rounds; index += 1) {
       step(`round ${index} of ${options.rounds}`);
@@ -201,6 +236,7 @@ async function main(): Promise<number> {
     const gatewayResult = medianResult(rounds.gateway!);
     const portkeyResult = rounds.portkey ? medianResult(rounds.portkey) : undefined;
     const responsesResult = medianResult(rounds.responses!);
+    const signResult = medianResult(rounds.sign!);
 
     const problems = Object.values(rounds).flat().flatMap(problemsOfTarget);
     const result: BenchResult = {
@@ -209,7 +245,7 @@ async function main(): Promise<number> {
       problems,
       machine,
       options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
-      targets: { direct: directResult, gateway: gatewayResult, responses: responsesResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
+      targets: { direct: directResult, gateway: gatewayResult, responses: responsesResult, sign: signResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
       rounds: rounds as BenchResult['rounds'],
       comparison: {
         ...compare(directResult, gatewayResult),
@@ -236,6 +272,12 @@ async function main(): Promise<number> {
     console.log(
       `/v1/responses: ${responsesResult.throughput.requestsPerSecond.toFixed(1)} req/s (${(versusChatCompletions.throughputRatio * 100).toFixed(1)}% of chat completions), ` +
         `${versusChatCompletions.addedMeanLatencyMs >= 0 ? '+' : ''}${versusChatCompletions.addedMeanLatencyMs.toFixed(3)} ms mean over chat completions at 1 connection.`,
+    );
+    const signatures = signResult.throughput.requestsPerSecond;
+    console.log(
+      `Daemon signatures through the gateway: ${signatures.toFixed(1)}/s at ${options.connections} connections ` +
+        `(goal ≥ ${SIGN_GOAL_PER_SECOND.toLocaleString('en')}/s: ${signatures >= SIGN_GOAL_PER_SECOND ? 'met' : 'not met'}), ` +
+        `${signResult.latency.latencyMs.mean.toFixed(3)} ms mean at 1 connection, CPU ${signResult.throughput.cpuMicrosPerRequest.total} µs per signature.`,
     );
     if (result.comparison.portkey) {
       console.log(

@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { CpuMeter, type NamedProcess } from './cpu.ts';
 
 export interface Target {
-  name: 'direct' | 'gateway' | 'responses' | 'portkey';
+  name: 'direct' | 'gateway' | 'responses' | 'sign' | 'portkey';
   label: string;
   url: string;
   headers: Record<string, string>;
@@ -110,8 +110,8 @@ export async function probe(target: Target): Promise<void> {
   const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
-  // A chat completion, or a Responses-API response object (`output_text`).
-  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }>; output_text?: string };
-  const answer = body.choices?.[0]?.message?.content ?? body.output_text;
+  // A chat completion, a Responses-API response object (`output_text`), or daemon signature headers.
+  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }>; output_text?: string; 'x-ori-invoke-signature'?: string };
+  const answer = body.choices?.[0]?.message?.content ?? body.output_text ?? body['x-ori-invoke-signature'];
   if (typeof answer !== 'string' || answer.length === 0) throw new Error(`${target.label} answered 200 without an answer: ${text.slice(0, 500)}`);
 }

@@ -34,9 +34,9 @@ export interface BenchResult {
   machine: MachineInfo;
   options: BenchOptions & { logLevel: string; model: { direct: string; gateway: string } };
   /** Medians over the rounds. `portkey` is absent when it was skipped or could not be installed. */
-  targets: { direct: TargetResult; gateway: TargetResult; responses: TargetResult; portkey?: TargetResult };
+  targets: { direct: TargetResult; gateway: TargetResult; responses: TargetResult; sign: TargetResult; portkey?: TargetResult };
   /** Every round, in order. */
-  rounds: { direct: TargetResult[]; gateway: TargetResult[]; responses: TargetResult[]; portkey?: TargetResult[] };
+  rounds: { direct: TargetResult[]; gateway: TargetResult[]; responses: TargetResult[]; sign: TargetResult[]; portkey?: TargetResult[] };
   comparison: Comparison & {
     /** `/v1/responses` against direct, and against `/v1/chat/completions` (what the Responses front door adds). */
     responses: Comparison & { versusChatCompletions: Comparison };
@@ -109,13 +109,13 @@ export function writeResult(root: string, result: BenchResult): string {
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 export function formatTable(result: BenchResult): string {
-  const { direct, gateway, responses, portkey } = result.targets;
+  const { direct, gateway, responses, sign, portkey } = result.targets;
   const { connections } = result.options;
-  const columns = portkey ? [direct, gateway, responses, portkey] : [direct, gateway, responses];
+  const columns = portkey ? [direct, gateway, responses, sign, portkey] : [direct, gateway, responses, sign];
   const cells = (value: (target: TargetResult) => string) => columns.map(value);
   const vsPortkey = result.comparison.portkey;
   const rows: string[][] = [
-    ['', 'simulator direct', 'through gateway', 'gateway /v1/responses', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
+    ['', 'simulator direct', 'through gateway', 'gateway /v1/responses', 'gateway daemon sign', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
     [
       `requests/s, ${connections} connections`,
       ...cells((target) => fixed(target.throughput.requestsPerSecond, 1)),

@@ -98,15 +98,16 @@ describe('inference-gateway chart', () => {
       }
     });
 
-    it('lets only the api-gateway accept connections, and every service reach NATS', () => {
+    it('lets only the api-gateway accept connections (and Prometheus reach /metrics), and every service reach NATS', () => {
       const manifests = render(valueSet);
-      const policies = ofKind<Selecting & { spec: { ingress?: unknown[]; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
+      const policies = ofKind<Selecting & { spec: { ingress?: Array<{ ports?: Array<{ port: string }> }>; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
       for (const service of SERVICES) {
         const labels = deployment(manifests, service).spec.template.metadata.labels;
         const own = policies.filter((p) => selects(p.spec.podSelector?.matchLabels, labels));
         expect(own, service).toHaveLength(1);
         const policy = own[0]!;
-        expect(policy.spec.ingress?.length ?? 0, service).toBe(service === 'api-gateway' ? 1 : 0);
+        const ingressPorts = (policy.spec.ingress ?? []).flatMap((rule) => rule.ports?.map((p) => p.port) ?? []);
+        expect(ingressPorts, service).toEqual(service === 'api-gateway' ? ['http', 'metrics'] : ['metrics']);
         const egressPorts = (policy.spec.egress ?? []).flatMap((rule) => rule.ports?.map((p) => p.port) ?? []);
         expect(egressPorts, service).toContain(4222);
         expect(egressPorts.includes(5432), service).toBe(DATABASE_SERVICES.includes(service));
@@ -160,8 +161,78 @@ describe('inference-gateway chart', () => {
     const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-inference'));
     expect(Buffer.from(inferenceSecret?.data['OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('sk-test-openai-provider-secret');
     const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-management'));
-    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL']);
+    expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
   });
+
+  it('gives management the OIDC issuer, client id and redirect URL, the client secret only from a Secret, and egress to the issuer', () => {
+    const envOf = (set: string) => deployment(render(set), 'management').spec.template.spec.containers[0]?.env ?? [];
+    const scaled = envOf('scaled');
+    expect(scaled.find((e) => e.name === 'OIDC_ISSUER_URL')?.value).toBe('https://accounts.example.com');
+    expect(scaled.find((e) => e.name === 'OIDC_CLIENT_ID')?.value).toBe('inference-gateway');
+    // No redirect URL given: the Ingress host's callback.
+    expect(scaled.find((e) => e.name === 'OIDC_REDIRECT_URL')?.value).toBe('https://gateway.example.com/v1/identity/oidc/callback');
+    // The secret arrives through envFrom (management's Secret), never as a plain value.
+    expect(scaled.find((e) => e.name === 'OIDC_CLIENT_SECRET')).toBeUndefined();
+    const existing = envOf('existing secrets');
+    expect(existing.find((e) => e.name === 'OIDC_CLIENT_SECRET')?.valueFrom).toEqual({ secretKeyRef: { name: 'gw-oidc', key: 'client-secret' } });
+    expect(existing.find((e) => e.name === 'OIDC_REDIRECT_URL')?.value).toBe('https://llm.example.com/v1/identity/oidc/callback');
+    // Not configured by default: no OIDC variables, no egress beyond DNS, NATS and PostgreSQL.
+    expect(envOf('defaults').filter((e) => e.name.startsWith('OIDC_'))).toEqual([]);
+    const egressPorts = (set: string) =>
+      JSON.stringify(ofKind<{ spec: { egress: unknown[] } }>(render(set), 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-management'))?.spec.egress);
+    expect(egressPorts('scaled')).toContain('"port":443');
+    expect(egressPorts('defaults')).not.toContain('"port":443');
+  });
+
+  it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table (ADR 0035)', async () => {
+    const manifests = render('scaled');
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { publicKeys: Record<string, string> } } & Record<string, { secretEnv?: Record<string, string> }>;
+    const keyOf: Record<string, string> = { 'api-gateway': 'apiGateway', management: 'management', inference: 'inference', batch: 'batch', 'intern-signing': 'internSigning' };
+    const secrets = ofKind<{ data: Record<string, string> }>(manifests, 'Secret');
+    const seeds = new Set<string>();
+    for (const service of SERVICES) {
+      const secret = secrets.find((s) => s.metadata.name === `gw-inference-gateway-${service}`);
+      const seed = Buffer.from(secret?.data['NATS_NKEY_SEED'] ?? '', 'base64').toString();
+      expect(seed, service).toMatch(/^SU[A-Z2-7]{56}$/);
+      seeds.add(seed);
+      expect(deployment(manifests, service).spec.template.spec.containers[0]?.envFrom?.[0]?.secretRef?.name, service).toBe(secret?.metadata.name);
+    }
+    expect(seeds.size).toBe(SERVICES.length);
+
+    const config = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name === 'gw-inference-gateway-nats-authorization');
+    const text = config?.data['authorization.conf'] ?? '';
+    expect(text).toMatch(/^authorization: \{/);
+    for (const seed of seeds) expect(text.includes(seed)).toBe(false);
+    const users = (JSON.parse(text.replace(/^authorization: /, '')) as { users: Array<{ nkey: string; permissions: unknown }> }).users;
+    const { BUS_USERS, busPermissions } = await import('@gw/contracts/bus-permissions');
+    const byKey = (list: Array<{ nkey: string }>) => [...list].sort((x, y) => x.nkey.localeCompare(y.nkey));
+    expect(byKey(users)).toEqual(byKey(BUS_USERS.map((user) => ({ nkey: values.natsAuth.publicKeys[keyOf[user]!]!, permissions: busPermissions(user) }))));
+    // The chart's copy of the table is the code's (regenerate: node tools/stack/src/nats-config.ts permissions).
+    const file = JSON.parse(readFileSync(join(CHART_DIR, 'files/nats-permissions.json'), 'utf8')) as Record<string, unknown>;
+    expect(file).toEqual(Object.fromEntries(BUS_USERS.map((user) => [user, busPermissions(user)])));
+    // No public keys, no authorization block (the default values).
+    expect(ofKind(render('defaults'), 'ConfigMap').some((c) => c.metadata.name.endsWith('-nats-authorization'))).toBe(false);
+  });
+
+  it('mounts the NATS TLS Secret into every service and points NATS_TLS_* at it', () => {
+    const manifests = render('scaled');
+    for (const service of SERVICES) {
+      const pod = deployment(manifests, service).spec.template.spec as PodSpec & { volumes?: Array<{ name: string; secret?: { secretName: string } }> };
+      const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+      expect(env['NATS_URL'], service).toMatch(/^tls:\/\//);
+      expect(env['NATS_TLS_CA_FILE'], service).toBe('/etc/inference-gateway/nats-tls/ca.crt');
+      expect(env['NATS_TLS_CERT_FILE'], service).toBe('/etc/inference-gateway/nats-tls/tls.crt');
+      expect(env['NATS_TLS_KEY_FILE'], service).toBe('/etc/inference-gateway/nats-tls/tls.key');
+      expect(pod.volumes?.find((v) => v.name === 'nats-tls')?.secret?.secretName, service).toBe('gw-nats-client-tls');
+    }
+    const plain = deployment(render('defaults'), 'inference').spec.template.spec.containers[0]?.env ?? [];
+    expect(plain.some((e) => e.name.startsWith('NATS_TLS_'))).toBe(false);
+  });
+
+  it('refuses a seed where a public key belongs, and a partial set of public keys', () => {
+    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=SUAOAZXAH3K6DZKSF7UO2ZWLUUJPDNOVEPPLB4R7PGTKCKS5VEAKRMXY5U'] })).toThrow(/never its seed/);
+    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=UDH7PSCRT7MNWITRDFTXSV5LAYTIU2EUAIV2HL3QKTQ6FKOMSKSRQTNK'] })).toThrow(/missing: .*management/);
+  }, 60_000);
 
   it('mounts the repository model catalog as a ConfigMap into inference', () => {
     const manifests = render('defaults');
@@ -169,6 +240,17 @@ describe('inference-gateway chart', () => {
     expect(catalog?.data['models.json']).toBe(readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'), 'utf8').trimEnd());
     const env = deployment(manifests, 'inference').spec.template.spec.containers[0]?.env ?? [];
     expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
+  });
+
+  it('serves /metrics on its own port in every pod, announced for Prometheus', () => {
+    const manifests = render('defaults');
+    for (const service of SERVICES) {
+      const pod = deployment(manifests, service).spec.template;
+      const container = pod.spec.containers[0]!;
+      expect(container.env?.find((e) => e.name === 'METRICS_PORT')?.value, service).toBe('9464');
+      expect((container as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toContainEqual(expect.objectContaining({ name: 'metrics', containerPort: 9464 }));
+      expect((pod.metadata as { annotations?: Record<string, string> }).annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464' });
+    }
   });
 
   it('uses existing Secrets by name and renders none of its own for them', () => {

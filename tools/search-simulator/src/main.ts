@@ -1,6 +1,6 @@
 import { startSearchSimulator } from './index.ts';
 
-const port = Number(process.env.SEARCH_SIMULATOR_PORT ?? 8791);
+const port = Number(process.env.SEARCH_SIMULATOR_PORT ?? 8792);
 const host = process.env.SEARCH_SIMULATOR_HOST ?? '127.0.0.1';
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`search-simulator: invalid SEARCH_SIMULATOR_PORT ${String(process.env.SEARCH_SIMULATOR_PORT)}`);

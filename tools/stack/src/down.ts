@@ -1,7 +1,7 @@
 import { isAlive, stopProcessesGracefully } from './stack.ts';
 import { readPidsFile, removePidsFile } from './state.ts';
 
-/** `npm run down`: stops what `npm run up` started (not PostgreSQL or NATS, which it found). */
+/** `npm run down`: stops what `npm run up` started, its own nats-server included (not PostgreSQL or Redis, which it found). */
 const pids = readPidsFile();
 if (!pids) {
   console.log('Nothing to stop: no stack was started from this folder.');

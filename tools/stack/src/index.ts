@@ -3,3 +3,4 @@ export * from './infra.ts';
 export * from './stack.ts';
 export * from './isolation.ts';
 export * from './isolated-run.ts';
+export * from './nats-auth.ts';

@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
 import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
+import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
-import { seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
+import { METRICS_PROCESSES, seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
 
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
+
+/** STREAM_STALL_TIMEOUT_MS of an e2e stack: how long a stream whose client reads nothing is kept. */
+export const E2E_STREAM_STALL_TIMEOUT_MS = 2_000;
 
 /*
  * A whole stack of the run's own (end-to-end tests, the bench): its own databases, a private
@@ -21,13 +25,19 @@ export interface IsolatedStack {
   baseUrls: string[];
   simulatorUrl: string;
   searchSimulatorUrl: string;
+  /** The run's local OIDC provider (tools/oidc-provider), which management links identities with. */
+  oidcIssuer: string;
   apiKey: string;
   managementKey: string;
   workspaceId: string;
   logDir: string;
   natsUrl: string;
+  /** Each service's nkey seed: the bus requires them (ADR 0035); a test plays a service with its seed. */
+  natsSeeds: BusSeeds;
   managementDatabaseUrl: string;
   inferenceDatabaseUrl: string;
+  /** `GET /metrics` of each process by name (`api-gateway`, `inference`, ...); empty with replicas. */
+  metricsUrls: Record<string, string>;
 }
 
 /**
@@ -70,7 +80,10 @@ export class IsolatedStackRun {
     this.databasesCreated = true;
     await createTestDatabases(this.prefix);
     signal.throwIfAborted();
-    this.nats = await PrivateNatsServer.start();
+    // The run's bus is configured as production's: every service with its own nkey and the
+    // permissions of the table in @gw/contracts, anonymous clients refused (ADR 0035).
+    const natsSeeds = await generateBusSeeds();
+    this.nats = await PrivateNatsServer.start({ seeds: natsSeeds });
     signal.throwIfAborted();
     const keys = seedKeys(testDatabaseUrl(this.prefix, 'management'));
     signal.throwIfAborted();
@@ -86,6 +99,7 @@ export class IsolatedStackRun {
     const starting = startStack({
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
+      natsSeeds,
       redisUrl: REDIS_URL,
       redisKeyPrefix: `${this.prefix}:`,
       postgresUrl: POSTGRES_URL,
@@ -93,6 +107,8 @@ export class IsolatedStackRun {
       gatewayPort: await freePort(),
       simulatorPort,
       searchSimulatorPort: await freePort(),
+      oidcPort: await freePort(),
+      oidcClientSecret: randomBytes(24).toString('base64url'),
       // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
       // call it, a workspace's BYOK key can (tests of BYOK-only providers, offline).
       // Intern turns: a small window the e2e tests can exhaust, none the bench would hit.
@@ -100,11 +116,18 @@ export class IsolatedStackRun {
         OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
         OPENAI_API_KEY: '',
         SIGN_RATE_LIMIT: this.kind === 'e2e' ? String(E2E_SIGN_RATE_LIMIT) : '10000000',
+        // Per-key limits (ADR 0033): the suite and the bench share a few keys far past the
+        // defaults; the e2e tests of the limits give their own keys small overrides.
+        KEY_RATE_LIMIT_RPM: '10000000',
+        KEY_CONCURRENCY_LIMIT: '1000000',
+        // A client that reads nothing is cut after this long (the e2e test of stalled readers).
+        ...(this.kind === 'e2e' ? { STREAM_STALL_TIMEOUT_MS: String(E2E_STREAM_STALL_TIMEOUT_MS) } : {}),
         ...options.env,
       },
       replicas,
+      metricsPorts: replicas ? undefined : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
       detached: false,
-      logLevel: 'warn',
+      logLevel: 'info',
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
       daemonSigningKeys: this.daemonSigningKeys,
@@ -115,13 +138,16 @@ export class IsolatedStackRun {
       baseUrls: this.stack.baseUrls,
       simulatorUrl: this.stack.simulatorUrl,
       searchSimulatorUrl: this.stack.searchSimulatorUrl,
+      oidcIssuer: this.stack.oidcIssuer,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,
       workspaceId: keys.workspaceId,
       logDir: this.logDir,
       natsUrl: this.nats.url,
+      natsSeeds,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
       inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
+      metricsUrls: this.stack.metricsUrls,
     };
   }
 

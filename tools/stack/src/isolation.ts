@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_SERVICES, dropDatabase, ensureDatabase, migrate, migrationsPath, withDatabase } from '@gw/db-tools';
 import { natsServerBinary } from './infra.ts';
+import { authenticatedNatsConfig, type BusSeeds } from './nats-auth.ts';
 import { freePort, isPortOpen, waitFor } from './ports.ts';
 import type { DatabaseNames } from './stack.ts';
 
@@ -45,27 +46,52 @@ export async function dropTestDatabases(prefix: string): Promise<void> {
   for (const service of DATABASE_SERVICES) await dropDatabase(testDatabaseUrl(prefix, service.name));
 }
 
+export interface PrivateNatsServerOptions {
+  /**
+   * Authorization (ADR 0035): each service's user with its nkey and the permissions of
+   * `@gw/contracts`'s table; clients without credentials are refused. Unset: no authorization.
+   */
+  seeds?: BusSeeds;
+  /** With `seeds`: clients without credentials get every permission (integration test doubles). */
+  anonymousHarness?: boolean;
+}
+
 /**
  * A private nats-server (the real binary, JetStream on, its own store) on a free port. It can
  * be halted and resumed on the same port, as an outage and a recovery would look.
  */
 export class PrivateNatsServer {
   readonly port: number;
+  /** The seeds of the services' users, when the server requires authentication. */
+  readonly seeds: BusSeeds | undefined;
   private readonly binary: string;
   private readonly storeDir: string;
+  private args: string[];
   private child: ChildProcess | undefined;
 
-  private constructor(port: number, binary: string) {
+  private constructor(port: number, binary: string, seeds: BusSeeds | undefined) {
     this.port = port;
     this.binary = binary;
+    this.seeds = seeds;
     this.storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
+    this.args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', this.storeDir];
   }
 
-  static async start(): Promise<PrivateNatsServer> {
+  /** Runs the server with the generated configuration instead of plain flags. */
+  private async configure(options: PrivateNatsServerOptions): Promise<void> {
+    if (!options.seeds) return;
+    const configPath = join(this.storeDir, 'nats.conf');
+    const config = await authenticatedNatsConfig({ host: '127.0.0.1', port: this.port, storeDir: join(this.storeDir, 'store'), seeds: options.seeds, anonymousHarness: options.anonymousHarness });
+    writeFileSync(configPath, config, { mode: 0o600 });
+    this.args = ['-c', configPath];
+  }
+
+  static async start(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
     const binary = natsServerBinary();
     if (!binary) throw new Error('nats-server is not installed');
-    const server = new PrivateNatsServer(await freePort(), binary);
+    const server = new PrivateNatsServer(await freePort(), binary, options.seeds);
     try {
+      await server.configure(options);
       await server.resume();
     } catch (error) {
       await server.stop();
@@ -84,7 +110,7 @@ export class PrivateNatsServer {
   }
 
   async resume(): Promise<void> {
-    this.child = spawn(this.binary, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    this.child = spawn(this.binary, this.args, { stdio: 'ignore' });
     await waitFor(() => isPortOpen('127.0.0.1', this.port), `nats-server on ${this.port}`, 10_000);
   }
 

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
+import type { BusSeeds } from './nats-auth.ts';
 import { httpOk, isPortOpen, waitFor } from './ports.ts';
 
 export type DatabaseNames = Record<(typeof DATABASE_SERVICES)[number]['name'], string>;
@@ -13,6 +14,8 @@ export const DEFAULT_DATABASE_NAMES = Object.fromEntries(
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
+  /** Each service's nkey seed (NATS_NKEY_SEED) on an authenticated bus (ADR 0035). */
+  natsSeeds?: BusSeeds;
   /** The rate limiter's Redis; `redisKeyPrefix` keeps a test run's counters apart. */
   redisUrl: string;
   redisKeyPrefix?: string;
@@ -23,6 +26,10 @@ export interface StackOptions {
   simulatorPort: number;
   /** The search simulator (tools/search-simulator): inference's SearXNG backend and web_fetch's allowed loopback origin. */
   searchSimulatorPort: number;
+  /** The local OIDC provider (tools/oidc-provider) that management links personal identities with. */
+  oidcPort: number;
+  /** Its one client's secret, given to the provider and to management alike. */
+  oidcClientSecret: string;
   /** `npm run up` detaches so the stack outlives it; tests keep their children. */
   detached: boolean;
   logLevel: string;
@@ -37,6 +44,8 @@ export interface StackOptions {
    * service replicas serve their probes on `healthPorts` (`HEALTH_PORT`).
    */
   replicas?: { count: number; gatewayPorts: number[]; healthPorts: number[] };
+  /** `METRICS_PORT` per process name (`api-gateway`, `inference`, ...): each serves `GET /metrics` there. */
+  metricsPorts?: Record<string, number>;
 }
 
 export interface StartedProcess {
@@ -47,6 +56,8 @@ export interface StartedProcess {
 
 export interface Stack {
   baseUrl: string;
+  /** The local OIDC provider's issuer URL. */
+  oidcIssuer: string;
   /** One per gateway replica (only `baseUrl` without replicas). */
   baseUrls: string[];
   simulatorUrl: string;
@@ -54,6 +65,8 @@ export interface Stack {
   processes: StartedProcess[];
   /** How each process was started, so a test can start it again after stopping it. */
   specs: ProcessSpec[];
+  /** Each process's Prometheus endpoint, by process name (when `metricsPorts` was given). */
+  metricsUrls: Record<string, string>;
 }
 
 export async function migrateAll(postgresUrl: string, databases: DatabaseNames): Promise<void> {
@@ -76,21 +89,30 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
+  const seed = (user: keyof BusSeeds): Record<string, string> => (options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {});
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
+  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
+  const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
+  const oidc = {
+    OIDC_ISSUER_URL: oidcIssuerOf(options),
+    OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: options.oidcClientSecret,
+    OIDC_REDIRECT_URL: callbackOf(gatewayPorts[0]!),
+  };
   const searchSimulatorUrl = `http://127.0.0.1:${options.searchSimulatorPort}`;
   // Server tools (ADR 0041): web search on the search simulator, and web_fetch may reach it
   // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
   const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
   const services: ProcessSpec[] = [
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...db('management'), BYOK_KEKS: options.byokKeks } },
-    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
-    { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...db('batch') } },
-    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
+    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc } },
+    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
+    { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
+    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
   ];
   const gateway = (port: number): ProcessSpec => ({
     name: 'api-gateway',
     script: 'apps/api-gateway/dist/main.js',
-    env: { ...common, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...common, ...seed('api-gateway'), PORT: String(port), HOST: '127.0.0.1' },
     readyUrl: `http://127.0.0.1:${port}/health/ready`,
   });
   const simulator: ProcessSpec = {
@@ -103,8 +125,20 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     script: 'tools/search-simulator/src/main.ts',
     env: { SEARCH_SIMULATOR_PORT: String(options.searchSimulatorPort), SEARCH_SIMULATOR_HOST: '127.0.0.1' },
   };
+  const oidcProvider: ProcessSpec = {
+    name: 'oidc-provider',
+    script: 'tools/oidc-provider/src/main.ts',
+    env: {
+      OIDC_PROVIDER_PORT: String(options.oidcPort),
+      OIDC_PROVIDER_HOST: '127.0.0.1',
+      OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: options.oidcClientSecret,
+      OIDC_REDIRECT_URIS: gatewayPorts.map(callbackOf).join(','),
+    },
+    readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
+  };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return [simulator, searchSimulator, ...services, gateway(options.gatewayPort)];
+  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, searchSimulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -120,8 +154,18 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     }
   }
   const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
-  return [simulator, searchSimulator, ...replicated, ...gateways];
+  return [simulator, searchSimulator, oidcProvider, ...replicated, ...gateways];
 }
+
+function withMetricsPorts(specs: ProcessSpec[], ports: Record<string, number> | undefined): ProcessSpec[] {
+  if (!ports) return specs;
+  return specs.map((spec) => (ports[spec.name] ? { ...spec, env: { ...spec.env, METRICS_PORT: String(ports[spec.name]) } } : spec));
+}
+
+/** The client id the local stack registers at its OIDC provider. */
+export const OIDC_CLIENT_ID = 'gateway-local';
+
+export const oidcIssuerOf = (options: Pick<StackOptions, 'oidcPort'>) => `http://127.0.0.1:${options.oidcPort}`;
 
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
@@ -137,6 +181,9 @@ export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false
   return { name: spec.name, pid: child.pid!, child };
 }
 
+/** The processes that serve `/metrics` (one replica each). */
+export const METRICS_PROCESSES = ['api-gateway', 'management', 'inference', 'batch', 'intern-signing'] as const;
+
 /** Starts the simulators, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
@@ -147,10 +194,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
+    oidcIssuer: oidcIssuerOf(options),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
     searchSimulatorUrl: `http://127.0.0.1:${options.searchSimulatorPort}`,
     processes,
     specs,
+    metricsUrls: Object.fromEntries(Object.entries(options.metricsPorts ?? {}).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])),
   };
   // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));

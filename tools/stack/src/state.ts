@@ -2,19 +2,35 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
+import { generateBusSeeds, isBusSeeds, type BusSeeds } from './nats-auth.ts';
 
 export const STATE_DIR = join(WORKSPACE_ROOT, '.stack');
 const STACK_FILE = join(STATE_DIR, 'stack.json');
 const PIDS_FILE = join(STATE_DIR, 'pids.json');
 const DEV_KEKS_FILE = join(STATE_DIR, 'byok-keks');
 const DEV_SIGNING_KEYS_FILE = join(STATE_DIR, 'daemon-signing-keys');
+const DEV_NATS_SEEDS_FILE = join(STATE_DIR, 'nats-seeds.json');
+/** The stack's own nats-server: its configuration and JetStream store. */
+export const NATS_DIR = join(STATE_DIR, 'nats');
 
 /** `.stack/stack.json`: what a client needs to call the running stack. */
 export interface StackFile {
   baseUrl: string;
   managementKey: string;
+  /** A standard key of the demo user, whose personal identity is linked (it can sign). */
   apiKey: string;
+  /** A demo intern in the demo workspace, and its own key (kind `intern`: sees that intern only). */
+  internId: string;
+  internKey: string;
+  /** The OIDC subject the demo user is linked to: what its signatures name as `x-ori-invoke-user`. */
+  identitySubject: string;
+  /** The local OIDC provider (tools/oidc-provider). */
+  oidcIssuer: string;
   simulatorUrl: string;
+  /** The stack's own nats-server (authenticated: each service's seed is in `.stack/nats-seeds.json`). */
+  natsUrl?: string;
+  /** Prometheus endpoints (`GET /metrics`) of the gateway and each service, by process name. */
+  metricsUrls?: Record<string, string>;
   searchSimulatorUrl?: string;
   models: string[];
 }
@@ -73,4 +89,18 @@ export function devDaemonSigningKeys(): string {
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(DEV_SIGNING_KEYS_FILE, `${keys}\n`, { mode: 0o600, flag: 'wx' });
   return keys;
+}
+
+/**
+ * Each service's NATS nkey seed for the local stack (ADR 0035): made once and kept in
+ * `.stack/nats-seeds.json` (gitignored, mode 600), so a restarted stack keeps its identities.
+ * The server's configuration is written from their public keys on every `npm run up`.
+ */
+export async function devNatsSeeds(): Promise<BusSeeds> {
+  const existing = readJson<unknown>(DEV_NATS_SEEDS_FILE);
+  if (await isBusSeeds(existing)) return existing as BusSeeds;
+  const seeds = await generateBusSeeds();
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEV_NATS_SEEDS_FILE, `${JSON.stringify(seeds, null, 2)}\n`, { mode: 0o600 });
+  return seeds;
 }

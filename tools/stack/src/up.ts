@@ -1,32 +1,41 @@
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import pg from 'pg';
 import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
-import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
-import { freePort, httpOk, isPortOpen } from './ports.ts';
-import { DEFAULT_DATABASE_NAMES, isAlive, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
-import { devByokKeks, devDaemonSigningKeys, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
+import { ensurePostgres, ensureRedis, natsServerBinary, REDIS_URL } from './infra.ts';
+import { authenticatedNatsConfig, type BusSeeds } from './nats-auth.ts';
+import { freePort, httpOk, isPortOpen, waitFor } from './ports.ts';
+import { DEFAULT_DATABASE_NAMES, isAlive, METRICS_PROCESSES, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
+import { devByokKeks, devDaemonSigningKeys, devNatsSeeds, NATS_DIR, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
 
 /**
  * `npm run up`: brings the whole system up with a working default and writes
  * `.stack/stack.json`. Running it again while the stack is healthy changes nothing.
  */
-const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_GATEWAY_PORT = 8080;
 const DEFAULT_SIMULATOR_PORT = 8790;
-const DEFAULT_SEARCH_SIMULATOR_PORT = 8791;
+/** The stack's own nats-server, beside (not on) the machine's shared one on 4222, which has no authorization. */
+const DEFAULT_NATS_PORT = 4223;
+const DEFAULT_OIDC_PORT = 8791;
+/** The local OIDC provider's dev account the demo user logs in as (tools/oidc-provider). */
+const DEMO_ACCOUNT = { login: 'demo', password: 'demo-password' };
+const DEFAULT_SEARCH_SIMULATOR_PORT = 8792;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
-  step('checking PostgreSQL, NATS and Redis');
+  step('checking PostgreSQL, nats-server and Redis');
   await ensurePostgres(postgresUrl);
-  await ensureNats(natsUrl);
+  if (!natsServerBinary()) throw new Error('nats-server is not installed (Debian: apt-get install nats-server)');
   await ensureRedis(REDIS_URL);
 
   const previous = readStackFile();
   const pids = readPidsFile();
-  if (previous && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
+  // A stack.json from before the demo intern and identity existed means an older stack: restart it.
+  if (previous?.internId && previous.identitySubject && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
     step('the stack is already running');
     printReady(previous);
     return;
@@ -48,35 +57,73 @@ async function main(): Promise<void> {
 
   const gatewayPort = await choosePort('GATEWAY_PORT', DEFAULT_GATEWAY_PORT);
   const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
+  const natsPort = await choosePort('NATS_PORT', DEFAULT_NATS_PORT);
+  step(`starting nats-server on ${natsPort} (each service with its own nkey, ADR 0035)`);
+  const natsSeeds = await devNatsSeeds();
+  const nats = await startNatsServer(natsPort, natsSeeds);
+  const natsUrl = `nats://127.0.0.1:${natsPort}`;
+  const oidcPort = await choosePort('OIDC_PROVIDER_PORT', DEFAULT_OIDC_PORT);
   const searchSimulatorPort = await choosePort('SEARCH_SIMULATOR_PORT', DEFAULT_SEARCH_SIMULATOR_PORT);
-  step('starting the simulator, the services and the gateway');
+  step('starting the simulators, the OIDC provider, the services and the gateway');
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
+    natsSeeds,
     redisUrl: REDIS_URL,
     postgresUrl,
     databases: DEFAULT_DATABASE_NAMES,
     gatewayPort,
     simulatorPort,
     searchSimulatorPort,
+    oidcPort,
+    // A client secret per start: provider and management are started together with it.
+    oidcClientSecret: randomBytes(24).toString('base64url'),
     detached: true,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
+    metricsPorts: Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
   });
-  writePidsFile(Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])));
+  writePidsFile({ 'nats-server': nats, ...Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])) });
 
   const models = await listModels(stack.baseUrl, keys.apiKey);
+  step('linking the demo user to the local OIDC provider and making the demo intern');
+  const identitySubject = await ensureDemoIdentity(stack.baseUrl, keys.apiKey);
+  const intern = await ensureDemoIntern(stack.baseUrl, keys, previous);
   const file: StackFile = {
     baseUrl: stack.baseUrl,
     managementKey: keys.managementKey,
     apiKey: keys.apiKey,
+    internId: intern.internId,
+    internKey: intern.internKey,
+    identitySubject,
+    oidcIssuer: stack.oidcIssuer,
     simulatorUrl: stack.simulatorUrl,
     searchSimulatorUrl: stack.searchSimulatorUrl,
+    natsUrl,
+    metricsUrls: stack.metricsUrls,
     models,
   };
   writeStackFile(file);
   printReady(file);
+}
+
+/**
+ * The stack's own nats-server with the configuration generated from the subject table
+ * (`.stack/nats/nats.conf`: public keys and permissions only) and its JetStream store in
+ * `.stack/nats/jetstream`, detached like the services; `npm run down` stops it.
+ */
+async function startNatsServer(port: number, seeds: BusSeeds): Promise<number> {
+  mkdirSync(join(STATE_DIR, 'logs'), { recursive: true });
+  mkdirSync(NATS_DIR, { recursive: true });
+  const configPath = join(NATS_DIR, 'nats.conf');
+  writeFileSync(configPath, await authenticatedNatsConfig({ host: '127.0.0.1', port, storeDir: join(NATS_DIR, 'jetstream'), seeds }));
+  const log = openSync(join(STATE_DIR, 'logs', 'nats-server.log'), 'a');
+  const child = spawn(natsServerBinary()!, ['-c', configPath], { stdio: ['ignore', log, log], detached: true });
+  closeSync(log);
+  child.unref();
+  await waitFor(() => isPortOpen('127.0.0.1', port), `nats-server on ${port}`, 15_000);
+  return child.pid!;
 }
 
 /**
@@ -110,6 +157,57 @@ async function keysStillExist(databaseUrl: string, keys: Pick<SeededKeys, 'manag
   }
 }
 
+/** The parts of the gateway's answers `up` reads. */
+interface GatewayBody {
+  data?: { identity?: { subject: string } | null } & Array<{ id: string; name: string }>;
+  id?: string;
+  key?: string;
+}
+
+async function gatewayCall(baseUrl: string, key: string, path: string, body?: unknown): Promise<{ status: number; body: GatewayBody | undefined }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as GatewayBody) : undefined };
+}
+
+/**
+ * The demo user holds a personal identity, so the demo key can sign at once: when it has none,
+ * the real login is driven headlessly (start at the gateway, the provider's login form and
+ * consent, the gateway's callback). Returns the linked subject.
+ */
+async function ensureDemoIdentity(baseUrl: string, apiKey: string): Promise<string> {
+  const current = await gatewayCall(baseUrl, apiKey, '/identity');
+  if (current.status !== 200) throw new Error(`GET /v1/identity answered ${current.status}`);
+  if (!current.body?.data?.identity) await linkIdentity({ baseUrl, apiKey, ...DEMO_ACCOUNT });
+  const linked = await gatewayCall(baseUrl, apiKey, '/identity');
+  const subject = linked.body?.data?.identity?.subject;
+  if (!subject) throw new Error('the demo user is still not linked after the login');
+  return subject;
+}
+
+/** A demo intern in the demo workspace and its own key, reused while both still work. */
+async function ensureDemoIntern(baseUrl: string, keys: Pick<SeededKeys, 'apiKey' | 'managementKey'>, previous: StackFile | undefined): Promise<{ internId: string; internKey: string }> {
+  if (previous?.internId && previous.internKey && previous.apiKey === keys.apiKey) {
+    const seen = await gatewayCall(baseUrl, previous.internKey, `/interns/${previous.internId}`);
+    if (seen.status === 200) return { internId: previous.internId, internKey: previous.internKey };
+  }
+  let intern = await gatewayCall(baseUrl, keys.apiKey, '/interns', { name: 'demo-intern', description: 'The demo intern of npm run up' });
+  if (intern.status === 409) {
+    // Made by an earlier run whose stack.json is gone: the same intern, a new key.
+    const list = await gatewayCall(baseUrl, keys.apiKey, '/interns?limit=500');
+    intern = { status: 200, body: list.body?.data?.find((entry) => entry.name === 'demo-intern') };
+  }
+  if (intern.status >= 300 || !intern.body?.id) throw new Error(`creating the demo intern answered ${intern.status}`);
+  const key = await gatewayCall(baseUrl, keys.managementKey, '/keys', { name: 'Demo intern key', intern_id: intern.body.id });
+  if (key.status !== 201) throw new Error(`creating the demo intern's key answered ${key.status}`);
+  if (!key.body?.key) throw new Error("the demo intern's key came without its secret");
+  return { internId: intern.body.id, internKey: key.body.key };
+}
+
 async function listModels(baseUrl: string, apiKey: string): Promise<string[]> {
   const response = await fetch(`${baseUrl}/models`, { headers: { authorization: `Bearer ${apiKey}` } });
   if (!response.ok) throw new Error(`GET /v1/models answered ${response.status}`);
@@ -126,7 +224,14 @@ The gateway is up at ${stack.baseUrl}  (details in .stack/stack.json, logs in .s
     -H "Content-Type: application/json" \\
     -d '{"model":"${stack.models[0] ?? 'sim/gpt-4o-mini'}","messages":[{"role":"user","content":"Hello!"}]}'
 
+Sign for the demo intern (the demo user is linked to the local OIDC provider as "${stack.identitySubject}"):
+
+  curl -s ${stack.baseUrl}/interns/${stack.internId}/daemon/sign \\
+    -H "Authorization: Bearer ${stack.apiKey}" -H "Content-Type: application/json" \\
+    -d '{"bodySha256":"'$(printf '{}' | sha256sum | cut -d' ' -f1)'"}'
+
 Models: ${stack.models.join(', ')}
+NATS: ${stack.natsUrl ?? 'nats://127.0.0.1:4223'} (authenticated; each service's nkey seed is in .stack/nats-seeds.json)
 Stop everything with: npm run down`);
 }
 

@@ -1,9 +1,14 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
 import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { counter } from '@gw/metrics';
 import type { Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+/** Hits are lookups minus misses (a miss asks management; concurrent misses for one key share it). */
+const lookups = counter('gateway_auth_lookups_total', 'API key lookups on the auth cache', []);
+const cacheMisses = counter('gateway_auth_cache_misses_total', 'API key lookups the auth cache had to ask management for', []);
 
 /** `false` marks a key management does not know (or that is disabled or expired). */
 type CachedPrincipal = Principal | false;
@@ -30,6 +35,7 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
       max: env.AUTH_CACHE_MAX_ENTRIES,
       ttl: Math.max(1, maxTtlMs),
       fetchMethod: async (keyHash, _stale, { options }) => {
+        cacheMisses.inc();
         const reply = await this.rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash });
         // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
         options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
@@ -56,8 +62,14 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
+  /** Drops these keys' principals now (this replica; the others hear `keys.changed`). */
+  forget(keyHashes: readonly string[]): void {
+    for (const hash of keyHashes) this.cache.delete(hash);
+  }
+
   /** The principal for a key hash, or null when the key must be refused. */
   async resolve(keyHash: string): Promise<Principal | null> {
+    lookups.inc();
     return (await fetchAfterInvalidation(() => this.cache.fetch(keyHash))) || null;
   }
 }

@@ -4,9 +4,11 @@ import { GatewayError, toEnvelope } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { streamStarted } from '../metrics/http-metrics.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
+import { StreamBufferBudget } from '../limits/stream-buffer-budget.js';
+import { closeIfStalled, drained } from '../limits/stream-stall.js';
 
 /** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
 const SSE_HEADERS = {
@@ -62,6 +64,7 @@ export class ChatStreamRelay {
     private readonly rpc: RpcClient,
     @Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Inject(StreamBufferBudget) private readonly budget: StreamBufferBudget,
   ) {}
 
   async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_SSE): Promise<void> {
@@ -71,6 +74,12 @@ export class ChatStreamRelay {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
       resendUncommitted: INFERENCE_RESENDS,
+      // What a client slower than its provider makes the gateway hold is bounded in bytes, per
+      // stream and for the whole process; past either the provider call is cancelled at once
+      // and the stream ends with a slow_consumer error (ADR 0033).
+      maxBufferedBytes: this.env.STREAM_MAX_BUFFERED_BYTES,
+      budget: this.budget,
+      onSlowConsumer: () => this.cancel(streamId),
     });
     const raw = reply.raw;
     let finished = false;
@@ -104,14 +113,19 @@ export class ChatStreamRelay {
     const firstPacket = first.value;
     let lastPacket = firstPacket;
     reply.hijack();
+    const streamEnded = streamStarted(reply.request);
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
       for (let next: IteratorResult<string> = first; !next.done; next = await stream.next()) {
         if (finished) return;
         lastPacket = next.value;
-        if (!raw.write(framing.frame(next.value))) await drained(raw);
+        if (!raw.write(framing.frame(next.value))) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
       }
-      if (!finished) raw.end(framing.end);
+      if (!finished) {
+        raw.end(framing.end);
+        // The stream's in-flight slot is held until the client has taken the end.
+        if (!raw.writableFinished) closeIfStalled(raw, this.env.STREAM_STALL_TIMEOUT_MS);
+      }
     } catch (error) {
       if (finished) return;
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
@@ -120,9 +134,12 @@ export class ChatStreamRelay {
       this.cancel(streamId);
       // The error event of a failure may repeat the stream's first packet (its id, model, ...).
       raw.end(framing.errorFrame(firstPacket, failure, lastPacket));
+      // A client that stopped reading (slow_consumer) may never take it: its socket goes too.
+      if (!raw.writableFinished) closeIfStalled(raw, this.env.STREAM_STALL_TIMEOUT_MS);
     } finally {
       finished = true;
       raw.off('close', onClose);
+      streamEnded();
     }
   }
 
@@ -187,17 +204,4 @@ export function errorChunk(head: ChunkHead | undefined, failure: GatewayError): 
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
     error,
   };
-}
-
-/** Waits until the socket takes more, or is gone. */
-function drained(raw: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      raw.off('drain', done);
-      raw.off('close', done);
-      resolve();
-    };
-    raw.on('drain', done);
-    raw.on('close', done);
-  });
 }

@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { OpenRouter } from '@openrouter/sdk';
 import { EVENTS } from '@gw/contracts';
+import { natsAuthOptions } from '@gw/messaging';
+import { busAuth } from '@gw/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +54,8 @@ describe('BYOK credentials through the gateway', () => {
 
   beforeAll(async () => {
     await database.connect();
-    nats = await connect({ servers: stack.natsUrl });
+    // As inference, the one service that hears about BYOK changes (ADR 0035).
+    nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
     nats.subscribe(EVENTS.byokChanged, { callback: (_error, message) => void events.push(message.string()) });
   });
   afterAll(async () => {

@@ -1,11 +1,11 @@
 import { OpenRouter } from '@openrouter/sdk';
 import { DaemonVerifier, JwksKeySource } from '@gw/daemon-verifier';
+import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import { startReferenceDaemon, type RunningDaemon } from '@gw/reference-daemon';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import nacl from 'tweetnacl';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_SIGN_RATE_LIMIT } from '@gw/stack';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
@@ -32,7 +32,8 @@ function rawRequest(
 }
 
 /** A management key of a second workspace, made by management's CLI. */
-function otherWorkspaceKey(): { secret: string } {
+/** A management key of a new workspace, owned by a new user (keys:create, ADR 0036). */
+function otherWorkspaceKey(): { secret: string; userId: string } {
   return JSON.parse(
     execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other workspace'], {
       env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },
@@ -43,7 +44,6 @@ function otherWorkspaceKey(): { secret: string } {
 
 describe('interns and signed daemon access, end to end', () => {
   const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
-  const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   let internId: string;
   let otherInternId: string;
   let signingKey: string;
@@ -53,7 +53,6 @@ describe('interns and signed daemon access, end to end', () => {
     call(`/interns/${options.intern ?? internId}/${options.alias ? 'daemon-access' : 'daemon'}/sign`, { key: options.key ?? signingKey, body });
 
   beforeAll(async () => {
-    await database.connect();
     const intern = await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-scout', description: 'signs things' } });
     internId = intern.id;
     otherInternId = (await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-other' } })).id;
@@ -61,9 +60,8 @@ describe('interns and signed daemon access, end to end', () => {
     const refused = await sign({ bodySha256: sha256('x') }, { key: stack.apiKey });
     expect(refused.status).toBe(403);
     expect(envelopeOf(refused).metadata).toMatchObject({ reason: 'personal_identity_required', retryable: false });
-    // The identity link as an OIDC login leaves it (tested through the real login in identity.e2e-spec);
-    // a fresh key, so no principal cached before the link is used.
-    await database.query(`UPDATE users SET oidc_issuer = 'https://issuer.e2e.test', oidc_subject = 'e2e-subject' WHERE id = (SELECT creator_user_id FROM api_keys WHERE name = 'Demo key')`);
+    // The demo user logs in at the run's OIDC provider (the real flow, driven over HTTP, as npm run up does).
+    await linkIdentity({ baseUrl: stack.baseUrl, apiKey: stack.apiKey, login: 'demo', password: 'demo-password' });
     const created = await call('/keys', { key: stack.managementKey, body: { name: 'e2e signer' } });
     signingKey = (created.body as { key: string }).key;
     const internKeyReply = await call('/keys', { key: stack.managementKey, body: { name: 'e2e intern key', intern_id: internId } });
@@ -74,7 +72,6 @@ describe('interns and signed daemon access, end to end', () => {
 
   afterAll(async () => {
     await daemon?.close();
-    await database.end();
   });
 
   it('lists, reads and updates interns through @openrouter/sdk', async () => {
@@ -97,12 +94,12 @@ describe('interns and signed daemon access, end to end', () => {
     expect(result.status).toBe(200);
     const headers = result.body as SignHeaders;
     expect(Object.keys(headers).sort()).toEqual(['x-ori-invoke-key-id', 'x-ori-invoke-signature', 'x-ori-invoke-timestamp', 'x-ori-invoke-user']);
-    expect(headers['x-ori-invoke-user']).toBe('e2e-subject');
+    expect(headers['x-ori-invoke-user']).toBe('demo-user');
     expect(Math.abs(Number(headers['x-ori-invoke-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     const jwks = (await call('/daemon/jwks.json', { key: null })).body as { keys: Array<{ kid: string; x: string; kty: string; crv: string; use: string }> };
     const jwk = jwks.keys.find((key) => key.kid === headers['x-ori-invoke-key-id'])!;
     expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig' });
-    const message = new TextEncoder().encode(`ori-invoke-v1\n${internId}\n${headers['x-ori-invoke-timestamp']}\ne2e-subject\n${bodySha256}`);
+    const message = new TextEncoder().encode(`ori-invoke-v1\n${internId}\n${headers['x-ori-invoke-timestamp']}\ndemo-user\n${bodySha256}`);
     expect(nacl.sign.detached.verify(message, Buffer.from(headers['x-ori-invoke-signature']!, 'base64'), Buffer.from(jwk.x, 'base64url'))).toBe(true);
   });
 
@@ -118,7 +115,7 @@ describe('interns and signed daemon access, end to end', () => {
     const headers = (await sign({ bodySha256: sha256(body) })).body as SignHeaders;
     const toDaemon = (path: string, sent: Buffer, extra: Record<string, string>, method = 'POST') =>
       fetch(`${daemon.url}${path}`, { method, headers: { 'content-type': 'application/json', ...extra }, body: sent }).then(async (response) => ({ status: response.status, body: await response.json() }));
-    expect(await toDaemon('/run', body, headers)).toEqual({ status: 200, body: expect.objectContaining({ ok: true, user: 'e2e-subject', version: 1 }) });
+    expect(await toDaemon('/run', body, headers)).toEqual({ status: 200, body: expect.objectContaining({ ok: true, user: 'demo-user', version: 1 }) });
     expect(await toDaemon('/run', Buffer.from('{"command":"rm -rf"}'), headers)).toEqual({ status: 401, body: { ok: false, reason: 'bad_signature' } });
     expect(await toDaemon('/run', body, { ...headers, 'x-ori-invoke-key-id': 'no-such-key' })).toEqual({ status: 401, body: { ok: false, reason: 'unknown_key' } });
 
@@ -209,6 +206,8 @@ describe('interns and signed daemon access, end to end', () => {
     expect(own.status).toBe(200);
 
     const other = otherWorkspaceKey();
+    // Its user may sign too (a linked identity of its own), so only the workspace keeps it out.
+    await linkIdentity({ baseUrl: stack.baseUrl, apiKey: other.secret, login: 'carol', password: 'carol-password' });
     expect((await call(`/interns/${internId}`, { key: other.secret })).status).toBe(404);
     expect((await call(`/interns/${internId}/daemon/sign`, { key: other.secret, body: { bodySha256: sha256('x') } })).status).toBe(404);
     expect(((await call('/interns', { key: other.secret })).body as { data: unknown[] }).data).toEqual([]);

@@ -1,6 +1,8 @@
 import { connect } from '@nats-io/transport-node';
 import { OpenRouter } from '@openrouter/sdk';
 import { EVENTS } from '@gw/contracts';
+import { natsAuthOptions } from '@gw/messaging';
+import { busAuth } from '@gw/testing';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,7 +123,8 @@ describe('GET /v1/keys and /v1/keys/{hash}', () => {
     // Still cached: the gateway has not been told yet (this is what the event is for).
     expect((await call('/models', { key: secret })).status).toBe(200);
 
-    const nats = await connect({ servers: stack.natsUrl });
+    // As management, the one publisher of key changes (ADR 0035).
+    const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'management')) });
     nats.publish(EVENTS.keysChanged, JSON.stringify({ pattern: EVENTS.keysChanged, data: { keyHashes: [hash] } }));
     await nats.flush();
     await nats.close();

@@ -1,6 +1,6 @@
 import { EVENTS, HEALTH_SUBJECTS, type HealthReply, type ServiceName } from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { IsolatedStackRun, type IsolatedStack } from '@gw/testing';
+import { busAuth, IsolatedStackRun, type IsolatedStack } from '@gw/testing';
 import OpenAI from 'openai';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -198,7 +198,7 @@ beforeAll(async () => {
   });
   management = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   await management.connect();
-  nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: 'replicas-e2e' });
+  nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: 'replicas-e2e', auth: busAuth(stack.natsSeeds, 'api-gateway') });
   rpc = new RpcClient(nats, 5_000);
 }, 400_000);
 

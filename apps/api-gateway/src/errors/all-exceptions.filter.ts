@@ -23,12 +23,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const error = isInternRoute(request.url) ? internErrorShape(toGatewayError(exception)) : toGatewayError(exception);
     const envelope = toEnvelope(error);
+    // The request id lets a user quote the failure (it is also the x-request-id header).
+    envelope.error.metadata = { ...envelope.error.metadata, request_id: request.id };
     // A service's 500 already carries the error id it logged under; only failures of the
     // gateway itself get a new one here.
     if (error.status >= 500 && error.errorType === 'server' && !error.metadata?.reason && !error.metadata?.error_id) {
       const errorId = randomUUID();
       envelope.error.metadata = { ...envelope.error.metadata, error_id: errorId };
-      this.logger.error({ errorId, err: exception }, 'Request failed');
+      this.logger.error({ errorId, requestId: request.id, err: exception }, 'Request failed');
     }
     const retryAfter = error.metadata?.retry_after;
     if (error.status === 429 || error.status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');

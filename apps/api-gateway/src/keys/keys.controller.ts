@@ -3,6 +3,8 @@ import {
   amountToDecimalString,
   CreateKeyDto,
   KEY_HASH_PATTERN,
+  type KeyRateLimitDto,
+  type KeyRateLimits,
   ListKeysQueryDto,
   SUBJECTS,
   UpdateKeyDto,
@@ -21,6 +23,10 @@ function requireHashShape(hash: string): void {
 }
 
 const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
+
+/** `rate_limit` on the wire -> the key's overrides (ADR 0033): absent stays absent, null clears. */
+const rateLimits = (limit: KeyRateLimitDto | null | undefined): KeyRateLimits | null | undefined =>
+  limit == null ? limit : { requestsPerMinute: limit.requests_per_minute ?? null, concurrentRequests: limit.concurrent_requests ?? null };
 
 /**
  * GET /v1/keys and GET /v1/keys/{hash} (spec §4.2, §4.3) and OpenRouter's POST /keys,
@@ -63,6 +69,7 @@ export class KeysController {
       workspaceId: dto.workspace_id,
       creatorUserId: dto.creator_user_id,
       internId: dto.intern_id,
+      rateLimits: rateLimits(dto.rate_limit),
     });
   }
 
@@ -79,6 +86,7 @@ export class KeysController {
       limitReset: dto.limit_reset,
       includeByokInLimit: dto.include_byok_in_limit,
       expiresAt: dto.expires_at,
+      rateLimits: rateLimits(dto.rate_limit),
     });
     return { data };
   }

@@ -61,9 +61,9 @@ export class ChatStreamService {
     const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined;
     const tally = new StreamTally();
     let firstToken = false;
-    const settle = (status: 'succeeded' | 'failed') => {
+    const settle = async (status: 'succeeded' | 'failed') => {
       const usage = tally.usage(body.messages);
-      const charge = this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
+      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
       return { usage, charge };
     };
     // OpenRouter's order: the echoed upstream body comes first, in a chunk without choices.
@@ -86,14 +86,16 @@ export class ChatStreamService {
       }
     } catch (error) {
       // Tokens were generated before the failure: they are recorded (and billed) as a failed generation.
-      if (tally.chunks > 0) settle('failed');
+      // The stream ends with the provider's error whether or not the event could be stored (then it is retried).
+      if (tally.chunks > 0) await settle('failed').catch(() => undefined);
       throw error;
     }
     if (debug) {
       debug.timings.mark('upstream_body_ended');
       emit(JSON.stringify(debugChunkView(head, provenance, { timings: debug.timings.entries })));
     }
-    const { usage, charge } = settle('succeeded');
+    // The last chunks (usage, then the end) wait for the usage event's PubAck (ADR 0030).
+    const { usage, charge } = await settle('succeeded');
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
   }
 
@@ -154,10 +156,10 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
       }));
       emit(JSON.stringify(view));
     },
-    settle: (step, usage, toolCost) => {
+    settle: async (step, usage, toolCost) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
-      const charge = deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
       return { charge, extra: undefined };
     },
   });

@@ -15,8 +15,8 @@ import { StreamCancellations } from './stream-cancellations.js';
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
- * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event queued
- * off the request path (GenerationAccounting), and routing metadata when the caller opted in.
+ * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event stored
+ * in JetStream before the answer is returned (GenerationAccounting, ADR 0030), and routing metadata when the caller opted in.
  */
 @Injectable()
 export class ChatService {
@@ -49,7 +49,7 @@ export class ChatService {
     const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat');
 
     const id = newGenerationId();
-    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
+    const charge = await this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
     return buildChatCompletion({
       id,
       modelId: attempt.modelId,
@@ -74,9 +74,9 @@ export class ChatService {
         const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat', body);
         return { completion, attempt, tracker };
       },
-      settle: (step, usage, toolCost) => {
+      settle: async (step, usage, toolCost) => {
         const id = newGenerationId();
-        const charge = this.accounting.settle({ generationId: id, principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+        const charge = await this.accounting.settle({ generationId: id, principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
         return { charge, extra: { id } };
       },
     });

@@ -41,7 +41,7 @@ export class EmbeddingsService {
     );
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();
-    const charge = this.accounting.settle({ generationId: id, principal, attempt, tracker, usage, status: 'succeeded' });
+    const charge = await this.accounting.settle({ generationId: id, principal, attempt, tracker, usage, status: 'succeeded' });
     return buildEmbeddingsView({ id, modelId: attempt.modelId, provider: attempt.endpoint.provider.name, result, usage, charge });
   }
 }

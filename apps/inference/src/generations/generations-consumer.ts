@@ -1,6 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { EVENTS, JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection } from '@gw/messaging';
+import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { insertGenerations } from './generation-rows.js';
 
@@ -9,7 +10,9 @@ import { insertGenerations } from './generation-rows.js';
  * `inference-generations`, shared by every replica): up to 1,000 events per INSERT with
  * ON CONFLICT DO NOTHING on the generation id (raw SQL: Prisma's createMany cost ~10 % of
  * inference's CPU under bench load, compiling the same statement shape for every batch), acknowledged only after the insert committed,
- * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014).
+ * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014). A batch
+ * the database refuses is split; an event it refuses alone is dead-lettered after
+ * CONSUMER_MAX_DELIVERIES deliveries (ADR 0032).
  */
 /** 22 parameters a row: 1,000 rows stay well under PostgreSQL's 65,535 bind parameters. */
 const ROWS_PER_INSERT = 1_000;
@@ -18,7 +21,7 @@ const ROWS_PER_INSERT = 1_000;
 export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly consumer: BatchedUsageConsumer<UsageRecordedEvent>;
 
-  constructor(nats: ResilientNatsConnection, prisma: PrismaService) {
+  constructor(nats: ResilientNatsConnection, prisma: PrismaService, @Inject(INFERENCE_ENV) env: InferenceEnv) {
     const logger = new Logger(GenerationsConsumer.name);
     this.consumer = new BatchedUsageConsumer(nats, {
       durableName: JETSTREAM.consumers.inferenceGenerations,
@@ -27,6 +30,9 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       batchSize: 20,
       batchWaitMs: 20,
       maxAckPending: 4_096,
+      // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries (ADR 0032).
+      maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
+      itemId: (event) => event.generationId,
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (events) => {
         for (let start = 0; start < events.length; start += ROWS_PER_INSERT) {
@@ -35,6 +41,10 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       },
       logger,
     });
+  }
+
+  stats(): BatchedConsumerStats {
+    return this.consumer.stats();
   }
 
   onApplicationBootstrap(): void {

@@ -1,16 +1,20 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { SUBJECTS, type HealthReply } from '@gw/contracts';
+import { JETSTREAM, SUBJECTS, type HealthReply } from '@gw/contracts';
 import { healthReply } from '@gw/messaging';
+import { GenerationsConsumer } from '../generations/generations-consumer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 
 @Controller()
 export class HealthController {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly consumer: GenerationsConsumer,
+  ) {}
 
   @MessagePattern(SUBJECTS.inference.health)
   async health(): Promise<HealthReply> {
     await this.prisma.$queryRaw`SELECT 1`;
-    return healthReply('inference');
+    return { ...healthReply('inference'), consumers: { [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats() } };
   }
 }

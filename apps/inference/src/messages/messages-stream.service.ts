@@ -102,7 +102,7 @@ export class MessagesStreamService {
         } else if (event.type === 'message_delta') {
           held = event;
         } else if (event.type === 'message_stop') {
-          const charge = this.settle(run, usage(), 'succeeded');
+          const charge = await this.settle(run, usage(), 'succeeded');
           const delta = held ?? { type: 'message_delta', delta: { stop_reason: null, stop_sequence: null }, usage: {} };
           run.emit({ ...delta, usage: { ...(delta.usage as Record<string, unknown>), ...messageUsageView(usage(), {}, charge.upstream, charge.isByok, charge.charged) } });
           run.emit(event);
@@ -112,7 +112,7 @@ export class MessagesStreamService {
         relayed = true;
       }
     } catch (error) {
-      if (relayed) this.settle(run, usage(), 'failed');
+      if (relayed) await this.settle(run, usage(), 'failed').catch(() => undefined);
       throw error;
     }
   }
@@ -133,13 +133,13 @@ export class MessagesStreamService {
         if (event.type === 'chunk') for (const out of blocks.add(event)) run.emit(out);
       }
     } catch (error) {
-      this.settle(run, tally.usage(run.prepared.body.messages), 'failed');
+      await this.settle(run, tally.usage(run.prepared.body.messages), 'failed').catch(() => undefined);
       throw error;
     }
     const { events, stopReason } = blocks.finish();
     for (const out of events) run.emit(out);
     const usage = tally.usage(run.prepared.body.messages);
-    const charge = this.settle(run, usage, 'succeeded');
+    const charge = await this.settle(run, usage, 'succeeded');
     run.emit({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: messageUsageView(usage, {}, charge.upstream, charge.isByok, charge.charged) });
     run.emit({ type: 'message_stop' });
   }
@@ -162,7 +162,7 @@ export class MessagesStreamService {
     return message;
   }
 
-  private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed'): Charge {
+  private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed'): Promise<Charge> {
     return this.accounting.settle({ generationId: run.id, principal: run.request.principal, attempt: run.attempt, tracker: run.tracker, usage, status, sessionId: run.prepared.sessionId });
   }
 }

@@ -66,8 +66,8 @@ export class ResponsesStreamService {
             const completion = await drainStep(opened, body.messages, (event) => writer!.add(event));
             return { completion, attempt, tracker };
           },
-          settle: (step, usage, toolCost) => {
-            const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+          settle: async (step, usage, toolCost) => {
+            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
             return { charge, extra: undefined };
           },
           onExecuted: (calls) => {
@@ -98,9 +98,9 @@ export class ResponsesStreamService {
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
-    const settle = (status: 'succeeded' | 'failed') => {
+    const settle = async (status: 'succeeded' | 'failed') => {
       const usage = tally.usage(prepared.body.messages);
-      const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage, status, sessionId: prepared.sessionId });
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage, status, sessionId: prepared.sessionId });
       return stepUsage(usage, charge);
     };
     try {
@@ -111,11 +111,19 @@ export class ResponsesStreamService {
     } catch (error) {
       if (signal.aborted) throw error; // the client left: nobody to tell
       // Tokens were generated before the failure: they are recorded (and billed) as a failed generation.
-      const usage = tally.chunks > 0 ? settle('failed') : null;
+      const usage = tally.chunks > 0 ? await settle('failed').catch(() => null) : null;
       writer.fail(toGatewayError(error), usage);
       return;
     }
-    writer.finish(settle('succeeded'));
+    // response.completed waits for the usage event's PubAck (ADR 0030).
+    let usage: Awaited<ReturnType<typeof settle>>;
+    try {
+      usage = await settle('succeeded');
+    } catch (error) {
+      writer.fail(toGatewayError(error), null);
+      return;
+    }
+    writer.finish(usage);
   }
 }
 

@@ -57,8 +57,8 @@ export class ResponsesService {
           const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
           return { completion, attempt, tracker };
         },
-        settle: (step, usage, toolCost) => {
-          const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+        settle: async (step, usage, toolCost) => {
+          const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
           return { charge, extra: undefined };
         },
       });
@@ -77,7 +77,7 @@ export class ResponsesService {
     }
     const steps = await runSteps(prepared.body, async (body) => {
       const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
-      const charge = this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId: prepared.sessionId });
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId: prepared.sessionId });
       return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
     });
     const last = steps.at(-1)!;

@@ -2,6 +2,7 @@ import { GatewayError } from '@gw/errors';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { AttemptTracker } from './attempt-tracker.js';
 import type { EndpointHealthTracker } from './endpoint-health.js';
+import { recordAnswered, recordAttemptFailure, recordRouteFailure } from './routing-metrics.js';
 import { cooldownKeyOf, type RouteAttempt, type RoutePlan } from './route-types.js';
 
 export interface RouteResult<T> {
@@ -40,11 +41,13 @@ export async function executeRoute<T>(
     try {
       const result = await call(attempt);
       const record = tracker.succeeded(attempt);
+      recordAnswered(attempt, tracker.attemptCount);
       health.recordSuccess(attempt.endpointKey, record.latencyMs);
       return { result, attempt, tracker };
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       tracker.failed(attempt, error);
+      recordAttemptFailure(attempt, error);
       lastFailure = error;
       if (error.kind === 'aborted') break;
       if (error.retryable) health.recordFailure(attempt.endpointKey);
@@ -54,8 +57,9 @@ export async function executeRoute<T>(
       if (!error.retryable && !refusedByokKey(attempt, error)) break;
     }
   }
-  if (lastFailure) throw lastFailure.gatewayError;
-  throw allWaiting(plan, shortestWaitMs ?? 1000);
+  const failure = lastFailure ? lastFailure.gatewayError : allWaiting(plan, shortestWaitMs ?? 1000);
+  recordRouteFailure(failure.errorType);
+  throw failure;
 }
 
 function allWaiting(plan: RoutePlan, waitMs: number): GatewayError {

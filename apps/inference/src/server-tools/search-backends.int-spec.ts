@@ -48,7 +48,7 @@ describe('search backends', () => {
     expect(() => validateEnv(InferenceEnv, { ...base, SEARCH_BACKEND: 'brave' })).toThrow(/BRAVE_SEARCH_API_KEY/);
     expect(validateEnv(InferenceEnv, { ...base, SEARCH_BACKEND: 'brave', BRAVE_SEARCH_API_KEY: 'k' }).SEARCH_BACKEND).toBe('brave');
     expect(() => validateEnv(InferenceEnv, { ...base, SEARCH_BACKEND: 'google' })).toThrow(/SEARCH_BACKEND/);
-    expect(() => validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: '127.0.0.1:8791' })).toThrow(/WEB_FETCH_ALLOWED_ORIGINS/);
-    expect(validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8791, http://[::1]:9' }).WEB_FETCH_ALLOWED_ORIGINS).toBeTruthy();
+    expect(() => validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: '127.0.0.1:8792' })).toThrow(/WEB_FETCH_ALLOWED_ORIGINS/);
+    expect(validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8792, http://[::1]:9' }).WEB_FETCH_ALLOWED_ORIGINS).toBeTruthy();
   });
 });

@@ -38,7 +38,7 @@ export interface LoopInput<Extra> {
   /** One model call with this body. */
   call: (body: Json, stepNumber: number) => Promise<ModelStep>;
   /** Prices and records the step as one generation (its usage carries the server tool counts; `toolCost` is added to its charge). */
-  settle: (step: ModelStep, usage: NormalizedUsage, toolCost: Prisma.Decimal) => { charge: Charge; extra: Extra };
+  settle: (step: ModelStep, usage: NormalizedUsage, toolCost: Prisma.Decimal) => Promise<{ charge: Charge; extra: Extra }>;
   /** Told each executed server tool call as it completes (streaming shows them). */
   onExecuted?: (calls: ExecutedCall[], stepNumber: number) => void;
 }
@@ -77,7 +77,7 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
     };
     const usage: NormalizedUsage = { ...step.completion.usage, serverToolUse: toolUse };
     const toolCost = runner.costOf(executed);
-    const { charge, extra } = input.settle(step, usage, toolCost);
+    const { charge, extra } = await input.settle(step, usage, toolCost);
     steps.push({ ...step, usage, toolCost, charge, executed, extra });
     if (executed.length > 0) input.onExecuted?.(executed, stepNumber);
 

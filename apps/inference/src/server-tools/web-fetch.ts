@@ -6,7 +6,7 @@ import { isForbiddenAddress } from './address-rules.js';
 import { htmlToText } from './html-text.js';
 
 export interface WebFetchOptions {
-  /** Origins (`http://127.0.0.1:8791`) reachable although their addresses are private. */
+  /** Origins (`http://127.0.0.1:8792`) reachable although their addresses are private. */
   allowedOrigins: readonly string[];
   maxBytes: number;
   timeoutMs: number;

@@ -9,6 +9,7 @@ import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
+import { recordGeneration } from './generation-metrics.js';
 import { UsageRecorder } from './usage-recorder.service.js';
 
 export interface SettleInput {
@@ -27,7 +28,8 @@ export interface SettleInput {
 
 /**
  * The end of every generation (chat streamed or not, embeddings): its price
- * (catalog cost, and on BYOK only the gateway fee), one usage event queued, and the endpoint's
+ * (catalog cost, and on BYOK only the gateway fee), one usage event stored in JetStream
+ * (resolves after its PubAck: the answer must not leave before, ADR 0030), and the endpoint's
  * throughput fed back to routing. `metadata()` builds `service_metadata` from the same plan.
  */
 @Injectable()
@@ -44,7 +46,7 @@ export class GenerationAccounting {
     this.region = env.SERVICE_REGION;
   }
 
-  settle(input: SettleInput): Charge {
+  async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
     const modelCharge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
     const charge = input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
@@ -53,7 +55,8 @@ export class GenerationAccounting {
     // Throughput: completion tokens over the answering attempt's whole time (a stream's too);
     // an answer without completion tokens (embeddings) says nothing about it.
     if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
-    this.usage.record({
+    recordGeneration(attempt, tracker, usage, charge, input.status);
+    await this.usage.record({
       generationId: input.generationId,
       principal: input.principal,
       modelId: attempt.modelId,

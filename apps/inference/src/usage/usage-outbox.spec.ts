@@ -78,4 +78,25 @@ describe('UsageOutbox', () => {
     expect(outbox.stats().pending).toBe(1);
     outbox.close();
   });
+
+  it('resolves enqueueAndWait only after the acknowledgement, retries included; rejects when full', async () => {
+    let failuresLeft = 1;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const outbox = new UsageOutbox(
+      async () => {
+        await gate;
+        if (failuresLeft-- > 0) throw new Error('no stream');
+      },
+      { maxPending: 1, retryDelayMs: 5, concurrency: 1 },
+    );
+    let acknowledged = false;
+    const waiting = outbox.enqueueAndWait(event('gen-w')).then(() => (acknowledged = true));
+    await expect(outbox.enqueueAndWait(event('gen-full'))).rejects.toThrow('usage outbox full');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(acknowledged).toBe(false);
+    release();
+    await waiting;
+    expect(outbox.stats()).toMatchObject({ published: 1, retries: 1, dropped: 1 });
+  });
 });

@@ -40,8 +40,14 @@ export interface UsageOutboxStats {
  * rather than letting memory grow without limit during a long outage. `flush` waits for the
  * queue to empty, for shutdown.
  */
+interface Entry {
+  event: UsageRecordedEvent;
+  /** Told once JetStream acknowledged the event (a request waiting to answer, ADR 0030). */
+  acknowledged?: () => void;
+}
+
 export class UsageOutbox {
-  private readonly queue: UsageRecordedEvent[] = [];
+  private readonly queue: Entry[] = [];
   private inFlight = 0;
   private waitingRetry = 0;
   private failuresInARow = 0;
@@ -69,12 +75,27 @@ export class UsageOutbox {
 
   /** Queues an event; false when it was dropped because the outbox is full. */
   enqueue(event: UsageRecordedEvent): boolean {
+    return this.add({ event });
+  }
+
+  /**
+   * Queues an event and resolves once JetStream has acknowledged it (ADR 0030: the answer
+   * waits for this). Rejects at once when the outbox is full. Until acknowledged the event is
+   * retried like any other, also after the caller stopped waiting.
+   */
+  enqueueAndWait(event: UsageRecordedEvent): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!this.add({ event, acknowledged: resolve })) reject(new Error('usage outbox full'));
+    });
+  }
+
+  private add(entry: Entry): boolean {
     if (this.pending >= this.options.maxPending) {
       this.counts.dropped++;
-      this.options.onDrop?.(event);
+      this.options.onDrop?.(entry.event);
       return false;
     }
-    this.queue.push(event);
+    this.queue.push(entry);
     if (this.lingerMs === 0 || this.queue.length >= this.maxBatch) this.pump();
     else this.lingerTimer ??= setTimeout(() => {
       this.lingerTimer = undefined;
@@ -123,18 +144,22 @@ export class UsageOutbox {
       const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight++;
       this.inFlightEvents += batch.length;
-      this.publish(batch).then(
+      this.publish(batch.map((entry) => entry.event)).then(
         () => {
           this.inFlight--;
           this.inFlightEvents -= batch.length;
           this.failuresInARow = 0;
           this.counts.published += batch.length;
+          for (const entry of batch) entry.acknowledged?.();
           this.afterSettle();
         },
         (error: unknown) => {
           this.inFlight--;
           this.inFlightEvents -= batch.length;
-          this.options.onPublishError?.(error, batch);
+          this.options.onPublishError?.(
+            error,
+            batch.map((entry) => entry.event),
+          );
           this.retryLater(batch);
           this.afterSettle();
         },
@@ -142,7 +167,7 @@ export class UsageOutbox {
     }
   }
 
-  private retryLater(batch: UsageRecordedEvent[]): void {
+  private retryLater(batch: Entry[]): void {
     this.counts.retries++;
     this.waitingRetry += batch.length;
     const delay = Math.min(this.maxRetryDelayMs, this.retryDelayMs * 2 ** Math.min(this.failuresInARow, 10));

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { usageDetailsOf } from './usage-details.js';
 import type { Principal, UsageRecordedEvent } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import type { Charge } from '../pricing/charge.js';
@@ -34,26 +35,32 @@ export interface GenerationOutcome {
 }
 
 /**
- * Publishes ONE `UsageRecordedEvent` per generation to JetStream (`events.usage.recorded`),
- * never on the request path: `record` only queues (usage-outbox.ts). Management counts and
- * bills it, batch prices its lines, and inference's own consumer writes the generation record.
- * Generations that produced no tokens (every attempt refused before the first byte) are not
- * recorded: nothing was generated and nothing is billed.
+ * Publishes ONE `UsageRecordedEvent` per generation to JetStream (`events.usage.recorded`), and
+ * `record` resolves only once JetStream acknowledged it: the answer leaves inference after its
+ * usage is durable, so a replica that dies right after answering has billed it (ADR 0030).
+ * Events of concurrent requests go out together (group commit: one publish in flight, what
+ * queues behind it goes next as one message). Management counts and bills it, batch prices its
+ * lines, and inference's own consumer writes the generation record. Generations that produced
+ * no tokens (every attempt refused before the first byte) are not recorded: nothing was
+ * generated and nothing is billed.
  */
 @Injectable()
 export class UsageRecorder implements OnModuleDestroy {
   private readonly logger = new Logger(UsageRecorder.name);
   private readonly outbox: UsageOutbox;
   private readonly publisher: JetStreamUsagePublisher;
+  private readonly ackTimeoutMs: number;
 
   constructor(nats: ResilientNatsConnection, @Inject(INFERENCE_ENV) env: InferenceEnv) {
     const publisher = (this.publisher = new JetStreamUsagePublisher(nats.connection));
+    this.ackTimeoutMs = env.USAGE_ACK_TIMEOUT_MS;
     let lastErrorLog = 0;
     this.outbox = new UsageOutbox(publisher.publish, {
       maxPending: env.USAGE_OUTBOX_MAX,
-      // Up to 10 ms of events per message (at most 100): a few messages a second under load instead of one per generation.
-      lingerMs: 10,
-      concurrency: 2,
+      // Group commit: no linger (the request waits for the ack), one publish in flight, and the
+      // events that queued behind it go out together (up to 100 a message). Measured in ADR 0030.
+      lingerMs: 0,
+      concurrency: env.USAGE_PUBLISH_CONCURRENCY,
       onDrop: (event) => this.logger.error(`Usage outbox full: dropped the usage event of generation ${event.generationId}`),
       onPublishError: (error) => {
         // One line per 10 s while JetStream is unavailable, not one per event.
@@ -64,8 +71,29 @@ export class UsageRecorder implements OnModuleDestroy {
     });
   }
 
-  record(outcome: GenerationOutcome): void {
-    this.outbox.enqueue(toUsageEvent(outcome));
+  /**
+   * Resolves once the generation's usage event is stored in JetStream. When that takes longer
+   * than USAGE_ACK_TIMEOUT_MS (JetStream unreachable, the stream missing) the request fails
+   * with a retryable 503 instead of answering unbilled; the event stays in the outbox and is
+   * still published when JetStream is back (billed, not answered: the provider was paid).
+   */
+  async record(outcome: GenerationOutcome): Promise<void> {
+    const event = toUsageEvent(outcome);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`not acknowledged within ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
+    });
+    try {
+      await Promise.race([this.outbox.enqueueAndWait(event), timeout]);
+    } catch (error) {
+      this.logger.error(`Generation ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`);
+      throw new GatewayError(503, 'Usage could not be recorded; the generation was not returned', {
+        errorType: 'server',
+        metadata: { reason: 'usage_unavailable', retryable: true },
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   stats(): UsageOutboxStats {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthResolveReply, SpendBlock } from '@gw/contracts';
+import { OidcClient } from '../identity/oidc-client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { keyUsageAt } from '../usage/key-usage.js';
 import { nextPeriodStart } from '../usage/usage-periods.js';
@@ -13,13 +14,16 @@ const secondsUntil = (at: Date, now: Date) => Math.floor((at.getTime() - now.get
 
 @Injectable()
 export class AuthService {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly oidc: OidcClient,
+  ) {}
 
   async resolve(keyHash: string, now = new Date()): Promise<AuthResolveReply> {
     const key = await this.prisma.apiKey.findUnique({
       where: { hash: keyHash },
       include: {
-        creator: { select: { oidcSubject: true } },
+        creator: { select: { oidcIssuer: true, oidcSubject: true } },
         workspace: { select: { creditsTotal: true, usageTotal: true } },
       },
     });
@@ -32,6 +36,9 @@ export class AuthService {
     if (limitReached && key.limitReset) ttlSeconds = Math.min(ttlSeconds, secondsUntil(nextPeriodStart(key.limitReset, now), now));
     const outOfCredits = key.workspace.creditsTotal.minus(key.workspace.usageTotal).lte(0);
     const spendBlocked: SpendBlock | null = outOfCredits ? 'insufficient_credits' : limitReached ? 'key_limit_reached' : null;
+    // Subjects are unique per issuer only: a link made with another issuer than the configured
+    // one names nobody a daemon can tell apart, so it does not count (ADR 0037).
+    const identitySubject = this.oidc.isCurrentIssuer(key.creator.oidcIssuer) ? key.creator.oidcSubject : null;
     return {
       principal: {
         workspaceId: key.workspaceId,
@@ -39,9 +46,10 @@ export class AuthService {
         keyKind: key.kind,
         userId: key.creatorUserId,
         internId: key.internId,
-        hasPersonalIdentity: key.creator.oidcSubject !== null,
-        identitySubject: key.creator.oidcSubject,
+        hasPersonalIdentity: identitySubject !== null,
+        identitySubject,
         spendBlocked,
+        rateLimits: key.rateLimitRpm === null && key.concurrencyLimit === null ? null : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };

@@ -61,11 +61,8 @@ export class CreditsService {
     return toView(totals);
   }
 
-  private async targetWorkspace(principal: Principal, requested?: string): Promise<string> {
-    if (!requested || requested === principal.workspaceId) return principal.workspaceId;
-    if (!(await this.workspaces.isMember(principal.userId, requested))) {
-      throw GatewayError.badRequest('workspace_id does not name a workspace you belong to');
-    }
-    return requested;
+  /** The one workspace rule (ADR 0036). */
+  private targetWorkspace(principal: Principal, requested?: string): Promise<string> {
+    return this.workspaces.resolveWorkspace(principal, requested);
   }
 }

@@ -14,20 +14,27 @@ export interface OwnerRef {
   userId: string;
 }
 
-/** Creates a workspace with one owner, whose default workspace it becomes. */
+export interface CreatedWorkspace extends OwnerRef {
+  /** True when the email was new: a new user owns the workspace and it is their default one. */
+  userCreated: boolean;
+}
+
+/**
+ * Creates a workspace owned by the user with `email`: a new user (whose default workspace it
+ * becomes) unless that email exists, in which case that user also owns the new workspace and
+ * keeps their default workspace. Either way a key issued here acts on the new workspace only,
+ * unless a request names another one its user belongs to (ADR 0036).
+ */
 export async function createWorkspaceWithOwner(
   prisma: PrismaClient,
   input: { workspaceName: string; email: string; userName: string },
-): Promise<OwnerRef> {
+): Promise<CreatedWorkspace> {
   return prisma.$transaction(async (tx) => {
     const workspace = await tx.workspace.create({ data: { name: input.workspaceName } });
-    const user = await tx.user.upsert({
-      where: { email: input.email },
-      create: { email: input.email, name: input.userName, defaultWorkspaceId: workspace.id },
-      update: {},
-    });
+    const existing = await tx.user.findUnique({ where: { email: input.email }, select: { id: true } });
+    const user = existing ?? (await tx.user.create({ data: { email: input.email, name: input.userName, defaultWorkspaceId: workspace.id } }));
     await tx.workspaceMember.create({ data: { workspaceId: workspace.id, userId: user.id, role: 'owner' } });
-    return { workspaceId: workspace.id, userId: user.id };
+    return { workspaceId: workspace.id, userId: user.id, userCreated: existing === null };
   });
 }
 

@@ -92,6 +92,18 @@ describe('management key writes over NATS', () => {
     await expect.poll(() => changed).toContain(data.hash);
   });
 
+  it('stores a key’s own rate limits, carries them in its principal, and clears them with null (ADR 0033)', async () => {
+    const { data } = await create({ name: 'limited', rateLimits: { requestsPerMinute: 5, concurrentRequests: null } });
+    expect((await resolve(data.hash)).rateLimits).toEqual({ requestsPerMinute: 5, concurrentRequests: null });
+    await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: { concurrentRequests: 2 } });
+    expect((await resolve(data.hash)).rateLimits).toEqual({ requestsPerMinute: null, concurrentRequests: 2 });
+    await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, name: 'renamed' });
+    expect((await resolve(data.hash)).rateLimits).toEqual({ requestsPerMinute: null, concurrentRequests: 2 });
+    await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: null });
+    expect((await resolve(data.hash)).rateLimits).toBeNull();
+    await expect(rpc.send(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: { requestsPerMinute: 0 } })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('disables a key so auth refuses it', async () => {
     const { data } = await create({ name: 'to-disable' });
     const disabled = await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, disabled: true });

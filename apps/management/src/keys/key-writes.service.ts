@@ -50,6 +50,8 @@ export class KeyWritesService {
         limitReset: request.limitReset ?? null,
         includeByokInLimit: request.includeByokInLimit,
         expiresAt: futureExpiry(request.expiresAt, now),
+        rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
+        concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
       },
     });
     return { key: secret, data: toApiKeyView(key, now) };
@@ -66,8 +68,12 @@ export class KeyWritesService {
     if (request.limitReset !== undefined) data.limitReset = request.limitReset;
     if (request.includeByokInLimit !== undefined) data.includeByokInLimit = request.includeByokInLimit;
     if (request.expiresAt !== undefined) data.expiresAt = futureExpiry(request.expiresAt, now);
+    if (request.rateLimits !== undefined) {
+      data.rateLimitRpm = request.rateLimits?.requestsPerMinute ?? null;
+      data.concurrencyLimit = request.rateLimits?.concurrentRequests ?? null;
+    }
     const key = await this.prisma.apiKey.update({ where: { hash: request.hash }, data }).catch(notFoundIfGone);
-    // Disabled, expiry, limit or reset may each change what auth answers for this key.
+    // Disabled, expiry, limit, reset or the rate limits may each change what auth answers for this key.
     this.events.keysChanged([key.hash]);
     return toApiKeyView(key, now);
   }

@@ -55,6 +55,7 @@ describe('management keys and auth over NATS', () => {
       hasPersonalIdentity: false,
       identitySubject: null,
       spendBlocked: null,
+      rateLimits: null,
     });
     const reply = await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash: standardKey.key.hash });
     expect(reply.ttlSeconds).toBeGreaterThan(0);

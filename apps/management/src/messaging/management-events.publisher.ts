@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { EVENTS, type KeysChangedEvent, type WorkspaceChangedEvent } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { natsAuthFromEnv, ResilientNatsConnection } from '@gw/messaging';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 
 /** Management's own NATS connection for events and the usage consumer (not the RPC server's). */
@@ -9,7 +9,7 @@ export const MANAGEMENT_EVENTS_CONNECTION = Symbol('MANAGEMENT_EVENTS_CONNECTION
 export const MANAGEMENT_EVENTS_CONNECTION_PROVIDER: Provider = {
   provide: MANAGEMENT_EVENTS_CONNECTION,
   inject: [MANAGEMENT_ENV],
-  useFactory: (env: ManagementEnv) => ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-events' }),
+  useFactory: (env: ManagementEnv) => ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-events', auth: natsAuthFromEnv(env, 'management') }),
 };
 
 /** KeysChangedEvent carries at most this many hashes (its contract's bound). */

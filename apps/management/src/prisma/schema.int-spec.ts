@@ -28,6 +28,7 @@ describe('management schema against its migrations', () => {
       defaultWorkspaceId: workspace.id,
       oidcIssuer: 'https://issuer.example.com',
       oidcSubject: 'subject-1',
+      oidcLinkedAt: at,
       createdAt: at,
       updatedAt: at,
     };
@@ -143,6 +144,10 @@ describe('management schema against its migrations', () => {
     expectRoundTrip(preset, await prisma.preset.findUnique({ where: { id: preset.id } }));
     expectRoundTrip(presetVersion, await prisma.presetVersion.findUnique({ where: { id: presetVersion.id } }));
 
-    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion', 'UsageLedgerEntry', 'CreditGrant']);
+    const login = { state: `state-${randomUUID()}`, nonce: 'nonce-1', codeVerifier: 'v'.repeat(43), userId: user.id, expiresAt: at, createdAt: at };
+    await prisma.oidcLoginState.create({ data: login });
+    expectRoundTrip(login, await prisma.oidcLoginState.findUnique({ where: { state: login.state } }));
+
+    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion', 'UsageLedgerEntry', 'CreditGrant', 'OidcLoginState']);
   });
 });

@@ -12,6 +12,8 @@ import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type OwnerRef } from '../keys/key-issuer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { periodStart } from './usage-periods.js';
+import { OidcClient } from '../identity/oidc-client.js';
+import type { ManagementEnv } from '../env.js';
 
 /** Credits, spend blocks in auth, and last_used_at batches, over NATS on a real PostgreSQL. */
 describe('credits, spend enforcement and last-used times', () => {
@@ -78,7 +80,8 @@ describe('credits, spend enforcement and last-used times', () => {
       where: { hash: key.key.hash },
       data: { limit: new Prisma.Decimal('1'), limitReset: 'daily', usageDaily: new Prisma.Decimal('1'), dailyPeriodStart: periodStart('daily', now) },
     });
-    const auth = new AuthService(prisma as PrismaService);
+    // No OIDC issuer configured: identities are not what this test is about.
+    const auth = new AuthService(prisma as PrismaService, new OidcClient({ OIDC_LOGIN_TTL_SECONDS: 600 } as ManagementEnv));
     const reply = await auth.resolve(key.key.hash, now);
     expect(reply.principal?.spendBlocked).toBe('key_limit_reached');
     const untilMidnight = Math.floor((periodStart('daily', new Date(now.getTime() + 86_400_000)).getTime() - now.getTime()) / 1000);

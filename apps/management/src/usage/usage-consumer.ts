@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection } from '@gw/messaging';
+import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
+import { recordUsageBatch } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
@@ -9,13 +10,18 @@ export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
 export interface UsageConsumerOptions {
   /** Durable consumer name; replicas sharing it share the events (JETSTREAM.consumers.managementUsage). */
   durableName: string;
+  /** Deliveries before an event that cannot be counted goes to DEAD_LETTERS (CONSUMER_MAX_DELIVERIES, ADR 0032). */
+  maxDeliveries?: number;
+  /** For tests: the first nak delay of a poison event. */
+  nakDelayMs?: number;
 }
 
 /**
  * Counts usage events from the JetStream stream USAGE (docs/adr/0017): a durable pull consumer
  * with explicit acks hands them over in batches of up to 20 messages (or after 20 ms); each batch is
- * counted in one transaction and acked only after it committed. A database failure naks the
- * batch for a later retry; a malformed event is terminated and logged, not redelivered forever.
+ * counted in one transaction and acked only after it committed. A database outage holds the
+ * batch and retries it; a batch the database refuses is split, and an event it refuses alone is
+ * dead-lettered after its delivery limit (ADR 0032); a malformed event is terminated and logged.
  * Then gateways are told about keys that reached their limit or workspaces that ran dry.
  */
 @Injectable()
@@ -36,14 +42,22 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       batchSize: 20,
       batchWaitMs: 20,
       maxAckPending: 4_000,
+      maxDeliveries: options.maxDeliveries,
+      nakDelayMs: options.nakDelayMs,
+      itemId: (event) => event.generationId,
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
         const outcome = await recorder.recordBatch(batch);
+        recordUsageBatch(batch.length, outcome.counted.length);
         events.keysChanged(outcome.keysToRefresh);
       },
       logger,
       retryMs: 2_000,
     });
+  }
+
+  stats(): BatchedConsumerStats {
+    return this.consumer.stats();
   }
 
   onApplicationBootstrap(): void {

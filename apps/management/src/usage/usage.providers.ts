@@ -1,5 +1,6 @@
 import type { Provider, Type } from '@nestjs/common';
 import { JETSTREAM } from '@gw/contracts';
+import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 import { CreditsController } from '../credits/credits.controller.js';
 import { CreditsService } from '../credits/credits.service.js';
 import { KeyWritesService } from '../keys/key-writes.service.js';
@@ -12,7 +13,11 @@ import { UsageRecorder } from './usage-recorder.js';
 export const KEYS_USAGE_CONTROLLERS: Type[] = [CreditsController, KeysUsedController];
 
 export const KEYS_USAGE_PROVIDERS: Provider[] = [
-  { provide: USAGE_CONSUMER_OPTIONS, useValue: { durableName: JETSTREAM.consumers.managementUsage } },
+  {
+    provide: USAGE_CONSUMER_OPTIONS,
+    inject: [MANAGEMENT_ENV],
+    useFactory: (env: ManagementEnv) => ({ durableName: JETSTREAM.consumers.managementUsage, maxDeliveries: env.CONSUMER_MAX_DELIVERIES }),
+  },
   KeyWritesService,
   CreditsService,
   UsageRecorder,

@@ -9,18 +9,17 @@ export class WorkspaceAccessService {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * The workspace a request is about: the one it names, when the caller belongs to it, or
-   * else the caller's default workspace (spec §4.2), falling back to the key's own.
+   * The workspace a request is about, one rule for every resource (ADR 0036): the one it
+   * names (`workspace_id`), when the key's user belongs to it, or else the key's own workspace,
+   * the request's default workspace (spec §4.2). Never the user's default workspace: a key
+   * of workspace B must not write to A because its user's default is A.
    */
   async resolveWorkspace(principal: Principal, requested?: string): Promise<string> {
-    if (requested) {
-      if (!(await this.isMember(principal.userId, requested))) {
-        throw GatewayError.badRequest('workspace_id does not name a workspace you belong to');
-      }
-      return requested;
+    if (!requested || requested === principal.workspaceId) return principal.workspaceId;
+    if (!(await this.isMember(principal.userId, requested))) {
+      throw GatewayError.badRequest('workspace_id does not name a workspace you belong to');
     }
-    const user = await this.prisma.user.findUnique({ where: { id: principal.userId }, select: { defaultWorkspaceId: true } });
-    return user?.defaultWorkspaceId ?? principal.workspaceId;
+    return requested;
   }
 
   async isMember(userId: string, workspaceId: string): Promise<boolean> {

@@ -1,5 +1,7 @@
-import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
+import { MAX_KEY_CONCURRENT_REQUESTS, MAX_KEY_REQUESTS_PER_MINUTE } from '../principal.js';
 
 /** Largest spend limit or credit amount accepted in one request, in credits. */
 export const MAX_CREDIT_AMOUNT = 1_000_000_000;
@@ -19,6 +21,24 @@ export const KEY_NAME_MAX_LENGTH = 200;
  * Body of POST /v1/keys, in OpenRouter's spelling (`@openrouter/sdk` apiKeys.create).
  * Absent and null mean the same for the nullable fields: no limit, no reset, no expiry.
  */
+/**
+ * `rate_limit` of POST and PATCH /v1/keys: the key's own request limits in place of the
+ * gateway's defaults (ADR 0033). Not part of the key object of spec §2.2, so not echoed.
+ */
+export class KeyRateLimitDto {
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_KEY_REQUESTS_PER_MINUTE)
+  requests_per_minute?: number | null;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_KEY_CONCURRENT_REQUESTS)
+  concurrent_requests?: number | null;
+}
+
 /** The spend settings a key is created with and may change later (shared by POST and PATCH). */
 class KeySpendSettingsDto {
   @IsOptional()
@@ -39,6 +59,12 @@ class KeySpendSettingsDto {
   @Matches(UTC_DATE_TIME, { message: UTC_MESSAGE })
   @IsISO8601({ strict: true }, { message: UTC_MESSAGE })
   expires_at?: string | null;
+
+  /** Replaces both request-limit overrides (a member absent or null: the default); null clears them. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyRateLimitDto)
+  rate_limit?: KeyRateLimitDto | null;
 }
 
 export class CreateKeyDto extends KeySpendSettingsDto {

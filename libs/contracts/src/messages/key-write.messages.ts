@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxL
 import { DECIMAL_STRING } from '../events/usage-recorded.event.js';
 import { LIMIT_RESETS, type ApiKeyView, type LimitReset } from '../http/api-key.view.js';
 import { KEY_NAME_MAX_LENGTH, UTC_DATE_TIME } from '../http/key-write.dto.js';
-import { KEY_HASH_PATTERN, Principal } from '../principal.js';
+import { KEY_HASH_PATTERN, KeyRateLimits, Principal } from '../principal.js';
 
 /*
  * Gateway -> management: key writes and credits. Amounts travel as decimal strings; a
@@ -47,6 +47,12 @@ export class KeysCreateRequest {
   @IsOptional()
   @IsUUID()
   internId?: string;
+
+  /** Replaces both of the key's limit overrides; null clears them (ADR 0033). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyRateLimits)
+  rateLimits?: KeyRateLimits | null;
 }
 
 /** Intern-signing -> management: delete the keys bound to an intern that is being deleted. */
@@ -92,6 +98,12 @@ export class KeysUpdateRequest {
   @Matches(UTC_DATE_TIME)
   @IsISO8601({ strict: true })
   expiresAt?: string | null;
+
+  /** Replaces both of the key's limit overrides; null clears them (ADR 0033). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyRateLimits)
+  rateLimits?: KeyRateLimits | null;
 }
 
 export class KeysDeleteRequest {

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, ensureRedis, POSTGRES_URL, PrivateNatsServer, REDIS_URL, runPrefix } from '@gw/stack';
+import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, ensureRedis, generateBusSeeds, POSTGRES_URL, PrivateNatsServer, REDIS_URL, runPrefix } from '@gw/stack';
 
 /**
  * Integration tests: migrated databases of their own (dropped afterwards) a private
@@ -14,7 +14,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let nats: PrivateNatsServer | undefined;
   let natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   try {
-    nats = await PrivateNatsServer.start();
+    // The generated configuration with every service's user (ADR 0035); test doubles that
+    // connect without credentials act as a harness with every permission.
+    nats = await PrivateNatsServer.start({ seeds: await generateBusSeeds(), anonymousHarness: true });
     natsUrl = nats.url;
   } catch {
     await ensureNats(natsUrl);

@@ -1,0 +1,59 @@
+import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { SUBJECTS, type DataEnvelope, type IdentityView, type OidcCallbackView, type OidcStartView, type Principal } from '@gw/contracts';
+import { RpcClient } from '@gw/messaging';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthCacheService } from '../auth/auth-cache.service.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { Public } from '../auth/public.decorator.js';
+import { toGatewayError } from '../errors/http-error.mapper.js';
+import { failedPage, linkedPage } from './identity-page.js';
+
+type WithChangedKeys<T> = T & { changedKeyHashes?: string[] };
+
+/**
+ * Personal identity by OIDC login (ADR 0037), answered by management: who am I, start a
+ * login (the user's key; returns the issuer's authorization URL), the issuer's callback (no
+ * key: the browser arrives from the issuer; the state names the login), unlink.
+ */
+@Controller('v1/identity')
+export class IdentityController {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly auth: AuthCacheService,
+  ) {}
+
+  @Get()
+  async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
+    return { data: await this.rpc.send<IdentityView>(SUBJECTS.management.identityGet, { principal }) };
+  }
+
+  @Delete()
+  async unlink(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
+    const { changedKeyHashes, ...view } = await this.rpc.send<WithChangedKeys<IdentityView>>(SUBJECTS.management.identityUnlink, { principal });
+    this.auth.forget(changedKeyHashes ?? []);
+    return { data: view };
+  }
+
+  /** 200, not 201: nothing addressable is created, the client is sent on to the issuer. */
+  @Post('oidc/start')
+  @HttpCode(200)
+  async start(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<OidcStartView>> {
+    return { data: await this.rpc.send<OidcStartView>(SUBJECTS.management.identityOidcStart, { principal }) };
+  }
+
+  /** A browser page either way: the linked identity, or why not (with the error's status). */
+  @Public()
+  @Get('oidc/callback')
+  async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
+    try {
+      const linked = await this.rpc.send<WithChangedKeys<OidcCallbackView>>(SUBJECTS.management.identityOidcCallback, { query });
+      this.auth.forget(linked.changedKeyHashes ?? []);
+      await reply.status(200).send(linkedPage(linked.identity));
+    } catch (exception) {
+      const error = toGatewayError(exception);
+      await reply.status(error.status).send(failedPage(error.status, error.status >= 500 ? 'The login could not be finished; try again.' : error.message, error.metadata?.reason as string | undefined));
+    }
+  }
+}

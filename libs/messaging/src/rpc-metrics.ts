@@ -1,0 +1,21 @@
+import { GatewayError } from '@gw/errors';
+import { histogram } from '@gw/metrics';
+
+/** Caller-side latency of NATS request-reply, per subject (the subject table bounds the labels). */
+const requestSeconds = histogram('nats_request_duration_seconds', 'NATS request-reply latency seen by the caller', ['subject', 'outcome']);
+
+/** Times one request: `ok`, or the error's status class (`4xx`, `503`, `504`, `5xx`). */
+export function timedRequest<T>(subject: string, reply: Promise<T>): Promise<T> {
+  const started = performance.now();
+  reply.then(
+    () => requestSeconds.observe({ subject, outcome: 'ok' }, (performance.now() - started) / 1000),
+    (error: unknown) => requestSeconds.observe({ subject, outcome: outcomeOf(error) }, (performance.now() - started) / 1000),
+  );
+  return reply;
+}
+
+function outcomeOf(error: unknown): string {
+  if (!(error instanceof GatewayError)) return 'error';
+  if (error.status === 503 || error.status === 504) return String(error.status);
+  return error.status >= 500 ? '5xx' : '4xx';
+}
