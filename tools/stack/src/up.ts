@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const previous = readStackFile();
   const pids = readPidsFile();
   // A stack.json from before the demo intern and identity existed means an older stack: restart it.
-  if (previous?.internId && previous.identitySubject && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
+  if (previous?.internId && previous.identitySubject && previous.searchSimulatorUrl && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
     step('the stack is already running');
     printReady(previous);
     return;
