@@ -29,6 +29,7 @@ import { ResponsesController } from './responses/responses.controller.js';
 import { ResponsesPreparation } from './responses/responses-preparation.js';
 import { ResponsesStreamService } from './responses/responses-stream.service.js';
 import { ResponsesService } from './responses/responses.service.js';
+import { ServerToolRunner } from './server-tools/server-tool-runner.service.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
 import { RoutePlanner } from './routing/route-planner.service.js';
@@ -56,6 +57,7 @@ export class AppModule {
         AdapterRegistry,
         ChatPreparation,
         ChatService,
+        ServerToolRunner,
         MessagesService,
         MessagesStreamService,
         ModelCalls,

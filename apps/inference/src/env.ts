@@ -1,5 +1,5 @@
 import { DatabaseServiceEnv } from '@gw/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { fileURLToPath } from 'node:url';
 
 /** Environment of the inference service (see the root README for every variable). */
@@ -52,6 +52,66 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @IsInt()
   @Min(100)
   USAGE_OUTBOX_MAX: number = 100_000;
+
+  /** Server tools (ADR 0041): the search backend behind `service:web_search`. */
+  @IsIn(['searxng', 'brave'])
+  SEARCH_BACKEND: 'searxng' | 'brave' = 'searxng';
+
+  /** SearXNG's base URL (its `/search?format=json`); the stack points it at tools/search-simulator. */
+  @ValidateIf((env: InferenceEnv) => env.SEARCH_BACKEND === 'searxng')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  SEARXNG_URL: string = 'http://127.0.0.1:8792';
+
+  /** Brave Search API key (`X-Subscription-Token`), required when SEARCH_BACKEND=brave. */
+  @ValidateIf((env: InferenceEnv) => env.SEARCH_BACKEND === 'brave')
+  @IsString()
+  @MinLength(1, { message: 'BRAVE_SEARCH_API_KEY is required when SEARCH_BACKEND=brave' })
+  BRAVE_SEARCH_API_KEY: string = '';
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  BRAVE_SEARCH_URL: string = 'https://api.search.brave.com/res/v1/web/search';
+
+  /** Results per web search. */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  WEB_SEARCH_MAX_RESULTS: number = 5;
+
+  /** Price of one web search in dollars (decimal string), added to the cost of the generation that asked for it. */
+  @Matches(/^\d+(\.\d+)?$/)
+  WEB_SEARCH_PRICE: string = '0.005';
+
+  /** Price of one web_fetch in dollars (decimal string). */
+  @Matches(/^\d+(\.\d+)?$/)
+  WEB_FETCH_PRICE: string = '0';
+
+  /**
+   * Origins (`scheme://host:port`, comma-separated) web_fetch and the search backend may reach
+   * although they resolve to private, loopback or link-local addresses: the local search
+   * simulator in tests and `npm run up`. Empty (the default): every such address is refused.
+   */
+  @Matches(/^(\s*https?:\/\/[^\s,/]+\s*)(,\s*https?:\/\/[^\s,/]+\s*)*$|^$/, { message: 'WEB_FETCH_ALLOWED_ORIGINS must be comma-separated http(s)://host:port origins' })
+  WEB_FETCH_ALLOWED_ORIGINS: string = '';
+
+  @IsInt()
+  @Min(1_024)
+  @Max(50 * 1024 * 1024)
+  WEB_FETCH_MAX_BYTES: number = 2 * 1024 * 1024;
+
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEB_FETCH_TIMEOUT_MS: number = 10_000;
+
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  WEB_FETCH_MAX_REDIRECTS: number = 5;
+
+  /** Characters of page text a web_fetch result hands the model. */
+  @IsInt()
+  @Min(100)
+  WEB_FETCH_MAX_CHARS: number = 20_000;
 
   /**
    * Longest an answer waits for JetStream to acknowledge its usage event; past it the request

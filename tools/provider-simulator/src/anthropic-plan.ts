@@ -1,3 +1,4 @@
+import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
 import { promptCacheUsage } from './anthropic-cache.ts';
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
@@ -73,7 +74,8 @@ export interface MessagePlan {
 function pickTool(tools: unknown, choice: unknown): Json | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   if (isRecord(choice) && choice.type === 'none') return undefined;
-  const custom = tools.filter((t): t is Json => isRecord(t) && typeof t.name === 'string');
+  // A gateway's server tools are called only when the user asks for them (search-agent.ts).
+  const custom = tools.filter((t): t is Json => isRecord(t) && typeof t.name === 'string' && !SERVER_TOOL_NAMES.has(t.name));
   if (isRecord(choice) && choice.type === 'tool') {
     const named = custom.find((t) => t.name === choice.name);
     if (named) return named;
@@ -89,7 +91,8 @@ export function thinkingEnabled(body: Json, d: Directives): boolean {
 export function planMessage(body: Json, d: Directives, promptTokens: number): MessagePlan {
   const messages = body.messages as Json[];
   const last = messages[messages.length - 1]!;
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  // The user's last words: tool results come back in user messages too, without text.
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user' && blocksOf(m.content).some((b) => b.type === 'text')) ?? [...messages].reverse().find((m) => m.role === 'user');
   const userBlocks = lastUser ? blocksOf(lastUser.content) : [];
   const userText = userBlocks
     .filter((b) => b.type === 'text')
@@ -97,7 +100,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     .join(' ');
   const lastBlocks = blocksOf(last.content);
   const results = last.role === 'user' ? lastBlocks.filter((b) => b.type === 'tool_result') : [];
-  const tool = last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice) : undefined;
+  const sinceUser = messages.slice(lastUser ? messages.lastIndexOf(lastUser) + 1 : 0).flatMap((m) => (m.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result').map(toolResultText) : []));
+  const offered = Array.isArray(body.tools) && !(isRecord(body.tool_choice) && body.tool_choice.type === 'none') ? body.tools.filter(isRecord).map((t) => String(t.name)) : [];
+  const decision = serverToolCall(offered, userText, sinceUser);
+  const tool = decision ? { name: decision.name, input: decision.input } : last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice) : undefined;
 
   const content: ContentBlock[] = [];
   const pieces: string[][] = [];
@@ -116,15 +122,15 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   let stopReason: MessagePlan['stopReason'];
   let stopSequence: string | null = null;
   if (tool) {
-    const input = toolInput(tool.input_schema, userText);
+    const input = decision ? decision.input : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
-    content.push({ type: 'tool_use', id: `toolu_${stableId(`${String(tool.name)}:${userText}`)}`, name: String(tool.name), input });
+    content.push({ type: 'tool_use', id: `toolu_${stableId(`${String(tool.name)}:${userText}${decision ? `:${decision.turn}` : ''}`)}`, name: String(tool.name), input });
     const jsonPieces = splitPieces(json);
     pieces.push(jsonPieces);
     outputTokens += jsonPieces.length;
     stopReason = 'tool_use';
   } else {
-    let full = results.length > 0 ? buildToolResultReply(results.map(toolResultText)) : buildReply(userText, 0, d.replyTokens);
+    let full = results.length > 0 ? (citingReply(sinceUser) ?? buildToolResultReply(results.map(toolResultText))) : buildReply(userText, 0, d.replyTokens);
     // Structured outputs: the answer is JSON matching output_config.format.schema.
     const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : undefined;
     if (format && isRecord(format.schema)) full = JSON.stringify(valueFromSchema(format.schema, full));

@@ -1,5 +1,6 @@
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
+import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -66,9 +67,19 @@ export interface ChatPlan {
   audioOutTokens: number;
 }
 
+/** The function tools the model may call now (none with tool_choice "none"; only the named one when one is forced). */
+function callableTools(tools: unknown, toolChoice: unknown): string[] {
+  if (!Array.isArray(tools) || toolChoice === 'none') return [];
+  const names = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function)).map((t) => String((t.function as Json).name));
+  const forced = isRecord(toolChoice) && isRecord(toolChoice.function) ? toolChoice.function.name : undefined;
+  if (forced !== undefined) return names.filter((name) => name === forced);
+  return names;
+}
+
 function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
   if (!Array.isArray(tools) || tools.length === 0 || toolChoice === 'none') return undefined;
-  const fns = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function));
+  // A gateway's server tools are called only when the user asks for them (search-agent.ts).
+  const fns = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function) && !SERVER_TOOL_NAMES.has(String((t.function as Json).name)));
   if (isRecord(toolChoice) && isRecord(toolChoice.function)) {
     const wanted = toolChoice.function.name;
     const named = fns.find((t) => (t.function as Json).name === wanted);
@@ -103,17 +114,26 @@ export function planChat(body: Json, d: Directives, promptTokens: number): ChatP
   const maxRaw = body.max_completion_tokens ?? body.max_tokens;
   const maxTokens = typeof maxRaw === 'number' ? maxRaw : undefined;
   const stops = stopList(body.stop);
-  const tool = last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
-
   let toolResults: string[] | undefined;
   if (last.role === 'tool') {
     toolResults = [];
     for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) toolResults.unshift(messageText(messages[i]!));
   }
+  const lastUserAt = lastUser ? messages.lastIndexOf(lastUser) : -1;
+  const resultsSinceUser = messages.slice(lastUserAt + 1).filter((m) => m.role === 'tool').map(messageText);
+  const decision = serverToolCall(callableTools(body.tools, body.tool_choice), userText, resultsSinceUser);
+  const tool = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
 
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < n; index++) {
     const reasoning = d.reasoning !== undefined ? buildReasoning(userText) : undefined;
+    if (decision) {
+      const args = JSON.stringify(decision.input);
+      const id = `call_${stableId(`${decision.name}:${userText}:${decision.turn}:${index}`)}`;
+      const pieces = splitPieces(args);
+      choices.push({ index, content: null, pieces, toolCall: { id, name: decision.name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
+      continue;
+    }
     if (tool) {
       const name = String(tool.name ?? 'tool');
       const args = JSON.stringify(toolInput(tool.parameters, userText));
@@ -122,7 +142,7 @@ export function planChat(body: Json, d: Directives, promptTokens: number): ChatP
       choices.push({ index, content: null, pieces, toolCall: { id, name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
       continue;
     }
-    let full = toolResults ? buildToolResultReply(toolResults) : buildReply(userText, index, d.replyTokens);
+    let full = toolResults ? (citingReply(resultsSinceUser) ?? buildToolResultReply(toolResults)) : buildReply(userText, index, d.replyTokens);
     full = jsonContent(body.response_format, full) ?? full;
     const shaped = shapeReply(full, maxTokens, stops);
     choices.push({

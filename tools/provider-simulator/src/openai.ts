@@ -107,6 +107,11 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
       );
     }
   }
+  const pairing = toolCallPairing(messages as Json[]);
+  if (pairing) return pairing;
+  if (body.tool_choice !== undefined && (!Array.isArray(body.tools) || body.tools.length === 0)) {
+    return bad("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');
+  }
   if (Array.isArray(body.tools)) {
     for (let i = 0; i < body.tools.length; i++) {
       const t: unknown = body.tools[i];
@@ -244,4 +249,32 @@ export function handleGetModel(req: IncomingMessage, res: ServerResponse, id: st
   const authError = modelsAuthError(req);
   if (authError) return sendJson(res, 401, authError);
   sendJson(res, 200, modelObject(decodeURIComponent(id)));
+}
+
+/**
+ * OpenAI's pairing rules: every `tool` message answers a tool call of the assistant message
+ * before it, and every tool call of an assistant message is answered before the next message
+ * of another role.
+ */
+function toolCallPairing(messages: readonly Json[]): OpenAIErrorBody | undefined {
+  let pending: Set<string> | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'tool') {
+      if (!pending || !pending.has(String(m.tool_call_id))) {
+        return bad("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+      }
+      pending.delete(String(m.tool_call_id));
+      continue;
+    }
+    if (pending && pending.size > 0) {
+      return bad(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...pending].join(', ')}`,
+        'messages',
+        'invalid_request_error',
+      );
+    }
+    pending = m.role === 'assistant' && Array.isArray(m.tool_calls) ? new Set((m.tool_calls as Json[]).map((call) => String(call.id))) : undefined;
+  }
+  return undefined;
 }

@@ -24,6 +24,7 @@ export interface IsolatedStack {
   /** One per gateway replica; `[baseUrl]` without replicas. */
   baseUrls: string[];
   simulatorUrl: string;
+  searchSimulatorUrl: string;
   /** The run's local OIDC provider (tools/oidc-provider), which management links identities with. */
   oidcIssuer: string;
   apiKey: string;
@@ -105,6 +106,7 @@ export class IsolatedStackRun {
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
+      searchSimulatorPort: await freePort(),
       oidcPort: await freePort(),
       oidcClientSecret: randomBytes(24).toString('base64url'),
       // The catalog's `openai` provider, keyless and pointed at the simulator: the gateway cannot
@@ -135,6 +137,7 @@ export class IsolatedStackRun {
       baseUrl: this.stack.baseUrl,
       baseUrls: this.stack.baseUrls,
       simulatorUrl: this.stack.simulatorUrl,
+      searchSimulatorUrl: this.stack.searchSimulatorUrl,
       oidcIssuer: this.stack.oidcIssuer,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,

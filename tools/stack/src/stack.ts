@@ -24,6 +24,8 @@ export interface StackOptions {
   databases: DatabaseNames;
   gatewayPort: number;
   simulatorPort: number;
+  /** The search simulator (tools/search-simulator): inference's SearXNG backend and web_fetch's allowed loopback origin. */
+  searchSimulatorPort: number;
   /** The local OIDC provider (tools/oidc-provider) that management links personal identities with. */
   oidcPort: number;
   /** Its one client's secret, given to the provider and to management alike. */
@@ -59,6 +61,7 @@ export interface Stack {
   /** One per gateway replica (only `baseUrl` without replicas). */
   baseUrls: string[];
   simulatorUrl: string;
+  searchSimulatorUrl: string;
   processes: StartedProcess[];
   /** How each process was started, so a test can start it again after stopping it. */
   specs: ProcessSpec[];
@@ -96,9 +99,13 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     OIDC_CLIENT_SECRET: options.oidcClientSecret,
     OIDC_REDIRECT_URL: callbackOf(gatewayPorts[0]!),
   };
+  const searchSimulatorUrl = `http://127.0.0.1:${options.searchSimulatorPort}`;
+  // Server tools (ADR 0041): web search on the search simulator, and web_fetch may reach it
+  // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
+  const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
   const services: ProcessSpec[] = [
     { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc } },
-    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...db('inference'), SIMULATOR_URL: simulatorUrl } },
+    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
     { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
   ];
@@ -113,6 +120,11 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     script: 'tools/provider-simulator/src/main.ts',
     env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
   };
+  const searchSimulator: ProcessSpec = {
+    name: 'search-simulator',
+    script: 'tools/search-simulator/src/main.ts',
+    env: { SEARCH_SIMULATOR_PORT: String(options.searchSimulatorPort), SEARCH_SIMULATOR_HOST: '127.0.0.1' },
+  };
   const oidcProvider: ProcessSpec = {
     name: 'oidc-provider',
     script: 'tools/oidc-provider/src/main.ts',
@@ -126,7 +138,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
   };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
+  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, searchSimulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -142,7 +154,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     }
   }
   const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
-  return [simulator, oidcProvider, ...replicated, ...gateways];
+  return [simulator, searchSimulator, oidcProvider, ...replicated, ...gateways];
 }
 
 function withMetricsPorts(specs: ProcessSpec[], ports: Record<string, number> | undefined): ProcessSpec[] {
@@ -172,7 +184,7 @@ export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false
 /** The processes that serve `/metrics` (one replica each). */
 export const METRICS_PROCESSES = ['api-gateway', 'management', 'inference', 'batch', 'intern-signing'] as const;
 
-/** Starts the simulator, the four services and the gateway, and waits until all are ready. */
+/** Starts the simulators, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
   mkdirSync(logDir, { recursive: true });
@@ -184,6 +196,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
     oidcIssuer: oidcIssuerOf(options),
     simulatorUrl: `http://127.0.0.1:${options.simulatorPort}`,
+    searchSimulatorUrl: `http://127.0.0.1:${options.searchSimulatorPort}`,
     processes,
     specs,
     metricsUrls: Object.fromEntries(Object.entries(options.metricsPorts ?? {}).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])),
@@ -192,6 +205,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
   try {
     await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
+    await waitFor(() => isPortOpen('127.0.0.1', options.searchSimulatorPort), 'the search simulator', startupMs);
     await waitFor(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`), 'the gateway and every service to be ready', startupMs, 250);
     for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
   } catch (error) {

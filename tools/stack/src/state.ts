@@ -31,6 +31,7 @@ export interface StackFile {
   natsUrl?: string;
   /** Prometheus endpoints (`GET /metrics`) of the gateway and each service, by process name. */
   metricsUrls?: Record<string, string>;
+  searchSimulatorUrl?: string;
   models: string[];
 }
 

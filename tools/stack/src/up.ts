@@ -23,6 +23,7 @@ const DEFAULT_NATS_PORT = 4223;
 const DEFAULT_OIDC_PORT = 8791;
 /** The local OIDC provider's dev account the demo user logs in as (tools/oidc-provider). */
 const DEMO_ACCOUNT = { login: 'demo', password: 'demo-password' };
+const DEFAULT_SEARCH_SIMULATOR_PORT = 8792;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const previous = readStackFile();
   const pids = readPidsFile();
   // A stack.json from before the demo intern and identity existed means an older stack: restart it.
-  if (previous?.internId && previous.identitySubject && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
+  if (previous?.internId && previous.identitySubject && previous.searchSimulatorUrl && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
     step('the stack is already running');
     printReady(previous);
     return;
@@ -62,7 +63,8 @@ async function main(): Promise<void> {
   const nats = await startNatsServer(natsPort, natsSeeds);
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
   const oidcPort = await choosePort('OIDC_PROVIDER_PORT', DEFAULT_OIDC_PORT);
-  step('starting the simulator, the OIDC provider, the services and the gateway');
+  const searchSimulatorPort = await choosePort('SEARCH_SIMULATOR_PORT', DEFAULT_SEARCH_SIMULATOR_PORT);
+  step('starting the simulators, the OIDC provider, the services and the gateway');
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
     databases: DEFAULT_DATABASE_NAMES,
     gatewayPort,
     simulatorPort,
+    searchSimulatorPort,
     oidcPort,
     // A client secret per start: provider and management are started together with it.
     oidcClientSecret: randomBytes(24).toString('base64url'),
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
     identitySubject,
     oidcIssuer: stack.oidcIssuer,
     simulatorUrl: stack.simulatorUrl,
+    searchSimulatorUrl: stack.searchSimulatorUrl,
     natsUrl,
     metricsUrls: stack.metricsUrls,
     models,

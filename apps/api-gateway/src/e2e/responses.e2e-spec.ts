@@ -269,7 +269,7 @@ describe('failures', () => {
       [{ user: 'u'.repeat(257) }, /user/],
       [{ truncation: 'sometimes' }, /truncation/],
       [{ include: ['everything'] }, /include/],
-      [{ tools: [{ type: 'service:web_search' }] }, /server tools/],
+      [{ tools: [{ type: 'service:code_interpreter' }] }, /service:code_interpreter is not supported/],
       [{ tools: [{ type: 'web_search_preview' }] }, /only function tools/],
       [{ plugins: [{ id: 'web' }] }, /plugins.*web/],
       [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, /item_reference/],

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatStreamRequest } from '@gw/contracts';
+import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
+import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
+import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { drainStep } from '../server-tools/stream-step.js';
+import { sumUsageViews } from '../server-tools/usage-sum.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import type { PreparedChat } from './chat-preparation.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
 import { ChatPreparation } from './chat-preparation.service.js';
 import { newGenerationId } from './generation-ids.js';
@@ -30,6 +36,7 @@ export class ChatStreamService {
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
+    private readonly serverTools: ServerToolRunner,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -39,6 +46,9 @@ export class ChatStreamService {
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
     const prepared = await this.preparation.prepare(request, signal);
+    const tools = extractServerTools(prepared.body);
+    prepared.body = tools.body;
+    if (tools.plan) return this.runWithServerTools(request, prepared, tools.plan, signal, emit);
     const { body, sessionId, plan, base } = prepared;
     const debug = debugOptions(body);
     let upstreamBody: Record<string, unknown> | undefined;
@@ -87,6 +97,86 @@ export class ChatStreamService {
     // The last chunks (usage, then the end) wait for the usage event's PubAck (ADR 0030).
     const { usage, charge } = await settle('succeeded');
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
+  }
+
+  private runWithServerTools(request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
+    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools }, request, prepared, toolsPlan, signal, emit);
+  }
+}
+
+export interface ServerToolStreamDeps {
+  calls: ModelCalls;
+  accounting: GenerationAccounting;
+  serverTools: ServerToolRunner;
+}
+
+/**
+ * Server tools on a streamed chat completion (ADR 0041): each model call of the loop is
+ * streamed and what the model writes reaches the client as it comes (one chunk id for the whole
+ * answer); tool call fragments are held back, the server calls run, and the next call streams
+ * on. The last chunk carries the client's own tool calls, the citations and the finish reason;
+ * the usage chunk the sum of every call (each its own generation record). A failure mid-way
+ * fails the stream like any other (ADR 0016).
+ */
+async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
+  const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: '', provider: '' };
+  const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
+  let chunks = 0;
+  let settled = 0;
+  const steps = await runServerToolLoop({
+    body: prepared.body,
+    plan: toolsPlan,
+    runner: deps.serverTools,
+    signal,
+    call: async (body) => {
+      const { result: opened, attempt, tracker } = await deps.calls.open(prepared, 'chat', { body });
+      head.model = attempt.modelId;
+      head.provider = attempt.endpoint.provider.name;
+      const completion = await drainStep(opened, body.messages, (event) => {
+        if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
+        if (event.serviceTier) provenance.serviceTier = event.serviceTier;
+        const view = toChunkView(head, provenance, event);
+        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.accounting.metadata(prepared.plan, tracker);
+        chunks++;
+        emit(JSON.stringify(view));
+      });
+      return { completion, attempt, tracker };
+    },
+    // Each step the gateway ran tools in: a chunk without choices naming them (spec: "a comment or metadata per step").
+    onExecuted: (executed) => {
+      const view: ChatCompletionChunkView = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: provenance.serviceTier, choices: [] };
+      view.server_tool_calls = executed.map((toolCall) => ({
+        id: toolCall.callId,
+        type: toolCall.kind,
+        status: toolCall.ok ? 'completed' : 'failed',
+        ...(toolCall.query !== undefined ? { query: toolCall.query } : {}),
+        ...(toolCall.kind === 'web_fetch' ? { url: toolCall.page?.url ?? toolCall.url } : {}),
+        ...(toolCall.results ? { results: toolCall.results.length } : {}),
+        ...(toolCall.error ? { error: toolCall.error } : {}),
+      }));
+      emit(JSON.stringify(view));
+    },
+    settle: async (step, usage, toolCost) => {
+      // The chunks' id is the first call's generation id; later calls have their own.
+      const generationId = settled++ === 0 ? head.id : newGenerationId();
+      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+      return { charge, extra: undefined };
+    },
+  });
+  const last = steps.at(-1)!;
+  const choice = last.completion.choices[0];
+  if (choice) {
+    const delta: Record<string, unknown> = {};
+    if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
+    if (choice.message.annotations) delta.annotations = choice.message.annotations;
+    if (chunks === 0) {
+      delta.role = 'assistant';
+      delta.content = choice.message.content ?? '';
+    }
+    emit(JSON.stringify(toChunkView(head, provenance, { type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] })));
+  }
+  if (wantsUsageChunk(prepared.body)) {
+    emit(JSON.stringify(usageChunkView(head, provenance, sumUsageViews(steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged))))));
   }
 }
 

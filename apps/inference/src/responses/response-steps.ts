@@ -42,6 +42,15 @@ export function sumUsage(usages: readonly ResponsesUsageView[]): ResponsesUsageV
         : (total.cost_details.upstream_inference_cost ?? 0) + (usage.cost_details.upstream_inference_cost ?? 0);
     total.cost_details.upstream_inference_input_cost += usage.cost_details.upstream_inference_input_cost;
     total.cost_details.upstream_inference_output_cost += usage.cost_details.upstream_inference_output_cost;
+    for (const field of ['server_tool_use', 'server_tool_use_details'] as const) {
+      const add = usage[field];
+      if (!add) continue;
+      const into = (total[field] ??= { tool_calls_executed: 0, tool_calls_requested: 0, web_search_requests: 0 });
+      into.tool_calls_executed = (into.tool_calls_executed ?? 0) + (add.tool_calls_executed ?? 0);
+      into.tool_calls_requested = (into.tool_calls_requested ?? 0) + (add.tool_calls_requested ?? 0);
+      into.web_search_requests = (into.web_search_requests ?? 0) + (add.web_search_requests ?? 0);
+    }
   }
+  total.cost = Number(total.cost.toFixed(12));
   return total;
 }

@@ -1,4 +1,5 @@
 import type {
+  ResponsesWebSearchCallItemView,
   ResponsesFunctionCallItemView,
   ResponsesImageItemView,
   ResponsesMessageItemView,
@@ -116,6 +117,25 @@ export class ResponsesEventWriter {
     this.send('error', { code: errorType, message: error.message, param: null });
     const response = { ...this.snapshot('failed', { usage, error: failure, incompleteItems: true }), error_type: errorType };
     this.send('response.failed', { response });
+  }
+
+  /**
+   * A server tool the gateway ran between two model calls (ADR 0041): what the model said
+   * before it is closed, then the web_search_call item with OpenAI's events; the next call's
+   * text opens a new message item.
+   */
+  serverToolCall(item: ResponsesWebSearchCallItemView): void {
+    this.closeAll();
+    this.reasoning = undefined;
+    this.message = undefined;
+    this.calls.clear();
+    const index = this.output.length;
+    this.output.push(item);
+    this.send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } });
+    this.send('response.web_search_call.in_progress', { output_index: index, item_id: item.id });
+    this.send('response.web_search_call.searching', { output_index: index, item_id: item.id });
+    this.send('response.web_search_call.completed', { output_index: index, item_id: item.id });
+    this.send('response.output_item.done', { output_index: index, item });
   }
 
   get started(): boolean {

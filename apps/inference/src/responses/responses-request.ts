@@ -32,6 +32,9 @@ const SAME_NAME = [
   'trace',
   'debug',
   'reasoning',
+  // The server-tool loop's bounds (ADR 0041), read by extractServerTools, never sent upstream.
+  'max_tool_calls',
+  'stop_server_tools_when',
 ] as const;
 
 /** What the front door needs after the model call that the internal form does not carry. */
@@ -99,10 +102,9 @@ function refuseUnsupported(body: Json): void {
   for (const [position, tool] of ((body.tools as Json[] | undefined) ?? []).entries()) {
     if (tool.type === 'function') continue;
     const type = String(tool.type);
-    if (type.startsWith('service:')) {
-      throw GatewayError.badRequest(`tools[${position}]: server tools (${type}) are not available yet; only function tools are`, { reason: 'unsupported_tool', tool: type });
-    }
-    throw GatewayError.badRequest(`tools[${position}]: tools of type ${type} are not supported; only function tools are`, { reason: 'unsupported_tool', tool: type });
+    // Server tools are checked (and unknown ones refused by name) by extractServerTools.
+    if (type.startsWith('service:')) continue;
+    throw GatewayError.badRequest(`tools[${position}]: tools of type ${type} are not supported; only function tools and server tools (service:web_search, service:web_fetch) are`, { reason: 'unsupported_tool', tool: type });
   }
 }
 
@@ -165,6 +167,10 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
       case 'reasoning':
         pendingReasoning.push(...decodeReasoningContent(item));
         break;
+      case 'web_search_call':
+        // A search this gateway ran in an earlier response (ADR 0041), sent back with the rest of
+        // its output: the answer that used it follows as a message, so there is nothing to replay.
+        break;
       case 'item_reference':
         throw GatewayError.badRequest(`input[${position}]: item_reference needs stored responses, which this gateway does not keep: send the item itself (with the Vercel AI SDK, providerOptions.openai.store = false)`);
       default:
@@ -226,6 +232,7 @@ function outputText(output: unknown, position: number): string {
 
 /** `{type: "function", name, description, parameters, strict}` as chat's nested function tool. */
 function toChatTool(tool: Json, position: number): Json {
+  if (typeof tool.type === 'string' && tool.type.startsWith('service:')) return { ...tool };
   if (typeof tool.name !== 'string' || tool.name.length === 0) throw GatewayError.badRequest(`tools[${position}]: a function tool needs a name`);
   const fn: Json = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
   if (typeof tool.description === 'string') fn.description = tool.description;

@@ -8,7 +8,13 @@ import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { observeStream } from '../chat/stream-observable.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { extractServerTools } from '../server-tools/server-tool-request.js';
+import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { drainStep } from '../server-tools/stream-step.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import { sumUsage } from './response-steps.js';
+import { webSearchCallItem } from './server-tool-items.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 
@@ -28,6 +34,7 @@ export class ResponsesStreamService {
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
+    private readonly serverTools: ServerToolRunner,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -38,6 +45,49 @@ export class ResponsesStreamService {
     const { principal } = request;
     const response = await this.preparation.prepare(request, signal);
     const { prepared, options } = response;
+    const tools = extractServerTools(prepared.body);
+    prepared.body = tools.body;
+    if (tools.plan) {
+      // Server tools (ADR 0041): every model call streams into the same response; each server
+      // call the gateway runs is a web_search_call item between them.
+      let writer: ResponsesEventWriter | undefined;
+      try {
+        const steps = await runServerToolLoop({
+          body: prepared.body,
+          plan: tools.plan,
+          runner: this.serverTools,
+          signal,
+          call: async (body) => {
+            const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses', { body });
+            if (!writer) {
+              writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
+              writer.start(request.serviceMetadata ? { service_metadata: this.accounting.metadata(prepared.plan, tracker) } : {});
+            }
+            const completion = await drainStep(opened, body.messages, (event) => writer!.add(event));
+            return { completion, attempt, tracker };
+          },
+          settle: async (step, usage, toolCost) => {
+            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+            return { charge, extra: undefined };
+          },
+          onExecuted: (calls) => {
+            for (const call of calls) writer!.serverToolCall(webSearchCallItem(call));
+          },
+        });
+        const choice = steps.at(-1)!.completion.choices[0];
+        if (choice) {
+          const delta: Record<string, unknown> = {};
+          if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
+          if (choice.message.annotations) delta.annotations = choice.message.annotations;
+          writer!.add({ type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] });
+        }
+        writer!.finish(sumUsage(steps.map((step) => stepUsage(step.usage, step.charge))));
+      } catch (error) {
+        if (!writer?.started || signal.aborted) throw error;
+        writer.fail(toGatewayError(error));
+      }
+      return;
+    }
     let upstreamBody: Record<string, unknown> | undefined;
     if (echoesUpstreamBody(prepared.body)) prepared.base.onUpstreamBody = (sent) => (upstreamBody = sent);
 

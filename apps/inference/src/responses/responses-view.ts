@@ -17,7 +17,7 @@ import type { ResponsesOptions } from './responses-request.js';
 type Json = Record<string, unknown>;
 
 /** `<prefix>_<32 hex>`, the shape OpenAI's ids have (resp_, msg_, fc_, rs_). */
-export function newItemId(prefix: 'resp' | 'msg' | 'fc' | 'rs' | 'ig'): string {
+export function newItemId(prefix: 'resp' | 'msg' | 'fc' | 'rs' | 'ig' | 'ws'): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 
@@ -121,6 +121,7 @@ export function toResponsesUsage(usage: ChatUsageView): ResponsesUsageView {
       upstream_inference_input_cost: usage.cost_details.upstream_inference_input_cost,
       upstream_inference_output_cost: usage.cost_details.upstream_inference_output_cost,
     },
+    ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use, server_tool_use_details: usage.server_tool_use_details ?? { ...usage.server_tool_use } } : {}),
   };
 }
 

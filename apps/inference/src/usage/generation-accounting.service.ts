@@ -22,6 +22,8 @@ export interface SettleInput {
   status: 'succeeded' | 'failed';
   sessionId?: string;
   batchId?: string;
+  /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
+  toolCost?: Prisma.Decimal;
 }
 
 /**
@@ -46,7 +48,8 @@ export class GenerationAccounting {
 
   async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
-    const charge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
+    const modelCharge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
+    const charge = input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
     const latencyMs = tracker.elapsedMs();
     const answering = tracker.records.at(-1);
     // Throughput: completion tokens over the answering attempt's whole time (a stream's too);

@@ -28,6 +28,8 @@ export interface ChatCompletionChunkView {
   debug?: ChatStreamDebugView;
   /** Routing metadata (spec §2.6) on the first chunk, when the caller opted in. */
   service_metadata?: ServiceMetadataView;
+  /** Server tools the gateway ran for the model (ADR 0041), one chunk without choices per step. */
+  server_tool_calls?: ServerToolCallChunkView[];
 }
 
 export interface ChatStreamDebugView {
@@ -35,4 +37,15 @@ export interface ChatStreamDebugView {
   echo_upstream_body?: Record<string, unknown>;
   /** Milestones of the provider call: ms since the request began and wall-clock time. */
   timings?: Array<{ start_ms: number; event: 'adapter_request' | 'upstream_headers_received' | 'first_token_received' | 'upstream_body_ended'; epoch_ms: number }>;
+}
+
+/** One server tool call in a chat stream's step chunk (ADR 0041). */
+export interface ServerToolCallChunkView {
+  id: string;
+  type: 'web_search' | 'web_fetch';
+  status: 'completed' | 'failed';
+  query?: string;
+  url?: string;
+  results?: number;
+  error?: string;
 }

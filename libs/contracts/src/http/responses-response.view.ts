@@ -1,4 +1,4 @@
-import type { ServiceMetadataView } from './chat-completion.view.js';
+import type { ServerToolUseView, ServiceMetadataView } from './chat-completion.view.js';
 
 /** An `output_text` part of a message item (annotations as OpenAI's: url_citation, file_citation, ...). */
 export interface ResponsesOutputTextView {
@@ -46,7 +46,15 @@ export interface ResponsesImageItemView {
   result: string;
 }
 
-export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView | ResponsesImageItemView;
+/** A server tool the gateway ran for the model (`service:web_search` / `service:web_fetch`, ADR 0041), in OpenAI's web_search_call shape. */
+export interface ResponsesWebSearchCallItemView {
+  type: 'web_search_call';
+  id: string;
+  status: 'completed' | 'failed';
+  action: { type: 'search'; query: string; sources?: Array<{ type: 'url'; url: string }> } | { type: 'open_page'; url: string };
+}
+
+export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView | ResponsesImageItemView | ResponsesWebSearchCallItemView;
 
 /** Spec §2.6 usage. */
 export interface ResponsesUsageView {
@@ -58,6 +66,9 @@ export interface ResponsesUsageView {
   cost: number;
   is_byok: boolean;
   cost_details: { upstream_inference_cost: number | null; upstream_inference_input_cost: number; upstream_inference_output_cost: number };
+  /** Spec §2.1's counts, when the request offered server tools (ADR 0041). */
+  server_tool_use?: ServerToolUseView;
+  server_tool_use_details?: ServerToolUseView;
 }
 
 /**
