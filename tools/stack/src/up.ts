@@ -23,6 +23,8 @@ const DEFAULT_NATS_PORT = 4223;
 const DEFAULT_OIDC_PORT = 8791;
 /** The local OIDC provider's dev account the demo user logs in as (tools/oidc-provider). */
 const DEMO_ACCOUNT = { login: 'demo', password: 'demo-password' };
+/** Its subject (tools/oidc-provider accounts.ts). */
+const DEMO_SUBJECT = 'demo-user';
 const DEFAULT_SEARCH_SIMULATOR_PORT = 8792;
 const step = (text: string) => console.log(`==> ${text}`);
 
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
 
   const models = await listModels(stack.baseUrl, keys.apiKey);
   step('linking the demo user to the local OIDC provider and making the demo intern');
-  const identitySubject = await ensureDemoIdentity(stack.baseUrl, keys.apiKey);
+  const identitySubject = await ensureDemoIdentity(stack.baseUrl, keys.apiKey, managementDb);
   const intern = await ensureDemoIntern(stack.baseUrl, keys, previous);
   const file: StackFile = {
     baseUrl: stack.baseUrl,
@@ -179,14 +181,33 @@ async function gatewayCall(baseUrl: string, key: string, path: string, body?: un
  * the real login is driven headlessly (start at the gateway, the provider's login form and
  * consent, the gateway's callback). Returns the linked subject.
  */
-async function ensureDemoIdentity(baseUrl: string, apiKey: string): Promise<string> {
+async function ensureDemoIdentity(baseUrl: string, apiKey: string, managementDb: string): Promise<string> {
   const current = await gatewayCall(baseUrl, apiKey, '/identity');
   if (current.status !== 200) throw new Error(`GET /v1/identity answered ${current.status}`);
-  if (!current.body?.data?.identity) await linkIdentity({ baseUrl, apiKey, ...DEMO_ACCOUNT });
+  if (!current.body?.data?.identity) {
+    await releaseDemoIdentity(managementDb);
+    await linkIdentity({ baseUrl, apiKey, ...DEMO_ACCOUNT });
+  }
   const linked = await gatewayCall(baseUrl, apiKey, '/identity');
   const subject = linked.body?.data?.identity?.subject;
   if (!subject) throw new Error('the demo user is still not linked after the login');
   return subject;
+}
+
+/**
+ * The local provider's demo identity belongs to the demo user of the newest `npm run up`. A
+ * demo user seeded earlier (another clone sharing these dev databases, or keys that ran out of
+ * credits) may still hold it, and one identity links one user (409 identity_in_use): it is
+ * released from that older user first. Dev databases only; never a production path.
+ */
+async function releaseDemoIdentity(managementDb: string): Promise<void> {
+  const client = new pg.Client({ connectionString: managementDb });
+  await client.connect();
+  try {
+    await client.query(`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, oidc_linked_at = NULL WHERE oidc_subject = $1`, [DEMO_SUBJECT]);
+  } finally {
+    await client.end();
+  }
 }
 
 /** A demo intern in the demo workspace and its own key, reused while both still work. */
