@@ -68,6 +68,7 @@ export interface EventRoute {
 /** Core NATS events (fire and forget). */
 export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.keysChanged, publishers: ['management'], subscribers: ['api-gateway'] },
+  { subject: EVENTS.internsDeleted, publishers: ['intern-signing'], subscribers: ['intern-signing'] },
   { subject: EVENTS.keysUsed, publishers: ['api-gateway'], subscribers: ['management'] },
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },

@@ -79,6 +79,8 @@ export const EVENTS = {
   presetsChanged: 'events.presets.changed',
   /** Gateway -> every inference replica (no queue group): the client of a stream went away. */
   streamCancelled: 'events.inference.stream.cancelled',
+  /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
+  internsDeleted: 'events.interns.deleted',
 } as const;
 
 /** JetStream names. Durable consumers are per service, so each counts every event once. */

@@ -16,6 +16,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 import { canSeeIntern, collectionWorkspace, internNotFound, requireWriteAccess } from './intern-access.js';
 import { toInternView } from './intern-view.js';
 import { decodeCursor, encodeCursor } from './list-cursor.js';
+import { SignableInterns } from './signable-interns.js';
 
 const nameTaken = () =>
   new GatewayError(409, 'You already have an intern of that name in this workspace', { metadata: { reason: 'conflict', retryable: false } });
@@ -30,6 +31,7 @@ export class InternsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly rpc: RpcClient,
+    private readonly signable: SignableInterns,
   ) {}
 
   async list(request: InternsListRequest): Promise<InternListView> {
@@ -97,6 +99,7 @@ export class InternsService {
     const intern = await this.findVisible(principal, internId);
     await this.rpc.send(SUBJECTS.management.keysDeleteForIntern, { workspaceId: intern.workspaceId, internId: intern.id });
     await this.prisma.intern.deleteMany({ where: { id: intern.id } });
+    this.signable.announceDeleted([intern.id]);
     return { deleting: true };
   }
 

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DaemonSignRequest, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { RequestRateLimiter } from '@gw/rate-limit';
-import { InternsService } from '../interns/interns.service.js';
+import { SignableInterns } from '../interns/signable-interns.js';
 import { DaemonSigner } from './daemon-signer.js';
 import { SigningKeyRing } from './signing-key-ring.js';
 import { SIGN_RATE_LIMITER } from './signing.providers.js';
@@ -12,7 +12,7 @@ import { SIGN_RATE_LIMITER } from './signing.providers.js';
 @Controller()
 export class DaemonSigningController {
   constructor(
-    private readonly interns: InternsService,
+    private readonly interns: SignableInterns,
     private readonly signer: DaemonSigner,
     private readonly keys: SigningKeyRing,
     @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
