@@ -20,7 +20,7 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: false, endUserHash: context.endUserHash, serviceTier: anthropicTier(endpoint, body) });
+    const upstreamBody = anthropicBody(endpoint, body, context, false);
     const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
@@ -58,7 +58,7 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildAnthropicBody(withoutUnsupported(body, endpoint), endpoint.upstreamModel, { stream: true, endUserHash: context.endUserHash, serviceTier: anthropicTier(endpoint, body) });
+    const upstreamBody = anthropicBody(endpoint, body, context, true);
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
@@ -89,10 +89,13 @@ function excludesReasoning(body: Record<string, unknown>): boolean {
   return reasoning !== null && typeof reasoning === 'object' && reasoning.exclude === true;
 }
 
-/** The request's tier as Anthropic spells it for this endpoint; undefined when it takes none of the wanted ones. */
-function anthropicTier(endpoint: RoutableEndpoint, body: Record<string, unknown>): string | undefined {
-  const requested = withoutUnsupported(body, endpoint).service_tier;
-  if (typeof requested !== 'string') return undefined;
-  const tier = tierFor(endpoint, requested);
-  return tier === undefined ? undefined : wireTier('anthropic', tier);
+/**
+ * The Messages API body for this endpoint: the request without what the endpoint does not take
+ * (filtered once), its tier in Anthropic's words (undefined when it takes none of the wanted ones).
+ */
+function anthropicBody(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, stream: boolean): Record<string, unknown> {
+  const supported = withoutUnsupported(body, endpoint);
+  const requested = supported.service_tier;
+  const tier = typeof requested === 'string' ? tierFor(endpoint, requested) : undefined;
+  return buildAnthropicBody(supported, endpoint.upstreamModel, { stream, endUserHash: context.endUserHash, serviceTier: tier === undefined ? undefined : wireTier('anthropic', tier) });
 }
