@@ -3,6 +3,7 @@ export * from './rpc-client.js';
 export * from './rpc-stream.js';
 export * from './rpc-exception.filter.js';
 export * from './payload-validation.pipe.js';
+export * from './trusted-payload.decorator.js';
 export * from './service-bootstrap.js';
 export * from './health.js';
 export * from './validate-dto.js';

@@ -167,10 +167,19 @@ export const OIDC_CLIENT_ID = 'gateway-local';
 
 export const oidcIssuerOf = (options: Pick<StackOptions, 'oidcPort'>) => `http://127.0.0.1:${options.oidcPort}`;
 
+/**
+ * Extra Node flags for every process of the stack, from `STACK_NODE_ARGS` (space-separated),
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a bench run (Node refuses
+ * `--cpu-prof` in NODE_OPTIONS).
+ */
+function nodeArgs(): string[] {
+  return (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
   const log = openSync(join(logDir, `${spec.name}.log`), 'a');
-  const child = spawn(process.execPath, [spec.script], {
+  const child = spawn(process.execPath, [...nodeArgs(), spec.script], {
     cwd: WORKSPACE_ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', log, log],
