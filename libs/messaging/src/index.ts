@@ -14,6 +14,7 @@ export * from './usage-event.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
 export * from './invalidated-fetch.js';
+export * from './event-invalidated-cache.js';
 export * from './rpc-liveness.js';
 export * from './lifecycle/replica-lifecycle.js';
 export * from './lifecycle/shutdown-on-signals.js';

@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
-import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { counter } from '@gw/metrics';
-import type { Subscription } from '@nats-io/transport-node';
-import { LRUCache } from 'lru-cache';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
 /** Hits are lookups minus misses (a miss asks management; concurrent misses for one key share it). */
@@ -22,8 +20,7 @@ type CachedPrincipal = Principal | false;
 @Injectable()
 export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AuthCacheService.name);
-  private readonly cache: LRUCache<string, CachedPrincipal>;
-  private subscription?: Subscription;
+  private readonly cache: EventInvalidatedCache<string, CachedPrincipal>;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -31,35 +28,32 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
     @Inject(GATEWAY_ENV) env: GatewayEnv,
   ) {
     const maxTtlMs = env.AUTH_CACHE_TTL_SECONDS * 1000;
-    this.cache = new LRUCache<string, CachedPrincipal>({
-      max: env.AUTH_CACHE_MAX_ENTRIES,
-      ttl: Math.max(1, maxTtlMs),
-      fetchMethod: async (keyHash, _stale, { options }) => {
-        cacheMisses.inc();
-        const reply = await this.rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash });
-        // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
-        options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
-        return reply.principal ?? false;
+    this.cache = new EventInvalidatedCache<string, CachedPrincipal>({
+      lru: {
+        max: env.AUTH_CACHE_MAX_ENTRIES,
+        ttl: Math.max(1, maxTtlMs),
+        fetchMethod: async (keyHash, _stale, { options }) => {
+          cacheMisses.inc();
+          const reply = await this.rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash });
+          // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
+          options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
+          return reply.principal ?? false;
+        },
       },
+      invalidatedBy: EVENTS.keysChanged,
+      invalidate: (message, entries) => {
+        for (const hash of message.json<{ data: KeysChangedEvent }>().data?.keyHashes ?? []) entries.delete(hash);
+      },
+      onMalformed: () => this.logger.warn('Ignored a malformed keys.changed event'),
     });
   }
 
   onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(EVENTS.keysChanged, {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          const { data } = message.json<{ data: KeysChangedEvent }>();
-          for (const hash of data?.keyHashes ?? []) this.cache.delete(hash);
-        } catch {
-          this.logger.warn('Ignored a malformed keys.changed event');
-        }
-      },
-    });
+    this.cache.listen(this.nats.connection);
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.cache.close();
   }
 
   /** Drops these keys' principals now (this replica; the others hear `keys.changed`). */
@@ -70,6 +64,6 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
   /** The principal for a key hash, or null when the key must be refused. */
   async resolve(keyHash: string): Promise<Principal | null> {
     lookups.inc();
-    return (await fetchAfterInvalidation(() => this.cache.fetch(keyHash))) || null;
+    return (await this.cache.fetch(keyHash)) || null;
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type ByokResolveReply, type ResolvedByokCredential } from '@gw/contracts';
-import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import type { Subscription } from '@nats-io/transport-node';
-import { LRUCache } from 'lru-cache';
-import { onWorkspaceChanged } from './workspace-events.js';
+import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { workspaceIdOf } from './workspace-events.js';
 
 const TTL_MS = 30_000;
 const MAX_WORKSPACES = 10_000;
@@ -22,36 +20,42 @@ const RESOLVE_TIMEOUT_MS = 3_000;
 @Injectable()
 export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ByokCredentialsService.name);
-  private readonly cache: LRUCache<string, ResolvedByokCredential[]>;
-  private subscription?: Subscription;
+  private readonly cache: EventInvalidatedCache<string, ResolvedByokCredential[]>;
 
   constructor(
     private readonly rpc: RpcClient,
     private readonly nats: ResilientNatsConnection,
   ) {
-    this.cache = new LRUCache<string, ResolvedByokCredential[]>({
-      max: MAX_WORKSPACES,
-      ttl: TTL_MS,
-      allowStaleOnFetchRejection: true,
-      noDeleteOnFetchRejection: true,
-      fetchMethod: async (workspaceId) => {
-        const reply = await this.rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
-        return reply.credentials ?? [];
+    this.cache = new EventInvalidatedCache<string, ResolvedByokCredential[]>({
+      lru: {
+        max: MAX_WORKSPACES,
+        ttl: TTL_MS,
+        allowStaleOnFetchRejection: true,
+        noDeleteOnFetchRejection: true,
+        fetchMethod: async (workspaceId) => {
+          const reply = await this.rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
+          return reply.credentials ?? [];
+        },
+      },
+      invalidatedBy: EVENTS.byokChanged,
+      invalidate: (message, entries) => {
+        const workspaceId = workspaceIdOf(message);
+        if (workspaceId) entries.delete(workspaceId);
       },
     });
   }
 
   onModuleInit(): void {
-    this.subscription = onWorkspaceChanged(this.nats.connection, EVENTS.byokChanged, (workspaceId) => this.cache.delete(workspaceId));
+    this.cache.listen(this.nats.connection);
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.cache.close();
   }
 
   async forWorkspace(workspaceId: string): Promise<ResolvedByokCredential[]> {
     try {
-      return (await fetchAfterInvalidation(() => this.cache.fetch(workspaceId))) ?? [];
+      return (await this.cache.fetch(workspaceId)) ?? [];
     } catch (error) {
       this.logger.warn(`BYOK credentials of workspace ${workspaceId} could not be resolved: ${(error as Error).message}`);
       throw error;

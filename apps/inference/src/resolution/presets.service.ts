@@ -1,10 +1,8 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type PresetResolveReply } from '@gw/contracts';
-import { fetchAfterInvalidation, ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import type { Subscription } from '@nats-io/transport-node';
-import { LRUCache } from 'lru-cache';
+import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { applyPreset, presetReferenceOf } from './preset-reference.js';
-import { onWorkspaceChanged } from './workspace-events.js';
+import { workspaceIdOf } from './workspace-events.js';
 
 const TTL_MS = 10_000;
 const MAX_PRESETS = 10_000;
@@ -19,29 +17,34 @@ const RESOLVE_TIMEOUT_MS = 3_000;
  */
 @Injectable()
 export class PresetsService implements OnModuleInit, OnModuleDestroy {
-  private readonly cache: LRUCache<string, PresetResolveReply, { workspaceId: string; slug: string }>;
-  private subscription?: Subscription;
+  private readonly cache: EventInvalidatedCache<string, PresetResolveReply, { workspaceId: string; slug: string }>;
 
   constructor(
     private readonly rpc: RpcClient,
     private readonly nats: ResilientNatsConnection,
   ) {
-    this.cache = new LRUCache<string, PresetResolveReply, { workspaceId: string; slug: string }>({
-      max: MAX_PRESETS,
-      ttl: TTL_MS,
-      fetchMethod: (_key, _stale, { context }) => this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
+    this.cache = new EventInvalidatedCache<string, PresetResolveReply, { workspaceId: string; slug: string }>({
+      lru: {
+        max: MAX_PRESETS,
+        ttl: TTL_MS,
+        fetchMethod: (_key, _stale, { context }) => this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
+      },
+      invalidatedBy: EVENTS.presetsChanged,
+      // Keys are `<workspace>/<slug>`: the event names the workspace only.
+      invalidate: (message, entries) => {
+        const workspaceId = workspaceIdOf(message);
+        if (!workspaceId) return;
+        for (const key of [...entries.keys()]) if (key.startsWith(`${workspaceId}/`)) entries.delete(key);
+      },
     });
   }
 
   onModuleInit(): void {
-    this.subscription = onWorkspaceChanged(this.nats.connection, EVENTS.presetsChanged, (workspaceId) => {
-      const prefix = `${workspaceId}/`;
-      for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
-    });
+    this.cache.listen(this.nats.connection);
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.cache.close();
   }
 
   /**
@@ -51,9 +54,7 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
   async apply(workspaceId: string, body: Record<string, unknown>, variables?: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
     const reference = presetReferenceOf(body);
     if (!reference) return body;
-    const preset = await fetchAfterInvalidation(() =>
-      this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } }),
-    );
+    const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } });
     return applyPreset(body, reference, preset!, variables);
   }
 }

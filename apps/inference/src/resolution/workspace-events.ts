@@ -1,21 +1,12 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
 
 /**
- * Subscribes to a management event that names a workspace (`events.byok.changed`,
- * `events.presets.changed`) on every replica (no queue group). Accepts Nest's packet
- * (`{pattern, data: {workspaceId}}`) and a bare `{workspaceId}`; anything else is ignored.
+ * The workspace a management event names (`events.byok.changed`, `events.presets.changed`):
+ * Nest's packet (`{pattern, data: {workspaceId}}`) or a bare `{workspaceId}`; undefined when
+ * it names none. A message that is not JSON throws (the cache ignores it).
  */
-export function onWorkspaceChanged(connection: NatsConnection, subject: string, drop: (workspaceId: string) => void): Subscription {
-  return connection.subscribe(subject, {
-    callback: (error, message) => {
-      if (error) return;
-      try {
-        const packet = message.json<{ data?: { workspaceId?: unknown }; workspaceId?: unknown }>();
-        const workspaceId = packet?.data?.workspaceId ?? packet?.workspaceId;
-        if (typeof workspaceId === 'string') drop(workspaceId);
-      } catch {
-        // malformed: nothing to drop
-      }
-    },
-  });
+export function workspaceIdOf(message: Msg): string | undefined {
+  const packet = message.json<{ data?: { workspaceId?: unknown }; workspaceId?: unknown }>();
+  const workspaceId = packet?.data?.workspaceId ?? packet?.workspaceId;
+  return typeof workspaceId === 'string' ? workspaceId : undefined;
 }

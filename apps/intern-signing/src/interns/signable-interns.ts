@@ -1,8 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENTS, type InternsDeletedEvent, type Principal } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
-import type { Subscription } from '@nats-io/transport-node';
-import { LRUCache } from 'lru-cache';
+import { EventInvalidatedCache, ResilientNatsConnection } from '@gw/messaging';
 import type { Intern } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { canSeeIntern, internNotFound } from './intern-access.js';
@@ -22,38 +20,34 @@ const MAX_ENTRIES = 10_000;
 @Injectable()
 export class SignableInterns implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SignableInterns.name);
-  private readonly cache = new LRUCache<string, Intern>({ max: MAX_ENTRIES, ttl: TTL_MS });
-  private subscription?: Subscription;
+  private readonly cache: EventInvalidatedCache<string, Intern>;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly nats: ResilientNatsConnection,
-  ) {}
-
-  onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(EVENTS.internsDeleted, {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          this.forget(message.json<InternsDeletedEvent>().internIds ?? []);
-        } catch {
-          this.logger.warn('Ignored a malformed interns.deleted event');
-        }
+  ) {
+    this.cache = new EventInvalidatedCache<string, Intern>({
+      // An unknown intern is not cached (undefined), so one created later is found at once.
+      lru: { max: MAX_ENTRIES, ttl: TTL_MS, fetchMethod: async (id) => (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined },
+      invalidatedBy: EVENTS.internsDeleted,
+      invalidate: (message, entries) => {
+        for (const id of message.json<InternsDeletedEvent>().internIds ?? []) entries.delete(id);
       },
+      onMalformed: () => this.logger.warn('Ignored a malformed interns.deleted event'),
     });
   }
 
+  onModuleInit(): void {
+    this.cache.listen(this.nats.connection);
+  }
+
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.cache.close();
   }
 
   /** 404 alike for an unknown intern and one the key may not see, as InternsService.findVisible. */
   async findVisible(principal: Principal, internId: string): Promise<Intern> {
-    let intern = this.cache.get(internId);
-    if (!intern) {
-      intern = (await this.prisma.intern.findUnique({ where: { id: internId } })) ?? undefined;
-      if (intern) this.cache.set(internId, intern);
-    }
+    const intern = await this.cache.fetch(internId);
     if (!intern || !canSeeIntern(principal, intern)) throw internNotFound();
     return intern;
   }
