@@ -44,11 +44,12 @@ async function main(): Promise<void> {
   }
   if (pids) await stopProcessesGracefully(Object.values(pids).filter(isAlive));
 
-  step('generating Prisma clients and building');
+  step('generating Prisma clients and building (a first run builds every project: about a minute)');
   generateClients();
+  // nx's own lines (one per project, cached or built) show the build moving on a first run.
   execFileSync(process.execPath, ['node_modules/nx/dist/bin/nx.js', 'run-many', '-t', 'build', '--output-style=static'], {
     cwd: WORKSPACE_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
 
   step('migrating databases');
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
   const oidcPort = await choosePort('OIDC_PROVIDER_PORT', DEFAULT_OIDC_PORT);
   const searchSimulatorPort = await choosePort('SEARCH_SIMULATOR_PORT', DEFAULT_SEARCH_SIMULATOR_PORT);
   step('starting the simulators, the OIDC provider, the services and the gateway');
+  const started = Date.now();
+  const waiting = setInterval(() => console.log(`    waiting for every process to be ready: ${Math.round((Date.now() - started) / 1000)} s`), 5_000);
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
@@ -85,7 +88,8 @@ async function main(): Promise<void> {
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
     metricsPorts: Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
-  });
+  }).finally(() => clearInterval(waiting));
+  console.log(`    ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   writePidsFile({ 'nats-server': nats, ...Object.fromEntries(stack.processes.map((entry) => [entry.name, entry.pid])) });
 
   const models = await listModels(stack.baseUrl, keys.apiKey);
