@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { JETSTREAM } from '@gw/contracts';
+import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
+import { ManagementEventsModule } from '../messaging/management-events.module.js';
+import { PrismaModule } from '../prisma/prisma.module.js';
+import { KeysUsedController } from './keys-used.controller.js';
+import { LastUsedService } from './last-used.service.js';
+import { USAGE_CONSUMER_OPTIONS, UsageConsumer } from './usage-consumer.js';
+import { UsageRecorder } from './usage-recorder.js';
+
+/** Usage events counted exactly once from JetStream (issue 3), and keys' last-used times. */
+@Module({
+  imports: [PrismaModule, ManagementEventsModule],
+  controllers: [KeysUsedController],
+  providers: [
+    {
+      provide: USAGE_CONSUMER_OPTIONS,
+      inject: [MANAGEMENT_ENV],
+      useFactory: (env: ManagementEnv) => ({ durableName: JETSTREAM.consumers.managementUsage, maxDeliveries: env.CONSUMER_MAX_DELIVERIES }),
+    },
+    UsageRecorder,
+    UsageConsumer,
+    LastUsedService,
+  ],
+  exports: [UsageConsumer],
+})
+export class UsageModule {}
