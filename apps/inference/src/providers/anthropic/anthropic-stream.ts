@@ -1,7 +1,7 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { reportedTier } from '../../routing/service-tier.js';
-import { midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../../upstream/upstream-failure.js';
+import { streamErrorFailure } from '../../upstream/upstream-failure.js';
 import type { NormalizedChunkChoice, NormalizedUsage, StreamEvent } from '../provider-adapter.js';
+import { sseJsonFrames } from '../sse-json-frames.js';
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
 import { anthropicFinishReason, normalizeAnthropicUsage, reasoningDetail, type AnthropicUsage } from './anthropic-response.js';
 
@@ -22,22 +22,11 @@ export interface AnthropicStreamData {
  * to another endpoint). The `/v1/messages` front door relays these as they are.
  */
 export async function* anthropicRawEvents(provider: string, text: AsyncIterable<string>): AsyncGenerator<AnthropicStreamData> {
-  const messages: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => messages.push(message) });
-  let done = false;
-  for await (const piece of text) {
-    // After message_stop the rest is drained, not parsed, so the connection returns to the pool.
-    if (done) continue;
-    parser.feed(piece);
-    for (let i = 0; i < messages.length && !done; i++) {
-      const data = parseData(provider, messages[i]!.data);
-      if (data.type === 'error' || messages[i]!.event === 'error') throw streamErrorFailure(provider, data.error);
-      if (data.type === 'message_stop') done = true;
-      yield data;
-    }
-    messages.length = 0;
+  const frames = sseJsonFrames<AnthropicStreamData>(provider, text, { isTerminal: (frame) => frame.data.type === 'message_stop' });
+  for await (const { event, data } of frames) {
+    if (data.type === 'error' || event === 'error') throw streamErrorFailure(provider, data.error);
+    yield data;
   }
-  if (!done) throw truncatedStreamFailure(provider);
 }
 
 /** Anthropic's cumulative usage over a stream: message_start's, then each message_delta's counts. */
@@ -147,14 +136,4 @@ class StreamState {
 
 function choice(delta: Record<string, unknown>): NormalizedChunkChoice {
   return { index: 0, delta, finish_reason: null, native_finish_reason: null };
-}
-
-function parseData(provider: string, data: string): AnthropicStreamData {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (parsed !== null && typeof parsed === 'object') return parsed as AnthropicStreamData;
-  } catch {
-    // reported below
-  }
-  throw midStreamFailure(transportFailure(provider, 'protocol', 'sent a stream event that is not JSON'));
 }

@@ -1,6 +1,6 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../../upstream/upstream-failure.js';
+import { streamErrorFailure } from '../../upstream/upstream-failure.js';
 import type { NormalizedChunkChoice, StreamEvent } from '../provider-adapter.js';
+import { sseJsonFrames, type JsonStreamFrame } from '../sse-json-frames.js';
 import { finishReasonOf, normalizeResponsesUsage, OPENAI_RESPONSES_REASONING_FORMAT, reasoningDetailsOf, type ResponsesObject } from './openai-responses-response.js';
 
 type Json = Record<string, unknown>;
@@ -15,89 +15,75 @@ type Json = Record<string, unknown>;
  * event throw a non-retryable UpstreamFailure.
  */
 export async function* openAiResponsesStreamEvents(provider: string, text: AsyncIterable<string>): AsyncGenerator<StreamEvent> {
-  const messages: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => messages.push(message) });
   const toolIndexByItem = new Map<string, number>();
   let reasoningDetails = 0;
-  let done = false;
-  for await (const piece of text) {
-    if (done) continue; // drained, so the connection returns to the pool
-    parser.feed(piece);
-    for (const message of messages) {
-      if (done) break;
-      const event = parseEvent(provider, message.data);
-      const type = typeof event.type === 'string' ? event.type : message.event;
-      switch (type) {
-        case 'response.output_text.delta':
-          if (typeof event.delta === 'string' && event.delta.length > 0) yield chunk({ content: event.delta });
-          break;
-        case 'response.refusal.delta':
-          if (typeof event.delta === 'string') yield chunk({ refusal: event.delta });
-          break;
-        case 'response.reasoning_summary_text.delta':
-          if (typeof event.delta === 'string') yield chunk({ reasoning: event.delta });
-          break;
-        case 'response.output_item.added': {
-          const item = (event.item ?? {}) as Json;
-          if (item.type === 'function_call') {
-            const index = toolIndexByItem.size;
-            toolIndexByItem.set(String(item.id ?? index), index);
-            yield chunk({ tool_calls: [{ index, id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: '' } }] });
-          }
-          break;
+  for await (const frame of sseJsonFrames<Json>(provider, text, { isTerminal: (frame) => TERMINAL.has(typeOf(frame) ?? '') })) {
+    const event = frame.data;
+    switch (typeOf(frame)) {
+      case 'response.output_text.delta':
+        if (typeof event.delta === 'string' && event.delta.length > 0) yield chunk({ content: event.delta });
+        break;
+      case 'response.refusal.delta':
+        if (typeof event.delta === 'string') yield chunk({ refusal: event.delta });
+        break;
+      case 'response.reasoning_summary_text.delta':
+        if (typeof event.delta === 'string') yield chunk({ reasoning: event.delta });
+        break;
+      case 'response.output_item.added': {
+        const item = (event.item ?? {}) as Json;
+        if (item.type === 'function_call') {
+          const index = toolIndexByItem.size;
+          toolIndexByItem.set(String(item.id ?? index), index);
+          yield chunk({ tool_calls: [{ index, id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: '' } }] });
         }
-        case 'response.function_call_arguments.delta': {
-          const index = toolIndexByItem.get(String(event.item_id)) ?? 0;
-          if (typeof event.delta === 'string') yield chunk({ tool_calls: [{ index, function: { arguments: event.delta } }] });
-          break;
-        }
-        case 'response.output_item.done': {
-          const item = (event.item ?? {}) as Json;
-          if (item.type === 'reasoning') {
-            // The summaries already streamed as text; the details carry them and the encrypted content whole.
-            const details = reasoningDetailsOf(item, reasoningDetails);
-            reasoningDetails += details.length;
-            if (details.length > 0) yield chunk({ reasoning_details: details.map((detail) => ({ ...detail, format: OPENAI_RESPONSES_REASONING_FORMAT })) });
-          }
-          break;
-        }
-        case 'response.completed':
-        case 'response.incomplete': {
-          const response = (event.response ?? {}) as ResponsesObject;
-          const reason = response.incomplete_details?.reason;
-          const finish = finishReasonOf(response.status, reason, toolIndexByItem.size > 0);
-          yield { type: 'chunk', choices: [{ index: 0, delta: {}, finish_reason: finish, native_finish_reason: reason ?? response.status ?? null }], serviceTier: response.service_tier ?? null };
-          const usage = normalizeResponsesUsage(response.usage);
-          if (usage) yield { type: 'usage', usage };
-          done = true;
-          break;
-        }
-        case 'response.failed': {
-          const response = (event.response ?? {}) as ResponsesObject;
-          throw streamErrorFailure(provider, { message: response.error?.message, code: response.error?.code });
-        }
-        case 'error':
-          throw streamErrorFailure(provider, event as { message?: unknown; code?: unknown; type?: unknown });
-        default:
-          break; // lifecycle and bookkeeping events say nothing the chat form carries
+        break;
       }
+      case 'response.function_call_arguments.delta': {
+        const index = toolIndexByItem.get(String(event.item_id)) ?? 0;
+        if (typeof event.delta === 'string') yield chunk({ tool_calls: [{ index, function: { arguments: event.delta } }] });
+        break;
+      }
+      case 'response.output_item.done': {
+        const item = (event.item ?? {}) as Json;
+        if (item.type === 'reasoning') {
+          // The summaries already streamed as text; the details carry them and the encrypted content whole.
+          const details = reasoningDetailsOf(item, reasoningDetails);
+          reasoningDetails += details.length;
+          if (details.length > 0) yield chunk({ reasoning_details: details.map((detail) => ({ ...detail, format: OPENAI_RESPONSES_REASONING_FORMAT })) });
+        }
+        break;
+      }
+      case 'response.completed':
+      case 'response.incomplete': {
+        const response = (event.response ?? {}) as ResponsesObject;
+        const reason = response.incomplete_details?.reason;
+        const finish = finishReasonOf(response.status, reason, toolIndexByItem.size > 0);
+        yield { type: 'chunk', choices: [{ index: 0, delta: {}, finish_reason: finish, native_finish_reason: reason ?? response.status ?? null }], serviceTier: response.service_tier ?? null };
+        const usage = normalizeResponsesUsage(response.usage);
+        if (usage) yield { type: 'usage', usage };
+        break;
+      }
+      case 'response.failed': {
+        const response = (event.response ?? {}) as ResponsesObject;
+        throw streamErrorFailure(provider, { message: response.error?.message, code: response.error?.code });
+      }
+      case 'error':
+        throw streamErrorFailure(provider, event as { message?: unknown; code?: unknown; type?: unknown });
+      default:
+        break; // lifecycle and bookkeeping events say nothing the chat form carries
     }
-    messages.length = 0;
   }
-  if (!done) throw truncatedStreamFailure(provider);
+}
+
+/** The events after which a Responses stream carries nothing more. */
+const TERMINAL = new Set(['response.completed', 'response.incomplete']);
+
+/** The event's type: its data's `type`, else the SSE `event:` name. */
+function typeOf(frame: JsonStreamFrame<Json>): string | undefined {
+  return typeof frame.data.type === 'string' ? frame.data.type : frame.event;
 }
 
 function chunk(delta: Json): StreamEvent {
   const choice: NormalizedChunkChoice = { index: 0, delta, finish_reason: null, native_finish_reason: null };
   return { type: 'chunk', choices: [choice] };
-}
-
-function parseEvent(provider: string, data: string): Json {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (parsed !== null && typeof parsed === 'object') return parsed as Json;
-  } catch {
-    // reported below
-  }
-  throw midStreamFailure(transportFailure(provider, 'protocol', 'sent a stream event that is not JSON'));
 }

@@ -1,7 +1,7 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { streamErrorFailure, transportFailure, truncatedStreamFailure, midStreamFailure } from '../../upstream/upstream-failure.js';
+import { streamErrorFailure } from '../../upstream/upstream-failure.js';
 import { normalizeDelta, normalizeLogprobs } from '../assistant-message.js';
 import type { NormalizedChunkChoice, NormalizedUsage, StreamEvent } from '../provider-adapter.js';
+import { sseJsonFrames } from '../sse-json-frames.js';
 import { normalizeFinishReason, normalizeOpenAiUsage, type OpenAiUsage } from './openai-response.js';
 
 interface OpenAiChunkChoice {
@@ -26,46 +26,20 @@ interface OpenAiChunk {
  * that is not JSON, or an end without `data: [DONE]` throws a non-retryable UpstreamFailure.
  */
 export async function* openAiStreamEvents(provider: string, text: AsyncIterable<string>): AsyncGenerator<StreamEvent> {
-  const messages: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => messages.push(message) });
   let usage: NormalizedUsage | undefined;
-  let done = false;
-  for await (const piece of text) {
-    // After [DONE] the rest is drained, not parsed, so the connection goes back to the pool.
-    if (done) continue;
-    parser.feed(piece);
-    for (let i = 0; i < messages.length && !done; i++) {
-      const message = messages[i]!;
-      if (message.data === '[DONE]') {
-        done = true;
-        break;
-      }
-      const chunk = parseChunk(provider, message.data);
-      if (message.event === 'error' || chunk.error) throw streamErrorFailure(provider, chunk.error);
-      if (chunk.usage) usage = normalizeOpenAiUsage(chunk.usage);
-      if (chunk.choices && chunk.choices.length > 0) {
-        yield {
-          type: 'chunk',
-          choices: chunk.choices.map(toChunkChoice),
-          systemFingerprint: chunk.system_fingerprint ?? null,
-          serviceTier: chunk.service_tier ?? null,
-        };
-      }
+  for await (const { event, data: chunk } of sseJsonFrames<OpenAiChunk>(provider, text, { sentinel: '[DONE]' })) {
+    if (event === 'error' || chunk.error) throw streamErrorFailure(provider, chunk.error);
+    if (chunk.usage) usage = normalizeOpenAiUsage(chunk.usage);
+    if (chunk.choices && chunk.choices.length > 0) {
+      yield {
+        type: 'chunk',
+        choices: chunk.choices.map(toChunkChoice),
+        systemFingerprint: chunk.system_fingerprint ?? null,
+        serviceTier: chunk.service_tier ?? null,
+      };
     }
-    messages.length = 0;
   }
-  if (!done) throw truncatedStreamFailure(provider);
   if (usage) yield { type: 'usage', usage };
-}
-
-function parseChunk(provider: string, data: string): OpenAiChunk {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (parsed !== null && typeof parsed === 'object') return parsed as OpenAiChunk;
-  } catch {
-    // reported below
-  }
-  throw midStreamFailure(transportFailure(provider, 'protocol', 'sent a stream event that is not JSON'));
 }
 
 function toChunkChoice(choice: OpenAiChunkChoice, position: number): NormalizedChunkChoice {
