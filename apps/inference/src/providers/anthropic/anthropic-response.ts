@@ -1,3 +1,4 @@
+import { estimateTokens } from '../../pricing/token-estimate.js';
 import type { AnnotationView, ChatChoiceView } from '@gw/contracts';
 import { reportedTier } from '../../routing/service-tier.js';
 import { webSearchCitation } from '../assistant-message.js';
@@ -143,9 +144,9 @@ export function normalizeAnthropicMessage(
     serviceTier: reportedTier(response.usage?.service_tier),
     choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
     usage: normalizeAnthropicUsage(response.usage) ?? {
-      // Anthropic always reports usage; a host imitating it might not (about 4 characters a token).
-      promptTokens: Math.ceil(options.promptText.length / 4),
-      completionTokens: Math.ceil((text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')).length / 4),
+      // Anthropic always reports usage; a host imitating it might not.
+      promptTokens: estimateTokens(options.promptText),
+      completionTokens: estimateTokens(text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')),
       cachedTokens: 0,
       reasoningTokens: 0,
       estimated: true,
