@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
+import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../upstream/upstream-failure.js';
 
@@ -10,8 +11,8 @@ export interface UpstreamEmbeddings {
   usage?: { prompt_tokens?: number; total_tokens?: number } | null;
 }
 
-/** Gateway-level fields that steer routing here and mean nothing to a provider. */
-const GATEWAY_ONLY_FIELDS = new Set(['provider', 'models', 'route', 'session_id']);
+/** Embeddings bodies carry no gateway-only field beyond the routing ones. */
+const GATEWAY_ONLY_FIELDS = new Set(ROUTING_FIELDS);
 
 /** OpenAI's `POST {baseUrl}/embeddings`, spoken by OpenAI and the many hosts that imitate it. */
 @Injectable()

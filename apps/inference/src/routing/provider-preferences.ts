@@ -84,3 +84,9 @@ function bool(value: unknown, key: string): boolean {
 function invalid(message: string): GatewayError {
   return new GatewayError(400, message, { errorType: 'invalid_request' });
 }
+
+/**
+ * The fields of every request body that steer routing here (endpoint choice, fallbacks,
+ * stickiness) and mean nothing to a provider: never forwarded upstream, on any endpoint.
+ */
+export const ROUTING_FIELDS: readonly string[] = ['provider', 'models', 'route', 'session_id'];

@@ -1,5 +1,6 @@
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
+import { ROUTING_FIELDS } from '../../routing/provider-preferences.js';
 import { tierFor, wireTier } from '../../routing/service-tier.js';
 
 /**
@@ -45,12 +46,9 @@ const OPENAI_CHAT_ARGUMENTS = new Set([
  * something else) to a provider: never forwarded, even to a host whose catalog lists them.
  */
 const GATEWAY_ONLY_FIELDS = new Set([
-  'models',
-  'provider',
-  'route',
+  ...ROUTING_FIELDS,
   'preset',
   'plugins',
-  'session_id',
   'debug',
   'transforms',
   'usage',
