@@ -2,7 +2,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { LRUCache } from 'lru-cache';
 import { fetchAfterInvalidation } from './invalidated-fetch.js';
 
-export interface EventInvalidatedCacheOptions<K extends {}, V extends {}, C> {
+export interface EventInvalidatedCacheOptions<K extends NonNullable<unknown>, V extends NonNullable<unknown>, C> {
   /** Size, TTL and the lookup (`fetchMethod`) asking the owner. */
   lru: LRUCache.Options<K, V, C>;
   /** The NATS event that drops entries, heard by every replica (no queue group). */
@@ -22,7 +22,7 @@ export interface EventInvalidatedCacheOptions<K extends {}, V extends {}, C> {
  * lookup is in flight makes that lookup run again (`fetchAfterInvalidation`), so an answer
  * never predates the change that was announced.
  */
-export class EventInvalidatedCache<K extends {}, V extends {}, C = unknown> {
+export class EventInvalidatedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>, C = unknown> {
   readonly entries: LRUCache<K, V, C>;
   private subscription?: Subscription;
 
