@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 
 /*
@@ -111,6 +111,8 @@ export interface NativeBatchHandle {
   upstreamModel: string;
   endpoint: BatchEndpoint;
   batchId: string;
+  /** The workspace that submitted it: a handle sent with another workspace's principal is refused (404). */
+  workspaceId: string;
   /** The provider's batch id (`batch_...` / `msgbatch_...`). */
   upstreamBatchId: string;
   /** OpenAI: the uploaded JSONL input file. Output and error files are found on status. */
@@ -120,6 +122,8 @@ export interface NativeBatchHandle {
   byokCredentialId?: string;
   /** Unix seconds. */
   submittedAt: number;
+  /** Per-line translation options the provider does not echo back (only lines that have any), by custom_id. */
+  lineOptions?: Record<string, { excludeReasoning?: boolean }>;
 }
 
 export class NativeBatchHandleRequest {
