@@ -51,7 +51,7 @@ function catalogFor(simulatorUrl: string): unknown {
       model('t/embed', [{ provider: 'sim-oa', upstreamModel: 'text-embedding-3-small' }], { outputModalities: ['embeddings'] }),
       model('t/live-only', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini', batch: false }]),
       model('t/slow', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-line-delay=60' }]),
-      model('t/claude-slow', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-line-delay=60' }]),
+      model('t/claude-slow', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-line-delay=100' }]),
       model('t/expiring', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-expire=1' }]),
       model('t/refused', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-fail=1' }]),
       model('t/down', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-status=503' }]),
@@ -219,8 +219,7 @@ describe('inference.batches.native.* against the simulator', () => {
   it('cancels an OpenAI batch: cancelling, then cancelled with the lines that ran and batch_cancelled for the rest', async () => {
     const principal = principalOf();
     const handle = await submitted(principal, { model: 't/slow', lines: Array.from({ length: 24 }, (_, i) => chatLine(`l${i}`, `line ${i}`)) });
-    await until(principal, handle, (reply) => reply.state === 'in_progress');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(principal, handle, (reply) => reply.counts.completed > 0);
     expect((await cancel(principal, handle)).state).toBe('cancelling');
     const done = await until(principal, handle, finished);
     expect(done.state).toBe('cancelled');
