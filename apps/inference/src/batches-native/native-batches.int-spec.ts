@@ -184,6 +184,16 @@ describe('inference.batches.native.* against the simulator', () => {
     const chat = await until(principal, chatHandle, finished);
     expect((chat.results![0]!.body as unknown as ChatCompletionView)).toMatchObject({ object: 'chat.completion', model: 't/claude', choices: [{ finish_reason: 'stop' }] });
 
+    // Messages on an OpenAI-format endpoint: sent as chat completions, answered as an Anthropic message.
+    const translatedHandle = await submitted(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm2', body: { max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a joke' }] } }] });
+    expect(translatedHandle).toMatchObject({ api: 'openai', endpoint: '/v1/messages' });
+    const translated = await until(principal, translatedHandle, finished);
+    const translatedMessage = translated.results![0]!.body as unknown as MessageView;
+    expect(translatedMessage).toMatchObject({ type: 'message', model: 't/gpt', stop_reason: 'end_turn', content: [{ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me a joke\./) }] });
+    expect(translatedMessage.usage.cost).toBe(batchCost(translatedMessage.usage.input_tokens, translatedMessage.usage.output_tokens).toNumber());
+    // A messages line with an Anthropic-only field cannot go to an OpenAI-format batch: the gateway runs it.
+    expect(await submit(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm3', body: { max_tokens: 100, container: 'c', messages: [{ role: 'user', content: 'x' }] } }] })).toMatchObject({ native: false, reason: expect.stringMatching(/container/) });
+
     const embedHandle = await submitted(principal, { model: 't/embed', endpoint: '/v1/embeddings', lines: [{ custom_id: 'e1', body: { input: 'hello world' } }] });
     const embeddings = await until(principal, embedHandle, finished);
     const list = embeddings.results![0]!.body as unknown as EmbeddingsView;
