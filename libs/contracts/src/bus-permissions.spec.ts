@@ -13,14 +13,20 @@ describe('bus permissions (ADR 0035)', () => {
     expect(EVENT_ROUTES.map((route) => route.subject).sort()).toEqual([...events].sort());
   });
 
-  it('lets only the gateway send a request that carries a principal', () => {
+  it('lets only the gateway send a request that carries a principal, and batch the native-batch ones', () => {
+    const nativeBatches = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
+    expect(nativeBatches).toHaveLength(4);
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
-    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(['api-gateway']);
+    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(nativeBatches.includes(route.subject) ? ['batch'] : ['api-gateway']);
     for (const user of BUS_USERS.filter((name) => name !== 'api-gateway')) {
-      for (const route of withPrincipal) expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
+      for (const route of withPrincipal.filter((candidate) => !candidate.callers.includes(user))) {
+        expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
+      }
     }
     expect(publishes('api-gateway')).toContain(SUBJECTS.management.keysList);
+    expect(publishes('api-gateway').some((subject) => nativeBatches.includes(subject))).toBe(false);
+    expect(publishes('batch').filter((subject) => subject.startsWith('inference.')).sort()).toEqual([...nativeBatches].sort());
   });
 
   it('gives inference only what one request needs from management', () => {
@@ -50,7 +56,7 @@ describe('bus permissions (ADR 0035)', () => {
     const answers = (user: BusUser) => publishes(user).filter((subject) => subject.startsWith('_INBOX'));
     expect(answers('api-gateway')).toEqual([]);
     expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
-    expect(answers('inference')).toEqual(['_INBOX.api-gateway.>']);
+    expect(answers('inference').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>']);
     expect(answers('batch')).toEqual(['_INBOX.api-gateway.>']);
     expect(answers('intern-signing').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.management.>']);
     // Decrypted BYOK secrets travel into inference's inbox: only management may write there.
@@ -64,7 +70,7 @@ describe('bus permissions (ADR 0035)', () => {
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');
     expect(publishes('api-gateway')).toContain('$O.RPC_BODIES.>');
-    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management'].includes(user));
+    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management', 'batch'].includes(user));
     expect(publishes('intern-signing').some((subject) => subject.startsWith('$JS'))).toBe(false);
     for (const user of BUS_USERS) expect(publishes(user).some((subject) => subject.includes('.DELETE.USAGE') || subject.startsWith('$JS.API.STREAM.DELETE')), user).toBe(false);
   });

@@ -26,7 +26,10 @@ export interface RequestRoute {
   server: BusUser;
   /** Who may send the request. */
   callers: readonly BusUser[];
-  /** The request carries a `Principal` (acts for a key's workspace): only the gateway may send it. */
+  /**
+   * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
+   * and the batch service the native-batch subjects, with the principal the gateway gave it.
+   */
   principal: boolean;
 }
 
@@ -52,6 +55,9 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
   ...[i.chatCreate, i.chatStream, i.messagesCreate, i.messagesStream, i.responsesCreate, i.responsesStream, i.embeddingsCreate, i.modelsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  // The batch service acts for the workspace that created a batch, with the principal the gateway
+  // gave it at POST /v1/batches (ADR 0047): native provider batches only.
+  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({ subject, server: 'inference' as const, callers: ['batch'] as const, principal: true })),
   { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
   { subject: s.health, server: 'intern-signing', callers: gateway, principal: false },
   ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({ subject, server: 'intern-signing' as const, callers: gateway, principal: true })),
@@ -115,7 +121,8 @@ export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
     ...usageConsumer(JETSTREAM.consumers.inferenceGenerations),
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
-  batch: usageConsumer(JETSTREAM.consumers.batchUsage),
+  // A native batch's lines (submit) and results (status) pass the payload limit (ADR 0047).
+  batch: [...usageConsumer(JETSTREAM.consumers.batchUsage), { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
   'intern-signing': [],
 };
 

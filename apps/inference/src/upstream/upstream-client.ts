@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { markCommitted } from '@gw/messaging';
-import { Agent, errors, request } from 'undici';
+import { Agent, errors, request, type FormData } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { httpFailure, midStreamFailure, parseRetryAfter, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
@@ -8,6 +8,12 @@ export interface UpstreamResponse {
   status: number;
   body: unknown;
   /** The provider's `retry-after` on an error answer, in ms (upstream-failure.ts). */
+  retryAfterMs?: number;
+}
+
+export interface RawUpstreamResponse {
+  status: number;
+  text: string;
   retryAfterMs?: number;
 }
 
@@ -28,6 +34,8 @@ export function openAiErrorDetail(body: unknown): UpstreamErrorDetail {
 
 /** Largest provider body read into memory (a guard against a runaway upstream), chunked or not. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** A batch's result file (OpenAI's output file of up to 50,000 lines) is read whole: a larger cap, on its own small pool. */
+const MAX_BATCH_FILE_BYTES = 512 * 1024 * 1024;
 
 /**
  * HTTP calls to providers over one keep-alive pool (undici Agent), with a connect timeout,
@@ -36,16 +44,12 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 @Injectable()
 export class UpstreamClient implements OnModuleDestroy {
   private readonly agent: Agent;
+  private readonly batchAgent: Agent;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    this.agent = new Agent({
-      connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS },
-      headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-      bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS,
-      connections: env.UPSTREAM_CONNECTIONS,
-      keepAliveTimeout: 30_000,
-      maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    const timeouts = { connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS }, headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS, bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS, keepAliveTimeout: 30_000 };
+    this.agent = new Agent({ ...timeouts, connections: env.UPSTREAM_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES });
+    this.batchAgent = new Agent({ ...timeouts, connections: 16, maxResponseSize: MAX_BATCH_FILE_BYTES });
   }
 
   async postJson(provider: string, url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<UpstreamResponse> {
@@ -121,8 +125,30 @@ export class UpstreamClient implements OnModuleDestroy {
     return decodeText(provider, response.body);
   }
 
+  /**
+   * Any other provider call (the batch and file APIs, ADR 0047): the raw status and body text,
+   * whatever the status. Same timeouts on a pool of its own whose answers may be as large as
+   * a batch's result file; transport failures as in postJson.
+   * It does not mark the request committed: a caller whose call makes the provider do (and
+   * bill) work calls `markCommitted()` itself.
+   */
+  async call(provider: string, options: { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; body?: string | FormData; signal?: AbortSignal }): Promise<RawUpstreamResponse> {
+    let response;
+    try {
+      response = await request(options.url, { method: options.method, dispatcher: this.batchAgent, headers: options.headers, body: options.body, signal: options.signal });
+    } catch (error) {
+      throw toTransportFailure(provider, error);
+    }
+    try {
+      const text = await response.body.text();
+      return { status: response.statusCode, text, retryAfterMs: response.statusCode >= 400 ? parseRetryAfter(response.headers) : undefined };
+    } catch (error) {
+      throw toTransportFailure(provider, error);
+    }
+  }
+
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.batchAgent.close()]);
   }
 }
 
