@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Kernel clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on Linux x86_64). */
 const TICKS_PER_SECOND = 100;
@@ -23,6 +23,37 @@ export interface NamedProcess {
 }
 
 /**
+ * Busy CPU of the whole machine so far, in ms, from /proc/stat's first line (every core: user,
+ * nice, system, irq, softirq, steal; idle and iowait excluded). It counts everything a request
+ * costs, the load generator, kernel networking and processes the bench does not name included.
+ */
+export function machineBusyMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * The machine's shared stores, each as all its processes (PostgreSQL runs one backend per
+ * connection): they serve the gateway's path too (usage counting, limits, the ledger), so the
+ * per-process breakdown names them. Processes are found by their command name.
+ */
+export function sharedStoreProcesses(): NamedProcess[] {
+  const names: Record<string, string> = { postgres: 'postgresql', 'redis-server': 'redis' };
+  const found: NamedProcess[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const name = names[readFileSync(`/proc/${entry}/comm`, 'utf8').trim()];
+      if (name) found.push({ name, pid: Number(entry) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
  * CPU spent by each process of a path while a run was measured. On a shared, noisy machine
  * wall-clock throughput swings by 2x between runs; CPU per request barely moves, so it shows
  * what a change costs even when the machine is busy.
@@ -30,23 +61,31 @@ export interface NamedProcess {
 export class CpuMeter {
   private readonly start = new Map<number, number>();
   private readonly processes: NamedProcess[];
+  private readonly machineStart = machineBusyMs();
 
   constructor(processes: NamedProcess[]) {
-    this.processes = processes;
-    for (const { pid } of processes) this.start.set(pid, processCpuMs(pid) ?? 0);
+    this.processes = [...processes, ...sharedStoreProcesses()];
+    for (const { pid } of this.processes) this.start.set(pid, processCpuMs(pid) ?? 0);
   }
 
-  /** CPU ms per process since construction, divided by `requests`: µs per request. */
+  /**
+   * CPU ms per process since construction, divided by `requests`: µs per request; `total` sums
+   * the named processes, `machine` is the whole machine's busy time per request (the load
+   * generator and the kernel included; other work on the machine too, so run it idle).
+   */
   microsPerRequest(requests: number): Record<string, number> {
     const result: Record<string, number> = {};
+    const perRequest = (usedMs: number) => (requests > 0 ? Math.round((usedMs * 1000) / requests) : 0);
     let total = 0;
     for (const { name, pid } of this.processes) {
-      const used = (processCpuMs(pid) ?? 0) - (this.start.get(pid) ?? 0);
-      const perRequest = requests > 0 ? Math.round((used * 1000) / requests) : 0;
-      result[name] = (result[name] ?? 0) + perRequest;
-      total += perRequest;
+      const end = processCpuMs(pid);
+      if (end === undefined) continue; // exited during the run (a PostgreSQL backend)
+      const used = perRequest(end - (this.start.get(pid) ?? 0));
+      result[name] = (result[name] ?? 0) + used;
+      total += used;
     }
     result.total = total;
+    result.machine = perRequest(machineBusyMs() - this.machineStart);
     return result;
   }
 }

@@ -25,8 +25,10 @@ export interface RunFigures {
   timeouts: number;
   statusCodes: Record<string, number>;
   /**
-   * CPU µs per request of each server-side process of the path, and their `total` (the load
-   * generator excluded). Steadier than req/s on a busy machine: it is work done, not waiting.
+   * CPU µs per request of each server-side process of the path and of the shared stores
+   * (`postgresql`, `redis`), their `total` (the load generator excluded), and `machine`: the
+   * whole machine's busy CPU per request from /proc/stat (issue 17's figure; run it idle).
+   * Steadier than req/s on a busy machine: it is work done, not waiting.
    */
   cpuMicrosPerRequest: Record<string, number>;
 }

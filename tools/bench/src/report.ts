@@ -142,6 +142,12 @@ export function formatTable(result: BenchResult): string {
       '',
       ...(vsPortkey && portkey ? [`Portkey uses ×${fixed(portkey.throughput.cpuMicrosPerRequest.total / Math.max(1, gateway.throughput.cpuMicrosPerRequest.total), 2)}`] : []),
     ],
+    [
+      `  machine-wide (all processes), µs`,
+      ...cells((target) => String(target.throughput.cpuMicrosPerRequest.machine ?? '')),
+      `+${(gateway.throughput.cpuMicrosPerRequest.machine ?? 0) - (direct.throughput.cpuMicrosPerRequest.machine ?? 0)} µs added`,
+      ...(vsPortkey && portkey ? [`Portkey +${(portkey.throughput.cpuMicrosPerRequest.machine ?? 0) - (direct.throughput.cpuMicrosPerRequest.machine ?? 0)} µs added`] : []),
+    ],
     ['requests measured (+ warm-up)', ...cells(requestCount), '', ...(vsPortkey ? [''] : [])],
     ['non-2xx / errors', ...cells(failureCount), '', ...(vsPortkey ? [''] : [])],
   ];
