@@ -8,6 +8,8 @@ import { extractServerTools, type ServerToolsPlan } from '../server-tools/server
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
 import { sumUsageViews } from '../server-tools/usage-sum.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import { rewriteChunk, streamTransforms } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import type { PreparedChat } from './chat-preparation.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
@@ -37,6 +39,7 @@ export class ChatStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -45,7 +48,7 @@ export class ChatStreamService {
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
-    const prepared = await this.preparation.prepare(request, signal);
+    const prepared = await this.preparation.prepare(request, signal, { stream: true });
     const tools = extractServerTools(prepared.body);
     prepared.body = tools.body;
     if (tools.plan) return this.runWithServerTools(request, prepared, tools.plan, signal, emit);
@@ -58,13 +61,15 @@ export class ChatStreamService {
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
-    const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined;
+    const serviceMetadata = request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker)) : undefined;
     const tally = new StreamTally();
+    // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
+    const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
     const settle = async (status: 'succeeded' | 'failed') => {
-      const usage = tally.usage(body.messages);
-      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
-      return { usage, charge };
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(body.messages));
+      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage: charged.usage, status, sessionId, toolCost: charged.toolCost });
+      return { usage: charged.usage, charge };
     };
     // OpenRouter's order: the echoed upstream body comes first, in a chunk without choices.
     if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { echo_upstream_body: upstreamBody })));
@@ -79,7 +84,7 @@ export class ChatStreamService {
         }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
-        const view = toChunkView(head, provenance, event);
+        const view = toChunkView(head, provenance, rewriteChunk(event, transformOf));
         // Routing metadata rides on the first chunk, when the caller opted in (spec §2.6).
         if (serviceMetadata && tally.chunks === 1) view.service_metadata = serviceMetadata;
         emit(JSON.stringify(view));
@@ -96,11 +101,12 @@ export class ChatStreamService {
     }
     // The last chunks (usage, then the end) wait for the usage event's PubAck (ADR 0030).
     const { usage, charge } = await settle('succeeded');
-    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
+    const views = [buildUsageView(usage, charge.upstream, charge.isByok, charge.charged), ...(prepared.plugins?.extraUsage ?? [])];
+    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, views.length > 1 ? sumUsageViews(views) : views[0]!)));
   }
 
   private runWithServerTools(request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
-    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools }, request, prepared, toolsPlan, signal, emit);
+    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools, plugins: this.plugins }, request, prepared, toolsPlan, signal, emit);
   }
 }
 
@@ -108,6 +114,7 @@ export interface ServerToolStreamDeps {
   calls: ModelCalls;
   accounting: GenerationAccounting;
   serverTools: ServerToolRunner;
+  plugins?: PluginPipeline;
 }
 
 /**
@@ -159,7 +166,10 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
     settle: async (step, usage, toolCost) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
-      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+      // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+      const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
+      const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
       return { charge, extra: undefined };
     },
   });

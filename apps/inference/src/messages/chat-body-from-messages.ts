@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { refusePluginsOnMessages } from '../plugins/plugin-request.js';
 import { ANTHROPIC_REASONING_FORMAT } from '../providers/anthropic/anthropic-messages.js';
 
 type Block = Record<string, unknown> & { type?: unknown };
@@ -21,6 +22,8 @@ export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'context_manag
  * are kept as they are.
  */
 export function chatBodyFromMessages(body: Record<string, unknown>): Record<string, unknown> {
+  // Plugins rewrite the chat form, which the native relay to Anthropic endpoints does not send (ADR 0048).
+  refusePluginsOnMessages(body);
   const chat: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
     if (!TRANSLATED.has(field) && !(ANTHROPIC_ONLY_FIELDS as readonly string[]).includes(field)) chat[field] = value;

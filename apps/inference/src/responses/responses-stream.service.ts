@@ -12,11 +12,14 @@ import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import { rewriteChunk, streamTransforms } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { sumUsage } from './response-steps.js';
 import { webSearchCallItem } from './server-tool-items.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
+import { toResponsesUsage } from './responses-view.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -35,6 +38,7 @@ export class ResponsesStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -67,7 +71,10 @@ export class ResponsesStreamService {
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost) => {
-            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+            // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+            const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
+            const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
             return { charge, extra: undefined };
           },
           onExecuted: (calls) => {
@@ -94,19 +101,23 @@ export class ResponsesStreamService {
     const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses');
     const writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
     const extras: Record<string, unknown> = {};
-    if (request.serviceMetadata) extras.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    if (request.serviceMetadata) extras.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
+    const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
-      const usage = tally.usage(prepared.body.messages);
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage, status, sessionId: prepared.sessionId });
-      return stepUsage(usage, charge);
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body.messages));
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: charged.usage, status, sessionId: prepared.sessionId, toolCost: charged.toolCost });
+      const usage = stepUsage(charged.usage, charge);
+      const extra = prepared.plugins?.extraUsage ?? [];
+      return extra.length > 0 ? sumUsage([usage, ...extra.map(toResponsesUsage)]) : usage;
     };
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         tally.add(next.value);
-        writer.add(next.value);
+        // Plugins that rewrite streamed text or cite (ADR 0048).
+        writer.add(next.value.type === 'chunk' ? rewriteChunk(next.value, transformOf) : next.value);
       }
     } catch (error) {
       if (signal.aborted) throw error; // the client left: nobody to tell
