@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minimalPdfDataUrl } from '../testing/minimal-pdf.js';
+import { minimalPdfDataUrl } from '@gw/testing';
 import { filesAsText, parseFileParser } from './file-parser.plugin.js';
 
 const noUrls = async () => {
