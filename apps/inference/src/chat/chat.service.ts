@@ -72,7 +72,8 @@ export class ChatService {
       serviceMetadata: request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker)) : undefined,
     });
     const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
-    if (views.length > 1 || prepared.plugins?.extraUsage.length) view.usage = sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]);
+    // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).
+    view.usage = sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]);
     if (finished.alignment) view.alignment = finished.alignment;
     return view;
   }
