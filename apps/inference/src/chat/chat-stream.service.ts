@@ -130,16 +130,28 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
   const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
   let chunks = 0;
   let settled = 0;
+  // `debug` (spec §4.6, streaming only) on a loop: per model call, its upstream body before its chunks and its timings after (ADR 0049).
+  const debug = debugOptions(prepared.body);
+  let upstreamBody: Record<string, unknown> | undefined;
+  if (debug?.echoUpstreamBody) prepared.base.onUpstreamBody = (sent) => (upstreamBody = sent);
   const steps = await runServerToolLoop({
     body: prepared.body,
     plan: toolsPlan,
     runner: deps.serverTools,
     signal,
-    call: async (body) => {
-      const { result: opened, attempt, tracker } = await deps.calls.open(prepared, 'chat', { body });
+    call: async (body, stepNumber) => {
+      const timings = debug ? new DebugTimings() : undefined;
+      upstreamBody = undefined;
+      const { result: opened, attempt, tracker } = await deps.calls.open(prepared, 'chat', { body, timings });
       head.model = attempt.modelId;
       head.provider = attempt.endpoint.provider.name;
+      if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { step: stepNumber, echo_upstream_body: upstreamBody })));
+      let firstToken = false;
       const completion = await drainStep(opened, body.messages, (event) => {
+        if (timings && !firstToken && carriesTokens(event)) {
+          firstToken = true;
+          timings.mark('first_token_received');
+        }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
         const view = toChunkView(head, provenance, event);
@@ -147,6 +159,10 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
         chunks++;
         emit(JSON.stringify(view));
       });
+      if (timings) {
+        timings.mark('upstream_body_ended');
+        emit(JSON.stringify(debugChunkView(head, provenance, { step: stepNumber, timings: timings.entries })));
+      }
       return { completion, attempt, tracker };
     },
     // Each step the gateway ran tools in: a chunk without choices naming them (spec: "a comment or metadata per step").
