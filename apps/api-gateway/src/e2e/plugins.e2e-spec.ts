@@ -68,6 +68,9 @@ describe('plugins: refused by name', () => {
     const messages = await call('/messages', { body: { model: 'sim/claude-sonnet', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }], plugins: [{ id: 'web' }] }, headers: { 'anthropic-version': '2023-06-01' } });
     expect(messages.status).toBe(400);
     expect(JSON.stringify(messages.body)).toContain('plugins are not supported on /v1/messages (web)');
+    const serviceTool = await call('/messages', { body: { model: 'sim/claude-sonnet', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'service:web_search' }] }, headers: { 'anthropic-version': '2023-06-01' } });
+    expect(serviceTool.status).toBe(400);
+    expect(JSON.stringify(serviceTool.body)).toContain('service:web_search is run by the service on /v1/chat/completions and /v1/responses');
   });
 });
 
@@ -87,6 +90,12 @@ describe('plugins: each does what it says', () => {
     const usage = completion.usage as unknown as Record<string, any>;
     expect(usage.server_tool_use).toMatchObject({ web_search_requests: 1 });
     expect(usage.cost - usage.cost_details.upstream_inference_prompt_cost - usage.cost_details.upstream_inference_completions_cost).toBeCloseTo(SEARCH_PRICE, 10);
+  });
+
+  it('web on an Anthropic-format model: the results reach its system prompt and the answer cites them', async () => {
+    const result = await chat({ model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'What is the capital of Atlantis?' }], plugins: [{ id: 'web' }] });
+    expect(result.status).toBe(200);
+    expect(messageOf(result).annotations!.some((annotation) => annotation.url_citation.url === `${stack.searchSimulatorUrl}/pages/atlantis-capital`)).toBe(true);
   });
 
   it('strip-citation-markers: the [n] markers go, the citations stay and still point at their links', async () => {
