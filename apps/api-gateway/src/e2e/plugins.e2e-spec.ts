@@ -118,6 +118,28 @@ describe('plugins: each does what it says', () => {
     for (const { url_citation: cited } of annotations) expect(text.slice(cited.start_index, cited.end_index)).toBe(`[${cited.title}](${cited.url})`);
   });
 
+  it('with server tools too: a loop stream strips the markers and cites the plugin\'s results (chat and responses)', async () => {
+    const body = { messages: [{ role: 'user', content: 'What is the capital of Atlantis?' }], tools: [{ type: 'service:web_search' }], plugins: [{ id: 'web' }, { id: 'strip-citation-markers' }] };
+    const chunks = await streamChunks(body);
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+    expect(text).toContain(`${stack.searchSimulatorUrl}/pages/atlantis-capital`);
+    expect(text).not.toMatch(/\[\d\]/);
+    const annotations = chunks.find((chunk) => chunk.choices[0]?.finish_reason)!.choices[0].delta.annotations as Annotation[];
+    expect(annotations.length).toBeGreaterThan(0);
+    for (const { url_citation: cited } of annotations) expect(text.slice(cited.start_index, cited.end_index)).toBe(`[${cited.title}](${cited.url})`);
+
+    const response = await fetch(`${stack.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/gpt-5-mini', stream: true, input: 'What is the capital of Atlantis?', tools: [{ type: 'service:web_search' }], plugins: [{ id: 'web' }, { id: 'strip-citation-markers' }] }),
+    });
+    const events = (await response.text()).split('\n\n').filter((frame) => frame.includes('data: {')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)));
+    const completed = events.find((event) => event.type === 'response.completed').response;
+    const part = completed.output.find((item: { type: string }) => item.type === 'message').content[0];
+    expect(part.text).not.toMatch(/\[\d\]/);
+    expect(part.annotations.some((annotation: { type: string; url: string }) => annotation.type === 'url_citation' && annotation.url.endsWith('/pages/atlantis-capital'))).toBe(true);
+  });
+
   it('web on /v1/responses: the output text carries url_citation annotations', async () => {
     const response = (await openai.responses.create({ model: 'sim/gpt-5-mini', input: 'What is the capital of Atlantis?', plugins: [{ id: 'web' }] } as never)) as OpenAI.Responses.Response;
     const message = response.output.find((item) => item.type === 'message') as OpenAI.Responses.ResponseOutputMessage;

@@ -5,11 +5,11 @@ import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
-import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
 import { sumUsageViews } from '../server-tools/usage-sum.js';
 import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
-import { rewriteChunk, streamTransforms } from '../plugins/plugin-stream.js';
+import { LoopStreamText, rewriteChunk, streamTransforms, withLoopText } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import type { PreparedChat } from './chat-preparation.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
@@ -130,6 +130,7 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
   const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
   let chunks = 0;
   let settled = 0;
+  const text = new LoopStreamText(prepared.plugins);
   // `debug` (spec §4.6, streaming only) on a loop: per model call, its upstream body before its chunks and its timings after (ADR 0049).
   const debug = debugOptions(prepared.body);
   let upstreamBody: Record<string, unknown> | undefined;
@@ -154,8 +155,8 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
         }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
-        const view = toChunkView(head, provenance, event);
-        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.accounting.metadata(prepared.plan, tracker);
+        const view = toChunkView(head, provenance, withLoopText(event, text));
+        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.plugins ? deps.plugins.decorateMetadata(prepared.plugins, deps.accounting.metadata(prepared.plan, tracker)) : deps.accounting.metadata(prepared.plan, tracker);
         chunks++;
         emit(JSON.stringify(view));
       });
@@ -194,11 +195,15 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
   if (choice) {
     const delta: Record<string, unknown> = {};
     if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
-    if (choice.message.annotations) delta.annotations = choice.message.annotations;
+    // Nothing streamed (the answer came whole in the end): it goes in this chunk.
+    const whole = chunks === 0 ? text.piece(choice.message.content ?? '') : '';
+    // Plugins (ADR 0048): the held-back rest of the text, citations over all of it.
+    const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
+    if (end.annotations) delta.annotations = end.annotations;
     if (chunks === 0) {
       delta.role = 'assistant';
-      delta.content = choice.message.content ?? '';
-    }
+      delta.content = whole + end.text;
+    } else if (end.text) delta.content = end.text;
     emit(JSON.stringify(toChunkView(head, provenance, { type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] })));
   }
   if (wantsUsageChunk(prepared.body)) {

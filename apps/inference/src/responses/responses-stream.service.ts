@@ -10,10 +10,10 @@ import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
-import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
 import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
-import { rewriteChunk, streamTransforms } from '../plugins/plugin-stream.js';
+import { LoopStreamText, rewriteChunk, streamTransforms, withLoopText } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { sumUsage } from './response-steps.js';
 import { webSearchCallItem } from './server-tool-items.js';
@@ -55,6 +55,8 @@ export class ResponsesStreamService {
       // Server tools (ADR 0041): every model call streams into the same response; each server
       // call the gateway runs is a web_search_call item between them.
       let writer: ResponsesEventWriter | undefined;
+      // Plugins on the loop's text (ADR 0048): markers stripped as it streams, citations over all of it at the end.
+      const text = new LoopStreamText(prepared.plugins);
       try {
         const steps = await runServerToolLoop({
           body: prepared.body,
@@ -67,7 +69,7 @@ export class ResponsesStreamService {
               writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
               writer.start(request.serviceMetadata ? { service_metadata: this.accounting.metadata(prepared.plan, tracker) } : {});
             }
-            const completion = await drainStep(opened, body.messages, (event) => writer!.add(event));
+            const completion = await drainStep(opened, body.messages, (event) => writer!.add(withLoopText(event, text)));
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost) => {
@@ -85,7 +87,9 @@ export class ResponsesStreamService {
         if (choice) {
           const delta: Record<string, unknown> = {};
           if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
-          if (choice.message.annotations) delta.annotations = choice.message.annotations;
+          const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
+          if (end.text) delta.content = end.text;
+          if (end.annotations) delta.annotations = end.annotations;
           writer!.add({ type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] });
         }
         writer!.finish(sumUsage(steps.map((step) => stepUsage(step.usage, step.charge))));
