@@ -187,7 +187,7 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
       const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
       const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
       const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
-      return { charge, extra: undefined };
+      return { charge, extra: plugin.usage };
     },
   });
   const last = steps.at(-1)!;
@@ -207,7 +207,9 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
     emit(JSON.stringify(toChunkView(head, provenance, { type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] })));
   }
   if (wantsUsageChunk(prepared.body)) {
-    emit(JSON.stringify(usageChunkView(head, provenance, sumUsageViews(steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged))))));
+    // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.
+    const views = steps.map((step) => buildUsageView(step.extra, step.charge.upstream, step.charge.isByok, step.charge.charged));
+    emit(JSON.stringify(usageChunkView(head, provenance, sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]))));
   }
 }
 

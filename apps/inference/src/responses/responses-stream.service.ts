@@ -77,7 +77,7 @@ export class ResponsesStreamService {
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
             const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
-            return { charge, extra: undefined };
+            return { charge, extra: plugin.usage };
           },
           onExecuted: (calls) => {
             for (const call of calls) writer!.serverToolCall(webSearchCallItem(call));
@@ -92,7 +92,9 @@ export class ResponsesStreamService {
           if (end.annotations) delta.annotations = end.annotations;
           writer!.add({ type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] });
         }
-        writer!.finish(sumUsage(steps.map((step) => stepUsage(step.usage, step.charge))));
+        // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.
+        const usages = steps.map((step) => stepUsage(step.extra, step.charge));
+        writer!.finish(sumUsage([...usages, ...(prepared.plugins?.extraUsage ?? []).map(toResponsesUsage)]));
       } catch (error) {
         if (!writer?.started || signal.aborted) throw error;
         writer.fail(toGatewayError(error));
