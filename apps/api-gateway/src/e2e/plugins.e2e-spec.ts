@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalPdfDataUrl } from '@gw/testing';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
@@ -75,6 +76,38 @@ describe('plugins: refused by name', () => {
 });
 
 describe('plugins: each does what it says', () => {
+  const database = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
+  beforeAll(() => database.connect());
+  afterAll(() => database.end());
+
+  /** The generation records of a session, once `count` of them are written. */
+  async function generationsOf(sessionId: string, count: number): Promise<Array<{ model: string; prompt_tokens: number; completion_tokens: number; cost: string }>> {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const { rows } = await database.query('SELECT model, prompt_tokens, completion_tokens, cost::text AS cost FROM generations WHERE session_id = $1 ORDER BY created_at', [sessionId]);
+      if (rows.length >= count || Date.now() > deadline) return rows;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('usage is the sum of the generation records: the answer, the moderation call, the judge call, the search\'s price', async () => {
+    const session = randomUUID();
+    const result = await chat({
+      session_id: session,
+      messages: [{ role: 'user', content: 'What is the capital of Atlantis?' }],
+      plugins: [{ id: 'moderation' }, { id: 'web' }, { id: 'alignment', rules: ['Never mention "banana"'] }],
+    });
+    expect(result.status).toBe(200);
+    const usage = (result.body as { usage: { prompt_tokens: number; completion_tokens: number; cost: number; server_tool_use: Record<string, number> } }).usage;
+    const rows = await generationsOf(session, 3);
+    expect(rows.map((row) => row.model).sort()).toEqual(['sim/alignment-judge', 'sim/gpt-4o-mini', 'sim/llama-guard']);
+    expect(rows.reduce((total, row) => total + row.prompt_tokens, 0)).toBe(usage.prompt_tokens);
+    expect(rows.reduce((total, row) => total + row.completion_tokens, 0)).toBe(usage.completion_tokens);
+    expect(rows.reduce((total, row) => total + Number(row.cost), 0)).toBeCloseTo(usage.cost, 10);
+    expect(usage.server_tool_use.web_search_requests).toBe(1);
+    expect(usage.cost).toBeGreaterThan(SEARCH_PRICE);
+  });
+
   it('web: searches the last user message, the answer cites the results (url_citation), the search is counted and priced', async () => {
     const completion = await openai.chat.completions.create({
       model: 'sim/gpt-4o-mini',

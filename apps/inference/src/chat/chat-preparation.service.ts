@@ -63,7 +63,7 @@ export class ChatPreparation {
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body: chosen });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body: chosen, sessionId, credentials });
-    const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, route: plan });
+    const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;
     return { body, sessionId, plan, plugins, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal } };

@@ -50,6 +50,8 @@ export interface PluginCallContext {
   principal: Principal;
   credentials: readonly ResolvedByokCredential[];
   signal?: AbortSignal;
+  /** The request's session: the plugins' generation records carry it too. */
+  sessionId?: string;
 }
 
 /** What a streamed answer's text goes through (strip-citation-markers, then citations at the end). */
@@ -109,7 +111,7 @@ export class PluginPipeline {
   /** After routing, before the model: the prompt plugins, in order. */
   async prepareInput(session: PluginSession, body: Json, context: PluginCallContext & { route: PlannedRoute }): Promise<Json> {
     const { plan } = session;
-    session.caller = { principal: context.principal, credentials: context.credentials, signal: context.signal };
+    session.caller = { principal: context.principal, credentials: context.credentials, signal: context.signal, sessionId: context.sessionId };
     if (!hasPlugins(plan)) return body;
     let messages = (body.messages as Json[] | undefined) ?? [];
     if (plan.moderation) await moderate(this.modelCall(session, context), this.moderationModel, messages, 'input');
@@ -278,7 +280,7 @@ export class PluginPipeline {
       const route = this.router.plan({ principal: context.principal, body, credentials: context.credentials });
       const prepared: PreparedChat = { body, plan: route, base: { signal: context.signal } };
       const { result, attempt, tracker } = await this.calls.complete(prepared, 'chat');
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal: context.principal, attempt, tracker, usage: result.usage, status: 'succeeded' });
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal: context.principal, attempt, tracker, usage: result.usage, status: 'succeeded', sessionId: context.sessionId });
       session.extraUsage.push(buildUsageView(result.usage, charge.upstream, charge.isByok, charge.charged));
       return result.choices[0]?.message.content ?? '';
     };
