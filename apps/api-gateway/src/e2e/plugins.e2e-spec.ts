@@ -203,6 +203,20 @@ describe('plugins: each does what it says', () => {
     expect(messageOf(result).content).toContain('PINEAPPLE-42');
   });
 
+  it('file-parser: a PDF by URL is read through the SSRF-guarded fetcher; a private address is refused by name', async () => {
+    const pdfUrl = `${stack.searchSimulatorUrl}/pages/zephyr-language.pdf`;
+    const content = [
+      { type: 'file', file: { filename: 'zephyr.pdf', file_data: pdfUrl } },
+      { type: 'text', text: 'What is this about?' },
+    ];
+    const result = await chat({ messages: [{ role: 'user', content }], plugins: [{ id: 'file-parser', pdf: { engine: 'pdf-text' } }] });
+    expect(result.status).toBe(200);
+    expect(messageOf(result).content).toContain('The Zephyr programming language');
+    const refused = await chat({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_data: 'http://169.254.169.254/latest/doc.pdf' } }] }], plugins: [{ id: 'file-parser', pdf: { engine: 'pdf-text' } }] });
+    expect(refused.status).toBe(400);
+    expect(envelopeOf(refused).message).toMatch(/file-parser could not read http:\/\/169\.254\.169\.254/);
+  });
+
   it('context-compression: a conversation too long for the model is compressed middle-out instead of failing', async () => {
     const filler = (label: string) => `${label}: ${'lorem ipsum dolor sit amet '.repeat(60)}`;
     const messages = [
