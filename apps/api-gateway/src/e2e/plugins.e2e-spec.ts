@@ -61,6 +61,12 @@ describe('plugins: refused by name', () => {
     expect(error.metadata).toMatchObject({ error_type: 'invalid_request' });
   });
 
+  it('a preset cannot store a plugin that would be refused when used', async () => {
+    const unsupported = await call('/presets/plugin-check/chat/completions', { key: stack.managementKey, body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'system', content: 'x' }], plugins: [{ id: 'pareto-router' }] } });
+    expect(unsupported.status).toBe(400);
+    expect(envelopeOf(unsupported).message).toContain('the pareto-router plugin is not supported here');
+  });
+
   it('an option a plugin does not take, and answer plugins on streams, are 400s; /v1/messages refuses plugins', async () => {
     expect(envelopeOf(await chat({ messages: [{ role: 'user', content: 'Hi' }], plugins: [{ id: 'web', max_result: 2 }] })).message).toContain('plugins[0].max_result is not an option of the web plugin');
     const healing = await chat({ stream: true, response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'Hi' }], plugins: [{ id: 'response-healing' }] });

@@ -1,3 +1,5 @@
+import { REFUSED_PLUGINS } from '@gw/contracts';
+
 /**
  * Every plugin id a request may name (spec §4.5/§4.6: 13 kinds; the `@openrouter/sdk` models
  * add `switchyard-router`), and for each whether it is built here, where it runs (ADR 0048)
@@ -27,23 +29,8 @@ export const PLUGIN_REGISTRY: Readonly<Record<string, PluginEntry>> = {
   'response-healing': { built: true, stages: ['answer'], streams: 'refused', file: 'response-healing.plugin.ts' },
   'strip-citation-markers': { built: true, stages: ['answer'], streams: 'yes', file: 'strip-citation-markers.plugin.ts' },
   alignment: { built: true, stages: ['prompt', 'answer'], streams: 'refused', file: 'alignment.plugin.ts' },
-  fusion: {
-    built: false,
-    why: 'fusion runs a panel of expert models and an analyst over them (OpenRouter\'s `openrouter/fusion`); no panel or analyst is configured here',
-  },
-  'pareto-router': {
-    built: false,
-    why: 'pareto-router ranks models by coding-benchmark scores, which the catalog does not carry; use auto-router (price-based) instead',
-  },
-  phaser: { built: false, why: 'phaser has no public definition this gateway could implement faithfully' },
-  'auto-beta-router': {
-    built: false,
-    why: 'auto-beta-router classifies the task and ranks models by community spend share, data this gateway does not have; use auto-router instead',
-  },
-  'switchyard-router': {
-    built: false,
-    why: 'switchyard-router rates tasks with OpenRouter\'s own judge and candidate sets; use auto-router instead',
-  },
+  // Refused, each with its reason (shared with the gateway's edge check, @gw/contracts plugins.ts).
+  ...Object.fromEntries(Object.entries(REFUSED_PLUGINS).map(([id, why]) => [id, { built: false as const, why }])),
 };
 
 export const BUILT_PLUGINS = Object.entries(PLUGIN_REGISTRY)

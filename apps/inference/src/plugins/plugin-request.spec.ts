@@ -1,7 +1,8 @@
 import { GatewayError } from '@gw/errors';
 import { describe, expect, it } from 'vitest';
 import { parsePlugins, refusePluginsOnMessages } from './plugin-request.js';
-import { PLUGIN_REGISTRY } from './plugin-registry.js';
+import { BUILT_PLUGIN_IDS } from '@gw/contracts';
+import { BUILT_PLUGINS, PLUGIN_REGISTRY } from './plugin-registry.js';
 
 const context = { stream: false, searchBackend: 'searxng' };
 
@@ -19,6 +20,10 @@ describe('parsePlugins', () => {
     const ids = ['auto-router', 'web', 'web-fetch', 'file-parser', 'context-compression', 'response-healing', 'moderation', 'alignment', 'strip-citation-markers', 'fusion', 'pareto-router', 'phaser', 'auto-beta-router'];
     for (const id of ids) expect(PLUGIN_REGISTRY[id], id).toBeDefined();
     expect(Object.keys(PLUGIN_REGISTRY)).toHaveLength(14);
+  });
+
+  it('serves exactly the ids the gateway lets through at the edge (@gw/contracts)', () => {
+    expect([...BUILT_PLUGINS].sort()).toEqual([...BUILT_PLUGIN_IDS].sort());
   });
 
   it('refuses an unknown id with a 400 that names it', () => {
