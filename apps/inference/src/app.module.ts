@@ -32,6 +32,7 @@ import { ResponsesPreparation } from './responses/responses-preparation.js';
 import { ResponsesStreamService } from './responses/responses-stream.service.js';
 import { ResponsesService } from './responses/responses.service.js';
 import { ServerToolRunner } from './server-tools/server-tool-runner.service.js';
+import { PluginPipeline } from './plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
 import { RoutePlanner } from './routing/route-planner.service.js';
@@ -61,6 +62,7 @@ export class AppModule {
         ChatPreparation,
         ChatService,
         ServerToolRunner,
+        PluginPipeline,
         MessagesService,
         MessagesStreamService,
         ModelCalls,

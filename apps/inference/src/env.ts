@@ -122,6 +122,20 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Min(100)
   WEB_FETCH_MAX_CHARS: number = 20_000;
 
+  /** The moderation plugin's model (ADR 0048): a catalog chat model answering Llama Guard's `safe` / `unsafe\nS1,...`. */
+  @IsString()
+  @MinLength(1)
+  MODERATION_MODEL: string = 'sim/llama-guard';
+
+  /** The moderation plugin also checks non-streamed answers (input is always checked). */
+  @IsIn(['true', 'false'])
+  MODERATION_CHECK_OUTPUT: 'true' | 'false' = 'false';
+
+  /** The alignment plugin's judge (ADR 0048): a catalog chat model answering `{"rules":[{"broken","probability"}]}`. */
+  @IsString()
+  @MinLength(1)
+  ALIGNMENT_JUDGE_MODEL: string = 'sim/alignment-judge';
+
   /**
    * Longest an answer waits for JetStream to acknowledge its usage event; past it the request
    * fails with a retryable 503 rather than answer unbilled (ADR 0030).

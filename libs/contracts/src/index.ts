@@ -38,3 +38,4 @@ export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
 export * from './messages/identity.messages.js';
 export * from './messages/native-batches.messages.js';
+export * from './plugins.js';

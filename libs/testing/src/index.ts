@@ -12,3 +12,4 @@ export {
   testDatabaseNames,
   testDatabaseUrl,
 } from '@gw/stack';
+export * from './minimal-pdf.js';

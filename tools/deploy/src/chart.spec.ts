@@ -242,6 +242,19 @@ describe('inference-gateway chart', () => {
     expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
   });
 
+  it('runs the search simulator when asked, reachable from inference only, and points inference\'s search and web_fetch at it', () => {
+    const bundled = render('bundled');
+    const search = deployment(bundled, 'search-simulator');
+    expect(search.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'SEARCH_SIMULATOR_PORT')?.value).toBe('8792');
+    const env = deployment(bundled, 'inference').spec.template.spec.containers[0]?.env ?? [];
+    const url = env.find((e) => e.name === 'SEARXNG_URL')?.value;
+    expect(url).toMatch(/^http:\/\/.*search-simulator:8792$/);
+    expect(env.find((e) => e.name === 'WEB_FETCH_ALLOWED_ORIGINS')?.value).toBe(url);
+    const policy = ofKind<{ spec: { ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } }>(bundled, 'NetworkPolicy').find((p) => p.metadata.name.endsWith('search-simulator'));
+    expect(policy?.spec.ingress.flatMap((rule) => rule.from.map((from) => from.podSelector.matchLabels['app.kubernetes.io/name']))).toEqual(['inference']);
+    expect(() => deployment(render('defaults'), 'search-simulator')).toThrow();
+  });
+
   it('serves /metrics on its own port in every pod, announced for Prometheus', () => {
     const manifests = render('defaults');
     for (const service of SERVICES) {

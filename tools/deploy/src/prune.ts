@@ -34,6 +34,7 @@ export const IMAGE_TARGETS: Record<string, ImageTarget> = {
   migrate: { entries: ['node_modules/pg/esm/index.mjs'], include: ['tools/db/package.json', 'tools/db/src', 'prisma'] },
   // Node built-ins only.
   'provider-simulator': { entries: [], include: ['tools/provider-simulator/package.json', 'tools/provider-simulator/src'] },
+  'search-simulator': { entries: [], include: ['tools/search-simulator/package.json', 'tools/search-simulator/src'] },
 };
 
 // One parse cache for every image: the services share most of their dependency tree.

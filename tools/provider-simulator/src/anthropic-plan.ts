@@ -2,6 +2,7 @@ import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.t
 import { promptCacheUsage } from './anthropic-cache.ts';
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
+import { contextCitingReply } from './plugin-models.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -130,7 +131,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     outputTokens += jsonPieces.length;
     stopReason = 'tool_use';
   } else {
-    let full = results.length > 0 ? (citingReply(sinceUser) ?? buildToolResultReply(results.map(toolResultText))) : buildReply(userText, 0, d.replyTokens);
+    // A system prompt that hands over web results to cite (the gateway's web plugin) is answered citing them.
+    const systemText = typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? body.system.filter(isRecord).map((block) => String(block.text ?? '')).join('\n') : '';
+    const fromContext = contextCitingReply([{ role: 'system', content: systemText }]);
+    let full = results.length > 0 ? (citingReply(sinceUser) ?? buildToolResultReply(results.map(toolResultText))) : (fromContext ?? buildReply(userText, 0, d.replyTokens));
     // Structured outputs: the answer is JSON matching output_config.format.schema.
     const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : undefined;
     if (format && isRecord(format.schema)) full = JSON.stringify(valueFromSchema(format.schema, full));

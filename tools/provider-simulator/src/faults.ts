@@ -26,6 +26,8 @@ export interface Directives {
   cached?: number;
   /** length of the generated reply in tokens (before max_tokens / stop) */
   replyTokens?: number;
+  /** JSON answers in a Markdown fence with a trailing comma (the gateway's response-healing repairs them) */
+  sloppyJson?: boolean;
   /** usage details to report: audio prompt tokens, audio completion tokens, cache writes, web searches */
   audioIn?: number;
   audioOut?: number;
@@ -104,6 +106,9 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'empty-stream':
       d.emptyStream = n > 0;
+      break;
+    case 'sloppy-json':
+      d.sloppyJson = n > 0;
       break;
     case 'reply-tokens':
       if (n > 0) d.replyTokens = Math.min(n, 100_000);

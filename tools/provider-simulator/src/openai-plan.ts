@@ -1,5 +1,6 @@
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
+import { contextCitingReply, guardReply, judgeReply, sloppyJson } from './plugin-models.ts';
 import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
@@ -105,7 +106,7 @@ function stopList(stop: unknown): string[] {
 }
 
 /** Decides every choice of a chat completion from the (validated) request body. */
-export function planChat(body: Json, d: Directives, promptTokens: number): ChatPlan {
+export function planChat(body: Json, d: Directives, promptTokens: number, model = ''): ChatPlan {
   const messages = body.messages as Json[];
   const last = messages[messages.length - 1]!;
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -142,8 +143,12 @@ export function planChat(body: Json, d: Directives, promptTokens: number): ChatP
       choices.push({ index, content: null, pieces, toolCall: { id, name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
       continue;
     }
-    let full = toolResults ? (citingReply(resultsSinceUser) ?? buildToolResultReply(toolResults)) : buildReply(userText, index, d.replyTokens);
-    full = jsonContent(body.response_format, full) ?? full;
+    const special = guardReply(model, messages) ?? judgeReply(model, messages);
+    let full = special ?? (toolResults ? (citingReply(resultsSinceUser) ?? buildToolResultReply(toolResults)) : (contextCitingReply(messages) ?? buildReply(userText, index, d.replyTokens)));
+    if (special === undefined) {
+      const json = jsonContent(body.response_format, full);
+      full = json === undefined ? full : d.sloppyJson ? sloppyJson(json) : json;
+    }
     const shaped = shapeReply(full, maxTokens, stops);
     choices.push({
       index,

@@ -193,7 +193,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   if (!stream && d.cut !== undefined) return cutBeforeBody(res, headers);
 
   if (stream && d.emptyStream) return sendStream(res, [{ data: 'data: [DONE]\n\n', content: false }], { chunkDelay: 0, headers, statsKey: String(body.model) });
-  const plan = planChat(body, d, promptTokens);
+  const plan = planChat(body, d, promptTokens, base);
   const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
   const opts = {
     id: `chatcmpl-${randomId(29)}`,

@@ -284,7 +284,7 @@ export async function handleResponses(req: IncomingMessage, res: ServerResponse,
     created: nowSeconds(),
     model: base,
     body,
-    plan: planChat(chat, withReasoning(d, body), promptTokens),
+    plan: planChat(chat, withReasoning(d, body), promptTokens, base),
     ids: { reasoning: `rs_${randomId(32)}`, message: `msg_${randomId(32)}`, call: `fc_${randomId(32)}` },
   };
   if (!stream) {

@@ -35,3 +35,4 @@ export function startSearchSimulator(options: { port?: number; host?: string } =
 export { createSearchSimulatorServer } from './server.ts';
 export { CORPUS, pageText, type CorpusPage } from './corpus.ts';
 export { rank, searchResponse } from './search.ts';
+export { minimalPdf, minimalPdfDataUrl } from './pdf.ts';

@@ -35,3 +35,19 @@ describe('search simulator', () => {
     expect(redirect.headers.get('location')).toBe('http://127.0.0.1:1/');
   });
 });
+
+describe('pages as PDFs', () => {
+  it('serves a corpus page as a PDF whose text layer pdf.js reads', async () => {
+    const { extractText } = await import('unpdf');
+    const sim = await startSearchSimulator();
+    try {
+      const response = await fetch(`${sim.url}/pages/zephyr-language.pdf`);
+      expect(response.headers.get('content-type')).toBe('application/pdf');
+      const { text } = await extractText(new Uint8Array(await response.arrayBuffer()), { mergePages: true });
+      expect(text).toContain('The Zephyr programming language');
+      expect((await fetch(`${sim.url}/pages/nothing.pdf`)).status).toBe(404);
+    } finally {
+      await sim.close();
+    }
+  });
+});

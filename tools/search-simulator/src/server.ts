@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CORPUS } from './corpus.ts';
 import { pageHtml } from './html.ts';
+import { minimalPdf } from './pdf.ts';
 import { searchResponse } from './search.ts';
 
 const MAX_RESULTS = 20;
@@ -30,6 +31,14 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     if (url.searchParams.get('format') !== 'json') return send(res, 403, 'Forbidden', 'text/plain');
     const limit = Math.min(MAX_RESULTS, Math.max(1, Number(url.searchParams.get('max_results') ?? 5) || 5));
     return sendJson(res, 200, searchResponse(query, baseUrlOf(req), limit));
+  }
+  if (url.pathname.startsWith('/pages/') && url.pathname.endsWith('.pdf')) {
+    // The page as a PDF: for the gateway's file-parser plugin and web_fetch of PDFs.
+    const page = CORPUS.find((entry) => entry.slug === url.pathname.slice('/pages/'.length, -'.pdf'.length));
+    if (!page) return send(res, 404, 'Not found', 'text/plain');
+    const pdf = minimalPdf([page.title, ...page.paragraphs]);
+    res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) });
+    return void res.end(pdf);
   }
   if (url.pathname.startsWith('/pages/')) {
     const page = CORPUS.find((entry) => entry.slug === url.pathname.slice('/pages/'.length));

@@ -234,6 +234,29 @@ describe('server tools', () => {
     expect(completed!.output.map((item) => item.type)).toEqual(['web_search_call', 'web_search_call', 'message']);
   });
 
+  it('streams with debug: each model call of the loop echoes its upstream body before its chunks and reports its timings after', async () => {
+    const response = await fetch(`${stack.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/gpt-4o-mini', stream: true, debug: { echo_upstream_body: true }, messages: [{ role: 'user', content: QUESTION }], tools: [{ type: 'service:web_search' }] }),
+    });
+    expect(response.status).toBe(200);
+    const chunks = (await response.text())
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice('data: '.length)));
+    const debug = chunks.filter((chunk) => chunk.debug).map((chunk) => chunk.debug);
+    expect(debug.map((entry) => [entry.step, entry.echo_upstream_body ? 'echo' : 'timings'])).toEqual([
+      [1, 'echo'],
+      [1, 'timings'],
+      [2, 'echo'],
+      [2, 'timings'],
+    ]);
+    // The second call carries the first call's tool call and the search result.
+    expect(debug[2].echo_upstream_body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(debug[1].timings.map((entry: { event: string }) => entry.event)).toContain('upstream_body_ended');
+  });
+
   it('web_fetch reads a page as text, and refuses private addresses, also after a redirect', async () => {
     const page = `${stack.searchSimulatorUrl}/pages/zephyr-language`;
     const fetched = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: `Please fetch ${page} and summarise it.` }], tools: [{ type: 'service:web_fetch' } as never] } as never);

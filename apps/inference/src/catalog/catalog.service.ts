@@ -73,6 +73,11 @@ export class CatalogService {
     return model;
   }
 
+  /** Every model of the catalog (the auto-router plugin chooses among them). */
+  all(): RoutableModel[] {
+    return [...this.models.values()];
+  }
+
   list(): ModelListView {
     const data = [...this.models.values()].filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0).map(toModelView);
     return { object: 'list', data, total_count: data.length, links: { next: null } };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
+import { PluginPipeline, type PluginSession } from '../plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
@@ -26,12 +27,15 @@ export interface PreparedChat {
   plan: PlannedRoute;
   /** The call context every attempt starts from (BYOK attempts add their key). */
   base: ChatCallContext;
+  /** The request's plugins (ADR 0048): what ran before the model, what runs on its answer. */
+  plugins?: PluginSession;
 }
 
 /**
  * What a chat request goes through before its first provider call, streamed or not, in this
- * order: the spend check (402 before anything else), the preset, the session id, the
- * workspace's BYOK keys and the routing plan.
+ * order: the spend check (402 before anything else), the preset, the plugins' checks and the
+ * auto-router's choice, the session id, the workspace's BYOK keys, the routing plan, then the
+ * prompt plugins on the routed request (ADR 0048).
  */
 @Injectable()
 export class ChatPreparation {
@@ -39,6 +43,7 @@ export class ChatPreparation {
     private readonly router: RoutePlanner,
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   /**
@@ -49,16 +54,18 @@ export class ChatPreparation {
   async prepare(
     request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>,
     signal?: AbortSignal,
-    options: { presetVariables?: Readonly<Record<string, string>> } = {},
+    options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean } = {},
   ): Promise<PreparedChat> {
     const { principal } = request;
     assertMaySpend(principal);
-    const body = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
-    const sessionId = sessionIdOf({ sessionId: request.sessionId, body });
+    const withPreset = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
+    const { body: chosen, session: plugins } = this.plugins.begin(withPreset, { stream: options.stream ?? withPreset.stream === true });
+    const sessionId = sessionIdOf({ sessionId: request.sessionId, body: chosen });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
-    const plan = this.router.plan({ principal, body, sessionId, credentials });
+    const plan = this.router.plan({ principal, body: chosen, sessionId, credentials });
+    const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;
-    return { body, sessionId, plan, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal } };
+    return { body, sessionId, plan, plugins, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal } };
   }
 }

@@ -5,9 +5,11 @@ import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
-import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
 import { sumUsageViews } from '../server-tools/usage-sum.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import { LoopStreamText, rewriteChunk, streamTransforms, withLoopText } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import type { PreparedChat } from './chat-preparation.service.js';
 import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type ChunkProvenance } from './chat-chunk.mapper.js';
@@ -37,6 +39,7 @@ export class ChatStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -45,7 +48,7 @@ export class ChatStreamService {
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
     const { principal } = request;
-    const prepared = await this.preparation.prepare(request, signal);
+    const prepared = await this.preparation.prepare(request, signal, { stream: true });
     const tools = extractServerTools(prepared.body);
     prepared.body = tools.body;
     if (tools.plan) return this.runWithServerTools(request, prepared, tools.plan, signal, emit);
@@ -58,13 +61,15 @@ export class ChatStreamService {
 
     const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
-    const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined;
+    const serviceMetadata = request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker)) : undefined;
     const tally = new StreamTally();
+    // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
+    const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
     const settle = async (status: 'succeeded' | 'failed') => {
-      const usage = tally.usage(body.messages);
-      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage, status, sessionId });
-      return { usage, charge };
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(body.messages));
+      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage: charged.usage, status, sessionId, toolCost: charged.toolCost });
+      return { usage: charged.usage, charge };
     };
     // OpenRouter's order: the echoed upstream body comes first, in a chunk without choices.
     if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { echo_upstream_body: upstreamBody })));
@@ -79,7 +84,7 @@ export class ChatStreamService {
         }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
-        const view = toChunkView(head, provenance, event);
+        const view = toChunkView(head, provenance, rewriteChunk(event, transformOf));
         // Routing metadata rides on the first chunk, when the caller opted in (spec §2.6).
         if (serviceMetadata && tally.chunks === 1) view.service_metadata = serviceMetadata;
         emit(JSON.stringify(view));
@@ -96,11 +101,12 @@ export class ChatStreamService {
     }
     // The last chunks (usage, then the end) wait for the usage event's PubAck (ADR 0030).
     const { usage, charge } = await settle('succeeded');
-    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, buildUsageView(usage, charge.upstream, charge.isByok, charge.charged))));
+    const views = [buildUsageView(usage, charge.upstream, charge.isByok, charge.charged), ...(prepared.plugins?.extraUsage ?? [])];
+    if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, views.length > 1 ? sumUsageViews(views) : views[0]!)));
   }
 
   private runWithServerTools(request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
-    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools }, request, prepared, toolsPlan, signal, emit);
+    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools, plugins: this.plugins }, request, prepared, toolsPlan, signal, emit);
   }
 }
 
@@ -108,6 +114,7 @@ export interface ServerToolStreamDeps {
   calls: ModelCalls;
   accounting: GenerationAccounting;
   serverTools: ServerToolRunner;
+  plugins?: PluginPipeline;
 }
 
 /**
@@ -123,23 +130,40 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
   const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
   let chunks = 0;
   let settled = 0;
+  const text = new LoopStreamText(prepared.plugins);
+  // `debug` (spec §4.6, streaming only) on a loop: per model call, its upstream body before its chunks and its timings after (ADR 0049).
+  const debug = debugOptions(prepared.body);
+  let upstreamBody: Record<string, unknown> | undefined;
+  if (debug?.echoUpstreamBody) prepared.base.onUpstreamBody = (sent) => (upstreamBody = sent);
   const steps = await runServerToolLoop({
     body: prepared.body,
     plan: toolsPlan,
     runner: deps.serverTools,
     signal,
-    call: async (body) => {
-      const { result: opened, attempt, tracker } = await deps.calls.open(prepared, 'chat', { body });
+    call: async (body, stepNumber) => {
+      const timings = debug ? new DebugTimings() : undefined;
+      upstreamBody = undefined;
+      const { result: opened, attempt, tracker } = await deps.calls.open(prepared, 'chat', { body, timings });
       head.model = attempt.modelId;
       head.provider = attempt.endpoint.provider.name;
+      if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { step: stepNumber, echo_upstream_body: upstreamBody })));
+      let firstToken = false;
       const completion = await drainStep(opened, body.messages, (event) => {
+        if (timings && !firstToken && carriesTokens(event)) {
+          firstToken = true;
+          timings.mark('first_token_received');
+        }
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
-        const view = toChunkView(head, provenance, event);
-        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.accounting.metadata(prepared.plan, tracker);
+        const view = toChunkView(head, provenance, withLoopText(event, text));
+        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.plugins ? deps.plugins.decorateMetadata(prepared.plugins, deps.accounting.metadata(prepared.plan, tracker)) : deps.accounting.metadata(prepared.plan, tracker);
         chunks++;
         emit(JSON.stringify(view));
       });
+      if (timings) {
+        timings.mark('upstream_body_ended');
+        emit(JSON.stringify(debugChunkView(head, provenance, { step: stepNumber, timings: timings.entries })));
+      }
       return { completion, attempt, tracker };
     },
     // Each step the gateway ran tools in: a chunk without choices naming them (spec: "a comment or metadata per step").
@@ -159,8 +183,11 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
     settle: async (step, usage, toolCost) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
-      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
-      return { charge, extra: undefined };
+      // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+      const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
+      const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+      return { charge, extra: plugin.usage };
     },
   });
   const last = steps.at(-1)!;
@@ -168,15 +195,21 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
   if (choice) {
     const delta: Record<string, unknown> = {};
     if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
-    if (choice.message.annotations) delta.annotations = choice.message.annotations;
+    // Nothing streamed (the answer came whole in the end): it goes in this chunk.
+    const whole = chunks === 0 ? text.piece(choice.message.content ?? '') : '';
+    // Plugins (ADR 0048): the held-back rest of the text, citations over all of it.
+    const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
+    if (end.annotations) delta.annotations = end.annotations;
     if (chunks === 0) {
       delta.role = 'assistant';
-      delta.content = choice.message.content ?? '';
-    }
+      delta.content = whole + end.text;
+    } else if (end.text) delta.content = end.text;
     emit(JSON.stringify(toChunkView(head, provenance, { type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] })));
   }
   if (wantsUsageChunk(prepared.body)) {
-    emit(JSON.stringify(usageChunkView(head, provenance, sumUsageViews(steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged))))));
+    // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.
+    const views = steps.map((step) => buildUsageView(step.extra, step.charge.upstream, step.charge.isByok, step.charge.charged));
+    emit(JSON.stringify(usageChunkView(head, provenance, sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]))));
   }
 }
 

@@ -4,6 +4,11 @@ import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { sumUsageViews } from '../server-tools/usage-sum.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import type { Charge } from '../pricing/charge.js';
+import type { NormalizedCompletion, NormalizedUsage } from '../providers/provider-adapter.js';
+import type { AttemptTracker } from '../routing/attempt-tracker.js';
+import type { RouteAttempt } from '../routing/route-types.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import type { PreparedChat } from './chat-preparation.service.js';
 import { buildUsageView } from './usage-view.js';
@@ -17,6 +22,7 @@ import { StreamCancellations } from './stream-cancellations.js';
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
  * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event stored
  * in JetStream before the answer is returned (GenerationAccounting, ADR 0030), and routing metadata when the caller opted in.
+ * Server tools (ADR 0041) make it a loop of calls; plugins (ADR 0048) run before the first and on the answer.
  */
 @Injectable()
 export class ChatService {
@@ -26,6 +32,7 @@ export class ChatService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
@@ -40,30 +47,49 @@ export class ChatService {
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
-    const { principal } = request;
     const prepared = await this.preparation.prepare(request, signal);
     const tools = extractServerTools(prepared.body);
     prepared.body = tools.body;
-    if (tools.plan) return this.completeWithServerTools(request, prepared, tools.plan, signal);
-    const { sessionId, plan } = prepared;
-    const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat');
-
-    const id = newGenerationId();
-    const charge = await this.accounting.settle({ generationId: id, principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId });
-    return buildChatCompletion({
-      id,
-      modelId: attempt.modelId,
-      endpoint: attempt.endpoint,
-      completion,
-      cost: charge.upstream,
-      isByok: charge.isByok,
-      charged: charge.charged,
-      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(plan, tracker) : undefined,
+    const toolsPlan = tools.plan;
+    // Every model call of the answer (a retry of the alignment plugin makes more), each its own generation.
+    const steps: Answered[] = [];
+    const answer = async (): Promise<NormalizedCompletion> => {
+      const made = toolsPlan ? await this.loop(request, prepared, toolsPlan, signal) : [await this.single(request, prepared)];
+      steps.push(...made);
+      return made.at(-1)!.completion;
+    };
+    const messages = (prepared.body.messages as Array<Record<string, unknown>> | undefined) ?? [];
+    const finished = await this.plugins.finishAnswer(prepared.plugins, await answer(), messages, answer);
+    const last = steps.at(-1)!;
+    const view = buildChatCompletion({
+      id: last.id,
+      modelId: last.attempt.modelId,
+      endpoint: last.attempt.endpoint,
+      completion: finished.completion,
+      cost: last.charge.upstream,
+      isByok: last.charge.isByok,
+      charged: last.charge.charged,
+      serviceMetadata: request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker)) : undefined,
     });
+    const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
+    // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).
+    view.usage = sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]);
+    if (finished.alignment) view.alignment = finished.alignment;
+    return view;
   }
 
-  /** Server tools (ADR 0041): the loop's model calls, each its own generation; the answer is the last, its usage the sum. */
-  private async completeWithServerTools(request: ChatCreateRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal?: AbortSignal): Promise<ChatCompletionView> {
+  /** One model call, priced and recorded (the plugins' searches and fetches charged on the answer's first). */
+  private async single(request: ChatCreateRequest, prepared: PreparedChat): Promise<Answered> {
+    const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat');
+    const id = newGenerationId();
+    const { usage, toolCost } = this.plugins.takeToolCharges(prepared.plugins, completion.usage);
+    completion.usage = usage;
+    const charge = await this.accounting.settle({ generationId: id, principal: request.principal, attempt, tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+    return { id, completion, attempt, tracker, usage, charge };
+  }
+
+  /** Server tools (ADR 0041): the loop's model calls, each its own generation; the answer is the last. */
+  private async loop(request: ChatCreateRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal?: AbortSignal): Promise<Answered[]> {
     const { principal } = request;
     const steps = await runServerToolLoop({
       body: prepared.body,
@@ -76,22 +102,21 @@ export class ChatService {
       },
       settle: async (step, usage, toolCost) => {
         const id = newGenerationId();
-        const charge = await this.accounting.settle({ generationId: id, principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
-        return { charge, extra: { id } };
+        const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
+        const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+        const charge = await this.accounting.settle({ generationId: id, principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+        return { charge, extra: { id, usage: plugin.usage } };
       },
     });
-    const last = steps.at(-1)!;
-    const view = buildChatCompletion({
-      id: last.extra.id,
-      modelId: last.attempt.modelId,
-      endpoint: last.attempt.endpoint,
-      completion: last.completion,
-      cost: last.charge.upstream,
-      isByok: last.charge.isByok,
-      charged: last.charge.charged,
-      serviceMetadata: request.serviceMetadata ? this.accounting.metadata(prepared.plan, last.tracker) : undefined,
-    });
-    view.usage = sumUsageViews(steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged)));
-    return view;
+    return steps.map((step) => ({ id: step.extra.id, completion: step.completion, attempt: step.attempt, tracker: step.tracker, usage: step.extra.usage, charge: step.charge }));
   }
+}
+
+interface Answered {
+  id: string;
+  completion: NormalizedCompletion;
+  attempt: RouteAttempt;
+  tracker: AttemptTracker;
+  usage: NormalizedUsage;
+  charge: Charge;
 }

@@ -80,3 +80,13 @@ describe('chatBodyFromMessages', () => {
     );
   });
 });
+
+describe('gateway-only features on /v1/messages', () => {
+  it('refuses plugins, service: tools and the server-tool loop bounds with 400s naming them', () => {
+    const base = { model: 'sim/claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
+    expect(() => chatBodyFromMessages({ ...base, plugins: [{ id: 'web' }] })).toThrow(/plugins are not supported on \/v1\/messages \(web\)/);
+    expect(() => chatBodyFromMessages({ ...base, tools: [{ type: 'service:web_search' }] })).toThrow(/service:web_search is run by the service on \/v1\/chat\/completions and \/v1\/responses/);
+    expect(() => chatBodyFromMessages({ ...base, max_tool_calls: 3 })).toThrow(/max_tool_calls bounds the server-tool loop/);
+    expect(() => chatBodyFromMessages({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).not.toThrow();
+  });
+});

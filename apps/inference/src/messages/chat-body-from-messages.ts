@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { refusePluginsOnMessages } from '../plugins/plugin-request.js';
 import { ANTHROPIC_REASONING_FORMAT } from '../providers/anthropic/anthropic-messages.js';
 
 type Block = Record<string, unknown> & { type?: unknown };
@@ -21,6 +22,9 @@ export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'context_manag
  * are kept as they are.
  */
 export function chatBodyFromMessages(body: Record<string, unknown>): Record<string, unknown> {
+  // Plugins rewrite the chat form, which the native relay to Anthropic endpoints does not send (ADR 0048).
+  refusePluginsOnMessages(body);
+  refuseServiceTools(body);
   const chat: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
     if (!TRANSLATED.has(field) && !(ANTHROPIC_ONLY_FIELDS as readonly string[]).includes(field)) chat[field] = value;
@@ -151,6 +155,27 @@ function toolResultText(content: unknown, isError: boolean, where: string): stri
       .join('');
   } else throw GatewayError.badRequest(`${where}.content must be a string or text blocks`);
   return isError ? `Error: ${text}` : text;
+}
+
+/**
+ * The gateway's server tools (`service:web_search`, ADR 0041) run on /v1/chat/completions and
+ * /v1/responses only: the Messages front door relays Anthropic-format bodies natively and has
+ * no loop (ADR 0049). A 400 naming them, never a raw tool sent on to the provider.
+ */
+function refuseServiceTools(body: Record<string, unknown>): void {
+  const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
+  const service = tools.find((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:'));
+  if (service) {
+    throw GatewayError.badRequest(
+      `${String(service.type)} is run by the service on /v1/chat/completions and /v1/responses, not on /v1/messages; use one of those, or Anthropic's own web_search tool on an Anthropic model`,
+      { param: 'tools', reason: 'unsupported_tool' },
+    );
+  }
+  for (const field of ['max_tool_calls', 'stop_server_tools_when']) {
+    if (body[field] !== undefined && body[field] !== null) {
+      throw GatewayError.badRequest(`${field} bounds the server-tool loop of /v1/chat/completions and /v1/responses; /v1/messages has none`, { param: field, reason: 'unsupported_parameter' });
+    }
+  }
 }
 
 /** Custom tools ({name, description, input_schema}) as function tools; server tools stay as sent. */

@@ -35,6 +35,7 @@ export class ResponsesPreparation {
     const translated = translateResponsesRequest(request.body, request.principal.workspaceId);
     const prepared = await this.preparation.prepare({ principal: request.principal, body: translated.chatBody, sessionId: request.sessionId }, signal, {
       presetVariables: translated.presetVariables,
+      stream: request.body.stream === true,
     });
     if (translated.options.truncation === 'auto') this.truncate(prepared);
     return { prepared, options: translated.options, echo: echoedConfiguration(request.body), id: newItemId('resp'), createdAt: Math.floor(Date.now() / 1000) };

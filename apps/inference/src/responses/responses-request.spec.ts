@@ -125,7 +125,7 @@ describe('Responses request -> internal form (chat body)', () => {
     expect(refusal({ input: 'Hi', prompt: { id: 'support', variables: { logo: { type: 'input_image', image_url: 'https://x' } } } }).message).toMatch(/prompt\.variables\.logo/);
   });
 
-  it('refuses with a 400 naming it what it cannot serve: other tool kinds, plugins, item references, stored files', () => {
+  it('refuses with a 400 naming it what it cannot serve: other tool kinds, item references, stored files', () => {
     // A web_search_call item of an earlier response, sent back as input, needs nothing upstream.
     expect(translate({ input: [{ role: 'user', content: 'Search for x' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } }, { role: 'assistant', content: 'X is y.' }, { role: 'user', content: 'Thanks' }] }).chatBody.messages).toEqual([
       { role: 'user', content: 'Search for x' },
@@ -135,7 +135,8 @@ describe('Responses request -> internal form (chat body)', () => {
     // Server tools pass to the internal form as they are; extractServerTools judges them (ADR 0041).
     expect(translate({ input: 'Hi', tools: [{ type: 'service:web_search' }], max_tool_calls: 3 }).chatBody).toMatchObject({ tools: [{ type: 'service:web_search' }], max_tool_calls: 3 });
     expect(refusal({ input: 'Hi', tools: [{ type: 'file_search' }] }).message).toMatch(/file_search.*only function tools/);
-    expect(refusal({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] })).toMatchObject({ metadata: { reason: 'unsupported_plugins', plugins: 'web, moderation' } });
+    // Plugins pass to the internal form; the plugin pipeline judges and runs them (ADR 0048).
+    expect(translate({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] }).chatBody).toMatchObject({ plugins: [{ id: 'web' }, { id: 'moderation' }] });
     expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] }).message).toMatch(/item_reference/);
     expect(refusal({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }).message).toMatch(/file_id/);
     expect(refusal({ input: [{ type: 'computer_call_output' }] }).message).toMatch(/computer_call_output/);

@@ -32,6 +32,8 @@ const SAME_NAME = [
   'trace',
   'debug',
   'reasoning',
+  // Plugins (ADR 0048), run by the plugin pipeline, never sent upstream.
+  'plugins',
   // The server-tool loop's bounds (ADR 0041), read by extractServerTools, never sent upstream.
   'max_tool_calls',
   'stop_server_tools_when',
@@ -95,10 +97,6 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
 
 /** Requests this front door cannot serve yet: each a 400 that names what to change. */
 function refuseUnsupported(body: Json): void {
-  if (Array.isArray(body.plugins) && body.plugins.length > 0) {
-    const ids = (body.plugins as Json[]).map((plugin) => String(plugin.id)).join(', ');
-    throw GatewayError.badRequest(`plugins are not supported on /v1/responses yet (${ids}): leave plugins out`, { reason: 'unsupported_plugins', plugins: ids });
-  }
   for (const [position, tool] of ((body.tools as Json[] | undefined) ?? []).entries()) {
     if (tool.type === 'function') continue;
     const type = String(tool.type);

@@ -10,13 +10,16 @@ import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
-import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import { LoopStreamText, rewriteChunk, streamTransforms, withLoopText } from '../plugins/plugin-stream.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { sumUsage } from './response-steps.js';
 import { webSearchCallItem } from './server-tool-items.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
+import { toResponsesUsage } from './responses-view.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -35,6 +38,7 @@ export class ResponsesStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -51,6 +55,8 @@ export class ResponsesStreamService {
       // Server tools (ADR 0041): every model call streams into the same response; each server
       // call the gateway runs is a web_search_call item between them.
       let writer: ResponsesEventWriter | undefined;
+      // Plugins on the loop's text (ADR 0048): markers stripped as it streams, citations over all of it at the end.
+      const text = new LoopStreamText(prepared.plugins);
       try {
         const steps = await runServerToolLoop({
           body: prepared.body,
@@ -63,12 +69,15 @@ export class ResponsesStreamService {
               writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
               writer.start(request.serviceMetadata ? { service_metadata: this.accounting.metadata(prepared.plan, tracker) } : {});
             }
-            const completion = await drainStep(opened, body.messages, (event) => writer!.add(event));
+            const completion = await drainStep(opened, body.messages, (event) => writer!.add(withLoopText(event, text)));
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost) => {
-            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
-            return { charge, extra: undefined };
+            // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+            const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
+            const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+            return { charge, extra: plugin.usage };
           },
           onExecuted: (calls) => {
             for (const call of calls) writer!.serverToolCall(webSearchCallItem(call));
@@ -78,10 +87,14 @@ export class ResponsesStreamService {
         if (choice) {
           const delta: Record<string, unknown> = {};
           if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
-          if (choice.message.annotations) delta.annotations = choice.message.annotations;
+          const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
+          if (end.text) delta.content = end.text;
+          if (end.annotations) delta.annotations = end.annotations;
           writer!.add({ type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] });
         }
-        writer!.finish(sumUsage(steps.map((step) => stepUsage(step.usage, step.charge))));
+        // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.
+        const usages = steps.map((step) => stepUsage(step.extra, step.charge));
+        writer!.finish(sumUsage([...usages, ...(prepared.plugins?.extraUsage ?? []).map(toResponsesUsage)]));
       } catch (error) {
         if (!writer?.started || signal.aborted) throw error;
         writer.fail(toGatewayError(error));
@@ -94,19 +107,23 @@ export class ResponsesStreamService {
     const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses');
     const writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
     const extras: Record<string, unknown> = {};
-    if (request.serviceMetadata) extras.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    if (request.serviceMetadata) extras.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
+    const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
-      const usage = tally.usage(prepared.body.messages);
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage, status, sessionId: prepared.sessionId });
-      return stepUsage(usage, charge);
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body.messages));
+      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: charged.usage, status, sessionId: prepared.sessionId, toolCost: charged.toolCost });
+      const usage = stepUsage(charged.usage, charge);
+      const extra = prepared.plugins?.extraUsage ?? [];
+      return extra.length > 0 ? sumUsage([usage, ...extra.map(toResponsesUsage)]) : usage;
     };
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         tally.add(next.value);
-        writer.add(next.value);
+        // Plugins that rewrite streamed text or cite (ADR 0048).
+        writer.add(next.value.type === 'chunk' ? rewriteChunk(next.value, transformOf) : next.value);
       }
     } catch (error) {
       if (signal.aborted) throw error; // the client left: nobody to tell

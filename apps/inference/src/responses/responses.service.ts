@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatCreateRequest, ResponsesResponseView } from '@gw/contracts';
+import type { ChatCreateRequest, ResponsesOutputItemView, ResponsesResponseView, ResponsesUsageView } from '@gw/contracts';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
+import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
+import type { NormalizedCompletion } from '../providers/provider-adapter.js';
+import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { loopOutputItems } from './server-tool-items.js';
 import { runSteps, sumUsage } from './response-steps.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
-import { outputItemsOf, responseObject, statusOf } from './responses-view.js';
+import { outputItemsOf, responseObject, statusOf, toResponsesUsage } from './responses-view.js';
 
 /**
  * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
@@ -27,6 +30,7 @@ export class ResponsesService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
+    private readonly plugins: PluginPipeline,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
@@ -46,51 +50,60 @@ export class ResponsesService {
     const { prepared, options } = response;
     const tools = extractServerTools(prepared.body);
     prepared.body = tools.body;
-    if (tools.plan) {
-      // Server tools (ADR 0041): the loop's model calls, each its own generation.
-      const steps = await runServerToolLoop({
-        body: prepared.body,
-        plan: tools.plan,
-        runner: this.serverTools,
-        signal,
-        call: async (body) => {
-          const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
-          return { completion, attempt, tracker };
-        },
-        settle: async (step, usage, toolCost) => {
-          const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
-          return { charge, extra: undefined };
-        },
+    const toolsPlan = tools.plan;
+    // Each answer (a retry of the alignment plugin makes another): its output items and its calls' usage and last call.
+    const answers: Array<{ output: () => ResponsesOutputItemView[]; usages: ResponsesUsageView[]; completion: NormalizedCompletion; modelId: string; tracker: AttemptTracker }> = [];
+    const answer = async (): Promise<NormalizedCompletion> => {
+      if (toolsPlan) {
+        // Server tools (ADR 0041): the loop's model calls, each its own generation.
+        const steps = await runServerToolLoop({
+          body: prepared.body,
+          plan: toolsPlan,
+          runner: this.serverTools,
+          signal,
+          call: async (body) => {
+            const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
+            return { completion, attempt, tracker };
+          },
+          settle: async (step, usage, toolCost) => {
+            // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+            const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
+            const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
+            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+            return { charge, extra: stepUsage(plugin.usage, charge) };
+          },
+        });
+        const last = steps.at(-1)!;
+        answers.push({ output: () => loopOutputItems(steps, options), usages: steps.map((step) => step.extra), completion: last.completion, modelId: last.attempt.modelId, tracker: last.tracker });
+        return last.completion;
+      }
+      const steps = await runSteps(prepared.body, async (body) => {
+        const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
+        const charged = this.plugins.takeToolCharges(prepared.plugins, completion.usage);
+        completion.usage = charged.usage;
+        const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: charged.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: charged.toolCost });
+        return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
       });
       const last = steps.at(-1)!;
-      const { status, incomplete_details } = statusOf(last.completion.choices[0]?.finish_reason ?? null);
-      const view = responseObject(headOf(response, last.attempt.modelId), {
-        status,
-        incomplete_details,
-        error: null,
-        output: loopOutputItems(steps, options),
-        usage: sumUsage(steps.map((step) => stepUsage(step.usage, step.charge))),
-        serviceTier: last.completion.serviceTier,
-      });
-      if (request.serviceMetadata) view.service_metadata = this.accounting.metadata(prepared.plan, last.tracker);
-      return view;
-    }
-    const steps = await runSteps(prepared.body, async (body) => {
-      const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: completion.usage, status: 'succeeded', sessionId: prepared.sessionId });
-      return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
-    });
-    const last = steps.at(-1)!;
-    const { status, incomplete_details } = statusOf(last.completion.choices[0]?.finish_reason ?? null);
-    const view = responseObject(headOf(response, last.attempt.modelId), {
+      answers.push({ output: () => steps.flatMap((step) => outputItemsOf(step.completion, options)), usages: steps.map((step) => step.usage), completion: last.completion, modelId: last.attempt.modelId, tracker: last.tracker });
+      return last.completion;
+    };
+    const finished = await this.plugins.finishAnswer(prepared.plugins, await answer(), (prepared.body.messages as Array<Record<string, unknown>> | undefined) ?? [], answer);
+    const last = answers.at(-1)!;
+    // Output items are built once the answer plugins ran: they rewrite the last completion in place.
+    const output = last.output();
+    const usages = [...answers.flatMap((entry) => entry.usages), ...(prepared.plugins?.extraUsage ?? []).map(toResponsesUsage)];
+    const { status, incomplete_details } = statusOf(finished.completion.choices[0]?.finish_reason ?? null);
+    const view = responseObject(headOf(response, last.modelId), {
       status,
       incomplete_details,
       error: null,
-      output: steps.flatMap((step) => outputItemsOf(step.completion, options)),
-      usage: sumUsage(steps.map((step) => step.usage)),
-      serviceTier: last.completion.serviceTier,
+      output,
+      usage: sumUsage(usages),
+      serviceTier: finished.completion.serviceTier,
     });
-    if (request.serviceMetadata) view.service_metadata = this.accounting.metadata(prepared.plan, last.tracker);
+    if (request.serviceMetadata) view.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker));
+    if (finished.alignment) view.alignment = finished.alignment;
     return view;
   }
 }

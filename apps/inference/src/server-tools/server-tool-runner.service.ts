@@ -78,6 +78,26 @@ export class ServerToolRunner {
     }
   }
 
+  /** The configured search backend's name (`searxng`, `brave`): the web plugin's only `engine`. */
+  get backendName(): string {
+    return this.backend.name;
+  }
+
+  /** One search on the configured backend (the web plugin's; failures throw). */
+  search(query: string, count: number, signal?: AbortSignal): Promise<WebSearchResult[]> {
+    return this.backend.search(query, count, signal);
+  }
+
+  /** One SSRF-guarded fetch (the web-fetch and file-parser plugins'; failures throw WebFetchError). */
+  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
+    return this.fetcher.fetch(url, signal);
+  }
+
+  /** Configured prices: a search, a fetch. */
+  get prices(): { search: Prisma.Decimal; fetch: Prisma.Decimal } {
+    return { search: this.searchPrice, fetch: this.fetchPrice };
+  }
+
   /** What the calls cost (configuration: WEB_SEARCH_PRICE a search, WEB_FETCH_PRICE a fetch), failed calls are free. */
   costOf(calls: readonly ExecutedCall[]): Prisma.Decimal {
     return calls.filter((call) => call.ok).reduce((total, call) => total.add(call.kind === 'web_search' ? this.searchPrice : this.fetchPrice), new Prisma.Decimal(0));

@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isForbiddenAddress } from './address-rules.js';
 import { htmlToText } from './html-text.js';
+import { pdfToText } from './pdf-text.js';
 
 export interface WebFetchOptions {
   /** Origins (`http://127.0.0.1:8792`) reachable although their addresses are private. */
@@ -35,7 +36,7 @@ export class WebFetchError extends Error {
   }
 }
 
-const TEXT_TYPES = /^(text\/|application\/(xhtml\+xml|xml|json|ld\+json))/i;
+const TEXT_TYPES = /^(text\/|application\/(xhtml\+xml|xml|json|ld\+json|pdf))/i;
 
 /**
  * web_fetch's HTTP client, guarded against server-side request forgery (ADR 0042): only
@@ -162,9 +163,21 @@ export class WebFetcher {
     } catch (error) {
       throw this.failure(error, signal);
     }
-    const body = Buffer.concat(chunks).toString('utf8');
-    const { title, text } = /html|xml/i.test(type) ? htmlToText(body) : { title: null, text: body };
+    const { title, text } = await this.textOf(type, Buffer.concat(chunks));
     const truncated = text.length > this.options.maxChars;
     return { url: url.toString(), status, title, text: truncated ? text.slice(0, this.options.maxChars) : text, truncated };
+  }
+
+  /** HTML as readable text, a PDF as its text (the file-parser plugin's reader), other text types as they are. */
+  private async textOf(type: string, body: Buffer): Promise<{ title: string | null; text: string }> {
+    if (/application\/pdf/i.test(type)) {
+      try {
+        return { title: null, text: (await pdfToText(body)).text };
+      } catch (error) {
+        throw new WebFetchError(`the PDF could not be read: ${(error as Error).message}`, 'content_type');
+      }
+    }
+    const text = body.toString('utf8');
+    return /html|xml/i.test(type) ? htmlToText(text) : { title: null, text };
   }
 }

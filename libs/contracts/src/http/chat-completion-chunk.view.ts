@@ -33,6 +33,8 @@ export interface ChatCompletionChunkView {
 }
 
 export interface ChatStreamDebugView {
+  /** With server tools (ADR 0041, 0049): which model call of the loop this debug chunk describes (1-based). */
+  step?: number;
   /** The exact body sent to the provider (`debug.echo_upstream_body: true`). */
   echo_upstream_body?: Record<string, unknown>;
   /** Milestones of the provider call: ms since the request began and wall-clock time. */

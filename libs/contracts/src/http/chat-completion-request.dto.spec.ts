@@ -50,6 +50,8 @@ describe('chat-completions body bounds (spec §8)', () => {
     ['stream_options', { stream_options: { include_usage: 'yes' } }],
     ['tools', { tools: [{ function: { name: 'f' } }] }],
     ['plugins', { plugins: [{ enabled: true }] }],
+    ['plugins', { plugins: [{ id: 'web' }, { id: 'telepathy' }] }],
+    ['plugins', { plugins: [{ id: 'fusion' }] }],
     ['models', { models: ['a', 1] }],
     ['preset', { preset: 'Not A Slug' }],
   ])('refuses an out-of-bounds %s', (field, override) => {
@@ -72,5 +74,18 @@ describe('chat-completions body bounds (spec §8)', () => {
 
   it('still requires a model when no preset is named', () => {
     expect(problems({ messages: valid.messages })).toEqual(['model']);
+  });
+});
+
+describe('plugins at the edge', () => {
+  it('names the first unknown or refused plugin id', async () => {
+    const { validate } = await import('class-validator');
+    const { plainToInstance } = await import('class-transformer');
+    const { ChatCompletionRequestDto } = await import('./chat-completion-request.dto.js');
+    const messagesOf = async (plugins: unknown) =>
+      (await validate(plainToInstance(ChatCompletionRequestDto, { model: 'm', messages: [{ role: 'user', content: 'Hi' }], plugins }))).flatMap((error) => Object.values(error.constraints ?? {}));
+    expect(await messagesOf([{ id: 'web' }, { id: 'telepathy' }])).toEqual([expect.stringContaining('plugins[1]: unknown plugin "telepathy"')]);
+    expect(await messagesOf([{ id: 'phaser' }])).toEqual([expect.stringContaining('plugins[0]: the phaser plugin is not supported here')]);
+    expect(await messagesOf([{ id: 'web' }, { id: 'alignment', rules: ['x'] }])).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ import {
 import {
   AgreesWithReasoningEffort,
   IsArrayOfObjectsWith,
+  IsPluginList,
   IsLogitBias,
   IsMessageContent,
   IsRequestMetadata,
@@ -285,7 +286,7 @@ export class ChatCompletionParamsDto {
   provider?: Record<string, unknown>;
 
   @IsOptional()
-  @IsArrayOfObjectsWith('id')
+  @IsPluginList()
   plugins?: Array<Record<string, unknown>>;
 }
 

@@ -11,6 +11,13 @@ export interface ChatCompletionView {
   usage: ChatUsageView;
   /** Routing metadata (spec §2.6), only when the caller opted in (§4.5). */
   service_metadata?: ServiceMetadataView;
+  /** The alignment plugin's record (spec §2.6 `alignment`, beta), when the request turned it on. */
+  alignment?: AlignmentView;
+}
+
+/** Spec §2.6 `alignment`: one entry per judged answer. */
+export interface AlignmentView {
+  calls: Array<{ call: number; outcome: string; rules: Array<{ broken: boolean; probability: number }> }>;
 }
 
 /** Spec §2.6 routing metadata. */

@@ -19,7 +19,7 @@ import {
 } from 'class-validator';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
 import { ReasoningConfigDto, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
-import { IsAbsent, IsArrayOfObjectsWith, IsRequestMetadata, IsResponsesInput, IsResponsesToolChoice } from './validators.js';
+import { IsAbsent, IsArrayOfObjectsWith, IsPluginList, IsRequestMetadata, IsResponsesInput, IsResponsesToolChoice } from './validators.js';
 
 /** Spec §4.5 / §8: server-tool agent steps, default and maximum. */
 export const MAX_TOOL_CALLS_LIMIT = 30;
@@ -310,6 +310,6 @@ export class ResponsesRequestDto {
   stream?: boolean;
 
   @IsOptional()
-  @IsArrayOfObjectsWith('id')
+  @IsPluginList()
   plugins?: Array<Record<string, unknown>>;
 }

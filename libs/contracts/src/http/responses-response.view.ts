@@ -90,6 +90,8 @@ export interface ResponsesResponseView {
   /** Spec §7.3, on failure. */
   error_type?: string;
   service_metadata?: ServiceMetadataView;
+  /** The alignment plugin's record (spec §2.6, beta). */
+  alignment?: { calls: Array<{ call: number; outcome: string; rules: Array<{ broken: boolean; probability: number }> }> };
   /** The echoed configuration: instructions, tools, tool_choice, temperature, top_p, reasoning, text, truncation, ... */
   [echoed: string]: unknown;
 }

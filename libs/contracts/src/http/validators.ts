@@ -1,4 +1,5 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { pluginIdProblem } from '../plugins.js';
 
 /** `stop`: a string, or an array of at most `maxItems` strings (spec §8: 4). */
 export function IsStopSequences(maxItems: number, options?: ValidationOptions) {
@@ -198,5 +199,30 @@ export function IsResponsesToolChoice(options?: ValidationOptions) {
           value === 'required' ||
           (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'),
       },
+    });
+}
+
+/**
+ * `plugins`: an array of objects, each with a string `id` this gateway knows and serves (ADR
+ * 0048); the message names the first unknown or refused one. Options are checked by inference.
+ */
+export function IsPluginList(options?: ValidationOptions) {
+  const problem = (value: unknown): string | undefined => {
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.id === 'string')) {
+      return 'plugins must be an array of objects, each with a string id';
+    }
+    for (const [index, item] of (value as Array<{ id: string; enabled?: unknown }>).entries()) {
+      const found = pluginIdProblem(item.id, index);
+      if (found) return found.message;
+    }
+    return undefined;
+  };
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isPluginList',
+      target: target.constructor,
+      propertyName,
+      options: { message: (args) => problem(args.value) ?? `${propertyName} is invalid`, ...options },
+      validator: { validate: (value: unknown) => problem(value) === undefined },
     });
 }

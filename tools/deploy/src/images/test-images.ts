@@ -14,6 +14,7 @@ import { type ChrootProcess, inspectImage, podman, startFromImage } from './podm
  * then start each from its own filesystem and prove it works:
  *   migrate            creates and migrates a fresh database per service, exits 0
  *   provider-simulator answers /health
+ *   search-simulator   answers /health
  *   the four services  answer /health/ready on HEALTH_PORT (connected to NATS, DB reachable)
  *   api-gateway        answers /health/ready (every service replied over NATS) and serves a
  *                      chat completion through inference to the simulator image
@@ -121,6 +122,9 @@ async function run(): Promise<void> {
     const simulatorPort = await freePort();
     start('provider-simulator', 'provider-simulator', { SIMULATOR_PORT: String(simulatorPort), SIMULATOR_HOST: '127.0.0.1' });
     await expectHttp('provider-simulator', `http://127.0.0.1:${simulatorPort}/health`, '/health answers 200');
+    const searchPort = await freePort();
+    start('search-simulator', 'search-simulator', { SEARCH_SIMULATOR_PORT: String(searchPort), SEARCH_SIMULATOR_HOST: '127.0.0.1' });
+    await expectHttp('search-simulator', `http://127.0.0.1:${searchPort}/health`, '/health answers 200');
 
     const common = { NATS_URL: nats.url, LOG_LEVEL: 'info' };
     const healthPorts: Record<string, number> = {};
@@ -132,7 +136,9 @@ async function run(): Promise<void> {
         HEALTH_PORT: String(healthPorts[service]),
         ...(service === 'management' ? { BYOK_KEKS: `v1:${randomBytes(32).toString('base64')}` } : {}),
         ...(service === 'intern-signing' ? { DAEMON_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64')}` } : {}),
-        ...(service === 'inference' ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
+        ...(service === 'inference'
+          ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`, SEARXNG_URL: `http://127.0.0.1:${searchPort}`, WEB_FETCH_ALLOWED_ORIGINS: `http://127.0.0.1:${searchPort}` }
+          : {}),
       });
     }
     await Promise.all(SERVICES.map((service) => expectHttp(service, `http://127.0.0.1:${healthPorts[service]}/health/ready`, '/health/ready answers 200 (NATS connected)')));
