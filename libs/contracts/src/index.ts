@@ -37,3 +37,4 @@ export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
 export * from './messages/identity.messages.js';
+export * from './validation/validate-dto.js';

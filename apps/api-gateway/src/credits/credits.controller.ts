@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { AddCreditsDto, amountToDecimalString, SUBJECTS, type CreditsView, type DataEnvelope, type Principal } from '@gw/contracts';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { StrictBodyOrEmpty } from '../input/dto-pipes.js';
 
 /**
  * GET /v1/credits (OpenRouter's shape: any key reads its workspace's totals) and
@@ -19,8 +20,7 @@ export class CreditsController {
   /** 200, not 201: it changes a balance, it creates nothing the client can address. */
   @Post()
   @HttpCode(200)
-  async add(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DataEnvelope<CreditsView>> {
-    const dto = await validateDto(AddCreditsDto, body ?? {}, 'reject');
+  async add(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: AddCreditsDto): Promise<DataEnvelope<CreditsView>> {
     const data = await this.rpc.send<CreditsView>(SUBJECTS.management.creditsAdd, {
       principal,
       amount: amountToDecimalString(dto.amount),

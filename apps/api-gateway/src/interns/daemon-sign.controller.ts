@@ -1,15 +1,35 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { DaemonSignDto, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
-import type { FastifyReply } from 'fastify';
+import { RpcClient } from '@gw/messaging';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { Public } from '../auth/public.decorator.js';
-import { internIdParam } from './intern-id.js';
+import { DtoPipe } from '../input/dto-pipes.js';
+import { InternIdParam } from './intern-id.js';
 import { SIGN_TIMEOUT_MS, type SignDeadline } from './intern-routes.js';
 
 /** RFC 9745: when the alias was deprecated (spec 1.0.0, as served here since 2026-11-23). */
 const ALIAS_DEPRECATED_AT = '@1795392000';
+
+/** Sign bodies: unknown fields refused, and a 400 carries `reason: invalid_body` (spec §7.2). */
+const SignBody = new DtoPipe({ unknown: 'reject', reason: 'invalid_body' });
+
+/**
+ * Deprecation and Link (RFC 9745, RFC 8288) on every answer of the alias that gets past the key
+ * guard, errors of its body included: an interceptor runs before the parameter pipes.
+ */
+class DeprecatedAliasHeaders implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler) {
+    const http = context.switchToHttp();
+    const internId = http.getRequest<FastifyRequest<{ Params: { internId: string } }>>().params.internId;
+    void http
+      .getResponse<FastifyReply>()
+      .header('deprecation', ALIAS_DEPRECATED_AT)
+      .header('link', `</v1/interns/${encodeURIComponent(internId)}/daemon/sign>; rel="successor-version"`);
+    return next.handle();
+  }
+}
 
 /**
  * Spec §4.4: signs a body digest so the intern's daemon can verify who asked. Body limit,
@@ -23,8 +43,8 @@ export class DaemonSignController {
   @HttpCode(200)
   sign(
     @CurrentPrincipal() principal: Principal,
-    @Param('internId') internId: string,
-    @Body() body: unknown,
+    @Param('internId', InternIdParam) internId: string,
+    @Body(SignBody) body: DaemonSignDto,
     @Req() request: SignDeadline,
   ): Promise<DaemonSignatureHeadersView> {
     return this.signFor(principal, internId, body, request);
@@ -33,16 +53,13 @@ export class DaemonSignController {
   /** Deprecated alias (spec §9): same behaviour, plus Deprecation and Link (RFC 9745, RFC 8288). */
   @Post('v1/interns/:internId/daemon-access/sign')
   @HttpCode(200)
-  async signDeprecated(
+  @UseInterceptors(DeprecatedAliasHeaders)
+  signDeprecated(
     @CurrentPrincipal() principal: Principal,
-    @Param('internId') internId: string,
-    @Body() body: unknown,
+    @Param('internId', InternIdParam) internId: string,
+    @Body(SignBody) body: DaemonSignDto,
     @Req() request: SignDeadline,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DaemonSignatureHeadersView> {
-    void reply
-      .header('deprecation', ALIAS_DEPRECATED_AT)
-      .header('link', `</v1/interns/${encodeURIComponent(internId)}/daemon/sign>; rel="successor-version"`);
     return this.signFor(principal, internId, body, request);
   }
 
@@ -54,9 +71,7 @@ export class DaemonSignController {
     return this.rpc.send<DaemonJwksView>(SUBJECTS.internSigning.daemonJwks, {});
   }
 
-  private async signFor(principal: Principal, internId: string, body: unknown, request: SignDeadline): Promise<DaemonSignatureHeadersView> {
-    const id = internIdParam(internId);
-    const dto = await validateDto(DaemonSignDto, body, 'reject').catch(asInvalidBody);
+  private async signFor(principal: Principal, id: string, dto: DaemonSignDto, request: SignDeadline): Promise<DaemonSignatureHeadersView> {
     const remaining = (request.signDeadline ?? Date.now() + SIGN_TIMEOUT_MS) - Date.now();
     if (remaining <= 0) throw new GatewayError(504, 'The sign operation timed out');
     return this.rpc.send<DaemonSignatureHeadersView>(
@@ -65,11 +80,4 @@ export class DaemonSignController {
       remaining,
     );
   }
-}
-
-function asInvalidBody(error: unknown): never {
-  if (error instanceof GatewayError && error.status === 400) {
-    throw new GatewayError(400, error.message, { metadata: { reason: 'invalid_body', retryable: false } });
-  }
-  throw error;
 }

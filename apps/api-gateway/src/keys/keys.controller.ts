@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestj
 import {
   amountToDecimalString,
   CreateKeyDto,
-  KEY_HASH_PATTERN,
   type KeyRateLimitDto,
   type KeyRateLimits,
   ListKeysQueryDto,
@@ -13,14 +12,10 @@ import {
   type KeysCreateReply,
   type Principal,
 } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-
-/** A string that cannot be a hash names no key: 404, the status the spec lists for keys. */
-function requireHashShape(hash: string): void {
-  if (!KEY_HASH_PATTERN.test(hash)) throw GatewayError.notFound('No API key with that hash');
-}
+import { StrictBodyOrEmpty, StrictQuery } from '../input/dto-pipes.js';
+import { KeyHashParam } from './key-hash.pipe.js';
 
 const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
 
@@ -37,8 +32,7 @@ export class KeysController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<DataEnvelope<ApiKeyView[]>> {
-    const query = await validateDto(ListKeysQueryDto, rawQuery, 'reject');
+  async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListKeysQueryDto): Promise<DataEnvelope<ApiKeyView[]>> {
     const data = await this.rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
       principal,
       includeDisabled: query.include_disabled ?? false,
@@ -49,16 +43,14 @@ export class KeysController {
   }
 
   @Get(':hash')
-  async get(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<DataEnvelope<ApiKeyView>> {
-    requireHashShape(hash);
+  async get(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysGet, { principal, hash });
     return { data };
   }
 
   /** 201 with the key object and, this once, its secret (OpenRouter's `{ data, key }`). */
   @Post()
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<KeysCreateReply> {
-    const dto = await validateDto(CreateKeyDto, body ?? {}, 'reject');
+  async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateKeyDto): Promise<KeysCreateReply> {
     return this.rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
       principal,
       name: dto.name,
@@ -74,9 +66,7 @@ export class KeysController {
   }
 
   @Patch(':hash')
-  async update(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string, @Body() body: unknown): Promise<DataEnvelope<ApiKeyView>> {
-    requireHashShape(hash);
-    const dto = await validateDto(UpdateKeyDto, body ?? {}, 'reject');
+  async update(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string, @Body(StrictBodyOrEmpty) dto: UpdateKeyDto): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
       principal,
       hash,
@@ -92,8 +82,7 @@ export class KeysController {
   }
 
   @Delete(':hash')
-  async delete(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<{ deleted: true }> {
-    requireHashShape(hash);
+  async delete(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<{ deleted: true }> {
     return this.rpc.send<{ deleted: true }>(SUBJECTS.management.keysDelete, { principal, hash });
   }
 }
