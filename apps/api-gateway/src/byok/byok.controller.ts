@@ -16,6 +16,7 @@ import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { ManagementKeyGuard } from '../auth/management-key.guard.js';
 import { StrictBody, StrictQuery } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,17 +40,24 @@ const managementKeyRequired = () =>
 
 /** BYOK provider credentials (spec §2.4, §4.7), answered by management. The secret goes in, never out. */
 @Controller('v1/byok')
+@KeyKinds('management')
 @UseGuards(new ManagementKeyGuard(managementKeyRequired))
 export class ByokController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post()
+  @Doc('Add a BYOK provider credential')
+  @Answers(201, 'ByokCredentialAnswer', 'The credential (never its secret)')
+  @Fails({ 404: 'No such workspace visible to the key', 409: 'Conflict with an existing credential' })
   @HttpCode(201)
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBody) credential: CreateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal, credential }) };
   }
 
   @Get()
+  @Doc('List BYOK credentials')
+  @Answers(200, 'ByokCredentialPageAnswer', 'A page of credentials, newest first')
+  @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListByokQueryDto): Promise<ByokCredentialPage> {
     return this.rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, {
       principal,
@@ -61,16 +69,28 @@ export class ByokController {
   }
 
   @Get(':id')
+  @Doc('Get a BYOK credential (spec §4.7)')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'ByokCredentialAnswer', 'The credential')
+  @Fails({ 404: 'No credential with that id' })
   async get(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokGet, { principal, id }) };
   }
 
   @Patch(':id')
+  @Doc('Update a BYOK credential')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'ByokCredentialAnswer', 'The updated credential')
+  @Fails({ 404: 'No credential with that id', 409: 'The credential is in use' })
   async update(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string, @Body(StrictBody) changes: UpdateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, { principal, id, changes }) };
   }
 
   @Delete(':id')
+  @Doc('Delete a BYOK credential')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'DeletedAnswer', 'Deleted')
+  @Fails({ 404: 'No credential with that id', 409: 'The credential is in use by a preset' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DeletedReply> {
     return this.rpc.send<DeletedReply>(SUBJECTS.management.byokDelete, { principal, id });
   }

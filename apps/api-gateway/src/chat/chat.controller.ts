@@ -6,6 +6,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
@@ -14,6 +15,9 @@ export class ChatController {
 
   /** The reply is sent here, not by Nest: a stream takes the raw response over (reply.hijack). */
   @Post('completions')
+  @Doc('Create a chat completion (OpenAI chat completions)', 'With `stream: true`, Server-Sent Events: `data: {chat.completion.chunk}` lines and `data: [DONE]`; a failure after the first chunk is a last chunk with `finish_reason: "error"`.')
+  @AnswersOrStreams('ChatCompletionAnswer', 'Server-Sent Events of `chat.completion.chunk` objects ending with `data: [DONE]`')
+  @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body(PassThroughBody) body: ChatCompletionRequestDto,

@@ -5,6 +5,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { Answers, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** POST /v1/embeddings, answered by inference. */
 @Controller('v1/embeddings')
@@ -15,6 +16,9 @@ export class EmbeddingsController {
   ) {}
 
   @Post()
+  @Doc('Create embeddings')
+  @Answers(200, 'EmbeddingsAnswer', 'The embeddings and their usage')
+  @Fails(INFERENCE_FAILS)
   @HttpCode(200)
   async create(@CurrentPrincipal() principal: Principal, @Body(PassThroughBody) body: EmbeddingsRequestDto): Promise<EmbeddingsView> {
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.

@@ -8,6 +8,14 @@ import { Public } from '../auth/public.decorator.js';
 import { DtoPipe } from '../input/dto-pipes.js';
 import { InternIdParam } from './intern-id.js';
 import { SIGN_TIMEOUT_MS, type SignDeadline } from './intern-routes.js';
+import { Answers, DeprecatedDoc, Doc, Fails, PathParam } from '../openapi/api-docs.js';
+
+const SIGN_FAILS = {
+  400: 'reason `invalid_body`',
+  403: 'reason `personal_identity_required`',
+  404: 'reason `not_found`: no intern with that id is visible to the key',
+  408: 'reason `timeout`: not finished within 10 s (retryable)',
+};
 
 /** RFC 9745: when the alias was deprecated (spec 1.0.0, as served here since 2026-11-23). */
 const ALIAS_DEPRECATED_AT = '@1795392000';
@@ -40,6 +48,10 @@ export class DaemonSignController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post('v1/interns/:internId/daemon/sign')
+  @Doc("Sign a body digest for an intern's daemon (spec §4.4)")
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'DaemonSignatureAnswer', 'The signature headers (spec §2.5)')
+  @Fails(SIGN_FAILS)
   @HttpCode(200)
   sign(
     @CurrentPrincipal() principal: Principal,
@@ -52,6 +64,10 @@ export class DaemonSignController {
 
   /** Deprecated alias (spec §9): same behaviour, plus Deprecation and Link (RFC 9745, RFC 8288). */
   @Post('v1/interns/:internId/daemon-access/sign')
+  @DeprecatedDoc("Sign a body digest for an intern's daemon (spec §4.4, deprecated alias; answers carry `Deprecation` and `Link`)", 'POST /v1/interns/{internId}/daemon/sign')
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'DaemonSignatureAnswer', 'The signature headers (spec §2.5)')
+  @Fails(SIGN_FAILS)
   @HttpCode(200)
   @UseInterceptors(DeprecatedAliasHeaders)
   signDeprecated(
@@ -66,6 +82,8 @@ export class DaemonSignController {
   /** The public keys daemons verify with (RFC 8037 JWKS); no key needed. */
   @Public()
   @Get('v1/daemon/jwks.json')
+  @Doc('The public keys daemons verify signatures with (RFC 8037 JWKS)')
+  @Answers(200, 'DaemonJwksAnswer', 'The key set')
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<DaemonJwksView> {
     return this.rpc.send<DaemonJwksView>(SUBJECTS.internSigning.daemonJwks, {});

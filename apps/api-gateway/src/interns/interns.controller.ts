@@ -16,6 +16,7 @@ import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { DtoPipe, StrictBodyOrEmpty } from '../input/dto-pipes.js';
 import { InternIdParam } from './intern-id.js';
+import { Answers, Doc, Fails, PathParam } from '../openapi/api-docs.js';
 
 /** The intern routes' query errors carry `reason: invalid_request` (spec §7.2 style). */
 const InternListQuery = new DtoPipe({ unknown: 'reject', reason: 'invalid_request' });
@@ -26,6 +27,9 @@ export class InternsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @Doc('List interns')
+  @Answers(200, 'InternListAnswer', 'A page of interns')
+  @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(InternListQuery) query: ListInternsQueryDto): Promise<InternListView> {
     return this.rpc.send<InternListView>(SUBJECTS.internSigning.list, {
       principal,
@@ -37,6 +41,9 @@ export class InternsController {
   }
 
   @Post()
+  @Doc('Create an intern')
+  @Answers(201, 'InternAnswer', 'The intern')
+  @Fails({ 403: 'The key may not create interns', 404: 'No such workspace visible to the key', 409: 'An intern of that name exists' })
   @HttpCode(201)
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateInternDto): Promise<InternView> {
     if (dto.provision === true) throw unsupported('provision: interns are not provisioned by this gateway; their daemons run on hosts their operators name (hostname)');
@@ -53,11 +60,19 @@ export class InternsController {
   }
 
   @Get(':internId')
+  @Doc('Get an intern')
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'InternAnswer', 'The intern')
+  @Fails({ 404: 'No intern with that id is visible to the key' })
   get(@CurrentPrincipal() principal: Principal, @Param('internId', InternIdParam) internId: string): Promise<InternView> {
     return this.rpc.send<InternView>(SUBJECTS.internSigning.get, { principal, internId });
   }
 
   @Patch(':internId')
+  @Doc('Update an intern')
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'InternAnswer', 'The intern')
+  @Fails({ 403: "An intern's own key cannot change interns", 404: 'No intern with that id is visible to the key', 409: 'An intern of that name exists' })
   async update(@CurrentPrincipal() principal: Principal, @Param('internId', InternIdParam) id: string, @Body(StrictBodyOrEmpty) dto: UpdateInternDto): Promise<InternView> {
     return this.rpc.send<InternView>(SUBJECTS.internSigning.update, {
       principal,
@@ -72,6 +87,10 @@ export class InternsController {
 
   /** 202 `{deleting: true}` as the SDK expects; the teardown is already complete when it answers. */
   @Delete(':internId')
+  @Doc('Delete an intern')
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(202, 'InternDeletedAnswer', 'Deleted (the teardown is complete)')
+  @Fails({ 403: "An intern's own key cannot delete interns", 404: 'No intern with that id is visible to the key' })
   @HttpCode(202)
   async remove(
     @CurrentPrincipal() principal: Principal,

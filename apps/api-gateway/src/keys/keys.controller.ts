@@ -16,6 +16,7 @@ import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { StrictBodyOrEmpty, StrictQuery } from '../input/dto-pipes.js';
 import { KeyHashParam } from './key-hash.pipe.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
 
@@ -28,10 +29,14 @@ const rateLimits = (limit: KeyRateLimitDto | null | undefined): KeyRateLimits | 
  * PATCH /keys/{hash}, DELETE /keys/{hash}, answered by management. Management key only.
  */
 @Controller('v1/keys')
+@KeyKinds('management')
 export class KeysController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @Doc('List API keys (spec §4.2)')
+  @Answers(200, 'ApiKeyListAnswer', 'The keys, newest first')
+  @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListKeysQueryDto): Promise<DataEnvelope<ApiKeyView[]>> {
     const data = await this.rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
       principal,
@@ -43,6 +48,10 @@ export class KeysController {
   }
 
   @Get(':hash')
+  @Doc('Get an API key (spec §4.3)')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'ApiKeyAnswer', 'The key')
+  @Fails({ 404: 'No key with that hash' })
   async get(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysGet, { principal, hash });
     return { data };
@@ -50,6 +59,9 @@ export class KeysController {
 
   /** 201 with the key object and, this once, its secret (OpenRouter's `{ data, key }`). */
   @Post()
+  @Doc('Create an API key')
+  @Answers(201, 'ApiKeyCreatedAnswer', 'The key and, this once, its secret')
+  @Fails({ 403: 'The key may not create this kind of key', 404: 'No such workspace visible to the key' })
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateKeyDto): Promise<KeysCreateReply> {
     return this.rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
       principal,
@@ -66,6 +78,10 @@ export class KeysController {
   }
 
   @Patch(':hash')
+  @Doc('Update an API key')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'ApiKeyAnswer', 'The updated key')
+  @Fails({ 403: 'The key may not change this key', 404: 'No key with that hash' })
   async update(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string, @Body(StrictBodyOrEmpty) dto: UpdateKeyDto): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
       principal,
@@ -82,6 +98,10 @@ export class KeysController {
   }
 
   @Delete(':hash')
+  @Doc('Delete an API key')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'DeletedAnswer', 'Deleted')
+  @Fails({ 403: 'The key may not delete this key', 404: 'No key with that hash' })
   async delete(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<{ deleted: true }> {
     return this.rpc.send<{ deleted: true }>(SUBJECTS.management.keysDelete, { principal, hash });
   }

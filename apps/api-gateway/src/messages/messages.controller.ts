@@ -7,6 +7,8 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
+import { ApiHeader } from '@nestjs/swagger';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -34,6 +36,10 @@ export class MessagesController {
   constructor(private readonly streams: ChatStreamRelay) {}
 
   @Post('messages')
+  @Doc("Create a message (Anthropic's Messages API)", 'Errors on this route also carry `type: "error"` and `error.type` as Anthropic sends them. The key may be sent as `x-api-key`.')
+  @ApiHeader({ name: 'anthropic-version', required: false, schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } })
+  @AnswersOrStreams('MessageAnswer', "Anthropic's Server-Sent Events (`message_start` ... `message_stop`; `event: error` after the first event)")
+  @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,
     @AnthropicVersion() _version: string | undefined,

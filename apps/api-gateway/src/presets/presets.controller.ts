@@ -16,6 +16,7 @@ import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { ManagementKeyGuard } from '../auth/management-key.guard.js';
 import { PassThroughBody, StrictQuery } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 /** A positive 32-bit version number in a path; anything else names no version. */
 const VERSION_PATTERN = /^[1-9]\d{0,9}$/;
@@ -47,11 +48,17 @@ function notFound(slug: string): GatewayError {
 
 /** Presets (spec §2.3, §3.3, §4.6), answered by management. Paths follow OpenRouter's. */
 @Controller('v1/presets')
+@KeyKinds('management')
+@Fails({ 403: 'Only management keys may manage presets' })
 @UseGuards(new ManagementKeyGuard(managementKeyRequired))
 export class PresetsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post(':slug/chat/completions')
+  @Doc('Create or version a preset (spec §4.6)', 'A slug that is not URL-safe is a 400.')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetAnswer', 'The preset at its new version')
+  @Fails({ 404: 'A model, preset or credential the body names is unknown', 409: 'A concurrent version won the race (retryable)' })
   @HttpCode(200)
   async createVersion(
     @CurrentPrincipal() principal: Principal,
@@ -63,6 +70,8 @@ export class PresetsController {
   }
 
   @Get()
+  @Doc('List presets')
+  @Answers(200, 'PresetPageAnswer', 'A page of presets, newest first')
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetView>> {
     return this.rpc.send<PageView<PresetView>>(SUBJECTS.management.presetsList, {
       principal,
@@ -72,6 +81,10 @@ export class PresetsController {
   }
 
   @Get(':slug')
+  @Doc('Get a preset')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetAnswer', 'The preset')
+  @Fails({ 404: 'No preset with that slug' })
   async get(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string): Promise<DataEnvelope<PresetView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     const data = await this.rpc.send<PresetView>(SUBJECTS.management.presetsGet, { principal, slug });
@@ -79,6 +92,10 @@ export class PresetsController {
   }
 
   @Get(':slug/versions')
+  @Doc("List a preset's versions")
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetVersionPageAnswer', 'A page of versions, oldest first')
+  @Fails({ 404: 'No preset with that slug' })
   async listVersions(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetVersionView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     return this.rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, {
@@ -90,6 +107,11 @@ export class PresetsController {
   }
 
   @Get(':slug/versions/:version')
+  @Doc('Get one version of a preset')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @PathParam('version', { type: 'string', pattern: '^[1-9]\\d{0,9}$' }, 'A positive version number')
+  @Answers(200, 'PresetVersionAnswer', 'The version')
+  @Fails({ 404: 'No such preset or version' })
   async getVersion(
     @CurrentPrincipal() principal: Principal,
     @Param('slug') slug: string,

@@ -7,6 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
@@ -18,6 +19,9 @@ export class ResponsesController {
   constructor(private readonly streams: ChatStreamRelay) {}
 
   @Post('responses')
+  @Doc('Create a model response (OpenAI Responses API, spec §4.5)')
+  @AnswersOrStreams('ResponsesAnswer', 'Server-Sent Events (`event:` + `data:`) of the Responses API, `response.failed` on a failure after the first event')
+  @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body(PassThroughBody) body: ResponsesRequestDto,
