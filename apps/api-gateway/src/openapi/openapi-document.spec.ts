@@ -38,6 +38,31 @@ describe('the OpenAPI document', () => {
     expect(document.info.version).toBe('1.0.0');
   });
 
+  it('carries the bounds the DTOs enforce, for bodies and queries', () => {
+    const schemas = document.components!.schemas as Record<string, { properties: Record<string, Record<string, unknown>> }>;
+    const chat = schemas.ChatCompletionRequestDto!.properties;
+    expect(chat.temperature).toMatchObject({ minimum: 0, maximum: 2 });
+    expect(chat.top_logprobs).toMatchObject({ minimum: 0, maximum: 20 });
+    expect(chat.session_id).toMatchObject({ maxLength: 256 });
+    expect(JSON.stringify(chat.metadata)).toContain('"maxProperties":16');
+    // null clears a key's limit: @IsOptional() fields are nullable.
+    expect(schemas.UpdateKeyDto!.properties.limit).toMatchObject({ type: ['number', 'null'] });
+    const listPresets = document.paths['/v1/presets']!.get!.parameters as Array<{ name: string; in: string; schema: Record<string, unknown> }>;
+    expect(listPresets.find((parameter) => parameter.name === 'limit')).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100 } });
+  });
+
+  it('says which keys each operation takes, and marks the deprecated sign alias', () => {
+    const security = (path: string, method: 'get' | 'post') => document.paths[path]![method]!.security;
+    expect(security('/v1/presets', 'get')).toEqual([{ managementKey: [] }]);
+    expect(security('/v1/keys', 'get')).toEqual([{ managementKey: [] }]);
+    expect(security('/v1/chat/completions', 'post')).toEqual([{ managementKey: [] }, { standardKey: [] }, { internKey: [] }]);
+    expect(security('/health', 'get')).toEqual([]);
+    expect(security('/v1/openapi.json', 'get')).toEqual([]);
+    expect(Object.keys(document.components!.securitySchemes!)).toEqual(['managementKey', 'standardKey', 'internKey', 'anthropicApiKey']);
+    expect(document.paths['/v1/interns/{internId}/daemon-access/sign']!.post!.deprecated).toBe(true);
+    expect(document.paths['/v1/interns/{internId}/daemon/sign']!.post!.responses['408']).toBeDefined();
+  });
+
   it('describes every custom validation constraint of the DTOs', () => {
     const used = Object.keys(document.components?.schemas ?? {});
     expect([...undescribedConstraints].filter(([owner]) => used.includes(owner))).toEqual([]);

@@ -77,12 +77,46 @@ export const undescribedConstraints = new Map<string, string[]>();
  * queries the gateway validates are described by the very rules that validate them.
  */
 export function requestSchemas(): Record<string, JsonSchema> {
-  return validationMetadatasToSchemas(OPTIONS) as Record<string, JsonSchema>;
+  return withNullables(validationMetadatasToSchemas(OPTIONS)) as Record<string, JsonSchema>;
 }
 
 /** One class's schema, inherited rules included (a query class may only extend a shared one). */
 export function schemaOfClass(type: new () => unknown): JsonSchema {
-  return targetConstructorToSchema(type, OPTIONS) as JsonSchema;
+  return withNullables(targetConstructorToSchema(type, OPTIONS)) as JsonSchema;
+}
+
+/** Marks a property `@IsOptional()` (class-validator then skips null as well as absent): made nullable by `withNullables`. */
+const NULLABLE_MARK = 'x-gw-nullable';
+
+/**
+ * `@IsOptional()` accepts null (for key writes null clears a field), so those properties allow
+ * `null` in the document too: `type: [t, 'null']`, or `anyOf [schema, null]` around a `$ref` or a union.
+ */
+function withNullables<T>(schemas: T): T {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as JsonSchema;
+    Object.values(schema).forEach(walk);
+    // class-validator's alternatives (IsDateString: date | date-time) are "any of": with formats as
+    // annotations (JSON Schema 2020-12's default) both match, and `oneOf` would refuse every value.
+    if (schema.oneOf) {
+      schema.anyOf = schema.oneOf;
+      delete schema.oneOf;
+    }
+    if (schema[NULLABLE_MARK] !== true) return;
+    delete schema[NULLABLE_MARK];
+    if (schema.$ref || schema.anyOf || schema.allOf) {
+      const { description, ...inner } = schema;
+      for (const key of Object.keys(schema)) delete schema[key];
+      Object.assign(schema, { anyOf: [inner, { type: 'null' }] }, description ? { description } : {});
+    } else if (typeof schema.type === 'string') {
+      schema.type = [schema.type, 'null'];
+      if (Array.isArray(schema.enum)) schema.enum = [...(schema.enum as unknown[]), null];
+    }
+  };
+  walk(schemas);
+  return schemas;
 }
 
 const OPTIONS = {
@@ -98,6 +132,7 @@ const OPTIONS = {
         const schema = convert(meta);
         return meta.message && typeof meta.message === 'string' ? { ...schema, description: meta.message } : schema;
       },
+      [ValidationTypes.CONDITIONAL_VALIDATION]: (meta: ValidationMetadata) => (meta.name === 'isOptional' ? { [NULLABLE_MARK]: true } : {}),
       // `@ValidateNested()` on a property typed `object` or `unknown[]` (free-form provider fields).
       [ValidationTypes.NESTED_VALIDATION]: (meta: ValidationMetadata) => nestedSchema(meta),
     },
