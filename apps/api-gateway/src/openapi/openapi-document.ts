@@ -18,7 +18,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 type Operation = {
   operationId?: string;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { description: string; content?: Record<string, { schema?: JsonSchema }> }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema?: JsonSchema }>; headers?: Record<string, unknown> }>;
   requestBody?: unknown;
   parameters?: Array<{ name: string; in: string }>;
 };
@@ -86,6 +86,15 @@ const BUS_ERRORS: Record<string, string> = {
 const BODY_ERRORS: Record<string, string> = { '413': 'Request body too large', '415': 'Unsupported Content-Type: send application/json' };
 const INTERN_ERRORS: Record<string, string> = { '421': 'Interns are served on the global hostname only' };
 
+/** On every answer, streams included (ADR 0040). */
+const HEADERS = {
+  RequestId: { description: "The request's id (the caller's `x-request-id` when valid, else a UUID); also in error envelopes' metadata", schema: { type: 'string' } },
+  RetryAfter: { description: 'Seconds until a request may succeed', schema: { type: 'integer', minimum: 0 } },
+};
+const RESPONSE_HEADERS = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+/** On a 429 of the key's own limits (ADR 0033). */
+const RETRY_AFTER = { 'retry-after': { $ref: '#/components/headers/RetryAfter' } };
+
 /** Operations answered by the gateway alone, without a service over NATS. */
 const LOCAL_OPERATIONS = new Set(['Health_live', 'Health_ready', 'Health_services', 'OpenApi_document']);
 
@@ -117,6 +126,7 @@ export function buildOpenApiDocument(app: INestApplication, answers: Record<stri
       [ANTHROPIC_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Any key, as Anthropic clients send it (`/v1/messages` only); the bearer token wins when both are sent.' },
     } as never,
     schemas: { ...(document.components?.schemas ?? {}), ...answers, ErrorEnvelope: ERROR_ENVELOPE } as never,
+    headers: HEADERS,
   };
   const dtoSchemas = requestSchemas();
   for (const [path, item] of Object.entries(document.paths)) {
@@ -171,6 +181,9 @@ function completeOperation(path: string, method: string, operation: Operation, f
   };
   for (const [status, description] of Object.entries(shared)) {
     operation.responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    response.headers = { ...response.headers, ...RESPONSE_HEADERS, ...(status === '429' && !noKey ? RETRY_AFTER : {}) };
   }
   operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
