@@ -41,6 +41,8 @@ export default defineConfig({
           include: ['{apps,libs,tools}/**/*.e2e-spec.ts'],
           exclude: ignored,
           globalSetup: ['libs/testing/src/global-setup/e2e.ts'],
+          // Every answer from the gateway is checked against its OpenAPI document (ADR 0053).
+          setupFiles: ['apps/api-gateway/src/e2e/openapi-answers.setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
           fileParallelism: false,

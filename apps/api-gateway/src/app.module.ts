@@ -24,6 +24,7 @@ import { DaemonSignController } from './interns/daemon-sign.controller.js';
 import { InternsController } from './interns/interns.controller.js';
 import { ResponsesController } from './responses/responses.controller.js';
 import { KeyLimitsGuard } from './limits/key-limits.guard.js';
+import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller.js';
 import { StreamBufferBudget } from './limits/stream-buffer-budget.js';
 
 @Module({})
@@ -36,13 +37,14 @@ export class AppModule {
         NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', auth: natsAuthFromEnv(env, 'api-gateway'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
       ],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
         AuthCacheService,
         KeyUsageTracker,
         ChatStreamRelay,
+        OpenApiDocumentHolder,
         { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },
         // Guards run in this order: the key first, then its limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -11,6 +11,8 @@ import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
 import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { OpenApiDocumentHolder } from './openapi/openapi.controller.js';
 import { registerRequestIdHeader, requestIdOf } from './request-id.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -25,6 +27,8 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, frameworkErrors, clientErrorHandler, requestIdHeader: false, genReqId: requestIdOf });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
+  // The document describes the routes Nest registered: built once they are known (ADR 0052).
+  app.get(OpenApiDocumentHolder).document = buildOpenApiDocument(app);
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();

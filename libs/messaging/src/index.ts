@@ -6,7 +6,8 @@ export * from './payload-validation.pipe.js';
 export * from './trusted-payload.decorator.js';
 export * from './service-bootstrap.js';
 export * from './health.js';
-export * from './validate-dto.js';
+/** @deprecated moved to `@gw/contracts` (issue 8); re-exported only for branches written before the move. */
+export { validateDto, describeValidationErrors, validationErrorToGatewayError, type UnknownProperties } from '@gw/contracts';
 export * from './nats-server.strategy.js';
 export * from './jetstream.js';
 export * from './batched-consumer.js';

@@ -1,5 +1,5 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform, type Type } from '@nestjs/common';
-import { validateDto } from './validate-dto.js';
+import { validateDto } from '@gw/contracts';
 
 const UNVALIDATED = new Set<unknown>([Object, String, Number, Boolean, Array]);
 

@@ -1,5 +1,4 @@
-import { USAGE_BATCH_MAX_EVENTS, UsageRecordedEvent } from '@gw/contracts';
-import { validateDto } from './validate-dto.js';
+import { USAGE_BATCH_MAX_EVENTS, UsageRecordedEvent, validateDto } from '@gw/contracts';
 
 /** Amounts are stored with 18 decimals (numeric(38,18)); a finer cost could not be counted exactly. */
 const MAX_COST_DECIMALS = 18;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards, type PipeTransform } from '@nestjs/common';
 import {
   BYOK_PAGE_SIZE,
   CreateByokCredentialDto,
@@ -12,47 +12,53 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { ManagementKeyGuard } from '../auth/management-key.guard.js';
+import { StrictBody, StrictQuery } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A string that cannot be a credential id names none: 404, the status the spec lists for GET /byok/{id}. */
-function credentialId(id: string): string {
-  if (!UUID.test(id)) throw GatewayError.notFound('No BYOK credential with that id');
-  return id.toLowerCase();
-}
+/** `{id}`: a string that cannot be a credential id names none, 404 (the status the spec lists for GET /byok/{id}). */
+const CredentialIdParam: PipeTransform<string, string> = {
+  transform(id) {
+    if (!UUID.test(id)) throw GatewayError.notFound('No BYOK credential with that id');
+    return id.toLowerCase();
+  },
+};
 
 /**
  * Answered as management answers it (401 `management_key_required`), but before the body is
  * validated: a key that may not manage credentials learns nothing about the rules.
  */
-function requireManagementKey(principal: Principal): void {
-  if (principal.keyKind !== 'management') {
-    throw new GatewayError(401, 'A management key is required for this operation', {
-      errorType: 'authentication',
-      metadata: { reason: 'management_key_required' },
-    });
-  }
-}
+const managementKeyRequired = () =>
+  new GatewayError(401, 'A management key is required for this operation', {
+    errorType: 'authentication',
+    metadata: { reason: 'management_key_required' },
+  });
 
 /** BYOK provider credentials (spec §2.4, §4.7), answered by management. The secret goes in, never out. */
 @Controller('v1/byok')
+@KeyKinds('management')
+@UseGuards(new ManagementKeyGuard(managementKeyRequired))
 export class ByokController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post()
+  @Doc('Add a BYOK provider credential')
+  @Answers(201, 'ByokCredentialAnswer', 'The credential (never its secret)')
+  @Fails({ 404: 'No such workspace visible to the key', 409: 'Conflict with an existing credential' })
   @HttpCode(201)
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DataEnvelope<ByokCredentialView>> {
-    requireManagementKey(principal);
-    const credential = await validateDto(CreateByokCredentialDto, body, 'reject');
+  async create(@CurrentPrincipal() principal: Principal, @Body(StrictBody) credential: CreateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal, credential }) };
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<ByokCredentialPage> {
-    requireManagementKey(principal);
-    const query = await validateDto(ListByokQueryDto, rawQuery, 'reject');
+  @Doc('List BYOK credentials')
+  @Answers(200, 'ByokCredentialPageAnswer', 'A page of credentials, newest first')
+  @Fails({ 404: 'No such workspace visible to the key' })
+  async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListByokQueryDto): Promise<ByokCredentialPage> {
     return this.rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, {
       principal,
       provider: query.provider,
@@ -63,22 +69,29 @@ export class ByokController {
   }
 
   @Get(':id')
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DataEnvelope<ByokCredentialView>> {
-    requireManagementKey(principal);
-    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokGet, { principal, id: credentialId(id) }) };
+  @Doc('Get a BYOK credential (spec §4.7)')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'ByokCredentialAnswer', 'The credential')
+  @Fails({ 404: 'No credential with that id' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DataEnvelope<ByokCredentialView>> {
+    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokGet, { principal, id }) };
   }
 
   @Patch(':id')
-  async update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown): Promise<DataEnvelope<ByokCredentialView>> {
-    requireManagementKey(principal);
-    const target = credentialId(id);
-    const changes = await validateDto(UpdateByokCredentialDto, body, 'reject');
-    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, { principal, id: target, changes }) };
+  @Doc('Update a BYOK credential')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'ByokCredentialAnswer', 'The updated credential')
+  @Fails({ 404: 'No credential with that id', 409: 'The credential is in use' })
+  async update(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string, @Body(StrictBody) changes: UpdateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
+    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, { principal, id, changes }) };
   }
 
   @Delete(':id')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DeletedReply> {
-    requireManagementKey(principal);
-    return this.rpc.send<DeletedReply>(SUBJECTS.management.byokDelete, { principal, id: credentialId(id) });
+  @Doc('Delete a BYOK credential')
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'DeletedAnswer', 'Deleted')
+  @Fails({ 404: 'No credential with that id', 409: 'The credential is in use by a preset' })
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DeletedReply> {
+    return this.rpc.send<DeletedReply>(SUBJECTS.management.byokDelete, { principal, id });
   }
 }

@@ -1,11 +1,12 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
 import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { validateDto } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
@@ -14,26 +15,28 @@ export class ChatController {
 
   /** The reply is sent here, not by Nest: a stream takes the raw response over (reply.hijack). */
   @Post('completions')
+  @Doc('Create a chat completion (OpenAI chat completions)', 'With `stream: true`, Server-Sent Events: `data: {chat.completion.chunk}` lines and `data: [DONE]`; a failure after the first chunk is a last chunk with `finish_reason: "error"`.')
+  @AnswersOrStreams('ChatCompletionAnswer', 'Server-Sent Events of `chat.completion.chunk` objects ending with `data: [DONE]`')
+  @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
+    @Body(PassThroughBody) body: ChatCompletionRequestDto,
     @Req() request: { headers: Record<string, string | string[] | undefined> },
     @Res() reply: FastifyReply,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<void> {
-    const validated = await validateDto(ChatCompletionRequestDto, body, 'keep');
     if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
       throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
     }
-    // The body is forwarded as received (validated, not rebuilt), so fields the gateway
-    // does not model still reach providers that support them. The body's session_id wins.
+    // The body is forwarded as received (validated, not rebuilt: PassThroughBody), so fields the
+    // gateway does not model still reach providers that support them. The body's session_id wins.
     const payload = {
       principal,
-      body: body as Record<string, unknown>,
-      sessionId: validated.session_id ?? sessionHeader,
+      body: body as unknown as Record<string, unknown>,
+      sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
     };
-    if (validated.stream === true) {
+    if (body.stream === true) {
       await this.streams.relay(reply, payload);
       return;
     }

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { AddCreditsDto, amountToDecimalString, SUBJECTS, type CreditsView, type DataEnvelope, type Principal } from '@gw/contracts';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { StrictBodyOrEmpty } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails } from '../openapi/api-docs.js';
 
 /**
  * GET /v1/credits (OpenRouter's shape: any key reads its workspace's totals) and
@@ -12,15 +14,19 @@ export class CreditsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @Doc("The key's workspace credits")
+  @Answers(200, 'CreditsAnswer', 'Total credits and usage')
   async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<CreditsView>> {
     return { data: await this.rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal }) };
   }
 
   /** 200, not 201: it changes a balance, it creates nothing the client can address. */
   @Post()
+  @Doc('Add credits to a workspace (management key)')
+  @Answers(200, 'CreditsAnswer', 'The new totals')
+  @Fails({ 404: 'No such workspace visible to the key' })
   @HttpCode(200)
-  async add(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DataEnvelope<CreditsView>> {
-    const dto = await validateDto(AddCreditsDto, body ?? {}, 'reject');
+  async add(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: AddCreditsDto): Promise<DataEnvelope<CreditsView>> {
     const data = await this.rpc.send<CreditsView>(SUBJECTS.management.creditsAdd, {
       principal,
       amount: amountToDecimalString(dto.amount),

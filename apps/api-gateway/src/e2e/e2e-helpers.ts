@@ -1,6 +1,7 @@
 import type {} from '@gw/testing';
 import { request } from 'node:http';
 import { inject } from 'vitest';
+import { noteAnswer } from './openapi-answers.setup.js';
 
 export const stack = inject('stack');
 
@@ -62,7 +63,9 @@ export function postLarge(path: string, body: Buffer): Promise<{ status: number;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        const text = Buffer.concat(chunks).toString('utf8');
+        noteAnswer({ method: 'POST', url: url.href, status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? null, body: text });
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) });
         outgoing.destroy();
       });
     });

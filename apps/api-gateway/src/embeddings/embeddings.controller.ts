@@ -1,9 +1,11 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { EmbeddingsRequestDto, SUBJECTS, type EmbeddingsView, type Principal } from '@gw/contracts';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { PassThroughBody } from '../input/dto-pipes.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { Answers, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** POST /v1/embeddings, answered by inference. */
 @Controller('v1/embeddings')
@@ -14,9 +16,11 @@ export class EmbeddingsController {
   ) {}
 
   @Post()
+  @Doc('Create embeddings')
+  @Answers(200, 'EmbeddingsAnswer', 'The embeddings and their usage')
+  @Fails(INFERENCE_FAILS)
   @HttpCode(200)
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<EmbeddingsView> {
-    await validateDto(EmbeddingsRequestDto, body, 'keep');
+  async create(@CurrentPrincipal() principal: Principal, @Body(PassThroughBody) body: EmbeddingsRequestDto): Promise<EmbeddingsView> {
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
     return this.rpc.send<EmbeddingsView>(SUBJECTS.inference.embeddingsCreate, { principal, body }, this.env.INFERENCE_TIMEOUT_MS, {
       resendUncommitted: INFERENCE_RESENDS,

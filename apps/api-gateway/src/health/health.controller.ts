@@ -3,6 +3,7 @@ import { HEALTH_SUBJECTS, type HealthReply, type ServiceName } from '@gw/contrac
 import { ReplicaLifecycle, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
+import { Answers, Doc } from '../openapi/api-docs.js';
 
 /** Below a probe's usual 1 s timeout, so a hung service cannot make the probe itself time out. */
 const SERVICE_HEALTH_TIMEOUT_MS = 800;
@@ -18,6 +19,8 @@ export class HealthController {
   /** Liveness: the process serves HTTP. */
   @Public()
   @Get()
+  @Doc('Liveness: the process serves HTTP')
+  @Answers(200, 'HealthAnswer', 'Alive')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -29,6 +32,9 @@ export class HealthController {
    */
   @Public()
   @Get('ready')
+  @Doc('Readiness: this replica can serve (connected to NATS, not draining)')
+  @Answers(200, 'HealthAnswer', 'Ready')
+  @Answers(503, 'NotReadyAnswer', 'Draining or disconnected from NATS')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const reason = this.lifecycle.draining ? 'draining' : this.nats.isConnected() ? undefined : 'nats_disconnected';
     await reply.status(reason ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK).send(reason ? { status: 'unavailable', reason } : { status: 'ok' });
@@ -37,6 +43,9 @@ export class HealthController {
   /** Every service's health over NATS, for operators and `npm run up`: 503 when one does not answer. */
   @Public()
   @Get('services')
+  @Doc('Every service, as it answers over NATS')
+  @Answers(200, 'ServicesHealthAnswer', 'All services answered')
+  @Answers(503, 'ServicesHealthAnswer', 'At least one service did not answer')
   async services(@Res() reply: FastifyReply): Promise<void> {
     const names = Object.keys(HEALTH_SUBJECTS) as ServiceName[];
     const results = await Promise.all(

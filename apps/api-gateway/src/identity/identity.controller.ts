@@ -7,6 +7,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { Public } from '../auth/public.decorator.js';
 import { toGatewayError } from '../errors/http-error.mapper.js';
 import { failedPage, linkedPage } from './identity-page.js';
+import { Answers, AnswersHtml, Doc, Fails } from '../openapi/api-docs.js';
 
 type WithChangedKeys<T> = T & { changedKeyHashes?: string[] };
 
@@ -23,11 +24,16 @@ export class IdentityController {
   ) {}
 
   @Get()
+  @Doc('Who the key belongs to, and its linked identity')
+  @Answers(200, 'IdentityAnswer', 'The user, workspace, key and identity')
   async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
     return { data: await this.rpc.send<IdentityView>(SUBJECTS.management.identityGet, { principal }) };
   }
 
   @Delete()
+  @Doc('Unlink the personal identity')
+  @Answers(200, 'IdentityAnswer', 'The user, now without identity')
+  @Fails({ 403: 'An intern key has no personal identity', 404: 'No identity is linked' })
   async unlink(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
     const { changedKeyHashes, ...view } = await this.rpc.send<WithChangedKeys<IdentityView>>(SUBJECTS.management.identityUnlink, { principal });
     this.auth.forget(changedKeyHashes ?? []);
@@ -36,6 +42,9 @@ export class IdentityController {
 
   /** 200, not 201: nothing addressable is created, the client is sent on to the issuer. */
   @Post('oidc/start')
+  @Doc('Start a personal identity login (OIDC)')
+  @Answers(200, 'OidcStartAnswer', "The issuer's authorization URL")
+  @Fails({ 403: 'reason `person_key_required`: an intern key cannot log a person in', 404: 'OIDC login is not configured' })
   @HttpCode(200)
   async start(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<OidcStartView>> {
     return { data: await this.rpc.send<OidcStartView>(SUBJECTS.management.identityOidcStart, { principal }) };
@@ -44,6 +53,8 @@ export class IdentityController {
   /** A browser page either way: the linked identity, or why not (with the error's status). */
   @Public()
   @Get('oidc/callback')
+  @Doc("The issuer's redirect back (a browser page)", 'The raw query of the issuer (`code`, `state`, or `error`) is passed on as received.')
+  @AnswersHtml({ 200: 'Linked', 400: 'reason `invalid_state`, `expired_state`, `oidc_error` or `id_token_rejected`', 401: 'The login was refused', 404: 'OIDC login is not configured', 409: 'reason `identity_in_use`', 410: 'The login expired', 500: 'The login could not be finished', 502: 'The issuer failed', 503: 'A service is unavailable', 504: 'A service did not answer in time' })
   async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');

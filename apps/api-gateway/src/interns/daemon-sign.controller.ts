@@ -1,15 +1,43 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { DaemonSignDto, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
-import type { FastifyReply } from 'fastify';
+import { RpcClient } from '@gw/messaging';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { Public } from '../auth/public.decorator.js';
-import { internIdParam } from './intern-id.js';
+import { DtoPipe } from '../input/dto-pipes.js';
+import { InternIdParam } from './intern-id.js';
 import { SIGN_TIMEOUT_MS, type SignDeadline } from './intern-routes.js';
+import { Answers, DeprecatedDoc, Doc, Fails, PathParam } from '../openapi/api-docs.js';
+
+const SIGN_FAILS = {
+  400: 'reason `invalid_body`',
+  403: 'reason `personal_identity_required`',
+  404: 'reason `not_found`: no intern with that id is visible to the key',
+  408: 'reason `timeout`: not finished within 10 s (retryable)',
+};
 
 /** RFC 9745: when the alias was deprecated (spec 1.0.0, as served here since 2026-11-23). */
 const ALIAS_DEPRECATED_AT = '@1795392000';
+
+/** Sign bodies: unknown fields refused, and a 400 carries `reason: invalid_body` (spec §7.2). */
+const SignBody = new DtoPipe({ unknown: 'reject', reason: 'invalid_body' });
+
+/**
+ * Deprecation and Link (RFC 9745, RFC 8288) on every answer of the alias that gets past the key
+ * guard, errors of its body included: an interceptor runs before the parameter pipes.
+ */
+class DeprecatedAliasHeaders implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler) {
+    const http = context.switchToHttp();
+    const internId = http.getRequest<FastifyRequest<{ Params: { internId: string } }>>().params.internId;
+    void http
+      .getResponse<FastifyReply>()
+      .header('deprecation', ALIAS_DEPRECATED_AT)
+      .header('link', `</v1/interns/${encodeURIComponent(internId)}/daemon/sign>; rel="successor-version"`);
+    return next.handle();
+  }
+}
 
 /**
  * Spec §4.4: signs a body digest so the intern's daemon can verify who asked. Body limit,
@@ -20,11 +48,15 @@ export class DaemonSignController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post('v1/interns/:internId/daemon/sign')
+  @Doc("Sign a body digest for an intern's daemon (spec §4.4)")
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'DaemonSignatureAnswer', 'The signature headers (spec §2.5)')
+  @Fails(SIGN_FAILS)
   @HttpCode(200)
   sign(
     @CurrentPrincipal() principal: Principal,
-    @Param('internId') internId: string,
-    @Body() body: unknown,
+    @Param('internId', InternIdParam) internId: string,
+    @Body(SignBody) body: DaemonSignDto,
     @Req() request: SignDeadline,
   ): Promise<DaemonSignatureHeadersView> {
     return this.signFor(principal, internId, body, request);
@@ -32,31 +64,32 @@ export class DaemonSignController {
 
   /** Deprecated alias (spec §9): same behaviour, plus Deprecation and Link (RFC 9745, RFC 8288). */
   @Post('v1/interns/:internId/daemon-access/sign')
+  @DeprecatedDoc("Sign a body digest for an intern's daemon (spec §4.4, deprecated alias; answers carry `Deprecation` and `Link`)", 'POST /v1/interns/{internId}/daemon/sign')
+  @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
+  @Answers(200, 'DaemonSignatureAnswer', 'The signature headers (spec §2.5)')
+  @Fails(SIGN_FAILS)
   @HttpCode(200)
-  async signDeprecated(
+  @UseInterceptors(DeprecatedAliasHeaders)
+  signDeprecated(
     @CurrentPrincipal() principal: Principal,
-    @Param('internId') internId: string,
-    @Body() body: unknown,
+    @Param('internId', InternIdParam) internId: string,
+    @Body(SignBody) body: DaemonSignDto,
     @Req() request: SignDeadline,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DaemonSignatureHeadersView> {
-    void reply
-      .header('deprecation', ALIAS_DEPRECATED_AT)
-      .header('link', `</v1/interns/${encodeURIComponent(internId)}/daemon/sign>; rel="successor-version"`);
     return this.signFor(principal, internId, body, request);
   }
 
   /** The public keys daemons verify with (RFC 8037 JWKS); no key needed. */
   @Public()
   @Get('v1/daemon/jwks.json')
+  @Doc('The public keys daemons verify signatures with (RFC 8037 JWKS)')
+  @Answers(200, 'DaemonJwksAnswer', 'The key set')
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<DaemonJwksView> {
     return this.rpc.send<DaemonJwksView>(SUBJECTS.internSigning.daemonJwks, {});
   }
 
-  private async signFor(principal: Principal, internId: string, body: unknown, request: SignDeadline): Promise<DaemonSignatureHeadersView> {
-    const id = internIdParam(internId);
-    const dto = await validateDto(DaemonSignDto, body, 'reject').catch(asInvalidBody);
+  private async signFor(principal: Principal, id: string, dto: DaemonSignDto, request: SignDeadline): Promise<DaemonSignatureHeadersView> {
     const remaining = (request.signDeadline ?? Date.now() + SIGN_TIMEOUT_MS) - Date.now();
     if (remaining <= 0) throw new GatewayError(504, 'The sign operation timed out');
     return this.rpc.send<DaemonSignatureHeadersView>(
@@ -65,11 +98,4 @@ export class DaemonSignController {
       remaining,
     );
   }
-}
-
-function asInvalidBody(error: unknown): never {
-  if (error instanceof GatewayError && error.status === 400) {
-    throw new GatewayError(400, error.message, { metadata: { reason: 'invalid_body', retryable: false } });
-  }
-  throw error;
 }

@@ -1,6 +1,7 @@
+import type { PipeTransform } from '@nestjs/common';
 import { GatewayError } from '@gw/errors';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Intern ids are UUIDs: any other string names no intern (404 `not_found`, spec §7.2). */
 export function internIdParam(internId: string): string {
@@ -9,3 +10,10 @@ export function internIdParam(internId: string): string {
   }
   return internId.toLowerCase();
 }
+
+/**
+ * `{internId}` as a pipe, for routes with a body: path parameters are declared before the body,
+ * and Nest starts parameter pipes in that order, so a malformed id is a 404 before the body is
+ * looked at (as when the handler checked it first).
+ */
+export const InternIdParam: PipeTransform<string, string> = { transform: internIdParam };

@@ -1,6 +1,5 @@
-import { validateDto } from '@gw/messaging';
 import { describe, expect, it } from 'vitest';
-import { AddCreditsDto, amountToDecimalString, CreateKeyDto, UpdateKeyDto } from '@gw/contracts';
+import { AddCreditsDto, amountToDecimalString, CreateKeyDto, UpdateKeyDto, validateDto } from '@gw/contracts';
 
 describe('key write bodies', () => {
   it('accepts the body the OpenRouter SDK sends for apiKeys.create', async () => {

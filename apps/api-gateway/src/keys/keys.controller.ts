@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestj
 import {
   amountToDecimalString,
   CreateKeyDto,
-  KEY_HASH_PATTERN,
   type KeyRateLimitDto,
   type KeyRateLimits,
   ListKeysQueryDto,
@@ -13,14 +12,11 @@ import {
   type KeysCreateReply,
   type Principal,
 } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-
-/** A string that cannot be a hash names no key: 404, the status the spec lists for keys. */
-function requireHashShape(hash: string): void {
-  if (!KEY_HASH_PATTERN.test(hash)) throw GatewayError.notFound('No API key with that hash');
-}
+import { StrictBodyOrEmpty, StrictQuery } from '../input/dto-pipes.js';
+import { KeyHashParam } from './key-hash.pipe.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
 
@@ -33,12 +29,15 @@ const rateLimits = (limit: KeyRateLimitDto | null | undefined): KeyRateLimits | 
  * PATCH /keys/{hash}, DELETE /keys/{hash}, answered by management. Management key only.
  */
 @Controller('v1/keys')
+@KeyKinds('management')
 export class KeysController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<DataEnvelope<ApiKeyView[]>> {
-    const query = await validateDto(ListKeysQueryDto, rawQuery, 'reject');
+  @Doc('List API keys (spec §4.2)')
+  @Answers(200, 'ApiKeyListAnswer', 'The keys, newest first')
+  @Fails({ 404: 'No such workspace visible to the key' })
+  async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListKeysQueryDto): Promise<DataEnvelope<ApiKeyView[]>> {
     const data = await this.rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
       principal,
       includeDisabled: query.include_disabled ?? false,
@@ -49,16 +48,21 @@ export class KeysController {
   }
 
   @Get(':hash')
-  async get(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<DataEnvelope<ApiKeyView>> {
-    requireHashShape(hash);
+  @Doc('Get an API key (spec §4.3)')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'ApiKeyAnswer', 'The key')
+  @Fails({ 404: 'No key with that hash' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysGet, { principal, hash });
     return { data };
   }
 
   /** 201 with the key object and, this once, its secret (OpenRouter's `{ data, key }`). */
   @Post()
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<KeysCreateReply> {
-    const dto = await validateDto(CreateKeyDto, body ?? {}, 'reject');
+  @Doc('Create an API key')
+  @Answers(201, 'ApiKeyCreatedAnswer', 'The key and, this once, its secret')
+  @Fails({ 403: 'The key may not create this kind of key', 404: 'No such workspace visible to the key' })
+  async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateKeyDto): Promise<KeysCreateReply> {
     return this.rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
       principal,
       name: dto.name,
@@ -74,9 +78,11 @@ export class KeysController {
   }
 
   @Patch(':hash')
-  async update(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string, @Body() body: unknown): Promise<DataEnvelope<ApiKeyView>> {
-    requireHashShape(hash);
-    const dto = await validateDto(UpdateKeyDto, body ?? {}, 'reject');
+  @Doc('Update an API key')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'ApiKeyAnswer', 'The updated key')
+  @Fails({ 403: 'The key may not change this key', 404: 'No key with that hash' })
+  async update(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string, @Body(StrictBodyOrEmpty) dto: UpdateKeyDto): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
       principal,
       hash,
@@ -92,8 +98,11 @@ export class KeysController {
   }
 
   @Delete(':hash')
-  async delete(@CurrentPrincipal() principal: Principal, @Param('hash') hash: string): Promise<{ deleted: true }> {
-    requireHashShape(hash);
+  @Doc('Delete an API key')
+  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @Answers(200, 'DeletedAnswer', 'Deleted')
+  @Fails({ 403: 'The key may not delete this key', 404: 'No key with that hash' })
+  async delete(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<{ deleted: true }> {
     return this.rpc.send<{ deleted: true }>(SUBJECTS.management.keysDelete, { principal, hash });
   }
 }

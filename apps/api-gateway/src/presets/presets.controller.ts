@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards, type PipeTransform } from '@nestjs/common';
 import {
   ListPresetsQueryDto,
   PRESET_SLUG_PATTERN,
@@ -12,25 +12,35 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient, validateDto } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { ManagementKeyGuard } from '../auth/management-key.guard.js';
+import { PassThroughBody, StrictQuery } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
 
 /** A positive 32-bit version number in a path; anything else names no version. */
 const VERSION_PATTERN = /^[1-9]\d{0,9}$/;
 const MAX_VERSION = 2 ** 31 - 1;
 
 /**
- * Checked here as well as in management so a standard key gets 403 (spec §4.6, §5) before
- * its body is looked at, rather than a 400 about the body.
+ * Checked here (a guard, before any pipe) as well as in management so a standard key gets 403
+ * (spec §4.6, §5) before its body is looked at, rather than a 400 about the body.
  */
-function requireManagementKey(principal: Principal): void {
-  if (principal.keyKind !== 'management') {
-    throw new GatewayError(403, 'Only management keys may manage presets', {
-      errorType: 'permission_denied',
-      metadata: { reason: 'management_key_required' },
-    });
-  }
-}
+const managementKeyRequired = () =>
+  new GatewayError(403, 'Only management keys may manage presets', {
+    errorType: 'permission_denied',
+    metadata: { reason: 'management_key_required' },
+  });
+
+/** A slug to write must be URL-safe: a 400 before the body is looked at (declared before it). */
+const NewPresetSlug: PipeTransform<string, string> = {
+  transform(slug) {
+    if (!PRESET_SLUG_PATTERN.test(slug)) {
+      throw GatewayError.badRequest('slug must be URL-safe: 1 to 64 lower-case letters, digits, - and _, starting with a letter or digit');
+    }
+    return slug;
+  },
+};
 
 function notFound(slug: string): GatewayError {
   return GatewayError.notFound(`No preset with slug "${slug}"`);
@@ -38,25 +48,31 @@ function notFound(slug: string): GatewayError {
 
 /** Presets (spec §2.3, §3.3, §4.6), answered by management. Paths follow OpenRouter's. */
 @Controller('v1/presets')
+@KeyKinds('management')
+@Fails({ 403: 'Only management keys may manage presets' })
+@UseGuards(new ManagementKeyGuard(managementKeyRequired))
 export class PresetsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Post(':slug/chat/completions')
+  @Doc('Create or version a preset (spec §4.6)', 'A slug that is not URL-safe is a 400.')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetAnswer', 'The preset at its new version')
+  @Fails({ 404: 'A model, preset or credential the body names is unknown', 409: 'A concurrent version won the race (retryable)' })
   @HttpCode(200)
-  async createVersion(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Body() body: unknown): Promise<DataEnvelope<PresetView>> {
-    requireManagementKey(principal);
-    if (!PRESET_SLUG_PATTERN.test(slug)) {
-      throw GatewayError.badRequest('slug must be URL-safe: 1 to 64 lower-case letters, digits, - and _, starting with a letter or digit');
-    }
-    await validateDto(PresetChatRequestDto, body, 'keep');
+  async createVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param('slug', NewPresetSlug) slug: string,
+    @Body(PassThroughBody) body: PresetChatRequestDto,
+  ): Promise<DataEnvelope<PresetView>> {
     const data = await this.rpc.send<PresetView>(SUBJECTS.management.presetsCreateVersion, { principal, slug, body });
     return { data };
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() rawQuery: unknown): Promise<PageView<PresetView>> {
-    requireManagementKey(principal);
-    const query = await validateDto(ListPresetsQueryDto, rawQuery, 'reject');
+  @Doc('List presets')
+  @Answers(200, 'PresetPageAnswer', 'A page of presets, newest first')
+  async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetView>> {
     return this.rpc.send<PageView<PresetView>>(SUBJECTS.management.presetsList, {
       principal,
       offset: query.offset ?? 0,
@@ -65,17 +81,22 @@ export class PresetsController {
   }
 
   @Get(':slug')
+  @Doc('Get a preset')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetAnswer', 'The preset')
+  @Fails({ 404: 'No preset with that slug' })
   async get(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string): Promise<DataEnvelope<PresetView>> {
-    requireManagementKey(principal);
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     const data = await this.rpc.send<PresetView>(SUBJECTS.management.presetsGet, { principal, slug });
     return { data };
   }
 
   @Get(':slug/versions')
-  async listVersions(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Query() rawQuery: unknown): Promise<PageView<PresetVersionView>> {
-    requireManagementKey(principal);
-    const query = await validateDto(ListPresetsQueryDto, rawQuery, 'reject');
+  @Doc("List a preset's versions")
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @Answers(200, 'PresetVersionPageAnswer', 'A page of versions, oldest first')
+  @Fails({ 404: 'No preset with that slug' })
+  async listVersions(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetVersionView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     return this.rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, {
       principal,
@@ -86,12 +107,16 @@ export class PresetsController {
   }
 
   @Get(':slug/versions/:version')
+  @Doc('Get one version of a preset')
+  @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
+  @PathParam('version', { type: 'string', pattern: '^[1-9]\\d{0,9}$' }, 'A positive version number')
+  @Answers(200, 'PresetVersionAnswer', 'The version')
+  @Fails({ 404: 'No such preset or version' })
   async getVersion(
     @CurrentPrincipal() principal: Principal,
     @Param('slug') slug: string,
     @Param('version') version: string,
   ): Promise<DataEnvelope<PresetVersionView>> {
-    requireManagementKey(principal);
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     if (!VERSION_PATTERN.test(version) || Number(version) > MAX_VERSION) {
       throw GatewayError.notFound(`Preset "${slug}" has no version ${version}`);

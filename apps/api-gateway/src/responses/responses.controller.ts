@@ -1,12 +1,13 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
 import { ResponsesRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type Principal, type ResponsesResponseView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { validateDto } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
@@ -18,24 +19,26 @@ export class ResponsesController {
   constructor(private readonly streams: ChatStreamRelay) {}
 
   @Post('responses')
+  @Doc('Create a model response (OpenAI Responses API, spec §4.5)')
+  @AnswersOrStreams('ResponsesAnswer', 'Server-Sent Events (`event:` + `data:`) of the Responses API, `response.failed` on a failure after the first event')
+  @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
+    @Body(PassThroughBody) body: ResponsesRequestDto,
     @Req() request: { headers: Record<string, string | string[] | undefined> },
     @Res() reply: FastifyReply,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<void> {
-    const validated = await validateDto(ResponsesRequestDto, body, 'keep');
     if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
       throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
     }
     const payload = {
       principal,
-      body: body as Record<string, unknown>,
-      sessionId: validated.session_id ?? sessionHeader,
+      body: body as unknown as Record<string, unknown>,
+      sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
     };
-    if (validated.stream === true) {
+    if (body.stream === true) {
       await this.streams.relay(reply, payload, RESPONSES_FRAMING);
       return;
     }

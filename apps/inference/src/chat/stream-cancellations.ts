@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { EVENTS, StreamCancelledEvent } from '@gw/contracts';
-import { ResilientNatsConnection, validateDto } from '@gw/messaging';
+import { EVENTS, StreamCancelledEvent, validateDto } from '@gw/contracts';
+import { ResilientNatsConnection } from '@gw/messaging';
 
 /**
  * The streams (and non-streamed requests) this replica is running, by the id the gateway

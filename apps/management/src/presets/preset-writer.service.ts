@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PresetChatRequestDto, type Principal, type PresetView } from '@gw/contracts';
+import { PresetChatRequestDto, type Principal, type PresetView, validateDto } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { validateDto } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';

@@ -43,11 +43,15 @@ export interface ChatChoiceView {
 }
 
 /** Spec §2.1: one token's log probability; top_logprobs entries have the same shape without nesting. */
-export interface LogprobEntryView {
+export interface LogprobEntryView extends LogprobTopEntryView {
+  top_logprobs?: LogprobTopEntryView[];
+}
+
+/** A `top_logprobs` entry: the entry's shape without nesting (named so the OpenAPI generator can follow it). */
+export interface LogprobTopEntryView {
   token: string;
   bytes: number[] | null;
   logprob: number;
-  top_logprobs?: Array<Omit<LogprobEntryView, 'top_logprobs'>>;
 }
 
 /** Spec §2.1's three annotation kinds, in OpenAI's / OpenRouter's nested shape. */

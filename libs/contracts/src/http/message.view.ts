@@ -1,3 +1,5 @@
+import type { ServiceMetadataView } from './chat-completion.view.js';
+
 /**
  * The message-format result (spec §2.1.1 shape 3): Anthropic's Messages API answer as
  * `POST /v1/messages` returns it, whatever the upstream's format.
@@ -17,7 +19,7 @@ export interface MessageView {
   usage: MessageUsageView;
   /** The provider that answered (the gateway's addition, as on chat completions). */
   provider?: string;
-  service_metadata?: import('./chat-completion.view.js').ServiceMetadataView;
+  service_metadata?: ServiceMetadataView;
 }
 
 /** Anthropic's usage, plus the gateway's cost fields as on chat completions. */

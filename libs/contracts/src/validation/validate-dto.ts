@@ -1,4 +1,4 @@
-import type { ValidationError } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { GatewayError } from '@gw/errors';

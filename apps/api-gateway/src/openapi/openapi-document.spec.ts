@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppModule } from '../app.module.js';
+import { GatewayEnv } from '../env.js';
+import { ANSWER_SCHEMAS_FILE, generateAnswerSchemas } from './answer-schemas.generate.js';
+import { buildOpenApiDocument } from './openapi-document.js';
+import { undescribedConstraints } from './request-schemas.js';
+import type { INestApplication } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+const ROOT = resolve(import.meta.dirname, '../../../..');
+/** The committed document (`npm run openapi` writes it; this test fails when it is stale). */
+export const DOCUMENT_FILE = 'docs/openapi.json';
+const WRITE = process.env.OPENAPI_WRITE === '1';
+const asJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+let app: INestApplication;
+let document: OpenAPIObject;
+
+beforeAll(async () => {
+  // Preview: the module graph without instances (no NATS, no Redis), which is all the scan needs.
+  app = await NestFactory.create(AppModule.forRoot(new GatewayEnv()), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  document = buildOpenApiDocument(app);
+});
+afterAll(() => app?.close());
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document, version 1.0.0', async () => {
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+  });
+
+  it('carries the bounds the DTOs enforce, for bodies and queries', () => {
+    const schemas = document.components!.schemas as Record<string, { properties: Record<string, Record<string, unknown>> }>;
+    const chat = schemas.ChatCompletionRequestDto!.properties;
+    expect(chat.temperature).toMatchObject({ minimum: 0, maximum: 2 });
+    expect(chat.top_logprobs).toMatchObject({ minimum: 0, maximum: 20 });
+    expect(chat.session_id).toMatchObject({ maxLength: 256 });
+    expect(JSON.stringify(chat.metadata)).toContain('"maxProperties":16');
+    // null clears a key's limit: @IsOptional() fields are nullable.
+    expect(schemas.UpdateKeyDto!.properties.limit).toMatchObject({ type: ['number', 'null'] });
+    const listPresets = document.paths['/v1/presets']!.get!.parameters as Array<{ name: string; in: string; schema: Record<string, unknown> }>;
+    expect(listPresets.find((parameter) => parameter.name === 'limit')).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100 } });
+  });
+
+  it('says which keys each operation takes, and marks the deprecated sign alias', () => {
+    const security = (path: string, method: 'get' | 'post') => document.paths[path]![method]!.security;
+    expect(security('/v1/presets', 'get')).toEqual([{ managementKey: [] }]);
+    expect(security('/v1/keys', 'get')).toEqual([{ managementKey: [] }]);
+    expect(security('/v1/chat/completions', 'post')).toEqual([{ managementKey: [] }, { standardKey: [] }, { internKey: [] }]);
+    expect(security('/health', 'get')).toEqual([]);
+    expect(security('/v1/openapi.json', 'get')).toEqual([]);
+    expect(Object.keys(document.components!.securitySchemes!)).toEqual(['managementKey', 'standardKey', 'internKey', 'anthropicApiKey']);
+    expect(document.paths['/v1/interns/{internId}/daemon-access/sign']!.post!.deprecated).toBe(true);
+    expect(document.paths['/v1/interns/{internId}/daemon/sign']!.post!.responses['408']).toBeDefined();
+  });
+
+  it('describes every custom validation constraint of the DTOs', () => {
+    const used = Object.keys(document.components?.schemas ?? {});
+    expect([...undescribedConstraints].filter(([owner]) => used.includes(owner))).toEqual([]);
+  });
+
+  it('is committed as generated (npm run openapi rewrites docs/openapi.json and the answer schemas)', () => {
+    const answers = asJson(generateAnswerSchemas(ROOT));
+    // What the generator cannot follow (e.g. Omit<> of a recursive type) comes out as a closed empty object.
+    expect(answers).not.toContain('"additionalProperties": false');
+    if (WRITE) {
+      writeFileSync(join(ROOT, ANSWER_SCHEMAS_FILE), answers);
+      // Built again with the schemas just generated (the imported file is the one from before).
+      writeFileSync(join(ROOT, DOCUMENT_FILE), asJson(buildOpenApiDocument(app, JSON.parse(answers))));
+      return;
+    }
+    expect(readFileSync(join(ROOT, ANSWER_SCHEMAS_FILE), 'utf8'), `${ANSWER_SCHEMAS_FILE} is stale: run npm run openapi`).toBe(answers);
+    expect(readFileSync(join(ROOT, DOCUMENT_FILE), 'utf8'), `${DOCUMENT_FILE} is stale: run npm run openapi`).toBe(asJson(document));
+  }, 60_000);
+});

@@ -1,0 +1,57 @@
+import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
+import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
+import type { ChatCompletionView, ModelListView } from './chat-completion.view.js';
+import type { EmbeddingsView } from './embeddings.view.js';
+import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
+import type { CreditsView } from './key-write.dto.js';
+import type { MessageView } from './message.view.js';
+import type { PageView, PresetVersionView, PresetView } from './preset.view.js';
+import type { ResponsesResponseView } from './responses-response.view.js';
+import type { IdentityView, OidcStartView } from '../messages/identity.messages.js';
+import type { KeysCreateReply } from '../messages/key-write.messages.js';
+
+/**
+ * Every JSON body the public API answers, one named type each: the OpenAPI document's response
+ * schemas are generated from this file (`npm run openapi`, ADR 0052), so a new answer shape is
+ * a new line here and a name in its controller's `@Answers(...)`.
+ */
+export type ApiKeyAnswer = DataEnvelope<ApiKeyView>;
+export type ApiKeyListAnswer = DataEnvelope<ApiKeyView[]>;
+export type ApiKeyCreatedAnswer = KeysCreateReply;
+export type DeletedAnswer = DeletedReply;
+export type ByokCredentialAnswer = DataEnvelope<ByokCredentialView>;
+export type ByokCredentialPageAnswer = ByokCredentialPage;
+export type ChatCompletionAnswer = ChatCompletionView;
+export type ModelListAnswer = ModelListView;
+export type EmbeddingsAnswer = EmbeddingsView;
+export type MessageAnswer = MessageView;
+export type ResponsesAnswer = ResponsesResponseView;
+export type CreditsAnswer = DataEnvelope<CreditsView>;
+export type PresetAnswer = DataEnvelope<PresetView>;
+export type PresetPageAnswer = PageView<PresetView>;
+export type PresetVersionAnswer = DataEnvelope<PresetVersionView>;
+export type PresetVersionPageAnswer = PageView<PresetVersionView>;
+export type InternAnswer = InternView;
+export type InternListAnswer = InternListView;
+export type InternDeletedAnswer = DeleteInternView;
+export type DaemonSignatureAnswer = DaemonSignatureHeadersView;
+export type DaemonJwksAnswer = DaemonJwksView;
+export type IdentityAnswer = DataEnvelope<IdentityView>;
+export type OidcStartAnswer = DataEnvelope<OidcStartView>;
+
+/** GET /health, and GET /health/ready while this replica can serve. */
+export interface HealthAnswer {
+  status: 'ok';
+}
+
+/** GET /health/ready when this replica cannot serve (ADR 0026). */
+export interface NotReadyAnswer {
+  status: 'unavailable';
+  reason: 'draining' | 'nats_disconnected';
+}
+
+/** GET /health/services: each service's status, or why it did not answer. */
+export interface ServicesHealthAnswer {
+  status: 'ok' | 'unavailable';
+  services: Record<string, string>;
+}
