@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { KeyKind } from '@gw/contracts';
-import answerSchemas from './generated/answer-schemas.json' with { type: 'json' };
+import answerSchemas from './answer-schemas.json' with { type: 'json' };
 
 /** A response body named in `libs/contracts/src/http/http-answers.ts` (checked at compile time). */
 export type AnswerName = keyof typeof answerSchemas;

@@ -7,7 +7,7 @@ import { ManagementKeyGuard } from '../auth/management-key.guard.js';
 import { IS_PUBLIC } from '../auth/public.decorator.js';
 import { ERROR_TYPES } from '@gw/errors';
 import { ANTHROPIC_KEY_SCHEME, KEY_SCHEMES } from './api-docs.js';
-import answerSchemas from './generated/answer-schemas.json' with { type: 'json' };
+import answerSchemas from './answer-schemas.json' with { type: 'json' };
 import { requestSchemas, schemaOfClass, type JsonSchema } from './request-schemas.js';
 
 /** Spec §9: the interface description's version. */
@@ -103,7 +103,7 @@ const LOCAL_OPERATIONS = new Set(['Health_live', 'Health_ready', 'Health_service
  * methods, path parameters, request bodies and queries from the controllers and the DTO classes
  * their handlers declare (@nestjs/swagger), schemas with their bounds from the DTOs'
  * class-validator rules (class-validator-jsonschema), response bodies from the view types
- * (generated/answer-schemas.json), per-operation statuses from the `@Answers`/`@Fails`
+ * (answer-schemas.json), per-operation statuses from the `@Answers`/`@Fails`
  * decorators, and the statuses every operation shares added here.
  */
 export function buildOpenApiDocument(app: INestApplication, answers: Record<string, JsonSchema> = answerSchemas): OpenAPIObject {

@@ -1,4 +1,4 @@
-import { EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS } from '@gw/contracts';
+import { BUILT_PLUGIN_IDS, EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS } from '@gw/contracts';
 import { ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
@@ -43,6 +43,11 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
   isResponsesToolChoice: () => toolChoice,
   isArrayOfObjectsWith: (meta) => ({ type: 'array', items: objectWith(/each with a string (\w+)/.exec(String(meta.message))?.[1] ?? 'type') }),
   isAbsent: () => ({ type: 'null' }),
+  // Options are per plugin (ADR 0048) and checked by inference; the ids served are listed.
+  isPluginList: () => ({
+    type: 'array',
+    items: { type: 'object', required: ['id'], properties: { id: { type: 'string', enum: [...BUILT_PLUGIN_IDS] }, enabled: { type: 'boolean' } } },
+  }),
   isResponsesInput: () => ({
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', anyOf: [objectWith('type'), objectWith('role')] } }],
   }),
