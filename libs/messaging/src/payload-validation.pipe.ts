@@ -12,7 +12,7 @@ const UNVALIDATED = new Set<unknown>([Object, String, Number, Boolean, Array]);
 @Injectable()
 export class PayloadValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    // Custom parameter decorators (TrustedPayload, ADR 0044) are left alone, as Nest's ValidationPipe does.
+    // Custom parameter decorators (TrustedPayload, ADR 0054) are left alone, as Nest's ValidationPipe does.
     if (metadata.type === 'custom') return value;
     const type = metadata.metatype as Type<object> | undefined;
     if (!type || UNVALIDATED.has(type)) return value;

@@ -2,7 +2,7 @@ import { REQUEST_ROUTES, SUBJECTS } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
 
 /*
- * DaemonSigningController.sign takes its payload unvalidated (TrustedPayload, ADR 0044). That
+ * DaemonSigningController.sign takes its payload unvalidated (TrustedPayload, ADR 0054). That
  * is sound only while the gateway, which validates the body at the edge and builds the
  * principal, is the subject's one caller: widening the caller list must fail here first.
  */

@@ -22,7 +22,7 @@ export class DaemonSigningController {
   /**
    * The gateway alone may send this (NATS permissions) and it validated the digest, route and
    * intern id at the edge and built the principal itself: validating again was a fifth of this
-   * service's CPU per signature, so the payload is trusted as sent (ADR 0044).
+   * service's CPU per signature, so the payload is trusted as sent (ADR 0054).
    */
   @MessagePattern(SUBJECTS.internSigning.daemonSign)
   async sign(@TrustedPayload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
