@@ -16,9 +16,14 @@ describe('bus permissions (ADR 0035)', () => {
   it('lets only the gateway send a request that carries a principal', () => {
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
-    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(['api-gateway']);
+    // Batch runs its lines, and reads its workspace balance, as the principal stored at submission (ADR 0045, 0046).
+    const asBatch = new Set<string>([SUBJECTS.inference.chatCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.embeddingsCreate, SUBJECTS.management.creditsGet]);
+    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway']);
     for (const user of BUS_USERS.filter((name) => name !== 'api-gateway')) {
-      for (const route of withPrincipal) expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
+      for (const route of withPrincipal) {
+        if (user === 'batch' && asBatch.has(route.subject)) continue;
+        expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
+      }
     }
     expect(publishes('api-gateway')).toContain(SUBJECTS.management.keysList);
   });
@@ -49,8 +54,8 @@ describe('bus permissions (ADR 0035)', () => {
   it('lets a service answer into the inboxes of the users it serves only', () => {
     const answers = (user: BusUser) => publishes(user).filter((subject) => subject.startsWith('_INBOX'));
     expect(answers('api-gateway')).toEqual([]);
-    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
-    expect(answers('inference')).toEqual(['_INBOX.api-gateway.>']);
+    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
+    expect(answers('inference').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>']);
     expect(answers('batch')).toEqual(['_INBOX.api-gateway.>']);
     expect(answers('intern-signing').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.management.>']);
     // Decrypted BYOK secrets travel into inference's inbox: only management may write there.
@@ -59,12 +64,14 @@ describe('bus permissions (ADR 0035)', () => {
 
   it('opens JetStream per stream and consumer: usage publishing to inference, deleting streams to nobody', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
-    for (const user of BUS_USERS.filter((name) => name !== 'inference')) expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
+    // Batch publishes the one charge of a finalized batch (ADR 0046).
+    expect(publishes('batch')).toContain(EVENTS.usageRecorded);
+    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch')) expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
     expect(publishes('management')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.management-usage');
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');
     expect(publishes('api-gateway')).toContain('$O.RPC_BODIES.>');
-    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management'].includes(user));
+    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management', 'batch'].includes(user));
     expect(publishes('intern-signing').some((subject) => subject.startsWith('$JS'))).toBe(false);
     for (const user of BUS_USERS) expect(publishes(user).some((subject) => subject.includes('.DELETE.USAGE') || subject.startsWith('$JS.API.STREAM.DELETE')), user).toBe(false);
   });

@@ -37,3 +37,5 @@ export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
 export * from './messages/identity.messages.js';
+export * from './http/batch.view.js';
+export * from './messages/batches.messages.js';
