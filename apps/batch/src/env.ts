@@ -1,10 +1,10 @@
-import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { DatabaseServiceEnv } from '@gw/config';
 
 /** Environment of the batch service (see the root README for every variable). */
 export class BatchEnv extends DatabaseServiceEnv {
   /** Run the worker and the sweeps on this replica (false: answer the API only). */
-  @IsBoolean() BATCH_WORKER: boolean = true;
+  @IsIn(['true', 'false']) BATCH_WORKER: 'true' | 'false' = 'true';
 
   /** Lines one replica runs at once (all workspaces together): batches yield to live traffic. */
   @IsInt() @Min(1) @Max(1_000) BATCH_CONCURRENCY: number = 4;

@@ -32,7 +32,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.env.BATCH_WORKER) this.start();
+    if (this.env.BATCH_WORKER === 'true') this.start();
   }
 
   start(): void {

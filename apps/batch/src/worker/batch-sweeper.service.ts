@@ -30,7 +30,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.env.BATCH_WORKER) return;
+    if (this.env.BATCH_WORKER !== 'true') return;
     this.timer = setInterval(() => {
       this.sweeping ??= this.sweep()
         .catch((error: unknown) => this.logger.warn(`Batch sweep failed: ${error instanceof Error ? error.message : String(error)}`))
