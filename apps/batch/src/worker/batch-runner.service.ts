@@ -78,13 +78,12 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   private pause(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.env.BATCH_POLL_MS);
-      const self = this;
-      function done() {
+      const done = (): void => {
         clearTimeout(timer);
-        self.wake = undefined;
+        this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, this.env.BATCH_POLL_MS);
       this.wake = done;
     });
   }
