@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
+import { NativeBatchesController } from './batches-native/native-batches.controller.js';
+import { NativeBatchesService } from './batches-native/native-batches.service.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamController } from './chat/chat-stream.controller.js';
@@ -43,7 +45,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', auth: natsAuthFromEnv(env, 'inference'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, ChatController, ChatStreamController, MessagesController, ResponsesController, ModelsController, EmbeddingsController],
+      controllers: [HealthController, ChatController, ChatStreamController, MessagesController, ResponsesController, ModelsController, EmbeddingsController, NativeBatchesController],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
@@ -54,6 +56,7 @@ export class AppModule {
         OpenAiResponsesAdapter,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
+        NativeBatchesService,
         AdapterRegistry,
         ChatPreparation,
         ChatService,

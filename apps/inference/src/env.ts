@@ -25,6 +25,15 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Max(600_000)
   UPSTREAM_BODY_TIMEOUT_MS: number = 120_000;
 
+  /**
+   * Whole-call limit on each call to a provider's batch or file API (upload, create, status,
+   * results download, cancel, delete; ADR 0047), on top of the connect / first-byte / body timeouts.
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  NATIVE_BATCH_CALL_TIMEOUT_MS: number = 60_000;
+
   /** Keep-alive connections per provider origin. */
   @IsInt()
   @Min(1)

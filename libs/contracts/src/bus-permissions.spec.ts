@@ -13,19 +13,24 @@ describe('bus permissions (ADR 0035)', () => {
     expect(EVENT_ROUTES.map((route) => route.subject).sort()).toEqual([...events].sort());
   });
 
-  it('lets only the gateway send a request that carries a principal', () => {
+  it('lets only the gateway send a request that carries a principal, and batch the native-batch ones', () => {
+    const nativeBatches = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
+    expect(nativeBatches).toHaveLength(4);
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
     // Batch runs its lines, and reads its workspace balance, as the principal stored at submission (ADR 0045, 0046).
     const asBatch = new Set<string>([SUBJECTS.inference.chatCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.embeddingsCreate, SUBJECTS.management.creditsGet]);
-    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway']);
+    for (const route of withPrincipal) {
+      expect(route.callers, route.subject).toEqual(nativeBatches.includes(route.subject) ? ['batch'] : asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway']);
+    }
     for (const user of BUS_USERS.filter((name) => name !== 'api-gateway')) {
-      for (const route of withPrincipal) {
-        if (user === 'batch' && asBatch.has(route.subject)) continue;
+      for (const route of withPrincipal.filter((candidate) => !candidate.callers.includes(user))) {
         expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
       }
     }
     expect(publishes('api-gateway')).toContain(SUBJECTS.management.keysList);
+    expect(publishes('api-gateway').some((subject) => nativeBatches.includes(subject))).toBe(false);
+    expect(publishes('batch').filter((subject) => subject.startsWith('inference.')).sort()).toEqual([...nativeBatches, ...[...asBatch].filter((subject) => subject.startsWith('inference.'))].sort());
   });
 
   it('gives inference only what one request needs from management', () => {

@@ -27,9 +27,10 @@ export interface RequestRoute {
   /** Who may send the request. */
   callers: readonly BusUser[];
   /**
- * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
- * and batch, which acts as the principal the gateway authenticated when the batch was submitted.
- */
+   * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
+   * and batch, which acts as the principal the gateway authenticated when the batch was submitted:
+   * its lines (ADR 0045), its workspace balance (ADR 0046) and the native-batch subjects (ADR 0047).
+   */
   principal: boolean;
 }
 
@@ -61,6 +62,9 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   ...[i.chatStream, i.messagesStream, i.responsesStream, i.modelsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
   ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({ subject, server: 'inference' as const, callers: gatewayAndBatch, principal: true })),
+  // The batch service acts for the workspace that created a batch, with the principal the gateway
+  // gave it at POST /v1/batches (ADR 0047): native provider batches only.
+  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({ subject, server: 'inference' as const, callers: ['batch'] as const, principal: true })),
   { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
   ...[b.batchesCreate, b.batchesAppend, b.batchesSubmit, b.batchesAbort, b.batchesList, b.batchesGet, b.batchesResults, b.batchesCancel, b.batchesDelete].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
 

@@ -39,3 +39,4 @@ export * from './http/responses-response.view.js';
 export * from './messages/identity.messages.js';
 export * from './http/batch.view.js';
 export * from './messages/batches.messages.js';
+export * from './messages/native-batches.messages.js';

@@ -50,6 +50,14 @@ export const SUBJECTS = {
     responsesStream: 'inference.responses.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
+    /**
+     * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047,
+     * messages/native-batches.messages.ts). Submit answers `{native: false}` when no endpoint can.
+     */
+    batchesNativeSubmit: 'inference.batches.native.submit',
+    batchesNativeStatus: 'inference.batches.native.status',
+    batchesNativeCancel: 'inference.batches.native.cancel',
+    batchesNativeDelete: 'inference.batches.native.delete',
   },
   batch: {
     health: 'batch.health',

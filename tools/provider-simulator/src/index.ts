@@ -43,3 +43,4 @@ export function startSimulator(options: SimulatorOptions = {}): Promise<RunningS
 export { createSimulatorServer } from './server.ts';
 export { resetFaultCounters, parseDirectives, type Directives } from './faults.ts';
 export { countTokens } from './tokens.ts';
+export { configureBatches } from './batches/batch-jobs.ts';

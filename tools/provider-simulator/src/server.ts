@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resetPromptCache } from './anthropic-cache.ts';
 import { handleCountTokens, handleMessages } from './anthropic.ts';
+import { handleCreateMessageBatch, handleMessageBatchRoute } from './batches/anthropic-batches.ts';
+import { handleBatchRoute, handleCreateBatch } from './batches/openai-batches.ts';
+import { handleFileRoute, handleUploadFile } from './batches/openai-files.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
@@ -47,9 +50,26 @@ function bodyHandlerFor(path: string): BodyHandler | undefined {
   if (oa === '/chat/completions') return handleChatCompletions;
   if (oa === '/embeddings') return handleEmbeddings;
   if (oa === '/responses') return handleResponses;
+  if (oa === '/files') return handleUploadFile;
+  if (oa === '/batches') return handleCreateBatch;
   if (path === '/anthropic/v1/messages') return handleMessages;
+  if (path === MESSAGE_BATCHES) return handleCreateMessageBatch;
   if (path === '/anthropic/v1/messages/count_tokens') return handleCountTokens;
   return undefined;
+}
+
+const MESSAGE_BATCHES = '/anthropic/v1/messages/batches';
+
+/** Files and batches: GET / DELETE / POST {id}/cancel under their collection (creates are body handlers). */
+function resourceRoute(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): boolean {
+  const oa = openaiRoute(path);
+  const under = (base: string, candidate: string | undefined) => candidate !== undefined && (candidate === base || candidate.startsWith(`${base}/`));
+  if (method === 'POST' && (oa === '/files' || oa === '/batches' || path === MESSAGE_BATCHES)) return false;
+  if (under('/files', oa)) handleFileRoute(req, res, method, oa!.slice('/files'.length), query);
+  else if (under('/batches', oa)) handleBatchRoute(req, res, method, oa!.slice('/batches'.length), query);
+  else if (under(MESSAGE_BATCHES, path)) handleMessageBatchRoute(req, res, method, path.slice(MESSAGE_BATCHES.length), query);
+  else return false;
+  return true;
 }
 
 async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -57,6 +77,7 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
+  if (resourceRoute(req, res, method, path, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''))) return;
 
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });

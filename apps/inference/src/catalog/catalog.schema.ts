@@ -76,6 +76,17 @@ export class PricingConfig {
   imageCompletion?: string;
 }
 
+/**
+ * The endpoint's model can run through its provider's batch API (OpenAI's Batch API over its
+ * Files API, Anthropic's Message Batches; ADR 0047) at `pricing`, the provider's batch price
+ * (typically half the live price). Absent: batches of this endpoint are run by the gateway.
+ */
+export class BatchConfig {
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  pricing!: PricingConfig;
+}
+
 export class EndpointConfig {
   @IsString()
   provider!: string;
@@ -101,6 +112,11 @@ export class EndpointConfig {
   @IsArray()
   @IsIn(['auto', 'default', 'flex', 'priority', 'scale', 'ultrafast'], { each: true })
   serviceTiers?: string[];
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => BatchConfig)
+  batch?: BatchConfig;
 }
 
 export class ModelConfig {

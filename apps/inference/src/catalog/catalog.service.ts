@@ -4,7 +4,7 @@ import { GatewayError } from '@gw/errors';
 import { Prisma } from '../generated/prisma/client.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { loadCatalog } from './catalog.loader.js';
-import type { ModelConfig, ProviderConfig } from './catalog.schema.js';
+import type { ModelConfig, PricingConfig, ProviderConfig } from './catalog.schema.js';
 
 export interface EndpointPricing {
   prompt: Prisma.Decimal;
@@ -26,6 +26,8 @@ export interface RoutableEndpoint {
   supportedParameters: ReadonlySet<string>;
   /** The service tiers it takes, when the catalog lists them (routing/service-tier.ts). */
   serviceTiers?: readonly string[];
+  /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price (ADR 0047). */
+  batchPricing?: EndpointPricing;
 }
 
 export interface RoutableModel {
@@ -57,15 +59,8 @@ export class CatalogService {
           upstreamModel: endpoint.upstreamModel,
           supportedParameters: new Set(endpoint.supportedParameters ?? model.supportedParameters),
           ...(endpoint.serviceTiers ? { serviceTiers: endpoint.serviceTiers } : {}),
-          pricing: {
-            prompt: new Prisma.Decimal(endpoint.pricing.prompt),
-            completion: new Prisma.Decimal(endpoint.pricing.completion),
-            cachedPrompt: new Prisma.Decimal(endpoint.pricing.cachedPrompt ?? endpoint.pricing.prompt),
-            ...(endpoint.pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(endpoint.pricing.cacheWritePrompt) } : {}),
-            ...(endpoint.pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(endpoint.pricing.audioPrompt) } : {}),
-            ...(endpoint.pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(endpoint.pricing.audioCompletion) } : {}),
-            ...(endpoint.pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(endpoint.pricing.imageCompletion) } : {}),
-          },
+          pricing: pricingOf(endpoint.pricing),
+          ...(endpoint.batch ? { batchPricing: pricingOf(endpoint.batch.pricing) } : {}),
         }));
       this.models.set(model.id, { config: model, endpoints });
     }
@@ -82,6 +77,18 @@ export class CatalogService {
     const data = [...this.models.values()].filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0).map(toModelView);
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
+}
+
+function pricingOf(pricing: PricingConfig): EndpointPricing {
+  return {
+    prompt: new Prisma.Decimal(pricing.prompt),
+    completion: new Prisma.Decimal(pricing.completion),
+    cachedPrompt: new Prisma.Decimal(pricing.cachedPrompt ?? pricing.prompt),
+    ...(pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(pricing.cacheWritePrompt) } : {}),
+    ...(pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(pricing.audioPrompt) } : {}),
+    ...(pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(pricing.audioCompletion) } : {}),
+    ...(pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(pricing.imageCompletion) } : {}),
+  };
 }
 
 /** The endpoints the gateway holds a key for (the others need the workspace's BYOK key). */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { markCommitted } from '@gw/messaging';
-import { Agent, errors, request } from 'undici';
+import { Agent, errors, request, type FormData } from 'undici';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { httpFailure, midStreamFailure, parseRetryAfter, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
@@ -8,6 +8,12 @@ export interface UpstreamResponse {
   status: number;
   body: unknown;
   /** The provider's `retry-after` on an error answer, in ms (upstream-failure.ts). */
+  retryAfterMs?: number;
+}
+
+export interface RawUpstreamResponse {
+  status: number;
+  text: string;
   retryAfterMs?: number;
 }
 
@@ -119,6 +125,27 @@ export class UpstreamClient implements OnModuleDestroy {
       throw httpFailure(provider, response.statusCode, detail.message, detail.code, parseRetryAfter(response.headers));
     }
     return decodeText(provider, response.body);
+  }
+
+  /**
+   * Any other provider call (the batch and file APIs, ADR 0047): the raw status, headers and
+   * body text, whatever the status. Same pool and timeouts; transport failures as in postJson.
+   * It does not mark the request committed: a caller whose call makes the provider do (and
+   * bill) work calls `markCommitted()` itself.
+   */
+  async call(provider: string, options: { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; body?: string | FormData; signal?: AbortSignal }): Promise<RawUpstreamResponse> {
+    let response;
+    try {
+      response = await request(options.url, { method: options.method, dispatcher: this.agent, headers: options.headers, body: options.body, signal: options.signal });
+    } catch (error) {
+      throw toTransportFailure(provider, error);
+    }
+    try {
+      const text = await response.body.text();
+      return { status: response.statusCode, text, retryAfterMs: response.statusCode >= 400 ? parseRetryAfter(response.headers) : undefined };
+    } catch (error) {
+      throw toTransportFailure(provider, error);
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

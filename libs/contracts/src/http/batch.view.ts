@@ -6,9 +6,6 @@ export const BATCH_STATUSES = ['validating', 'in_progress', 'finalizing', 'compl
 export type BatchStatusName = (typeof BATCH_STATUSES)[number];
 export const TERMINAL_BATCH_STATUSES: readonly BatchStatusName[] = ['completed', 'failed', 'expired', 'cancelled'];
 
-export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'] as const;
-export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
-
 /** The only completion window (spec §8). */
 export const BATCH_COMPLETION_WINDOW = '24h';
 

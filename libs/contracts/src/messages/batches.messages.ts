@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { BATCH_COMPLETION_WINDOW, BATCH_ENDPOINTS, BATCH_STATUSES, type BatchEndpoint, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
+import { BATCH_COMPLETION_WINDOW, BATCH_STATUSES, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
+import { BATCH_ENDPOINTS, type BatchEndpoint } from './native-batches.messages.js';
 import { Principal } from '../principal.js';
 
 /** Batch ids: `batch_` and 32 lower-case hex characters. */

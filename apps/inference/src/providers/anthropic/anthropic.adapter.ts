@@ -84,7 +84,7 @@ function headers(endpoint: RoutableEndpoint, context: ChatCallContext): Record<s
 }
 
 /** `reasoning.exclude: true`: the model still thinks, the answer carries no reasoning. */
-function excludesReasoning(body: Record<string, unknown>): boolean {
+export function excludesReasoning(body: Record<string, unknown>): boolean {
   const reasoning = body.reasoning as { exclude?: unknown } | null | undefined;
   return reasoning !== null && typeof reasoning === 'object' && reasoning.exclude === true;
 }
@@ -93,7 +93,7 @@ function excludesReasoning(body: Record<string, unknown>): boolean {
  * The Messages API body for this endpoint: the request without what the endpoint does not take
  * (filtered once), its tier in Anthropic's words (undefined when it takes none of the wanted ones).
  */
-function anthropicBody(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, stream: boolean): Record<string, unknown> {
+export function anthropicBody(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, stream: boolean): Record<string, unknown> {
   const supported = withoutUnsupported(body, endpoint);
   const requested = supported.service_tier;
   const tier = typeof requested === 'string' ? tierFor(endpoint, requested) : undefined;
