@@ -24,6 +24,16 @@ export class BatchEnv extends DatabaseServiceEnv {
   /** Tries of a line that failed retryably (429, 502, 503, 504, time-out) before its error is its result. */
   @IsInt() @Min(1) @Max(20) BATCH_LINE_MAX_ATTEMPTS: number = 3;
 
+  /** Submit batches to the provider's own batch API where the model has one ('false': always run lines here). */
+  @IsIn(['true', 'false']) BATCH_NATIVE: 'true' | 'false' = 'true';
+
+  /** First wait before polling a provider batch; it doubles after each poll up to the max. */
+  @IsInt() @Min(100) @Max(3_600_000) BATCH_NATIVE_POLL_MIN_MS: number = 1_000;
+  @IsInt() @Min(100) @Max(3_600_000) BATCH_NATIVE_POLL_MAX_MS: number = 30_000;
+
+  /** Time-out of one call to inference's native-batch subjects (uploads and downloads of whole batches). */
+  @IsInt() @Min(1_000) @Max(600_000) BATCH_NATIVE_TIMEOUT_MS: number = 120_000;
+
   /** Uploads never submitted (the gateway died mid-stream) are dropped after this. */
   @IsInt() @Min(60_000) @IsOptional() BATCH_UPLOAD_ABANDON_MS: number = 3_600_000;
 }

@@ -13,6 +13,9 @@ export const BATCH_EXPIRED_ERROR = {
   error_type: 'timeout',
 } as const;
 
+/** A line a provider batch ended without answering. */
+export const NO_RESULT_ERROR = { type: 'server', message: 'The provider ended the batch without a result for this request', param: null, error_type: 'server' } as const;
+
 /**
  * The ends of a batch (ADR 0044): completed, expired, cancelled. Each is one transaction that
  * takes the batch's row lock first (the compare-and-set transition), so a sweep of another
@@ -26,9 +29,13 @@ export class BatchFinalizer {
     private readonly clock: Clock,
   ) {}
 
-  /** in_progress -> finalizing -> completed once no line is left to run. */
-  async complete(batchId: string): Promise<Batch | null> {
+  /**
+   * in_progress -> finalizing -> completed once no line is left to run. `native`: the provider
+   * ended the batch, so a line it returned no result for will get none: it fails, named.
+   */
+  async complete(batchId: string, native = false): Promise<Batch | null> {
     return this.store.prisma.$transaction(async (tx) => {
+      if (native) await this.failLeft(tx, batchId, NO_RESULT_ERROR);
       const left = await tx.batchRequest.count({ where: { batchId, status: { in: ['pending', 'running'] } } });
       if (left > 0) return null;
       const finalizing = await this.store.transition(batchId, 'finalizing', {}, tx);
@@ -42,21 +49,28 @@ export class BatchFinalizer {
     return this.store.prisma.$transaction(async (tx) => {
       const locked = await this.store.transition(batchId, 'expired', {}, tx);
       if (!locked) return null;
-      const now = this.clock.now();
-      const { count } = await tx.batchRequest.updateMany({
-        where: { batchId, status: { in: ['pending', 'running'] } },
-        data: { status: 'failed', error: BATCH_EXPIRED_ERROR, leaseOwner: null, leaseExpiresAt: null, finishedAt: now },
-      });
-      if (count > 0) await tx.batch.update({ where: { id: batchId }, data: { failedCount: { increment: count } } });
+      await this.failLeft(tx, batchId, BATCH_EXPIRED_ERROR);
       return this.close(tx, batchId, 'expired');
     });
   }
 
-  /** cancelling -> cancelled once no line is running under a live lease: the lines not started never run. */
-  async cancel(batchId: string): Promise<Batch | null> {
+  /** validating | in_progress -> failed: the start (native submit) or the provider refused the whole batch. */
+  async fail(batchId: string, message: string): Promise<Batch | null> {
+    return this.store.prisma.$transaction(async (tx) => {
+      const locked = await this.store.transition(batchId, 'failed', { errorMessage: message.slice(0, 2_000) }, tx);
+      if (!locked) return null;
+      return this.close(tx, batchId, 'failed');
+    });
+  }
+
+  /**
+   * cancelling -> cancelled once no line is running under a live lease: the lines not started
+   * never run. `native`: the provider reported it cancelled (its results are stored already).
+   */
+  async cancel(batchId: string, native = false): Promise<Batch | null> {
     return this.store.prisma.$transaction(async (tx) => {
       const now = this.clock.now();
-      const running = await tx.batchRequest.count({ where: { batchId, status: 'running', leaseExpiresAt: { gt: now } } });
+      const running = native ? 0 : await tx.batchRequest.count({ where: { batchId, status: 'running', leaseExpiresAt: { gt: now } } });
       if (running > 0) return null;
       const locked = await this.store.transition(batchId, 'cancelled', {}, tx);
       if (!locked) return null;
@@ -64,6 +78,14 @@ export class BatchFinalizer {
       await tx.batchRequest.updateMany({ where: { batchId, status: 'running' }, data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null } });
       return this.close(tx, batchId, 'cancelled');
     });
+  }
+
+  private async failLeft(tx: Prisma.TransactionClient, batchId: string, error: object): Promise<void> {
+    const { count } = await tx.batchRequest.updateMany({
+      where: { batchId, status: { in: ['pending', 'running'] } },
+      data: { status: 'failed', error, leaseOwner: null, leaseExpiresAt: null, finishedAt: this.clock.now() },
+    });
+    if (count > 0) await tx.batch.update({ where: { id: batchId }, data: { failedCount: { increment: count } } });
   }
 
   /** Stores the final usage and cost (sum of the lines) and finalized_at. */

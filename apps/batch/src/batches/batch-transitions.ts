@@ -6,9 +6,9 @@ import type { BatchStatusName } from '@gw/contracts';
  */
 export const BATCH_TRANSITIONS: Readonly<Record<BatchStatusName, readonly BatchStatusName[]>> = {
   validating: ['in_progress', 'failed', 'cancelling'],
-  in_progress: ['finalizing', 'expired', 'cancelling'],
+  in_progress: ['finalizing', 'expired', 'cancelling', 'failed'],
   finalizing: ['completed'],
-  cancelling: ['cancelled'],
+  cancelling: ['cancelled', 'expired'],
   completed: [],
   failed: [],
   expired: [],

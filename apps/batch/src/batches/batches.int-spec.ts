@@ -47,6 +47,7 @@ describe('batches run by the service', () => {
       NATS_URL: inject('natsUrl'),
       LOG_LEVEL: 'silent',
       BATCH_WORKER: 'false',
+      BATCH_NATIVE: 'false',
       BATCH_POLL_MS: '20',
       BATCH_LEASE_MS: String(LEASE_MS),
       BATCH_CONCURRENCY: '4',

@@ -157,9 +157,10 @@ export class BatchesService {
       if (status === 'cancelling' || status === 'cancelled') return batchView(batch, await this.usage(batch), null);
       throw new GatewayError(409, `Batch ${batchId} is ${status}: only a validating or in_progress batch can be cancelled`);
     }
+    // Upstream first: when the provider refuses (502), the batch is left as it was and the client may retry.
+    if (batch.upstream) await this.native.cancel(batch);
     const moved = await this.store.transition(batchId, 'cancelling', {}, undefined, [status]);
     if (!moved) return this.cancel(principal, batchId);
-    if (moved.upstream) await this.native.cancel(moved);
     return batchView(moved, await this.usage(moved), null);
   }
 

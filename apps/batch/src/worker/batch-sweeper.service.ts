@@ -4,10 +4,14 @@ import { CostGuard } from '../billing/cost-guard.service.js';
 import { BatchFinalizer } from '../batches/batch-finalizer.js';
 import { BatchStore } from '../batches/batch-store.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
-import { NativeBatches } from '../native/native-batches.js';
+import { GatewayError } from '@gw/errors';
+import { Prisma } from '../generated/prisma/client.js';
+import { NativeBatches, type UpstreamBatch } from '../native/native-batches.js';
 
 /** Most batches one step of a sweep takes at once. */
 const SWEEP_PAGE = 100;
+/** How long after its window a native batch the provider has not ended is expired here. */
+const NATIVE_EXPIRY_GRACE_MS = 3_600_000;
 
 /**
  * The time-driven moves of every batch (ADR 0044), run by every replica: each move is a
@@ -46,6 +50,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass over every kind of move. */
   async sweep(): Promise<void> {
     await this.start();
+    await this.pollNative();
     await this.expire();
     await this.complete();
     await this.cancel();
@@ -64,15 +69,56 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     for (const batch of batches) {
       try {
         const submission = await this.native.submit(batch);
-        await this.store.transition(batch.id, 'in_progress', submission.native ? { upstream: { ...submission.upstream } } : {});
+        const started = await this.store.transition(batch.id, 'in_progress', submission.native ? { upstream: submission.upstream as unknown as Prisma.InputJsonValue } : {}, undefined, ['validating']);
+        if (!started && submission.native) {
+          // Cancelled (or started by another replica) meanwhile: the upstream batch we made is not the batch's.
+          await this.native.cancel({ ...batch, upstream: submission.upstream as unknown as Prisma.JsonValue }, false).catch(() => undefined);
+        }
       } catch (error) {
-        await this.store.transition(batch.id, 'failed', { errorMessage: error instanceof Error ? error.message : String(error), finalizedAt: this.clock.now() });
+        // Inference or the bus away: try again next sweep. Anything else is the batch's failure.
+        if (error instanceof GatewayError && (error.status === 503 || error.status === 504)) continue;
+        const message = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`Batch ${batch.id} failed to start: ${message}`);
+        await this.finalizer.fail(batch.id, message);
+      }
+    }
+  }
+
+  /** Native batches due for a poll: their results become lines once the provider has them (ADR 0047 contract). */
+  private async pollNative(): Promise<void> {
+    const now = this.clock.now();
+    const batches = await this.prisma.batch.findMany({ where: { status: { in: ['in_progress', 'cancelling'] }, NOT: { upstream: { equals: Prisma.DbNull } } }, take: SWEEP_PAGE });
+    for (const batch of batches) {
+      const upstream = batch.upstream as unknown as UpstreamBatch;
+      if (new Date(upstream.nextPollAt) > now) continue;
+      try {
+        const outcome = await this.native.poll(batch);
+        if (outcome.kind === 'failed') await this.finalizer.fail(batch.id, outcome.message);
+        else if (outcome.kind === 'expired') await this.finalizer.expire(batch.id);
+        else if (outcome.kind === 'cancelled') await this.finalizer.cancel(batch.id, true);
+        else if (outcome.kind === 'ended' && batch.status === 'cancelling') await this.finalizer.cancel(batch.id, true);
+        else if (outcome.kind === 'ended') await this.finalizer.complete(batch.id, true);
+      } catch (error) {
+        this.logger.warn(`Polling native batch ${batch.id} failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
+        await this.native.postpone(batch);
       }
     }
   }
 
   private async expire(): Promise<void> {
-    const batches = await this.prisma.batch.findMany({ where: { status: 'in_progress', expiresAt: { lte: this.clock.now() } }, select: { id: true }, take: SWEEP_PAGE });
+    // A native batch is the provider's to expire (same 24 h); here only if it has not answered an hour later.
+    const now = this.clock.now();
+    const batches = await this.prisma.batch.findMany({
+      where: {
+        status: 'in_progress',
+        OR: [
+          { expiresAt: { lte: now }, upstream: { equals: Prisma.DbNull } },
+          { expiresAt: { lte: new Date(now.getTime() - NATIVE_EXPIRY_GRACE_MS) } },
+        ],
+      },
+      select: { id: true },
+      take: SWEEP_PAGE,
+    });
     for (const { id } of batches) if (await this.finalizer.expire(id)) this.logger.log(`Batch ${id} expired`);
   }
 
@@ -86,7 +132,8 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async cancel(): Promise<void> {
-    const batches = await this.prisma.batch.findMany({ where: { status: 'cancelling' }, select: { id: true }, take: SWEEP_PAGE });
+    // A native batch is cancelled when the provider says so (its poll brings the results of the lines that ran).
+    const batches = await this.prisma.batch.findMany({ where: { status: 'cancelling', upstream: { equals: Prisma.DbNull } }, select: { id: true }, take: SWEEP_PAGE });
     for (const { id } of batches) await this.finalizer.cancel(id);
   }
 
