@@ -62,8 +62,9 @@ const lines = {
 
 // Native: the sim models have a provider batch API (the catalog's batch price). Gateway-run: a
 // custom_id the providers' batch APIs refuse (a space) makes the submit answer `native: false`.
+// /v1/responses always runs by the gateway: inference has no provider batch codec for it (ADR 0047).
 const modes = Object.entries(lines).flatMap(([endpoint, line]) => [
-  { endpoint, line, mode: 'natively at the provider', id: (n: number) => `line-${n}` },
+  ...(endpoint === '/v1/responses' ? [] : [{ endpoint, line, mode: 'natively at the provider', id: (n: number) => `line-${n}` }]),
   { endpoint, line, mode: 'by the gateway', id: (n: number) => `line ${n}` },
 ]);
 
@@ -91,6 +92,11 @@ describe.each(modes)('a batch on $endpoint run $mode', ({ endpoint, line, mode, 
     const costs = batch.results!.map((item) => item.response!.body.usage.cost as number);
     expect(String(batch.usage.cost)).toBe(String(Number(await exactSum(costs))));
     expect(batch.usage).toMatchObject({ is_byok: false, iterations: null });
+    if (endpoint === '/v1/chat/completions' && mode !== 'by the gateway') {
+      // sim/gpt-4o-mini's batch price: half the live one (0.000000075 / 0.0000003 per token).
+      const usage = batch.results![0]!.response!.body.usage as { prompt_tokens: number; completion_tokens: number; cost: number };
+      expect(usage.cost).toBeCloseTo(usage.prompt_tokens * 0.000000075 + usage.completion_tokens * 0.0000003, 15);
+    }
     expect(batch.usage.prompt_tokens).toBeGreaterThan(0);
     expect(batch.usage.total_tokens).toBe(batch.usage.prompt_tokens + batch.usage.completion_tokens);
 

@@ -69,6 +69,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     for (const batch of batches) {
       try {
         const submission = await this.native.submit(batch);
+        if (!submission.native) this.logger.debug(`Batch ${batch.id} runs here: ${submission.reason}`);
         const started = await this.store.transition(batch.id, 'in_progress', submission.native ? { upstream: submission.upstream as unknown as Prisma.InputJsonValue } : {}, undefined, ['validating']);
         if (!started && submission.native) {
           // Cancelled (or started by another replica) meanwhile: the upstream batch we made is not the batch's.
