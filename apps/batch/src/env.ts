@@ -7,10 +7,10 @@ export class BatchEnv extends DatabaseServiceEnv {
   @IsIn(['true', 'false']) BATCH_WORKER: 'true' | 'false' = 'true';
 
   /** Lines one replica runs at once (all workspaces together): batches yield to live traffic. */
-  @IsInt() @Min(1) @Max(1_000) BATCH_CONCURRENCY: number = 4;
+  @IsInt() @Min(1) @Max(1_000) BATCH_CONCURRENCY: number = 8;
 
   /** Lines of one workspace running at once over every replica (fair sharing, ADR 0045). */
-  @IsInt() @Min(1) @Max(1_000) BATCH_WORKSPACE_CONCURRENCY: number = 2;
+  @IsInt() @Min(1) @Max(1_000) BATCH_WORKSPACE_CONCURRENCY: number = 4;
 
   /** How long a claimed line stays leased to its replica without renewal (ADR 0045). */
   @IsInt() @Min(1_000) @Max(3_600_000) BATCH_LEASE_MS: number = 60_000;

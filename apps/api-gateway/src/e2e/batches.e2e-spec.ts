@@ -208,6 +208,26 @@ describe('the batch API around the runs', () => {
   });
 });
 
+describe('the batch API rate limit', () => {
+  it('answers 429 with Retry-After past BATCH_API_RATE_LIMIT_RPM (600) per workspace, over all its keys', async () => {
+    const tenant = await seedWorkspace('1');
+    let refused: { status: number; body: unknown; headers: Headers } | undefined;
+    // Two keys of one workspace, each far below its own per-key limit (600 a minute).
+    for (let n = 0; n < 320 && !refused; n++) {
+      for (const key of [tenant.apiKey, tenant.managementKey]) {
+        const result = await call('/batches?limit=1', { key });
+        if (result.status === 429) refused = result;
+        else expect(result.status).toBe(200);
+      }
+    }
+    expect(refused).toBeDefined();
+    expect(envelopeOf(refused!).metadata).toMatchObject({ error_type: 'rate_limit_exceeded', limit_type: 'batch_requests_per_minute', limit: 600 });
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another workspace is not affected.
+    expect((await call('/batches?limit=1')).status).toBe(200);
+  });
+});
+
 async function workspaceUsage(workspaceId: string): Promise<string> {
   const { rows } = await management.query<{ usage: string }>('SELECT usage_total::text AS usage FROM workspaces WHERE id = $1', [workspaceId]);
   return String(Number(rows[0]!.usage));

@@ -139,6 +139,21 @@ describe('batches run by the service', () => {
     }
   });
 
+  it('shares a replica fairly: a small batch of another workspace is not queued behind a big one', async () => {
+    const big = await submit(principal(), 300);
+    const small = await submit(principal(), 20);
+    peers.delayMs = 3;
+    a.runner.start();
+    await until(async () => (await prisma.batchRequest.count({ where: { batchId: small, status: 'completed' } })) === 20);
+    const bigDone = await prisma.batchRequest.count({ where: { batchId: big, status: 'completed' } });
+    await until(async () => (await prisma.batchRequest.count({ where: { batchId: big, status: 'completed' } })) === 300);
+    await a.runner.stop();
+    peers.delayMs = 0;
+    // Half the slots each while both run: the small one ends long before the big one.
+    expect(bigDone).toBeLessThan(100);
+    await a.sweeper.sweep();
+  });
+
   it('a replica killed mid-batch loses nothing: its leased lines run again on the other one once the lease ends, and its late answers are dropped', async () => {
     const who = principal();
     const batchId = await submit(who, 20);
@@ -154,6 +169,7 @@ describe('batches run by the service', () => {
     await until(async () => (await prisma.batchRequest.count({ where: { batchId, status: 'completed' } })) === 16);
     expect(await prisma.batchRequest.count({ where: { batchId, status: 'running', leaseOwner: a.runner.owner } })).toBe(4);
     clock.advance(LEASE_MS + 1);
+    await a.sweeper.sweep(); // the expired leases' lines are pending again
     await until(async () => (await prisma.batchRequest.count({ where: { batchId, status: 'completed' } })) === 20);
     peers.release(); // the dead replica's answers arrive late
     await a.runner.stop();

@@ -7,6 +7,7 @@ import { BATCH_ENV, type BatchEnv } from '../env.js';
 import { GatewayError } from '@gw/errors';
 import { Prisma } from '../generated/prisma/client.js';
 import { NativeBatches, type UpstreamBatch } from '../native/native-batches.js';
+import { LineClaims } from './line-claims.js';
 
 /** Most batches one step of a sweep takes at once. */
 const SWEEP_PAGE = 100;
@@ -29,6 +30,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly finalizer: BatchFinalizer,
     private readonly guard: CostGuard,
     private readonly native: NativeBatches,
+    private readonly claims: LineClaims,
     private readonly clock: Clock,
     @Inject(BATCH_ENV) private readonly env: BatchEnv,
   ) {}
@@ -49,6 +51,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One pass over every kind of move. */
   async sweep(): Promise<void> {
+    await this.claims.reclaimExpired(this.clock.now());
     await this.start();
     await this.pollNative();
     await this.expire();

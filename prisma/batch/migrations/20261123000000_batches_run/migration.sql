@@ -35,3 +35,6 @@ CREATE UNIQUE INDEX "batch_requests_batch_id_line_number_key" ON "batch_requests
 
 -- CreateIndex
 CREATE INDEX "batch_requests_status_lease_expires_at_idx" ON "batch_requests"("status", "lease_expires_at");
+
+-- CreateIndex
+CREATE INDEX "batch_requests_claim_idx" ON "batch_requests"("workspace_id", "status", "batch_id", "line_number");
