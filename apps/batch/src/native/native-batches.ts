@@ -144,7 +144,8 @@ export class NativeBatches {
             finishedAt: now,
           },
         });
-        if (count === 1) result.ok ? completed++ : failed++;
+        if (count === 1 && result.ok) completed++;
+        else if (count === 1) failed++;
       }
       if (completed + failed > 0) await tx.batch.update({ where: { id: batchId }, data: { completedCount: { increment: completed }, failedCount: { increment: failed } } });
     });
