@@ -14,7 +14,7 @@ describe('bus permissions (ADR 0035)', () => {
   });
 
   it('lets only the gateway send a request that carries a principal, and batch the native-batch ones', () => {
-    const nativeBatches = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
+    const nativeBatches: string[] = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
     expect(nativeBatches).toHaveLength(4);
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
