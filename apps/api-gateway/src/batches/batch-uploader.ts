@@ -15,6 +15,7 @@ import { GatewayError } from '@gw/errors';
 import type { RpcClient } from '@gw/messaging';
 import type { BatchLimits } from './batch-limits.js';
 import { validateLineBody } from './batch-line-validator.js';
+import { asBatchServiceError } from './batch-service-error.js';
 
 /** A chunk of lines goes to the batch service at about this size (far below NATS' 1 MB). */
 const APPEND_CHUNK_BYTES = 512 * 1024;
@@ -73,7 +74,7 @@ export class BatchUploader {
       return await this.rpc.send<BatchView>(SUBJECTS.batch.batchesSubmit, { principal: this.principal, batchId: this.batchId, total: this.lines });
     } catch (error) {
       if (this.batchId) await this.rpc.send(SUBJECTS.batch.batchesAbort, { principal: this.principal, batchId: this.batchId }).catch(() => undefined);
-      throw error;
+      throw asBatchServiceError(error);
     }
   }
 

@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { BatchRateLimitGuard } from './batch-rate-limit.guard.js';
+import { asBatchServiceError } from './batch-service-error.js';
 import { takeBatchUpload } from './batch-upload.hook.js';
 import { BatchUploader } from './batch-uploader.js';
 
@@ -41,12 +42,12 @@ export class BatchesController {
 
   @Get()
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<BatchListView> {
-    return this.rpc.send<BatchListView>(SUBJECTS.batch.batchesList, { principal, ...listQuery(query) });
+    return this.send<BatchListView>(SUBJECTS.batch.batchesList, { principal, ...listQuery(query) });
   }
 
   @Get(':id')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
-    return this.rpc.send<BatchView>(SUBJECTS.batch.batchesGet, { principal, batchId: batchId(id) });
+    return this.send<BatchView>(SUBJECTS.batch.batchesGet, { principal, batchId: batchId(id) });
   }
 
   /** Beyond the spec: every result as JSONL, read from the batch service page by page. */
@@ -54,7 +55,7 @@ export class BatchesController {
   async results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
     const ref = { principal, batchId: batchId(id) };
     // The first page is fetched before any byte is sent, so a 402 / 404 / 410 is a proper answer.
-    let page = await this.rpc.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
+    let page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
     reply.raw.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' });
     for (;;) {
       const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
@@ -68,14 +69,24 @@ export class BatchesController {
   @Post(':id/cancel')
   @HttpCode(200)
   cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
-    return this.rpc.send<BatchView>(SUBJECTS.batch.batchesCancel, { principal, batchId: batchId(id) });
+    return this.send<BatchView>(SUBJECTS.batch.batchesCancel, { principal, batchId: batchId(id) });
   }
 
   @Delete(':id')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchDeletedView> {
-    return this.rpc.send<BatchDeletedView>(SUBJECTS.batch.batchesDelete, { principal, batchId: batchId(id) });
+    return this.send<BatchDeletedView>(SUBJECTS.batch.batchesDelete, { principal, batchId: batchId(id) });
+  }
+
+  /** Spec §4.1: the batch service unavailable (no replica, silent, timed out) is a 502, retryable. */
+  private async send<T>(subject: string, payload: unknown): Promise<T> {
+    try {
+      return await this.rpc.send<T>(subject, payload);
+    } catch (error) {
+      throw asBatchServiceError(error);
+    }
   }
 }
+
 
 /** An id of another shape names no batch: 404, as for an unknown one. */
 function batchId(id: string): string {

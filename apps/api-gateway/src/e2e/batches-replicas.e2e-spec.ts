@@ -85,8 +85,16 @@ describe('a batch replica killed mid-run', () => {
     expect(created.status).toBe(202);
     const id = created.body.id as string;
 
-    // Kill batch-1 once the batch is well under way (both replicas hold leases by then).
+    // Kill batch-1 once the batch is well under way and batch-1 holds leases (its lease owner starts with its pid).
+    const batchDatabase = new pg.Client({ connectionString: stack.managementDatabaseUrl.replace(/_management(\?|$)/, '_batch$1') });
+    await batchDatabase.connect();
+    const victim = run.process('batch-1').child.pid!;
+    const heldByVictim = async () => {
+      const { rows } = await batchDatabase.query<{ held: string }>("SELECT count(*)::text AS held FROM batch_requests WHERE batch_id = $1 AND status = 'running' AND lease_owner LIKE $2", [id, `${victim}-%`]);
+      return Number(rows[0]!.held);
+    };
     await expect.poll(async () => (await read(id)).request_counts.completed, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(40);
+    await expect.poll(heldByVictim, { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
     run.process('batch-1').child.kill('SIGKILL');
     const killedAt = (await read(id)).request_counts.completed as number;
     expect(killedAt).toBeLessThan(LINES);
@@ -110,8 +118,6 @@ describe('a batch replica killed mid-run', () => {
       return equal[0]!.equal;
     }, { timeout: 15_000 }).toBe(true);
     // The killed replica held leases: those lines ran again on batch-2 (once each as results).
-    const batchDatabase = new pg.Client({ connectionString: stack.managementDatabaseUrl.replace(/_management(\?|$)/, '_batch$1') });
-    await batchDatabase.connect();
     const { rows: attempts } = await batchDatabase.query<{ retried: string }>('SELECT count(*) FILTER (WHERE attempts > 1)::text AS retried FROM batch_requests WHERE batch_id = $1', [id]);
     await batchDatabase.end();
     expect(Number(attempts[0]!.retried)).toBeGreaterThan(0);
@@ -120,5 +126,17 @@ describe('a batch replica killed mid-run', () => {
     const { rows: still } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [await workspaceUsage(), rows[0]!.expected]);
     expect(still[0]!.equal).toBe(true);
     await run.restartProcess('batch-1');
+  });
+
+  it('answers 502 (spec §4.1: batch service unavailable) while no batch replica runs, and serves again once one is back', async () => {
+    run.process('batch-1').child.kill('SIGKILL');
+    run.process('batch-2').child.kill('SIGKILL');
+    await expect.poll(async () => (await call('/batches?limit=1')).status, { timeout: 30_000, interval: 200 }).toBe(502);
+    const refused = await call('/batches/batch_00000000000000000000000000000000');
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toMatchObject({ code: 502, metadata: { retryable: true } });
+    await run.restartProcess('batch-1');
+    await run.restartProcess('batch-2');
+    await expect.poll(async () => (await call('/batches?limit=1')).status, { timeout: 30_000, interval: 200 }).toBe(200);
   });
 });
