@@ -79,7 +79,7 @@ export class NativeBatches {
     if (reply.state === 'failed') return { kind: 'failed', message: reply.error?.message ?? 'The provider refused the batch' };
     if (reply.state === 'in_progress' || reply.state === 'cancelling' || !reply.results) {
       const delay = Math.min(upstream.pollDelayMs * 2, this.env.BATCH_NATIVE_POLL_MAX_MS);
-      const next: UpstreamBatch = { ...upstream, nextPollAt: this.after(upstream.pollDelayMs), pollDelayMs: delay };
+      const next: UpstreamBatch = { ...upstream, nextPollAt: this.after(delay), pollDelayMs: delay };
       await this.prisma.batch.update({ where: { id: batch.id }, data: { upstream: next as unknown as Prisma.InputJsonValue } });
       return { kind: 'waiting' };
     }
@@ -90,7 +90,8 @@ export class NativeBatches {
   /** A poll that failed (the provider or inference away): the next one after the backoff. */
   async postpone(batch: Batch): Promise<void> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
-    const next: UpstreamBatch = { ...upstream, nextPollAt: this.after(upstream.pollDelayMs), pollDelayMs: Math.min(upstream.pollDelayMs * 2, this.env.BATCH_NATIVE_POLL_MAX_MS) };
+    const delay = Math.min(upstream.pollDelayMs * 2, this.env.BATCH_NATIVE_POLL_MAX_MS);
+    const next: UpstreamBatch = { ...upstream, nextPollAt: this.after(delay), pollDelayMs: delay };
     await this.prisma.batch.update({ where: { id: batch.id }, data: { upstream: next as unknown as Prisma.InputJsonValue } });
   }
 

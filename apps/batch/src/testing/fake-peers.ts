@@ -24,12 +24,35 @@ export class FakePeers {
   /** Texts answered with this status instead (a provider error). */
   readonly failWith = new Map<string, number>();
   credits: CreditsView = { total_credits: 100, total_usage: 0 };
+  /** Native batches (inference.batches.native.*): what submit answers, and each status poll in turn. */
+  nativeSubmit: unknown = { native: false, reason: 'no provider batch API' };
+  nativeStatuses: unknown[] = [];
+  readonly nativeCalls: Array<{ subject: string; data: Record<string, unknown> }> = [];
   creditsAsked = 0;
   private readonly subscriptions: Subscription[] = [];
 
   constructor(connection: NatsConnection) {
     for (const subject of [SUBJECTS.inference.chatCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.embeddingsCreate]) {
       this.subscriptions.push(connection.subscribe(subject, { queue: 'inference', callback: (_error, message) => void this.onLine(subject, message) }));
+    }
+    for (const subject of [SUBJECTS.inference.batchesNativeSubmit, SUBJECTS.inference.batchesNativeStatus, SUBJECTS.inference.batchesNativeCancel, SUBJECTS.inference.batchesNativeDelete]) {
+      this.subscriptions.push(
+        connection.subscribe(subject, {
+          callback: (_error, message) => {
+            const { id, data } = message.json<{ id: string; data: Record<string, unknown> }>();
+            this.nativeCalls.push({ subject, data });
+            const response =
+              subject === SUBJECTS.inference.batchesNativeSubmit
+                ? this.nativeSubmit
+                : subject === SUBJECTS.inference.batchesNativeStatus
+                  ? (this.nativeStatuses.length > 1 ? this.nativeStatuses.shift() : this.nativeStatuses[0])
+                  : subject === SUBJECTS.inference.batchesNativeCancel
+                    ? { state: 'cancelling' }
+                    : { status: 'deleted', provider: 'simulator-openai' };
+            message.respond(JSON.stringify({ id, response, isDisposed: true }));
+          },
+        }),
+      );
     }
     this.subscriptions.push(
       connection.subscribe(SUBJECTS.management.creditsGet, {
