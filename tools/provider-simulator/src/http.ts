@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Past this many bytes an oversized body is no longer drained: the socket is destroyed. */
-const MAX_DRAIN_BYTES = 4 * MAX_BODY_BYTES;
+/** Batch uploads (a Files API upload, an Anthropic message batch): OpenAI takes batch files up to 200 MB. */
+export const MAX_BATCH_BODY_BYTES = 200 * 1024 * 1024;
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: OutgoingHttpHeaders): void {
   if (res.headersSent || res.destroyed) return;
@@ -23,10 +23,12 @@ export function sleep(ms: number): Promise<void> {
 export type BodyResult = { ok: true; body: Buffer } | { ok: false; tooLarge: true } | { ok: false; tooLarge: false };
 
 /**
- * Reads the request body up to MAX_BODY_BYTES. An oversized body is drained (so the client
+ * Reads the request body up to `maxBytes` (MAX_BODY_BYTES by default). An oversized body is drained (so the client
  * can read the 413) and reported as `tooLarge`; an aborted request as `tooLarge: false`.
  */
-export function readBody(req: IncomingMessage): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<BodyResult> {
+  /** Past this many bytes an oversized body is no longer drained: the socket is destroyed. */
+  const maxDrain = 4 * maxBytes;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -39,14 +41,14 @@ export function readBody(req: IncomingMessage): Promise<BodyResult> {
     };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      else if (size > MAX_DRAIN_BYTES) {
+      if (size <= maxBytes) chunks.push(chunk);
+      else if (size > maxDrain) {
         req.destroy();
         finish({ ok: false, tooLarge: false });
       }
     });
     req.on('end', () => {
-      if (size > MAX_BODY_BYTES) finish({ ok: false, tooLarge: true });
+      if (size > maxBytes) finish({ ok: false, tooLarge: true });
       else finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     });
     req.on('error', () => finish({ ok: false, tooLarge: false }));

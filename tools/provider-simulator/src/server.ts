@@ -7,7 +7,7 @@ import { handleFileRoute, handleUploadFile } from './batches/openai-files.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
-import { readBody, sendJson } from './http.ts';
+import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
 import { handleResponses } from './responses.ts';
 import { peekStreamStats } from './stream-stats.ts';
@@ -94,7 +94,8 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     }
     const handler = bodyHandlerFor(path);
     if (handler) {
-      const result = await readBody(req);
+      const batchUpload = handler === handleUploadFile || handler === handleCreateBatch || handler === handleCreateMessageBatch;
+      const result = await readBody(req, batchUpload ? MAX_BATCH_BODY_BYTES : undefined);
       if (result.ok) return handler(req, res, result.body);
       if (result.tooLarge) return sendTooLarge(res, path);
       return;

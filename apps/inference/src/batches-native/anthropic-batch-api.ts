@@ -39,7 +39,7 @@ export class AnthropicBatchApi implements ProviderBatchApi {
     markCommitted(); // the provider may run (and bill) the batch from here (ADR 0025)
     const created = this.expectOk(target, await this.call(target, 'POST', '/messages/batches', JSON.stringify({ requests: lines.map((line) => ({ custom_id: line.custom_id, params: line.body })) })));
     const id = (created as { id?: unknown }).id;
-    if (typeof id !== 'string') throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
     return { upstreamBatchId: id };
   }
 

@@ -22,6 +22,8 @@ import { principalFixture, PrivateNatsServer, testDatabaseUrl } from '@gw/testin
 import { Prisma } from '../generated/prisma/client.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -33,7 +35,7 @@ import { nativeGenerationId } from './native-batches.service.js';
 const LIVE = { prompt: '0.000002', completion: '0.000004' };
 const BATCH = { prompt: '0.000001', completion: '0.000002' };
 
-function catalogFor(simulatorUrl: string): unknown {
+function catalogFor(simulatorUrl: string, hangingUrl: string): unknown {
   const openai = (id: string) => ({ id, name: id, format: 'openai', baseUrl: `${simulatorUrl}/openai/v1`, apiKey: 'sk-sim' });
   const model = (id: string, endpoints: Array<{ provider: string; upstreamModel: string; batch?: boolean }>, extra: Record<string, unknown> = {}) => ({
     id,
@@ -44,17 +46,18 @@ function catalogFor(simulatorUrl: string): unknown {
     endpoints: endpoints.map((endpoint) => ({ provider: endpoint.provider, upstreamModel: endpoint.upstreamModel, pricing: LIVE, ...(endpoint.batch === false ? {} : { batch: { pricing: BATCH } }) })),
   });
   return {
-    providers: [openai('sim-oa'), openai('sim-ob'), { id: 'sim-an', name: 'Sim Anthropic', format: 'anthropic', baseUrl: `${simulatorUrl}/anthropic/v1`, apiKey: 'sk-ant-sim' }],
+    providers: [openai('sim-oa'), openai('sim-ob'), { ...openai('hang'), baseUrl: `${hangingUrl}/v1` }, { id: 'sim-an', name: 'Sim Anthropic', format: 'anthropic', baseUrl: `${simulatorUrl}/anthropic/v1`, apiKey: 'sk-ant-sim' }],
     models: [
       model('t/gpt', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini' }]),
       model('t/claude', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5' }]),
       model('t/embed', [{ provider: 'sim-oa', upstreamModel: 'text-embedding-3-small' }], { outputModalities: ['embeddings'] }),
       model('t/live-only', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini', batch: false }]),
       model('t/slow', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-line-delay=60' }]),
-      model('t/claude-slow', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-line-delay=60' }]),
+      model('t/claude-slow', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-line-delay=100' }]),
       model('t/expiring', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5;batch-expire=1' }]),
       model('t/refused', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-fail=1' }]),
       model('t/down', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-status=503' }]),
+      model('t/hang', [{ provider: 'hang', upstreamModel: 'gpt-4o-mini' }]),
       model('t/fallback', [
         { provider: 'sim-oa', upstreamModel: 'gpt-4o-mini;batch-status=503' },
         { provider: 'sim-ob', upstreamModel: 'gpt-4o-mini' },
@@ -75,6 +78,8 @@ describe('inference.batches.native.* against the simulator', () => {
   let nats: ResilientNatsConnection;
   let rpc: RpcClient;
   let management: FakeManagement;
+  /** A provider that accepts connections and never answers. */
+  let hanging: Server;
 
   const principalOf = (overrides: Partial<Principal> = {}) => principalFixture('d'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID(), ...overrides });
   const chatLine = (customId: string, text: string, extra: Record<string, unknown> = {}) => ({ custom_id: customId, body: { messages: [{ role: 'user', content: text }], ...extra } });
@@ -108,9 +113,11 @@ describe('inference.batches.native.* against the simulator', () => {
     configureBatches({ delayMs: 30 });
     natsServer = await PrivateNatsServer.start();
     simulator = await startSimulator();
+    hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     const catalogPath = join(mkdtempSync(join(tmpdir(), 'gw-catalog-')), 'models.json');
-    writeFileSync(catalogPath, JSON.stringify(catalogFor(simulator.url)));
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsServer.url, LOG_LEVEL: 'silent', MODEL_CATALOG_PATH: catalogPath, BYOK_FEE_RATE: '0.1', NATIVE_BATCH_CALL_TIMEOUT_MS: '5000' });
+    writeFileSync(catalogPath, JSON.stringify(catalogFor(simulator.url, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`)));
+    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsServer.url, LOG_LEVEL: 'silent', MODEL_CATALOG_PATH: catalogPath, BYOK_FEE_RATE: '0.1', NATIVE_BATCH_CALL_TIMEOUT_MS: '2000' });
     service = await bootstrapService(AppModule.forRoot(env), { queue: 'inference', natsUrl: natsServer.url });
     nats = await ResilientNatsConnection.open({ servers: natsServer.url, name: 'native-batches-spec' });
     rpc = new RpcClient(nats, 10_000);
@@ -124,6 +131,8 @@ describe('inference.batches.native.* against the simulator', () => {
     await nats?.close();
     await service?.close();
     await simulator?.close();
+    hanging?.closeAllConnections();
+    await new Promise((resolve) => hanging?.close(resolve));
     await natsServer?.stop();
   });
 
@@ -184,6 +193,16 @@ describe('inference.batches.native.* against the simulator', () => {
     const chat = await until(principal, chatHandle, finished);
     expect((chat.results![0]!.body as unknown as ChatCompletionView)).toMatchObject({ object: 'chat.completion', model: 't/claude', choices: [{ finish_reason: 'stop' }] });
 
+    // Messages on an OpenAI-format endpoint: sent as chat completions, answered as an Anthropic message.
+    const translatedHandle = await submitted(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm2', body: { max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a joke' }] } }] });
+    expect(translatedHandle).toMatchObject({ api: 'openai', endpoint: '/v1/messages' });
+    const translated = await until(principal, translatedHandle, finished);
+    const translatedMessage = translated.results![0]!.body as unknown as MessageView;
+    expect(translatedMessage).toMatchObject({ type: 'message', model: 't/gpt', stop_reason: 'end_turn', content: [{ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me a joke\./) }] });
+    expect(translatedMessage.usage.cost).toBe(batchCost(translatedMessage.usage.input_tokens, translatedMessage.usage.output_tokens).toNumber());
+    // A messages line with an Anthropic-only field cannot go to an OpenAI-format batch: the gateway runs it.
+    expect(await submit(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm3', body: { max_tokens: 100, container: 'c', messages: [{ role: 'user', content: 'x' }] } }] })).toMatchObject({ native: false, reason: expect.stringMatching(/container/) });
+
     const embedHandle = await submitted(principal, { model: 't/embed', endpoint: '/v1/embeddings', lines: [{ custom_id: 'e1', body: { input: 'hello world' } }] });
     const embeddings = await until(principal, embedHandle, finished);
     const list = embeddings.results![0]!.body as unknown as EmbeddingsView;
@@ -214,13 +233,15 @@ describe('inference.batches.native.* against the simulator', () => {
     const handle = await submitted(principal, { model: 't/gpt', lines: [chatLine('a', 'x')] });
     await expect(status(principalOf(), handle)).rejects.toMatchObject({ status: 404 });
     await expect(status(principal, { ...handle, v: 2 } as unknown as NativeBatchHandle)).rejects.toMatchObject({ status: 400 });
+    // Provider ids go into URL paths: a handle cannot walk to another path with the gateway's key.
+    await expect(remove(principal, { ...handle, upstreamBatchId: '../files' })).rejects.toMatchObject({ status: 400 });
+    await expect(remove(principal, { ...handle, inputFileId: 'file-x/../../batches' })).rejects.toMatchObject({ status: 400 });
   });
 
   it('cancels an OpenAI batch: cancelling, then cancelled with the lines that ran and batch_cancelled for the rest', async () => {
     const principal = principalOf();
     const handle = await submitted(principal, { model: 't/slow', lines: Array.from({ length: 24 }, (_, i) => chatLine(`l${i}`, `line ${i}`)) });
-    await until(principal, handle, (reply) => reply.state === 'in_progress');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(principal, handle, (reply) => reply.counts.completed > 0);
     expect((await cancel(principal, handle)).state).toBe('cancelling');
     const done = await until(principal, handle, finished);
     expect(done.state).toBe('cancelled');
@@ -273,6 +294,10 @@ describe('inference.batches.native.* against the simulator', () => {
     const failed = await until(principal, refused, finished);
     expect(failed).toMatchObject({ state: 'failed', error: { message: expect.stringMatching(/refused/) } });
     expect(failed.results).toBeUndefined();
+    // A provider that never answers: the whole-call deadline (NATIVE_BATCH_CALL_TIMEOUT_MS, 2 s here) ends the submit.
+    const started = Date.now();
+    await expect(submit(principal, { model: 't/hang', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 502, errorType: 'provider_unavailable', metadata: { provider: 'hang', operation: 'submit' } });
+    expect(Date.now() - started).toBeLessThan(8_000);
     const fallback = await submitted(principal, { model: 't/fallback', lines: [chatLine('a', 'x')] });
     expect(fallback).toMatchObject({ provider: 'sim-ob', endpointId: 'sim-ob/gpt-4o-mini' });
     await expect(submit(principal, { model: 't/fallback', provider: { allow_fallbacks: false }, lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 502 });

@@ -15,6 +15,9 @@ interface OpenAiBatch {
   request_counts?: { total: number; completed: number; failed: number } | null;
 }
 
+/** An id the provider gave that goes back into a URL path. */
+const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
 const STATES: Record<OpenAiBatch['status'], NativeBatchState> = {
   validating: 'in_progress',
   in_progress: 'in_progress',
@@ -44,7 +47,7 @@ export class OpenAiBatchApi implements ProviderBatchApi {
     form.set('file', new Blob([jsonl], { type: 'application/jsonl' }), `${meta.batchId}.jsonl`);
     const file = this.expectOk(target, await this.call(target, 'POST', '/files', form));
     const inputFileId = (file as { id?: unknown }).id;
-    if (typeof inputFileId !== 'string') throw transportFailure(target.provider.id, 'protocol', 'sent a malformed file object');
+    if (typeof inputFileId !== 'string' || !SAFE_ID.test(inputFileId)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed file object');
     // From here the provider may run (and bill) the batch: the batch service must not resend it (ADR 0025).
     markCommitted();
     const created = await this.call(target, 'POST', '/batches', JSON.stringify({ input_file_id: inputFileId, endpoint: meta.path, completion_window: '24h', metadata: { gateway_batch_id: meta.batchId } }));
@@ -54,7 +57,7 @@ export class OpenAiBatchApi implements ProviderBatchApi {
       throw failureOf(target.provider.id, created, openAiErrorDetail);
     }
     const batch = created.json as Partial<OpenAiBatch> | undefined;
-    if (typeof batch?.id !== 'string') throw transportFailure(target.provider.id, 'protocol', 'sent a malformed batch object');
+    if (typeof batch?.id !== 'string' || !SAFE_ID.test(batch.id)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed batch object');
     return { upstreamBatchId: batch.id, inputFileId };
   }
 
@@ -71,6 +74,7 @@ export class OpenAiBatchApi implements ProviderBatchApi {
     const rows: UpstreamLineRow[] = [];
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (!fileId) continue;
+      if (!SAFE_ID.test(fileId)) throw transportFailure(target.provider.id, 'protocol', 'named a result file id that is not an id');
       const content = await this.call(target, 'GET', `/files/${fileId}/content`);
       if (content.status >= 400) throw failureOf(target.provider.id, content, openAiErrorDetail);
       for (const row of parseJsonl(target.provider.id, content.text)) rows.push(rowOf(row));
@@ -91,7 +95,7 @@ export class OpenAiBatchApi implements ProviderBatchApi {
   /** OpenAI keeps batch objects (no delete); what holds the workspace's data is the files. */
   async delete(target: BatchTarget, ref: UpstreamBatchRef): Promise<'deleted' | 'already_deleted'> {
     const batch = await this.batch(target, ref);
-    const fileIds = [ref.inputFileId, batch.output_file_id, batch.error_file_id].filter((id): id is string => typeof id === 'string' && id.length > 0);
+    const fileIds = [ref.inputFileId, batch.output_file_id, batch.error_file_id].filter((id): id is string => typeof id === 'string' && SAFE_ID.test(id));
     let deleted = 0;
     for (const fileId of fileIds) {
       const response = await this.call(target, 'DELETE', `/files/${fileId}`);

@@ -34,6 +34,8 @@ export function openAiErrorDetail(body: unknown): UpstreamErrorDetail {
 
 /** Largest provider body read into memory (a guard against a runaway upstream), chunked or not. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** A batch's result file (OpenAI's output file of up to 50,000 lines) is read whole: a larger cap, on its own small pool. */
+const MAX_BATCH_FILE_BYTES = 512 * 1024 * 1024;
 
 /**
  * HTTP calls to providers over one keep-alive pool (undici Agent), with a connect timeout,
@@ -42,16 +44,12 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 @Injectable()
 export class UpstreamClient implements OnModuleDestroy {
   private readonly agent: Agent;
+  private readonly batchAgent: Agent;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    this.agent = new Agent({
-      connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS },
-      headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-      bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS,
-      connections: env.UPSTREAM_CONNECTIONS,
-      keepAliveTimeout: 30_000,
-      maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    const timeouts = { connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS }, headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS, bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS, keepAliveTimeout: 30_000 };
+    this.agent = new Agent({ ...timeouts, connections: env.UPSTREAM_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES });
+    this.batchAgent = new Agent({ ...timeouts, connections: 16, maxResponseSize: MAX_BATCH_FILE_BYTES });
   }
 
   async postJson(provider: string, url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<UpstreamResponse> {
@@ -128,15 +126,16 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   /**
-   * Any other provider call (the batch and file APIs, ADR 0047): the raw status, headers and
-   * body text, whatever the status. Same pool and timeouts; transport failures as in postJson.
+   * Any other provider call (the batch and file APIs, ADR 0047): the raw status and body text,
+   * whatever the status. Same timeouts on a pool of its own whose answers may be as large as
+   * a batch's result file; transport failures as in postJson.
    * It does not mark the request committed: a caller whose call makes the provider do (and
    * bill) work calls `markCommitted()` itself.
    */
   async call(provider: string, options: { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; body?: string | FormData; signal?: AbortSignal }): Promise<RawUpstreamResponse> {
     let response;
     try {
-      response = await request(options.url, { method: options.method, dispatcher: this.agent, headers: options.headers, body: options.body, signal: options.signal });
+      response = await request(options.url, { method: options.method, dispatcher: this.batchAgent, headers: options.headers, body: options.body, signal: options.signal });
     } catch (error) {
       throw toTransportFailure(provider, error);
     }
@@ -149,7 +148,7 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.batchAgent.close()]);
   }
 }
 
