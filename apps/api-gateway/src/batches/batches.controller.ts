@@ -57,13 +57,18 @@ export class BatchesController {
     // The first page is fetched before any byte is sent, so a 402 / 404 / 410 is a proper answer.
     let page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
     reply.raw.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' });
-    for (;;) {
-      const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
-      if (text && !reply.raw.write(text)) await new Promise((resolve) => reply.raw.once('drain', resolve));
-      if (page.nextAfterIndex === null || reply.raw.destroyed) break;
-      page = await this.rpc.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: page.nextAfterIndex, limit: RESULTS_PAGE });
+    try {
+      for (;;) {
+        const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
+        if (text && !reply.raw.write(text)) await new Promise((resolve) => reply.raw.once('drain', resolve));
+        if (page.nextAfterIndex === null || reply.raw.destroyed) break;
+        page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: page.nextAfterIndex, limit: RESULTS_PAGE });
+      }
+      reply.raw.end();
+    } catch (error) {
+      // The status is sent: a later page that fails cuts the body short, never ends it cleanly.
+      reply.raw.destroy(error instanceof Error ? error : new Error(String(error)));
     }
-    reply.raw.end();
   }
 
   @Post(':id/cancel')
