@@ -7,6 +7,8 @@ import { RateLimitModule } from '@gw/rate-limit';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { KeyUsageTracker } from './auth/key-usage.tracker.js';
+import { BatchesController } from './batches/batches.controller.js';
+import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
@@ -37,7 +39,7 @@ export class AppModule {
         NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'api-gateway', auth: natsAuthFromEnv(env, 'api-gateway'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
       ],
-      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController, OpenApiController],
+      controllers: [HealthController, KeysController, ByokController, ChatController, MessagesController, ResponsesController, ModelsController, PresetsController, CreditsController, EmbeddingsController, InternsController, DaemonSignController, IdentityController, BatchesController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
@@ -45,6 +47,7 @@ export class AppModule {
         KeyUsageTracker,
         ChatStreamRelay,
         OpenApiDocumentHolder,
+        BatchRateLimitGuard,
         { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },
         // Guards run in this order: the key first, then its limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -9,6 +9,7 @@ import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
+import { registerBatchUploadHook } from './batches/batch-upload.hook.js';
 import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -35,6 +36,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   registerRequestIdHeader(fastify);
   registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
+  registerBatchUploadHook(fastify);
   registerJsonBodyParser(fastify);
   registerQueryCheck(fastify);
   // Every body this API takes is JSON: anything else is refused before it is parsed.

@@ -17,6 +17,30 @@ export class GatewayEnv extends CommonEnv {
   @Max(100 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
+  /** Most requests (lines) in one batch (413 beyond; ADR 0044). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  BATCH_MAX_LINES: number = 50_000;
+
+  /** Largest POST /v1/batches body, in bytes, read as a stream (413 beyond; ADR 0044). */
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  BATCH_MAX_BYTES: number = 100 * 1024 * 1024;
+
+  /** Largest single request of a batch (its `{custom_id, body}` as JSON), in bytes (413 beyond). */
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
+  BATCH_MAX_LINE_BYTES: number = 1024 * 1024;
+
+  /** Batch API requests per minute per workspace (429 with Retry-After beyond). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  BATCH_API_RATE_LIMIT_RPM: number = 600;
+
   /** Upper bound for one chat completion through inference, in milliseconds. */
   @IsInt()
   @Min(1000)

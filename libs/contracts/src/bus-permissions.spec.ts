@@ -14,11 +14,15 @@ describe('bus permissions (ADR 0035)', () => {
   });
 
   it('lets only the gateway send a request that carries a principal, and batch the native-batch ones', () => {
-    const nativeBatches = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
+    const nativeBatches: string[] = Object.values(SUBJECTS.inference).filter((subject) => subject.startsWith('inference.batches.native.'));
     expect(nativeBatches).toHaveLength(4);
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
-    for (const route of withPrincipal) expect(route.callers, route.subject).toEqual(nativeBatches.includes(route.subject) ? ['batch'] : ['api-gateway']);
+    // Batch runs its lines, and reads its workspace balance, as the principal stored at submission (ADR 0045, 0046).
+    const asBatch = new Set<string>([SUBJECTS.inference.chatCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.embeddingsCreate, SUBJECTS.management.creditsGet]);
+    for (const route of withPrincipal) {
+      expect(route.callers, route.subject).toEqual(nativeBatches.includes(route.subject) ? ['batch'] : asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway']);
+    }
     for (const user of BUS_USERS.filter((name) => name !== 'api-gateway')) {
       for (const route of withPrincipal.filter((candidate) => !candidate.callers.includes(user))) {
         expect(publishes(user), `${user} -> ${route.subject}`).not.toContain(route.subject);
@@ -26,7 +30,7 @@ describe('bus permissions (ADR 0035)', () => {
     }
     expect(publishes('api-gateway')).toContain(SUBJECTS.management.keysList);
     expect(publishes('api-gateway').some((subject) => nativeBatches.includes(subject))).toBe(false);
-    expect(publishes('batch').filter((subject) => subject.startsWith('inference.')).sort()).toEqual([...nativeBatches].sort());
+    expect(publishes('batch').filter((subject) => subject.startsWith('inference.')).sort()).toEqual([...nativeBatches, ...[...asBatch].filter((subject) => subject.startsWith('inference.'))].sort());
   });
 
   it('gives inference only what one request needs from management', () => {
@@ -55,7 +59,7 @@ describe('bus permissions (ADR 0035)', () => {
   it('lets a service answer into the inboxes of the users it serves only', () => {
     const answers = (user: BusUser) => publishes(user).filter((subject) => subject.startsWith('_INBOX'));
     expect(answers('api-gateway')).toEqual([]);
-    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
+    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
     expect(answers('inference').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>']);
     expect(answers('batch')).toEqual(['_INBOX.api-gateway.>']);
     expect(answers('intern-signing').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.management.>']);
@@ -65,7 +69,9 @@ describe('bus permissions (ADR 0035)', () => {
 
   it('opens JetStream per stream and consumer: usage publishing to inference, deleting streams to nobody', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
-    for (const user of BUS_USERS.filter((name) => name !== 'inference')) expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
+    // Batch publishes the one charge of a finalized batch (ADR 0046).
+    expect(publishes('batch')).toContain(EVENTS.usageRecorded);
+    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch')) expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
     expect(publishes('management')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.management-usage');
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');

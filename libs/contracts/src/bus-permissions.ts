@@ -28,12 +28,15 @@ export interface RequestRoute {
   callers: readonly BusUser[];
   /**
    * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
-   * and the batch service the native-batch subjects, with the principal the gateway gave it.
+   * and batch, which acts as the principal the gateway authenticated when the batch was submitted:
+   * its lines (ADR 0045), its workspace balance (ADR 0046) and the native-batch subjects (ADR 0047).
    */
   principal: boolean;
 }
 
 const gateway = ['api-gateway'] as const;
+const gatewayAndBatch = ['api-gateway', 'batch'] as const;
+const b = SUBJECTS.batch;
 const m = SUBJECTS.management;
 const i = SUBJECTS.inference;
 const s = SUBJECTS.internSigning;
@@ -43,7 +46,9 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   { subject: m.health, server: 'management', callers: gateway, principal: false },
   // The source of principals: whoever may resolve keys may act for any workspace.
   { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
-  ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsGet, m.creditsAdd].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  // Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046).
+  { subject: m.creditsGet, server: 'management', callers: gatewayAndBatch, principal: true },
+  ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsAdd].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
   // Personal identity (ADR 0037): the OIDC callback carries no principal (its state is the proof).
   ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
   { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
@@ -54,11 +59,15 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   ...[m.byokCreate, m.byokList, m.byokGet, m.byokUpdate, m.byokDelete].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatCreate, i.chatStream, i.messagesCreate, i.messagesStream, i.responsesCreate, i.responsesStream, i.embeddingsCreate, i.modelsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  ...[i.chatStream, i.messagesStream, i.responsesStream, i.modelsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
+  ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({ subject, server: 'inference' as const, callers: gatewayAndBatch, principal: true })),
   // The batch service acts for the workspace that created a batch, with the principal the gateway
   // gave it at POST /v1/batches (ADR 0047): native provider batches only.
   ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({ subject, server: 'inference' as const, callers: ['batch'] as const, principal: true })),
   { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
+  ...[b.batchesCreate, b.batchesAppend, b.batchesSubmit, b.batchesAbort, b.batchesList, b.batchesGet, b.batchesResults, b.batchesCancel, b.batchesDelete].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
+
   { subject: s.health, server: 'intern-signing', callers: gateway, principal: false },
   ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({ subject, server: 'intern-signing' as const, callers: gateway, principal: true })),
   { subject: s.daemonJwks, server: 'intern-signing', callers: gateway, principal: false },
@@ -110,8 +119,9 @@ const usageConsumer = (durable: string): JetStreamGrant[] => [
 /**
  * What each service does with JetStream; nothing else of `$JS.API` is open to it. The object
  * store of large bodies is for the services whose requests or replies can pass NATS's payload
- * limit: the gateway (client bodies up to 10 MB), inference (completions) and management
- * (preset bodies are whole chat bodies, read back by presets.get and presets.resolve).
+ * limit: the gateway (client bodies up to 10 MB), inference (completions), management
+ * (preset bodies are whole chat bodies, read back by presets.get and presets.resolve) and batch
+ * (inference's answers to its lines).
  */
 export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
   'api-gateway': [{ kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
@@ -121,8 +131,8 @@ export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
     ...usageConsumer(JETSTREAM.consumers.inferenceGenerations),
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
-  // A native batch's lines (submit) and results (status) pass the payload limit (ADR 0047).
-  batch: [...usageConsumer(JETSTREAM.consumers.batchUsage), { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
+  // Batch publishes one charge per finalized batch (ADR 0046); the replies of its lines (inference's) may be large bodies.
+  batch: [{ kind: 'stream', stream: JETSTREAM.usageStream }, { kind: 'publish', subjects: [EVENTS.usageRecorded] }, { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
   'intern-signing': [],
 };
 

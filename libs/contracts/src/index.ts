@@ -38,6 +38,8 @@ export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
 export type * from './http/http-answers.js';
 export * from './messages/identity.messages.js';
+export * from './http/batch.view.js';
+export * from './messages/batches.messages.js';
 export * from './messages/native-batches.messages.js';
 export * from './plugins.js';
 export * from './validation/validate-dto.js';

@@ -73,6 +73,15 @@ export class Principal {
   @IsIn(SPEND_BLOCKS)
   spendBlocked?: SpendBlock | null;
 
+  /**
+   * Set by the batch service only, when the request runs as a line of this batch: the line's
+   * usage event carries it and management leaves it uncharged; the batch is charged once, as a
+   * whole, when it is polled after finalization (the cost guard, ADR 0046).
+   */
+  @IsOptional()
+  @Matches(/^batch_[0-9a-f]{32}$/)
+  batchId?: string;
+
   /** The key's own request limits, when it has any (ADR 0033); the gateway enforces them. */
   @IsOptional()
   @ValidateNested()

@@ -61,6 +61,18 @@ export const SUBJECTS = {
   },
   batch: {
     health: 'batch.health',
+    /** Gateway -> batch (ADR 0044): a batch upload opens hidden, gets its lines in chunks, then is submitted. */
+    batchesCreate: 'batch.batches.create',
+    batchesAppend: 'batch.batches.lines.append',
+    batchesSubmit: 'batch.batches.submit',
+    /** An upload the gateway gave up on (invalid line, client gone): its rows are dropped. */
+    batchesAbort: 'batch.batches.abort',
+    batchesList: 'batch.batches.list',
+    batchesGet: 'batch.batches.get',
+    /** One page of results (JSONL lines), read by line number; the gateway streams pages to the client. */
+    batchesResults: 'batch.batches.results',
+    batchesCancel: 'batch.batches.cancel',
+    batchesDelete: 'batch.batches.delete',
   },
   internSigning: {
     health: 'interns.health',

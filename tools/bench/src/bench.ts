@@ -4,6 +4,7 @@ import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
 import type { NamedProcess } from './cpu.ts';
+import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
@@ -238,7 +239,14 @@ async function main(): Promise<number> {
     const responsesResult = medianResult(rounds.responses!);
     const signResult = medianResult(rounds.sign!);
 
+    let batch: BatchScenarioResult | undefined;
+    if (options.batchLines > 0) {
+      step(`batch scenario: ${options.batchLines.toLocaleString('en')} chat lines run by the gateway, interactive chat at 1 connection before and during it`);
+      batch = await batchScenario(stack, gateway!, options.batchLines, Math.max(options.latencyDuration, 5), controller.signal);
+    }
+
     const problems = Object.values(rounds).flat().flatMap(problemsOfTarget);
+    if (batch && (batch.status !== 'completed' || batch.requestCounts.completed !== batch.lines)) problems.push(`batch scenario: ${batch.status}, ${JSON.stringify(batch.requestCounts)}`);
     const result: BenchResult = {
       timestamp: new Date().toISOString(),
       ok: problems.length === 0,
@@ -260,6 +268,7 @@ async function main(): Promise<number> {
           : {}),
       },
       ...(portkeySkipped ? { portkeySkipped } : {}),
+      ...(batch ? { batch } : {}),
     };
     const file = writeResult(WORKSPACE_ROOT, result);
 
@@ -283,6 +292,13 @@ async function main(): Promise<number> {
       console.log(
         `Against Portkey's gateway ${PORTKEY_VERSION} on the same machine and simulator: ×${result.comparison.portkey.gatewayThroughputMultiple.toFixed(2)} its throughput; ` +
           `Portkey adds ${result.comparison.portkey.addedMeanLatencyMs.toFixed(3)} ms mean at 1 connection.`,
+      );
+    }
+    if (batch) {
+      const { idle, duringBatch } = batch.interactive;
+      console.log(
+        `Batch of ${batch.lines.toLocaleString('en')} lines: uploaded in ${batch.uploadSeconds} s, ${batch.status} in ${batch.runSeconds} s (${batch.linesPerSecond} lines/s); ` +
+          `interactive chat p50/p99 ${idle.p50Ms.toFixed(2)}/${idle.p99Ms.toFixed(2)} ms idle, ${duringBatch.p50Ms.toFixed(2)}/${duringBatch.p99Ms.toFixed(2)} ms while it ran.`,
       );
     }
     console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);

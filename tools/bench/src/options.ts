@@ -13,6 +13,8 @@ export interface BenchOptions {
   rounds: number;
   /** Also measure Portkey's open-source gateway on the same simulator (installed on demand). */
   portkey: boolean;
+  /** Lines of the batch scenario (issue 13); 0 skips it. */
+  batchLines: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -23,6 +25,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup <s>            seconds of warm-up before every measured run (default 1; 0 skips it)
   --rounds <n>            rounds, direct, gateway and Portkey alternating; medians reported (default 3)
   --no-portkey            skip Portkey's gateway (measured by default; installed on demand from npm)
+  --batch-lines <n>       lines of the batch scenario: interactive chat p50/p99 with and without it (default 10000; 0 skips it)
   -h, --help              this text`;
 
 function integer(value: string | undefined, name: string, min = 1): number | undefined {
@@ -43,6 +46,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       warmup: { type: 'string' },
       rounds: { type: 'string' },
       'no-portkey': { type: 'boolean' },
+      'batch-lines': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -57,5 +61,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     warmup: integer(values.warmup, '--warmup', 0) ?? 1,
     rounds: integer(values.rounds, '--rounds') ?? 3,
     portkey: values['no-portkey'] !== true,
+    batchLines: integer(values['batch-lines'], '--batch-lines', 0) ?? 10_000,
   };
 }

@@ -48,6 +48,8 @@ export interface BenchResult {
   };
   /** Why Portkey was not measured, when it was not. */
   portkeySkipped?: string;
+  /** The batch scenario (issue 13), unless skipped with --batch-lines 0. */
+  batch?: import('./batch-scenario.ts').BatchScenarioResult;
 }
 
 export interface Comparison {

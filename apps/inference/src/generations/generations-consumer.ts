@@ -34,7 +34,9 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
       itemId: (event) => event.generationId,
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
-      write: async (events) => {
+      write: async (all) => {
+        // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
+        const events = all.filter((event) => event.kind !== 'batch_charge');
         for (let start = 0; start < events.length; start += ROWS_PER_INSERT) {
           await prisma.$executeRaw(insertGenerations(events.slice(start, start + ROWS_PER_INSERT)));
         }

@@ -133,7 +133,9 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   const details = usageDetailsOf(usage);
   if (details) event.usageDetails = details;
   if (outcome.sessionId) event.sessionId = outcome.sessionId;
-  if (outcome.batchId) event.batchId = outcome.batchId;
+  // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
+  const batchId = outcome.batchId ?? outcome.principal.batchId;
+  if (batchId) event.batchId = batchId;
   if (outcome.endpointsTried) {
     event.attempts = outcome.endpointsTried.length;
     event.endpointsTried = outcome.endpointsTried;

@@ -120,6 +120,20 @@ describe('usage events counted exactly once', () => {
     expect(String((await counters(metered.key.hash)).usage)).toBe('0.25');
   });
 
+  it('leaves batch lines uncharged and counts their batch once, by its batch_charge event (ADR 0046)', async () => {
+    const metered = await newKey();
+    const batchId = `batch_${randomUUID().replaceAll('-', '')}`;
+    const line = usageEvent({ keyHash: metered.key.hash, cost: '0.5', batchId });
+    await publish(line);
+    const charge = usageEvent({ keyHash: metered.key.hash, cost: '1.25', generationId: batchId, kind: 'batch_charge', provider: 'batch' });
+    await publish(charge, batchId);
+    await publish(charge); // a republish after a lost PubAck
+    await drained();
+    expect(await ledgerRows(line.generationId)).toBe(0);
+    expect(await ledgerRows(batchId)).toBe(1);
+    expect(String((await counters(metered.key.hash)).usage)).toBe('1.25');
+  });
+
   it('adds up to the exact decimal sum of the costs, BYOK twins and workspace usage included', async () => {
     const workspace = await createWorkspaceWithOwner(prisma, { workspaceName: 'Sums', email: `sums-${randomUUID()}@example.com`, userName: 'S' });
     await prisma.workspace.update({ where: { id: workspace.workspaceId }, data: { creditsTotal: new Prisma.Decimal(50) } });

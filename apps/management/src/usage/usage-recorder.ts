@@ -51,7 +51,9 @@ export class UsageRecorder {
   }
 
   async recordBatch(events: UsageRecordedEvent[], now = new Date()): Promise<RecordOutcome> {
-    const unique = [...new Map(events.map((event) => [event.generationId, event])).values()];
+    // Lines of a batch are charged with their batch, by its one `batch_charge` event (ADR 0046).
+    const charged = events.filter((event) => !event.batchId);
+    const unique = [...new Map(charged.map((event) => [event.generationId, event])).values()];
     if (unique.length === 0) return { counted: [], keysToRefresh: [] };
     return this.prisma.$transaction(async (tx) => {
       const inserted = await tx.$queryRaw<Array<{ generation_id: string }>>`

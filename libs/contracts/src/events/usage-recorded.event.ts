@@ -100,10 +100,21 @@ export class UsageRecordedEvent {
   @MaxLength(256)
   sessionId?: string;
 
-  /** Set when the generation ran as a line of a batch. */
+  /**
+   * Set when the generation ran as a line of a batch: management counts it in no balance; the
+   * batch's own `batch_charge` event does, once (ADR 0046).
+   */
   @IsOptional()
   @IsString()
   batchId?: string;
+
+  /**
+   * `batch_charge`: not a generation but the one charge of a finalized batch (generationId = the
+   * batch id, the sums of its lines), published by the batch service (ADR 0046). Absent: a generation.
+   */
+  @IsOptional()
+  @IsIn(['generation', 'batch_charge'])
+  kind?: 'generation' | 'batch_charge';
 
   /** How many provider calls routing made (1 = the first endpoint answered). */
   @IsOptional()

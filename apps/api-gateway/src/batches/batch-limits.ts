@@ -1,0 +1,6 @@
+/** Batch upload limits (ADR 0044), from the gateway's environment; each refusal is a 413. */
+export interface BatchLimits {
+  maxLines: number;
+  maxBytes: number;
+  maxLineBytes: number;
+}

@@ -1,0 +1,42 @@
+import type { BatchEndpoint, BatchResultItem, BatchStatusName, BatchUsageView, BatchView } from '@gw/contracts';
+import type { Batch, BatchRequest } from '../generated/prisma/client.js';
+import { sumUsage, usageView, type LineUsage } from './line-usage.js';
+
+const seconds = (at: Date | null): number | null => (at ? Math.floor(at.getTime() / 1000) : null);
+
+/** Spec §2.1 exactly; `results` is null unless given (non-terminal, list items, the 402 answer). */
+export function batchView(batch: Batch, usage: BatchUsageView, results: BatchResultItem[] | null): BatchView {
+  return {
+    id: batch.id,
+    object: 'batch',
+    endpoint: batch.endpoint,
+    model: batch.model,
+    completion_window: batch.completionWindow,
+    status: batch.status as BatchStatusName,
+    created_at: seconds(batch.createdAt)!,
+    finalized_at: seconds(batch.finalizedAt),
+    request_counts: { total: batch.totalCount, completed: batch.completedCount, failed: batch.failedCount },
+    error: batch.errorMessage ? { message: batch.errorMessage } : null,
+    results,
+    usage,
+  };
+}
+
+/** The usage stored at finalization, or the sum of the lines finished so far. */
+export function usageOf(batch: Batch, finishedLineUsages: () => LineUsage[]): BatchUsageView {
+  if (batch.usage) return batch.usage as unknown as BatchUsageView;
+  return usageView(sumUsage(finishedLineUsages()));
+}
+
+/** Spec §2.1.1 from a finished line. */
+export function resultItem(line: Pick<BatchRequest, 'id' | 'customId' | 'response' | 'error'>): BatchResultItem {
+  return {
+    id: line.id,
+    custom_id: line.customId,
+    response: (line.response as BatchResultItem['response']) ?? null,
+    error: (line.error as BatchResultItem['error']) ?? null,
+  };
+}
+
+export const isBatchEndpoint = (endpoint: string): endpoint is BatchEndpoint =>
+  endpoint === '/v1/chat/completions' || endpoint === '/v1/responses' || endpoint === '/v1/messages' || endpoint === '/v1/embeddings';

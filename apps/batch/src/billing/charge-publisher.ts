@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
+import { ensureUsageStream, JetStreamPublisher, ResilientNatsConnection } from '@gw/messaging';
+
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/**
+ * Publishes a batch's one charge to the USAGE stream (ADR 0046) with `Nats-Msg-Id` = the batch
+ * id; management counts it like a generation, once per id in its ledger, so a republish (after
+ * a lost PubAck or a crash) charges nothing twice.
+ */
+@Injectable()
+export class ChargePublisher {
+  private client: JetStreamPublisher | undefined;
+  private streamReady: Promise<unknown> | undefined;
+
+  constructor(private readonly nats: ResilientNatsConnection) {}
+
+  async publish(event: UsageRecordedEvent): Promise<void> {
+    this.client ??= new JetStreamPublisher(this.nats.connection, PUBLISH_TIMEOUT_MS);
+    this.streamReady ??= ensureUsageStream(this.nats.connection);
+    try {
+      await this.streamReady;
+      await this.client.publish(EVENTS.usageRecorded, JSON.stringify(event), event.generationId);
+    } catch (error) {
+      this.streamReady = undefined;
+      throw error;
+    }
+  }
+}

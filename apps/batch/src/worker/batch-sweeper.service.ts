@@ -1,0 +1,163 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Clock } from '../clock/clock.js';
+import { CostGuard } from '../billing/cost-guard.service.js';
+import { BatchFinalizer } from '../batches/batch-finalizer.js';
+import { BatchStore } from '../batches/batch-store.js';
+import { BATCH_ENV, type BatchEnv } from '../env.js';
+import { GatewayError } from '@gw/errors';
+import { Prisma } from '../generated/prisma/client.js';
+import { NativeBatches, type UpstreamBatch } from '../native/native-batches.js';
+import { LineClaims } from './line-claims.js';
+
+/** Most batches one step of a sweep takes at once. */
+const SWEEP_PAGE = 100;
+/** How long after its window a native batch the provider has not ended is expired here. */
+const NATIVE_EXPIRY_GRACE_MS = 3_600_000;
+
+/**
+ * The time-driven moves of every batch (ADR 0044), run by every replica: each move is a
+ * compare-and-set, so replicas sweeping at once do each move once. All time comes from the
+ * injectable clock, so tests call `sweep()` after moving it.
+ */
+@Injectable()
+export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(BatchSweeper.name);
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: BatchStore,
+    private readonly finalizer: BatchFinalizer,
+    private readonly guard: CostGuard,
+    private readonly native: NativeBatches,
+    private readonly claims: LineClaims,
+    private readonly clock: Clock,
+    @Inject(BATCH_ENV) private readonly env: BatchEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.env.BATCH_WORKER !== 'true') return;
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep()
+        .catch((error: unknown) => this.logger.warn(`Batch sweep failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => (this.sweeping = undefined));
+    }, this.env.BATCH_POLL_MS);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** One pass over every kind of move. */
+  async sweep(): Promise<void> {
+    await this.claims.reclaimExpired(this.clock.now());
+    await this.start();
+    await this.pollNative();
+    await this.expire();
+    await this.complete();
+    await this.cancel();
+    await this.retain();
+    await this.dropAbandonedUploads();
+    await this.republishCharges();
+  }
+
+  private get prisma() {
+    return this.store.prisma;
+  }
+
+  /** validating -> in_progress (run here, or at the provider), or failed when the native submit refuses it. */
+  private async start(): Promise<void> {
+    const batches = await this.prisma.batch.findMany({ where: { status: 'validating', submittedAt: { not: null } }, take: SWEEP_PAGE, orderBy: { createdAt: 'asc' } });
+    for (const batch of batches) {
+      try {
+        const submission = await this.native.submit(batch);
+        if (!submission.native) this.logger.debug(`Batch ${batch.id} runs here: ${submission.reason}`);
+        const started = await this.store.transition(batch.id, 'in_progress', submission.native ? { upstream: submission.upstream as unknown as Prisma.InputJsonValue } : {}, undefined, ['validating']);
+        if (!started && submission.native) {
+          // Cancelled (or started by another replica) meanwhile: the upstream batch we made is not the batch's.
+          await this.native.cancel({ ...batch, upstream: submission.upstream as unknown as Prisma.JsonValue }, false).catch(() => undefined);
+        }
+      } catch (error) {
+        // Inference or the bus away: try again next sweep. Anything else is the batch's failure.
+        if (error instanceof GatewayError && (error.status === 503 || error.status === 504)) continue;
+        const message = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`Batch ${batch.id} failed to start: ${message}`);
+        await this.finalizer.fail(batch.id, message);
+      }
+    }
+  }
+
+  /** Native batches due for a poll: their results become lines once the provider has them (ADR 0047 contract). */
+  private async pollNative(): Promise<void> {
+    const now = this.clock.now();
+    const batches = await this.prisma.batch.findMany({ where: { status: { in: ['in_progress', 'cancelling'] }, NOT: { upstream: { equals: Prisma.DbNull } } }, take: SWEEP_PAGE });
+    for (const batch of batches) {
+      const upstream = batch.upstream as unknown as UpstreamBatch;
+      if (new Date(upstream.nextPollAt) > now) continue;
+      try {
+        const outcome = await this.native.poll(batch);
+        if (outcome.kind === 'failed') await this.finalizer.fail(batch.id, outcome.message);
+        else if (outcome.kind === 'expired') await this.finalizer.expire(batch.id);
+        else if (outcome.kind === 'cancelled') await this.finalizer.cancel(batch.id, true);
+        else if (outcome.kind === 'ended' && batch.status === 'cancelling') await this.finalizer.cancel(batch.id, true);
+        else if (outcome.kind === 'ended') await this.finalizer.complete(batch.id, true);
+      } catch (error) {
+        this.logger.warn(`Polling native batch ${batch.id} failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
+        await this.native.postpone(batch);
+      }
+    }
+  }
+
+  private async expire(): Promise<void> {
+    // A native batch is the provider's to expire (same 24 h); here only if it has not answered an hour later.
+    const now = this.clock.now();
+    const batches = await this.prisma.batch.findMany({
+      where: {
+        status: 'in_progress',
+        OR: [
+          { expiresAt: { lte: now }, upstream: { equals: Prisma.DbNull } },
+          { expiresAt: { lte: new Date(now.getTime() - NATIVE_EXPIRY_GRACE_MS) } },
+        ],
+      },
+      select: { id: true },
+      take: SWEEP_PAGE,
+    });
+    for (const { id } of batches) if (await this.finalizer.expire(id)) this.logger.log(`Batch ${id} expired`);
+  }
+
+  private async complete(): Promise<void> {
+    const batches = await this.prisma.$queryRaw<Array<{ id: string }>>`
+      SELECT b.id FROM batches b
+      WHERE b.status = 'in_progress' AND b.upstream IS NULL
+        AND NOT EXISTS (SELECT 1 FROM batch_requests r WHERE r.batch_id = b.id AND r.status IN ('pending', 'running'))
+      LIMIT ${SWEEP_PAGE}`;
+    for (const { id } of batches) await this.finalizer.complete(id);
+  }
+
+  private async cancel(): Promise<void> {
+    // A native batch is cancelled when the provider says so (its poll brings the results of the lines that ran).
+    const batches = await this.prisma.batch.findMany({ where: { status: 'cancelling', upstream: { equals: Prisma.DbNull } }, select: { id: true }, take: SWEEP_PAGE });
+    for (const { id } of batches) await this.finalizer.cancel(id);
+  }
+
+  /** Results are deleted 30 days after creation (spec §3.1); the batch row stays, so reads answer 410. */
+  private async retain(): Promise<void> {
+    const now = this.clock.now();
+    const batches = await this.prisma.batch.findMany({ where: { resultsExpireAt: { lte: now }, resultsDeletedAt: null, submittedAt: { not: null } }, select: { id: true }, take: SWEEP_PAGE });
+    for (const { id } of batches) {
+      await this.prisma.$transaction([this.prisma.batchRequest.deleteMany({ where: { batchId: id } }), this.prisma.batch.update({ where: { id }, data: { resultsDeletedAt: now } })]);
+    }
+  }
+
+  private async dropAbandonedUploads(): Promise<void> {
+    const before = new Date(this.clock.now().getTime() - this.env.BATCH_UPLOAD_ABANDON_MS);
+    await this.prisma.batch.deleteMany({ where: { submittedAt: null, createdAt: { lt: before } } });
+  }
+
+  /** A charge taken whose event was not acknowledged (the replica died between): published again, harmlessly. */
+  private async republishCharges(): Promise<void> {
+    const batches = await this.prisma.batch.findMany({ where: { chargedAt: { not: null }, chargePublishedAt: null }, take: SWEEP_PAGE });
+    for (const batch of batches) await this.guard.publish(batch);
+  }
+}

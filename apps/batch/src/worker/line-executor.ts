@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SUBJECTS, type BatchEndpoint, type Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { RpcClient } from '@gw/messaging';
+import { lineUsageOf } from '../batches/line-usage.js';
+import { BATCH_ENV, type BatchEnv } from '../env.js';
+import type { ClaimedLine, LineOutcome } from './line-claims.js';
+
+/** The inference subject that answers each batch endpoint: the live endpoints' own (issue 13). */
+const SUBJECT_OF: Record<BatchEndpoint, string> = {
+  '/v1/chat/completions': SUBJECTS.inference.chatCreate,
+  '/v1/responses': SUBJECTS.inference.responsesCreate,
+  '/v1/messages': SUBJECTS.inference.messagesCreate,
+  '/v1/embeddings': SUBJECTS.inference.embeddingsCreate,
+};
+
+/** Failures worth another try later (the provider or inference was busy or away), not the line's answer. */
+const RETRYABLE = new Set([408, 429, 502, 503, 504]);
+
+export type LineRun = { kind: 'done'; outcome: LineOutcome } | { kind: 'retry'; error: GatewayError };
+
+/**
+ * Runs one line through inference over NATS, as the principal that submitted the batch with
+ * `batchId` set on it: inference prices the line and records its usage event, which management
+ * leaves uncharged (the batch is charged once, ADR 0046).
+ */
+@Injectable()
+export class LineExecutor {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(BATCH_ENV) private readonly env: BatchEnv,
+  ) {}
+
+  async run(line: ClaimedLine): Promise<LineRun> {
+    const endpoint = line.endpoint as BatchEndpoint;
+    const principal = { ...(line.principal as unknown as Principal), batchId: line.batchId };
+    const body: Record<string, unknown> = { ...line.body, model: line.model };
+    if (line.provider && body.provider === undefined) body.provider = line.provider;
+    try {
+      const answer = await this.rpc.send<Record<string, unknown>>(SUBJECT_OF[endpoint], { principal, body }, this.env.BATCH_LINE_TIMEOUT_MS);
+      const usage = lineUsageOf(endpoint, answer);
+      const generationId = typeof answer.id === 'string' ? answer.id : null;
+      return {
+        kind: 'done',
+        outcome: { status: 'completed', response: { status_code: 200, request_id: generationId, body: answer }, error: null, usage, cost: usage.cost, generationId },
+      };
+    } catch (caught) {
+      const error = caught instanceof GatewayError ? caught : new GatewayError(500, caught instanceof Error ? caught.message : String(caught));
+      if (RETRYABLE.has(error.status) && line.attempts < this.env.BATCH_LINE_MAX_ATTEMPTS) return { kind: 'retry', error };
+      const param = typeof error.metadata?.param === 'string' ? error.metadata.param : null;
+      return {
+        kind: 'done',
+        outcome: {
+          status: 'failed',
+          response: { status_code: error.status, request_id: null, body: { error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) } } },
+          error: { type: error.errorType, message: error.message, param, error_type: error.errorType },
+          usage: null,
+          cost: null,
+          generationId: null,
+        },
+      };
+    }
+  }
+}
