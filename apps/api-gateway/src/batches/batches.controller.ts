@@ -11,6 +11,7 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { ApiBody, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -19,6 +20,14 @@ import { BatchRateLimitGuard } from './batch-rate-limit.guard.js';
 import { asBatchServiceError } from './batch-service-error.js';
 import { takeBatchUpload } from './batch-upload.hook.js';
 import { BatchUploader } from './batch-uploader.js';
+import { Answers, Doc, Fails, PathParam } from '../openapi/api-docs.js';
+
+const BATCH_ID = { type: 'string', pattern: BATCH_ID_PATTERN.source };
+const TERMINAL_READ_FAILS = {
+  402: 'The finished batch costs more than the workspace can pay: `metadata` holds the batch with `results: null`; nothing is charged until a top-up',
+  404: 'No such batch in this workspace',
+  410: 'The results are past their 30-day retention',
+};
 
 const RESULTS_PAGE = 500;
 
@@ -33,6 +42,23 @@ export class BatchesController {
 
   @Post()
   @HttpCode(202)
+  @Doc('Submit a batch', 'The body is read as a stream: `endpoint` and `model` must come before `requests`. Each line is validated as its endpoint validates a live request.')
+  @ApiBody({
+    required: true,
+    schema: {
+      type: 'object',
+      required: ['completion_window', 'endpoint', 'model', 'requests'],
+      properties: {
+        completion_window: { type: 'string', enum: ['24h'] },
+        endpoint: { type: 'string', enum: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'] },
+        model: { type: 'string' },
+        provider: { type: 'object', properties: { only: { type: 'array', items: { type: 'string' } }, allow_fallbacks: { type: 'boolean' } } },
+        metadata: { type: 'object', additionalProperties: { type: 'string' } },
+        requests: { type: 'array', minItems: 1, items: { type: 'object', required: ['custom_id', 'body'], properties: { custom_id: { type: 'string' }, body: { type: 'object' } } } },
+      },
+    },
+  })
+  @Answers(202, 'BatchAnswer', 'The batch, `validating`')
   async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<BatchView> {
     const upload = takeBatchUpload(request);
     if (!upload) throw GatewayError.badRequest('Request body is required');
@@ -41,17 +67,33 @@ export class BatchesController {
   }
 
   @Get()
+  @Doc('List batches, newest first')
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'after', required: false, schema: BATCH_ID, description: 'The last id of the previous page' })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'array', items: { type: 'string', enum: [...BATCH_STATUSES] } }, description: 'Repeatable' })
+  @ApiQuery({ name: 'created_after', required: false, schema: { type: 'string' }, description: 'Unix seconds or ISO 8601' })
+  @ApiQuery({ name: 'created_before', required: false, schema: { type: 'string' }, description: 'Unix seconds or ISO 8601' })
+  @Answers(200, 'BatchListAnswer', 'A page of batches (`results: null` in each)')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<BatchListView> {
     return this.send<BatchListView>(SUBJECTS.batch.batchesList, { principal, ...listQuery(query) });
   }
 
   @Get(':id')
+  @Doc('A batch, with its results once it has ended')
+  @PathParam('id', BATCH_ID, 'The batch id')
+  @Answers(200, 'BatchAnswer', 'The batch (spec §2.1)')
+  @Fails(TERMINAL_READ_FAILS)
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
     return this.send<BatchView>(SUBJECTS.batch.batchesGet, { principal, batchId: batchId(id) });
   }
 
   /** Beyond the spec: every result as JSONL, read from the batch service page by page. */
   @Get(':id/results')
+  @Doc('Every result as JSON Lines (beyond the spec)')
+  @PathParam('id', BATCH_ID, 'The batch id')
+  @ApiProduces('application/jsonl')
+  @ApiResponse({ status: 200, description: 'One result item (spec §2.1.1) per line', content: { 'application/jsonl': { schema: { type: 'string' } } } })
+  @Fails(TERMINAL_READ_FAILS)
   async results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
     const ref = { principal, batchId: batchId(id) };
     // The first page is fetched before any byte is sent, so a 402 / 404 / 410 is a proper answer.
@@ -73,11 +115,19 @@ export class BatchesController {
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @Doc('Cancel a batch: `cancelling`, then `cancelled` with the results finished so far')
+  @PathParam('id', BATCH_ID, 'The batch id')
+  @Answers(200, 'BatchAnswer', 'The batch, `cancelling` or already ended')
+  @Fails({ 404: 'No such batch in this workspace', 409: 'The batch has ended' })
   cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
     return this.send<BatchView>(SUBJECTS.batch.batchesCancel, { principal, batchId: batchId(id) });
   }
 
   @Delete(':id')
+  @Doc('Delete an ended batch, its results and its upstream batch and files')
+  @PathParam('id', BATCH_ID, 'The batch id')
+  @Answers(200, 'BatchDeletedAnswer', 'Deleted')
+  @Fails({ 404: 'No such batch in this workspace', 409: 'The batch has not ended' })
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchDeletedView> {
     return this.send<BatchDeletedView>(SUBJECTS.batch.batchesDelete, { principal, batchId: batchId(id) });
   }

@@ -1,4 +1,5 @@
 import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
+import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js';
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
 import type { ChatCompletionView, ModelListView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
@@ -55,3 +56,6 @@ export interface ServicesHealthAnswer {
   status: 'ok' | 'unavailable';
   services: Record<string, string>;
 }
+export type BatchAnswer = BatchView;
+export type BatchListAnswer = BatchListView;
+export type BatchDeletedAnswer = BatchDeletedView;
