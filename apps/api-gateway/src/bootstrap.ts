@@ -12,6 +12,7 @@ import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
 import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { registerRequestIdHeader, requestIdOf } from './request-id.js';
+import { registerRequestContext } from './request-context.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -29,6 +30,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
   registerRequestIdHeader(fastify);
+  registerRequestContext(fastify);
   registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   registerJsonBodyParser(fastify);

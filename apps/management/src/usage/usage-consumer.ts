@@ -2,8 +2,22 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
 import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
+import { runWithRequestId, tracingEnabled } from '@gw/telemetry';
 import { recordUsageBatch } from './usage-metrics.js';
+import { UsageCountSpans } from './usage-spans.js';
 import { UsageRecorder } from './usage-recorder.js';
+
+/** LOG_LEVEL debug or trace: a line per counted event, with the request id of its generation. */
+const debugLogs = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
+
+function logCounted(logger: Logger, batch: UsageRecordedEvent[], counted: string[]): void {
+  const fresh = new Set(counted);
+  for (const event of batch) {
+    runWithRequestId(event.requestId, () =>
+      logger.debug({ generationId: event.generationId, cost: event.cost, duplicate: !fresh.has(event.generationId) }, 'Usage event counted'),
+    );
+  }
+}
 
 export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
 
@@ -47,8 +61,18 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       itemId: (event) => event.generationId,
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
-        const outcome = await recorder.recordBatch(batch);
+        // Tracing on: a span per event, in the trace of its generation (ADR 0050).
+        const spans = tracingEnabled() ? new UsageCountSpans(batch) : undefined;
+        let outcome;
+        try {
+          outcome = await recorder.recordBatch(batch);
+        } catch (error) {
+          spans?.fail(error);
+          throw error;
+        }
+        spans?.end(outcome.counted);
         recordUsageBatch(batch.length, outcome.counted.length);
+        if (debugLogs) logCounted(logger, batch, outcome.counted);
         events.keysChanged(outcome.keysToRefresh);
       },
       logger,
