@@ -7,6 +7,7 @@ import { SignableInterns } from '../interns/signable-interns.js';
 import { DaemonSigner } from './daemon-signer.js';
 import { SigningKeyRing } from './signing-key-ring.js';
 import { SIGN_RATE_LIMITER } from './signing.providers.js';
+import { initSignatureMetrics, recordSignature, recordSignatureFailure } from './signing-metrics.js';
 
 /** Spec §4.4: signs a body digest for a visible intern, naming the caller's verified OAuth subject. */
 @Controller()
@@ -16,10 +17,23 @@ export class DaemonSigningController {
     private readonly signer: DaemonSigner,
     private readonly keys: SigningKeyRing,
     @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
-  ) {}
+  ) {
+    initSignatureMetrics();
+  }
 
   @MessagePattern(SUBJECTS.internSigning.daemonSign)
   async sign(@Payload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
+    try {
+      const headers = await this.signFor(request);
+      recordSignature();
+      return headers;
+    } catch (error) {
+      recordSignatureFailure(error);
+      throw error;
+    }
+  }
+
+  private async signFor(request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
     // The user a daemon sees is the subject management linked after an OIDC login, carried
     // in the principal the gateway authenticated: never anything the request says.
     const user = request.principal.identitySubject;
