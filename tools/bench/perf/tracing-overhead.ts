@@ -1,5 +1,5 @@
 /**
- * `node tools/bench/src/tracing-overhead.ts` (after `npm run build`): what the request id and
+ * `node tools/bench/perf/tracing-overhead.ts` (after `npm run build`): what the request id and
  * OpenTelemetry cost per NATS request-reply (ADR 0051), in one process against a private
  * nats-server, so the whole-stack bench's noise (other processes on 2 shared cores) does not
  * hide a few microseconds. Modes, interleaved in rounds:
