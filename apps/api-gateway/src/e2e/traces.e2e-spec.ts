@@ -191,8 +191,9 @@ describe('one request, one trace across the services (tracing on)', () => {
     }
     const inferenceLines = logLines('inference').filter((line) => line.request_id === requestId);
     for (const line of inferenceLines) expect(line.trace_id).toBe(traceId);
-    // Management's handler lines (the gateway's auth lookup) carry the trace too.
-    const managementHandlerLines = logLines('management').filter((line) => line.request_id === requestId && typeof line.trace_id === 'string');
-    for (const line of managementHandlerLines) expect(line.trace_id).toBe(traceId);
+    // Management's lines (the gateway's auth lookup, the usage event counted) carry the trace too.
+    const managementLines = logLines('management').filter((line) => line.request_id === requestId);
+    expect(managementLines.some((line) => line.msg === 'Usage event counted')).toBe(true);
+    for (const line of managementLines) expect(line.trace_id, JSON.stringify(line)).toBe(traceId);
   });
 });

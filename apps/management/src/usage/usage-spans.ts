@@ -37,6 +37,11 @@ export class UsageCountSpans {
     }
   }
 
+  /** The span counting this generation, if it has one. */
+  of(generationId: string): Span | undefined {
+    return this.spans.get(generationId);
+  }
+
   /** The batch committed: `counted` were new, the others duplicates (counted before). */
   end(counted: readonly string[]): void {
     const fresh = new Set(counted);
