@@ -80,6 +80,11 @@ export class PlainSubjectNatsServer extends ServerNats {
     const headers = natsMsg.headers;
     const requestId = headers?.get(REQUEST_ID_HEADER) || undefined;
     if (!tracingEnabled()) return runWithRequestId(requestId, () => this.handle(channel, natsMsg));
+    return this.handleTraced(channel, natsMsg, requestId);
+  }
+
+  private async handleTraced(channel: string, natsMsg: Msg, requestId: string | undefined): Promise<unknown> {
+    const headers = natsMsg.headers;
     const parent = extractTraceContext(headers);
     const span = tracer().startSpan(
       channel,
@@ -90,7 +95,7 @@ export class PlainSubjectNatsServer extends ServerNats {
       parent,
     );
     if (requestId) span.setAttribute(ATTR.requestId, requestId);
-    return context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => this.handle(channel, natsMsg, span)));
+    return await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => this.handle(channel, natsMsg, span)));
   }
 
   private async handle(channel: string, natsMsg: Msg, span?: Span): Promise<unknown> {
