@@ -15,6 +15,7 @@ import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller.js';
 import { registerRequestIdHeader, requestIdOf } from './request-id.js';
+import { registerRequestContext } from './request-context.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -34,6 +35,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
   registerRequestIdHeader(fastify);
+  registerRequestContext(fastify);
   registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   registerBatchUploadHook(fastify);

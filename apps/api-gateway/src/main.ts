@@ -2,11 +2,14 @@ import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { shutdownOnSignals } from '@gw/messaging';
 import { closeMetricsServer, initServiceMetrics, startMetricsServer } from '@gw/metrics';
+import { initTracing, shutdownTracing } from '@gw/telemetry';
 import { createGateway, stopGateway } from './bootstrap.js';
 import { GatewayEnv } from './env.js';
 
 const env = validateEnv(GatewayEnv);
 initServiceMetrics('api-gateway');
+// OpenTelemetry: off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051).
+await initTracing('api-gateway');
 const app = await createGateway(env);
 await app.listen({ port: env.PORT, host: env.HOST });
 // Prometheus on a port of its own, never on the public API (issue 16).
@@ -16,5 +19,6 @@ shutdownOnSignals({
   shutdown: async () => {
     await stopGateway(app, env);
     if (metrics) await closeMetricsServer(metrics);
+    await shutdownTracing();
   },
 });

@@ -1,3 +1,4 @@
+import { logContext } from '@gw/telemetry';
 import type { Params } from 'nestjs-pino';
 
 /**
@@ -29,6 +30,8 @@ export const REDACTED_PATHS = [
  * Options for nestjs-pino's LoggerModule, shared by every app. `forRoutes: []` leaves out
  * pino-http's per-request middleware (a child logger and request id for every call): access
  * logs are off anyway, and failures are logged by the exception filters with an error id.
+ * `mixin` adds the current request's `request_id` (and with tracing on `trace_id`, `span_id`)
+ * to every line written while it is handled, in every service (issue 16, ADR 0050).
  */
 export function loggerParams(service: string, level: string): Params {
   return {
@@ -39,6 +42,7 @@ export function loggerParams(service: string, level: string): Params {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       autoLogging: false,
       quietReqLogger: true,
+      mixin: logContext,
     },
   };
 }

@@ -23,3 +23,4 @@ export * from './lifecycle/health-server.js';
 export * from './dead-letters.js';
 export * from './store-errors.js';
 export * from './large-bodies.js';
+export * from './trace-headers.js';

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
 import type { Msg, NatsConnection, PublishOptions, Subscription } from '@nats-io/transport-node';
 import { GatewayError, toRpcError } from '@gw/errors';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { InFlightRequests } from './rpc-liveness.js';
 
@@ -11,6 +13,9 @@ type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   /** Largest reply sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
   inlineMaxBytes?: number;
 };
+
+/** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id), in every service. */
+const DEBUG_LOGS = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
 
 type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unknown }) => unknown;
 
@@ -66,10 +71,45 @@ export class PlainSubjectNatsServer extends ServerNats {
     return pattern.startsWith('{') ? super.getRouteFromPattern(pattern) : this.normalizePattern(pattern);
   }
 
-  override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
-    if (!natsMsg.reply) return super.handleMessage(channel, natsMsg.headers?.get(RPC_BODY_HEADER) ? await this.withStoredBody(natsMsg) : natsMsg);
+  /**
+   * Every message is handled with the request id it carries as the current one (so the
+   * handler's log lines name it) and, with tracing on, inside a server span that continues the
+   * caller's trace (`traceparent`, ADR 0050). With tracing off this costs one header read.
+   */
+  override handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const headers = natsMsg.headers;
+    const requestId = headers?.get(REQUEST_ID_HEADER) || undefined;
+    if (!tracingEnabled()) return runWithRequestId(requestId, () => this.handle(channel, natsMsg));
+    return this.handleTraced(channel, natsMsg, requestId);
+  }
+
+  private async handleTraced(channel: string, natsMsg: Msg, requestId: string | undefined): Promise<unknown> {
+    const headers = natsMsg.headers;
+    const parent = extractTraceContext(headers);
+    const span = tracer().startSpan(
+      channel,
+      {
+        kind: natsMsg.reply ? SpanKind.SERVER : SpanKind.CONSUMER,
+        attributes: { [ATTR.messagingSystem]: 'nats', [ATTR.messagingDestination]: channel, [ATTR.messagingOperation]: natsMsg.reply ? 'process' : 'receive' },
+      },
+      parent,
+    );
+    if (requestId) span.setAttribute(ATTR.requestId, requestId);
+    return await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => this.handle(channel, natsMsg, span)));
+  }
+
+  private async handle(channel: string, natsMsg: Msg, span?: Span): Promise<unknown> {
+    if (DEBUG_LOGS) this.log.debug(`Handling ${channel}`);
+    if (!natsMsg.reply) {
+      try {
+        return await super.handleMessage(channel, natsMsg.headers?.get(RPC_BODY_HEADER) ? await this.withStoredBody(natsMsg) : natsMsg);
+      } finally {
+        span?.end();
+      }
+    }
     this.inFlight.attach(this.internals().natsClient!);
     return this.inFlight.track(natsMsg.reply, async (request) => {
+      request.span = span;
       try {
         let message = natsMsg;
         if (natsMsg.headers?.get(RPC_BODY_HEADER)) {
@@ -99,7 +139,9 @@ export class PlainSubjectNatsServer extends ServerNats {
     request.replying = true;
     const wrapped: Publisher = (packet) => {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
-      const last = packet.isDisposed === true || (packet.err !== undefined && packet.err !== null);
+      const failed = packet.err !== undefined && packet.err !== null;
+      const last = packet.isDisposed === true || failed;
+      if (failed && request.span) markRpcFailure(request.span, packet.err);
       const result = publish(packet);
       if (last) {
         const pending = this.replyChains.get(request);
@@ -198,4 +240,13 @@ export class PlainSubjectNatsServer extends ServerNats {
       }
     }
   }
+}
+
+/** The error a handler answered with, on its span: 5xx marks it failed, a 4xx only names the status. */
+function markRpcFailure(span: Span, err: unknown): void {
+  const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+  const errorType = (err as { errorType?: unknown; error_type?: unknown }).errorType ?? (err as { error_type?: unknown }).error_type;
+  span.setAttribute('http.response.status_code', status);
+  if (typeof errorType === 'string') span.setAttribute(ATTR.errorType, errorType);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: String((err as { message?: unknown }).message ?? 'error') });
 }

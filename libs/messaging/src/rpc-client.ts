@@ -6,6 +6,7 @@ import { connectionInbox, type ResilientNatsConnection } from './nats-connection
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
 import { timedRequest } from './rpc-metrics.js';
+import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
 interface NestReplyPacket {
@@ -27,6 +28,8 @@ interface Liveness {
   bytes: Uint8Array | undefined;
   /** A request body over max_payload, in RPC_BODIES (ADR 0031): resends refer to it too; deleted when the call ends. */
   bodyRef?: string;
+  /** The request id and trace context sent with the call (ADR 0050), sent again with a resend. */
+  headers?: MsgHdrs;
 }
 
 interface PendingCall extends Liveness {
@@ -104,7 +107,9 @@ export class RpcClient {
   send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
     const id = this.nextId();
-    return timedRequest(subject, new Promise<T>((resolve, reject) => {
+    // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
+    const { headers, span } = outgoingCall(subject);
+    return timedRequest(subject, span, new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(call.id);
         reject(
@@ -125,6 +130,7 @@ export class RpcClient {
         committed: false,
         resendsLeft,
         bytes: resendsLeft > 0 ? encoder.encode(JSON.stringify({ pattern: subject, data })) : undefined,
+        headers,
       };
       this.pending.set(id, call);
       const bytes = packet(subject, data, call.bytes, id);
@@ -133,7 +139,7 @@ export class RpcClient {
           if (!sent) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
           else if (!this.pending.has(id) && call.bodyRef) this.bodies.delete(call.bodyRef); // ended meanwhile
         });
-      } else if (!this.publish(subject, bytes, id)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+      } else if (!this.publish(subject, bytes, id, headers)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
     }));
   }
 
@@ -146,6 +152,7 @@ export class RpcClient {
    * later packets; it does not stop the service (see EVENTS.streamCancelled).
    */
   stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
+    const { headers, span } = outgoingCall(subject);
     const open: OpenStream = {
       id: this.nextId(),
       stream: undefined as unknown as RpcStream<unknown>,
@@ -153,10 +160,12 @@ export class RpcClient {
       committed: false,
       resendsLeft: options.resendUncommitted ?? 0,
       bytes: undefined,
+      headers,
     };
-    const stream = new RpcStream<T>(subject, options, () => {
+    const stream = new RpcStream<T>(subject, options, (error) => {
       this.streams.delete(open.id);
       if (open.bodyRef) this.bodies.delete(open.bodyRef);
+      if (span) endCallSpan(span, error);
     });
     open.stream = stream as RpcStream<unknown>;
     if (!this.nats.isConnected()) {
@@ -170,7 +179,7 @@ export class RpcClient {
       void this.publishLarge(subject, bytes, open.id, open).then((sent) => {
         if (!sent) stream.fail(serviceUnavailable('Message bus unavailable'));
       });
-    } else if (!this.publish(subject, bytes, open.id)) stream.fail(serviceUnavailable('Message bus unavailable'));
+    } else if (!this.publish(subject, bytes, open.id, headers)) stream.fail(serviceUnavailable('Message bus unavailable'));
     return stream;
   }
 
@@ -206,7 +215,8 @@ export class RpcClient {
       state.bodyRef = name;
       state.bytes = undefined; // a resend refers to the stored body
       state.lastHeard = Date.now();
-      return this.publish(subject, EMPTY, id, headers);
+      state.headers = withHeaders(headers, state.headers);
+      return this.publish(subject, EMPTY, id, state.headers);
     } catch {
       return false;
     }
@@ -314,7 +324,9 @@ export class RpcClient {
     if (state.committed || state.resendsLeft <= 0 || !(state.bytes || state.bodyRef) || !this.nats.isConnected()) return false;
     const id = this.nextId();
     // A stored body is read again by the next replica; the packet's own id is not used for routing replies (the reply subject is).
-    const sent = state.bodyRef ? this.publish(subject, EMPTY, id, refHeaders(state.bodyRef)) : this.publish(subject, withId(state.bytes!, id), id);
+    const sent = state.bodyRef
+      ? this.publish(subject, EMPTY, id, state.headers ?? refHeaders(state.bodyRef))
+      : this.publish(subject, withId(state.bytes!, id), id, state.headers);
     if (!sent) return false;
     state.resendsLeft -= 1;
     state.lastHeard = Date.now();

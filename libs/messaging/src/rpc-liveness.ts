@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -34,6 +35,8 @@ export class InFlightRequest {
   committed = false;
   /** Set once Nest asked for this request's publisher, i.e. it is a request and not an event. */
   replying = false;
+  /** The handler's span (tracing on only, ADR 0050): ended when the last packet went out. */
+  span?: Span;
 
   constructor(
     readonly reply: string,
@@ -97,6 +100,10 @@ export class InFlightRequests {
 
   /** The request's last packet went out (or it never was a request): no more beats. */
   done(request: InFlightRequest): void {
+    if (request.span) {
+      request.span.end();
+      request.span = undefined;
+    }
     if (!this.requests.delete(request) || this.requests.size > 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

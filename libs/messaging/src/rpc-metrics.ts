@@ -1,15 +1,23 @@
 import { GatewayError } from '@gw/errors';
 import { histogram } from '@gw/metrics';
+import type { Span } from '@opentelemetry/api';
+import { endCallSpan } from './trace-headers.js';
 
 /** Caller-side latency of NATS request-reply, per subject (the subject table bounds the labels). */
 const requestSeconds = histogram('nats_request_duration_seconds', 'NATS request-reply latency seen by the caller', ['subject', 'outcome']);
 
-/** Times one request: `ok`, or the error's status class (`4xx`, `503`, `504`, `5xx`). */
-export function timedRequest<T>(subject: string, reply: Promise<T>): Promise<T> {
+/** Times one request: `ok`, or the error's status class (`4xx`, `503`, `504`, `5xx`); ends its client span, if traced. */
+export function timedRequest<T>(subject: string, span: Span | undefined, reply: Promise<T>): Promise<T> {
   const started = performance.now();
   reply.then(
-    () => requestSeconds.observe({ subject, outcome: 'ok' }, (performance.now() - started) / 1000),
-    (error: unknown) => requestSeconds.observe({ subject, outcome: outcomeOf(error) }, (performance.now() - started) / 1000),
+    () => {
+      requestSeconds.observe({ subject, outcome: 'ok' }, (performance.now() - started) / 1000);
+      if (span) endCallSpan(span);
+    },
+    (error: unknown) => {
+      requestSeconds.observe({ subject, outcome: outcomeOf(error) }, (performance.now() - started) / 1000);
+      if (span) endCallSpan(span, error);
+    },
   );
   return reply;
 }

@@ -58,7 +58,8 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     /** The subject the request went to. */
     readonly subject: string,
     private readonly options: RpcStreamOptions,
-    private readonly release: () => void,
+    /** Told once when the stream ends, with the error that ended it, if any. */
+    private readonly release: (error?: GatewayError) => void,
   ) {
     this.timer = setTimeout(() => this.onTimeout(), options.firstPacketTimeoutMs);
   }
@@ -173,7 +174,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     this.finished = true;
     this.failure = error;
     clearTimeout(this.timer);
-    this.release();
+    this.release(error);
     if (!this.waiter) return;
     const { resolve, reject } = this.waiter;
     this.waiter = undefined;

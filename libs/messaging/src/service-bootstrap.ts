@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeMetricsServer, initServiceMetrics, startMetricsServer } from '@gw/metrics';
+import { initTracing, shutdownTracing } from '@gw/telemetry';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
@@ -74,6 +75,8 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
     inlineMaxBytes: options.inlineMaxBytes,
   });
   initServiceMetrics(options.queue);
+  // Off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051); service.name defaults to the queue group.
+  await initTracing(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
@@ -94,6 +97,7 @@ export async function startServiceReplica(module: Type<unknown> | DynamicModule,
       await app.close();
       if (health) await closeHealthServer(health);
       if (metrics) await closeMetricsServer(metrics);
+      await shutdownTracing();
     })();
     return stopping;
   };

@@ -1,2 +1,3 @@
 export * from './registry.js';
 export * from './metrics-server.js';
+export * from './batch-metrics.js';

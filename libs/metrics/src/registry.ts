@@ -28,8 +28,9 @@ export function counter<L extends string>(name: string, help: string, labelNames
   return (metricsRegistry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
-export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[]): Gauge<L> {
-  return (metricsRegistry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
+/** `collect`, when given, runs at every scrape to set the gauge from state kept elsewhere (prom-client's collect). */
+export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect?: (this: Gauge<L>) => void): Gauge<L> {
+  return (metricsRegistry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry], ...(collect ? { collect } : {}) });
 }
 
 export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[] = LATENCY_BUCKETS): Histogram<L> {

@@ -88,6 +88,22 @@ describe('Prometheus metrics of each process (issue 16)', () => {
   });
 });
 
+describe('series of batch, intern signing and endpoint health (issue 16)', () => {
+  it('are on each service\'s /metrics from the start, endpoint health once an endpoint answered', async () => {
+    await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'make the endpoint known' }] });
+    const batch = await scrape('batch');
+    for (const state of ['queued', 'running']) expect(batch.get(`batch_lines{state="${state}",service="batch"}`)).toBe(0);
+    expect(batch.has('batch_lines_processed_total{outcome="succeeded",service="batch"}')).toBe(true);
+    const signing = await scrape('intern-signing');
+    for (const outcome of ['signed', 'rate_limited', 'refused', 'error']) expect(signing.has(`intern_signatures_total{outcome="${outcome}",service="intern-signing"}`)).toBe(true);
+    const inference = await scrape('inference');
+    expect(inference.get('inference_endpoint_healthy{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}')).toBe(1);
+    expect(inference.get('inference_endpoint_latency_seconds{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}')).toBeGreaterThan(0);
+    // Bounded labels: no batch or signing series leak into other processes.
+    expect([...(await scrape('api-gateway')).keys()].some((series) => series.startsWith('batch_lines'))).toBe(false);
+  });
+});
+
 describe('request ids (issue 16)', () => {
   it('answers every request with an x-request-id, keeps a usable one from the caller, and puts it in error envelopes', async () => {
     const ok = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}` } });

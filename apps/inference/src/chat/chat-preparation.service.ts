@@ -7,6 +7,8 @@ import { ByokCredentialsService } from '../resolution/byok-credentials.service.j
 import { PresetsService } from '../resolution/presets.service.js';
 import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
 import { createHash } from 'node:crypto';
+import { tracingEnabled } from '@gw/telemetry';
+import { recordCallerTrace } from './caller-trace.js';
 
 /** The end-user id as providers see it: hashed per workspace, never raw. */
 export function hashEndUser(workspaceId: string, user: unknown): string | undefined {
@@ -57,6 +59,8 @@ export class ChatPreparation {
     options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean } = {},
   ): Promise<PreparedChat> {
     const { principal } = request;
+    // Spec §4.5 trace metadata: links this request's span to the caller's trace (ADR 0050).
+    if (tracingEnabled()) recordCallerTrace(request.body.trace);
     assertMaySpend(principal);
     const withPreset = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
     const { body: chosen, session: plugins } = this.plugins.begin(withPreset, { stream: options.stream ?? withPreset.stream === true });

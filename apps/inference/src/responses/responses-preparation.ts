@@ -1,3 +1,5 @@
+import { tracingEnabled } from '@gw/telemetry';
+import { recordCallerTrace } from '../chat/caller-trace.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesUsageView } from '@gw/contracts';
 import { CatalogService } from '../catalog/catalog.service.js';
@@ -33,6 +35,8 @@ export class ResponsesPreparation {
 
   async prepare(request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>, signal?: AbortSignal): Promise<PreparedResponse> {
     const translated = translateResponsesRequest(request.body, request.principal.workspaceId);
+    // The translation drops `trace`: the caller's trace metadata is read from the Responses body (spec §4.5).
+    if (tracingEnabled() && translated.chatBody.trace === undefined) recordCallerTrace(request.body.trace);
     const prepared = await this.preparation.prepare({ principal: request.principal, body: translated.chatBody, sessionId: request.sessionId }, signal, {
       presetVariables: translated.presetVariables,
       stream: request.body.stream === true,

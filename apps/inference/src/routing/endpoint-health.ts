@@ -7,6 +7,16 @@ export interface EndpointHealthView {
   throughput(endpointKey: string): number | undefined;
 }
 
+/** One endpoint's state, for the health gauges (routing-metrics.ts). */
+export interface EndpointHealthEntry {
+  endpointKey: string;
+  healthy: boolean;
+  latencyMs?: number;
+  throughput?: number;
+  consecutiveFailures: number;
+  coolingForMs: number;
+}
+
 interface EndpointStats {
   /** Epoch ms until which the provider asked not to be called (its `retry-after`). */
   coolingUntil?: number;
@@ -82,6 +92,24 @@ export class EndpointHealthTracker implements EndpointHealthView {
 
   throughput(endpointKey: string): number | undefined {
     return this.stats.get(endpointKey)?.throughput;
+  }
+
+  /**
+   * Every endpoint measured so far (keys `<provider>/<upstream model>`; the cooldown entries of
+   * BYOK credentials are left out: their ids must not become metric labels).
+   */
+  *endpoints(): IterableIterator<EndpointHealthEntry> {
+    for (const [endpointKey, stats] of this.stats) {
+      if (endpointKey.includes('|')) continue;
+      yield {
+        endpointKey,
+        healthy: this.isHealthy(endpointKey),
+        latencyMs: stats.latencyMs,
+        throughput: stats.throughput,
+        consecutiveFailures: stats.consecutiveFailures,
+        coolingForMs: this.coolingFor(`${endpointKey}|gateway`),
+      };
+    }
   }
 
   private entry(endpointKey: string): EndpointStats {

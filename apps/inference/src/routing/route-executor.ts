@@ -1,4 +1,6 @@
 import { GatewayError } from '@gw/errors';
+import { tracingEnabled } from '@gw/telemetry';
+import { tracedAttempt } from './attempt-span.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { AttemptTracker } from './attempt-tracker.js';
 import type { EndpointHealthTracker } from './endpoint-health.js';
@@ -39,7 +41,7 @@ export async function executeRoute<T>(
     }
     tracker.begin();
     try {
-      const result = await call(attempt);
+      const result = await (tracingEnabled() ? tracedAttempt(attempt, tracker.attemptCount + 1, call) : call(attempt));
       const record = tracker.succeeded(attempt);
       recordAnswered(attempt, tracker.attemptCount);
       health.recordSuccess(attempt.endpointKey, record.latencyMs);

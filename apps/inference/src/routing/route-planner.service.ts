@@ -1,3 +1,4 @@
+import { registerEndpointHealthGauges } from './routing-metrics.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal, ResolvedByokCredential } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
@@ -49,6 +50,7 @@ export class RoutePlanner {
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.affinity = new SessionAffinity({ maxSessions: env.ROUTING_SESSION_MAX, ttlMs: env.ROUTING_SESSION_TTL_SECONDS * 1000 });
+    registerEndpointHealthGauges(this.health);
   }
 
   plan(request: PlanRequest): PlannedRoute {

@@ -1,4 +1,5 @@
-import { counter } from '@gw/metrics';
+import { counter, gauge } from '@gw/metrics';
+import type { EndpointHealthEntry, EndpointHealthTracker } from './endpoint-health.js';
 import type { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { RouteAttempt } from './route-types.js';
 
@@ -16,4 +17,39 @@ export function recordAnswered(attempt: RouteAttempt, attemptNumber: number): vo
 
 export function recordRouteFailure(errorType: string): void {
   routeFailures.inc({ error_type: errorType });
+}
+
+/**
+ * Endpoint health as gauges (issue 16), read from the replica's tracker at each scrape: healthy
+ * (1/0), smoothed latency and throughput, failures in a row, and the wait the provider asked for
+ * on the gateway's own key. Labels `provider` and `upstream_model` come from the catalog.
+ */
+export function registerEndpointHealthGauges(health: EndpointHealthTracker): void {
+  const labels = ['provider', 'upstream_model'] as const;
+  const each = (set: (labels: { provider: string; upstream_model: string }, entry: EndpointHealthEntry) => void) => {
+    for (const entry of health.endpoints()) {
+      const slash = entry.endpointKey.indexOf('/');
+      set({ provider: entry.endpointKey.slice(0, slash), upstream_model: entry.endpointKey.slice(slash + 1) }, entry);
+    }
+  };
+  gauge('inference_endpoint_healthy', 'Whether routing takes the endpoint as healthy (1) or skips it after failures in a row (0)', labels, function () {
+    this.reset();
+    each((names, entry) => this.set(names, entry.healthy ? 1 : 0));
+  });
+  gauge('inference_endpoint_consecutive_failures', 'Failed calls in a row to the endpoint', labels, function () {
+    this.reset();
+    each((names, entry) => this.set(names, entry.consecutiveFailures));
+  });
+  gauge('inference_endpoint_latency_seconds', 'Smoothed time to the answer (streams: to the first byte) of the endpoint', labels, function () {
+    this.reset();
+    each((names, entry) => entry.latencyMs !== undefined && this.set(names, entry.latencyMs / 1000));
+  });
+  gauge('inference_endpoint_throughput_tokens_per_second', 'Smoothed completion tokens per second of the endpoint', labels, function () {
+    this.reset();
+    each((names, entry) => entry.throughput !== undefined && this.set(names, entry.throughput));
+  });
+  gauge('inference_endpoint_cooldown_seconds', 'Seconds left of the wait the provider asked for (retry-after) on the gateway key', labels, function () {
+    this.reset();
+    each((names, entry) => this.set(names, entry.coolingForMs / 1000));
+  });
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal, ServiceMetadataView } from '@gw/contracts';
+import { tracingEnabled } from '@gw/telemetry';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { chargeFor, type Charge } from '../pricing/charge.js';
@@ -10,6 +11,7 @@ import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.servic
 import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { recordGeneration } from './generation-metrics.js';
+import { recordGenerationOnSpan } from './generation-span.js';
 import { UsageRecorder } from './usage-recorder.service.js';
 
 export interface SettleInput {
@@ -56,6 +58,7 @@ export class GenerationAccounting {
     // an answer without completion tokens (embeddings) says nothing about it.
     if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
     recordGeneration(attempt, tracker, usage, charge, input.status);
+    if (tracingEnabled()) recordGenerationOnSpan(input.generationId, attempt, tracker.attemptCount, usage, charge);
     await this.usage.record({
       generationId: input.generationId,
       principal: input.principal,

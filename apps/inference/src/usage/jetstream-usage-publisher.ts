@@ -1,7 +1,10 @@
 import { EVENTS, type UsageRecordedBatch, type UsageRecordedEvent } from '@gw/contracts';
 import { ensureUsageStream, JetStreamPublisher } from '@gw/messaging';
 import { createHash } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { REQUEST_ID_HEADER, TRACEPARENT_HEADER } from '@gw/telemetry';
+
+const encoder = new TextEncoder();
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 
@@ -31,7 +34,7 @@ export class JetStreamUsagePublisher {
     this.streamReady ??= ensureUsageStream(this.connection);
     try {
       await this.streamReady;
-      if (events.length === 1) await this.client.publish(EVENTS.usageRecorded, JSON.stringify(events[0]), events[0]!.generationId);
+      if (events.length === 1) await this.client.publishBytes(EVENTS.usageRecorded, encoder.encode(JSON.stringify(events[0])), events[0]!.generationId, headersOf(events[0]!));
       else await this.client.publish(EVENTS.usageRecorded, JSON.stringify({ events } satisfies UsageRecordedBatch), batchMessageId(events));
     } catch (error) {
       this.streamReady = undefined;
@@ -42,4 +45,12 @@ export class JetStreamUsagePublisher {
   close(): void {
     this.client.close();
   }
+}
+
+/** A message of one event carries its request id and trace context as headers too, for tools that read those (ADR 0050). */
+function headersOf(event: UsageRecordedEvent) {
+  const headers = natsHeaders();
+  if (event.requestId) headers.set(REQUEST_ID_HEADER, event.requestId);
+  if (event.traceparent) headers.set(TRACEPARENT_HEADER, event.traceparent);
+  return headers;
 }

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { usageDetailsOf } from './usage-details.js';
-import type { Principal, UsageRecordedEvent } from '@gw/contracts';
+import { EVENTS, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { context, SpanKind, trace } from '@opentelemetry/api';
+import { ATTR, currentRequestId, currentTraceparent, tracer, tracingEnabled } from '@gw/telemetry';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import type { Charge } from '../pricing/charge.js';
@@ -79,6 +81,33 @@ export class UsageRecorder implements OnModuleDestroy {
    */
   async record(outcome: GenerationOutcome): Promise<void> {
     const event = toUsageEvent(outcome);
+    const requestId = currentRequestId();
+    if (requestId) event.requestId = requestId;
+    if (!tracingEnabled()) return this.store(event);
+    // The usage event as a producer span; consumers (management's counters) continue its context (ADR 0050).
+    const span = tracer().startSpan(`${EVENTS.usageRecorded} publish`, {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        [ATTR.messagingSystem]: 'nats',
+        [ATTR.messagingDestination]: EVENTS.usageRecorded,
+        [ATTR.messagingOperation]: 'publish',
+        [ATTR.generationId]: event.generationId,
+        [ATTR.model]: event.model,
+        [ATTR.providerName]: event.provider,
+        [ATTR.inputTokens]: event.promptTokens,
+        [ATTR.outputTokens]: event.completionTokens,
+        [ATTR.cost]: event.cost,
+      },
+    });
+    event.traceparent = currentTraceparent(trace.setSpan(context.active(), span));
+    try {
+      await this.store(event);
+    } finally {
+      span.end();
+    }
+  }
+
+  private async store(event: UsageRecordedEvent): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);

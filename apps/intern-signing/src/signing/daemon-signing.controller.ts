@@ -8,6 +8,7 @@ import { SignableInterns } from '../interns/signable-interns.js';
 import { DaemonSigner } from './daemon-signer.js';
 import { SigningKeyRing } from './signing-key-ring.js';
 import { SIGN_RATE_LIMITER } from './signing.providers.js';
+import { initSignatureMetrics, recordSignature, recordSignatureFailure } from './signing-metrics.js';
 
 /** Spec §4.4: signs a body digest for a visible intern, naming the caller's verified OAuth subject. */
 @Controller()
@@ -17,7 +18,9 @@ export class DaemonSigningController {
     private readonly signer: DaemonSigner,
     private readonly keys: SigningKeyRing,
     @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
-  ) {}
+  ) {
+    initSignatureMetrics();
+  }
 
   /**
    * The gateway alone may send this (NATS permissions) and it validated the digest, route and
@@ -26,6 +29,17 @@ export class DaemonSigningController {
    */
   @MessagePattern(SUBJECTS.internSigning.daemonSign)
   async sign(@TrustedPayload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
+    try {
+      const headers = await this.signFor(request);
+      recordSignature();
+      return headers;
+    } catch (error) {
+      recordSignatureFailure(error);
+      throw error;
+    }
+  }
+
+  private async signFor(request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
     // The user a daemon sees is the subject management linked after an OIDC login, carried
     // in the principal the gateway authenticated: never anything the request says.
     const user = request.principal.identitySubject;

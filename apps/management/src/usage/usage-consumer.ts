@@ -2,8 +2,26 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
 import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
+import { context, trace } from '@opentelemetry/api';
+import { runWithRequestId, tracingEnabled } from '@gw/telemetry';
 import { recordUsageBatch } from './usage-metrics.js';
+import { UsageCountSpans } from './usage-spans.js';
 import { UsageRecorder } from './usage-recorder.js';
+
+/** LOG_LEVEL debug or trace: a line per counted event, with the request id of its generation. */
+const debugLogs = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
+
+function logCounted(logger: Logger, batch: UsageRecordedEvent[], counted: string[], spans: UsageCountSpans | undefined): void {
+  const fresh = new Set(counted);
+  for (const event of batch) {
+    const line = () =>
+      runWithRequestId(event.requestId, () => logger.debug({ generationId: event.generationId, cost: event.cost, duplicate: !fresh.has(event.generationId) }, 'Usage event counted'));
+    // With tracing on, the line carries the trace id of the generation too (its counting span).
+    const span = spans?.of(event.generationId);
+    if (span) context.with(trace.setSpan(context.active(), span), line);
+    else line();
+  }
+}
 
 export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
 
@@ -47,7 +65,17 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       itemId: (event) => event.generationId,
       parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
-        const outcome = await recorder.recordBatch(batch);
+        // Tracing on: a span per event, in the trace of its generation (ADR 0050).
+        const spans = tracingEnabled() ? new UsageCountSpans(batch) : undefined;
+        let outcome;
+        try {
+          outcome = await recorder.recordBatch(batch);
+        } catch (error) {
+          spans?.fail(error);
+          throw error;
+        }
+        if (debugLogs) logCounted(logger, batch, outcome.counted, spans);
+        spans?.end(outcome.counted);
         recordUsageBatch(batch.length, outcome.counted.length);
         events.keysChanged(outcome.keysToRefresh);
       },

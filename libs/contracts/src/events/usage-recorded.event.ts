@@ -5,6 +5,9 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
+/** A W3C `traceparent` (version 00): version, trace id, parent span id, flags. */
+export const TRACEPARENT_PATTERN = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+
 /** Most events in one `UsageRecordedBatch` message (~60 KB, far below NATS' 1 MB). */
 export const USAGE_BATCH_MAX_EVENTS = 100;
 
@@ -134,6 +137,21 @@ export class UsageRecordedEvent {
   @ValidateNested()
   @Type(() => UsageDetails)
   usageDetails?: UsageDetails;
+
+  /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  requestId?: string;
+
+  /**
+   * W3C trace context of the generation's usage publish span, set only while tracing is on:
+   * a consumer's span continues that trace. In the body because one message may carry many
+   * events of as many traces; a message of one event carries it as a header too (ADR 0050).
+   */
+  @IsOptional()
+  @Matches(TRACEPARENT_PATTERN)
+  traceparent?: string;
 }
 
 /**

@@ -1,0 +1,71 @@
+import { Controller, Logger, Module, type INestMicroservice } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { loggerParams } from '@gw/config';
+import { currentRequestId, runWithRequestId, tracingEnabled } from '@gw/telemetry';
+import { PrivateNatsServer } from '@gw/testing';
+import { LoggerModule } from 'nestjs-pino';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResilientNatsConnection } from './nats-connection.js';
+import { RpcClient } from './rpc-client.js';
+import { bootstrapService } from './service-bootstrap.js';
+
+/* With tracing OFF (the default): the request id still travels in NATS headers and names every log line of the handler (ADR 0050). */
+
+const lines: Array<Record<string, unknown>> = [];
+const sink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
+
+@Controller()
+class WhoController {
+  private readonly log = new Logger('Who');
+
+  @MessagePattern('who.asks')
+  async who(): Promise<{ requestId: string | null }> {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.log.warn('handled');
+    return { requestId: currentRequestId() ?? null };
+  }
+}
+
+const params = loggerParams('who', 'info');
+@Module({ imports: [LoggerModule.forRoot({ ...params, pinoHttp: [params.pinoHttp as object, sink] })], controllers: [WhoController] })
+class WhoModule {}
+
+describe('request id over NATS (tracing off)', () => {
+  let nats: PrivateNatsServer;
+  let service: INestMicroservice;
+  let connection: ResilientNatsConnection;
+  let client: RpcClient;
+
+  beforeAll(async () => {
+    nats = await PrivateNatsServer.start();
+    service = await bootstrapService(WhoModule, { queue: 'who', natsUrl: nats.url });
+    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'who-client' });
+    client = new RpcClient(connection, 2_000);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await connection?.close();
+    await service?.close();
+    await nats?.stop();
+  });
+
+  it('reaches the handler and its log lines, without any trace field', async () => {
+    expect(tracingEnabled()).toBe(false);
+    const replies = await Promise.all(['req-a', 'req-b'].map((id) => runWithRequestId(id, () => client.send<{ requestId: string | null }>('who.asks', {}))));
+    expect(replies.map((reply) => reply.requestId)).toEqual(['req-a', 'req-b']);
+    const handled = lines.filter((line) => line.msg === 'handled');
+    expect(handled.map((line) => line.request_id).sort()).toEqual(['req-a', 'req-b']);
+    for (const line of handled) expect(line.trace_id).toBeUndefined();
+  });
+
+  it('sends none outside a request', async () => {
+    await expect(client.send('who.asks', {})).resolves.toEqual({ requestId: null });
+  });
+});

@@ -1,0 +1,151 @@
+import { Controller, Logger, Module, type INestMicroservice } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { loggerParams } from '@gw/config';
+import { GatewayError } from '@gw/errors';
+import { currentRequestId, initTracing, runWithRequestId, tracer } from '@gw/telemetry';
+import { PrivateNatsServer } from '@gw/testing';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { LoggerModule } from 'nestjs-pino';
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { Observable } from 'rxjs';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResilientNatsConnection } from './nats-connection.js';
+import { RpcClient } from './rpc-client.js';
+import { bootstrapService } from './service-bootstrap.js';
+
+/*
+ * ADR 0050 with tracing ON in this process (an in-memory exporter): a request-reply call and a
+ * stream carry `traceparent` and `x-request-id` in NATS headers both ways of libs/messaging's
+ * RPC; the handler's span continues the caller's, an undici call under it is its child, and the
+ * handler's log lines carry the request id and the trace id.
+ */
+
+const exporter = new InMemorySpanExporter();
+const lines: Array<Record<string, unknown>> = [];
+const sink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
+let upstreamUrl = '';
+let traceparentSeenUpstream: string | undefined;
+
+@Controller()
+class TracedController {
+  private readonly log = new Logger('Traced');
+
+  @MessagePattern('traced.call')
+  async call(): Promise<{ requestId?: string }> {
+    this.log.log('calling upstream');
+    const response = await request(upstreamUrl, { method: 'POST', body: '{}' });
+    await response.body.text();
+    return { requestId: currentRequestId() };
+  }
+
+  @MessagePattern('traced.stream')
+  stream(): Observable<string> {
+    const requestId = currentRequestId() ?? 'none';
+    return new Observable((subscriber) => {
+      subscriber.next(requestId);
+      setTimeout(() => {
+        subscriber.next('second');
+        subscriber.complete();
+      }, 10);
+    });
+  }
+
+  @MessagePattern('traced.fail')
+  fail(): never {
+    throw new GatewayError(503, 'upstream down', { errorType: 'server' });
+  }
+}
+
+const params = loggerParams('traced', 'info');
+@Module({ imports: [LoggerModule.forRoot({ ...params, pinoHttp: [params.pinoHttp as object, sink] })], controllers: [TracedController] })
+class TracedModule {}
+
+describe('trace context and request id over NATS (tracing on)', () => {
+  let nats: PrivateNatsServer;
+  let upstream: Server;
+  let service: INestMicroservice;
+  let connection: ResilientNatsConnection;
+  let client: RpcClient;
+
+  beforeAll(async () => {
+    await initTracing('traced-test', { exporter });
+    upstream = createServer((req, res) => {
+      traceparentSeenUpstream = req.headers.traceparent as string | undefined;
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1/chat/completions`;
+    nats = await PrivateNatsServer.start();
+    service = await bootstrapService(TracedModule, { queue: 'traced', natsUrl: nats.url });
+    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'traced-client' });
+    client = new RpcClient(connection, 2_000);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await connection?.close();
+    await service?.close();
+    await nats?.stop();
+    await new Promise((resolve) => upstream?.close(resolve));
+  });
+
+  const byName = (name: string, kind: SpanKind): ReadableSpan => {
+    const found = exporter.getFinishedSpans().find((span) => span.name === name && span.kind === kind);
+    if (!found) throw new Error(`no ${name} span; have ${exporter.getFinishedSpans().map((span) => span.name).join(', ')}`);
+    return found;
+  };
+
+  it('continues the caller trace in the handler, and the handler\'s undici call under it, with the request id', async () => {
+    exporter.reset();
+    const root = tracer().startSpan('edge', { kind: SpanKind.SERVER });
+    const reply = await context.with(trace.setSpan(context.active(), root), () => runWithRequestId('req-traced-1', () => client.send<{ requestId?: string }>('traced.call', {})));
+    root.end();
+    expect(reply.requestId).toBe('req-traced-1');
+    const traceId = root.spanContext().traceId;
+    const clientSpan = byName('traced.call', SpanKind.CLIENT);
+    const serverSpan = byName('traced.call', SpanKind.SERVER);
+    const http = exporter.getFinishedSpans().find((span) => span.parentSpanContext?.spanId === serverSpan.spanContext().spanId);
+    for (const span of [clientSpan, serverSpan, http!]) expect(span.spanContext().traceId).toBe(traceId);
+    expect(clientSpan.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+    expect(serverSpan.attributes['gw.request_id']).toBe('req-traced-1');
+    expect(http?.attributes['http.request.method']).toBe('POST');
+    // The provider sees the undici span as its parent (W3C traceparent on the HTTP call).
+    expect(traceparentSeenUpstream).toBe(`00-${traceId}-${http!.spanContext().spanId}-01`);
+    const line = lines.find((entry) => entry.msg === 'calling upstream');
+    expect(line).toMatchObject({ request_id: 'req-traced-1', trace_id: traceId, span_id: serverSpan.spanContext().spanId, name: 'traced' });
+  });
+
+  it('carries both on a stream; the handler span ends with its last packet', async () => {
+    exporter.reset();
+    const packets: string[] = [];
+    await runWithRequestId('req-stream-1', async () => {
+      for await (const packet of client.stream<string>('traced.stream', {}, { firstPacketTimeoutMs: 2_000, idleTimeoutMs: 2_000 })) packets.push(packet);
+    });
+    expect(packets).toEqual(['req-stream-1', 'second']);
+    const clientSpan = byName('traced.stream', SpanKind.CLIENT);
+    const serverSpan = byName('traced.stream', SpanKind.SERVER);
+    expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+    expect(serverSpan.spanContext().traceId).toBe(clientSpan.spanContext().traceId);
+  });
+
+  it('marks both spans failed on a 5xx answer, with its status and type', async () => {
+    exporter.reset();
+    await expect(client.send('traced.fail', {})).rejects.toMatchObject({ status: 503 });
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const span = byName('traced.fail', kind);
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes['http.response.status_code']).toBe(503);
+      expect(span.attributes['error.type']).toBe('server');
+    }
+  });
+});

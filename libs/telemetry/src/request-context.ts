@@ -1,0 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What every log line of a request carries, in whichever process handles it (issue 16). */
+export interface RequestContext {
+  /** The gateway's request id: the caller's `x-request-id` when usable, else a UUID. */
+  readonly requestId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** The header (HTTP and NATS alike) that carries the request id between processes. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Longest request id accepted from another process (the gateway allows 128 printable characters). */
+const MAX_REQUEST_ID = 128;
+
+/**
+ * Runs `fn` with `requestId` as the current request's id: what `currentRequestId()` and every
+ * log line read until `fn` and what it started asynchronously end. No id: `fn` runs as it is.
+ */
+export function runWithRequestId<T>(requestId: string | undefined | null, fn: () => T): T {
+  if (!requestId || requestId.length > MAX_REQUEST_ID) return fn();
+  return storage.run({ requestId }, fn);
+}
+
+/** The id of the request being handled in this async context, if any. */
+export function currentRequestId(): string | undefined {
+  return storage.getStore()?.requestId;
+}
