@@ -255,10 +255,11 @@ describe('batches run by the service', () => {
     a.runner.start();
     await until(async () => (await prisma.batchRequest.count({ where: { batchId, status: 'completed' } })) === 5);
     await a.runner.stop();
-    await a.sweeper.sweep();
+    peers.credits = { total_credits: 1, total_usage: 1 - 0.0001 }; // 0.0001 left, the batch costs more
+    await a.sweeper.sweep(); // completes it; the sweep's charge finds the balance short
     const row = await prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
     expect(row.status).toBe('completed');
-    peers.credits = { total_credits: 1, total_usage: 1 - 0.0001 }; // 0.0001 left, the batch costs more
+    expect(row.chargedAt).toBeNull();
     const refused = await a.batches.get(who, batchId).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(GatewayError);
     expect((refused as GatewayError).status).toBe(402);
@@ -278,6 +279,23 @@ describe('batches run by the service', () => {
     const after = await prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
     expect(after.chargedAt).not.toBeNull();
     expect(after.chargePublishedAt).not.toBeNull();
+  });
+
+  it('charges a finished batch when it ends, with nobody reading it, once even when reads race the sweep', async () => {
+    const who = principal();
+    const batchId = await submit(who, 3);
+    a.runner.start();
+    await until(async () => (await prisma.batchRequest.count({ where: { batchId, status: 'completed' } })) === 3);
+    await a.runner.stop();
+    peers.credits = { total_credits: 10, total_usage: 1 };
+    await Promise.all([a.sweeper.sweep(), b.sweeper.sweep(), a.batches.get(who, batchId), b.batches.get(who, batchId)]);
+    await a.sweeper.sweep();
+    const row = await prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+    expect(row.status).toBe('completed');
+    expect(row.chargedAt).not.toBeNull();
+    const taken = await charges(batchId);
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatchObject({ kind: 'batch_charge', cost: row.cost!.toFixed() });
   });
 
   it('lists newest first with a cursor and status filters; usage sums per §2.1.2', async () => {

@@ -5,6 +5,7 @@ import { BatchFinalizer } from '../batches/batch-finalizer.js';
 import { BatchStore } from '../batches/batch-store.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
 import { GatewayError } from '@gw/errors';
+import { TERMINAL_BATCH_STATUSES } from '@gw/contracts';
 import { Prisma } from '../generated/prisma/client.js';
 import { NativeBatches, type UpstreamBatch } from '../native/native-batches.js';
 import { LineClaims } from './line-claims.js';
@@ -13,6 +14,8 @@ import { LineClaims } from './line-claims.js';
 const SWEEP_PAGE = 100;
 /** How long after its window a native batch the provider has not ended is expired here. */
 const NATIVE_EXPIRY_GRACE_MS = 3_600_000;
+/** How often a finished batch the balance could not pay is offered to the cost guard again. */
+const UNPAID_RETRY_MS = 60_000;
 
 /**
  * The time-driven moves of every batch (ADR 0044), run by every replica: each move is a
@@ -24,6 +27,8 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BatchSweeper.name);
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  /** Batch id -> when the balance last fell short (this replica's memory; a restart only retries sooner). */
+  private readonly unpaidSince = new Map<string, number>();
 
   constructor(
     private readonly store: BatchStore,
@@ -57,6 +62,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.expire();
     await this.complete();
     await this.cancel();
+    await this.chargeFinished();
     await this.retain();
     await this.dropAbandonedUploads();
     await this.republishCharges();
@@ -153,6 +159,34 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private async dropAbandonedUploads(): Promise<void> {
     const before = new Date(this.clock.now().getTime() - this.env.BATCH_UPLOAD_ABANDON_MS);
     await this.prisma.batch.deleteMany({ where: { submittedAt: null, createdAt: { lt: before } } });
+  }
+
+  /**
+   * A finished batch is charged when it ends if the balance can pay (ADR 0046), not only when
+   * someone reads it: a batch never read would otherwise never be billed. The charge is the
+   * cost guard's one compare-and-set, so a read racing this sweep still charges once; when the
+   * balance is short nothing is charged, reads answer 402, and the batch is offered again a
+   * minute later (a top-up is then charged without waiting for a read).
+   */
+  private async chargeFinished(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const batches = await this.prisma.batch.findMany({
+      where: { status: { in: [...TERMINAL_BATCH_STATUSES] }, finalizedAt: { not: null }, chargedAt: null, resultsDeletedAt: null },
+      orderBy: { finalizedAt: 'asc' },
+      take: SWEEP_PAGE,
+    });
+    for (const batch of batches) {
+      const since = this.unpaidSince.get(batch.id);
+      if (since !== undefined && now - since < UNPAID_RETRY_MS) continue;
+      try {
+        const outcome = await this.guard.settle(batch);
+        if (outcome.kind === 'insufficient') this.unpaidSince.set(batch.id, now);
+        else this.unpaidSince.delete(batch.id);
+      } catch (error) {
+        // Management unreachable: the next sweep (or a read) tries again.
+        this.logger.warn(`Batch ${batch.id} could not be charged yet: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   /** A charge taken whose event was not acknowledged (the replica died between): published again, harmlessly. */
