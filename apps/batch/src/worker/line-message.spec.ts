@@ -15,6 +15,11 @@ describe('a batch line message', () => {
     expect(message).toMatchObject({ body, principal: { keyKind: 'standard' } });
   });
 
+  it.each([SUBJECTS.inference.responsesCreate, SUBJECTS.inference.messagesCreate])('checks %s as chat create', async (subject) => {
+    const failure = await lineMessage(subject, { ...principal(), workspaceId: 'not-a-uuid' }, body).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 400, message: expect.stringMatching(/principal\.workspaceId/) });
+  });
+
   it.each([
     ['a principal without a workspace', { ...principal(), workspaceId: 'not-a-uuid' }, /principal\.workspaceId/],
     ['a malformed batch id', { ...principal(), batchId: 'batch_x' }, /principal\.batchId/],
@@ -27,6 +32,6 @@ describe('a batch line message', () => {
 
   it('leaves the subjects inference validates itself as they are', async () => {
     const who = { ...principal(), workspaceId: 'not-a-uuid' };
-    await expect(lineMessage(SUBJECTS.inference.responsesCreate, who, body)).resolves.toEqual({ principal: who, body });
+    await expect(lineMessage(SUBJECTS.inference.embeddingsCreate, who, body)).resolves.toEqual({ principal: who, body });
   });
 });

@@ -8,6 +8,8 @@ import { ChatCreateRequest, SUBJECTS, validateDto, type Principal } from '@gw/co
  */
 const VALIDATED_BY_CALLER: Readonly<Record<string, new () => object>> = {
   [SUBJECTS.inference.chatCreate]: ChatCreateRequest,
+  [SUBJECTS.inference.responsesCreate]: ChatCreateRequest,
+  [SUBJECTS.inference.messagesCreate]: ChatCreateRequest,
 };
 
 /**
