@@ -5,6 +5,7 @@ import { RpcClient } from '@gw/messaging';
 import { lineUsageOf } from '../batches/line-usage.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
 import type { ClaimedLine, LineOutcome } from './line-claims.js';
+import { lineMessage } from './line-message.js';
 
 /** The inference subject that answers each batch endpoint: the live endpoints' own (issue 13). */
 const SUBJECT_OF: Record<BatchEndpoint, string> = {
@@ -37,7 +38,8 @@ export class LineExecutor {
     const body: Record<string, unknown> = { ...line.body, model: line.model };
     if (line.provider && body.provider === undefined) body.provider = line.provider;
     try {
-      const answer = await this.rpc.send<Record<string, unknown>>(SUBJECT_OF[endpoint], { principal, body }, this.env.BATCH_LINE_TIMEOUT_MS);
+      const subject = SUBJECT_OF[endpoint];
+      const answer = await this.rpc.send<Record<string, unknown>>(subject, await lineMessage(subject, principal, body), this.env.BATCH_LINE_TIMEOUT_MS);
       const usage = lineUsageOf(endpoint, answer);
       const generationId = typeof answer.id === 'string' ? answer.id : null;
       return {

@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type MessageView } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
@@ -13,8 +14,9 @@ export class MessagesController {
     private readonly messagesStream: MessagesStreamService,
   ) {}
 
+  /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
   @MessagePattern(SUBJECTS.inference.messagesCreate)
-  create(@Payload() request: ChatCreateRequest): Promise<MessageView> {
+  create(@TrustedPayload() request: ChatCreateRequest): Promise<MessageView> {
     return this.messages.create(request);
   }
 

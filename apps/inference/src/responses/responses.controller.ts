@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type ResponsesResponseView } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ResponsesStreamService } from './responses-stream.service.js';
@@ -13,8 +14,9 @@ export class ResponsesController {
     private readonly responsesStream: ResponsesStreamService,
   ) {}
 
+  /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
   @MessagePattern(SUBJECTS.inference.responsesCreate)
-  create(@Payload() request: ChatCreateRequest): Promise<ResponsesResponseView> {
+  create(@TrustedPayload() request: ChatCreateRequest): Promise<ResponsesResponseView> {
     return this.responses.create(request);
   }
 

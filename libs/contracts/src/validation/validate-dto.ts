@@ -2,6 +2,10 @@ import type { ValidationError } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { GatewayError } from '@gw/errors';
+import { memoiseValidationMetadata } from './metadata-cache.js';
+
+// Every service validates through this module: the rule lookups are memoised once for the process (ADR 0057).
+memoiseValidationMetadata();
 
 /**
  * What happens to properties the class does not declare: `keep` (a chat body, passed on to
