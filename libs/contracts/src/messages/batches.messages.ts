@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { BATCH_COMPLETION_WINDOW, BATCH_STATUSES, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
 import { BATCH_ENDPOINTS, type BatchEndpoint } from './native-batches.messages.js';
 import { Principal } from '../principal.js';
@@ -11,6 +11,7 @@ export const CUSTOM_ID_MAX_LENGTH = 512;
 export const BATCH_APPEND_MAX_LINES = 1_000;
 
 class WithPrincipal {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

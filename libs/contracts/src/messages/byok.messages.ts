@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsOptional, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { BYOK_PAGE_SIZE, CreateByokCredentialDto, PROVIDER_SLUG_PATTERN, UpdateByokCredentialDto } from '../http/byok-credential.dto.js';
 import { Principal } from '../principal.js';
 
@@ -10,6 +10,7 @@ import { Principal } from '../principal.js';
  */
 
 abstract class PrincipalMessage {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 
@@ -9,6 +9,7 @@ import { Principal } from '../principal.js';
  * providers that support them.
  */
 export class ChatCreateRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -37,6 +38,7 @@ export class ChatCreateRequest {
 }
 
 export class ModelsListRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsObject, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 
 /**
@@ -7,6 +7,7 @@ import { Principal } from '../principal.js';
  * embeddings body, validated by the gateway (EmbeddingsRequestDto) and passed on whole.
  */
 export class EmbeddingsCreateRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,9 +1,10 @@
 import { Type } from 'class-transformer';
-import { IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 
 /** Gateway -> management: read, start linking, or unlink the caller's personal identity (ADR 0037). */
 export class IdentityRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 import {
   BODY_SHA256_PATTERN,
   DaemonRouteDto,
@@ -16,6 +16,7 @@ import { Principal } from '../principal.js';
 /* Gateway -> intern-signing. Intern ids that are not UUIDs never get here (the gateway answers 404). */
 
 class WithPrincipal {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 import { DECIMAL_STRING } from '../events/usage-recorded.event.js';
 import { LIMIT_RESETS, type ApiKeyView, type LimitReset } from '../http/api-key.view.js';
 import { KEY_NAME_MAX_LENGTH, UTC_DATE_TIME } from '../http/key-write.dto.js';
@@ -11,6 +11,7 @@ import { KEY_HASH_PATTERN, KeyRateLimits, Principal } from '../principal.js';
  */
 
 export class KeysCreateRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -65,6 +66,7 @@ export class KeysDeleteForInternRequest {
 }
 
 export class KeysUpdateRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -107,6 +109,7 @@ export class KeysUpdateRequest {
 }
 
 export class KeysDeleteRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -122,12 +125,14 @@ export interface KeysCreateReply {
 }
 
 export class CreditsGetRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
 }
 
 export class CreditsAddRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

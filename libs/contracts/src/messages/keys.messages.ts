@@ -1,8 +1,9 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsUUID, Matches, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsInt, IsOptional, IsUUID, Matches, Min, ValidateNested } from 'class-validator';
 import { KEY_HASH_PATTERN, Principal } from '../principal.js';
 
 export class KeysListRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -20,6 +21,7 @@ export class KeysListRequest {
 }
 
 export class KeysGetRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 
 /*
@@ -62,6 +62,7 @@ export class NativeBatchLine {
 /** `inference.batches.native.submit`. Large payloads go through the object store (ADR 0031). */
 export class NativeBatchSubmitRequest {
   /** The principal that created the batch (the batch service stored it at POST /v1/batches). */
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -127,6 +128,7 @@ export interface NativeBatchHandle {
 }
 
 export class NativeBatchHandleRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;

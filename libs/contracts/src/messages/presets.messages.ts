@@ -1,11 +1,12 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsObject, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { PRESETS_PAGE_SIZE } from '../http/list-presets-query.dto.js';
 import { Principal } from '../principal.js';
 import { PRESET_SLUG_PATTERN } from './resolve.messages.js';
 
 /** Gateway -> management: a new version of the caller's preset (created at version 1 when new). */
 export class PresetsCreateVersionRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -19,6 +20,7 @@ export class PresetsCreateVersionRequest {
 }
 
 export class PresetsListRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
@@ -34,6 +36,7 @@ export class PresetsListRequest {
 }
 
 export class PresetsGetRequest {
+  @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
