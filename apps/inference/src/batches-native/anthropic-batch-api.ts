@@ -122,7 +122,7 @@ function rowOf(row: IndividualResponse): UpstreamLineRow {
     }
     case 'canceled':
       return { custom_id: customId, kind: 'not_run', statusCode: null, requestId: null, error: { type: 'batch_cancelled', code: 'batch_cancelled', message: 'This request was not run: the batch was cancelled' } };
-    default:
+    case 'expired':
       return { custom_id: customId, kind: 'not_run', statusCode: null, requestId: null, error: { type: 'batch_expired', code: 'batch_expired', message: 'This request could not be run before the batch window expired' } };
   }
 }

@@ -91,8 +91,9 @@ class StreamState {
         const native = data.delta?.stop_reason ?? null;
         return native === null ? undefined : { index: 0, delta: {}, finish_reason: anthropicFinishReason(native), native_finish_reason: native };
       }
+      case undefined:
       default:
-        // ping, content_block_stop and event types added later carry nothing to relay.
+        // ping, content_block_stop, a frame without a type and event types added later carry nothing to relay.
         return undefined;
     }
   }

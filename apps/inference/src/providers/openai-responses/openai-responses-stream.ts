@@ -69,8 +69,9 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
       }
       case 'error':
         throw streamErrorFailure(provider, event as { message?: unknown; code?: unknown; type?: unknown });
+      case undefined:
       default:
-        break; // lifecycle and bookkeeping events say nothing the chat form carries
+        break; // lifecycle and bookkeeping events (and a frame without a type) say nothing the chat form carries
     }
   }
 }
