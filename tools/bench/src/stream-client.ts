@@ -1,0 +1,121 @@
+import { Pool } from 'undici';
+import { SseTally } from './sse.ts';
+
+/** A streamed chat completion to send: where, with which headers and body. */
+export interface StreamTarget {
+  name: string;
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What one stream did, times in ms from just before the request was handed to undici. */
+export interface StreamOutcome {
+  status: number;
+  /** First byte of the first `data:` line (ADR 0055); undefined when none came. */
+  firstDataMs: number | undefined;
+  /** Whole body read (end or failure). */
+  totalMs: number;
+  /** `data:` events, `[DONE]` included. */
+  events: number;
+  done: boolean;
+  /** Error chunks (mid-stream failures). */
+  errorEvents: number;
+  /** Transport failure (reset, timeout), if any. */
+  failure?: string;
+}
+
+/** A stream that answered 200, ended with `[DONE]` and held no error chunk. */
+export const complete = (outcome: StreamOutcome): boolean => outcome.status === 200 && outcome.done && outcome.errorEvents === 0 && outcome.failure === undefined;
+
+/** A small undici pool to one origin: `connections` sockets, one request each at a time. */
+export function streamPool(target: StreamTarget, connections: number): Pool {
+  // Long streams (the concurrency scenario) wait minutes between the head and the end.
+  return new Pool(new URL(target.url).origin, { connections, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 300_000, connectTimeout: 30_000 });
+}
+
+/**
+ * Sends one streamed request on `pool` and reads the body to its end, counting events and
+ * timing the first `data:` byte. Never throws for an HTTP or transport failure: it is in the
+ * outcome, so a run can count it.
+ */
+export async function streamOnce(pool: Pool, target: StreamTarget, signal?: AbortSignal): Promise<StreamOutcome> {
+  const { pathname, search } = new URL(target.url);
+  const tally = new SseTally();
+  const decoder = new TextDecoder();
+  const start = performance.now();
+  let firstDataMs: number | undefined;
+  let status = 0;
+  try {
+    const response = await pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal });
+    status = response.statusCode;
+    for await (const piece of response.body) {
+      if (tally.push(decoder.decode(piece as Buffer, { stream: true })) && firstDataMs === undefined) firstDataMs = performance.now() - start;
+    }
+    tally.push(decoder.decode());
+  } catch (error) {
+    return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors, failure: (error as Error).message };
+  }
+  return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors };
+}
+
+/** A stream whose client reads the head and then nothing: its socket is paused by undici once its small buffer is full. */
+export interface StalledStream {
+  /** Status of the head (0 if none came). */
+  status: Promise<number>;
+  /** Ends it (destroys the socket) and says whether the gateway had closed it first. */
+  release(): Promise<{ closedByServer: boolean }>;
+}
+
+export function stallOnce(pool: Pool, target: StreamTarget): StalledStream {
+  const { pathname, search } = new URL(target.url);
+  const controller = new AbortController();
+  let closedByServer = false;
+  let released = false;
+  const response = pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal });
+  const status = response.then(
+    ({ statusCode, body }) => {
+      // Nothing is read: undici stops reading the socket once the body's buffer is full.
+      body.on('error', () => {
+        if (!released) closedByServer = true;
+      });
+      body.once('close', () => {
+        if (!released) closedByServer = true;
+      });
+      return statusCode;
+    },
+    () => 0,
+  );
+  return {
+    status,
+    async release() {
+      released = true;
+      controller.abort();
+      await status;
+      return { closedByServer };
+    },
+  };
+}
+
+/**
+ * `connections` clients sending streams back to back for `seconds`: streams completed per
+ * second and every outcome, for a throughput figure of whole streams.
+ */
+export async function streamLoad(target: StreamTarget, connections: number, seconds: number, signal: AbortSignal): Promise<{ outcomes: StreamOutcome[]; seconds: number }> {
+  const pool = streamPool(target, connections);
+  const outcomes: StreamOutcome[] = [];
+  const start = performance.now();
+  const until = start + seconds * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until && !signal.aborted) outcomes.push(await streamOnce(pool, target, signal));
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  signal.throwIfAborted();
+  return { outcomes, seconds: (performance.now() - start) / 1000 };
+}
