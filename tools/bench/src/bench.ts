@@ -9,7 +9,7 @@ import { probe, problemsOf, round, run, type RunFigures, type Target } from './m
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
 import { compare, formatConcurrency, formatStreams, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
-import { concurrencyScenario, writeBenchCatalog, type ConcurrencyScenarioResult } from './concurrency-scenario.ts';
+import { concurrencyScenario, upstreamConnections, writeBenchCatalog, type ConcurrencyScenarioResult } from './concurrency-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 
 /**
@@ -213,8 +213,16 @@ async function main(): Promise<number> {
   let runningPortkey: RunningPortkey | undefined;
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
-    // The concurrency scenario's slow model, in a catalog of the run's own (the shipped one plus that model).
-    const env = options.concurrencyStreams > 0 ? { MODEL_CATALOG_PATH: writeBenchCatalog(WORKSPACE_ROOT, isolated.stateDir, options.concurrencySeconds) } : undefined;
+    // The concurrency scenario's slow model, in a catalog of the run's own (the shipped one plus
+    // that model), and an upstream connection pool as large as the streams it holds at once
+    // (inference's default, 256 per origin, would queue the rest behind the slow ones).
+    const env =
+      options.concurrencyStreams > 0
+        ? {
+            MODEL_CATALOG_PATH: writeBenchCatalog(WORKSPACE_ROOT, isolated.stateDir, options.concurrencySeconds),
+            UPSTREAM_CONNECTIONS: String(upstreamConnections(options.concurrencyStreams + options.stalledClients)),
+          }
+        : undefined;
     const stack = await isolated.start(controller.signal, env ? { env } : {});
     step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
     const internId = await prepareSigning(stack);

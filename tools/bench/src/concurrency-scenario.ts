@@ -33,6 +33,11 @@ export function slowUpstreamModel(seconds: number): string {
   return `gpt-4o-mini;chunk-delay=${chunkDelayMs(seconds)};reply-tokens=${SLOW_REPLY_TOKENS}`;
 }
 
+/** Inference's UPSTREAM_CONNECTIONS for `streams` at once (its default 256 at least, its maximum 4096 at most). */
+export function upstreamConnections(streams: number): number {
+  return Math.min(4096, Math.max(256, streams + 64));
+}
+
 interface CatalogModel {
   id: string;
   listed?: boolean;

@@ -12,16 +12,18 @@ describe('process samples', () => {
     expect(residentBytes(2 ** 30)).toBeUndefined();
   });
 
-  it("reads an unlabelled sample from prom-client's text, not a longer name or a labelled one", () => {
+  it("reads a sample from prom-client's text, labelled or not, not one of a longer name", () => {
     const text = [
       '# HELP nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.',
       '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
       'nodejs_eventloop_lag_p99_seconds_total 9',
-      'nodejs_eventloop_lag_p99_seconds{x="y"} 8',
-      'nodejs_eventloop_lag_p99_seconds 0.012345',
+      'nodejs_eventloop_lag_p99_seconds{service="api-gateway"} 0.012345',
+      'nodejs_eventloop_lag_max_seconds_total 8',
+      'nodejs_eventloop_lag_mean_seconds 0.0101',
       '',
     ].join('\n');
     expect(parsePrometheusValue(text, 'nodejs_eventloop_lag_p99_seconds')).toBe(0.012345);
+    expect(parsePrometheusValue(text, 'nodejs_eventloop_lag_mean_seconds')).toBe(0.0101);
     expect(parsePrometheusValue(text, 'nodejs_eventloop_lag_max_seconds')).toBeUndefined();
   });
 });

@@ -6,12 +6,16 @@ export function parseVmRssBytes(status: string): number | undefined {
   return match ? Number(match[1]) * 1024 : undefined;
 }
 
-/** The value of an unlabelled sample in a Prometheus text exposition; undefined when absent. */
+/**
+ * The value of the first sample of `name` in a Prometheus text exposition, labelled or not (each
+ * service sets a default `service` label); undefined when absent.
+ */
 export function parsePrometheusValue(text: string, name: string): number | undefined {
   for (const line of text.split('\n')) {
     if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (!rest.startsWith(' ')) continue; // a longer name, or labels
+    let rest = line.slice(name.length);
+    if (rest.startsWith('{')) rest = rest.slice(rest.indexOf('}') + 1);
+    else if (!rest.startsWith(' ')) continue; // a longer name
     const value = Number(rest.trim().split(/\s+/)[0]);
     if (Number.isFinite(value)) return value;
   }

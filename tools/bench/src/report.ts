@@ -195,6 +195,7 @@ export function formatStreams(result: StreamScenarioResult): string {
     row(direct),
     row(gateway),
     ...(portkey ? [row(portkey)] : []),
+    ...(result.portkeySkipped ? [`  Portkey not measured: ${result.portkeySkipped}`] : []),
     `  gateway adds: first token ${fixed(addedFirstTokenMs.mean, 3)} ms mean (p50 ${fixed(addedFirstTokenMs.p50, 3)}, p99 ${fixed(addedFirstTokenMs.p99, 3)}); ` +
       `CPU ${addedCpuMicrosPerChunk.machine} µs per chunk machine-wide (${addedCpuMicrosPerChunk.total} µs in the named processes)` +
       (gatewayMultipleOfPortkey === undefined ? '' : `; ×${fixed(gatewayMultipleOfPortkey, 2)} Portkey's streams/s`),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { concurrencyGoals, SLOW_MODEL, slowUpstreamModel, withSlowModel, type PhaseResult } from './concurrency-scenario.ts';
+import { concurrencyGoals, SLOW_MODEL, slowUpstreamModel, upstreamConnections, withSlowModel, type PhaseResult } from './concurrency-scenario.ts';
 import { compareStreams, streamGoals, type StreamScenarioResult, type StreamThroughput, type StreamTargetResult } from './stream-scenario.ts';
 import { summarize } from './stats.ts';
 
@@ -57,6 +57,12 @@ describe('concurrency scenario', () => {
     expect(model.endpoints).toEqual([expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' })]);
     expect(slowUpstreamModel(5)).toBe('gpt-4o-mini;chunk-delay=227;reply-tokens=57');
     expect(withSlowModel(catalog, 5).models).toHaveLength(catalog.models.length);
+  });
+
+  it("sizes inference's upstream pool for every stream at once, within its bounds", () => {
+    expect(upstreamConnections(100)).toBe(256);
+    expect(upstreamConnections(2_200)).toBe(2_264);
+    expect(upstreamConnections(10_000)).toBe(4_096);
   });
 
   const phase = (overrides: Partial<PhaseResult>): PhaseResult => ({

@@ -39,6 +39,7 @@ describe('the bench stream client, on the real simulator', () => {
       expect(complete(cut)).toBe(false);
       const refused = await streamOnce(pool, target('gpt-4o-mini;status=503'));
       expect(refused.status).toBe(503);
+      expect(refused.body).toMatch(/^503 {"error"/);
       expect(complete(refused)).toBe(false);
       const broken = await streamOnce(pool, target('gpt-4o-mini;stream-error=2'));
       expect(complete(broken)).toBe(false);

@@ -24,6 +24,8 @@ export interface StreamOutcome {
   errorEvents: number;
   /** Transport failure (reset, timeout), if any. */
   failure?: string;
+  /** The start of the body of an answer other than 200, to say why. */
+  body?: string;
 }
 
 /** A stream that answered 200, ended with `[DONE]` and held no error chunk. */
@@ -50,6 +52,10 @@ export async function streamOnce(pool: Pool, target: StreamTarget, signal?: Abor
   try {
     const response = await pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal });
     status = response.statusCode;
+    if (status !== 200) {
+      const text = (await response.body.text()).slice(0, 300);
+      return { status, firstDataMs, totalMs: performance.now() - start, events: 0, done: false, errorEvents: 0, body: `${status} ${text}` };
+    }
     for await (const piece of response.body) {
       if (tally.push(decoder.decode(piece as Buffer, { stream: true })) && firstDataMs === undefined) firstDataMs = performance.now() - start;
     }
