@@ -96,7 +96,8 @@ export interface ConcurrencyScenarioResult {
   readers: PhaseResult;
   /** Phase 2: the same, while `stalledClients` clients read nothing. */
   withStalled?: PhaseResult & {
-    stalled: { clients: number; headsOk: number; closedByServer: number; model: string };
+    /** When read again after the readers finished: still ended with [DONE], cut by the gateway (stall timeout, slow_consumer), still running. */
+    stalled: { clients: number; headsOk: number; complete: number; cut: number; stillRunning: number; model: string };
     /** Phase-2 readers' completion time − phase 1's, ms. */
     readerSlowdownMs: { p50: number; p99: number };
   };
@@ -121,7 +122,7 @@ async function phase(
   processes: ConcurrencyProcesses,
   signal: AbortSignal,
   stalled?: { target: StreamTarget; clients: number },
-): Promise<{ result: PhaseResult; stalledReport?: { headsOk: number; closedByServer: number } }> {
+): Promise<{ result: PhaseResult; stalledReport?: { headsOk: number; complete: number; cut: number; stillRunning: number } }> {
   const gatewaySampler = await ProcessSampler.start(processes.gateway.pid, processes.gateway.metricsUrl);
   const inferenceSampler = await ProcessSampler.start(processes.inference.pid, processes.inference.metricsUrl);
   const stalledPool = stalled ? streamPool(stalled.target, stalled.clients) : undefined;
@@ -141,6 +142,7 @@ async function phase(
   const gateway = await gatewaySampler.stop();
   const inference = await inferenceSampler.stop();
   const released = await Promise.all(stalledStreams.map((entry) => entry.release()));
+  const count = (end: string) => released.filter((entry) => entry === end).length;
   await pool.close();
   await stalledPool?.destroy();
   signal.throwIfAborted();
@@ -158,7 +160,7 @@ async function phase(
       gateway,
       inference,
     },
-    ...(stalled ? { stalledReport: { headsOk: heads.filter((status) => status === 200).length, closedByServer: released.filter((entry) => entry.closedByServer).length } } : {}),
+    ...(stalled ? { stalledReport: { headsOk: heads.filter((status) => status === 200).length, complete: count('complete'), cut: count('cut'), stillRunning: count('still-running') } } : {}),
   };
 }
 
@@ -205,7 +207,7 @@ export async function concurrencyScenario(
         `then ${options.streams.toLocaleString('en')} readers as in phase 1`,
     );
     const { result, stalledReport } = await phase(reader, options.streams, processes, signal, { target: stalledTarget, clients: options.stalledClients });
-    console.log(`    ${describePhase(result)}; stalled: ${stalledReport!.headsOk} answered 200, ${stalledReport!.closedByServer} closed by the gateway`);
+    console.log(`    ${describePhase(result)}; stalled: ${stalledReport!.headsOk} answered 200, read again: ${stalledReport!.complete} complete, ${stalledReport!.cut} cut by the gateway, ${stalledReport!.stillRunning} still running`);
     if (result.errors > 0) problems.push(`concurrency phase 2: ${result.errors} of ${result.streams} reading streams incomplete (${result.failures.join('; ')})`);
     withStalled = {
       ...result,

@@ -220,7 +220,7 @@ export function formatConcurrency(result: ConcurrencyScenarioResult): string {
     ...(withStalled
       ? [
           phaseLine(`with ${withStalled.stalled.clients} stalled clients`, withStalled),
-          `  stalled clients: ${withStalled.stalled.headsOk} answered 200, ${withStalled.stalled.closedByServer} closed by the gateway before the end; ` +
+          `  stalled clients: ${withStalled.stalled.headsOk} answered 200, read again afterwards: ${withStalled.stalled.complete} complete, ${withStalled.stalled.cut} cut by the gateway, ${withStalled.stalled.stillRunning} still running; ` +
             `readers' completion ${withStalled.readerSlowdownMs.p50 >= 0 ? '+' : ''}${withStalled.readerSlowdownMs.p50} ms p50, ${withStalled.readerSlowdownMs.p99 >= 0 ? '+' : ''}${withStalled.readerSlowdownMs.p99} ms p99 against phase 1`,
         ]
       : []),

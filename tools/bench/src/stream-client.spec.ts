@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
 import { chunkDelayMs, slowUpstreamModel } from './concurrency-scenario.ts';
-import { complete, streamOnce, streamPool, type StreamTarget } from './stream-client.ts';
+import { complete, stallOnce, streamOnce, streamPool, type StreamTarget } from './stream-client.ts';
 
 let simulator: RunningSimulator;
 beforeAll(async () => {
@@ -59,6 +59,25 @@ describe('the bench stream client, on the real simulator', () => {
       expect(outcome.totalMs).toBeLessThan(3_000);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('tells, once a stalled client reads again, a stream that still ends from one cut short', async () => {
+    const big = target('gpt-4o-mini;reply-tokens=30000');
+    const pool = streamPool(big, 2);
+    try {
+      const stalled = stallOnce(pool, big);
+      expect(await stalled.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await stalled.release()).toBe('complete');
+      const cut = stallOnce(pool, target('gpt-4o-mini;cut=2'));
+      expect(await cut.status).toBe(200);
+      expect(await cut.release()).toBe('cut');
+      const slow = stallOnce(pool, target(slowUpstreamModel(5)));
+      expect(await slow.status).toBe(200);
+      expect(await slow.release(0.3)).toBe('still-running');
+    } finally {
+      await pool.destroy();
     }
   });
 });

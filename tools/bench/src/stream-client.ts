@@ -66,40 +66,46 @@ export async function streamOnce(pool: Pool, target: StreamTarget, signal?: Abor
   return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors };
 }
 
-/** A stream whose client reads the head and then nothing: its socket is paused by undici once its small buffer is full. */
+/** How a stalled stream turned out once its client read again. */
+export type StalledEnd = 'complete' | 'cut' | 'still-running';
+
+/** A stream whose client reads the head and then nothing: undici stops reading its socket once its small body buffer is full. */
 export interface StalledStream {
   /** Status of the head (0 if none came). */
   status: Promise<number>;
-  /** Ends it (destroys the socket) and says whether the gateway had closed it first. */
-  release(): Promise<{ closedByServer: boolean }>;
+  /**
+   * Reads what is left (up to `seconds`) and closes it: `complete` when it still ended with
+   * [DONE], `cut` when the gateway had ended it (closed, or an error chunk such as
+   * slow_consumer), `still-running` when it had not ended by then. A paused socket does not see
+   * a close until it reads, so this is the only way to tell.
+   */
+  release(seconds?: number): Promise<StalledEnd>;
 }
 
 export function stallOnce(pool: Pool, target: StreamTarget): StalledStream {
   const { pathname, search } = new URL(target.url);
   const controller = new AbortController();
-  let closedByServer = false;
-  let released = false;
-  const response = pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal });
-  const status = response.then(
-    ({ statusCode, body }) => {
-      // Nothing is read: undici stops reading the socket once the body's buffer is full.
-      body.on('error', () => {
-        if (!released) closedByServer = true;
-      });
-      body.once('close', () => {
-        if (!released) closedByServer = true;
-      });
-      return statusCode;
-    },
-    () => 0,
-  );
+  const response = pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal }).catch(() => undefined);
+  const status = response.then((answer) => answer?.statusCode ?? 0);
   return {
     status,
-    async release() {
-      released = true;
-      controller.abort();
-      await status;
-      return { closedByServer };
+    async release(seconds = 10) {
+      const answer = await response;
+      if (!answer) return 'cut';
+      const tally = new SseTally();
+      const decoder = new TextDecoder();
+      const timer = setTimeout(() => controller.abort(), seconds * 1000);
+      let timedOut = false;
+      controller.signal.addEventListener('abort', () => (timedOut = true), { once: true });
+      try {
+        for await (const piece of answer.body) tally.push(decoder.decode(piece as Buffer, { stream: true }));
+      } catch {
+        // closed by the gateway, or our own timeout
+      } finally {
+        clearTimeout(timer);
+      }
+      if (tally.done && tally.errors === 0) return 'complete';
+      return timedOut ? 'still-running' : 'cut';
     },
   };
 }
