@@ -8,7 +8,9 @@ import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
-import { compare, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
+import { compare, formatConcurrency, formatStreams, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
+import { concurrencyScenario, upstreamConnections, writeBenchCatalog, type ConcurrencyScenarioResult } from './concurrency-scenario.ts';
+import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 
 /**
  * `npm run bench`: starts an isolated stack (own databases, private nats-server, free ports)
@@ -100,6 +102,14 @@ function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey, simulator:
     body: JSON.stringify({ model: DIRECT_MODEL, messages: MESSAGES }),
     processes: [{ name: 'portkey', pid: portkey.pid }, ...simulator],
   };
+}
+
+/** The same streamed request (12 chunks with the usage chunk and [DONE]) to the simulator, the gateway and Portkey. */
+function streamTargets(chat: Target[]): StreamTargetSpec[] {
+  const streamed = (body: string) => JSON.stringify({ ...(JSON.parse(body) as object), stream: true, stream_options: { include_usage: true } });
+  return chat
+    .filter((target): target is Target & { name: StreamTargetSpec['name'] } => target.name === 'direct' || target.name === 'gateway' || target.name === 'portkey')
+    .map((target) => ({ name: target.name, label: target.label, url: target.url, headers: target.headers, body: streamed(target.body), processes: target.processes }));
 }
 
 function describe(figures: RunFigures): string {
@@ -203,7 +213,17 @@ async function main(): Promise<number> {
   let runningPortkey: RunningPortkey | undefined;
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
-    const stack = await isolated.start(controller.signal);
+    // The concurrency scenario's slow model, in a catalog of the run's own (the shipped one plus
+    // that model), and an upstream connection pool as large as the streams it holds at once
+    // (inference's default, 256 per origin, would queue the rest behind the slow ones).
+    const env =
+      options.concurrencyStreams > 0
+        ? {
+            MODEL_CATALOG_PATH: writeBenchCatalog(WORKSPACE_ROOT, isolated.stateDir, options.concurrencySeconds),
+            UPSTREAM_CONNECTIONS: String(upstreamConnections(options.concurrencyStreams + options.stalledClients)),
+          }
+        : undefined;
+    const stack = await isolated.start(controller.signal, env ? { env } : {});
     step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
     const internId = await prepareSigning(stack);
     const [direct, gateway, responses, sign] = targets(stack, isolated.processes(), internId);
@@ -245,7 +265,32 @@ async function main(): Promise<number> {
       batch = await batchScenario(stack, gateway!, options.batchLines, Math.max(options.latencyDuration, 5), controller.signal);
     }
 
-    const problems = Object.values(rounds).flat().flatMap(problemsOfTarget);
+    let streams: StreamScenarioResult | undefined;
+    if (options.streams) {
+      streams = await streamScenario(
+        streamTargets(measured),
+        { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL },
+        { connections: options.connections, throughputSeconds: options.throughputDuration, latencySeconds: options.latencyDuration, warmupSeconds: options.warmup, rounds: options.rounds },
+        controller.signal,
+      );
+    }
+    let concurrency: ConcurrencyScenarioResult | undefined;
+    if (options.concurrencyStreams > 0) {
+      const gatewayProcess = isolated.process('api-gateway');
+      const inferenceProcess = isolated.process('inference');
+      concurrency = await concurrencyScenario(
+        stack.baseUrl,
+        stack.apiKey,
+        {
+          gateway: { pid: gatewayProcess.pid, metricsUrl: stack.metricsUrls['api-gateway'] },
+          inference: { pid: inferenceProcess.pid, metricsUrl: stack.metricsUrls.inference },
+        },
+        { streams: options.concurrencyStreams, seconds: options.concurrencySeconds, stalledClients: options.stalledClients, stalledTokens: options.stalledTokens },
+        controller.signal,
+      );
+    }
+
+    const problems = [...Object.values(rounds).flat().flatMap(problemsOfTarget), ...(streams?.problems ?? []), ...(concurrency?.problems ?? [])];
     if (batch && (batch.status !== 'completed' || batch.requestCounts.completed !== batch.lines)) problems.push(`batch scenario: ${batch.status}, ${JSON.stringify(batch.requestCounts)}`);
     const result: BenchResult = {
       timestamp: new Date().toISOString(),
@@ -269,6 +314,9 @@ async function main(): Promise<number> {
       },
       ...(portkeySkipped ? { portkeySkipped } : {}),
       ...(batch ? { batch } : {}),
+      ...(streams ? { streams } : {}),
+      ...(concurrency ? { concurrency } : {}),
+      ...(streams || concurrency ? { goals: [...(streams?.goals ?? []), ...(concurrency?.goals ?? [])] } : {}),
     };
     const file = writeResult(WORKSPACE_ROOT, result);
 
@@ -301,10 +349,12 @@ async function main(): Promise<number> {
           `interactive chat p50/p99 ${idle.p50Ms.toFixed(2)}/${idle.p99Ms.toFixed(2)} ms idle, ${duringBatch.p50Ms.toFixed(2)}/${duringBatch.p99Ms.toFixed(2)} ms while it ran.`,
       );
     }
+    if (streams) console.log(`\n${formatStreams(streams)}`);
+    if (concurrency) console.log(`\n${formatConcurrency(concurrency)}\n`);
     console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);
     console.log(`Results: ${relative(WORKSPACE_ROOT, file)} and bench-results/latest.json`);
     if (problems.length > 0) {
-      console.error(`\nbench: not every request returned 200:\n  ${problems.join('\n  ')}`);
+      console.error(`\nbench: not every request returned 200 (or a stream was incomplete):\n  ${problems.join('\n  ')}`);
       failed = true;
       exitCode = 1;
     }

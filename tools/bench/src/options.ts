@@ -15,6 +15,16 @@ export interface BenchOptions {
   portkey: boolean;
   /** Lines of the batch scenario (issue 13); 0 skips it. */
   batchLines: number;
+  /** The stream scenario (issue 17): first token, CPU per chunk, 12-chunk streams/s. */
+  streams: boolean;
+  /** Concurrent slow streams of the concurrency scenario (issue 17); 0 skips it. */
+  concurrencyStreams: number;
+  /** Seconds each of those streams lasts (the simulator trickles its chunks). */
+  concurrencySeconds: number;
+  /** Clients that stop reading in the concurrency scenario's second phase; 0 skips that phase. */
+  stalledClients: number;
+  /** Tokens each stalled client asks for. */
+  stalledTokens: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -26,7 +36,14 @@ export const USAGE = `Usage: npm run bench -- [options]
   --rounds <n>            rounds, direct, gateway and Portkey alternating; medians reported (default 3)
   --no-portkey            skip Portkey's gateway (measured by default; installed on demand from npm)
   --batch-lines <n>       lines of the batch scenario: interactive chat p50/p99 with and without it (default 10000; 0 skips it)
-  -h, --help              this text`;
+  --no-streams            skip the stream scenario (first token added, CPU per chunk, 12-chunk streams/s)
+  --concurrency-streams <n>  concurrent slow streams held by the gateway (default 2000; 0 skips the concurrency scenario)
+  --concurrency-seconds <s>  how long each slow stream lasts (default 60)
+  --stalled-clients <n>   clients that stop reading in the concurrency scenario's second phase (default 200; 0 skips it)
+  --stalled-tokens <n>    tokens each stalled client asks for (default 3000, about 1,000 chunks)
+  -h, --help              this text
+
+A quick run: npm run bench -- --rounds 1 --batch-lines 0 --concurrency-streams 200 --concurrency-seconds 5`;
 
 function integer(value: string | undefined, name: string, min = 1): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -47,6 +64,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       rounds: { type: 'string' },
       'no-portkey': { type: 'boolean' },
       'batch-lines': { type: 'string' },
+      'no-streams': { type: 'boolean' },
+      'concurrency-streams': { type: 'string' },
+      'concurrency-seconds': { type: 'string' },
+      'stalled-clients': { type: 'string' },
+      'stalled-tokens': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -62,5 +84,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     rounds: integer(values.rounds, '--rounds') ?? 3,
     portkey: values['no-portkey'] !== true,
     batchLines: integer(values['batch-lines'], '--batch-lines', 0) ?? 10_000,
+    streams: values['no-streams'] !== true,
+    concurrencyStreams: integer(values['concurrency-streams'], '--concurrency-streams', 0) ?? 2_000,
+    concurrencySeconds: integer(values['concurrency-seconds'], '--concurrency-seconds') ?? 60,
+    stalledClients: integer(values['stalled-clients'], '--stalled-clients', 0) ?? 200,
+    stalledTokens: integer(values['stalled-tokens'], '--stalled-tokens') ?? 3_000,
   };
 }

@@ -3,6 +3,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.ts';
 import { round, type RunFigures, type Target } from './measure.ts';
+import type { ConcurrencyScenarioResult, PhaseResult } from './concurrency-scenario.ts';
+import { formatGoals, type Goal } from './goals.ts';
+import type { StreamScenarioResult, StreamTargetResult } from './stream-scenario.ts';
 
 export interface MachineInfo {
   cpuModel: string;
@@ -50,6 +53,12 @@ export interface BenchResult {
   portkeySkipped?: string;
   /** The batch scenario (issue 13), unless skipped with --batch-lines 0. */
   batch?: import('./batch-scenario.ts').BatchScenarioResult;
+  /** The stream scenario (issue 17), unless skipped with --no-streams. */
+  streams?: StreamScenarioResult;
+  /** The concurrency scenario (issue 17), unless skipped with --concurrency-streams 0. */
+  concurrency?: ConcurrencyScenarioResult;
+  /** Issue 17's stream and concurrency goals, each with its figure and met / not met (also inside each scenario). */
+  goals?: Goal[];
 }
 
 export interface Comparison {
@@ -167,4 +176,54 @@ function failureCount(target: TargetResult): string {
   const non2xx = target.throughput.non2xx + target.latency.non2xx + target.warmup.non2xx;
   const errors = target.throughput.errors + target.latency.errors + target.warmup.errors;
   return `${non2xx} / ${errors}`;
+}
+
+/** The stream scenario's figures, one line per target, then what the gateway adds, with the goals. */
+export function formatStreams(result: StreamScenarioResult): string {
+  const { direct, gateway, portkey } = result.targets;
+  const row = (target: StreamTargetResult) => {
+    const run = target.throughput;
+    return (
+      `  ${target.label.padEnd(28)} first token mean/p50/p99 ${fixed(target.firstToken.mean, 3)}/${fixed(target.firstToken.p50, 3)}/${fixed(target.firstToken.p99, 3)} ms, ` +
+      `${fixed(run.streamsPerSecond, 1)} streams/s at ${run.connections} connections (${run.chunksPerStream} chunks each), ` +
+      `CPU ${run.cpuMicrosPerStream.total ?? 0} µs/stream (machine ${run.cpuMicrosPerStream.machine ?? 0})`
+    );
+  };
+  const { addedFirstTokenMs, addedCpuMicrosPerChunk, gatewayMultipleOfPortkey } = result.comparison;
+  return [
+    'Streams (stream: true, include_usage):',
+    row(direct),
+    row(gateway),
+    ...(portkey ? [row(portkey)] : []),
+    ...(result.portkeySkipped ? [`  Portkey not measured: ${result.portkeySkipped}`] : []),
+    `  gateway adds: first token ${fixed(addedFirstTokenMs.mean, 3)} ms mean (p50 ${fixed(addedFirstTokenMs.p50, 3)}, p99 ${fixed(addedFirstTokenMs.p99, 3)}); ` +
+      `CPU ${addedCpuMicrosPerChunk.machine} µs per chunk machine-wide (${addedCpuMicrosPerChunk.total} µs in the named processes)` +
+      (gatewayMultipleOfPortkey === undefined ? '' : `; ×${fixed(gatewayMultipleOfPortkey, 2)} Portkey's streams/s`),
+    formatGoals(result.goals),
+  ].join('\n');
+}
+
+function phaseLine(name: string, phase: PhaseResult): string {
+  return (
+    `  ${name}: ${phase.complete}/${phase.streams} complete, ${phase.errors} errors; completion p50/p99 ${fixed(phase.completionMs.p50 / 1000, 2)}/${fixed(phase.completionMs.p99 / 1000, 2)} s, ` +
+    `first token p99 ${fixed(phase.firstTokenMs.p99, 1)} ms; gateway RSS ${phase.gateway.rssStartMB} → max ${phase.gateway.rssMaxMB} MB, ` +
+    `loop lag p99 ${phase.gateway.eventLoopLagP99Ms ?? '–'} ms (max ${phase.gateway.eventLoopLagMaxMs ?? '–'}); inference RSS max ${phase.inference.rssMaxMB} MB, lag p99 ${phase.inference.eventLoopLagP99Ms ?? '–'} ms`
+  );
+}
+
+/** The concurrency scenario's two phases and its goals. */
+export function formatConcurrency(result: ConcurrencyScenarioResult): string {
+  const { options, readers, withStalled } = result;
+  return [
+    `Concurrency (${options.streams.toLocaleString('en')} streams of ~${options.seconds} s, a chunk every ${options.chunkDelayMs} ms, one gateway and one inference replica):`,
+    phaseLine('every client reading', readers),
+    ...(withStalled
+      ? [
+          phaseLine(`with ${withStalled.stalled.clients} stalled clients`, withStalled),
+          `  stalled clients: ${withStalled.stalled.headsOk} answered 200, read again afterwards: ${withStalled.stalled.complete} complete, ${withStalled.stalled.cut} cut by the gateway, ${withStalled.stalled.stillRunning} still running; ` +
+            `readers' completion ${withStalled.readerSlowdownMs.p50 >= 0 ? '+' : ''}${withStalled.readerSlowdownMs.p50} ms p50, ${withStalled.readerSlowdownMs.p99 >= 0 ? '+' : ''}${withStalled.readerSlowdownMs.p99} ms p99 against phase 1`,
+        ]
+      : []),
+    formatGoals(result.goals),
+  ].join('\n');
 }

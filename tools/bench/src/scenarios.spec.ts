@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { WORKSPACE_ROOT } from '@gw/db-tools';
+import { concurrencyGoals, SLOW_MODEL, slowUpstreamModel, upstreamConnections, withSlowModel, type PhaseResult } from './concurrency-scenario.ts';
+import { compareStreams, streamGoals, type StreamScenarioResult, type StreamThroughput, type StreamTargetResult } from './stream-scenario.ts';
+import { summarize } from './stats.ts';
+
+function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { total: number; machine: number }): StreamTargetResult {
+  const throughput: StreamThroughput = {
+    connections: 32,
+    seconds: 6,
+    streamsPerSecond,
+    streams: 100,
+    failed: 0,
+    chunksPerStream: 12,
+    streamMs: summarize([1]),
+    cpuMicrosPerStream: cpu,
+    cpuMicrosPerChunk: { total: cpu.total / 12, machine: cpu.machine / 12 },
+  };
+  return { label: 'x', url: 'http://x', firstToken: summarize(firstToken), wholeStream: summarize(firstToken), rounds: [throughput], throughput };
+}
+
+describe('stream scenario figures', () => {
+  const targets: StreamScenarioResult['targets'] = {
+    direct: streamTarget([0.2, 0.3, 0.4], 6000, { total: 60, machine: 120 }),
+    gateway: streamTarget([1.0, 1.1, 3.4], 900, { total: 1260, machine: 1560 }),
+    portkey: streamTarget([0.8, 0.9, 1.0], 700, { total: 900, machine: 1100 }),
+  };
+
+  it('takes what the gateway adds over the simulator alone, per chunk, and its rate against Portkey', () => {
+    expect(compareStreams(targets)).toEqual({
+      addedFirstTokenMs: { mean: 1.533, p50: 0.8, p99: 3 },
+      addedCpuMicrosPerChunk: { total: 100, machine: 120 },
+      gatewayMultipleOfPortkey: 1.29,
+    });
+  });
+
+  it('evaluates the goals on the machine-wide figure, Portkey left undecided when not measured', () => {
+    const goals = streamGoals(compareStreams(targets));
+    expect(goals.map((goal) => [goal.value, goal.met])).toEqual([
+      [1.533, false],
+      [120, false],
+      [1.29, false],
+    ]);
+    const { portkey: _portkey, ...withoutPortkey } = targets;
+    expect(streamGoals(compareStreams(withoutPortkey as StreamScenarioResult['targets']))[2]!.met).toBeUndefined();
+  });
+});
+
+describe('concurrency scenario', () => {
+  it('adds its slow model to the shipped catalog as a copy of sim/gpt-4o-mini-slow with its own upstream', () => {
+    const shipped = JSON.parse(readFileSync(`${WORKSPACE_ROOT}/apps/inference/catalog/models.json`, 'utf8'));
+    const catalog = withSlowModel(shipped, 60);
+    expect(catalog.models).toHaveLength(shipped.models.length + 1);
+    const model = catalog.models.find((entry) => entry.id === SLOW_MODEL)!;
+    expect(model.listed).toBe(false);
+    expect(model.endpoints).toEqual([expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' })]);
+    expect(slowUpstreamModel(5)).toBe('gpt-4o-mini;chunk-delay=227;reply-tokens=57');
+    expect(withSlowModel(catalog, 5).models).toHaveLength(catalog.models.length);
+  });
+
+  it("sizes inference's upstream pool for every stream at once, within its bounds", () => {
+    expect(upstreamConnections(100)).toBe(256);
+    expect(upstreamConnections(2_200)).toBe(2_264);
+    expect(upstreamConnections(10_000)).toBe(4_096);
+  });
+
+  const phase = (overrides: Partial<PhaseResult>): PhaseResult => ({
+    streams: 2000,
+    complete: 2000,
+    errors: 0,
+    failures: [],
+    completionMs: summarize([60_100, 60_200, 60_400]),
+    firstTokenMs: summarize([5]),
+    wallSeconds: 61,
+    gateway: { samples: 60, rssMaxMB: 250, rssStartMB: 120, eventLoopLagP99Ms: 20, eventLoopLagMaxMs: 80 },
+    inference: { samples: 60, rssMaxMB: 250, rssStartMB: 120, eventLoopLagP99Ms: 20, eventLoopLagMaxMs: 80 },
+    ...overrides,
+  });
+
+  it("meets the goals when every stream completed within the bounds, and judges the readers' slowdown against phase 1", () => {
+    const goals = concurrencyGoals(phase({}), phase({ completionMs: summarize([60_100, 60_300, 61_000]) }));
+    expect(goals.map((goal) => goal.met)).toEqual([true, true, true, true]);
+    expect(goals[3]!.value).toBe(0.99);
+  });
+
+  it('fails each goal on its own figure', () => {
+    const goals = concurrencyGoals(
+      phase({ complete: 1999, errors: 1, gateway: { samples: 1, rssMaxMB: 300, rssStartMB: 100, eventLoopLagP99Ms: 50.1, eventLoopLagMaxMs: 90 } }),
+      phase({ completionMs: summarize([70_000]) }),
+    );
+    expect(goals.map((goal) => goal.met)).toEqual([false, false, false, false]);
+    expect(concurrencyGoals(phase({}))[3]!.met).toBeUndefined();
+  });
+});
