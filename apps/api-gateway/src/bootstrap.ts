@@ -29,8 +29,8 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, frameworkErrors, clientErrorHandler, requestIdHeader: false, genReqId: requestIdOf });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
-  // The document describes the routes Nest registered: built once they are known (ADR 0052).
-  app.get(OpenApiDocumentHolder).document = buildOpenApiDocument(app);
+  // The document describes the routes Nest registered: built from them on its first request (ADR 0052).
+  app.get(OpenApiDocumentHolder).describe(() => buildOpenApiDocument(app));
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();

@@ -3,9 +3,23 @@ import { ApiResponse, type OpenAPIObject } from '@nestjs/swagger';
 import { Doc } from './api-docs.js';
 import { Public } from '../auth/public.decorator.js';
 
-/** Holds the document `createGateway` builds once the routes are known (it describes the app it is part of). */
+/**
+ * The document of the app it is part of: `createGateway` hands over how to build it once the
+ * routes are known, and it is built on its first request (not on every start: 30-70 ms and its
+ * memory, for a document most replicas are never asked for), then kept.
+ */
 export class OpenApiDocumentHolder {
-  document?: OpenAPIObject;
+  private build?: () => OpenAPIObject;
+  private built?: OpenAPIObject;
+
+  describe(build: () => OpenAPIObject): void {
+    this.build = build;
+  }
+
+  get document(): OpenAPIObject {
+    if (!this.build) throw new Error('The OpenAPI document is described when the gateway starts');
+    return (this.built ??= this.build());
+  }
 }
 
 /** GET /v1/openapi.json: the OpenAPI 3.1 description of this API (ADR 0052), no key needed. */
@@ -19,7 +33,6 @@ export class OpenApiController {
   @Get('openapi.json')
   @Header('cache-control', 'public, max-age=300')
   document(): OpenAPIObject {
-    if (!this.holder.document) throw new Error('The OpenAPI document is built when the gateway starts');
     return this.holder.document;
   }
 }
