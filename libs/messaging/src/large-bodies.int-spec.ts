@@ -1,7 +1,6 @@
-import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
-import { PrivateNatsServer } from '@gw/testing';
 import { Objm } from '@nats-io/obj';
 import { LoggerModule } from 'nestjs-pino';
 import { createHash } from 'node:crypto';
@@ -10,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RPC_BODIES_BUCKET } from './large-bodies.js';
 import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
-import { bootstrapService } from './service-bootstrap.js';
+import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 const MB = 1024 * 1024;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -44,23 +43,17 @@ class BodyProbeModule {}
  * and are deleted after use. Before: 503 "Message bus unavailable" for any body over 1 MB.
  */
 describe('bodies over max_payload through the object store', () => {
-  let nats: PrivateNatsServer;
-  let service: INestMicroservice;
   let connection: ResilientNatsConnection;
   let client: RpcClient;
+  let harness: RpcHarness;
 
   beforeAll(async () => {
-    nats = await PrivateNatsServer.start();
-    service = await bootstrapService(BodyProbeModule, { queue: 'probe', natsUrl: nats.url });
-    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'probe-bodies-client' });
-    client = new RpcClient(connection, 10_000);
+    harness = await startRpcHarness(BodyProbeModule, { queue: 'probe', clientName: 'probe-bodies-client', timeoutMs: 10_000 });
+    ({ connection, client } = harness);
   });
 
   afterAll(async () => {
-    client?.close();
-    await connection?.close();
-    await service?.close();
-    await nats?.stop();
+    await harness?.close();
   });
 
   /** Objects still in the bucket (deleted ones leave no object behind). */

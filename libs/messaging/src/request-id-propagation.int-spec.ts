@@ -1,14 +1,12 @@
-import { Controller, Logger, Module, type INestMicroservice } from '@nestjs/common';
+import { Controller, Logger, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
 import { currentRequestId, runWithRequestId, tracingEnabled } from '@gw/telemetry';
-import { PrivateNatsServer } from '@gw/testing';
 import { LoggerModule } from 'nestjs-pino';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
-import { bootstrapService } from './service-bootstrap.js';
+import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 /* With tracing OFF (the default): the request id still travels in NATS headers and names every log line of the handler (ADR 0050). */
 
@@ -37,23 +35,16 @@ const params = loggerParams('who', 'info');
 class WhoModule {}
 
 describe('request id over NATS (tracing off)', () => {
-  let nats: PrivateNatsServer;
-  let service: INestMicroservice;
-  let connection: ResilientNatsConnection;
   let client: RpcClient;
+  let harness: RpcHarness;
 
   beforeAll(async () => {
-    nats = await PrivateNatsServer.start();
-    service = await bootstrapService(WhoModule, { queue: 'who', natsUrl: nats.url });
-    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'who-client' });
-    client = new RpcClient(connection, 2_000);
+    harness = await startRpcHarness(WhoModule, { queue: 'who', clientName: 'who-client', timeoutMs: 2_000 });
+    ({ client } = harness);
   });
 
   afterAll(async () => {
-    client?.close();
-    await connection?.close();
-    await service?.close();
-    await nats?.stop();
+    await harness?.close();
   });
 
   it('reaches the handler and its log lines, without any trace field', async () => {

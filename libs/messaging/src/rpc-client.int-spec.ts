@@ -1,4 +1,4 @@
-import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
 import { GatewayError } from '@gw/errors';
@@ -6,9 +6,8 @@ import { PrivateNatsServer } from '@gw/testing';
 import { IsString } from 'class-validator';
 import { LoggerModule } from 'nestjs-pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
-import { bootstrapService } from './service-bootstrap.js';
+import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 class EchoRequest {
   @IsString()
@@ -54,21 +53,16 @@ async function expectGatewayError(promise: Promise<unknown>, status: number): Pr
 
 describe('RpcClient against a NestJS microservice on a real nats-server', () => {
   let nats: PrivateNatsServer;
-  let service: INestMicroservice;
-  let connection: ResilientNatsConnection;
   let client: RpcClient;
+  let harness: RpcHarness;
 
   beforeAll(async () => {
-    nats = await PrivateNatsServer.start();
-    service = await bootstrapService(ProbeModule, { queue: 'probe', natsUrl: nats.url });
-    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'probe-client' });
-    client = new RpcClient(connection, 300);
+    harness = await startRpcHarness(ProbeModule, { queue: 'probe', clientName: 'probe-client', timeoutMs: 300 });
+    ({ nats, client } = harness);
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await service?.close();
-    await nats?.stop();
+    await harness?.close();
   });
 
   it('returns the handler result', async () => {

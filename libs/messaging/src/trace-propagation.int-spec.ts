@@ -1,9 +1,8 @@
-import { Controller, Logger, Module, type INestMicroservice } from '@nestjs/common';
+import { Controller, Logger, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
 import { GatewayError } from '@gw/errors';
 import { currentRequestId, initTracing, runWithRequestId, tracer } from '@gw/telemetry';
-import { PrivateNatsServer } from '@gw/testing';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LoggerModule } from 'nestjs-pino';
@@ -12,9 +11,8 @@ import { Writable } from 'node:stream';
 import { Observable } from 'rxjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
-import { bootstrapService } from './service-bootstrap.js';
+import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 /*
  * ADR 0050 with tracing ON in this process (an in-memory exporter): a request-reply call and a
@@ -69,11 +67,9 @@ const params = loggerParams('traced', 'info');
 class TracedModule {}
 
 describe('trace context and request id over NATS (tracing on)', () => {
-  let nats: PrivateNatsServer;
   let upstream: Server;
-  let service: INestMicroservice;
-  let connection: ResilientNatsConnection;
   let client: RpcClient;
+  let harness: RpcHarness;
 
   beforeAll(async () => {
     await initTracing('traced-test', { exporter });
@@ -84,17 +80,12 @@ describe('trace context and request id over NATS (tracing on)', () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1/chat/completions`;
-    nats = await PrivateNatsServer.start();
-    service = await bootstrapService(TracedModule, { queue: 'traced', natsUrl: nats.url });
-    connection = await ResilientNatsConnection.open({ servers: nats.url, name: 'traced-client' });
-    client = new RpcClient(connection, 2_000);
+    harness = await startRpcHarness(TracedModule, { queue: 'traced', clientName: 'traced-client', timeoutMs: 2_000 });
+    ({ client } = harness);
   });
 
   afterAll(async () => {
-    client?.close();
-    await connection?.close();
-    await service?.close();
-    await nats?.stop();
+    await harness?.close();
     await new Promise((resolve) => upstream?.close(resolve));
   });
 
