@@ -26,7 +26,13 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 /** Builds the HTTP gateway; `main.ts` listens, tests may listen on an ephemeral port. */
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
   // Errors raised before a route (bad URLs, what Node's HTTP parser refuses) are the envelope too (ADR 0034).
-  const adapter = new FastifyAdapter({ bodyLimit: env.BODY_LIMIT_BYTES, frameworkErrors, clientErrorHandler, requestIdHeader: false, genReqId: requestIdOf });
+  const adapter = new FastifyAdapter({
+    bodyLimit: env.BODY_LIMIT_BYTES,
+    frameworkErrors,
+    clientErrorHandler,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   // The document describes the routes Nest registered: built from them on its first request (ADR 0052).

@@ -40,7 +40,15 @@ describe('gateway graceful stop', () => {
     answer(SUBJECTS.management.authResolve, { principal, ttlSeconds: 60 });
     answer(SUBJECTS.inference.modelsList, { object: 'list', data: [] }, SLOW_MS);
     await responder.flush();
-    env = validateEnv(GatewayEnv, { NATS_URL: nats.url, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: inject('redisKeyPrefix'), LOG_LEVEL: 'silent', PORT: '0', SHUTDOWN_DELAY_MS: '300', SHUTDOWN_GRACE_MS: '10000' });
+    env = validateEnv(GatewayEnv, {
+      NATS_URL: nats.url,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_KEY_PREFIX: inject('redisKeyPrefix'),
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      SHUTDOWN_DELAY_MS: '300',
+      SHUTDOWN_GRACE_MS: '10000',
+    });
     gateway = await createGateway(env);
     await gateway.listen({ port: 0, host: '127.0.0.1' });
     base = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');

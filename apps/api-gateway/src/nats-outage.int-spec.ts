@@ -37,7 +37,14 @@ describe('gateway through a NATS outage', () => {
     answer(SUBJECTS.management.authResolve, { principal, ttlSeconds: 60 });
     answer(SUBJECTS.inference.modelsList, { object: 'list', data: [] });
     await responder.flush();
-    const env = validateEnv(GatewayEnv, { NATS_URL: nats.url, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: inject('redisKeyPrefix'), LOG_LEVEL: 'silent', RPC_TIMEOUT_MS: '1000', PORT: '0' });
+    const env = validateEnv(GatewayEnv, {
+      NATS_URL: nats.url,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_KEY_PREFIX: inject('redisKeyPrefix'),
+      LOG_LEVEL: 'silent',
+      RPC_TIMEOUT_MS: '1000',
+      PORT: '0',
+    });
     gateway = await createGateway(env);
     await gateway.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `${await gateway.getUrl()}/v1`.replace('[::1]', '127.0.0.1');
@@ -59,7 +66,9 @@ describe('gateway through a NATS outage', () => {
     const started = Date.now();
     const down = await listModels();
     expect(down.status).toBe(503);
-    expect(await down.json()).toMatchObject({ error: { code: 503, metadata: { error_type: 'server', reason: 'service_unavailable', retryable: true } } });
+    expect(await down.json()).toMatchObject({
+      error: { code: 503, metadata: { error_type: 'server', reason: 'service_unavailable', retryable: true } },
+    });
     expect(Date.now() - started).toBeLessThan(500);
 
     await nats.resume();

@@ -32,7 +32,12 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams('batch', env.LOG_LEVEL)),
         // Calls out: inference (the lines), management (the balance of the cost guard).
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'batch-client', auth: natsAuthFromEnv(env, 'batch'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({
+          natsUrl: env.NATS_URL,
+          name: 'batch-client',
+          auth: natsAuthFromEnv(env, 'batch'),
+          rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+        }),
       ],
       controllers: [HealthController, BatchesController],
       providers: [

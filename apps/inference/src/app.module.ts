@@ -45,8 +45,26 @@ export class AppModule {
   static forRoot(env: InferenceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)), NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'inference-client', auth: natsAuthFromEnv(env, 'inference'), rpcTimeoutMs: env.RPC_TIMEOUT_MS, livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS })],
-      controllers: [HealthController, ChatController, ChatStreamController, MessagesController, ResponsesController, ModelsController, EmbeddingsController, NativeBatchesController],
+      imports: [
+        LoggerModule.forRoot(loggerParams('inference', env.LOG_LEVEL)),
+        NatsClientModule.forRoot({
+          natsUrl: env.NATS_URL,
+          name: 'inference-client',
+          auth: natsAuthFromEnv(env, 'inference'),
+          rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+          livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS,
+        }),
+      ],
+      controllers: [
+        HealthController,
+        ChatController,
+        ChatStreamController,
+        MessagesController,
+        ResponsesController,
+        ModelsController,
+        EmbeddingsController,
+        NativeBatchesController,
+      ],
       providers: [
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,

@@ -99,7 +99,9 @@ export class InferenceEnv extends DatabaseServiceEnv {
    * although they resolve to private, loopback or link-local addresses: the local search
    * simulator in tests and `npm run up`. Empty (the default): every such address is refused.
    */
-  @Matches(/^(\s*https?:\/\/[^\s,/]+\s*)(,\s*https?:\/\/[^\s,/]+\s*)*$|^$/, { message: 'WEB_FETCH_ALLOWED_ORIGINS must be comma-separated http(s)://host:port origins' })
+  @Matches(/^(\s*https?:\/\/[^\s,/]+\s*)(,\s*https?:\/\/[^\s,/]+\s*)*$|^$/, {
+    message: 'WEB_FETCH_ALLOWED_ORIGINS must be comma-separated http(s)://host:port origins',
+  })
   WEB_FETCH_ALLOWED_ORIGINS: string = '';
 
   @IsInt()

@@ -26,7 +26,12 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams('intern-signing', env.LOG_LEVEL)),
         InternSigningEnvModule.forRoot(env),
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'intern-signing-client', auth: natsAuthFromEnv(env, 'intern-signing'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({
+          natsUrl: env.NATS_URL,
+          name: 'intern-signing-client',
+          auth: natsAuthFromEnv(env, 'intern-signing'),
+          rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+        }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
         PrismaModule,
         InternsModule,

@@ -31,7 +31,12 @@ export class AppModule {
         LoggerModule.forRoot(loggerParams('management', env.LOG_LEVEL)),
         ManagementEnvModule.forRoot(env),
         // Calls out (intern-signing: does an intern exist before a key is bound to it).
-        NatsClientModule.forRoot({ natsUrl: env.NATS_URL, name: 'management-client', auth: natsAuthFromEnv(env, 'management'), rpcTimeoutMs: env.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({
+          natsUrl: env.NATS_URL,
+          name: 'management-client',
+          auth: natsAuthFromEnv(env, 'management'),
+          rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+        }),
         HealthModule,
         AuthModule,
         IdentityModule,

@@ -18,7 +18,10 @@ export interface ManagementUnderTest {
  * the `management` queue group, and an RpcClient that calls it the way the gateway does. Every
  * test service on the shared NATS must use the same KEK: replicas answer each other's requests.
  */
-export async function startManagement(name: string, options: { byokKeks?: string; rpcTimeoutMs?: number } = {}): Promise<ManagementUnderTest> {
+export async function startManagement(
+  name: string,
+  options: { byokKeks?: string; rpcTimeoutMs?: number } = {},
+): Promise<ManagementUnderTest> {
   const natsUrl = inject('natsUrl');
   const env = validateEnv(ManagementEnv, {
     DATABASE_URL: testDatabaseUrl(inject('databasePrefix'), 'management'),

@@ -16,7 +16,17 @@ describe('log redaction of BYOK secrets', () => {
   it.each([
     ['a create payload', { payload: { principal: {}, credential: { provider: 'openai', key: SECRET } } }],
     ['an update payload', { data: { id: 'x', changes: { key: SECRET } } }],
-    ['a resolve reply', { reply: { credentials: [{ id: 'a', apiKey: SECRET }, { id: 'b', apiKey: SECRET }] } }],
+    [
+      'a resolve reply',
+      {
+        reply: {
+          credentials: [
+            { id: 'a', apiKey: SECRET },
+            { id: 'b', apiKey: SECRET },
+          ],
+        },
+      },
+    ],
     ['a bare resolve reply', { credentials: [{ id: 'a', apiKey: SECRET }] }],
     ['one resolved credential', { credential: { apiKey: SECRET } }],
     ['the key-encryption keys', { env: { BYOK_KEKS: SECRET } }],

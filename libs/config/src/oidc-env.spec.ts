@@ -58,7 +58,13 @@ describe('OIDC client settings', () => {
     expect(problems({ ...complete, OIDC_ISSUER_URL: 'http://accounts.example.com' }).join()).toMatch(/OIDC_ISSUER_URL: must be https/);
     expect(problems({ ...complete, OIDC_REDIRECT_URL: 'not a url' }).join()).toMatch(/OIDC_REDIRECT_URL: must be an absolute URL/);
     expect(problems({ ...complete, OIDC_ISSUER_URL: 'https://a.example.com/?x=1' }).join()).toMatch(/no query/);
-    const local = oidcSettingsOf(validateEnv(Env, { ...complete, OIDC_ISSUER_URL: 'http://127.0.0.1:8791', OIDC_REDIRECT_URL: 'http://localhost:8080/v1/identity/oidc/callback' }))!;
+    const local = oidcSettingsOf(
+      validateEnv(Env, {
+        ...complete,
+        OIDC_ISSUER_URL: 'http://127.0.0.1:8791',
+        OIDC_REDIRECT_URL: 'http://localhost:8080/v1/identity/oidc/callback',
+      }),
+    )!;
     expect(local.insecure).toBe(true);
   });
 });

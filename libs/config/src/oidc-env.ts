@@ -46,7 +46,8 @@ export function oidcProblem(variable: OidcVariable, env: Partial<Record<OidcVari
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return 'must be https (http only on a loopback host)';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname)))
+    return 'must be https (http only on a loopback host)';
   if (variable === 'OIDC_ISSUER_URL' && (url.search || url.hash)) return 'must have no query or fragment';
   return null;
 }
@@ -59,7 +60,8 @@ export function IsOidcVariable(variable: OidcVariable) {
       target: target.constructor,
       propertyName,
       validator: {
-        validate: (_value: unknown, args: ValidationArguments) => oidcProblem(variable, args.object as Record<OidcVariable, unknown>) === null,
+        validate: (_value: unknown, args: ValidationArguments) =>
+          oidcProblem(variable, args.object as Record<OidcVariable, unknown>) === null,
         defaultMessage: (args: ValidationArguments) => oidcProblem(variable, args!.object as Record<OidcVariable, unknown>) ?? 'invalid',
       },
     });

@@ -31,7 +31,11 @@ describe('validateEnv', () => {
     expect(env.NATS_NKEY_SEED).toBe(seed);
     let caught: unknown;
     try {
-      validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: 'SAsecret-seed', NATS_TLS_CERT_FILE: '/nonexistent/cert.pem' });
+      validateEnv(DatabaseServiceEnv, {
+        DATABASE_URL: 'postgresql://localhost/x',
+        NATS_NKEY_SEED: 'SAsecret-seed',
+        NATS_TLS_CERT_FILE: '/nonexistent/cert.pem',
+      });
     } catch (error) {
       caught = error;
     }

@@ -18,9 +18,7 @@ export function validateEnv<T extends object>(schema: new () => T, env: NodeJS.P
   const instance = plainToInstance(schema, { ...env }, { enableImplicitConversion: true, exposeDefaultValues: true });
   const errors = validateSync(instance, { whitelist: false, forbidUnknownValues: true });
   if (errors.length > 0) {
-    throw new InvalidEnvironmentError(
-      errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`),
-    );
+    throw new InvalidEnvironmentError(errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`));
   }
   return instance;
 }

@@ -19,9 +19,17 @@ describe('bus permissions (ADR 0035)', () => {
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
     // Batch runs its lines, and reads its workspace balance, as the principal stored at submission (ADR 0045, 0046).
-    const asBatch = new Set<string>([SUBJECTS.inference.chatCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.embeddingsCreate, SUBJECTS.management.creditsGet]);
+    const asBatch = new Set<string>([
+      SUBJECTS.inference.chatCreate,
+      SUBJECTS.inference.messagesCreate,
+      SUBJECTS.inference.responsesCreate,
+      SUBJECTS.inference.embeddingsCreate,
+      SUBJECTS.management.creditsGet,
+    ]);
     for (const route of withPrincipal) {
-      expect(route.callers, route.subject).toEqual(nativeBatches.includes(route.subject) ? ['batch'] : asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway']);
+      expect(route.callers, route.subject).toEqual(
+        nativeBatches.includes(route.subject) ? ['batch'] : asBatch.has(route.subject) ? ['api-gateway', 'batch'] : ['api-gateway'],
+      );
     }
     for (const user of BUS_USERS.filter((name) => name !== 'api-gateway')) {
       for (const route of withPrincipal.filter((candidate) => !candidate.callers.includes(user))) {
@@ -30,7 +38,11 @@ describe('bus permissions (ADR 0035)', () => {
     }
     expect(publishes('api-gateway')).toContain(SUBJECTS.management.keysList);
     expect(publishes('api-gateway').some((subject) => nativeBatches.includes(subject))).toBe(false);
-    expect(publishes('batch').filter((subject) => subject.startsWith('inference.')).sort()).toEqual([...nativeBatches, ...[...asBatch].filter((subject) => subject.startsWith('inference.'))].sort());
+    expect(
+      publishes('batch')
+        .filter((subject) => subject.startsWith('inference.'))
+        .sort(),
+    ).toEqual([...nativeBatches, ...[...asBatch].filter((subject) => subject.startsWith('inference.'))].sort());
   });
 
   it('gives inference only what one request needs from management', () => {
@@ -51,7 +63,9 @@ describe('bus permissions (ADR 0035)', () => {
       const inboxes = subscribes(user).filter((subject) => subject.startsWith('_INBOX'));
       expect(inboxes, user).toEqual([`_INBOX.${user}.>`]);
       for (const subject of [...subscribes(user), ...publishes(user)]) {
-        expect(subject, `${user}: ${subject}`).not.toMatch(/^(>|\*\.>|_INBOX\.>|\$JS\.API\.>|\$JS\.>|management\.>|inference\.>|events\.>)$/);
+        expect(subject, `${user}: ${subject}`).not.toMatch(
+          /^(>|\*\.>|_INBOX\.>|\$JS\.API\.>|\$JS\.>|management\.>|inference\.>|events\.>)$/,
+        );
       }
     }
   });
@@ -59,7 +73,12 @@ describe('bus permissions (ADR 0035)', () => {
   it('lets a service answer into the inboxes of the users it serves only', () => {
     const answers = (user: BusUser) => publishes(user).filter((subject) => subject.startsWith('_INBOX'));
     expect(answers('api-gateway')).toEqual([]);
-    expect(answers('management').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>', '_INBOX.inference.>', '_INBOX.intern-signing.>']);
+    expect(answers('management').sort()).toEqual([
+      '_INBOX.api-gateway.>',
+      '_INBOX.batch.>',
+      '_INBOX.inference.>',
+      '_INBOX.intern-signing.>',
+    ]);
     expect(answers('inference').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.batch.>']);
     expect(answers('batch')).toEqual(['_INBOX.api-gateway.>']);
     expect(answers('intern-signing').sort()).toEqual(['_INBOX.api-gateway.>', '_INBOX.management.>']);
@@ -71,19 +90,31 @@ describe('bus permissions (ADR 0035)', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
     // Batch publishes the one charge of a finalized batch (ADR 0046).
     expect(publishes('batch')).toContain(EVENTS.usageRecorded);
-    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch')) expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
+    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch'))
+      expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
     expect(publishes('management')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.management-usage');
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');
     expect(publishes('api-gateway')).toContain('$O.RPC_BODIES.>');
-    for (const user of BUS_USERS) expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management', 'batch'].includes(user));
+    for (const user of BUS_USERS)
+      expect(publishes(user).includes('$O.RPC_BODIES.>'), user).toBe(['api-gateway', 'inference', 'management', 'batch'].includes(user));
     expect(publishes('intern-signing').some((subject) => subject.startsWith('$JS'))).toBe(false);
-    for (const user of BUS_USERS) expect(publishes(user).some((subject) => subject.includes('.DELETE.USAGE') || subject.startsWith('$JS.API.STREAM.DELETE')), user).toBe(false);
+    for (const user of BUS_USERS)
+      expect(
+        publishes(user).some((subject) => subject.includes('.DELETE.USAGE') || subject.startsWith('$JS.API.STREAM.DELETE')),
+        user,
+      ).toBe(false);
   });
 
   it('builds a server configuration with one nkey user per service', () => {
-    const publicKeys = Object.fromEntries(BUS_USERS.map((user, index) => [user, `U${String(index).repeat(55)}`])) as Record<BusUser, string>;
-    const config = natsServerConfig({ host: '127.0.0.1', port: 4223, storeDir: '/tmp/js', publicKeys }) as { listen: string; authorization: { users: Array<{ nkey: string }> } };
+    const publicKeys = Object.fromEntries(BUS_USERS.map((user, index) => [user, `U${String(index).repeat(55)}`])) as Record<
+      BusUser,
+      string
+    >;
+    const config = natsServerConfig({ host: '127.0.0.1', port: 4223, storeDir: '/tmp/js', publicKeys }) as {
+      listen: string;
+      authorization: { users: Array<{ nkey: string }> };
+    };
     expect(config.listen).toBe('127.0.0.1:4223');
     expect(config.authorization.users.map((user) => user.nkey)).toEqual(Object.values(publicKeys));
     expect(JSON.stringify(config)).not.toMatch(/"SU/);

@@ -48,28 +48,78 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
   // Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046).
   { subject: m.creditsGet, server: 'management', callers: gatewayAndBatch, principal: true },
-  ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsAdd].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsAdd].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
   // Personal identity (ADR 0037): the OIDC callback carries no principal (its state is the proof).
-  ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
   { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
   { subject: m.keysDeleteForIntern, server: 'management', callers: ['intern-signing'], principal: false },
-  ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
   // Inference asks management for what one request needs, by workspace id: nothing else.
   { subject: m.presetsResolve, server: 'management', callers: ['inference'], principal: false },
-  ...[m.byokCreate, m.byokList, m.byokGet, m.byokUpdate, m.byokDelete].map((subject) => ({ subject, server: 'management' as const, callers: gateway, principal: true })),
+  ...[m.byokCreate, m.byokList, m.byokGet, m.byokUpdate, m.byokDelete].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatStream, i.messagesStream, i.responsesStream, i.modelsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  ...[i.chatStream, i.messagesStream, i.responsesStream, i.modelsList].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gateway,
+    principal: true,
+  })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
-  ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({ subject, server: 'inference' as const, callers: gatewayAndBatch, principal: true })),
+  ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gatewayAndBatch,
+    principal: true,
+  })),
   // The batch service acts for the workspace that created a batch, with the principal the gateway
   // gave it at POST /v1/batches (ADR 0047): native provider batches only.
-  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({ subject, server: 'inference' as const, callers: ['batch'] as const, principal: true })),
+  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: ['batch'] as const,
+    principal: true,
+  })),
   { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
-  ...[b.batchesCreate, b.batchesAppend, b.batchesSubmit, b.batchesAbort, b.batchesList, b.batchesGet, b.batchesResults, b.batchesCancel, b.batchesDelete].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
+  ...[
+    b.batchesCreate,
+    b.batchesAppend,
+    b.batchesSubmit,
+    b.batchesAbort,
+    b.batchesList,
+    b.batchesGet,
+    b.batchesResults,
+    b.batchesCancel,
+    b.batchesDelete,
+  ].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
 
   { subject: s.health, server: 'intern-signing', callers: gateway, principal: false },
-  ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({ subject, server: 'intern-signing' as const, callers: gateway, principal: true })),
+  ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({
+    subject,
+    server: 'intern-signing' as const,
+    callers: gateway,
+    principal: true,
+  })),
   { subject: s.daemonJwks, server: 'intern-signing', callers: gateway, principal: false },
   { subject: s.exists, server: 'intern-signing', callers: ['management'], principal: false },
 ];
@@ -132,7 +182,11 @@ export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
   // Batch publishes one charge per finalized batch (ADR 0046); the replies of its lines (inference's) may be large bodies.
-  batch: [{ kind: 'stream', stream: JETSTREAM.usageStream }, { kind: 'publish', subjects: [EVENTS.usageRecorded] }, { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
+  batch: [
+    { kind: 'stream', stream: JETSTREAM.usageStream },
+    { kind: 'publish', subjects: [EVENTS.usageRecorded] },
+    { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
+  ],
   'intern-signing': [],
 };
 
@@ -250,7 +304,15 @@ export function natsServerConfig(options: NatsServerConfigOptions): Record<strin
     listen: `${options.host}:${options.port}`,
     jetstream: { store_dir: options.storeDir },
     ...(options.maxPayload ? { max_payload: options.maxPayload } : {}),
-    ...(options.tls ? { tls: { cert_file: options.tls.certFile, key_file: options.tls.keyFile, ...(options.tls.caFile ? { ca_file: options.tls.caFile } : {}) } } : {}),
+    ...(options.tls
+      ? {
+          tls: {
+            cert_file: options.tls.certFile,
+            key_file: options.tls.keyFile,
+            ...(options.tls.caFile ? { ca_file: options.tls.caFile } : {}),
+          },
+        }
+      : {}),
     authorization: natsAuthorization(options.publicKeys, options.extraUsers),
   };
 }

@@ -7,7 +7,11 @@ import { JwksKeySource, StaticKeySource } from './jwks-key-source.js';
 
 // The signing side as the gateway does it (node:crypto), written independently of the verifier.
 const seed = randomBytes(32);
-const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+const privateKey = createPrivateKey({
+  key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+  format: 'der',
+  type: 'pkcs8',
+});
 const publicKey = nacl.sign.keyPair.fromSeed(seed).publicKey;
 const internId = 'a1b2c3d4-0000-4000-8000-000000000001';
 const now = 1_800_000_000_000;
@@ -26,7 +30,9 @@ function signedHeaders(options: { timestamp?: number; intern?: string; route?: {
   if (options.route) {
     const nonce = randomBytes(16).toString('base64url');
     headers['x-ori-invoke-nonce'] = nonce;
-    headers['x-ori-invoke-signature-v2'] = sign(null, invokeMessageV2({ ...fields, nonce, ...options.route }), privateKey).toString('base64');
+    headers['x-ori-invoke-signature-v2'] = sign(null, invokeMessageV2({ ...fields, nonce, ...options.route }), privateKey).toString(
+      'base64',
+    );
   }
   return headers;
 }
@@ -43,26 +49,41 @@ describe('DaemonVerifier', () => {
   it('refuses a tampered body, another intern, a stale or future timestamp, an unknown key id', async () => {
     const v = verifier();
     const tampered = new TextEncoder().encode('{"task":"destroy"}');
-    expect(await v.verify({ headers: signedHeaders(), method: 'POST', path: '/run', body: tampered })).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(await v.verify({ headers: signedHeaders({ intern: 'other' }), method: 'POST', path: '/', body })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await v.verify({ headers: signedHeaders(), method: 'POST', path: '/run', body: tampered })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(await v.verify({ headers: signedHeaders({ intern: 'other' }), method: 'POST', path: '/', body })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     const stale = signedHeaders({ timestamp: Math.floor(now / 1000) - 301 });
     expect(await v.verify({ headers: stale, method: 'POST', path: '/', body })).toEqual({ ok: false, reason: 'stale_timestamp' });
     const future = signedHeaders({ timestamp: Math.floor(now / 1000) + 31 });
     expect(await v.verify({ headers: future, method: 'POST', path: '/', body })).toEqual({ ok: false, reason: 'future_timestamp' });
     const withinSkew = signedHeaders({ timestamp: Math.floor(now / 1000) + 30 });
     expect((await v.verify({ headers: withinSkew, method: 'POST', path: '/', body })).ok).toBe(true);
-    expect(await v.verify({ headers: signedHeaders({ kid: 'k9' }), method: 'POST', path: '/', body })).toEqual({ ok: false, reason: 'unknown_key' });
+    expect(await v.verify({ headers: signedHeaders({ kid: 'k9' }), method: 'POST', path: '/', body })).toEqual({
+      ok: false,
+      reason: 'unknown_key',
+    });
   });
 
   it('refuses a changed user or timestamp header, and missing or malformed headers', async () => {
     const v = verifier();
-    expect(await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-user': 'mallory' }, method: 'POST', path: '/', body })).toMatchObject({ reason: 'bad_signature' });
+    expect(
+      await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-user': 'mallory' }, method: 'POST', path: '/', body }),
+    ).toMatchObject({ reason: 'bad_signature' });
     const headers = signedHeaders();
     headers['x-ori-invoke-timestamp'] = String(Number(headers['x-ori-invoke-timestamp']) - 1);
     expect(await v.verify({ headers, method: 'POST', path: '/', body })).toMatchObject({ reason: 'bad_signature' });
     expect(await v.verify({ headers: {}, method: 'POST', path: '/', body })).toMatchObject({ reason: 'missing_signature' });
-    expect(await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-timestamp': '1e9' }, method: 'POST', path: '/', body })).toMatchObject({ reason: 'malformed_header' });
-    expect(await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-signature': 'abc' }, method: 'POST', path: '/', body })).toMatchObject({ reason: 'malformed_header' });
+    expect(
+      await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-timestamp': '1e9' }, method: 'POST', path: '/', body }),
+    ).toMatchObject({ reason: 'malformed_header' });
+    expect(
+      await v.verify({ headers: { ...signedHeaders(), 'x-ori-invoke-signature': 'abc' }, method: 'POST', path: '/', body }),
+    ).toMatchObject({ reason: 'malformed_header' });
   });
 
   it('without a key id tries every published key', async () => {

@@ -15,8 +15,7 @@ export type RejectionReason =
   | 'replayed_nonce';
 
 export type VerificationResult =
-  | { ok: true; user: string; timestamp: number; keyId: string; version: 1 | 2 }
-  | { ok: false; reason: RejectionReason };
+  { ok: true; user: string; timestamp: number; keyId: string; version: 1 | 2 } | { ok: false; reason: RejectionReason };
 
 /** What the daemon received, as it received it. */
 export interface ReceivedRequest {

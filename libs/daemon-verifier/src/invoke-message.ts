@@ -44,7 +44,9 @@ export function invokeMessageV1(fields: InvokeV1Fields): Uint8Array {
 /** UTF-8 of `ori-invoke-v2\n<internId>\n<timestamp>\n<nonce>\n<user>\n<METHOD>\n<path>\n<bodySha256>`. */
 export function invokeMessageV2(fields: InvokeV2Fields): Uint8Array {
   return encoder.encode(
-    ['ori-invoke-v2', fields.internId, fields.timestamp, fields.nonce, fields.user, fields.method, fields.path, fields.bodySha256].join('\n'),
+    ['ori-invoke-v2', fields.internId, fields.timestamp, fields.nonce, fields.user, fields.method, fields.path, fields.bodySha256].join(
+      '\n',
+    ),
   );
 }
 

@@ -7,7 +7,10 @@ import type { ResilientNatsConnection } from './nats-connection.js';
 import { counter } from '@gw/metrics';
 
 /** Events a consumer gave up on and moved to DEAD_LETTERS (ADR 0032), for alerting. */
-const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', ['stream', 'consumer']);
+const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', [
+  'stream',
+  'consumer',
+]);
 
 export interface BatchLogger {
   warn(message: string): void;
@@ -223,7 +226,9 @@ export class BatchedUsageConsumer<T> {
       }
       if (outageRetries === 0) void this.messages?.close(); // consume no more until this batch is stored
       const delay = Math.min(MAX_OUTAGE_RETRY_MS, 500 * 2 ** Math.min(5, outageRetries++));
-      logger.warn(`${durableName}: ${failures.length} usage event(s) not stored yet (${describe(failures[0]!.error)}), retrying in ${delay} ms`);
+      logger.warn(
+        `${durableName}: ${failures.length} usage event(s) not stored yet (${describe(failures[0]!.error)}), retrying in ${delay} ms`,
+      );
       for (const message of new Set(units.map((unit) => unit.message))) message.working();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
@@ -275,7 +280,9 @@ export class BatchedUsageConsumer<T> {
       const reason = describe(failed[0]!.error);
       if (deliveries < this.maxDeliveries) {
         const delay = Math.min(MAX_NAK_DELAY_MS, (this.options.nakDelayMs ?? 1_000) * 2 ** Math.min(5, deliveries - 1));
-        logger.warn(`${durableName}: usage event(s) ${ids.join(',')} not stored (delivery ${deliveries} of ${this.maxDeliveries}), retrying in ${delay} ms: ${reason}`);
+        logger.warn(
+          `${durableName}: usage event(s) ${ids.join(',')} not stored (delivery ${deliveries} of ${this.maxDeliveries}), retrying in ${delay} ms: ${reason}`,
+        );
         message.nak(delay);
         continue;
       }
@@ -297,7 +304,9 @@ export class BatchedUsageConsumer<T> {
       }
       this.counts.deadLettered += failed.length;
       deadLettered.inc({ stream: JETSTREAM.usageStream, consumer: durableName }, failed.length);
-      logger.warn(`${durableName}: dead-lettered usage event(s) ${ids.join(',')} (stream sequence ${message.seq}, delivery ${deliveries}): ${reason}`);
+      logger.warn(
+        `${durableName}: dead-lettered usage event(s) ${ids.join(',')} (stream sequence ${message.seq}, delivery ${deliveries}): ${reason}`,
+      );
       message.term();
     }
   }
@@ -306,6 +315,9 @@ export class BatchedUsageConsumer<T> {
 function describe(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   // Prisma's messages span lines (the statement, the position): the last line says what PostgreSQL said.
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return (lines.at(-1) ?? 'unknown error').slice(0, 300);
 }

@@ -90,7 +90,12 @@ export class DeadLetterPublisher {
       headers.set(DEAD_LETTER_HEADERS.sequence, String(letter.sequence));
       headers.set(DEAD_LETTER_HEADERS.deliveries, String(letter.deliveries));
       if (letter.items.length > 0) headers.set(DEAD_LETTER_HEADERS.items, letter.items.join(',').slice(0, 4_000));
-      await this.publisher.publishBytes(deadLetterSubject(letter.stream, letter.consumer), letter.payload, `${letter.consumer}:${letter.sequence}`, headers);
+      await this.publisher.publishBytes(
+        deadLetterSubject(letter.stream, letter.consumer),
+        letter.payload,
+        `${letter.consumer}:${letter.sequence}`,
+        headers,
+      );
     } catch (error) {
       this.streamReady = undefined;
       throw error;

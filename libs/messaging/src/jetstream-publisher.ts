@@ -44,7 +44,12 @@ export class JetStreamPublisher {
   }
 
   /** The same with raw bytes and headers of the caller's (`Nats-Msg-Id` is set on them). */
-  publishBytes(subject: string, payload: Uint8Array, messageId: string, headers: MsgHdrs = natsHeaders()): Promise<{ seq: number; duplicate: boolean }> {
+  publishBytes(
+    subject: string,
+    payload: Uint8Array,
+    messageId: string,
+    headers: MsgHdrs = natsHeaders(),
+  ): Promise<{ seq: number; duplicate: boolean }> {
     const id = (++this.sequence).toString(36);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -80,7 +85,8 @@ export class JetStreamPublisher {
       call.reject(new Error('JetStream sent an unreadable acknowledgement'));
       return;
     }
-    if (ack.error || typeof ack.seq !== 'number') call.reject(new Error(`JetStream refused the message: ${ack.error?.description ?? 'no sequence'}`));
+    if (ack.error || typeof ack.seq !== 'number')
+      call.reject(new Error(`JetStream refused the message: ${ack.error?.description ?? 'no sequence'}`));
     else call.resolve({ seq: ack.seq, duplicate: ack.duplicate === true });
   }
 

@@ -90,8 +90,18 @@ describe('bodies over max_payload through the object store', () => {
   it('streams with a large request and a large packet between small ones, in order', async () => {
     const text = blob(2 * MB, 'request-');
     const values: string[] = [];
-    for await (const value of client.stream<string>('probe.mixed-stream', { text }, { firstPacketTimeoutMs: 10_000, idleTimeoutMs: 10_000 })) values.push(value);
-    expect(values.map((value) => (value.length > 100 ? `<${value.length}>` : value))).toEqual(['first', `<${2 * MB}>`, `digest:${sha(text)}`, 'last']);
+    for await (const value of client.stream<string>(
+      'probe.mixed-stream',
+      { text },
+      { firstPacketTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
+    ))
+      values.push(value);
+    expect(values.map((value) => (value.length > 100 ? `<${value.length}>` : value))).toEqual([
+      'first',
+      `<${2 * MB}>`,
+      `digest:${sha(text)}`,
+      'last',
+    ]);
     await eventuallyEmpty();
   });
 });

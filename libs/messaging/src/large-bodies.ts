@@ -72,7 +72,11 @@ export class LargeBodies {
   }
 
   private bucket(): Promise<ObjectStore> {
-    this.store ??= new Objm(this.connection).create(RPC_BODIES_BUCKET, { ttl: BODY_TTL_NS, storage: StorageType.File, description: 'RPC bodies over max_payload (ADR 0031)' });
+    this.store ??= new Objm(this.connection).create(RPC_BODIES_BUCKET, {
+      ttl: BODY_TTL_NS,
+      storage: StorageType.File,
+      description: 'RPC bodies over max_payload (ADR 0031)',
+    });
     this.store.catch(() => (this.store = undefined));
     return this.store;
   }

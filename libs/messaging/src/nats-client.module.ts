@@ -30,8 +30,16 @@ export class NatsClientModule implements OnApplicationShutdown {
     return {
       module: NatsClientModule,
       providers: [
-        { provide: ResilientNatsConnection, useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name, auth: options.auth }) },
-        { provide: RpcClient, inject: [ResilientNatsConnection], useFactory: (nats: ResilientNatsConnection) => new RpcClient(nats, options.rpcTimeoutMs, { livenessTimeoutMs: options.livenessTimeoutMs }) },
+        {
+          provide: ResilientNatsConnection,
+          useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name, auth: options.auth }),
+        },
+        {
+          provide: RpcClient,
+          inject: [ResilientNatsConnection],
+          useFactory: (nats: ResilientNatsConnection) =>
+            new RpcClient(nats, options.rpcTimeoutMs, { livenessTimeoutMs: options.livenessTimeoutMs }),
+        },
       ],
       exports: [ResilientNatsConnection, RpcClient],
     };

@@ -76,7 +76,8 @@ export class ResilientNatsConnection {
       if (status.type === 'reconnect') this.connected = true;
       // A publish or subscription the user's permissions refuse (ADR 0035): a bug in the
       // permission table or a misconfigured seed, never silent.
-      if (status.type === 'error') console.error(`NATS refused an operation: ${(status as { error?: Error }).error?.message ?? 'unknown error'}`);
+      if (status.type === 'error')
+        console.error(`NATS refused an operation: ${(status as { error?: Error }).error?.message ?? 'unknown error'}`);
     }
     this.connected = false;
   }

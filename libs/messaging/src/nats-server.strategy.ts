@@ -90,7 +90,11 @@ export class PlainSubjectNatsServer extends ServerNats {
       channel,
       {
         kind: natsMsg.reply ? SpanKind.SERVER : SpanKind.CONSUMER,
-        attributes: { [ATTR.messagingSystem]: 'nats', [ATTR.messagingDestination]: channel, [ATTR.messagingOperation]: natsMsg.reply ? 'process' : 'receive' },
+        attributes: {
+          [ATTR.messagingSystem]: 'nats',
+          [ATTR.messagingDestination]: channel,
+          [ATTR.messagingOperation]: natsMsg.reply ? 'process' : 'receive',
+        },
       },
       parent,
     );
@@ -117,7 +121,12 @@ export class PlainSubjectNatsServer extends ServerNats {
             message = await this.withStoredBody(natsMsg);
           } catch (error) {
             this.log.warn(`Request body of ${channel} could not be read from the object store: ${(error as Error).message}`);
-            const err = toRpcError(new GatewayError(503, 'The request body could not be read; send it again', { errorType: 'server', metadata: { reason: 'body_lost', retryable: true } }));
+            const err = toRpcError(
+              new GatewayError(503, 'The request body could not be read; send it again', {
+                errorType: 'server',
+                metadata: { reason: 'body_lost', retryable: true },
+              }),
+            );
             natsMsg.respond(new TextEncoder().encode(JSON.stringify({ err, isDisposed: true })));
             return undefined;
           }
@@ -207,7 +216,12 @@ export class PlainSubjectNatsServer extends ServerNats {
           natsMsg.respond(EMPTY, { headers });
         } catch (error) {
           this.log.error(`A reply of ${data.length} bytes could not be stored in the object store: ${(error as Error).message}`);
-          const err = toRpcError(new GatewayError(503, 'The reply could not be sent', { errorType: 'server', metadata: { reason: 'reply_lost', retryable: true } }));
+          const err = toRpcError(
+            new GatewayError(503, 'The reply could not be sent', {
+              errorType: 'server',
+              metadata: { reason: 'reply_lost', retryable: true },
+            }),
+          );
           natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
         }
       });

@@ -220,7 +220,11 @@ describe('a caller and a replica that dies mid-request', () => {
 
   it('moves a stream that had not started to another replica', async () => {
     const a = await start('a');
-    const stream = client.stream<string>('work.stream', { tag: 's1', stallOn: 'a' }, { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 });
+    const stream = client.stream<string>(
+      'work.stream',
+      { tag: 's1', stallOn: 'a' },
+      { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 },
+    );
     await until(() => seen.length === 1, 'replica a to take the stream');
     await start('b');
     await kill(a);
@@ -229,7 +233,11 @@ describe('a caller and a replica that dies mid-request', () => {
 
   it('ends a stream whose replica died mid-way with a retryable 503 after the chunks it had sent', async () => {
     const a = await start('a');
-    const stream = client.stream<string>('work.stream', { tag: 's2', commit: true, stallOn: 'a', chunkFirst: true }, { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 });
+    const stream = client.stream<string>(
+      'work.stream',
+      { tag: 's2', commit: true, stallOn: 'a', chunkFirst: true },
+      { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 },
+    );
     const first = await stream.next();
     expect(first.value).toBe('a:1');
     await start('b');
@@ -259,7 +267,13 @@ describe('a replica stopped gracefully (SIGTERM)', () => {
   const replicas: ServiceReplica[] = [];
 
   const start = async (name: string, options: { shutdownGraceMs: number; healthPort?: number }): Promise<ServiceReplica> => {
-    const replica = await startServiceReplica(WorkModule.named(name), { queue: 'work', natsUrl: nats.url, heartbeatMs: HEARTBEAT_MS, healthHost: '127.0.0.1', ...options });
+    const replica = await startServiceReplica(WorkModule.named(name), {
+      queue: 'work',
+      natsUrl: nats.url,
+      heartbeatMs: HEARTBEAT_MS,
+      healthHost: '127.0.0.1',
+      ...options,
+    });
     replicas.push(replica);
     return replica;
   };

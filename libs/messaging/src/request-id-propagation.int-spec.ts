@@ -13,7 +13,8 @@ import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -49,7 +50,9 @@ describe('request id over NATS (tracing off)', () => {
 
   it('reaches the handler and its log lines, without any trace field', async () => {
     expect(tracingEnabled()).toBe(false);
-    const replies = await Promise.all(['req-a', 'req-b'].map((id) => runWithRequestId(id, () => client.send<{ requestId: string | null }>('who.asks', {}))));
+    const replies = await Promise.all(
+      ['req-a', 'req-b'].map((id) => runWithRequestId(id, () => client.send<{ requestId: string | null }>('who.asks', {}))),
+    );
     expect(replies.map((reply) => reply.requestId)).toEqual(['req-a', 'req-b']);
     const handled = lines.filter((line) => line.msg === 'handled');
     expect(handled.map((line) => line.request_id).sort()).toEqual(['req-a', 'req-b']);

@@ -109,38 +109,42 @@ export class RpcClient {
     const id = this.nextId();
     // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
     const { headers, span } = outgoingCall(subject);
-    return timedRequest(subject, span, new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(call.id);
-        reject(
-          new GatewayError(504, `Internal request timed out after ${timeoutMs} ms`, {
-            errorType: 'timeout',
-            metadata: { reason: 'timeout', retryable: true },
-          }),
-        );
-      }, timeoutMs);
-      const resendsLeft = options.resendUncommitted ?? 0;
-      const call: PendingCall & { id: string } = {
-        id,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timer,
-        subject,
-        lastHeard: Date.now(),
-        committed: false,
-        resendsLeft,
-        bytes: resendsLeft > 0 ? encoder.encode(JSON.stringify({ pattern: subject, data })) : undefined,
-        headers,
-      };
-      this.pending.set(id, call);
-      const bytes = packet(subject, data, call.bytes, id);
-      if (this.bodies.tooLargeInline(bytes.length)) {
-        void this.publishLarge(subject, bytes, id, call).then((sent) => {
-          if (!sent) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
-          else if (!this.pending.has(id) && call.bodyRef) this.bodies.delete(call.bodyRef); // ended meanwhile
-        });
-      } else if (!this.publish(subject, bytes, id, headers)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
-    }));
+    return timedRequest(
+      subject,
+      span,
+      new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.pending.delete(call.id);
+          reject(
+            new GatewayError(504, `Internal request timed out after ${timeoutMs} ms`, {
+              errorType: 'timeout',
+              metadata: { reason: 'timeout', retryable: true },
+            }),
+          );
+        }, timeoutMs);
+        const resendsLeft = options.resendUncommitted ?? 0;
+        const call: PendingCall & { id: string } = {
+          id,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+          timer,
+          subject,
+          lastHeard: Date.now(),
+          committed: false,
+          resendsLeft,
+          bytes: resendsLeft > 0 ? encoder.encode(JSON.stringify({ pattern: subject, data })) : undefined,
+          headers,
+        };
+        this.pending.set(id, call);
+        const bytes = packet(subject, data, call.bytes, id);
+        if (this.bodies.tooLargeInline(bytes.length)) {
+          void this.publishLarge(subject, bytes, id, call).then((sent) => {
+            if (!sent) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+            else if (!this.pending.has(id) && call.bodyRef) this.bodies.delete(call.bodyRef); // ended meanwhile
+          });
+        } else if (!this.publish(subject, bytes, id, headers)) this.settle(id)?.reject(serviceUnavailable('Message bus unavailable'));
+      }),
+    );
   }
 
   /**
@@ -248,7 +252,10 @@ export class RpcClient {
         this.onReplyBody(id, message, data);
       })
       .catch(() => {
-        const error = new GatewayError(502, 'The reply of an internal request could not be read', { errorType: 'server', metadata: { reason: 'reply_lost', retryable: true } });
+        const error = new GatewayError(502, 'The reply of an internal request could not be read', {
+          errorType: 'server',
+          metadata: { reason: 'reply_lost', retryable: true },
+        });
         this.settle(id)?.reject(error);
         this.streams.get(id)?.stream.fail(error);
       })
@@ -308,10 +315,13 @@ export class RpcClient {
     }
     for (const [id, open] of this.streams) {
       if (open.lastHeard > silentSince) continue;
-      if (!open.stream.started && this.resend(open, open.stream.subject, (newId) => {
-        open.id = newId;
-        this.streams.set(newId, open);
-      })) {
+      if (
+        !open.stream.started &&
+        this.resend(open, open.stream.subject, (newId) => {
+          open.id = newId;
+          this.streams.set(newId, open);
+        })
+      ) {
         this.streams.delete(id);
       } else {
         open.stream.fail(replicaLost(open.stream.subject, this.livenessTimeoutMs));
@@ -384,10 +394,14 @@ function withId(bytes: Uint8Array, id: string): Uint8Array {
 
 /** The replica working on the call went silent: it died, or hangs (ADR 0025). */
 function replicaLost(subject: string, silenceMs: number): GatewayError {
-  return new GatewayError(503, `The ${subject.split('.')[0]} replica handling this request stopped responding (silent for ${silenceMs} ms)`, {
-    errorType: 'server',
-    metadata: { reason: 'replica_lost', retryable: true },
-  });
+  return new GatewayError(
+    503,
+    `The ${subject.split('.')[0]} replica handling this request stopped responding (silent for ${silenceMs} ms)`,
+    {
+      errorType: 'server',
+      metadata: { reason: 'replica_lost', retryable: true },
+    },
+  );
 }
 
 function serviceUnavailable(message: string): GatewayError {

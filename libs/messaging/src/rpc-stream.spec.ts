@@ -26,7 +26,11 @@ describe('RpcStream buffering', () => {
 
   it('bounds what it holds in bytes, and tells the producer at once', async () => {
     let slow = 0;
-    const stream = new RpcStream<string>('subject', { firstPacketTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxBufferedBytes: 10, onSlowConsumer: () => slow++ }, () => undefined);
+    const stream = new RpcStream<string>(
+      'subject',
+      { firstPacketTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxBufferedBytes: 10, onSlowConsumer: () => slow++ },
+      () => undefined,
+    );
     stream.push('12345');
     stream.push('é234'); // 5 bytes in UTF-8: 10 in all, still within the bound
     expect(stream.heldBytes).toBe(10);

@@ -48,7 +48,10 @@ export interface ServiceReplica {
 }
 
 /** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
-export async function bootstrapService(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<INestMicroservice> {
+export async function bootstrapService(
+  module: Type<unknown> | DynamicModule,
+  options: ServiceBootstrapOptions,
+): Promise<INestMicroservice> {
   return (await startServiceReplica(module, options)).app;
 }
 
@@ -60,7 +63,10 @@ export async function bootstrapService(module: Type<unknown> | DynamicModule, op
  * 503; the server connection flushes and closes; then Nest's shutdown hooks close consumers,
  * client connections and the database.
  */
-export async function startServiceReplica(module: Type<unknown> | DynamicModule, options: ServiceBootstrapOptions): Promise<ServiceReplica> {
+export async function startServiceReplica(
+  module: Type<unknown> | DynamicModule,
+  options: ServiceBootstrapOptions,
+): Promise<ServiceReplica> {
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   const strategy = new PlainSubjectNatsServer({
     servers: options.natsUrl.split(','),

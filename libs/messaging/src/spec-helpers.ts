@@ -14,7 +14,10 @@ export interface RpcHarness {
   close(): Promise<void>;
 }
 
-export async function startRpcHarness(module: Type<unknown> | DynamicModule, options: { queue: string; clientName: string; timeoutMs: number }): Promise<RpcHarness> {
+export async function startRpcHarness(
+  module: Type<unknown> | DynamicModule,
+  options: { queue: string; clientName: string; timeoutMs: number },
+): Promise<RpcHarness> {
   const nats = await PrivateNatsServer.start();
   const service = await bootstrapService(module, { queue: options.queue, natsUrl: nats.url });
   const connection = await ResilientNatsConnection.open({ servers: nats.url, name: options.clientName });

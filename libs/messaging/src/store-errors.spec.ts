@@ -10,8 +10,12 @@ describe('classifyStoreError', () => {
   });
 
   it('takes an unreachable server, a killed backend or a deadlock for transient', () => {
-    expect(classifyStoreError(Object.assign(new Error("Can't reach database server at 127.0.0.1:1"), { code: 'P2010', meta: { code: 'N/A' } }))).toBe('transient');
-    expect(classifyStoreError(Object.assign(new Error('terminating connection due to administrator command'), { meta: { code: '57P01' } }))).toBe('transient');
+    expect(
+      classifyStoreError(Object.assign(new Error("Can't reach database server at 127.0.0.1:1"), { code: 'P2010', meta: { code: 'N/A' } })),
+    ).toBe('transient');
+    expect(
+      classifyStoreError(Object.assign(new Error('terminating connection due to administrator command'), { meta: { code: '57P01' } })),
+    ).toBe('transient');
     expect(classifyStoreError(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe('transient');
     expect(classifyStoreError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }))).toBe('transient');
   });

@@ -16,7 +16,8 @@ const PERMANENT_CLASSES = new Set(['22', '23']);
 /** Prisma's codes for an unreachable server, a timeout, a closed connection, the pool exhausted. */
 const TRANSIENT_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2034']);
 const TRANSIENT_NODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
-const TRANSIENT_MESSAGE = /can't reach database server|connection terminated|terminating connection|server closed the connection|timeout exceeded when trying to connect|connection refused|econnrefused/i;
+const TRANSIENT_MESSAGE =
+  /can't reach database server|connection terminated|terminating connection|server closed the connection|timeout exceeded when trying to connect|connection refused|econnrefused/i;
 
 export function classifyStoreError(error: unknown): StoreErrorKind {
   const codes: string[] = [];

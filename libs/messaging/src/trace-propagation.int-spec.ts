@@ -25,7 +25,8 @@ const exporter = new InMemorySpanExporter();
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -91,14 +92,22 @@ describe('trace context and request id over NATS (tracing on)', () => {
 
   const byName = (name: string, kind: SpanKind): ReadableSpan => {
     const found = exporter.getFinishedSpans().find((span) => span.name === name && span.kind === kind);
-    if (!found) throw new Error(`no ${name} span; have ${exporter.getFinishedSpans().map((span) => span.name).join(', ')}`);
+    if (!found)
+      throw new Error(
+        `no ${name} span; have ${exporter
+          .getFinishedSpans()
+          .map((span) => span.name)
+          .join(', ')}`,
+      );
     return found;
   };
 
-  it('continues the caller trace in the handler, and the handler\'s undici call under it, with the request id', async () => {
+  it("continues the caller trace in the handler, and the handler's undici call under it, with the request id", async () => {
     exporter.reset();
     const root = tracer().startSpan('edge', { kind: SpanKind.SERVER });
-    const reply = await context.with(trace.setSpan(context.active(), root), () => runWithRequestId('req-traced-1', () => client.send<{ requestId?: string }>('traced.call', {})));
+    const reply = await context.with(trace.setSpan(context.active(), root), () =>
+      runWithRequestId('req-traced-1', () => client.send<{ requestId?: string }>('traced.call', {})),
+    );
     root.end();
     expect(reply.requestId).toBe('req-traced-1');
     const traceId = root.spanContext().traceId;
@@ -120,7 +129,8 @@ describe('trace context and request id over NATS (tracing on)', () => {
     exporter.reset();
     const packets: string[] = [];
     await runWithRequestId('req-stream-1', async () => {
-      for await (const packet of client.stream<string>('traced.stream', {}, { firstPacketTimeoutMs: 2_000, idleTimeoutMs: 2_000 })) packets.push(packet);
+      for await (const packet of client.stream<string>('traced.stream', {}, { firstPacketTimeoutMs: 2_000, idleTimeoutMs: 2_000 }))
+        packets.push(packet);
     });
     expect(packets).toEqual(['req-stream-1', 'second']);
     const clientSpan = byName('traced.stream', SpanKind.CLIENT);

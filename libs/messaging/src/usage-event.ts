@@ -29,7 +29,8 @@ export async function parseUsageEvents(payload: Uint8Array, onInvalid?: (index: 
     }
     return events.length > 0 ? events : null;
   }
-  const candidate = parsed && typeof parsed === 'object' && 'data' in parsed && 'pattern' in parsed ? (parsed as { data: unknown }).data : parsed;
+  const candidate =
+    parsed && typeof parsed === 'object' && 'data' in parsed && 'pattern' in parsed ? (parsed as { data: unknown }).data : parsed;
   const event = await validEvent(candidate);
   return event ? [event] : null;
 }

@@ -24,7 +24,9 @@ export function batchMetrics(): BatchMetrics {
   return {
     lines: gauge('batch_lines', 'Batch lines by state (queued: waiting for a worker; running: being run now)', ['state']),
     linesProcessed: counter('batch_lines_processed_total', 'Batch lines finished, by outcome (rate() gives lines per second)', ['outcome']),
-    nativeBatchesInFlight: gauge('batch_native_batches_in_flight', 'Provider-native batches submitted and not finished yet, by provider', ['provider']),
+    nativeBatchesInFlight: gauge('batch_native_batches_in_flight', 'Provider-native batches submitted and not finished yet, by provider', [
+      'provider',
+    ]),
   };
 }
 

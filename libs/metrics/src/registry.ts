@@ -25,14 +25,33 @@ export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
  * service (or twice by two apps in one test process) never registers a name twice.
  */
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
-  return (metricsRegistry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [metricsRegistry] });
+  return (
+    (metricsRegistry.getSingleMetric(name) as Counter<L> | undefined) ??
+    new Counter({ name, help, labelNames, registers: [metricsRegistry] })
+  );
 }
 
 /** `collect`, when given, runs at every scrape to set the gauge from state kept elsewhere (prom-client's collect). */
-export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect?: (this: Gauge<L>) => void): Gauge<L> {
-  return (metricsRegistry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry], ...(collect ? { collect } : {}) });
+export function gauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  collect?: (this: Gauge<L>) => void,
+): Gauge<L> {
+  return (
+    (metricsRegistry.getSingleMetric(name) as Gauge<L> | undefined) ??
+    new Gauge({ name, help, labelNames, registers: [metricsRegistry], ...(collect ? { collect } : {}) })
+  );
 }
 
-export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[] = LATENCY_BUCKETS): Histogram<L> {
-  return (metricsRegistry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] });
+export function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[] = LATENCY_BUCKETS,
+): Histogram<L> {
+  return (
+    (metricsRegistry.getSingleMetric(name) as Histogram<L> | undefined) ??
+    new Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] })
+  );
 }

@@ -83,7 +83,12 @@ class LeasedSemaphore extends Semaphore {
     limit: number,
     onLockLost: (error: Error) => void,
   ) {
-    super(store.redis, key, limit, { lockTimeout: options.leaseTtlMs, acquireAttemptsLimit: 1, acquireTimeout: options.leaseTtlMs, onLockLost });
+    super(store.redis, key, limit, {
+      lockTimeout: options.leaseTtlMs,
+      acquireAttemptsLimit: 1,
+      acquireTimeout: options.leaseTtlMs,
+      onLockLost,
+    });
   }
 
   protected override async _refresh(): Promise<boolean> {

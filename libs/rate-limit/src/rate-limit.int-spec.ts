@@ -99,7 +99,11 @@ describe('rate limiters on Redis', () => {
 
   it('fails open with a report when Redis is unreachable, within the command bound', async () => {
     const events: string[] = [];
-    const down = new LimiterStore({ redisUrl: 'redis://127.0.0.1:1', keyPrefix: inject('redisKeyPrefix'), onUnavailable: (event) => events.push(event.limiter) });
+    const down = new LimiterStore({
+      redisUrl: 'redis://127.0.0.1:1',
+      keyPrefix: inject('redisKeyPrefix'),
+      onUnavailable: (event) => events.push(event.limiter),
+    });
     try {
       const started = Date.now();
       const rate = await new RequestRateLimiter(down, { name: 'spec-down-rpm', points: 1, durationSeconds: 60 }).consume('k');

@@ -46,7 +46,14 @@ export class RequestRateLimiter {
         return this.decision(limit, rejection, false);
       }
       this.store.reportUnavailable(this.options.name, rejection);
-      return { allowed: true, limit, remaining: limit, resetAt: Date.now() + this.options.durationSeconds * 1000, retryAfterSeconds: 0, degraded: true };
+      return {
+        allowed: true,
+        limit,
+        remaining: limit,
+        resetAt: Date.now() + this.options.durationSeconds * 1000,
+        retryAfterSeconds: 0,
+        degraded: true,
+      };
     }
   }
 

@@ -25,7 +25,12 @@ describe('tracing settings (the standard OTEL_* variables)', () => {
       OTEL_TRACES_SAMPLER_ARG: '0.25',
       OTEL_BSP_SCHEDULE_DELAY: '200',
     });
-    expect(settings).toMatchObject({ exporters: ['otlp', 'console'], protocol: 'http/json', sampler: { name: 'parentbased_traceidratio', ratio: 0.25 }, batch: { scheduledDelayMillis: 200 } });
+    expect(settings).toMatchObject({
+      exporters: ['otlp', 'console'],
+      protocol: 'http/json',
+      sampler: { name: 'parentbased_traceidratio', ratio: 0.25 },
+      batch: { scheduledDelayMillis: 200 },
+    });
   });
 
   it('refuse what this build cannot honour, at start', () => {

@@ -52,7 +52,8 @@ export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Tr
     if (name !== 'otlp' && name !== 'console') throw new Error(`OTEL_TRACES_EXPORTER: "${name}" is not supported (otlp, console or none)`);
   }
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol}" is not supported (http/protobuf or http/json)`);
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json')
+    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol}" is not supported (http/protobuf or http/json)`);
   const samplerName = (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on').trim().toLowerCase();
   if (!SAMPLERS.includes(samplerName)) throw new Error(`OTEL_TRACES_SAMPLER: "${samplerName}" is not supported (${SAMPLERS.join(', ')})`);
   const ratio = env.OTEL_TRACES_SAMPLER_ARG === undefined || env.OTEL_TRACES_SAMPLER_ARG === '' ? 1 : Number(env.OTEL_TRACES_SAMPLER_ARG);
@@ -94,13 +95,15 @@ export async function initTracing(serviceName: string, options: InitTracingOptio
   if (enabled) return true;
   const settings = options.exporter ? null : tracingSettingsFromEnv(options.env ?? process.env);
   if (!settings && !options.exporter) return false;
-  const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources, { UndiciInstrumentation }] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/context-async-hooks'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/instrumentation-undici'),
-  ]);
+  const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources, { UndiciInstrumentation }] = await Promise.all(
+    [
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/core'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/instrumentation-undici'),
+    ],
+  );
   const processors: SpanProcessor[] = [];
   if (options.exporter) processors.push(new sdk.SimpleSpanProcessor({ exporter: options.exporter }));
   for (const name of settings?.exporters ?? []) {
@@ -118,7 +121,11 @@ export async function initTracing(serviceName: string, options: InitTracingOptio
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': serviceName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new sdk.TracerProvider({ resource, sampler: samplerOf(sdk, settings?.sampler ?? { name: 'parentbased_always_on', ratio: 1 }), spanProcessors: processors });
+  const provider = new sdk.TracerProvider({
+    resource,
+    sampler: samplerOf(sdk, settings?.sampler ?? { name: 'parentbased_always_on', ratio: 1 }),
+    spanProcessors: processors,
+  });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
@@ -146,7 +153,11 @@ type SdkModule = typeof import('@opentelemetry/sdk-trace');
 
 function samplerOf(sdk: SdkModule, { name, ratio }: TracingSettings['sampler']): Sampler {
   const root = (kind: string): Sampler =>
-    kind === 'always_off' ? new sdk.AlwaysOffSampler() : kind === 'traceidratio' ? new sdk.TraceIdRatioBasedSampler(ratio) : new sdk.AlwaysOnSampler();
+    kind === 'always_off'
+      ? new sdk.AlwaysOffSampler()
+      : kind === 'traceidratio'
+        ? new sdk.TraceIdRatioBasedSampler(ratio)
+        : new sdk.AlwaysOnSampler();
   if (name.startsWith('parentbased_')) return new sdk.ParentBasedSampler({ root: root(name.slice('parentbased_'.length)) });
   return root(name);
 }

@@ -78,7 +78,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 console.log('Pieces, tracing off:');
 loop('outgoingCall() outside a request (no header)', 2_000_000, () => outgoingCall('bench.echo'));
-runWithRequestId('bench-request', () => loop('outgoingCall() in a request (x-request-id header)', 500_000, () => outgoingCall('bench.echo')));
+runWithRequestId('bench-request', () =>
+  loop('outgoingCall() in a request (x-request-id header)', 500_000, () => outgoingCall('bench.echo')),
+);
 loop('runWithRequestId(id, fn)', 2_000_000, () => runWithRequestId('bench-request', () => 1));
 runWithRequestId('bench-request', () => loop('logContext() (pino mixin) in a request', 2_000_000, logContext));
 
@@ -86,11 +88,20 @@ await initTracing('bench', { exporter: { export: (_spans, done) => done({ code: 
 await measure('traced');
 for (let round = 0; round < ROUNDS; round++) results.traced!.push(await measure('traced'));
 console.log('Pieces, tracing on:');
-runWithRequestId('bench-request', () => loop('outgoingCall() in a request (client span + traceparent)', 200_000, () => outgoingCall('bench.echo').span?.end()));
+runWithRequestId('bench-request', () =>
+  loop('outgoingCall() in a request (client span + traceparent)', 200_000, () => outgoingCall('bench.echo').span?.end()),
+);
 
 console.log('\nmode         CPU µs/call (median, all rounds)            wall µs/call (median)');
 for (const [mode, list] of Object.entries(results)) {
-  console.log(`${mode.padEnd(12)} ${median(list.map((entry) => entry.cpuMicros)).toFixed(1).padStart(6)}  [${list.map((entry) => entry.cpuMicros.toFixed(1)).join(', ')}]`.padEnd(58) + `${median(list.map((entry) => entry.wallMicros)).toFixed(1).padStart(8)}`);
+  console.log(
+    `${mode.padEnd(12)} ${median(list.map((entry) => entry.cpuMicros))
+      .toFixed(1)
+      .padStart(6)}  [${list.map((entry) => entry.cpuMicros.toFixed(1)).join(', ')}]`.padEnd(58) +
+      `${median(list.map((entry) => entry.wallMicros))
+        .toFixed(1)
+        .padStart(8)}`,
+  );
 }
 
 client.close();

@@ -22,7 +22,12 @@ interface LatencyFigures {
   non2xx: number;
 }
 
-const figures = (run: RunFigures): LatencyFigures => ({ requestsPerSecond: run.requestsPerSecond, p50Ms: run.latencyMs.p50, p99Ms: run.latencyMs.p99, non2xx: run.non2xx + run.errors });
+const figures = (run: RunFigures): LatencyFigures => ({
+  requestsPerSecond: run.requestsPerSecond,
+  p50Ms: run.latencyMs.p50,
+  p99Ms: run.latencyMs.p99,
+  non2xx: run.non2xx + run.errors,
+});
 
 /**
  * A batch of `lines` chat lines run by the gateway (custom_ids with a space: the providers'
@@ -30,13 +35,22 @@ const figures = (run: RunFigures): LatencyFigures => ({ requestsPerSecond: run.r
  * interactive chat latency at one connection measured before and while it runs: what a batch
  * costs live traffic (ADR 0045).
  */
-export async function batchScenario(stack: IsolatedStack, interactive: Target, lines: number, seconds: number, signal: AbortSignal): Promise<BatchScenarioResult> {
+export async function batchScenario(
+  stack: IsolatedStack,
+  interactive: Target,
+  lines: number,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<BatchScenarioResult> {
   const idle = await run(interactive, 1, seconds, signal);
   const body = JSON.stringify({
     endpoint: '/v1/chat/completions',
     model: 'sim/gpt-4o-mini',
     completion_window: '24h',
-    requests: Array.from({ length: lines }, (_, n) => ({ custom_id: `line ${n}`, body: { messages: [{ role: 'user', content: `Batch line ${n}` }] } })),
+    requests: Array.from({ length: lines }, (_, n) => ({
+      custom_id: `line ${n}`,
+      body: { messages: [{ role: 'user', content: `Batch line ${n}` }] },
+    })),
   });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${stack.apiKey}` };
   const uploadStart = performance.now();

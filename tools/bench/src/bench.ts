@@ -8,7 +8,17 @@ import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
-import { compare, formatConcurrency, formatStreams, formatTable, machineInfo, targetResult, writeResult, type BenchResult, type TargetResult } from './report.ts';
+import {
+  compare,
+  formatConcurrency,
+  formatStreams,
+  formatTable,
+  machineInfo,
+  targetResult,
+  writeResult,
+  type BenchResult,
+  type TargetResult,
+} from './report.ts';
 import { concurrencyScenario, upstreamConnections, writeBenchCatalog, type ConcurrencyScenarioResult } from './concurrency-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 
@@ -106,10 +116,21 @@ function portkeyTarget(stack: IsolatedStack, portkey: RunningPortkey, simulator:
 
 /** The same streamed request (12 chunks with the usage chunk and [DONE]) to the simulator, the gateway and Portkey. */
 function streamTargets(chat: Target[]): StreamTargetSpec[] {
-  const streamed = (body: string) => JSON.stringify({ ...(JSON.parse(body) as object), stream: true, stream_options: { include_usage: true } });
+  const streamed = (body: string) =>
+    JSON.stringify({ ...(JSON.parse(body) as object), stream: true, stream_options: { include_usage: true } });
   return chat
-    .filter((target): target is Target & { name: StreamTargetSpec['name'] } => target.name === 'direct' || target.name === 'gateway' || target.name === 'portkey')
-    .map((target) => ({ name: target.name, label: target.label, url: target.url, headers: target.headers, body: streamed(target.body), processes: target.processes }));
+    .filter(
+      (target): target is Target & { name: StreamTargetSpec['name'] } =>
+        target.name === 'direct' || target.name === 'gateway' || target.name === 'portkey',
+    )
+    .map((target) => ({
+      name: target.name,
+      label: target.label,
+      url: target.url,
+      headers: target.headers,
+      body: streamed(target.body),
+      processes: target.processes,
+    }));
 }
 
 function describe(figures: RunFigures): string {
@@ -261,7 +282,9 @@ async function main(): Promise<number> {
 
     let batch: BatchScenarioResult | undefined;
     if (options.batchLines > 0) {
-      step(`batch scenario: ${options.batchLines.toLocaleString('en')} chat lines run by the gateway, interactive chat at 1 connection before and during it`);
+      step(
+        `batch scenario: ${options.batchLines.toLocaleString('en')} chat lines run by the gateway, interactive chat at 1 connection before and during it`,
+      );
       batch = await batchScenario(stack, gateway!, options.batchLines, Math.max(options.latencyDuration, 5), controller.signal);
     }
 
@@ -270,7 +293,13 @@ async function main(): Promise<number> {
       streams = await streamScenario(
         streamTargets(measured),
         { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL },
-        { connections: options.connections, throughputSeconds: options.throughputDuration, latencySeconds: options.latencyDuration, warmupSeconds: options.warmup, rounds: options.rounds },
+        {
+          connections: options.connections,
+          throughputSeconds: options.throughputDuration,
+          latencySeconds: options.latencyDuration,
+          warmupSeconds: options.warmup,
+          rounds: options.rounds,
+        },
         controller.signal,
       );
     }
@@ -285,20 +314,36 @@ async function main(): Promise<number> {
           gateway: { pid: gatewayProcess.pid, metricsUrl: stack.metricsUrls['api-gateway'] },
           inference: { pid: inferenceProcess.pid, metricsUrl: stack.metricsUrls.inference },
         },
-        { streams: options.concurrencyStreams, seconds: options.concurrencySeconds, stalledClients: options.stalledClients, stalledTokens: options.stalledTokens },
+        {
+          streams: options.concurrencyStreams,
+          seconds: options.concurrencySeconds,
+          stalledClients: options.stalledClients,
+          stalledTokens: options.stalledTokens,
+        },
         controller.signal,
       );
     }
 
-    const problems = [...Object.values(rounds).flat().flatMap(problemsOfTarget), ...(streams?.problems ?? []), ...(concurrency?.problems ?? [])];
-    if (batch && (batch.status !== 'completed' || batch.requestCounts.completed !== batch.lines)) problems.push(`batch scenario: ${batch.status}, ${JSON.stringify(batch.requestCounts)}`);
+    const problems = [
+      ...Object.values(rounds).flat().flatMap(problemsOfTarget),
+      ...(streams?.problems ?? []),
+      ...(concurrency?.problems ?? []),
+    ];
+    if (batch && (batch.status !== 'completed' || batch.requestCounts.completed !== batch.lines))
+      problems.push(`batch scenario: ${batch.status}, ${JSON.stringify(batch.requestCounts)}`);
     const result: BenchResult = {
       timestamp: new Date().toISOString(),
       ok: problems.length === 0,
       problems,
       machine,
       options: { ...options, logLevel: 'warn', model: { direct: DIRECT_MODEL, gateway: GATEWAY_MODEL } },
-      targets: { direct: directResult, gateway: gatewayResult, responses: responsesResult, sign: signResult, ...(portkeyResult ? { portkey: portkeyResult } : {}) },
+      targets: {
+        direct: directResult,
+        gateway: gatewayResult,
+        responses: responsesResult,
+        sign: signResult,
+        ...(portkeyResult ? { portkey: portkeyResult } : {}),
+      },
       rounds: rounds as BenchResult['rounds'],
       comparison: {
         ...compare(directResult, gatewayResult),
@@ -307,7 +352,10 @@ async function main(): Promise<number> {
           ? {
               portkey: {
                 ...compare(directResult, portkeyResult),
-                gatewayThroughputMultiple: round(gatewayResult.throughput.requestsPerSecond / Math.max(1e-9, portkeyResult.throughput.requestsPerSecond), 2),
+                gatewayThroughputMultiple: round(
+                  gatewayResult.throughput.requestsPerSecond / Math.max(1e-9, portkeyResult.throughput.requestsPerSecond),
+                  2,
+                ),
               },
             }
           : {}),

@@ -96,7 +96,10 @@ export interface ConcurrencyScenarioResult {
   readers: PhaseResult;
   /** Phase 2: the same, while `stalledClients` clients read nothing. */
   withStalled?: PhaseResult & {
-    /** When read again after the readers finished: still ended with [DONE], cut by the gateway (stall timeout, slow_consumer), still running. */
+    /**
+     * When read again after the readers finished: still ended with [DONE], cut by the gateway
+     * (stall timeout, slow_consumer), still running.
+     */
     stalled: { clients: number; headsOk: number; complete: number; cut: number; stillRunning: number; model: string };
     /** Phase-2 readers' completion time − phase 1's, ms. */
     readerSlowdownMs: { p50: number; p99: number };
@@ -154,13 +157,28 @@ async function phase(
       complete: good.length,
       errors: bad.length,
       failures: [...new Set(bad.map(failureOf))].slice(0, 5),
-      completionMs: summarize(good.map((outcome) => outcome.totalMs), 1),
-      firstTokenMs: summarize(good.map((outcome) => outcome.firstDataMs ?? 0), 1),
+      completionMs: summarize(
+        good.map((outcome) => outcome.totalMs),
+        1,
+      ),
+      firstTokenMs: summarize(
+        good.map((outcome) => outcome.firstDataMs ?? 0),
+        1,
+      ),
       wallSeconds,
       gateway,
       inference,
     },
-    ...(stalled ? { stalledReport: { headsOk: heads.filter((status) => status === 200).length, complete: count('complete'), cut: count('cut'), stillRunning: count('still-running') } } : {}),
+    ...(stalled
+      ? {
+          stalledReport: {
+            headsOk: heads.filter((status) => status === 200).length,
+            complete: count('complete'),
+            cut: count('cut'),
+            stillRunning: count('still-running'),
+          },
+        }
+      : {}),
   };
 }
 
@@ -184,13 +202,21 @@ export async function concurrencyScenario(
     label: `${SLOW_MODEL} through the gateway`,
     url: `${baseUrl}/chat/completions`,
     headers,
-    body: JSON.stringify({ model: SLOW_MODEL, messages: [{ role: 'user', content: 'Say hello slowly' }], stream: true, stream_options: { include_usage: true } }),
+    body: JSON.stringify({
+      model: SLOW_MODEL,
+      messages: [{ role: 'user', content: 'Say hello slowly' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
   };
   const problems: string[] = [];
-  step(`concurrency, phase 1: ${options.streams.toLocaleString('en')} concurrent streams of about ${options.seconds} s (one chunk every ${chunkDelayMs(options.seconds)} ms), every client reading`);
+  step(
+    `concurrency, phase 1: ${options.streams.toLocaleString('en')} concurrent streams of about ${options.seconds} s (one chunk every ${chunkDelayMs(options.seconds)} ms), every client reading`,
+  );
   const readers = (await phase(reader, options.streams, processes, signal)).result;
   console.log(`    ${describePhase(readers)}`);
-  if (readers.errors > 0) problems.push(`concurrency phase 1: ${readers.errors} of ${readers.streams} streams incomplete (${readers.failures.join('; ')})`);
+  if (readers.errors > 0)
+    problems.push(`concurrency phase 1: ${readers.errors} of ${readers.streams} streams incomplete (${readers.failures.join('; ')})`);
 
   let withStalled: ConcurrencyScenarioResult['withStalled'];
   if (options.stalledClients > 0) {
@@ -200,19 +226,35 @@ export async function concurrencyScenario(
       label: `${stalledModel} read by nobody`,
       url: `${baseUrl}/chat/completions`,
       headers,
-      body: JSON.stringify({ model: stalledModel, messages: [{ role: 'user', content: 'Say a lot' }], stream: true, max_tokens: options.stalledTokens }),
+      body: JSON.stringify({
+        model: stalledModel,
+        messages: [{ role: 'user', content: 'Say a lot' }],
+        stream: true,
+        max_tokens: options.stalledTokens,
+      }),
     };
     step(
       `concurrency, phase 2: ${options.stalledClients} clients stop reading streams of ${options.stalledTokens.toLocaleString('en')} tokens (${stalledModel}), ` +
         `then ${options.streams.toLocaleString('en')} readers as in phase 1`,
     );
-    const { result, stalledReport } = await phase(reader, options.streams, processes, signal, { target: stalledTarget, clients: options.stalledClients });
-    console.log(`    ${describePhase(result)}; stalled: ${stalledReport!.headsOk} answered 200, read again: ${stalledReport!.complete} complete, ${stalledReport!.cut} cut by the gateway, ${stalledReport!.stillRunning} still running`);
-    if (result.errors > 0) problems.push(`concurrency phase 2: ${result.errors} of ${result.streams} reading streams incomplete (${result.failures.join('; ')})`);
+    const { result, stalledReport } = await phase(reader, options.streams, processes, signal, {
+      target: stalledTarget,
+      clients: options.stalledClients,
+    });
+    console.log(
+      `    ${describePhase(result)}; stalled: ${stalledReport!.headsOk} answered 200, read again: ${stalledReport!.complete} complete, ${stalledReport!.cut} cut by the gateway, ${stalledReport!.stillRunning} still running`,
+    );
+    if (result.errors > 0)
+      problems.push(
+        `concurrency phase 2: ${result.errors} of ${result.streams} reading streams incomplete (${result.failures.join('; ')})`,
+      );
     withStalled = {
       ...result,
       stalled: { clients: options.stalledClients, model: stalledModel, ...stalledReport! },
-      readerSlowdownMs: { p50: round(result.completionMs.p50 - readers.completionMs.p50, 1), p99: round(result.completionMs.p99 - readers.completionMs.p99, 1) },
+      readerSlowdownMs: {
+        p50: round(result.completionMs.p50 - readers.completionMs.p50, 1),
+        p99: round(result.completionMs.p99 - readers.completionMs.p99, 1),
+      },
     };
   }
   return {
@@ -228,9 +270,18 @@ export async function concurrencyScenario(
 export function concurrencyGoals(readers: PhaseResult, withStalled?: Pick<PhaseResult, 'completionMs' | 'errors'>): Goal[] {
   const streams = readers.streams.toLocaleString('en');
   return [
-    holds(`${streams} slow streams: zero errors, every one ended with [DONE]`, readers.errors === 0 && readers.complete === readers.streams, 'yes'),
+    holds(
+      `${streams} slow streams: zero errors, every one ended with [DONE]`,
+      readers.errors === 0 && readers.complete === readers.streams,
+      'yes',
+    ),
     below(`${streams} slow streams: gateway RSS max`, readers.gateway.rssMaxMB, CONCURRENCY_GOALS.rssMB, 'MB'),
-    below(`${streams} slow streams: gateway event-loop lag p99`, readers.gateway.eventLoopLagP99Ms, CONCURRENCY_GOALS.eventLoopLagP99Ms, 'ms'),
+    below(
+      `${streams} slow streams: gateway event-loop lag p99`,
+      readers.gateway.eventLoopLagP99Ms,
+      CONCURRENCY_GOALS.eventLoopLagP99Ms,
+      'ms',
+    ),
     atMost(
       'readers among stalled clients: completion p99 vs phase 1',
       withStalled ? round((withStalled.completionMs.p99 / Math.max(1e-9, readers.completionMs.p99) - 1) * 100, 2) : undefined,

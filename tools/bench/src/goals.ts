@@ -37,7 +37,8 @@ export function verdict(goal: Goal): string {
 
 /** One line per goal: `name: value unit (goal ≤ x: met)`. */
 export function formatGoals(goals: readonly Goal[]): string {
-  const shown = (goal: Goal) => (goal.value === undefined ? '–' : goal.unit === '' ? (goal.met ? 'yes' : 'no') : `${goal.value} ${goal.unit}`);
+  const shown = (goal: Goal) =>
+    goal.value === undefined ? '–' : goal.unit === '' ? (goal.met ? 'yes' : 'no') : `${goal.value} ${goal.unit}`;
   const width = Math.max(...goals.map((goal) => goal.name.length));
   return goals.map((goal) => `  ${goal.name.padEnd(width)}  ${shown(goal).padStart(12)}   goal ${goal.goal}: ${verdict(goal)}`).join('\n');
 }

@@ -109,11 +109,21 @@ export function round(value: number, digits = 2): number {
  * instead of thousands of anonymous non-2xx counts.
  */
 export async function probe(target: Target): Promise<void> {
-  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(target.url, {
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 500)}`);
   // A chat completion, a Responses-API response object (`output_text`), or daemon signature headers.
-  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }>; output_text?: string; 'x-ori-invoke-signature'?: string };
+  const body = JSON.parse(text) as {
+    choices?: Array<{ message?: { content?: string } }>;
+    output_text?: string;
+    'x-ori-invoke-signature'?: string;
+  };
   const answer = body.choices?.[0]?.message?.content ?? body.output_text ?? body['x-ori-invoke-signature'];
-  if (typeof answer !== 'string' || answer.length === 0) throw new Error(`${target.label} answered 200 without an answer: ${text.slice(0, 500)}`);
+  if (typeof answer !== 'string' || answer.length === 0)
+    throw new Error(`${target.label} answered 200 without an answer: ${text.slice(0, 500)}`);
 }

@@ -28,11 +28,23 @@ export function ensurePortkeyInstalled(root: string): { script: string } | { err
   mkdirSync(dir, { recursive: true });
   const install = spawnSync(
     'npm',
-    ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', `@portkey-ai/gateway@${PORTKEY_VERSION}`],
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      `@portkey-ai/gateway@${PORTKEY_VERSION}`,
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   if (install.status !== 0 || !existsSync(script)) {
-    return { error: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${(install.stderr || install.stdout).trim().split('\n').slice(-3).join(' ')}` };
+    return {
+      error: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${(install.stderr || install.stdout).trim().split('\n').slice(-3).join(' ')}`,
+    };
   }
   return { script };
 }
@@ -53,10 +65,14 @@ export async function startPortkey(script: string, signal: AbortSignal): Promise
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
     });
   try {
-    await waitFor(async () => {
-      signal.throwIfAborted();
-      return httpOk(`${url}/`);
-    }, `Portkey gateway on ${url}`, 30_000);
+    await waitFor(
+      async () => {
+        signal.throwIfAborted();
+        return httpOk(`${url}/`);
+      },
+      `Portkey gateway on ${url}`,
+      30_000,
+    );
   } catch (error) {
     await stop();
     throw error;

@@ -101,7 +101,8 @@ export function compare(direct: TargetResult, gateway: TargetResult): Comparison
   return {
     addedMeanLatencyMs: round(gateway.latency.latencyMs.mean - direct.latency.latencyMs.mean, 3),
     addedP50LatencyMs: round(gateway.latency.latencyMs.p50 - direct.latency.latencyMs.p50, 3),
-    throughputRatio: direct.throughput.requestsPerSecond > 0 ? round(gateway.throughput.requestsPerSecond / direct.throughput.requestsPerSecond, 3) : 0,
+    throughputRatio:
+      direct.throughput.requestsPerSecond > 0 ? round(gateway.throughput.requestsPerSecond / direct.throughput.requestsPerSecond, 3) : 0,
   };
 }
 
@@ -126,14 +127,28 @@ export function formatTable(result: BenchResult): string {
   const cells = (value: (target: TargetResult) => string) => columns.map(value);
   const vsPortkey = result.comparison.portkey;
   const rows: string[][] = [
-    ['', 'simulator direct', 'through gateway', 'gateway /v1/responses', 'gateway daemon sign', ...(portkey ? ['through Portkey'] : []), 'gateway vs direct', ...(vsPortkey ? ['gateway vs Portkey'] : [])],
+    [
+      '',
+      'simulator direct',
+      'through gateway',
+      'gateway /v1/responses',
+      'gateway daemon sign',
+      ...(portkey ? ['through Portkey'] : []),
+      'gateway vs direct',
+      ...(vsPortkey ? ['gateway vs Portkey'] : []),
+    ],
     [
       `requests/s, ${connections} connections`,
       ...cells((target) => fixed(target.throughput.requestsPerSecond, 1)),
       `×${fixed(result.comparison.throughputRatio, 3)}`,
       ...(vsPortkey ? [`×${fixed(vsPortkey.gatewayThroughputMultiple, 2)}`] : []),
     ],
-    [`  latency mean / p99 (ms)`, ...cells((target) => `${fixed(target.throughput.latencyMs.mean, 2)} / ${fixed(target.throughput.latencyMs.p99, 2)}`), '', ...(vsPortkey ? [''] : [])],
+    [
+      `  latency mean / p99 (ms)`,
+      ...cells((target) => `${fixed(target.throughput.latencyMs.mean, 2)} / ${fixed(target.throughput.latencyMs.p99, 2)}`),
+      '',
+      ...(vsPortkey ? [''] : []),
+    ],
     [
       'latency mean (ms), 1 connection',
       ...cells((target) => fixed(target.latency.latencyMs.mean, 3)),
@@ -151,19 +166,31 @@ export function formatTable(result: BenchResult): string {
       `CPU µs per request, ${connections} connections`,
       ...cells((target) => String(target.throughput.cpuMicrosPerRequest.total)),
       '',
-      ...(vsPortkey && portkey ? [`Portkey uses ×${fixed(portkey.throughput.cpuMicrosPerRequest.total / Math.max(1, gateway.throughput.cpuMicrosPerRequest.total), 2)}`] : []),
+      ...(vsPortkey && portkey
+        ? [
+            `Portkey uses ×${fixed(portkey.throughput.cpuMicrosPerRequest.total / Math.max(1, gateway.throughput.cpuMicrosPerRequest.total), 2)}`,
+          ]
+        : []),
     ],
     [
       `  machine-wide (all processes), µs`,
       ...cells((target) => String(target.throughput.cpuMicrosPerRequest.machine ?? '')),
       `+${(gateway.throughput.cpuMicrosPerRequest.machine ?? 0) - (direct.throughput.cpuMicrosPerRequest.machine ?? 0)} µs added`,
-      ...(vsPortkey && portkey ? [`Portkey +${(portkey.throughput.cpuMicrosPerRequest.machine ?? 0) - (direct.throughput.cpuMicrosPerRequest.machine ?? 0)} µs added`] : []),
+      ...(vsPortkey && portkey
+        ? [
+            `Portkey +${(portkey.throughput.cpuMicrosPerRequest.machine ?? 0) - (direct.throughput.cpuMicrosPerRequest.machine ?? 0)} µs added`,
+          ]
+        : []),
     ],
     ['requests measured (+ warm-up)', ...cells(requestCount), '', ...(vsPortkey ? [''] : [])],
     ['non-2xx / errors', ...cells(failureCount), '', ...(vsPortkey ? [''] : [])],
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('   ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('   ')
+      .trimEnd();
   const rule = '-'.repeat(widths.reduce((sum, width) => sum + width, 0) + 3 * (widths.length - 1));
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
 }

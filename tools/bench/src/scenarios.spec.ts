@@ -1,8 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { concurrencyGoals, SLOW_MODEL, slowUpstreamModel, upstreamConnections, withSlowModel, type PhaseResult } from './concurrency-scenario.ts';
-import { compareStreams, streamGoals, type StreamScenarioResult, type StreamThroughput, type StreamTargetResult } from './stream-scenario.ts';
+import {
+  concurrencyGoals,
+  SLOW_MODEL,
+  slowUpstreamModel,
+  upstreamConnections,
+  withSlowModel,
+  type PhaseResult,
+} from './concurrency-scenario.ts';
+import {
+  compareStreams,
+  streamGoals,
+  type StreamScenarioResult,
+  type StreamThroughput,
+  type StreamTargetResult,
+} from './stream-scenario.ts';
 import { summarize } from './stats.ts';
 
 function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { total: number; machine: number }): StreamTargetResult {
@@ -17,7 +30,14 @@ function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { tot
     cpuMicrosPerStream: cpu,
     cpuMicrosPerChunk: { total: cpu.total / 12, machine: cpu.machine / 12 },
   };
-  return { label: 'x', url: 'http://x', firstToken: summarize(firstToken), wholeStream: summarize(firstToken), rounds: [throughput], throughput };
+  return {
+    label: 'x',
+    url: 'http://x',
+    firstToken: summarize(firstToken),
+    wholeStream: summarize(firstToken),
+    rounds: [throughput],
+    throughput,
+  };
 }
 
 describe('stream scenario figures', () => {
@@ -54,7 +74,9 @@ describe('concurrency scenario', () => {
     expect(catalog.models).toHaveLength(shipped.models.length + 1);
     const model = catalog.models.find((entry) => entry.id === SLOW_MODEL)!;
     expect(model.listed).toBe(false);
-    expect(model.endpoints).toEqual([expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' })]);
+    expect(model.endpoints).toEqual([
+      expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' }),
+    ]);
     expect(slowUpstreamModel(5)).toBe('gpt-4o-mini;chunk-delay=227;reply-tokens=57');
     expect(withSlowModel(catalog, 5).models).toHaveLength(catalog.models.length);
   });
@@ -86,7 +108,11 @@ describe('concurrency scenario', () => {
 
   it('fails each goal on its own figure', () => {
     const goals = concurrencyGoals(
-      phase({ complete: 1999, errors: 1, gateway: { samples: 1, rssMaxMB: 300, rssStartMB: 100, eventLoopLagP99Ms: 50.1, eventLoopLagMaxMs: 90 } }),
+      phase({
+        complete: 1999,
+        errors: 1,
+        gateway: { samples: 1, rssMaxMB: 300, rssStartMB: 100, eventLoopLagP99Ms: 50.1, eventLoopLagMaxMs: 90 },
+      }),
       phase({ completionMs: summarize([70_000]) }),
     );
     expect(goals.map((goal) => goal.met)).toEqual([false, false, false, false]);

@@ -24,7 +24,8 @@ export class SseTally {
     this.partial = lines.pop()!;
     for (const raw of lines) this.line(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
     // A line still arriving counts once its first byte can only begin a `data` field.
-    if (!this.sawData && this.partial.length > 0 && 'data:'.startsWith(this.partial.slice(0, 5)) && !this.partial.startsWith(':')) this.sawData = true;
+    if (!this.sawData && this.partial.length > 0 && 'data:'.startsWith(this.partial.slice(0, 5)) && !this.partial.startsWith(':'))
+      this.sawData = true;
     return first && this.sawData;
   }
 

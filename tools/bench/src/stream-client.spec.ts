@@ -14,7 +14,12 @@ const target = (model: string): StreamTarget => ({
   label: 'simulator',
   url: `${simulator.url}/openai/v1/chat/completions`,
   headers: { 'content-type': 'application/json', authorization: 'Bearer sk-sim' },
-  body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } }),
+  body: JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Say hello' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  }),
 });
 
 describe('the bench stream client, on the real simulator', () => {

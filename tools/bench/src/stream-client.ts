@@ -29,12 +29,19 @@ export interface StreamOutcome {
 }
 
 /** A stream that answered 200, ended with `[DONE]` and held no error chunk. */
-export const complete = (outcome: StreamOutcome): boolean => outcome.status === 200 && outcome.done && outcome.errorEvents === 0 && outcome.failure === undefined;
+export const complete = (outcome: StreamOutcome): boolean =>
+  outcome.status === 200 && outcome.done && outcome.errorEvents === 0 && outcome.failure === undefined;
 
 /** A small undici pool to one origin: `connections` sockets, one request each at a time. */
 export function streamPool(target: StreamTarget, connections: number): Pool {
   // Long streams (the concurrency scenario) wait minutes between the head and the end.
-  return new Pool(new URL(target.url).origin, { connections, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 300_000, connectTimeout: 30_000 });
+  return new Pool(new URL(target.url).origin, {
+    connections,
+    pipelining: 1,
+    headersTimeout: 30_000,
+    bodyTimeout: 300_000,
+    connectTimeout: 30_000,
+  });
 }
 
 /**
@@ -57,11 +64,20 @@ export async function streamOnce(pool: Pool, target: StreamTarget, signal?: Abor
       return { status, firstDataMs, totalMs: performance.now() - start, events: 0, done: false, errorEvents: 0, body: `${status} ${text}` };
     }
     for await (const piece of response.body) {
-      if (tally.push(decoder.decode(piece as Buffer, { stream: true })) && firstDataMs === undefined) firstDataMs = performance.now() - start;
+      if (tally.push(decoder.decode(piece as Buffer, { stream: true })) && firstDataMs === undefined)
+        firstDataMs = performance.now() - start;
     }
     tally.push(decoder.decode());
   } catch (error) {
-    return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors, failure: (error as Error).message };
+    return {
+      status,
+      firstDataMs,
+      totalMs: performance.now() - start,
+      events: tally.events,
+      done: tally.done,
+      errorEvents: tally.errors,
+      failure: (error as Error).message,
+    };
   }
   return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors };
 }
@@ -85,7 +101,9 @@ export interface StalledStream {
 export function stallOnce(pool: Pool, target: StreamTarget): StalledStream {
   const { pathname, search } = new URL(target.url);
   const controller = new AbortController();
-  const response = pool.request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal }).catch(() => undefined);
+  const response = pool
+    .request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal })
+    .catch(() => undefined);
   const status = response.then((answer) => answer?.statusCode ?? 0);
   return {
     status,
@@ -114,7 +132,12 @@ export function stallOnce(pool: Pool, target: StreamTarget): StalledStream {
  * `connections` clients sending streams back to back for `seconds`: streams completed per
  * second and every outcome, for a throughput figure of whole streams.
  */
-export async function streamLoad(target: StreamTarget, connections: number, seconds: number, signal: AbortSignal): Promise<{ outcomes: StreamOutcome[]; seconds: number }> {
+export async function streamLoad(
+  target: StreamTarget,
+  connections: number,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<{ outcomes: StreamOutcome[]; seconds: number }> {
   const pool = streamPool(target, connections);
   const outcomes: StreamOutcome[] = [];
   const start = performance.now();

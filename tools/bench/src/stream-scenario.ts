@@ -127,7 +127,12 @@ async function throughputRun(target: StreamTargetSpec, options: StreamScenarioOp
  * round and target, a warm-up, `latencySeconds` of sequential streams on one connection, then
  * `throughputSeconds` at `connections` connections.
  */
-export async function streamScenario(requested: StreamTargetSpec[], model: StreamScenarioResult['model'], options: StreamScenarioOptions, signal: AbortSignal): Promise<StreamScenarioResult> {
+export async function streamScenario(
+  requested: StreamTargetSpec[],
+  model: StreamScenarioResult['model'],
+  options: StreamScenarioOptions,
+  signal: AbortSignal,
+): Promise<StreamScenarioResult> {
   const problems: string[] = [];
   // One stream each first. Ours must work; Portkey's failure is Portkey's (1.15.2 answers 500 to
   // streams on Node 24: TypeError: immutable, Portkey-AI/gateway#1389), so it is left out, with why.
@@ -146,7 +151,9 @@ export async function streamScenario(requested: StreamTargetSpec[], model: Strea
   const runs = new Map<string, StreamThroughput[]>(targets.map((target) => [target.name, []]));
   for (let index = 1; index <= options.rounds; index += 1) {
     for (const target of targets) {
-      step(`streams, round ${index} of ${options.rounds}: ${target.label}, 1 connection ${options.latencySeconds} s, then ${options.connections} connections ${options.throughputSeconds} s`);
+      step(
+        `streams, round ${index} of ${options.rounds}: ${target.label}, 1 connection ${options.latencySeconds} s, then ${options.connections} connections ${options.throughputSeconds} s`,
+      );
       if (options.warmupSeconds > 0) {
         const warmup = await oneConnection(target, options.warmupSeconds, signal);
         const problem = describeFailures(`${target.label} streams, warm-up`, warmup);
@@ -157,7 +164,8 @@ export async function streamScenario(requested: StreamTargetSpec[], model: Strea
       if (problem) problems.push(problem);
       samples.get(target.name)!.push(...sequential.filter(complete));
       const run = await throughputRun(target, options, signal);
-      if (run.failed > 0) problems.push(`${target.label} streams, ${options.connections} connections: ${run.failed} of ${run.streams} streams incomplete`);
+      if (run.failed > 0)
+        problems.push(`${target.label} streams, ${options.connections} connections: ${run.failed} of ${run.streams} streams incomplete`);
       runs.get(target.name)!.push(run);
       console.log(
         `    ${run.streamsPerSecond} streams/s (${run.chunksPerStream} chunks each), first token p50 ${summarize(sequential.filter(complete).map((outcome) => outcome.firstDataMs ?? 0)).p50} ms at 1 connection, ` +
@@ -197,7 +205,9 @@ export function compareStreams(targets: StreamScenarioResult['targets']): Stream
   // CPU per chunk from the median-throughput rounds' per-stream CPU, so the chunk count is the gateway's.
   const chunks = gateway.throughput.chunksPerStream || direct.throughput.chunksPerStream;
   const added = (key: 'total' | 'machine') =>
-    chunks > 0 ? round(((gateway.throughput.cpuMicrosPerStream[key] ?? 0) - (direct.throughput.cpuMicrosPerStream[key] ?? 0)) / chunks, 1) : 0;
+    chunks > 0
+      ? round(((gateway.throughput.cpuMicrosPerStream[key] ?? 0) - (direct.throughput.cpuMicrosPerStream[key] ?? 0)) / chunks, 1)
+      : 0;
   return {
     addedFirstTokenMs: {
       mean: round(gateway.firstToken.mean - direct.firstToken.mean, 3),
@@ -205,7 +215,9 @@ export function compareStreams(targets: StreamScenarioResult['targets']): Stream
       p99: round(gateway.firstToken.p99 - direct.firstToken.p99, 3),
     },
     addedCpuMicrosPerChunk: { total: added('total'), machine: added('machine') },
-    ...(portkey && portkey.throughput.streamsPerSecond > 0 ? { gatewayMultipleOfPortkey: round(gateway.throughput.streamsPerSecond / Math.max(1e-9, portkey.throughput.streamsPerSecond), 2) } : {}),
+    ...(portkey && portkey.throughput.streamsPerSecond > 0
+      ? { gatewayMultipleOfPortkey: round(gateway.throughput.streamsPerSecond / Math.max(1e-9, portkey.throughput.streamsPerSecond), 2) }
+      : {}),
   };
 }
 
@@ -213,7 +225,12 @@ export function compareStreams(targets: StreamScenarioResult['targets']): Stream
 export function streamGoals(comparison: StreamScenarioResult['comparison']): Goal[] {
   return [
     atMost('time to first token added (mean, 1 connection)', comparison.addedFirstTokenMs.mean, STREAM_GOALS.addedTtftMs, 'ms'),
-    atMost('CPU added per streamed chunk (machine-wide)', comparison.addedCpuMicrosPerChunk.machine, STREAM_GOALS.addedCpuMicrosPerChunk, 'µs'),
+    atMost(
+      'CPU added per streamed chunk (machine-wide)',
+      comparison.addedCpuMicrosPerChunk.machine,
+      STREAM_GOALS.addedCpuMicrosPerChunk,
+      'µs',
+    ),
     atLeast('12-chunk streams/s, gateway ÷ Portkey', comparison.gatewayMultipleOfPortkey, STREAM_GOALS.portkeyMultiple, '×'),
   ];
 }

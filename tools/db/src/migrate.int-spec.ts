@@ -28,7 +28,9 @@ describe('migration runner', () => {
 
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name');
+    const { rows } = await client.query(
+      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name',
+    );
     await client.end();
     expect(rows.map((row) => row.migration_name)).toEqual(['20260101000000_first', '20260102000000_second']);
     expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.checksum) && row.finished_at && row.applied_steps_count === 1)).toBe(true);

@@ -37,7 +37,10 @@ export interface MigrateResult {
 
 export async function readMigrations(directory: string): Promise<Migration[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(join(directory, name, 'migration.sql'), 'utf8');
@@ -53,9 +56,12 @@ export async function migrate(databaseUrl: string, migrationsDirectory: string):
   try {
     await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_KEY]);
     await client.query(MIGRATIONS_TABLE);
-    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
-    );
+    const { rows } = await client.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+    }>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"');
     const result: MigrateResult = { applied: [], alreadyApplied: [] };
     for (const migration of migrations) {
       const records = rows.filter((row) => row.migration_name === migration.name && row.rolled_back_at === null);

@@ -18,7 +18,12 @@ interface Container {
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
   envFrom?: Array<{ secretRef?: { name: string } }>;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] }; privileged?: boolean };
+  securityContext?: {
+    readOnlyRootFilesystem?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    capabilities?: { drop?: string[] };
+    privileged?: boolean;
+  };
   livenessProbe?: unknown;
   readinessProbe?: unknown;
   startupProbe?: unknown;
@@ -30,7 +35,11 @@ interface PodSpec {
   topologySpreadConstraints?: unknown[];
 }
 interface Workload {
-  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
 }
 interface Selecting {
   spec: { selector?: { matchLabels: Record<string, string> }; podSelector?: { matchLabels: Record<string, string> } };
@@ -93,14 +102,19 @@ describe('inference-gateway chart', () => {
           });
         }
         const podLabels = d.spec.template.metadata.labels;
-        expect(pdbs.some((p) => selects(p.spec.selector?.matchLabels, podLabels)), `${d.metadata.name} PDB`).toBe(true);
+        expect(
+          pdbs.some((p) => selects(p.spec.selector?.matchLabels, podLabels)),
+          `${d.metadata.name} PDB`,
+        ).toBe(true);
         expect(selects(d.spec.selector.matchLabels, podLabels)).toBe(true);
       }
     });
 
     it('lets only the api-gateway accept connections (and Prometheus reach /metrics), and every service reach NATS', () => {
       const manifests = render(valueSet);
-      const policies = ofKind<Selecting & { spec: { ingress?: Array<{ ports?: Array<{ port: string }> }>; egress?: Array<{ ports?: Array<{ port: number }> }> } }>(manifests, 'NetworkPolicy');
+      const policies = ofKind<
+        Selecting & { spec: { ingress?: Array<{ ports?: Array<{ port: string }> }>; egress?: Array<{ ports?: Array<{ port: number }> }> } }
+      >(manifests, 'NetworkPolicy');
       for (const service of SERVICES) {
         const labels = deployment(manifests, service).spec.template.metadata.labels;
         const own = policies.filter((p) => selects(p.spec.podSelector?.matchLabels, labels));
@@ -127,21 +141,30 @@ describe('inference-gateway chart', () => {
         // A bundled PostgreSQL is created by the release itself: the first run waits for it.
         expect(hooks, job.metadata.name).toContain(bundled ? 'post-install' : 'pre-install');
         const env = job.spec.template.spec.containers[0]?.env ?? [];
-        expect(env.some((e) => /^[A-Z_]+_DATABASE_URL$/.test(e.name)), job.metadata.name).toBe(true);
+        expect(
+          env.some((e) => /^[A-Z_]+_DATABASE_URL$/.test(e.name)),
+          job.metadata.name,
+        ).toBe(true);
       }
     });
   });
 
   it('scales every service to 3 replicas with a CPU autoscaler, and batch on queue depth too', () => {
     const manifests = render('scaled');
-    const hpas = ofKind<{ spec: { scaleTargetRef: { name: string }; minReplicas: number; metrics: Array<{ type: string }> } }>(manifests, 'HorizontalPodAutoscaler');
+    const hpas = ofKind<{ spec: { scaleTargetRef: { name: string }; minReplicas: number; metrics: Array<{ type: string }> } }>(
+      manifests,
+      'HorizontalPodAutoscaler',
+    );
     for (const service of SERVICES) {
       const d = deployment(manifests, service);
       // The autoscaler owns the replica count; a fixed one would fight it on every upgrade.
       expect(d.spec.replicas, service).toBeUndefined();
       const hpa = hpas.find((h) => h.spec.scaleTargetRef.name === d.metadata.name);
       expect(hpa?.spec.minReplicas, service).toBe(3);
-      expect(hpa?.spec.metrics.map((m) => m.type), service).toEqual(service === 'batch' ? ['Resource', 'External'] : ['Resource']);
+      expect(
+        hpa?.spec.metrics.map((m) => m.type),
+        service,
+      ).toEqual(service === 'batch' ? ['Resource', 'External'] : ['Resource']);
     }
     for (const service of SERVICES) expect(deployment(render('defaults'), service).spec.replicas, service).toBeGreaterThanOrEqual(1);
     expect(ofKind(render('defaults'), 'HorizontalPodAutoscaler')).toEqual([]);
@@ -149,18 +172,22 @@ describe('inference-gateway chart', () => {
 
   it('keeps every secret value out of ConfigMaps and plain env, in the owning service Secret only', () => {
     const manifests = render('scaled');
-    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as Record<string, { secretEnv?: Record<string, string>; url?: string }>;
-    const secrets = [
-      ...Object.values(values).flatMap((block) => Object.values(block.secretEnv ?? {})),
-      values['redis']?.url ?? '',
-    ];
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as Record<
+      string,
+      { secretEnv?: Record<string, string>; url?: string }
+    >;
+    const secrets = [...Object.values(values).flatMap((block) => Object.values(block.secretEnv ?? {})), values['redis']?.url ?? ''];
     expect(secrets.length).toBeGreaterThan(8);
     const plain = JSON.stringify([...ofKind(manifests, 'ConfigMap'), ...ofKind(manifests, 'Deployment'), ...ofKind(manifests, 'Job')]);
     for (const secret of secrets) expect(plain.includes(secret), secret).toBe(false);
 
-    const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-inference'));
+    const inferenceSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) =>
+      s.metadata.name.endsWith('-inference'),
+    );
     expect(Buffer.from(inferenceSecret?.data['OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('sk-test-openai-provider-secret');
-    const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-management'));
+    const managementSecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) =>
+      s.metadata.name.endsWith('-management'),
+    );
     expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
   });
 
@@ -174,20 +201,34 @@ describe('inference-gateway chart', () => {
     // The secret arrives through envFrom (management's Secret), never as a plain value.
     expect(scaled.find((e) => e.name === 'OIDC_CLIENT_SECRET')).toBeUndefined();
     const existing = envOf('existing secrets');
-    expect(existing.find((e) => e.name === 'OIDC_CLIENT_SECRET')?.valueFrom).toEqual({ secretKeyRef: { name: 'gw-oidc', key: 'client-secret' } });
+    expect(existing.find((e) => e.name === 'OIDC_CLIENT_SECRET')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'gw-oidc', key: 'client-secret' },
+    });
     expect(existing.find((e) => e.name === 'OIDC_REDIRECT_URL')?.value).toBe('https://llm.example.com/v1/identity/oidc/callback');
     // Not configured by default: no OIDC variables, no egress beyond DNS, NATS and PostgreSQL.
     expect(envOf('defaults').filter((e) => e.name.startsWith('OIDC_'))).toEqual([]);
     const egressPorts = (set: string) =>
-      JSON.stringify(ofKind<{ spec: { egress: unknown[] } }>(render(set), 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-management'))?.spec.egress);
+      JSON.stringify(
+        ofKind<{ spec: { egress: unknown[] } }>(render(set), 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-management'))?.spec
+          .egress,
+      );
     expect(egressPorts('scaled')).toContain('"port":443');
     expect(egressPorts('defaults')).not.toContain('"port":443');
   });
 
   it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table (ADR 0035)', async () => {
     const manifests = render('scaled');
-    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { publicKeys: Record<string, string> } } & Record<string, { secretEnv?: Record<string, string> }>;
-    const keyOf: Record<string, string> = { 'api-gateway': 'apiGateway', management: 'management', inference: 'inference', batch: 'batch', 'intern-signing': 'internSigning' };
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { publicKeys: Record<string, string> } } & Record<
+      string,
+      { secretEnv?: Record<string, string> }
+    >;
+    const keyOf: Record<string, string> = {
+      'api-gateway': 'apiGateway',
+      management: 'management',
+      inference: 'inference',
+      batch: 'batch',
+      'intern-signing': 'internSigning',
+    };
     const secrets = ofKind<{ data: Record<string, string> }>(manifests, 'Secret');
     const seeds = new Set<string>();
     for (const service of SERVICES) {
@@ -195,18 +236,24 @@ describe('inference-gateway chart', () => {
       const seed = Buffer.from(secret?.data['NATS_NKEY_SEED'] ?? '', 'base64').toString();
       expect(seed, service).toMatch(/^SU[A-Z2-7]{56}$/);
       seeds.add(seed);
-      expect(deployment(manifests, service).spec.template.spec.containers[0]?.envFrom?.[0]?.secretRef?.name, service).toBe(secret?.metadata.name);
+      expect(deployment(manifests, service).spec.template.spec.containers[0]?.envFrom?.[0]?.secretRef?.name, service).toBe(
+        secret?.metadata.name,
+      );
     }
     expect(seeds.size).toBe(SERVICES.length);
 
-    const config = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name === 'gw-inference-gateway-nats-authorization');
+    const config = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find(
+      (c) => c.metadata.name === 'gw-inference-gateway-nats-authorization',
+    );
     const text = config?.data['authorization.conf'] ?? '';
     expect(text).toMatch(/^authorization: \{/);
     for (const seed of seeds) expect(text.includes(seed)).toBe(false);
     const users = (JSON.parse(text.replace(/^authorization: /, '')) as { users: Array<{ nkey: string; permissions: unknown }> }).users;
     const { BUS_USERS, busPermissions } = await import('@gw/contracts/bus-permissions');
     const byKey = (list: Array<{ nkey: string }>) => [...list].sort((x, y) => x.nkey.localeCompare(y.nkey));
-    expect(byKey(users)).toEqual(byKey(BUS_USERS.map((user) => ({ nkey: values.natsAuth.publicKeys[keyOf[user]!]!, permissions: busPermissions(user) }))));
+    expect(byKey(users)).toEqual(
+      byKey(BUS_USERS.map((user) => ({ nkey: values.natsAuth.publicKeys[keyOf[user]!]!, permissions: busPermissions(user) }))),
+    );
     // The chart's copy of the table is the code's (regenerate: node tools/stack/src/nats-config.ts permissions).
     const file = JSON.parse(readFileSync(join(CHART_DIR, 'files/nats-permissions.json'), 'utf8')) as Record<string, unknown>;
     expect(file).toEqual(Object.fromEntries(BUS_USERS.map((user) => [user, busPermissions(user)])));
@@ -217,7 +264,9 @@ describe('inference-gateway chart', () => {
   it('mounts the NATS TLS Secret into every service and points NATS_TLS_* at it', () => {
     const manifests = render('scaled');
     for (const service of SERVICES) {
-      const pod = deployment(manifests, service).spec.template.spec as PodSpec & { volumes?: Array<{ name: string; secret?: { secretName: string } }> };
+      const pod = deployment(manifests, service).spec.template.spec as PodSpec & {
+        volumes?: Array<{ name: string; secret?: { secretName: string } }>;
+      };
       const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
       expect(env['NATS_URL'], service).toMatch(/^tls:\/\//);
       expect(env['NATS_TLS_CA_FILE'], service).toBe('/etc/inference-gateway/nats-tls/ca.crt');
@@ -230,19 +279,25 @@ describe('inference-gateway chart', () => {
   });
 
   it('refuses a seed where a public key belongs, and a partial set of public keys', () => {
-    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=SUAOAZXAH3K6DZKSF7UO2ZWLUUJPDNOVEPPLB4R7PGTKCKS5VEAKRMXY5U'] })).toThrow(/never its seed/);
-    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=UDH7PSCRT7MNWITRDFTXSV5LAYTIU2EUAIV2HL3QKTQ6FKOMSKSRQTNK'] })).toThrow(/missing: .*management/);
+    expect(() =>
+      renderChart({ set: ['natsAuth.publicKeys.apiGateway=SUAOAZXAH3K6DZKSF7UO2ZWLUUJPDNOVEPPLB4R7PGTKCKS5VEAKRMXY5U'] }),
+    ).toThrow(/never its seed/);
+    expect(() => renderChart({ set: ['natsAuth.publicKeys.apiGateway=UDH7PSCRT7MNWITRDFTXSV5LAYTIU2EUAIV2HL3QKTQ6FKOMSKSRQTNK'] })).toThrow(
+      /missing: .*management/,
+    );
   }, 60_000);
 
   it('mounts the repository model catalog as a ConfigMap into inference', () => {
     const manifests = render('defaults');
-    const catalog = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name.endsWith('-model-catalog'));
+    const catalog = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) =>
+      c.metadata.name.endsWith('-model-catalog'),
+    );
     expect(catalog?.data['models.json']).toBe(readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'), 'utf8').trimEnd());
     const env = deployment(manifests, 'inference').spec.template.spec.containers[0]?.env ?? [];
     expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
   });
 
-  it('runs the search simulator when asked, reachable from inference only, and points inference\'s search and web_fetch at it', () => {
+  it("runs the search simulator when asked, reachable from inference only, and points inference's search and web_fetch at it", () => {
     const bundled = render('bundled');
     const search = deployment(bundled, 'search-simulator');
     expect(search.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'SEARCH_SIMULATOR_PORT')?.value).toBe('8792');
@@ -250,8 +305,13 @@ describe('inference-gateway chart', () => {
     const url = env.find((e) => e.name === 'SEARXNG_URL')?.value;
     expect(url).toMatch(/^http:\/\/.*search-simulator:8792$/);
     expect(env.find((e) => e.name === 'WEB_FETCH_ALLOWED_ORIGINS')?.value).toBe(url);
-    const policy = ofKind<{ spec: { ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } }>(bundled, 'NetworkPolicy').find((p) => p.metadata.name.endsWith('search-simulator'));
-    expect(policy?.spec.ingress.flatMap((rule) => rule.from.map((from) => from.podSelector.matchLabels['app.kubernetes.io/name']))).toEqual(['inference']);
+    const policy = ofKind<{ spec: { ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } }>(
+      bundled,
+      'NetworkPolicy',
+    ).find((p) => p.metadata.name.endsWith('search-simulator'));
+    expect(policy?.spec.ingress.flatMap((rule) => rule.from.map((from) => from.podSelector.matchLabels['app.kubernetes.io/name']))).toEqual(
+      ['inference'],
+    );
     expect(() => deployment(render('defaults'), 'search-simulator')).toThrow();
   });
 
@@ -261,8 +321,13 @@ describe('inference-gateway chart', () => {
       const pod = deployment(manifests, service).spec.template;
       const container = pod.spec.containers[0]!;
       expect(container.env?.find((e) => e.name === 'METRICS_PORT')?.value, service).toBe('9464');
-      expect((container as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toContainEqual(expect.objectContaining({ name: 'metrics', containerPort: 9464 }));
-      expect((pod.metadata as { annotations?: Record<string, string> }).annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464' });
+      expect((container as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toContainEqual(
+        expect.objectContaining({ name: 'metrics', containerPort: 9464 }),
+      );
+      expect((pod.metadata as { annotations?: Record<string, string> }).annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '9464',
+      });
     }
   });
 
@@ -280,7 +345,9 @@ describe('inference-gateway chart', () => {
     for (const service of DATABASE_SERVICES) {
       const env = deployment(manifests, service).spec.template.spec.containers[0]?.env ?? [];
       expect(env.find((e) => e.name === 'NATS_URL')?.value, service).toBe('nats://gw-nats:4222');
-      expect(env.find((e) => e.name === 'DATABASE_URL')?.value, service).toMatch(/^postgresql:\/\/postgres:\$\(GW_POSTGRES_PASSWORD\)@gw-postgresql:5432\/gateway_/);
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.value, service).toMatch(
+        /^postgresql:\/\/postgres:\$\(GW_POSTGRES_PASSWORD\)@gw-postgresql:5432\/gateway_/,
+      );
     }
     const policies = ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name);
     expect(policies).toEqual(expect.arrayContaining(['gw-inference-gateway-nats', 'gw-inference-gateway-postgresql']));

@@ -35,7 +35,12 @@ export function helm(args: string[]): string {
   return execFileSync(helmBinary(), args, {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, HELM_CACHE_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/home'), HELM_CONFIG_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/config'), HELM_DATA_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/data') },
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/home'),
+      HELM_CONFIG_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/config'),
+      HELM_DATA_HOME: join(WORKSPACE_ROOT, 'node_modules/.cache/helm/data'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -17,7 +17,8 @@ describe('prune', () => {
     expect(has('tools/db/src/migrate-cli.ts')).toBe(true);
     expect(has('node_modules/pg/esm/index.mjs')).toBe(true);
     expect(has('node_modules/pg-protocol/package.json')).toBe(true);
-    for (const service of ['management', 'inference', 'batch', 'intern-signing']) expect(has(`prisma/${service}/migrations`), service).toBe(true);
+    for (const service of ['management', 'inference', 'batch', 'intern-signing'])
+      expect(has(`prisma/${service}/migrations`), service).toBe(true);
     expect(has('tools/db/src/migrate.int-spec.ts')).toBe(false);
     expect(has('node_modules/@nestjs')).toBe(false);
   }, 60_000);

@@ -52,10 +52,14 @@ export async function prune(name: string, outDir: string): Promise<number> {
       const files = walk(entry);
       return files.length === 1 && files[0] === entry ? files : files.filter((file) => file.endsWith('.js'));
     });
-    const { fileList, warnings } = await nodeFileTrace(entries.map((entry) => join(WORKSPACE_ROOT, entry)), { base: WORKSPACE_ROOT, cache: traceCache });
+    const { fileList, warnings } = await nodeFileTrace(
+      entries.map((entry) => join(WORKSPACE_ROOT, entry)),
+      { base: WORKSPACE_ROOT, cache: traceCache },
+    );
     for (const file of fileList) files.add(file);
     // Optional peers Nest probes for (kafkajs, mqtt, ...) are expected to be missing.
-    for (const warning of warnings) if (!/Failed to resolve dependency|Cannot find module/.test(String(warning))) console.warn(`${name}: ${String(warning)}`);
+    for (const warning of warnings)
+      if (!/Failed to resolve dependency|Cannot find module/.test(String(warning))) console.warn(`${name}: ${String(warning)}`);
   }
   for (const path of target.include) for (const file of walk(path)) files.add(file);
   rmSync(outDir, { recursive: true, force: true });

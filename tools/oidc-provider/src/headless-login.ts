@@ -38,7 +38,10 @@ class CookieJar {
       const value = pair!.slice(separator + 1).trim();
       const expired = attributes.some((attribute) => {
         const [key, raw] = attribute.split('=').map((part) => part.trim());
-        return (key?.toLowerCase() === 'expires' && Date.parse(raw ?? '') <= Date.now()) || (key?.toLowerCase() === 'max-age' && Number(raw) <= 0);
+        return (
+          (key?.toLowerCase() === 'expires' && Date.parse(raw ?? '') <= Date.now()) ||
+          (key?.toLowerCase() === 'max-age' && Number(raw) <= 0)
+        );
       });
       if (expired || value === '') this.cookies.delete(name);
       else this.cookies.set(name, value);
@@ -131,7 +134,10 @@ export interface LinkOptions {
 
 /** Starts a login at the gateway with the user's key and finishes it headlessly: the user is linked. */
 export async function linkIdentity(options: LinkOptions): Promise<HeadlessLoginResult> {
-  const started = await fetch(`${options.baseUrl}/identity/oidc/start`, { method: 'POST', headers: { authorization: `Bearer ${options.apiKey}` } });
+  const started = await fetch(`${options.baseUrl}/identity/oidc/start`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${options.apiKey}` },
+  });
   const text = await started.text();
   if (started.status !== 200) throw new Error(`POST /v1/identity/oidc/start answered ${started.status}: ${text}`);
   const { data } = JSON.parse(text) as { data: { authorization_url: string } };

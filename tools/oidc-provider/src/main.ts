@@ -15,7 +15,10 @@ const provider = await startOidcProvider({
   issuer: env.OIDC_PROVIDER_ISSUER || undefined,
   clientId: env.OIDC_CLIENT_ID ?? 'gateway-local',
   clientSecret,
-  redirectUris: (env.OIDC_REDIRECT_URIS ?? 'http://127.0.0.1:8080/v1/identity/oidc/callback').split(',').map((uri) => uri.trim()).filter(Boolean),
+  redirectUris: (env.OIDC_REDIRECT_URIS ?? 'http://127.0.0.1:8080/v1/identity/oidc/callback')
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter(Boolean),
 });
 console.log(`local OIDC provider at ${provider.issuer}`);
 const stop = () => void provider.close().then(() => process.exit(0));

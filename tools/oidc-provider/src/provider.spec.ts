@@ -14,9 +14,15 @@ let config: oidc.Configuration;
 
 beforeAll(async () => {
   provider = await startOidcProvider({ port: 0, clientId: 'rp', clientSecret: 'rp-secret', redirectUris: [redirectUri] });
-  config = await oidc.discovery(new URL(provider.issuer), 'rp', { redirect_uris: [redirectUri], response_types: ['code'] }, oidc.ClientSecretBasic('rp-secret'), {
-    execute: [oidc.allowInsecureRequests],
-  });
+  config = await oidc.discovery(
+    new URL(provider.issuer),
+    'rp',
+    { redirect_uris: [redirectUri], response_types: ['code'] },
+    oidc.ClientSecretBasic('rp-secret'),
+    {
+      execute: [oidc.allowInsecureRequests],
+    },
+  );
   oidc.enableNonRepudiationChecks(config);
 });
 afterAll(() => provider?.close());
@@ -54,7 +60,9 @@ describe('local OIDC provider', () => {
 
   it('refuses a wrong password, a missing PKCE challenge, and a code exchanged with the wrong verifier', async () => {
     const wrong = await start();
-    await expect(headlessLogin({ authorizationUrl: wrong.url, login: 'alice', password: 'nope', stopAt: redirectUri })).rejects.toThrow(/refused the login|answered 401/);
+    await expect(headlessLogin({ authorizationUrl: wrong.url, login: 'alice', password: 'nope', stopAt: redirectUri })).rejects.toThrow(
+      /refused the login|answered 401/,
+    );
 
     const noPkce = new URL((await start()).url);
     noPkce.searchParams.delete('code_challenge');
@@ -65,19 +73,34 @@ describe('local OIDC provider', () => {
     const login = await start();
     const result = await headlessLogin({ authorizationUrl: login.url, login: 'bob', password: 'bob-password', stopAt: redirectUri });
     await expect(
-      oidc.authorizationCodeGrant(config, new URL(result.url), { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: login.state, expectedNonce: login.nonce }),
+      oidc.authorizationCodeGrant(config, new URL(result.url), {
+        pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+        expectedState: login.state,
+        expectedNonce: login.nonce,
+      }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
   it('a denied consent comes back as access_denied', async () => {
     const login = await start();
-    const result = await headlessLogin({ authorizationUrl: login.url, login: 'bob', password: 'bob-password', stopAt: redirectUri, deny: true });
+    const result = await headlessLogin({
+      authorizationUrl: login.url,
+      login: 'bob',
+      password: 'bob-password',
+      stopAt: redirectUri,
+      deny: true,
+    });
     expect(new URL(result.url).searchParams.get('error')).toBe('access_denied');
   });
 
   it('reads forms out of a page', () => {
-    const forms = formsOf('<form method="post" action="/a?x=1&amp;y=2"><input name="login"><input type="hidden" name="t" value="v"></form><form action="/b"></form>');
+    const forms = formsOf(
+      '<form method="post" action="/a?x=1&amp;y=2"><input name="login"><input type="hidden" name="t" value="v"></form><form action="/b"></form>',
+    );
     expect(forms.map((form) => form.action)).toEqual(['/a?x=1&y=2', '/b']);
-    expect([...forms[0]!.fields]).toEqual([['login', ''], ['t', 'v']]);
+    expect([...forms[0]!.fields]).toEqual([
+      ['login', ''],
+      ['t', 'v'],
+    ]);
   });
 });

@@ -93,7 +93,12 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<R
   });
   const providerHandler = provider.callback();
 
-  const interaction = async (request: IncomingMessage, response: ServerResponse, uid: string, action: string | undefined): Promise<void> => {
+  const interaction = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    uid: string,
+    action: string | undefined,
+  ): Promise<void> => {
     const details = await provider.interactionDetails(request, response);
     if (details.uid !== uid) return sendHtml(response, 400, '<p>Interaction mismatch</p>');
     if (request.method === 'GET' && action === undefined) {
@@ -111,17 +116,29 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<R
       await readForm(request);
       const accountId = details.session?.accountId;
       if (!accountId) return sendHtml(response, 400, '<p>Not logged in</p>');
-      const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: details.params.client_id });
-      const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      const grant =
+        (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+        new provider.Grant({ accountId, clientId: details.params.client_id });
+      const missing = details.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
       if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+        grant.addResourceScope(resource, scopes.join(' '));
       const grantId = await grant.save();
       return provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true });
     }
     if (action === 'abort') {
       await readForm(request);
-      return provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'The user refused' }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        request,
+        response,
+        { error: 'access_denied', error_description: 'The user refused' },
+        { mergeWithLastSubmission: false },
+      );
     }
     return sendHtml(response, 404, '<p>Not found</p>');
   };

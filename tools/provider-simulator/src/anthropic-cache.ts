@@ -28,7 +28,8 @@ function orderedBlocks(body: Json): Json[] {
 /** Anthropic's 400 for a malformed or excess cache_control, undefined when the markers are fine. */
 export function validateCacheControl(body: Json): string | undefined {
   const marked = orderedBlocks(body).filter((block) => block.cache_control !== undefined);
-  if (marked.length > MAX_BREAKPOINTS) return `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
+  if (marked.length > MAX_BREAKPOINTS)
+    return `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
   for (const block of marked) {
     const control = block.cache_control;
     if (!isRecord(control) || control.type !== 'ephemeral') return "cache_control.type: Input should be 'ephemeral'";
@@ -54,7 +55,9 @@ export function promptCacheUsage(body: Json, tokensOf: (block: Json) => number):
   const prefix = blocks.slice(0, last + 1);
   const tokens = prefix.reduce((sum, block) => sum + tokensOf(block), 0);
   if (tokens < MIN_CACHEABLE_TOKENS) return { read: 0, write: 0 };
-  const key = createHash('sha256').update(`${String(body.model)}\n${JSON.stringify(prefix.map(({ cache_control: _ignored, ...rest }) => rest))}`).digest('hex');
+  const key = createHash('sha256')
+    .update(`${String(body.model)}\n${JSON.stringify(prefix.map(({ cache_control: _ignored, ...rest }) => rest))}`)
+    .digest('hex');
   if (cache.has(key)) return { read: tokens, write: 0 };
   if (cache.size >= MAX_ENTRIES) cache.delete(cache.values().next().value!);
   cache.add(key);

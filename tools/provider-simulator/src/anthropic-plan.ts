@@ -93,7 +93,9 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   const messages = body.messages as Json[];
   const last = messages[messages.length - 1]!;
   // The user's last words: tool results come back in user messages too, without text.
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user' && blocksOf(m.content).some((b) => b.type === 'text')) ?? [...messages].reverse().find((m) => m.role === 'user');
+  const lastUser =
+    [...messages].reverse().find((m) => m.role === 'user' && blocksOf(m.content).some((b) => b.type === 'text')) ??
+    [...messages].reverse().find((m) => m.role === 'user');
   const userBlocks = lastUser ? blocksOf(lastUser.content) : [];
   const userText = userBlocks
     .filter((b) => b.type === 'text')
@@ -101,10 +103,23 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     .join(' ');
   const lastBlocks = blocksOf(last.content);
   const results = last.role === 'user' ? lastBlocks.filter((b) => b.type === 'tool_result') : [];
-  const sinceUser = messages.slice(lastUser ? messages.lastIndexOf(lastUser) + 1 : 0).flatMap((m) => (m.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result').map(toolResultText) : []));
-  const offered = Array.isArray(body.tools) && !(isRecord(body.tool_choice) && body.tool_choice.type === 'none') ? body.tools.filter(isRecord).map((t) => String(t.name)) : [];
+  const sinceUser = messages.slice(lastUser ? messages.lastIndexOf(lastUser) + 1 : 0).flatMap((m) =>
+    m.role === 'user'
+      ? blocksOf(m.content)
+          .filter((b) => b.type === 'tool_result')
+          .map(toolResultText)
+      : [],
+  );
+  const offered =
+    Array.isArray(body.tools) && !(isRecord(body.tool_choice) && body.tool_choice.type === 'none')
+      ? body.tools.filter(isRecord).map((t) => String(t.name))
+      : [];
   const decision = serverToolCall(offered, userText, sinceUser);
-  const tool = decision ? { name: decision.name, input: decision.input } : last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice) : undefined;
+  const tool = decision
+    ? { name: decision.name, input: decision.input }
+    : last.role === 'user' && results.length === 0
+      ? pickTool(body.tools, body.tool_choice)
+      : undefined;
 
   const content: ContentBlock[] = [];
   const pieces: string[][] = [];
@@ -125,16 +140,32 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   if (tool) {
     const input = decision ? decision.input : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
-    content.push({ type: 'tool_use', id: `toolu_${stableId(`${String(tool.name)}:${userText}${decision ? `:${decision.turn}` : ''}`)}`, name: String(tool.name), input });
+    content.push({
+      type: 'tool_use',
+      id: `toolu_${stableId(`${String(tool.name)}:${userText}${decision ? `:${decision.turn}` : ''}`)}`,
+      name: String(tool.name),
+      input,
+    });
     const jsonPieces = splitPieces(json);
     pieces.push(jsonPieces);
     outputTokens += jsonPieces.length;
     stopReason = 'tool_use';
   } else {
     // A system prompt that hands over web results to cite (the gateway's web plugin) is answered citing them.
-    const systemText = typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? body.system.filter(isRecord).map((block) => String(block.text ?? '')).join('\n') : '';
+    const systemText =
+      typeof body.system === 'string'
+        ? body.system
+        : Array.isArray(body.system)
+          ? body.system
+              .filter(isRecord)
+              .map((block) => String(block.text ?? ''))
+              .join('\n')
+          : '';
     const fromContext = contextCitingReply([{ role: 'system', content: systemText }]);
-    let full = results.length > 0 ? (citingReply(sinceUser) ?? buildToolResultReply(results.map(toolResultText))) : (fromContext ?? buildReply(userText, 0, d.replyTokens));
+    let full =
+      results.length > 0
+        ? (citingReply(sinceUser) ?? buildToolResultReply(results.map(toolResultText)))
+        : (fromContext ?? buildReply(userText, 0, d.replyTokens));
     // Structured outputs: the answer is JSON matching output_config.format.schema.
     const format = isRecord(body.output_config) && isRecord(body.output_config.format) ? body.output_config.format : undefined;
     if (format && isRecord(format.schema)) full = JSON.stringify(valueFromSchema(format.schema, full));
@@ -147,7 +178,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     stopSequence = shaped.stopSequence;
   }
   // Directives force the counts; otherwise the cache_control markers decide (anthropic-cache.ts).
-  const cached = d.cached === undefined && d.cacheWrite === undefined ? promptCacheUsage(body, blockTokens) : { read: d.cached ?? 0, write: d.cacheWrite ?? 0 };
+  const cached =
+    d.cached === undefined && d.cacheWrite === undefined
+      ? promptCacheUsage(body, blockTokens)
+      : { read: d.cached ?? 0, write: d.cacheWrite ?? 0 };
   const cacheReadTokens = Math.min(cached.read, promptTokens);
   const cacheWriteTokens = Math.min(cached.write, promptTokens - cacheReadTokens);
   return {

@@ -35,14 +35,30 @@ export function renderEvents(plan: MessagePlan, id: string, model: string): Fram
   const frames: Frame[] = [
     eventFrame('message_start', {
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: usage(plan, 1) },
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: usage(plan, 1),
+      },
     }),
   ];
   plan.content.forEach((block, index) => {
-    const delta = (d: unknown, content = true) => frames.push(eventFrame('content_block_delta', { type: 'content_block_delta', index, delta: d }, content));
+    const delta = (d: unknown, content = true) =>
+      frames.push(eventFrame('content_block_delta', { type: 'content_block_delta', index, delta: d }, content));
     const groups = groupPieces(plan.pieces[index] ?? [], PIECES_PER_DELTA);
     if (block.type === 'thinking') {
-      frames.push(eventFrame('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      frames.push(
+        eventFrame('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+      );
       if (index === 0) frames.push(eventFrame('ping', { type: 'ping' }));
       for (const g of groups) delta({ type: 'thinking_delta', thinking: g });
       delta({ type: 'signature_delta', signature: block.signature }, false);
@@ -52,7 +68,11 @@ export function renderEvents(plan: MessagePlan, id: string, model: string): Fram
       for (const g of groups) delta({ type: 'text_delta', text: g });
     } else {
       frames.push(
-        eventFrame('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }),
+        eventFrame('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        }),
       );
       if (index === 0) frames.push(eventFrame('ping', { type: 'ping' }));
       for (const g of groups) delta({ type: 'input_json_delta', partial_json: g });
@@ -63,7 +83,10 @@ export function renderEvents(plan: MessagePlan, id: string, model: string): Fram
     eventFrame('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
-      usage: { output_tokens: plan.outputTokens, ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}) },
+      usage: {
+        output_tokens: plan.outputTokens,
+        ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}),
+      },
     }),
   );
   frames.push(eventFrame('message_stop', { type: 'message_stop' }));

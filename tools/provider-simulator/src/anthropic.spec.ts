@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const req = (extra: Record<string, unknown> = {}) => ({ model: 'claude-sim', max_tokens: 256, messages: [{ role: 'user', content: 'Hello, world!' }], ...extra });
+const req = (extra: Record<string, unknown> = {}) => ({
+  model: 'claude-sim',
+  max_tokens: 256,
+  messages: [{ role: 'user', content: 'Hello, world!' }],
+  ...extra,
+});
 
 describe('Anthropic Messages API over HTTP', () => {
   it('answers with the exact message shape', async () => {
@@ -58,7 +63,10 @@ describe('Anthropic Messages API over HTTP', () => {
   it('refuses unknown fields as Anthropic does', async () => {
     const extra = await post(url, req({ top_a: 0.1 }), ANTHROPIC_AUTH);
     expect(extra.status).toBe(400);
-    expect(extra.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'top_a: Extra inputs are not permitted' } });
+    expect(extra.json).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'top_a: Extra inputs are not permitted' },
+    });
     const metadata = await post(url, req({ metadata: { user_id: 'u', trace: 'x' } }), ANTHROPIC_AUTH);
     expect(metadata.json.error.message).toBe('metadata.trace: Extra inputs are not permitted');
   });
@@ -83,7 +91,9 @@ describe('Anthropic Messages API over HTTP', () => {
   });
 
   it('writes a marked prefix of 1,024+ tokens to the cache, reads it after, and refuses a fifth breakpoint', async () => {
-    const system = [{ type: 'text', text: `Cache test ${Date.now()}. ${'Long context. '.repeat(600)}`, cache_control: { type: 'ephemeral' } }];
+    const system = [
+      { type: 'text', text: `Cache test ${Date.now()}. ${'Long context. '.repeat(600)}`, cache_control: { type: 'ephemeral' } },
+    ];
     const first = await post(url, req({ system }), ANTHROPIC_AUTH);
     expect(first.json.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(1024);
     expect(first.json.usage.cache_read_input_tokens).toBe(0);
@@ -100,7 +110,11 @@ describe('Anthropic Messages API over HTTP', () => {
 
   it('stops at max_tokens and at stop sequences', async () => {
     const a = await post(url, req({ max_tokens: 3 }), ANTHROPIC_AUTH);
-    expect(a.json).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null, content: [{ type: 'text', text: 'Simulated reply to' }] });
+    expect(a.json).toMatchObject({
+      stop_reason: 'max_tokens',
+      stop_sequence: null,
+      content: [{ type: 'text', text: 'Simulated reply to' }],
+    });
     expect(a.json.usage.output_tokens).toBe(3);
     const b = await post(url, req({ stop_sequences: ['reply'] }), ANTHROPIC_AUTH);
     expect(b.json).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'reply', content: [{ type: 'text', text: 'Simulated ' }] });
@@ -109,13 +123,23 @@ describe('Anthropic Messages API over HTTP', () => {
   it('answers a thinking block first when thinking is enabled', async () => {
     const r = await post(url, req({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }), ANTHROPIC_AUTH);
     expect(r.json.content.map((b: any) => b.type)).toEqual(['thinking', 'text']);
-    expect(r.json.content[0]).toEqual({ type: 'thinking', thinking: 'Thinking about how to answer: Hello, world!', signature: r.json.content[0].signature });
+    expect(r.json.content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Thinking about how to answer: Hello, world!',
+      signature: r.json.content[0].signature,
+    });
     expect(r.json.usage.output_tokens).toBe(24 + 10);
   });
 
   it('counts image, tool_use and tool_result blocks and quotes tool results', async () => {
     const messages = [
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Paris' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Sunny' }] }] },
     ];
@@ -134,7 +158,14 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(types.slice(-4)).toEqual(['content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
     for (const e of events) expect(JSON.parse(e.data).type).toBe(e.event);
     const start = JSON.parse(events[0]!.data);
-    expect(start.message).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sim', content: [], stop_reason: null, stop_sequence: null });
+    expect(start.message).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sim',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+    });
     expect(start.message.usage.input_tokens).toBe(10);
     const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data));
     for (const d of deltas) expect(d).toMatchObject({ index: 0, delta: { type: 'text_delta' } });
@@ -152,13 +183,20 @@ describe('Anthropic Messages API over HTTP', () => {
     const r = await post(url, req({ stream: true, tools }), ANTHROPIC_AUTH);
     const events = parseSse(r.text).map((e) => JSON.parse(e.data));
     expect(events[1].content_block).toMatchObject({ type: 'tool_use', name: 'lookup', input: {} });
-    const json = events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.partial_json).join('');
+    const json = events
+      .filter((e) => e.type === 'content_block_delta')
+      .map((e) => e.delta.partial_json)
+      .join('');
     expect(JSON.parse(json)).toEqual({ q: 'Hello, world!' });
     expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('tool_use');
   });
 
   it('serves count_tokens', async () => {
-    const r = await post(`${url}/count_tokens`, { model: 'claude-sim', messages: [{ role: 'user', content: 'Hello, world!' }] }, ANTHROPIC_AUTH);
+    const r = await post(
+      `${url}/count_tokens`,
+      { model: 'claude-sim', messages: [{ role: 'user', content: 'Hello, world!' }] },
+      ANTHROPIC_AUTH,
+    );
     expect(r.json).toEqual({ input_tokens: 10 });
   });
 });

@@ -16,7 +16,10 @@ const invalid = (message: string): AnthropicErrorBody => anthropicError('invalid
  */
 export function checkAnthropicHeaders(req: IncomingMessage): { status: number; body: AnthropicErrorBody } | undefined {
   const header = req.headers['x-api-key'];
-  const key = typeof header === 'string' && header.trim() !== '' ? header.trim() : /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+  const key =
+    typeof header === 'string' && header.trim() !== ''
+      ? header.trim()
+      : /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
   if (!key) {
     return { status: 401, body: anthropicError('authentication_error', 'x-api-key header is required') };
   }
@@ -35,7 +38,9 @@ function validateMessages(body: Json): AnthropicErrorBody | undefined {
     const m: unknown = messages[i];
     if (!isRecord(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
     if (m.role === 'system') {
-      return invalid('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.');
+      return invalid(
+        'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+      );
     }
     if (m.role !== 'user' && m.role !== 'assistant') return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     if (typeof m.content !== 'string' && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Field required`);

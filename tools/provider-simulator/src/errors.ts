@@ -24,15 +24,30 @@ export function openaiErrorForStatus(status: number, model: string): OpenAIError
     case 400:
       return openaiError('Invalid request (simulated).', 'invalid_request_error', null, 'invalid_value');
     case 401:
-      return openaiError('Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', null, 'invalid_api_key');
+      return openaiError(
+        'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.',
+        'invalid_request_error',
+        null,
+        'invalid_api_key',
+      );
     case 403:
       return openaiError('Country, region, or territory not supported', 'request_forbidden', null, 'unsupported_country_region_territory');
     case 404:
-      return openaiError(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', null, 'model_not_found');
+      return openaiError(
+        `The model \`${model}\` does not exist or you do not have access to it.`,
+        'invalid_request_error',
+        null,
+        'model_not_found',
+      );
     case 413:
       return openaiError('Request too large.', 'invalid_request_error', null, 'request_too_large');
     case 429:
-      return openaiError(`Rate limit reached for ${model} on requests per min (RPM): Limit 1, Used 1, Requested 1. Please try again in 1s.`, 'requests', null, 'rate_limit_exceeded');
+      return openaiError(
+        `Rate limit reached for ${model} on requests per min (RPM): Limit 1, Used 1, Requested 1. Please try again in 1s.`,
+        'requests',
+        null,
+        'rate_limit_exceeded',
+      );
     case 502:
       return openaiError('Bad gateway.', 'server_error', null, null);
     case 503:

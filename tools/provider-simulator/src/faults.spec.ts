@@ -13,8 +13,17 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'Hello, world!' }], ...extra });
-const msg = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Hello, world!' }], ...extra });
+const chat = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'Hello, world!' }],
+  ...extra,
+});
+const msg = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  max_tokens: 256,
+  messages: [{ role: 'user', content: 'Hello, world!' }],
+  ...extra,
+});
 
 describe('status', () => {
   const openaiTypes: Record<number, [string, string | null]> = {
@@ -170,7 +179,8 @@ describe('context', () => {
     const oa = await post(chatUrl, chat('sim-gpt;context=5'), OPENAI_AUTH);
     expect(oa.status).toBe(400);
     expect(oa.json.error).toEqual({
-      message: "This model's maximum context length is 5 tokens. However, your messages resulted in 10 tokens. Please reduce the length of the messages.",
+      message:
+        "This model's maximum context length is 5 tokens. However, your messages resulted in 10 tokens. Please reduce the length of the messages.",
       type: 'invalid_request_error',
       param: 'messages',
       code: 'context_length_exceeded',
@@ -178,7 +188,10 @@ describe('context', () => {
     expect((await post(chatUrl, chat('sim-gpt;context=10'), OPENAI_AUTH)).status).toBe(200);
     const an = await post(msgUrl, msg('claude-sim'), { ...ANTHROPIC_AUTH, 'x-sim-context': '9' });
     expect(an.status).toBe(400);
-    expect(an.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 10 tokens > 9 maximum' } });
+    expect(an.json).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 10 tokens > 9 maximum' },
+    });
   });
 });
 
@@ -201,7 +214,13 @@ describe('reasoning, cached and reply-tokens', () => {
     expect(oa.json.usage.prompt_tokens).toBe(10);
     expect(oa.json.usage.prompt_tokens_details.cached_tokens).toBe(6);
     const an = await post(msgUrl, msg('claude-sim;cached=6'), ANTHROPIC_AUTH);
-    expect(an.json.usage).toEqual({ input_tokens: 4, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 6, service_tier: 'standard' });
+    expect(an.json.usage).toEqual({
+      input_tokens: 4,
+      output_tokens: 24,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 6,
+      service_tier: 'standard',
+    });
   });
 
   it('sets the reply length', async () => {

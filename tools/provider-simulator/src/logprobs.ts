@@ -10,7 +10,28 @@ export interface LogprobEntry extends TopLogprob {
   top_logprobs: TopLogprob[];
 }
 
-const ALTERNATIVES = [' the', ' a', ' and', ',', '.', ' of', ' to', ' is', ' in', ' it', ' that', ' for', ' on', ' with', ' as', ' was', ' at', ' by', ' this', ' or'];
+const ALTERNATIVES = [
+  ' the',
+  ' a',
+  ' and',
+  ',',
+  '.',
+  ' of',
+  ' to',
+  ' is',
+  ' in',
+  ' it',
+  ' that',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' was',
+  ' at',
+  ' by',
+  ' this',
+  ' or',
+];
 
 function bytesOf(token: string): number[] {
   return Array.from(Buffer.from(token, 'utf8'));

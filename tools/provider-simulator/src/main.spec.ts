@@ -10,7 +10,10 @@ const mainTs = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 describe('main.ts CLI', () => {
   it('listens on SIMULATOR_PORT, logs one line, exits cleanly on SIGTERM', async () => {
-    const child = spawn(nodeBin, [mainTs], { env: { ...process.env, SIMULATOR_PORT: '0', SIMULATOR_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(nodeBin, [mainTs], {
+      env: { ...process.env, SIMULATOR_PORT: '0', SIMULATOR_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const line = await new Promise<string>((resolve, reject) => {

@@ -80,7 +80,9 @@ function callableTools(tools: unknown, toolChoice: unknown): string[] {
 function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
   if (!Array.isArray(tools) || tools.length === 0 || toolChoice === 'none') return undefined;
   // A gateway's server tools are called only when the user asks for them (search-agent.ts).
-  const fns = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function) && !SERVER_TOOL_NAMES.has(String((t.function as Json).name)));
+  const fns = tools.filter(
+    (t): t is Json => isRecord(t) && isRecord(t.function) && !SERVER_TOOL_NAMES.has(String((t.function as Json).name)),
+  );
   if (isRecord(toolChoice) && isRecord(toolChoice.function)) {
     const wanted = toolChoice.function.name;
     const named = fns.find((t) => (t.function as Json).name === wanted);
@@ -121,7 +123,10 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) toolResults.unshift(messageText(messages[i]!));
   }
   const lastUserAt = lastUser ? messages.lastIndexOf(lastUser) : -1;
-  const resultsSinceUser = messages.slice(lastUserAt + 1).filter((m) => m.role === 'tool').map(messageText);
+  const resultsSinceUser = messages
+    .slice(lastUserAt + 1)
+    .filter((m) => m.role === 'tool')
+    .map(messageText);
   const decision = serverToolCall(callableTools(body.tools, body.tool_choice), userText, resultsSinceUser);
   const tool = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
 
@@ -132,7 +137,15 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
       const args = JSON.stringify(decision.input);
       const id = `call_${stableId(`${decision.name}:${userText}:${decision.turn}:${index}`)}`;
       const pieces = splitPieces(args);
-      choices.push({ index, content: null, pieces, toolCall: { id, name: decision.name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
+      choices.push({
+        index,
+        content: null,
+        pieces,
+        toolCall: { id, name: decision.name, arguments: args },
+        reasoning,
+        finishReason: 'tool_calls',
+        tokens: pieces.length,
+      });
       continue;
     }
     if (tool) {
@@ -140,11 +153,23 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
       const args = JSON.stringify(toolInput(tool.parameters, userText));
       const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
       const pieces = splitPieces(args);
-      choices.push({ index, content: null, pieces, toolCall: { id, name, arguments: args }, reasoning, finishReason: 'tool_calls', tokens: pieces.length });
+      choices.push({
+        index,
+        content: null,
+        pieces,
+        toolCall: { id, name, arguments: args },
+        reasoning,
+        finishReason: 'tool_calls',
+        tokens: pieces.length,
+      });
       continue;
     }
     const special = guardReply(model, messages) ?? judgeReply(model, messages);
-    let full = special ?? (toolResults ? (citingReply(resultsSinceUser) ?? buildToolResultReply(toolResults)) : (contextCitingReply(messages) ?? buildReply(userText, index, d.replyTokens)));
+    let full =
+      special ??
+      (toolResults
+        ? (citingReply(resultsSinceUser) ?? buildToolResultReply(toolResults))
+        : (contextCitingReply(messages) ?? buildReply(userText, index, d.replyTokens)));
     if (special === undefined) {
       const json = jsonContent(body.response_format, full);
       full = json === undefined ? full : d.sloppyJson ? sloppyJson(json) : json;
@@ -167,7 +192,16 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
   const allPrompt = promptTokens + audioInTokens;
   const cachedTokens = Math.min(d.cached ?? 0, allPrompt);
   const cacheWriteTokens = Math.min(d.cacheWrite ?? 0, allPrompt - cachedTokens);
-  return { choices, promptTokens: allPrompt, completionTokens, reasoningTokens, cachedTokens, cacheWriteTokens, audioInTokens, audioOutTokens };
+  return {
+    choices,
+    promptTokens: allPrompt,
+    completionTokens,
+    reasoningTokens,
+    cachedTokens,
+    cacheWriteTokens,
+    audioInTokens,
+    audioOutTokens,
+  };
 }
 
 export function usageOf(plan: ChatPlan): Json {

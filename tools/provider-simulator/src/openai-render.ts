@@ -62,7 +62,14 @@ export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
     const i = choice.index;
     if (choice.toolCall) {
       const { id, name } = choice.toolCall;
-      chunk(one(i, { role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }], refusal: null }));
+      chunk(
+        one(i, {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }],
+          refusal: null,
+        }),
+      );
     } else {
       chunk(one(i, { role: 'assistant', content: '', refusal: null }));
     }
@@ -90,6 +97,11 @@ export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
 /** The frame OpenAI sends when a stream fails part-way. */
 export function openaiStreamErrorFrame(): Frame {
   return dataFrame({
-    error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null },
+    error: {
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+      param: null,
+      code: null,
+    },
   });
 }

@@ -17,15 +17,21 @@ const weatherTool = {
   function: {
     name: 'get_weather',
     description: 'Weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' } },
+      required: ['city'],
+    },
   },
 };
 
 describe('OpenAI chat completions over HTTP', () => {
-  it('refuses unknown top-level arguments with OpenAI\'s 400', async () => {
+  it("refuses unknown top-level arguments with OpenAI's 400", async () => {
     const r = await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), top_k: 5 }, OPENAI_AUTH);
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ error: { message: 'Unrecognized request argument supplied: top_k', type: 'invalid_request_error', param: null, code: null } });
+    expect(r.json).toEqual({
+      error: { message: 'Unrecognized request argument supplied: top_k', type: 'invalid_request_error', param: null, code: null },
+    });
   });
 
   it('answers with the exact chat.completion shape and token counts', async () => {
@@ -79,7 +85,12 @@ describe('OpenAI chat completions over HTTP', () => {
   it('validates like OpenAI', async () => {
     const noModel = await post(chatUrl, { messages: user('hi') }, OPENAI_AUTH);
     expect(noModel.status).toBe(400);
-    expect(noModel.json.error).toEqual({ message: 'you must provide a model parameter', type: 'invalid_request_error', param: null, code: null });
+    expect(noModel.json.error).toEqual({
+      message: 'you must provide a model parameter',
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    });
     const empty = await post(chatUrl, { model: 'm', messages: [] }, OPENAI_AUTH);
     expect(empty.status).toBe(400);
     expect(empty.json.error).toMatchObject({ type: 'invalid_request_error', param: 'messages', code: 'empty_array' });
@@ -92,12 +103,16 @@ describe('OpenAI chat completions over HTTP', () => {
     expect(json.json.error.message).toContain('could not parse the JSON body');
   });
 
-  it('takes only OpenAI\'s service tiers and reports the one used', async () => {
+  it("takes only OpenAI's service tiers and reports the one used", async () => {
     const fast = await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'fast' }, OPENAI_AUTH);
     expect(fast.status).toBe(400);
     expect(fast.json.error).toMatchObject({ param: 'service_tier', code: 'invalid_value' });
-    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'priority' }, OPENAI_AUTH)).json.service_tier).toBe('priority');
-    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'auto' }, OPENAI_AUTH)).json.service_tier).toBe('default');
+    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'priority' }, OPENAI_AUTH)).json.service_tier).toBe(
+      'priority',
+    );
+    expect((await post(chatUrl, { model: 'sim-gpt', messages: user('Hi'), service_tier: 'auto' }, OPENAI_AUTH)).json.service_tier).toBe(
+      'default',
+    );
   });
 
   it('returns n choices, each different', async () => {
@@ -139,7 +154,11 @@ describe('OpenAI chat completions over HTTP', () => {
     const a = await post(chatUrl, { model: 'm', messages: user('hi'), response_format: { type: 'json_object' } }, OPENAI_AUTH);
     expect(JSON.parse(a.json.choices[0].message.content).reply).toMatch(/^Simulated reply to: hi\./);
     const schema = { type: 'object', properties: { answer: { type: 'string' }, score: { type: 'number' } }, required: ['answer', 'score'] };
-    const b = await post(chatUrl, { model: 'm', messages: user('hi'), response_format: { type: 'json_schema', json_schema: { name: 's', schema } } }, OPENAI_AUTH);
+    const b = await post(
+      chatUrl,
+      { model: 'm', messages: user('hi'), response_format: { type: 'json_schema', json_schema: { name: 's', schema } } },
+      OPENAI_AUTH,
+    );
     const parsed = JSON.parse(b.json.choices[0].message.content);
     expect(parsed.score).toBe(1);
     expect(parsed.answer).toMatch(/^Simulated reply to: hi\./);
@@ -160,7 +179,11 @@ describe('OpenAI chat completions over HTTP', () => {
     expect(r.json.usage.completion_tokens).toBe(countTokens(call.function.arguments));
     expect(r.json.usage.prompt_tokens).toBe(3 + 3 + 3 + countTokens(JSON.stringify([weatherTool, other])));
 
-    const named = await post(chatUrl, { model: 'm', messages: user('x'), tools: [weatherTool, other], tool_choice: { type: 'function', function: { name: 'lookup' } } }, OPENAI_AUTH);
+    const named = await post(
+      chatUrl,
+      { model: 'm', messages: user('x'), tools: [weatherTool, other], tool_choice: { type: 'function', function: { name: 'lookup' } } },
+      OPENAI_AUTH,
+    );
     expect(named.json.choices[0].message.tool_calls[0].function).toEqual({ name: 'lookup', arguments: '{"q":"x"}' });
     const none = await post(chatUrl, { model: 'm', messages: user('x'), tools: [weatherTool], tool_choice: 'none' }, OPENAI_AUTH);
     expect(none.json.choices[0].finish_reason).toBe('stop');
@@ -169,7 +192,11 @@ describe('OpenAI chat completions over HTTP', () => {
   it('quotes tool results after a tool call', async () => {
     const messages = [
       { role: 'user', content: 'Weather in Paris' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' },
     ];
     const r = await post(chatUrl, { model: 'm', messages, tools: [weatherTool] }, OPENAI_AUTH);
@@ -177,14 +204,23 @@ describe('OpenAI chat completions over HTTP', () => {
   });
 
   it('streams chunks in OpenAI SSE format with usage', async () => {
-    const r = await post(chatUrl, { model: 'sim-gpt', messages: user('Hello, world!'), stream: true, stream_options: { include_usage: true } }, OPENAI_AUTH);
+    const r = await post(
+      chatUrl,
+      { model: 'sim-gpt', messages: user('Hello, world!'), stream: true, stream_options: { include_usage: true } },
+      OPENAI_AUTH,
+    );
     expect(r.headers.get('content-type')).toBe('text/event-stream');
     expect(r.text.endsWith('data: [DONE]\n\n')).toBe(true);
     const events = parseSse(r.text);
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
     for (const c of chunks) expect(c).toMatchObject({ object: 'chat.completion.chunk', model: 'sim-gpt', system_fingerprint: 'fp_sim' });
-    expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null });
+    expect(chunks[0].choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '', refusal: null },
+      logprobs: null,
+      finish_reason: null,
+    });
     const finish = chunks[chunks.length - 2];
     expect(finish.choices[0]).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' });
     const last = chunks[chunks.length - 1];
@@ -199,13 +235,18 @@ describe('OpenAI chat completions over HTTP', () => {
 
   it('omits usage in chunks without include_usage and streams tool calls', async () => {
     const r = await post(chatUrl, { model: 'm', messages: user('Paris'), tools: [weatherTool], stream: true }, OPENAI_AUTH);
-    const chunks = parseSse(r.text).slice(0, -1).map((e) => JSON.parse(e.data));
+    const chunks = parseSse(r.text)
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.data));
     for (const c of chunks) expect('usage' in c).toBe(false);
     const first = chunks[0].choices[0].delta;
     expect(first.role).toBe('assistant');
     expect(first.tool_calls[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } });
     expect(first.tool_calls[0].id).toMatch(/^call_/);
-    const args = chunks.slice(1, -1).map((c) => c.choices[0].delta.tool_calls[0].function.arguments).join('');
+    const args = chunks
+      .slice(1, -1)
+      .map((c) => c.choices[0].delta.tool_calls[0].function.arguments)
+      .join('');
     expect(JSON.parse(args)).toEqual({ city: 'Paris', days: 1, metric: true });
     expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe('tool_calls');
   });

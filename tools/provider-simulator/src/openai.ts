@@ -28,7 +28,11 @@ export function checkOpenAIAuth(req: IncomingMessage): OpenAIErrorBody | undefin
     );
   }
   if (key === 'sk-sim-invalid') {
-    return bad('Incorrect API key provided: sk-sim-*****alid. You can find your API key at https://platform.openai.com/account/api-keys.', null, 'invalid_api_key');
+    return bad(
+      'Incorrect API key provided: sk-sim-*****alid. You can find your API key at https://platform.openai.com/account/api-keys.',
+      null,
+      'invalid_api_key',
+    );
   }
   return undefined;
 }
@@ -39,8 +43,18 @@ function checkInt(body: Json, name: string, min: number, max: number): OpenAIErr
   if (typeof v !== 'number' || !Number.isInteger(v)) {
     return bad(`Invalid type for '${name}': expected an integer, but got ${typeof v} instead.`, name, 'invalid_type');
   }
-  if (v < min) return bad(`Invalid '${name}': integer below minimum value. Expected a value >= ${min}, but got ${v} instead.`, name, 'integer_below_min_value');
-  if (v > max) return bad(`Invalid '${name}': integer above maximum value. Expected a value <= ${max}, but got ${v} instead.`, name, 'integer_above_max_value');
+  if (v < min)
+    return bad(
+      `Invalid '${name}': integer below minimum value. Expected a value >= ${min}, but got ${v} instead.`,
+      name,
+      'integer_below_min_value',
+    );
+  if (v > max)
+    return bad(
+      `Invalid '${name}': integer above maximum value. Expected a value <= ${max}, but got ${v} instead.`,
+      name,
+      'integer_above_max_value',
+    );
   return undefined;
 }
 
@@ -92,13 +106,19 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
   if (typeof body.model !== 'string' || body.model === '') return bad('you must provide a model parameter');
   const messages = body.messages;
   if (messages === undefined) return bad("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  if (!Array.isArray(messages)) return bad(`Invalid type for 'messages': expected an array, but got ${typeof messages} instead.`, 'messages', 'invalid_type');
+  if (!Array.isArray(messages))
+    return bad(`Invalid type for 'messages': expected an array, but got ${typeof messages} instead.`, 'messages', 'invalid_type');
   if (messages.length === 0) {
-    return bad("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+    return bad(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
   }
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
-    if (!isRecord(m)) return bad(`Invalid type for 'messages[${i}]': expected an object, but got ${typeof m} instead.`, `messages[${i}]`, 'invalid_type');
+    if (!isRecord(m))
+      return bad(`Invalid type for 'messages[${i}]': expected an object, but got ${typeof m} instead.`, `messages[${i}]`, 'invalid_type');
     if (typeof m.role !== 'string' || !ROLES.includes(m.role)) {
       return bad(
         `Invalid value: '${String(m.role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
@@ -122,7 +142,11 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
   }
   const t = body.temperature;
   if (typeof t === 'number' && (t < 0 || t > 2)) {
-    return bad(`Invalid 'temperature': decimal ${t < 0 ? 'below minimum' : 'above maximum'} value. Expected a value ${t < 0 ? '>= 0' : '<= 2'}, but got ${t} instead.`, 'temperature', t < 0 ? 'decimal_below_min_value' : 'decimal_above_max_value');
+    return bad(
+      `Invalid 'temperature': decimal ${t < 0 ? 'below minimum' : 'above maximum'} value. Expected a value ${t < 0 ? '>= 0' : '<= 2'}, but got ${t} instead.`,
+      'temperature',
+      t < 0 ? 'decimal_below_min_value' : 'decimal_above_max_value',
+    );
   }
   const intError =
     checkInt(body, 'n', 1, 128) ??
@@ -135,7 +159,11 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
   }
   const tier = body.service_tier;
   if (tier != null && !OPENAI_SERVICE_TIERS.includes(tier as string)) {
-    return bad(`Invalid value: '${String(tier)}'. Supported values are: 'auto', 'default', 'flex', 'scale', and 'priority'.`, 'service_tier', 'invalid_value');
+    return bad(
+      `Invalid value: '${String(tier)}'. Supported values are: 'auto', 'default', 'flex', 'scale', and 'priority'.`,
+      'service_tier',
+      'invalid_value',
+    );
   }
   if (body.stream_options != null && body.stream !== true) {
     return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
@@ -192,7 +220,8 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
   const stream = body.stream === true;
   if (!stream && d.cut !== undefined) return cutBeforeBody(res, headers);
 
-  if (stream && d.emptyStream) return sendStream(res, [{ data: 'data: [DONE]\n\n', content: false }], { chunkDelay: 0, headers, statsKey: String(body.model) });
+  if (stream && d.emptyStream)
+    return sendStream(res, [{ data: 'data: [DONE]\n\n', content: false }], { chunkDelay: 0, headers, statsKey: String(body.model) });
   const plan = planChat(body, d, promptTokens, base);
   const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
   const opts = {
@@ -262,7 +291,10 @@ function toolCallPairing(messages: readonly Json[]): OpenAIErrorBody | undefined
     const m = messages[i]!;
     if (m.role === 'tool') {
       if (!pending || !pending.has(String(m.tool_call_id))) {
-        return bad("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+        return bad(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `messages.[${i}].role`,
+        );
       }
       pending.delete(String(m.tool_call_id));
       continue;
@@ -274,7 +306,8 @@ function toolCallPairing(messages: readonly Json[]): OpenAIErrorBody | undefined
         'invalid_request_error',
       );
     }
-    pending = m.role === 'assistant' && Array.isArray(m.tool_calls) ? new Set((m.tool_calls as Json[]).map((call) => String(call.id))) : undefined;
+    pending =
+      m.role === 'assistant' && Array.isArray(m.tool_calls) ? new Set((m.tool_calls as Json[]).map((call) => String(call.id))) : undefined;
   }
   return undefined;
 }

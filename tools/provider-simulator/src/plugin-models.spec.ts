@@ -19,8 +19,14 @@ describe('models the gateway plugins call', () => {
   });
 
   it('cites the links a system message hands over, with [n] markers', () => {
-    const system = 'A web search was conducted. IMPORTANT: Cite them using markdown links.\nExample: [nytimes.com](https://nytimes.com/some-page).\n\n1. [Rust](https://r.test/a)\nFast language\n\n2. [Go](https://g.test/b)\nSimple language';
-    expect(contextCitingReply([{ role: 'system', content: system }, { role: 'user', content: 'q' }])).toBe('According to [Rust](https://r.test/a) [1]: Fast language According to [Go](https://g.test/b) [2]: Simple language');
+    const system =
+      'A web search was conducted. IMPORTANT: Cite them using markdown links.\nExample: [nytimes.com](https://nytimes.com/some-page).\n\n1. [Rust](https://r.test/a)\nFast language\n\n2. [Go](https://g.test/b)\nSimple language';
+    expect(
+      contextCitingReply([
+        { role: 'system', content: system },
+        { role: 'user', content: 'q' },
+      ]),
+    ).toBe('According to [Rust](https://r.test/a) [1]: Fast language According to [Go](https://g.test/b) [2]: Simple language');
     expect(contextCitingReply([{ role: 'user', content: 'q' }])).toBeUndefined();
   });
 

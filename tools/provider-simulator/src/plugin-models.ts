@@ -9,7 +9,10 @@ import { isRecord, type Json } from './json.ts';
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter((part): part is Json => isRecord(part) && typeof part.text === 'string').map((part) => String(part.text)).join('\n');
+  return content
+    .filter((part): part is Json => isRecord(part) && typeof part.text === 'string')
+    .map((part) => String(part.text))
+    .join('\n');
 }
 
 /** Words the moderation model flags, with Llama Guard 3's category codes. */
@@ -59,9 +62,14 @@ export function judgeReply(model: string, messages: readonly Json[]): string | u
  * `[n]` marker as models often write: `According to [title](url) [1]: snippet.`
  */
 export function contextCitingReply(messages: readonly Json[]): string | undefined {
-  const context = messages.filter((message) => message.role === 'system').map((message) => textOf(message.content)).find((text) => /cite them using markdown links/i.test(text));
+  const context = messages
+    .filter((message) => message.role === 'system')
+    .map((message) => textOf(message.content))
+    .find((text) => /cite them using markdown links/i.test(text));
   if (!context) return undefined;
-  const links = [...context.matchAll(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)\n([^\n]*)/g)].filter((match) => !/nytimes\.com\/some-page/.test(match[2]!));
+  const links = [...context.matchAll(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)\n([^\n]*)/g)].filter(
+    (match) => !/nytimes\.com\/some-page/.test(match[2]!),
+  );
   if (links.length === 0) return 'The search found nothing to cite.';
   return links
     .slice(0, 2)

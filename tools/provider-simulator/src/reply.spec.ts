@@ -43,7 +43,11 @@ describe('reply text', () => {
 
   it('applies stop sequences before the token limit', () => {
     const full = 'Simulated reply to: hi. The system responds.';
-    expect(shapeReply(full, undefined, ['system'])).toMatchObject({ text: 'Simulated reply to: hi. The ', reason: 'stop_sequence', stopSequence: 'system' });
+    expect(shapeReply(full, undefined, ['system'])).toMatchObject({
+      text: 'Simulated reply to: hi. The ',
+      reason: 'stop_sequence',
+      stopSequence: 'system',
+    });
     expect(shapeReply(full, 3, [])).toMatchObject({ text: 'Simulated reply to', reason: 'length', tokens: 3 });
     expect(shapeReply(full, 100, [])).toMatchObject({ text: full, reason: 'end', tokens: 10, stopSequence: null });
   });
@@ -63,7 +67,15 @@ describe('schema-driven values', () => {
         nested: { type: 'object', properties: { ok: { type: ['boolean', 'null'] } } },
       },
     };
-    expect(toolInput(schema, 'Paris')).toEqual({ city: 'Paris', days: 1, ratio: 1, metric: true, unit: 'c', tags: ['Paris'], nested: { ok: true } });
+    expect(toolInput(schema, 'Paris')).toEqual({
+      city: 'Paris',
+      days: 1,
+      ratio: 1,
+      metric: true,
+      unit: 'c',
+      tags: ['Paris'],
+      nested: { ok: true },
+    });
     expect(valueFromSchema({ anyOf: [{ type: 'number' }] }, 'x')).toBe(1);
     expect(toolInput(undefined, 'x')).toEqual({});
   });
@@ -71,7 +83,10 @@ describe('schema-driven values', () => {
 
 describe('directive parsing', () => {
   it('reads the model name and x-sim headers, headers winning', () => {
-    const { base, directives } = parseDirectives('sim-gpt;status=503;latency=50;cut=3;fault-key=abc', { 'x-sim-status': '429', 'x-sim-cached': '7' });
+    const { base, directives } = parseDirectives('sim-gpt;status=503;latency=50;cut=3;fault-key=abc', {
+      'x-sim-status': '429',
+      'x-sim-cached': '7',
+    });
     expect(base).toBe('sim-gpt');
     expect(directives).toMatchObject({ status: 429, latency: 50, cut: 3, faultKey: 'abc', cached: 7, context: 128000, chunkDelay: 0 });
   });

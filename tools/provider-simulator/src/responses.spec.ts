@@ -26,7 +26,11 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
     expect(response.status).toBe('completed');
     expect(response.output_text).toMatch(/^Simulated reply to: Tell me a joke\./);
     expect(response.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
-    expect(response.usage).toMatchObject({ output_tokens: 24, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
+    expect(response.usage).toMatchObject({
+      output_tokens: 24,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    });
   });
 
   it('streams semantic events the openai client accumulates into the same response', async () => {
@@ -38,7 +42,12 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
       if (event.type === 'response.output_text.delta') text += event.delta;
     }
     const final = await stream.finalResponse();
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
     expect(types.at(-1)).toBe('response.completed');
     expect(final.output_text).toBe(text);
   });
@@ -52,7 +61,11 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
     const second = await openai.responses.create({
       model: 'sim-gpt',
       tools: [weather],
-      input: [{ role: 'user', content: 'Weather in Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: 'sunny' },
+      ],
     });
     expect(second.output_text).toBe('Based on the tool result: "sunny".');
   });
@@ -61,7 +74,13 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
     const json = await openai.responses.create({
       model: 'sim-gpt',
       input: 'Name a city',
-      text: { format: { type: 'json_schema', name: 'city', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'city',
+          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+      },
     });
     expect(JSON.parse(json.output_text)).toEqual({ name: expect.stringMatching(/^Simulated reply to: Name a city./) });
     const cut = await openai.responses.create({ model: 'sim-gpt', input: 'Tell me a long story', max_output_tokens: 16 });
@@ -70,7 +89,13 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
   });
 
   it('reasons with a summary and encrypted content when asked', async () => {
-    const response = await openai.responses.create({ model: 'sim-gpt', input: 'Why?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], store: false });
+    const response = await openai.responses.create({
+      model: 'sim-gpt',
+      input: 'Why?',
+      reasoning: { effort: 'low', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+      store: false,
+    });
     const reasoning = response.output[0];
     expect(reasoning).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'Thinking about how to answer: Why?' }] });
     expect(reasoning?.type === 'reasoning' && typeof reasoning.encrypted_content).toBe('string');
@@ -81,14 +106,22 @@ describe('OpenAI Responses API (POST /openai/v1/responses)', () => {
     const unknown = await post(`${sim.url}/openai/v1/responses`, { model: 'sim-gpt', input: 'x', messages: [] }, OPENAI_AUTH);
     expect(unknown.status).toBe(400);
     expect(unknown.json.error).toMatchObject({ code: 'unknown_parameter', param: 'messages' });
-    const nested = await post(`${sim.url}/openai/v1/responses`, { model: 'sim-gpt', input: 'x', tools: [{ type: 'function', function: { name: 'f' } }] }, OPENAI_AUTH);
+    const nested = await post(
+      `${sim.url}/openai/v1/responses`,
+      { model: 'sim-gpt', input: 'x', tools: [{ type: 'function', function: { name: 'f' } }] },
+      OPENAI_AUTH,
+    );
     expect(nested.json.error).toMatchObject({ param: 'tools[0].name' });
     const small = await post(`${sim.url}/openai/v1/responses`, { model: 'sim-gpt', input: 'x', max_output_tokens: 8 }, OPENAI_AUTH);
     expect(small.json.error).toMatchObject({ code: 'integer_below_min_value' });
   });
 
   it('fails a stream part-way with an error event when asked to (stream-error)', async () => {
-    const result = await post(`${sim.url}/openai/v1/responses`, { model: 'sim-gpt;stream-error=2', input: 'Tell me a joke', stream: true }, OPENAI_AUTH);
+    const result = await post(
+      `${sim.url}/openai/v1/responses`,
+      { model: 'sim-gpt;stream-error=2', input: 'Tell me a joke', stream: true },
+      OPENAI_AUTH,
+    );
     const events = parseSse(result.text);
     const last = JSON.parse(events.at(-1)!.data);
     expect(events.at(-1)!.event).toBe('error');

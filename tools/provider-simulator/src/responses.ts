@@ -12,14 +12,44 @@ import { groupPieces } from './tokens.ts';
 
 /** Top-level arguments OpenAI's `POST /v1/responses` takes; anything else is a 400 `unknown_parameter`. */
 const KNOWN_PARAMETERS = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'max_tool_calls',
-  'temperature', 'top_p', 'top_logprobs', 'reasoning', 'text', 'metadata', 'store', 'stream', 'stream_options', 'include',
-  'user', 'safety_identifier', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'truncation',
-  'previous_response_id', 'background', 'prompt', 'conversation',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'max_tool_calls',
+  'temperature',
+  'top_p',
+  'top_logprobs',
+  'reasoning',
+  'text',
+  'metadata',
+  'store',
+  'stream',
+  'stream_options',
+  'include',
+  'user',
+  'safety_identifier',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'truncation',
+  'previous_response_id',
+  'background',
+  'prompt',
+  'conversation',
 ]);
 const INCLUDES = new Set([
-  'file_search_call.results', 'web_search_call.results', 'web_search_call.action.sources', 'message.input_image.image_url',
-  'computer_call_output.output.image_url', 'code_interpreter_call.outputs', 'reasoning.encrypted_content', 'message.output_text.logprobs',
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
 ]);
 const ROLES = ['user', 'assistant', 'system', 'developer'];
 const MIN_OUTPUT_TOKENS = 16;
@@ -31,24 +61,35 @@ function bad(message: string, param: string | null = null, code: string | null =
 /** OpenAI's checks of a Responses request, with its messages, params and codes. */
 export function validateResponses(body: Json): OpenAIErrorBody | undefined {
   for (const key of Object.keys(body)) if (!KNOWN_PARAMETERS.has(key)) return bad(`Unknown parameter: '${key}'.`, key, 'unknown_parameter');
-  if (typeof body.model !== 'string' || body.model === '') return bad("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+  if (typeof body.model !== 'string' || body.model === '')
+    return bad("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   const input = body.input;
-  if (typeof input !== 'string' && !Array.isArray(input)) return bad("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  if (typeof input !== 'string' && !Array.isArray(input))
+    return bad("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
   if (Array.isArray(input)) {
     for (let i = 0; i < input.length; i++) {
       const item: unknown = input[i];
-      if (!isRecord(item)) return bad(`Invalid type for 'input[${i}]': expected an object, but got ${typeof item} instead.`, `input[${i}]`, 'invalid_type');
+      if (!isRecord(item))
+        return bad(`Invalid type for 'input[${i}]': expected an object, but got ${typeof item} instead.`, `input[${i}]`, 'invalid_type');
       const type = item.type ?? 'message';
       if (type === 'message') {
         if (typeof item.role !== 'string' || !ROLES.includes(item.role)) {
-          return bad(`Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `input[${i}].role`, 'invalid_value');
+          return bad(
+            `Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+            `input[${i}].role`,
+            'invalid_value',
+          );
         }
         if (Array.isArray(item.content)) {
           for (let j = 0; j < item.content.length; j++) {
             const part: unknown = item.content[j];
             const allowed = item.role === 'assistant' ? ['output_text', 'refusal'] : ['input_text', 'input_image', 'input_file'];
             if (!isRecord(part) || typeof part.type !== 'string' || !allowed.includes(part.type)) {
-              return bad(`Invalid value: '${String(isRecord(part) ? part.type : part)}'. Supported values are: ${allowed.map((name) => `'${name}'`).join(', ')}.`, `input[${i}].content[${j}].type`, 'invalid_value');
+              return bad(
+                `Invalid value: '${String(isRecord(part) ? part.type : part)}'. Supported values are: ${allowed.map((name) => `'${name}'`).join(', ')}.`,
+                `input[${i}].content[${j}].type`,
+                'invalid_value',
+              );
             }
           }
         } else if (typeof item.content !== 'string') {
@@ -59,10 +100,15 @@ export function validateResponses(body: Json): OpenAIErrorBody | undefined {
           return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}]`, 'missing_required_parameter');
         }
       } else if (type === 'function_call_output') {
-        if (typeof item.call_id !== 'string') return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
+        if (typeof item.call_id !== 'string')
+          return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
       } else if (type === 'reasoning') {
         if (body.store === false && typeof item.encrypted_content !== 'string') {
-          return bad(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, 'input', null);
+          return bad(
+            `Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+            'input',
+            null,
+          );
         }
       } else {
         return bad(`Invalid value: '${String(type)}'.`, `input[${i}].type`, 'invalid_value');
@@ -79,19 +125,30 @@ export function validateResponses(body: Json): OpenAIErrorBody | undefined {
   }
   const max = body.max_output_tokens;
   if (max !== undefined && max !== null) {
-    if (typeof max !== 'number' || !Number.isInteger(max)) return bad(`Invalid type for 'max_output_tokens': expected an integer, but got ${typeof max} instead.`, 'max_output_tokens', 'invalid_type');
+    if (typeof max !== 'number' || !Number.isInteger(max))
+      return bad(
+        `Invalid type for 'max_output_tokens': expected an integer, but got ${typeof max} instead.`,
+        'max_output_tokens',
+        'invalid_type',
+      );
     if (max < MIN_OUTPUT_TOKENS) {
-      return bad(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_OUTPUT_TOKENS}, but got ${max} instead.`, 'max_output_tokens', 'integer_below_min_value');
+      return bad(
+        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_OUTPUT_TOKENS}, but got ${max} instead.`,
+        'max_output_tokens',
+        'integer_below_min_value',
+      );
     }
   }
   if (Array.isArray(body.include)) {
-    for (const value of body.include) if (typeof value !== 'string' || !INCLUDES.has(value)) return bad(`Invalid value: '${String(value)}'.`, 'include', 'invalid_value');
+    for (const value of body.include)
+      if (typeof value !== 'string' || !INCLUDES.has(value)) return bad(`Invalid value: '${String(value)}'.`, 'include', 'invalid_value');
   }
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
   if (format?.type === 'json_schema' && (typeof format.name !== 'string' || !isRecord(format.schema))) {
     return bad("Missing required parameter: 'text.format.name'.", 'text.format.name', 'missing_required_parameter');
   }
-  if (body.stream_options != null && body.stream !== true) return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
+  if (body.stream_options != null && body.stream !== true)
+    return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
   return undefined;
 }
 
@@ -117,16 +174,24 @@ export function toChatShape(body: Json): Json {
         const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
         if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as Json[] | undefined) ?? []), call];
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-      } else if (type === 'function_call_output') messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output) });
+      } else if (type === 'function_call_output')
+        messages.push({
+          role: 'tool',
+          tool_call_id: item.call_id,
+          content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+        });
     }
   }
   const chat: Json = { model: body.model, messages };
-  if (Array.isArray(body.tools)) chat.tools = (body.tools as Json[]).map((tool) => ({ type: 'function', function: { name: tool.name, parameters: tool.parameters } }));
-  if (isRecord(body.tool_choice) && typeof body.tool_choice.name === 'string') chat.tool_choice = { type: 'function', function: { name: body.tool_choice.name } };
+  if (Array.isArray(body.tools))
+    chat.tools = (body.tools as Json[]).map((tool) => ({ type: 'function', function: { name: tool.name, parameters: tool.parameters } }));
+  if (isRecord(body.tool_choice) && typeof body.tool_choice.name === 'string')
+    chat.tool_choice = { type: 'function', function: { name: body.tool_choice.name } };
   else if (typeof body.tool_choice === 'string') chat.tool_choice = body.tool_choice;
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
+  if (format?.type === 'json_schema')
+    chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
   if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
   return chat;
 }
@@ -147,7 +212,11 @@ function wantsEncrypted(body: Json): boolean {
 
 function reasoningItem(ctx: RenderContext, choice: ChoicePlan): Json {
   const reasoning = isRecord(ctx.body.reasoning) ? ctx.body.reasoning : {};
-  const item: Json = { type: 'reasoning', id: ctx.ids.reasoning, summary: reasoning.summary ? [{ type: 'summary_text', text: choice.reasoning }] : [] };
+  const item: Json = {
+    type: 'reasoning',
+    id: ctx.ids.reasoning,
+    summary: reasoning.summary ? [{ type: 'summary_text', text: choice.reasoning }] : [],
+  };
   if (wantsEncrypted(ctx.body)) item.encrypted_content = `enc_${Buffer.from(choice.reasoning ?? '').toString('base64')}`;
   return item;
 }
@@ -221,7 +290,8 @@ function statusOf(plan: ChatPlan): string {
 export function renderResponseEvents(ctx: RenderContext): Frame[] {
   const frames: Frame[] = [];
   let sequence = 0;
-  const send = (type: string, payload: Json, content = false) => frames.push(eventFrame(type, { type, sequence_number: sequence++, ...payload }, content));
+  const send = (type: string, payload: Json, content = false) =>
+    frames.push(eventFrame(type, { type, sequence_number: sequence++, ...payload }, content));
   const choice = ctx.plan.choices[0]!;
   const final = outputOf(ctx, choice);
   send('response.created', { response: responseOf(ctx, 'in_progress', [], null) });
@@ -242,13 +312,15 @@ export function renderResponseEvents(ctx: RenderContext): Frame[] {
       }
     } else if (item.type === 'function_call') {
       send('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });
-      for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK)) send('response.function_call_arguments.delta', { item_id, output_index, delta: group }, true);
+      for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK))
+        send('response.function_call_arguments.delta', { item_id, output_index, delta: group }, true);
       send('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
     } else {
       send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
       send('response.content_part.added', { item_id, output_index, content_index: 0, part });
-      for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK)) send('response.output_text.delta', { item_id, output_index, content_index: 0, delta: group, logprobs: [] }, true);
+      for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK))
+        send('response.output_text.delta', { item_id, output_index, content_index: 0, delta: group, logprobs: [] }, true);
       const text = choice.content ?? '';
       send('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] });
       send('response.content_part.done', { item_id, output_index, content_index: 0, part: { ...part, text } });
@@ -256,13 +328,21 @@ export function renderResponseEvents(ctx: RenderContext): Frame[] {
     send('response.output_item.done', { output_index, item });
   }
   const status = statusOf(ctx.plan);
-  send(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: responseOf(ctx, status, final, usageOf(ctx.plan)) });
+  send(status === 'completed' ? 'response.completed' : 'response.incomplete', {
+    response: responseOf(ctx, status, final, usageOf(ctx.plan)),
+  });
   return frames;
 }
 
 /** The `error` event OpenAI sends when a response stream fails part-way, numbered after the frames sent. */
 function errorEvent(sequence: number): Frame {
-  return eventFrame('error', { type: 'error', sequence_number: sequence, code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!', param: null });
+  return eventFrame('error', {
+    type: 'error',
+    sequence_number: sequence,
+    code: 'server_error',
+    message: 'The server had an error while processing your request. Sorry about that!',
+    param: null,
+  });
 }
 
 export async function handleResponses(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
@@ -274,7 +354,15 @@ export async function handleResponses(req: IncomingMessage, res: ServerResponse,
   const chat = toChatShape(body);
   const promptTokens = countPromptTokens(chat.messages as Json[], chat.tools);
   if (promptTokens > d.context) {
-    return sendJson(res, 400, bad(`Your input exceeds the context window of this model. Please adjust your input and try again.`, 'input', 'context_length_exceeded'));
+    return sendJson(
+      res,
+      400,
+      bad(
+        `Your input exceeds the context window of this model. Please adjust your input and try again.`,
+        'input',
+        'context_length_exceeded',
+      ),
+    );
   }
   const headers = { 'x-request-id': `req_${randomId(24)}`, 'openai-processing-ms': String(d.latency) };
   const stream = body.stream === true;

@@ -49,7 +49,13 @@ describe('real openai client', () => {
 
   it('calls tools, streamed and not', async () => {
     const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: {
+          name: 'add',
+          parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } } },
+        },
+      },
     ];
     const res = await openai.chat.completions.create({ model: 'sim-gpt', messages: [{ role: 'user', content: 'add them' }], tools });
     const call = res.choices[0]!.message.tool_calls![0]!;
@@ -80,7 +86,9 @@ describe('real openai client', () => {
   });
 
   it('surfaces simulated errors as APIError with status and code', async () => {
-    const err = await openai.chat.completions.create({ model: 'sim-gpt;status=429', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await openai.chat.completions
+      .create({ model: 'sim-gpt;status=429', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
   });
@@ -103,7 +111,11 @@ describe('real anthropic client', () => {
   });
 
   it('streams a message with messages.stream / finalMessage', async () => {
-    const stream = anthropic.messages.stream({ model: 'claude-sim', max_tokens: 100, messages: [{ role: 'user', content: 'Hello there' }] });
+    const stream = anthropic.messages.stream({
+      model: 'claude-sim',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     let text = '';
     stream.on('text', (t) => {
       text += t;
@@ -133,9 +145,18 @@ describe('real anthropic client', () => {
 
   it('uses tools, streamed and not', async () => {
     const tools: Anthropic.Tool[] = [
-      { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } } },
+      {
+        name: 'get_weather',
+        description: 'Weather',
+        input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } },
+      },
     ];
-    const msg = await anthropic.messages.create({ model: 'claude-sim', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Paris' }] });
+    const msg = await anthropic.messages.create({
+      model: 'claude-sim',
+      max_tokens: 100,
+      tools,
+      messages: [{ role: 'user', content: 'Paris' }],
+    });
     expect(msg.stop_reason).toBe('tool_use');
     const block = msg.content[0]!;
     expect(block.type).toBe('tool_use');
@@ -143,7 +164,9 @@ describe('real anthropic client', () => {
     expect(block.id).toMatch(/^toolu_/);
     expect(block.input).toEqual({ city: 'Paris', days: 1 });
 
-    const final = await anthropic.messages.stream({ model: 'claude-sim', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Paris' }] }).finalMessage();
+    const final = await anthropic.messages
+      .stream({ model: 'claude-sim', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Paris' }] })
+      .finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     expect(final.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris', days: 1 } });
 

@@ -74,15 +74,21 @@ export function citingReply(results: readonly string[]): string | undefined {
   const cited = new Set<string>();
   for (const result of parsed) {
     if (result.kind === 'search') {
-      const hits = (result.value.results as Array<Record<string, unknown>>).filter((hit) => typeof hit.url === 'string' && !cited.has(hit.url as string)).slice(0, 2);
+      const hits = (result.value.results as Array<Record<string, unknown>>)
+        .filter((hit) => typeof hit.url === 'string' && !cited.has(hit.url as string))
+        .slice(0, 2);
       if (hits.length === 0) sentences.push(`The search for "${String(result.value.query)}" found nothing.`);
       for (const hit of hits) {
         cited.add(hit.url as string);
-        sentences.push(`According to [${String(hit.title ?? hit.url)}](${String(hit.url)}): ${String(hit.snippet ?? hit.content ?? '').trim()}`);
+        sentences.push(
+          `According to [${String(hit.title ?? hit.url)}](${String(hit.url)}): ${String(hit.snippet ?? hit.content ?? '').trim()}`,
+        );
       }
     } else if (result.kind === 'fetch') {
       const text = String(result.value.text).replace(/\s+/g, ' ').trim();
-      sentences.push(`The page [${String(result.value.title ?? result.value.url)}](${String(result.value.url)}) says: "${text.length > 160 ? `${text.slice(0, 160)}...` : text}"`);
+      sentences.push(
+        `The page [${String(result.value.title ?? result.value.url)}](${String(result.value.url)}) says: "${text.length > 160 ? `${text.slice(0, 160)}...` : text}"`,
+      );
     } else if (result.kind === 'error') {
       sentences.push(`The tool failed: ${String(result.value.error)}`);
     }

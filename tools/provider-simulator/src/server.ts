@@ -27,7 +27,8 @@ function flavorOf(path: string): Flavor {
 function sendNotFound(res: ServerResponse, method: string, path: string): void {
   const flavor = flavorOf(path);
   if (flavor === 'anthropic') return sendJson(res, 404, anthropicError('not_found_error', `Not found: ${method} ${path}`));
-  if (flavor === 'openai') return sendJson(res, 404, openaiError(`Invalid URL (${method} ${path})`, 'invalid_request_error', null, 'unknown_url'));
+  if (flavor === 'openai')
+    return sendJson(res, 404, openaiError(`Invalid URL (${method} ${path})`, 'invalid_request_error', null, 'unknown_url'));
   sendJson(res, 404, { error: { message: `Not found: ${method} ${path}`, type: 'not_found' } });
 }
 
@@ -36,7 +37,12 @@ function sendTooLarge(res: ServerResponse, path: string): void {
   if (flavorOf(path) === 'anthropic') {
     return sendJson(res, 413, anthropicError('request_too_large', 'Request exceeds the maximum allowed number of bytes.'), headers);
   }
-  sendJson(res, 413, openaiError('Request too large: the body exceeds 10 MiB.', 'invalid_request_error', null, 'request_too_large'), headers);
+  sendJson(
+    res,
+    413,
+    openaiError('Request too large: the body exceeds 10 MiB.', 'invalid_request_error', null, 'request_too_large'),
+    headers,
+  );
 }
 
 /** Strips `/openai/v1` or `/v1`; undefined when the path is not an OpenAI route. */
@@ -63,7 +69,8 @@ const MESSAGE_BATCHES = '/anthropic/v1/messages/batches';
 /** Files and batches: GET / DELETE / POST {id}/cancel under their collection (creates are body handlers). */
 function resourceRoute(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): boolean {
   const oa = openaiRoute(path);
-  const under = (base: string, candidate: string | undefined) => candidate !== undefined && (candidate === base || candidate.startsWith(`${base}/`));
+  const under = (base: string, candidate: string | undefined) =>
+    candidate !== undefined && (candidate === base || candidate.startsWith(`${base}/`));
   if (method === 'POST' && (oa === '/files' || oa === '/batches' || path === MESSAGE_BATCHES)) return false;
   if (under('/files', oa)) handleFileRoute(req, res, method, oa!.slice('/files'.length), query);
   else if (under('/batches', oa)) handleBatchRoute(req, res, method, oa!.slice('/batches'.length), query);
@@ -81,7 +88,8 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
 
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/sim/streams') return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));
+    if (path === '/sim/streams')
+      return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));
     const oa = openaiRoute(path);
     if (oa === '/models') return handleListModels(req, res);
     if (oa?.startsWith('/models/')) return handleGetModel(req, res, oa.slice('/models/'.length));
@@ -109,7 +117,8 @@ export function createSimulatorServer(): Server {
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
     route(req, res).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `Simulator error: ${message}`, type: 'server_error', param: null, code: null } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { message: `Simulator error: ${message}`, type: 'server_error', param: null, code: null } });
       else res.destroy();
     });
   });

@@ -47,7 +47,11 @@ export function parseSse(text: string): SseEvent[] {
 }
 
 /** Reads a streamed body until the server ends or cuts it; reports which. */
-export async function readStream(url: string, body: unknown, headers: Record<string, string>): Promise<{ text: string; cut: boolean; status: number }> {
+export async function readStream(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ text: string; cut: boolean; status: number }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   let text = '';
   const decoder = new TextDecoder();

@@ -6,7 +6,8 @@ import type { StreamStats } from './stream-stats.ts';
 /** GET /sim/streams: how tests see that a client (the gateway) abandoned a stream. */
 describe('stream stats', () => {
   let sim: RunningSimulator;
-  const stats = async (key: string): Promise<StreamStats> => (await fetch(`${sim.url}/sim/streams?key=${encodeURIComponent(key)}`)).json() as Promise<StreamStats>;
+  const stats = async (key: string): Promise<StreamStats> =>
+    (await fetch(`${sim.url}/sim/streams?key=${encodeURIComponent(key)}`)).json() as Promise<StreamStats>;
   const body = (model: string) => ({ model, stream: true, messages: [{ role: 'user', content: 'Count my frames' }] });
 
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { startReferenceDaemon } from './daemon-server.ts';
 const internId = process.env.INTERN_ID;
 const jwksUrl = process.env.JWKS_URL;
 if (!internId || !jwksUrl) {
-  console.error('Set INTERN_ID (the intern this daemon serves) and JWKS_URL (the gateway\'s /v1/daemon/jwks.json)');
+  console.error("Set INTERN_ID (the intern this daemon serves) and JWKS_URL (the gateway's /v1/daemon/jwks.json)");
   process.exit(1);
 }
 const daemon = await startReferenceDaemon({

@@ -20,7 +20,12 @@ describe('search simulator', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { query: string; results: Array<Record<string, unknown>> };
     expect(body.query).toBe('Zephyr language');
-    expect(body.results[0]).toMatchObject({ url: `${sim.url}/pages/zephyr-language`, title: 'The Zephyr programming language', engine: 'simulator', score: 1 });
+    expect(body.results[0]).toMatchObject({
+      url: `${sim.url}/pages/zephyr-language`,
+      title: 'The Zephyr programming language',
+      engine: 'simulator',
+      score: 1,
+    });
     expect(Object.keys(body.results[0]!)).toEqual(expect.arrayContaining(['url', 'title', 'content', 'engine', 'score']));
     expect((await fetch(`${sim.url}/search?q=x`)).status).toBe(403);
     expect((await fetch(`${sim.url}/search?format=json`)).status).toBe(400);

@@ -12,7 +12,33 @@ export interface SearchResult {
   positions: number[];
 }
 
-const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'in', 'on', 'for', 'to', 'and', 'or', 'is', 'what', 'who', 'when', 'how', 'search', 'web', 'please', 'find', 'about', 'me', 'with', 'by', 'it', 'its']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'in',
+  'on',
+  'for',
+  'to',
+  'and',
+  'or',
+  'is',
+  'what',
+  'who',
+  'when',
+  'how',
+  'search',
+  'web',
+  'please',
+  'find',
+  'about',
+  'me',
+  'with',
+  'by',
+  'it',
+  'its',
+]);
 
 export function terms(text: string): string[] {
   return text
@@ -57,5 +83,14 @@ export function searchResponse(query: string, baseUrl: string, limit = 5): Recor
     category: 'general',
     positions: [index + 1],
   }));
-  return { query, number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] };
+  return {
+    query,
+    number_of_results: results.length,
+    results,
+    answers: [],
+    corrections: [],
+    infoboxes: [],
+    suggestions: [],
+    unresponsive_engines: [],
+  };
 }

@@ -53,7 +53,21 @@ export async function ensureNats(url: string): Promise<void> {
   }
   spawnSync(
     'start-stop-daemon',
-    ['--start', '--oknodo', '--background', '--exec', binary, '--', '-a', endpoint.host, '-p', String(endpoint.port), '-js', '-sd', '/var/lib/nats-server'],
+    [
+      '--start',
+      '--oknodo',
+      '--background',
+      '--exec',
+      binary,
+      '--',
+      '-a',
+      endpoint.host,
+      '-p',
+      String(endpoint.port),
+      '-js',
+      '-sd',
+      '/var/lib/nats-server',
+    ],
     { stdio: 'ignore' },
   );
   await waitFor(() => isPortOpen(endpoint.host, endpoint.port), `NATS on ${endpoint.host}:${endpoint.port}`, 15_000);
@@ -80,10 +94,8 @@ export async function ensureRedis(url: string = REDIS_URL): Promise<void> {
   if (!isLocal(endpoint.host) || !binary) {
     throw new Error(`Redis is not reachable at ${endpoint.host}:${endpoint.port}; install redis-server, start it or set REDIS_URL`);
   }
-  spawnSync(
-    binary,
-    ['--bind', endpoint.host, '--port', String(endpoint.port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
+  spawnSync(binary, ['--bind', endpoint.host, '--port', String(endpoint.port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   await waitFor(() => isPortOpen(endpoint.host, endpoint.port), `Redis on ${endpoint.host}:${endpoint.port}`, 15_000);
 }

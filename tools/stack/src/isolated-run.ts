@@ -3,10 +3,27 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePostgres, ensureRedis, REDIS_URL } from './infra.ts';
-import { createTestDatabases, dropTestDatabases, POSTGRES_URL, PrivateNatsServer, runPrefix, testDatabaseNames, testDatabaseUrl } from './isolation.ts';
+import {
+  createTestDatabases,
+  dropTestDatabases,
+  POSTGRES_URL,
+  PrivateNatsServer,
+  runPrefix,
+  testDatabaseNames,
+  testDatabaseUrl,
+} from './isolation.ts';
 import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
-import { METRICS_PROCESSES, seedKeys, spawnProcess, startStack, stopProcesses, stopProcessesGracefully, type Stack, type StartedProcess } from './stack.ts';
+import {
+  METRICS_PROCESSES,
+  seedKeys,
+  spawnProcess,
+  startStack,
+  stopProcesses,
+  stopProcessesGracefully,
+  type Stack,
+  type StartedProcess,
+} from './stack.ts';
 
 /** SIGN_RATE_LIMIT of an e2e stack (per intern and minute): the e2e tests exhaust it on purpose. */
 export const E2E_SIGN_RATE_LIMIT = 40;
@@ -125,7 +142,9 @@ export class IsolatedStackRun {
         ...options.env,
       },
       replicas,
-      metricsPorts: replicas ? undefined : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
+      metricsPorts: replicas
+        ? undefined
+        : Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
       detached: false,
       logLevel: 'info',
       // A KEK of the run's own: its databases, and so its credentials, die with it.

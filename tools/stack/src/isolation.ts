@@ -81,7 +81,13 @@ export class PrivateNatsServer {
   private async configure(options: PrivateNatsServerOptions): Promise<void> {
     if (!options.seeds) return;
     const configPath = join(this.storeDir, 'nats.conf');
-    const config = await authenticatedNatsConfig({ host: '127.0.0.1', port: this.port, storeDir: join(this.storeDir, 'store'), seeds: options.seeds, anonymousHarness: options.anonymousHarness });
+    const config = await authenticatedNatsConfig({
+      host: '127.0.0.1',
+      port: this.port,
+      storeDir: join(this.storeDir, 'store'),
+      seeds: options.seeds,
+      anonymousHarness: options.anonymousHarness,
+    });
     writeFileSync(configPath, config, { mode: 0o600 });
     this.args = ['-c', configPath];
   }

@@ -60,7 +60,11 @@ export async function authenticatedNatsConfig(options: AuthenticatedNatsConfigOp
   const { BUS_USERS, natsServerConfig } = await contracts();
   const { seeds, anonymousHarness, ...server } = options;
   const publicKeys = Object.fromEntries(BUS_USERS.map((user) => [user, publicKeyOf(seeds[user])])) as Record<BusUser, string>;
-  const harness = { user: 'harness', password: randomBytes(24).toString('base64url'), permissions: { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } } };
+  const harness = {
+    user: 'harness',
+    password: randomBytes(24).toString('base64url'),
+    permissions: { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } },
+  };
   const config = natsServerConfig({ ...server, publicKeys, ...(anonymousHarness ? { extraUsers: [harness] } : {}) });
   return `${JSON.stringify(anonymousHarness ? { ...config, no_auth_user: 'harness' } : config, null, 2)}\n`;
 }

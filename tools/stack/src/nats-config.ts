@@ -24,7 +24,13 @@ export async function chartPermissions(): Promise<string> {
   return `${JSON.stringify(Object.fromEntries(BUS_USERS.map((user) => [user, busPermissions(user)])), null, 2)}\n`;
 }
 
-const VALUES_KEYS: Record<string, string> = { 'api-gateway': 'apiGateway', management: 'management', inference: 'inference', batch: 'batch', 'intern-signing': 'internSigning' };
+const VALUES_KEYS: Record<string, string> = {
+  'api-gateway': 'apiGateway',
+  management: 'management',
+  inference: 'inference',
+  batch: 'batch',
+  'intern-signing': 'internSigning',
+};
 
 async function main(command: string | undefined): Promise<void> {
   if (command === 'permissions') {
@@ -46,12 +52,23 @@ async function main(command: string | undefined): Promise<void> {
     ) as typeof fresh;
     const missing = Object.keys(seeds).filter((user) => !new RegExp(`^${variable(user)}=`, 'm').test(env));
     if (missing.length > 0) {
-      appendFileSync(envFile, `${env.endsWith('\n') || env === '' ? '' : '\n'}${missing.map((user) => `${variable(user)}=${seeds[user as keyof typeof seeds]}`).join('\n')}\n`, { mode: 0o600 });
+      appendFileSync(
+        envFile,
+        `${env.endsWith('\n') || env === '' ? '' : '\n'}${missing.map((user) => `${variable(user)}=${seeds[user as keyof typeof seeds]}`).join('\n')}\n`,
+        { mode: 0o600 },
+      );
     }
     const { natsAuthorization } = await import('@gw/contracts/bus-permissions');
-    const publicKeys = Object.fromEntries(Object.entries(seeds).map(([user, seed]) => [user, publicKeyOf(seed)])) as Parameters<typeof natsAuthorization>[0];
-    writeFileSync(join(WORKSPACE_ROOT, 'docker/nats/authorization.conf'), `authorization: ${JSON.stringify(natsAuthorization(publicKeys))}\n`);
-    console.log(`${missing.length > 0 ? `added ${missing.map(variable).join(', ')} to` : 'kept the seeds of'} docker/.env; wrote docker/nats/authorization.conf`);
+    const publicKeys = Object.fromEntries(Object.entries(seeds).map(([user, seed]) => [user, publicKeyOf(seed)])) as Parameters<
+      typeof natsAuthorization
+    >[0];
+    writeFileSync(
+      join(WORKSPACE_ROOT, 'docker/nats/authorization.conf'),
+      `authorization: ${JSON.stringify(natsAuthorization(publicKeys))}\n`,
+    );
+    console.log(
+      `${missing.length > 0 ? `added ${missing.map(variable).join(', ')} to` : 'kept the seeds of'} docker/.env; wrote docker/nats/authorization.conf`,
+    );
   } else {
     console.error('usage: node tools/stack/src/nats-config.ts permissions|credentials|compose');
     process.exitCode = 2;

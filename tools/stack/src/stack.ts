@@ -91,7 +91,8 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
   const seed = (user: keyof BusSeeds): Record<string, string> => (options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {});
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
-  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
+  const gatewayPorts =
+    options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
   const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
   const oidc = {
     OIDC_ISSUER_URL: oidcIssuerOf(options),
@@ -104,10 +105,22 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
   const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
   const services: ProcessSpec[] = [
-    { name: 'management', script: 'apps/management/dist/main.js', env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc } },
-    { name: 'inference', script: 'apps/inference/dist/main.js', env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl } },
+    {
+      name: 'management',
+      script: 'apps/management/dist/main.js',
+      env: { ...common, ...seed('management'), ...db('management'), BYOK_KEKS: options.byokKeks, ...oidc },
+    },
+    {
+      name: 'inference',
+      script: 'apps/inference/dist/main.js',
+      env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl },
+    },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
-    { name: 'intern-signing', script: 'apps/intern-signing/dist/main.js', env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys } },
+    {
+      name: 'intern-signing',
+      script: 'apps/intern-signing/dist/main.js',
+      env: { ...common, ...seed('intern-signing'), ...db('intern-signing'), DAEMON_SIGNING_KEYS: options.daemonSigningKeys },
+    },
   ];
   const gateway = (port: number): ProcessSpec => ({
     name: 'api-gateway',
@@ -138,7 +151,8 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
   };
   const replicas = options.replicas;
-  if (!replicas || replicas.count < 2) return withMetricsPorts([simulator, searchSimulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
+  if (!replicas || replicas.count < 2)
+    return withMetricsPorts([simulator, searchSimulator, oidcProvider, ...services, gateway(options.gatewayPort)], options.metricsPorts);
   const healthPorts = [...replicas.healthPorts];
   const replicated: ProcessSpec[] = [];
   for (const service of services) {
@@ -153,7 +167,9 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
       });
     }
   }
-  const gateways = replicas.gatewayPorts.slice(0, replicas.count).map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
+  const gateways = replicas.gatewayPorts
+    .slice(0, replicas.count)
+    .map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
   return [simulator, searchSimulator, oidcProvider, ...replicated, ...gateways];
 }
 
@@ -199,7 +215,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   mkdirSync(logDir, { recursive: true });
   const specs = processSpecs(options);
   const processes = specs.map((spec) => spawnProcess(spec, logDir, options.detached));
-  const gatewayPorts = options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
+  const gatewayPorts =
+    options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${gatewayPorts[0]}/v1`,
     baseUrls: gatewayPorts.map((port) => `http://127.0.0.1:${port}/v1`),
@@ -208,14 +225,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     searchSimulatorUrl: `http://127.0.0.1:${options.searchSimulatorPort}`,
     processes,
     specs,
-    metricsUrls: Object.fromEntries(Object.entries(options.metricsPorts ?? {}).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])),
+    metricsUrls: Object.fromEntries(
+      Object.entries(options.metricsPorts ?? {}).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`]),
+    ),
   };
   // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
   try {
     await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
     await waitFor(() => isPortOpen('127.0.0.1', options.searchSimulatorPort), 'the search simulator', startupMs);
-    await waitFor(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`), 'the gateway and every service to be ready', startupMs, 250);
+    await waitFor(
+      () => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`),
+      'the gateway and every service to be ready',
+      startupMs,
+      250,
+    );
     for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
   } catch (error) {
     stopProcesses(processes.map((entry) => entry.pid));

@@ -8,8 +8,28 @@ import { generateClients, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import { ensurePostgres, ensureRedis, natsServerBinary, REDIS_URL } from './infra.ts';
 import { authenticatedNatsConfig, type BusSeeds } from './nats-auth.ts';
 import { freePort, httpOk, isPortOpen, waitFor } from './ports.ts';
-import { DEFAULT_DATABASE_NAMES, isAlive, METRICS_PROCESSES, migrateAll, seedKeys, startStack, stopProcessesGracefully, type SeededKeys } from './stack.ts';
-import { devByokKeks, devDaemonSigningKeys, devNatsSeeds, NATS_DIR, readPidsFile, readStackFile, STATE_DIR, writePidsFile, writeStackFile, type StackFile } from './state.ts';
+import {
+  DEFAULT_DATABASE_NAMES,
+  isAlive,
+  METRICS_PROCESSES,
+  migrateAll,
+  seedKeys,
+  startStack,
+  stopProcessesGracefully,
+  type SeededKeys,
+} from './stack.ts';
+import {
+  devByokKeks,
+  devDaemonSigningKeys,
+  devNatsSeeds,
+  NATS_DIR,
+  readPidsFile,
+  readStackFile,
+  STATE_DIR,
+  writePidsFile,
+  writeStackFile,
+  type StackFile,
+} from './state.ts';
 
 /**
  * `npm run up`: brings the whole system up with a working default and writes
@@ -37,7 +57,14 @@ async function main(): Promise<void> {
   const previous = readStackFile();
   const pids = readPidsFile();
   // A stack.json from before the demo intern and identity existed means an older stack: restart it.
-  if (previous?.internId && previous.identitySubject && previous.searchSimulatorUrl && pids && Object.values(pids).every(isAlive) && (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))) {
+  if (
+    previous?.internId &&
+    previous.identitySubject &&
+    previous.searchSimulatorUrl &&
+    pids &&
+    Object.values(pids).every(isAlive) &&
+    (await httpOk(previous.baseUrl.replace(/\/v1$/, '/health/services')))
+  ) {
     step('the stack is already running');
     printReady(previous);
     return;
@@ -69,7 +96,10 @@ async function main(): Promise<void> {
   const searchSimulatorPort = await choosePort('SEARCH_SIMULATOR_PORT', DEFAULT_SEARCH_SIMULATOR_PORT);
   step('starting the simulators, the OIDC provider, the services and the gateway');
   const started = Date.now();
-  const waiting = setInterval(() => console.log(`    waiting for every process to be ready: ${Math.round((Date.now() - started) / 1000)} s`), 5_000);
+  const waiting = setInterval(
+    () => console.log(`    waiting for every process to be ready: ${Math.round((Date.now() - started) / 1000)} s`),
+    5_000,
+  );
   const stack = await startStack({
     stateDir: STATE_DIR,
     natsUrl,
@@ -170,7 +200,12 @@ interface GatewayBody {
   key?: string;
 }
 
-async function gatewayCall(baseUrl: string, key: string, path: string, body?: unknown): Promise<{ status: number; body: GatewayBody | undefined }> {
+async function gatewayCall(
+  baseUrl: string,
+  key: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: GatewayBody | undefined }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -208,14 +243,20 @@ async function releaseDemoIdentity(managementDb: string): Promise<void> {
   const client = new pg.Client({ connectionString: managementDb });
   await client.connect();
   try {
-    await client.query(`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, oidc_linked_at = NULL WHERE oidc_subject = $1`, [DEMO_SUBJECT]);
+    await client.query(`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, oidc_linked_at = NULL WHERE oidc_subject = $1`, [
+      DEMO_SUBJECT,
+    ]);
   } finally {
     await client.end();
   }
 }
 
 /** A demo intern in the demo workspace and its own key, reused while both still work. */
-async function ensureDemoIntern(baseUrl: string, keys: Pick<SeededKeys, 'apiKey' | 'managementKey'>, previous: StackFile | undefined): Promise<{ internId: string; internKey: string }> {
+async function ensureDemoIntern(
+  baseUrl: string,
+  keys: Pick<SeededKeys, 'apiKey' | 'managementKey'>,
+  previous: StackFile | undefined,
+): Promise<{ internId: string; internKey: string }> {
   if (previous?.internId && previous.internKey && previous.apiKey === keys.apiKey) {
     const seen = await gatewayCall(baseUrl, previous.internKey, `/interns/${previous.internId}`);
     if (seen.status === 200) return { internId: previous.internId, internKey: previous.internKey };

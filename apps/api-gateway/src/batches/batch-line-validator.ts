@@ -16,12 +16,21 @@ const DTO_OF: Record<BatchEndpoint, new () => object> = {
  * refuses it), `model` absent or the batch's, not streamed, and valid for its endpoint. Every
  * refusal is a 400 naming the line's index and the field (`requests[3].body.messages: ...`).
  */
-export async function validateLineBody(endpoint: BatchEndpoint, model: string, index: number, body: unknown): Promise<Record<string, unknown>> {
+export async function validateLineBody(
+  endpoint: BatchEndpoint,
+  model: string,
+  index: number,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const at = `requests[${index}].body`;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw GatewayError.badRequest(`${at}: must be a JSON object`, { param: at, index });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw GatewayError.badRequest(`${at}: must be a JSON object`, { param: at, index });
   const record = body as Record<string, unknown>;
   if (record.model !== undefined && record.model !== model) {
-    throw GatewayError.badRequest(`${at}.model: must be absent or equal to the batch model "${model}" (got ${JSON.stringify(record.model)})`, { param: `${at}.model`, index });
+    throw GatewayError.badRequest(
+      `${at}.model: must be absent or equal to the batch model "${model}" (got ${JSON.stringify(record.model)})`,
+      { param: `${at}.model`, index },
+    );
   }
   if (record.stream !== undefined && record.stream !== false) {
     throw GatewayError.badRequest(`${at}.stream: batch requests are not streamed`, { param: `${at}.stream`, index });

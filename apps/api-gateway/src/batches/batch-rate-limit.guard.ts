@@ -31,7 +31,13 @@ export class BatchRateLimitGuard implements CanActivate {
     void http.getResponse<FastifyReply>().header('retry-after', String(retryAfter));
     throw new GatewayError(429, `Batch API rate limit exceeded: ${decision.limit} requests per minute for this workspace`, {
       errorType: 'rate_limit_exceeded',
-      metadata: { reason: 'rate_limited', limit_type: 'batch_requests_per_minute', limit: decision.limit, retry_after: retryAfter, retryable: true },
+      metadata: {
+        reason: 'rate_limited',
+        limit_type: 'batch_requests_per_minute',
+        limit: decision.limit,
+        retry_after: retryAfter,
+        retryable: true,
+      },
     });
   }
 }

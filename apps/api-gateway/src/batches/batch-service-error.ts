@@ -6,5 +6,8 @@ import { GatewayError } from '@gw/errors';
  */
 export function asBatchServiceError(error: unknown): unknown {
   if (!(error instanceof GatewayError) || (error.status !== 503 && error.status !== 504)) return error;
-  return new GatewayError(502, `Batch service unavailable: ${error.message}`, { errorType: error.errorType, metadata: { ...error.metadata, retryable: true } });
+  return new GatewayError(502, `Batch service unavailable: ${error.message}`, {
+    errorType: error.errorType,
+    metadata: { ...error.metadata, retryable: true },
+  });
 }

@@ -69,11 +69,17 @@ export class BatchUploader {
       await this.read(stream);
       await this.drain();
       this.checkHeader(true);
-      if (!this.sawRequests || this.lines === 0) throw GatewayError.badRequest('requests: must hold at least one request', { param: 'requests' });
+      if (!this.sawRequests || this.lines === 0)
+        throw GatewayError.badRequest('requests: must hold at least one request', { param: 'requests' });
       await this.flush();
-      return await this.rpc.send<BatchView>(SUBJECTS.batch.batchesSubmit, { principal: this.principal, batchId: this.batchId, total: this.lines });
+      return await this.rpc.send<BatchView>(SUBJECTS.batch.batchesSubmit, {
+        principal: this.principal,
+        batchId: this.batchId,
+        total: this.lines,
+      });
     } catch (error) {
-      if (this.batchId) await this.rpc.send(SUBJECTS.batch.batchesAbort, { principal: this.principal, batchId: this.batchId }).catch(() => undefined);
+      if (this.batchId)
+        await this.rpc.send(SUBJECTS.batch.batchesAbort, { principal: this.principal, batchId: this.batchId }).catch(() => undefined);
       throw asBatchServiceError(error);
     }
   }
@@ -91,14 +97,16 @@ export class BatchUploader {
       }
       if (stack.length !== 1) return;
       if (key === 'requests') {
-        if (!Array.isArray(value)) this.failure = GatewayError.badRequest('requests: must be an array of {custom_id, body}', { param: 'requests' });
+        if (!Array.isArray(value))
+          this.failure = GatewayError.badRequest('requests: must be an array of {custom_id, body}', { param: 'requests' });
         return;
       }
       if (!HEADER_FIELDS.has(String(key))) {
         this.failure = GatewayError.badRequest(`${String(key)}: property ${String(key)} should not exist`, { param: String(key) });
         return;
       }
-      if (this.sawRequests) this.failure = GatewayError.badRequest(`${String(key)}: comes after requests. ${ORDER_RULE}`, { param: String(key) });
+      if (this.sawRequests)
+        this.failure = GatewayError.badRequest(`${String(key)}: comes after requests. ${ORDER_RULE}`, { param: String(key) });
       (this.header as Record<string, unknown>)[String(key)] = value;
     };
     let parseError: Error | undefined;
@@ -106,7 +114,8 @@ export class BatchUploader {
     for await (const piece of stream) {
       const buffer = piece as Buffer;
       this.bytes += buffer.length;
-      if (this.bytes > this.limits.maxBytes) throw tooLarge(`The batch body is larger than ${this.limits.maxBytes} bytes (BATCH_MAX_BYTES)`, 'max_bytes', this.limits.maxBytes);
+      if (this.bytes > this.limits.maxBytes)
+        throw tooLarge(`The batch body is larger than ${this.limits.maxBytes} bytes (BATCH_MAX_BYTES)`, 'max_bytes', this.limits.maxBytes);
       try {
         parser.write(buffer);
       } catch (error) {
@@ -126,7 +135,8 @@ export class BatchUploader {
       const { index, value } = this.queue.shift()!;
       const line = await this.validateLine(index, value);
       this.lines++;
-      if (this.lines > this.limits.maxLines) throw tooLarge(`A batch holds at most ${this.limits.maxLines} requests (BATCH_MAX_LINES)`, 'max_lines', this.limits.maxLines);
+      if (this.lines > this.limits.maxLines)
+        throw tooLarge(`A batch holds at most ${this.limits.maxLines} requests (BATCH_MAX_LINES)`, 'max_lines', this.limits.maxLines);
       const size = Buffer.byteLength(JSON.stringify(line));
       this.chunk.push(line);
       this.chunkBytes += size;
@@ -137,18 +147,35 @@ export class BatchUploader {
   private async validateLine(index: number, value: unknown): Promise<PendingLine> {
     const { endpoint, model } = this.checkHeader(false);
     const at = `requests[${index}]`;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw GatewayError.badRequest(`${at}: must be an object {custom_id, body}`, { param: at, index });
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw GatewayError.badRequest(`${at}: must be an object {custom_id, body}`, { param: at, index });
     const { custom_id: customId, body, ...rest } = value as Record<string, unknown>;
     const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) throw GatewayError.badRequest(`${at}.${unknown}: property ${unknown} should not exist (a request has custom_id and body)`, { param: `${at}.${unknown}`, index });
+    if (unknown !== undefined)
+      throw GatewayError.badRequest(`${at}.${unknown}: property ${unknown} should not exist (a request has custom_id and body)`, {
+        param: `${at}.${unknown}`,
+        index,
+      });
     if (typeof customId !== 'string' || customId.length === 0 || customId.length > CUSTOM_ID_MAX_LENGTH || customId.includes('\u0000')) {
-      throw GatewayError.badRequest(`${at}.custom_id: must be a non-empty string of at most ${CUSTOM_ID_MAX_LENGTH} characters`, { param: `${at}.custom_id`, index });
+      throw GatewayError.badRequest(`${at}.custom_id: must be a non-empty string of at most ${CUSTOM_ID_MAX_LENGTH} characters`, {
+        param: `${at}.custom_id`,
+        index,
+      });
     }
-    if (this.customIds.has(customId)) throw GatewayError.badRequest(`${at}.custom_id: "${customId}" is used by an earlier request: custom_id must be unique within the batch`, { param: `${at}.custom_id`, index });
+    if (this.customIds.has(customId))
+      throw GatewayError.badRequest(
+        `${at}.custom_id: "${customId}" is used by an earlier request: custom_id must be unique within the batch`,
+        { param: `${at}.custom_id`, index },
+      );
     this.customIds.add(customId);
     const lineBytes = Buffer.byteLength(JSON.stringify(value));
     if (lineBytes > this.limits.maxLineBytes) {
-      throw tooLarge(`${at}: the request is ${lineBytes} bytes, more than ${this.limits.maxLineBytes} (BATCH_MAX_LINE_BYTES)`, 'max_line_bytes', this.limits.maxLineBytes, index);
+      throw tooLarge(
+        `${at}: the request is ${lineBytes} bytes, more than ${this.limits.maxLineBytes} (BATCH_MAX_LINE_BYTES)`,
+        'max_line_bytes',
+        this.limits.maxLineBytes,
+        index,
+      );
     }
     const validBody = await validateLineBody(endpoint, model, index, body);
     await this.created();
@@ -159,16 +186,24 @@ export class BatchUploader {
   private checkHeader(final: boolean): { endpoint: BatchEndpoint; model: string } {
     const { endpoint, model } = this.header;
     if (endpoint === undefined || model === undefined) {
-      if (!final) throw GatewayError.badRequest(`${endpoint === undefined ? 'endpoint' : 'model'}: missing before requests. ${ORDER_RULE}`, { param: endpoint === undefined ? 'endpoint' : 'model' });
-      throw GatewayError.badRequest(`${endpoint === undefined ? 'endpoint' : 'model'}: is required`, { param: endpoint === undefined ? 'endpoint' : 'model' });
+      if (!final)
+        throw GatewayError.badRequest(`${endpoint === undefined ? 'endpoint' : 'model'}: missing before requests. ${ORDER_RULE}`, {
+          param: endpoint === undefined ? 'endpoint' : 'model',
+        });
+      throw GatewayError.badRequest(`${endpoint === undefined ? 'endpoint' : 'model'}: is required`, {
+        param: endpoint === undefined ? 'endpoint' : 'model',
+      });
     }
     if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
       throw GatewayError.badRequest(`endpoint: must be one of ${BATCH_ENDPOINTS.join(', ')}`, { param: 'endpoint' });
     }
-    if (typeof model !== 'string' || model.length === 0 || model.length > 256 || model.includes('\u0000')) throw GatewayError.badRequest('model: must be a non-empty string', { param: 'model' });
+    if (typeof model !== 'string' || model.length === 0 || model.length > 256 || model.includes('\u0000'))
+      throw GatewayError.badRequest('model: must be a non-empty string', { param: 'model' });
     const window = this.header.completion_window;
-    if (final && window === undefined) throw GatewayError.badRequest(`completion_window: is required (only "${BATCH_COMPLETION_WINDOW}")`, { param: 'completion_window' });
-    if (window !== undefined && window !== BATCH_COMPLETION_WINDOW) throw GatewayError.badRequest(`completion_window: must be "${BATCH_COMPLETION_WINDOW}"`, { param: 'completion_window' });
+    if (final && window === undefined)
+      throw GatewayError.badRequest(`completion_window: is required (only "${BATCH_COMPLETION_WINDOW}")`, { param: 'completion_window' });
+    if (window !== undefined && window !== BATCH_COMPLETION_WINDOW)
+      throw GatewayError.badRequest(`completion_window: must be "${BATCH_COMPLETION_WINDOW}"`, { param: 'completion_window' });
     return { endpoint: endpoint as BatchEndpoint, model };
   }
 
@@ -177,7 +212,8 @@ export class BatchUploader {
     this.creating ??= (async () => {
       const { endpoint, model } = this.checkHeader(false);
       const { provider, metadata } = this.header;
-      if (provider !== undefined && (typeof provider !== 'object' || provider === null || Array.isArray(provider))) throw GatewayError.badRequest('provider: must be an object', { param: 'provider' });
+      if (provider !== undefined && (typeof provider !== 'object' || provider === null || Array.isArray(provider)))
+        throw GatewayError.badRequest('provider: must be an object', { param: 'provider' });
       checkMetadata(metadata);
       const reply = await this.rpc.send<BatchCreatedReply>(SUBJECTS.batch.batchesCreate, {
         principal: this.principal,
@@ -204,15 +240,21 @@ export class BatchUploader {
 /** Spec §8: at most 16 pairs, keys of 64 characters, values of 512. */
 function checkMetadata(metadata: unknown): void {
   if (metadata === undefined || metadata === null) return;
-  if (typeof metadata !== 'object' || Array.isArray(metadata)) throw GatewayError.badRequest('metadata: must be an object of strings', { param: 'metadata' });
+  if (typeof metadata !== 'object' || Array.isArray(metadata))
+    throw GatewayError.badRequest('metadata: must be an object of strings', { param: 'metadata' });
   const entries = Object.entries(metadata);
   if (entries.length > 16) throw GatewayError.badRequest('metadata: at most 16 pairs', { param: 'metadata' });
   for (const [key, value] of entries) {
-    if (key.length > 64 || key.includes('\u0000')) throw GatewayError.badRequest(`metadata.${key.slice(0, 64)}: keys are at most 64 characters`, { param: 'metadata' });
-    if (typeof value !== 'string' || value.length > 512 || value.includes('\u0000')) throw GatewayError.badRequest(`metadata.${key}: values are strings of at most 512 characters`, { param: `metadata.${key}` });
+    if (key.length > 64 || key.includes('\u0000'))
+      throw GatewayError.badRequest(`metadata.${key.slice(0, 64)}: keys are at most 64 characters`, { param: 'metadata' });
+    if (typeof value !== 'string' || value.length > 512 || value.includes('\u0000'))
+      throw GatewayError.badRequest(`metadata.${key}: values are strings of at most 512 characters`, { param: `metadata.${key}` });
   }
 }
 
 function tooLarge(message: string, limit: string, value: number, index?: number): GatewayError {
-  return new GatewayError(413, message, { errorType: 'payload_too_large', metadata: { limit, max: value, ...(index !== undefined ? { index } : {}) } });
+  return new GatewayError(413, message, {
+    errorType: 'payload_too_large',
+    metadata: { limit, max: value, ...(index !== undefined ? { index } : {}) },
+  });
 }

@@ -42,7 +42,10 @@ export class BatchesController {
 
   @Post()
   @HttpCode(202)
-  @Doc('Submit a batch', 'The body is read as a stream: `endpoint` and `model` must come before `requests`. Each line is validated as its endpoint validates a live request.')
+  @Doc(
+    'Submit a batch',
+    'The body is read as a stream: `endpoint` and `model` must come before `requests`. Each line is validated as its endpoint validates a live request.',
+  )
   @ApiBody({
     required: true,
     schema: {
@@ -52,9 +55,20 @@ export class BatchesController {
         completion_window: { type: 'string', enum: ['24h'] },
         endpoint: { type: 'string', enum: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'] },
         model: { type: 'string' },
-        provider: { type: 'object', properties: { only: { type: 'array', items: { type: 'string' } }, allow_fallbacks: { type: 'boolean' } } },
+        provider: {
+          type: 'object',
+          properties: { only: { type: 'array', items: { type: 'string' } }, allow_fallbacks: { type: 'boolean' } },
+        },
         metadata: { type: 'object', additionalProperties: { type: 'string' } },
-        requests: { type: 'array', minItems: 1, items: { type: 'object', required: ['custom_id', 'body'], properties: { custom_id: { type: 'string' }, body: { type: 'object' } } } },
+        requests: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['custom_id', 'body'],
+            properties: { custom_id: { type: 'string' }, body: { type: 'object' } },
+          },
+        },
       },
     },
   })
@@ -70,7 +84,12 @@ export class BatchesController {
   @Doc('List batches, newest first')
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'after', required: false, schema: BATCH_ID, description: 'The last id of the previous page' })
-  @ApiQuery({ name: 'status', required: false, schema: { type: 'array', items: { type: 'string', enum: [...BATCH_STATUSES] } }, description: 'Repeatable' })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    schema: { type: 'array', items: { type: 'string', enum: [...BATCH_STATUSES] } },
+    description: 'Repeatable',
+  })
   @ApiQuery({ name: 'created_after', required: false, schema: { type: 'string' }, description: 'Unix seconds or ISO 8601' })
   @ApiQuery({ name: 'created_before', required: false, schema: { type: 'string' }, description: 'Unix seconds or ISO 8601' })
   @Answers(200, 'BatchListAnswer', 'A page of batches (`results: null` in each)')
@@ -92,7 +111,11 @@ export class BatchesController {
   @Doc('Every result as JSON Lines (beyond the spec)')
   @PathParam('id', BATCH_ID, 'The batch id')
   @ApiProduces('application/jsonl')
-  @ApiResponse({ status: 200, description: 'One result item (spec §2.1.1) per line', content: { 'application/jsonl': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'One result item (spec §2.1.1) per line',
+    content: { 'application/jsonl': { schema: { type: 'string' } } },
+  })
   @Fails(TERMINAL_READ_FAILS)
   async results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
     const ref = { principal, batchId: batchId(id) };
@@ -104,7 +127,11 @@ export class BatchesController {
         const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
         if (text && !reply.raw.write(text)) await new Promise((resolve) => reply.raw.once('drain', resolve));
         if (page.nextAfterIndex === null || reply.raw.destroyed) break;
-        page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: page.nextAfterIndex, limit: RESULTS_PAGE });
+        page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, {
+          ...ref,
+          afterIndex: page.nextAfterIndex,
+          limit: RESULTS_PAGE,
+        });
       }
       reply.raw.end();
     } catch (error) {
@@ -142,7 +169,6 @@ export class BatchesController {
   }
 }
 
-
 /** An id of another shape names no batch: 404, as for an unknown one. */
 function batchId(id: string): string {
   if (!BATCH_ID_PATTERN.test(id)) throw GatewayError.notFound(`No batch ${id}`);
@@ -153,7 +179,8 @@ const LIST_PARAMS = new Set(['limit', 'after', 'status', 'created_after', 'creat
 
 /** `limit` 1-100 (default 20), `after`, repeatable `status`, `created_after` / `created_before` (Unix seconds or ISO 8601). */
 function listQuery(query: Record<string, unknown>): Record<string, unknown> {
-  for (const name of Object.keys(query)) if (!LIST_PARAMS.has(name)) throw GatewayError.badRequest(`${name}: unknown query parameter`, { param: name });
+  for (const name of Object.keys(query))
+    if (!LIST_PARAMS.has(name)) throw GatewayError.badRequest(`${name}: unknown query parameter`, { param: name });
   const single = (name: string): string | undefined => {
     const value = query[name];
     if (Array.isArray(value)) throw GatewayError.badRequest(`${name}: give it once`, { param: name });
@@ -162,7 +189,8 @@ function listQuery(query: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const limit = single('limit');
   out.limit = limit === undefined ? 20 : Number(limit);
-  if (!Number.isInteger(out.limit) || (out.limit as number) < 1 || (out.limit as number) > 100) throw GatewayError.badRequest('limit: must be an integer from 1 to 100', { param: 'limit' });
+  if (!Number.isInteger(out.limit) || (out.limit as number) < 1 || (out.limit as number) > 100)
+    throw GatewayError.badRequest('limit: must be an integer from 1 to 100', { param: 'limit' });
   const after = single('after');
   if (after !== undefined) {
     if (!BATCH_ID_PATTERN.test(after)) throw GatewayError.badRequest('after: must be a batch id', { param: 'after' });
@@ -171,15 +199,20 @@ function listQuery(query: Record<string, unknown>): Record<string, unknown> {
   if (query.status !== undefined) {
     const statuses = (Array.isArray(query.status) ? query.status : [query.status]).flatMap((value) => String(value).split(','));
     for (const status of statuses) {
-      if (!(BATCH_STATUSES as readonly string[]).includes(status)) throw GatewayError.badRequest(`status: must be one of ${BATCH_STATUSES.join(', ')}`, { param: 'status' });
+      if (!(BATCH_STATUSES as readonly string[]).includes(status))
+        throw GatewayError.badRequest(`status: must be one of ${BATCH_STATUSES.join(', ')}`, { param: 'status' });
     }
     out.status = statuses as BatchStatusName[];
   }
-  for (const [name, key] of [['created_after', 'createdAfter'], ['created_before', 'createdBefore']] as const) {
+  for (const [name, key] of [
+    ['created_after', 'createdAfter'],
+    ['created_before', 'createdBefore'],
+  ] as const) {
     const value = single(name);
     if (value === undefined) continue;
     const seconds = /^\d+$/.test(value) ? Number(value) : Math.floor(Date.parse(value) / 1000);
-    if (!Number.isSafeInteger(seconds) || seconds < 0) throw GatewayError.badRequest(`${name}: must be Unix seconds or an ISO 8601 date-time`, { param: name });
+    if (!Number.isSafeInteger(seconds) || seconds < 0)
+      throw GatewayError.badRequest(`${name}: must be Unix seconds or an ISO 8601 date-time`, { param: name });
     out[key] = seconds;
   }
   return out;

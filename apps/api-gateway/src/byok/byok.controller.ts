@@ -50,7 +50,10 @@ export class ByokController {
   @Answers(201, 'ByokCredentialAnswer', 'The credential (never its secret)')
   @Fails({ 404: 'No such workspace visible to the key', 409: 'Conflict with an existing credential' })
   @HttpCode(201)
-  async create(@CurrentPrincipal() principal: Principal, @Body(StrictBody) credential: CreateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body(StrictBody) credential: CreateByokCredentialDto,
+  ): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal, credential }) };
   }
 
@@ -73,7 +76,10 @@ export class ByokController {
   @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
   @Answers(200, 'ByokCredentialAnswer', 'The credential')
   @Fails({ 404: 'No credential with that id' })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DataEnvelope<ByokCredentialView>> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', CredentialIdParam) id: string,
+  ): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokGet, { principal, id }) };
   }
 
@@ -82,7 +88,11 @@ export class ByokController {
   @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
   @Answers(200, 'ByokCredentialAnswer', 'The updated credential')
   @Fails({ 404: 'No credential with that id', 409: 'The credential is in use' })
-  async update(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string, @Body(StrictBody) changes: UpdateByokCredentialDto): Promise<DataEnvelope<ByokCredentialView>> {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', CredentialIdParam) id: string,
+    @Body(StrictBody) changes: UpdateByokCredentialDto,
+  ): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, { principal, id, changes }) };
   }
 

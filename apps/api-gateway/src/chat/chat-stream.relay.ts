@@ -67,7 +67,11 @@ export class ChatStreamRelay {
     @Inject(StreamBufferBudget) private readonly budget: StreamBufferBudget,
   ) {}
 
-  async relay(reply: FastifyReply, request: Omit<ChatStreamRequest, 'streamId'>, framing: StreamFraming = CHAT_COMPLETIONS_SSE): Promise<void> {
+  async relay(
+    reply: FastifyReply,
+    request: Omit<ChatStreamRequest, 'streamId'>,
+    framing: StreamFraming = CHAT_COMPLETIONS_SSE,
+  ): Promise<void> {
     const streamId = randomUUID();
     const payload: ChatStreamRequest = { ...request, streamId };
     const stream = this.rpc.stream<string>(framing.subject, payload, {
@@ -155,7 +159,9 @@ export class ChatStreamRelay {
     };
     reply.raw.once('close', onClose);
     try {
-      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, { resendUncommitted: INFERENCE_RESENDS });
+      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+        resendUncommitted: INFERENCE_RESENDS,
+      });
     } finally {
       answered = true;
       reply.raw.off('close', onClose);

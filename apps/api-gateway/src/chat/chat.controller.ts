@@ -15,7 +15,10 @@ export class ChatController {
 
   /** The reply is sent here, not by Nest: a stream takes the raw response over (reply.hijack). */
   @Post('completions')
-  @Doc('Create a chat completion (OpenAI chat completions)', 'With `stream: true`, Server-Sent Events: `data: {chat.completion.chunk}` lines and `data: [DONE]`; a failure after the first chunk is a last chunk with `finish_reason: "error"`.')
+  @Doc(
+    'Create a chat completion (OpenAI chat completions)',
+    'With `stream: true`, Server-Sent Events: `data: {chat.completion.chunk}` lines and `data: [DONE]`; a failure after the first chunk is a last chunk with `finish_reason: "error"`.',
+  )
   @AnswersOrStreams('ChatCompletionAnswer', 'Server-Sent Events of `chat.completion.chunk` objects ending with `data: [DONE]`')
   @Fails(INFERENCE_FAILS)
   async create(

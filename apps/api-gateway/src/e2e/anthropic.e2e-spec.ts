@@ -39,7 +39,11 @@ describe('Anthropic-format model through the gateway', () => {
   });
 
   it('maps max_tokens to Anthropic and its max_tokens stop back to length', async () => {
-    const completion = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Tell me about gateways' }], max_tokens: 3 });
+    const completion = await openai.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Tell me about gateways' }],
+      max_tokens: 3,
+    });
     const choice = completion.choices[0]! as OpenAI.Chat.Completions.ChatCompletion.Choice & { native_finish_reason?: string };
     expect(choice.finish_reason).toBe('length');
     expect(choice.native_finish_reason).toBe('max_tokens');
@@ -108,6 +112,9 @@ describe('Anthropic-format model through the gateway', () => {
 
     const refused = await call('/chat/completions', { body: { ...body, provider: { require_parameters: true } } });
     expect(refused.status).toBe(400);
-    expect(envelopeOf(refused)).toMatchObject({ message: expect.stringMatching(/n, top_a/), metadata: { reason: 'unsupported_parameters', parameters: ['n', 'top_a'] } });
+    expect(envelopeOf(refused)).toMatchObject({
+      message: expect.stringMatching(/n, top_a/),
+      metadata: { reason: 'unsupported_parameters', parameters: ['n', 'top_a'] },
+    });
   });
 });

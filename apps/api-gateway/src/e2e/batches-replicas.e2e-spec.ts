@@ -22,14 +22,22 @@ let management: pg.Client;
 let failed = false;
 
 beforeAll(async () => {
-  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as { models: unknown[] };
+  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as {
+    models: unknown[];
+  };
   catalog.models.push({
     id: SLOW_MODEL,
     listed: false,
     name: 'Simulated model answering after 150 ms (batch replica tests)',
     contextLength: 128000,
     supportedParameters: ['max_tokens'],
-    endpoints: [{ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;latency=150', pricing: { prompt: '0.00000015', completion: '0.0000006' } }],
+    endpoints: [
+      {
+        provider: 'simulator-openai',
+        upstreamModel: 'gpt-4o-mini;latency=150',
+        pricing: { prompt: '0.00000015', completion: '0.0000006' },
+      },
+    ],
   });
   const catalogPath = join(run.stateDir, 'models.json');
   writeFileSync(catalogPath, JSON.stringify(catalog));
@@ -73,15 +81,22 @@ async function read(id: string): Promise<any> {
 }
 
 async function workspaceUsage(): Promise<string> {
-  const { rows } = await management.query<{ usage: string }>('SELECT usage_total::text AS usage FROM workspaces WHERE id = $1', [stack.workspaceId]);
+  const { rows } = await management.query<{ usage: string }>('SELECT usage_total::text AS usage FROM workspaces WHERE id = $1', [
+    stack.workspaceId,
+  ]);
   return rows[0]!.usage;
 }
 
 describe('a batch replica killed mid-run', () => {
   it('loses no line and runs none twice: 400 results, counts equal, the charge the exact sum of the line costs', async () => {
     const usageBefore = await workspaceUsage();
-    const requests = Array.from({ length: LINES }, (_, n) => ({ custom_id: `line ${n}`, body: { messages: [{ role: 'user', content: `Line ${n}` }] } }));
-    const created = await call('/batches', { body: { endpoint: '/v1/chat/completions', model: SLOW_MODEL, completion_window: '24h', requests } });
+    const requests = Array.from({ length: LINES }, (_, n) => ({
+      custom_id: `line ${n}`,
+      body: { messages: [{ role: 'user', content: `Line ${n}` }] },
+    }));
+    const created = await call('/batches', {
+      body: { endpoint: '/v1/chat/completions', model: SLOW_MODEL, completion_window: '24h', requests },
+    });
     expect(created.status).toBe(202);
     const id = created.body.id as string;
 
@@ -90,7 +105,10 @@ describe('a batch replica killed mid-run', () => {
     await batchDatabase.connect();
     const victim = run.process('batch-1').child.pid!;
     const heldByVictim = async () => {
-      const { rows } = await batchDatabase.query<{ held: string }>("SELECT count(*)::text AS held FROM batch_requests WHERE batch_id = $1 AND status = 'running' AND lease_owner LIKE $2", [id, `${victim}-%`]);
+      const { rows } = await batchDatabase.query<{ held: string }>(
+        "SELECT count(*)::text AS held FROM batch_requests WHERE batch_id = $1 AND status = 'running' AND lease_owner LIKE $2",
+        [id, `${victim}-%`],
+      );
       return Number(rows[0]!.held);
     };
     await expect.poll(async () => (await read(id)).request_counts.completed, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(40);
@@ -106,24 +124,40 @@ describe('a batch replica killed mid-run', () => {
     expect(new Set(batch.results.map((item: { custom_id: string }) => item.custom_id)).size).toBe(LINES);
     expect(batch.results.every((item: { response: { status_code: number } | null }) => item.response?.status_code === 200)).toBe(true);
 
-    const costs: string[] = batch.results.map((item: { response: { body: { usage: { cost: number } } } }) => String(item.response.body.usage.cost));
+    const costs: string[] = batch.results.map((item: { response: { body: { usage: { cost: number } } } }) =>
+      String(item.response.body.usage.cost),
+    );
     const { rows } = await management.query<{ sum: string; expected: string }>(
       'SELECT (SELECT sum(c::numeric) FROM unnest($1::text[]) AS c)::text AS sum, ($2::numeric + (SELECT sum(c::numeric) FROM unnest($1::text[]) AS c))::text AS expected',
       [costs, usageBefore],
     );
     expect(Number(batch.usage.cost)).toBe(Number(rows[0]!.sum));
     // Charged once, at this first read of the completed batch: the workspace's usage grows by exactly the sum.
-    await expect.poll(async () => {
-      const { rows: equal } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [await workspaceUsage(), rows[0]!.expected]);
-      return equal[0]!.equal;
-    }, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const { rows: equal } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [
+            await workspaceUsage(),
+            rows[0]!.expected,
+          ]);
+          return equal[0]!.equal;
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     // The killed replica held leases: those lines ran again on batch-2 (once each as results).
-    const { rows: attempts } = await batchDatabase.query<{ retried: string }>('SELECT count(*) FILTER (WHERE attempts > 1)::text AS retried FROM batch_requests WHERE batch_id = $1', [id]);
+    const { rows: attempts } = await batchDatabase.query<{ retried: string }>(
+      'SELECT count(*) FILTER (WHERE attempts > 1)::text AS retried FROM batch_requests WHERE batch_id = $1',
+      [id],
+    );
     await batchDatabase.end();
     expect(Number(attempts[0]!.retried)).toBeGreaterThan(0);
     await read(id);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const { rows: still } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [await workspaceUsage(), rows[0]!.expected]);
+    const { rows: still } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [
+      await workspaceUsage(),
+      rows[0]!.expected,
+    ]);
     expect(still[0]!.equal).toBe(true);
     await run.restartProcess('batch-1');
   });

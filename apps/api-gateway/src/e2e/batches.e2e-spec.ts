@@ -26,7 +26,12 @@ interface BatchView {
   finalized_at: number | null;
   request_counts: { total: number; completed: number; failed: number };
   error: { message: string } | null;
-  results: Array<{ id: string; custom_id: string; response: { status_code: number; request_id: string | null; body: Record<string, any> } | null; error: unknown }> | null;
+  results: Array<{
+    id: string;
+    custom_id: string;
+    response: { status_code: number; request_id: string | null; body: Record<string, any> } | null;
+    error: unknown;
+  }> | null;
   usage: Record<string, any>;
 }
 
@@ -49,15 +54,34 @@ async function settled(id: string, key?: string): Promise<{ status: number; body
 }
 
 async function exactSum(costs: number[]): Promise<string> {
-  const { rows } = await management.query<{ total: string }>('SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c', [costs.map(String)]);
+  const { rows } = await management.query<{ total: string }>(
+    'SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c',
+    [costs.map(String)],
+  );
   return rows[0]!.total;
 }
 
 const lines = {
-  '/v1/chat/completions': { model: 'sim/gpt-4o-mini', body: (n: number) => ({ messages: [{ role: 'user', content: `Say ${n}` }] }), shape: (body: any) => expect(body.object).toBe('chat.completion') },
-  '/v1/responses': { model: 'sim/gpt-4o-mini', body: (n: number) => ({ input: `Say ${n}` }), shape: (body: any) => expect(body.object).toBe('response') },
-  '/v1/messages': { model: 'sim/claude-sonnet', body: (n: number) => ({ max_tokens: 64, messages: [{ role: 'user', content: `Say ${n}` }] }), shape: (body: any) => expect(body.type).toBe('message') },
-  '/v1/embeddings': { model: 'sim/text-embedding-3-small', body: (n: number) => ({ input: `Text ${n}` }), shape: (body: any) => expect(body.object).toBe('list') },
+  '/v1/chat/completions': {
+    model: 'sim/gpt-4o-mini',
+    body: (n: number) => ({ messages: [{ role: 'user', content: `Say ${n}` }] }),
+    shape: (body: any) => expect(body.object).toBe('chat.completion'),
+  },
+  '/v1/responses': {
+    model: 'sim/gpt-4o-mini',
+    body: (n: number) => ({ input: `Say ${n}` }),
+    shape: (body: any) => expect(body.object).toBe('response'),
+  },
+  '/v1/messages': {
+    model: 'sim/claude-sonnet',
+    body: (n: number) => ({ max_tokens: 64, messages: [{ role: 'user', content: `Say ${n}` }] }),
+    shape: (body: any) => expect(body.type).toBe('message'),
+  },
+  '/v1/embeddings': {
+    model: 'sim/text-embedding-3-small',
+    body: (n: number) => ({ input: `Text ${n}` }),
+    shape: (body: any) => expect(body.object).toBe('list'),
+  },
 } as const;
 
 // Native: the sim models have a provider batch API (the catalog's batch price). Gateway-run: a
@@ -72,14 +96,38 @@ describe.each(modes)('a batch on $endpoint run $mode', ({ endpoint, line, mode, 
   it('is accepted (202 validating), runs, and reads back per spec §2.1 with results of the endpoint shape and usage summed; delete takes the upstream batch too', async () => {
     const requests = [0, 1, 2].map((n) => ({ custom_id: id(n), body: n === 1 ? { model: line.model, ...line.body(n) } : line.body(n) }));
     const created = await submit({ endpoint, model: line.model, completion_window: '24h', metadata: { run: 'e2e' }, requests });
-    expect(created).toMatchObject({ object: 'batch', endpoint, model: line.model, completion_window: '24h', status: 'validating', results: null, finalized_at: null, error: null });
+    expect(created).toMatchObject({
+      object: 'batch',
+      endpoint,
+      model: line.model,
+      completion_window: '24h',
+      status: 'validating',
+      results: null,
+      finalized_at: null,
+      error: null,
+    });
     expect(created.id).toMatch(/^batch_[0-9a-f]{32}$/);
     expect(created.request_counts).toEqual({ total: 3, completed: 0, failed: 0 });
 
     const read = await settled(created.id);
     expect(read.status).toBe(200);
     const batch = read.body as BatchView;
-    expect(Object.keys(batch).sort()).toEqual(['completion_window', 'created_at', 'endpoint', 'error', 'finalized_at', 'id', 'model', 'object', 'request_counts', 'results', 'status', 'usage'].sort());
+    expect(Object.keys(batch).sort()).toEqual(
+      [
+        'completion_window',
+        'created_at',
+        'endpoint',
+        'error',
+        'finalized_at',
+        'id',
+        'model',
+        'object',
+        'request_counts',
+        'results',
+        'status',
+        'usage',
+      ].sort(),
+    );
     expect(batch.status).toBe('completed');
     expect(batch.request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
     expect(batch.finalized_at).toBeGreaterThanOrEqual(batch.created_at);
@@ -103,7 +151,10 @@ describe.each(modes)('a batch on $endpoint run $mode', ({ endpoint, line, mode, 
     const jsonl = await fetch(`${stack.baseUrl}/batches/${created.id}/results`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
     expect(jsonl.status).toBe(200);
     expect(jsonl.headers.get('content-type')).toMatch(/^application\/jsonl/);
-    const parsed = (await jsonl.text()).trim().split('\n').map((text) => JSON.parse(text) as { custom_id: string });
+    const parsed = (await jsonl.text())
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { custom_id: string });
     expect(parsed.map((item) => item.custom_id)).toEqual([0, 1, 2].map(id));
 
     const deleted = await call(`/batches/${created.id}`, { method: 'DELETE' });
@@ -154,7 +205,10 @@ describe('the batch API around the runs', () => {
   });
 
   it('refuses what the streamed upload cannot take, naming the line and field', async () => {
-    const late = await call('/batches', { rawBody: JSON.stringify({ requests: [request(0)], ...chat }), headers: { 'content-type': 'application/json' } });
+    const late = await call('/batches', {
+      rawBody: JSON.stringify({ requests: [request(0)], ...chat }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(late.status).toBe(400);
     expect(envelopeOf(late).message).toMatch(/must come before `requests`/);
     const invalid = await call('/batches', { body: { ...chat, requests: [request(0), { custom_id: 'bad', body: { messages: 'nope' } }] } });
@@ -162,16 +216,23 @@ describe('the batch API around the runs', () => {
     expect(envelopeOf(invalid).message).toMatch(/^requests\[1\]\.body\.messages/);
     const duplicate = await call('/batches', { body: { ...chat, requests: [request(0), request(0)] } });
     expect(envelopeOf(duplicate).message).toMatch(/requests\[1\]\.custom_id: .*unique/);
-    const otherModel = await call('/batches', { body: { ...chat, requests: [{ custom_id: 'x', body: { model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'x' }] } }] } });
+    const otherModel = await call('/batches', {
+      body: { ...chat, requests: [{ custom_id: 'x', body: { model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'x' }] } }] },
+    });
     expect(envelopeOf(otherModel).message).toMatch(/requests\[0\]\.body\.model: must be absent or equal/);
     const endpoint = await call('/batches', { body: { ...chat, endpoint: '/v1/images', requests: [request(0)] } });
     expect(envelopeOf(endpoint).message).toMatch(/endpoint: must be one of/);
     const window = await call('/batches', { body: { ...chat, completion_window: '48h', requests: [request(0)] } });
     expect(window.status).toBe(400);
-    const huge = await call('/batches', { body: { ...chat, requests: [{ custom_id: 'big', body: { messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] } }] } });
+    const huge = await call('/batches', {
+      body: { ...chat, requests: [{ custom_id: 'big', body: { messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] } }] },
+    });
     expect(huge.status).toBe(413);
     expect(envelopeOf(huge).message).toMatch(/BATCH_MAX_LINE_BYTES/);
-    const broken = await call('/batches', { rawBody: '{"endpoint":"/v1/chat/completions","model":"sim/gpt-4o-mini","requests":[{"custom_id":', headers: { 'content-type': 'application/json' } });
+    const broken = await call('/batches', {
+      rawBody: '{"endpoint":"/v1/chat/completions","model":"sim/gpt-4o-mini","requests":[{"custom_id":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     // Nothing of the refused uploads is listed.
     const listed = (await call('/batches?limit=100')).body as { data: BatchView[] };
@@ -195,7 +256,10 @@ describe('the batch API around the runs', () => {
 
     const added = await call('/credits', { key: tenant.managementKey, body: { amount: 5 } });
     expect(added.status).toBe(200);
-    const [one, two] = await Promise.all([call(`/batches/${created.id}`, { key: tenant.apiKey }), call(`/batches/${created.id}`, { key: tenant.apiKey })]);
+    const [one, two] = await Promise.all([
+      call(`/batches/${created.id}`, { key: tenant.apiKey }),
+      call(`/batches/${created.id}`, { key: tenant.apiKey }),
+    ]);
     expect([one.status, two.status]).toEqual([200, 200]);
     expect((one.body as BatchView).results).toHaveLength(3);
     await call(`/batches/${created.id}`, { key: tenant.apiKey });
@@ -203,7 +267,10 @@ describe('the batch API around the runs', () => {
     const expected = await exactSum(costs);
     await expect.poll(() => workspaceUsage(tenant.workspaceId), { timeout: 10_000 }).not.toBe('0');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const { rows } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [await workspaceUsage(tenant.workspaceId), expected]);
+    const { rows } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [
+      await workspaceUsage(tenant.workspaceId),
+      expected,
+    ]);
     expect(rows[0]!.equal).toBe(true);
   });
 });
@@ -221,7 +288,11 @@ describe('the batch API rate limit', () => {
       }
     }
     expect(refused).toBeDefined();
-    expect(envelopeOf(refused!).metadata).toMatchObject({ error_type: 'rate_limit_exceeded', limit_type: 'batch_requests_per_minute', limit: 600 });
+    expect(envelopeOf(refused!).metadata).toMatchObject({
+      error_type: 'rate_limit_exceeded',
+      limit_type: 'batch_requests_per_minute',
+      limit: 600,
+    });
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Another workspace is not affected.
     expect((await call('/batches?limit=1')).status).toBe(200);
@@ -229,7 +300,9 @@ describe('the batch API rate limit', () => {
 });
 
 async function workspaceUsage(workspaceId: string): Promise<string> {
-  const { rows } = await management.query<{ usage: string }>('SELECT usage_total::text AS usage FROM workspaces WHERE id = $1', [workspaceId]);
+  const { rows } = await management.query<{ usage: string }>('SELECT usage_total::text AS usage FROM workspaces WHERE id = $1', [
+    workspaceId,
+  ]);
   return String(Number(rows[0]!.usage));
 }
 
@@ -239,8 +312,14 @@ async function seedWorkspace(credits: string): Promise<{ workspaceId: string; ma
   const userId = randomUUID();
   const managementKey = `sk-gw-v1-${randomUUID().replace(/-/g, '')}`;
   const apiKey = `sk-gw-v1-${randomUUID().replace(/-/g, '')}`;
-  await management.query(`INSERT INTO workspaces (id, name, updated_at, credits_total) VALUES ($1, 'Batch tenant', now(), $2)`, [workspaceId, credits]);
-  await management.query(`INSERT INTO users (id, email, name, default_workspace_id, updated_at) VALUES ($1, $2, 'Batch tenant', $3, now())`, [userId, `${userId}@example.com`, workspaceId]);
+  await management.query(`INSERT INTO workspaces (id, name, updated_at, credits_total) VALUES ($1, 'Batch tenant', now(), $2)`, [
+    workspaceId,
+    credits,
+  ]);
+  await management.query(
+    `INSERT INTO users (id, email, name, default_workspace_id, updated_at) VALUES ($1, $2, 'Batch tenant', $3, now())`,
+    [userId, `${userId}@example.com`, workspaceId],
+  );
   await management.query(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')`, [workspaceId, userId]);
   for (const [secret, kind] of [
     [managementKey, 'management'],

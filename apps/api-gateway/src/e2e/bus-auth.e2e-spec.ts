@@ -24,10 +24,15 @@ interface Connected {
 const opened: Connected[] = [];
 
 async function as(user: BusUser): Promise<Connected> {
-  const nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: `bus-auth-e2e-${user}`, auth: busAuth(stack.natsSeeds, user) });
+  const nats = await ResilientNatsConnection.open({
+    servers: stack.natsUrl,
+    name: `bus-auth-e2e-${user}`,
+    auth: busAuth(stack.natsSeeds, user),
+  });
   const refusals: string[] = [];
   void (async () => {
-    for await (const status of nats.connection.status()) if (status.type === 'error') refusals.push(String((status as { error?: Error }).error?.message));
+    for await (const status of nats.connection.status())
+      if (status.type === 'error') refusals.push(String((status as { error?: Error }).error?.message));
   })();
   const connected = { nats, rpc: new RpcClient(nats, 2_000, { livenessTimeoutMs: 0 }), refusals };
   opened.push(connected);
@@ -44,7 +49,9 @@ describe('the bus refuses clients and requests the subject table does not allow 
 
   beforeAll(async () => {
     const gateway = await as('api-gateway');
-    const reply = await gateway.rpc.send<{ principal: Principal | null }>(SUBJECTS.management.authResolve, { keyHash: sha256(stack.managementKey) });
+    const reply = await gateway.rpc.send<{ principal: Principal | null }>(SUBJECTS.management.authResolve, {
+      keyHash: sha256(stack.managementKey),
+    });
     principal = reply.principal!;
     expect(principal.workspaceId).toBe(stack.workspaceId);
   });
@@ -70,7 +77,11 @@ describe('the bus refuses clients and requests the subject table does not allow 
 
   it('lets the gateway list the workspace keys with a principal (the normal path)', async () => {
     const gateway = await as('api-gateway');
-    const keys = await gateway.rpc.send<Array<{ hash: string }>>(SUBJECTS.management.keysList, { principal, includeDisabled: true, offset: 0 });
+    const keys = await gateway.rpc.send<Array<{ hash: string }>>(SUBJECTS.management.keysList, {
+      principal,
+      includeDisabled: true,
+      offset: 0,
+    });
     expect(keys.map((key) => key.hash)).toContain(sha256(stack.apiKey));
   });
 
@@ -116,7 +127,8 @@ describe('the bus refuses clients and requests the subject table does not allow 
     const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'api-gateway')) });
     const errors: string[] = [];
     void (async () => {
-      for await (const status of nats.status()) if (status.type === 'error') errors.push(String((status as { error?: Error }).error?.message));
+      for await (const status of nats.status())
+        if (status.type === 'error') errors.push(String((status as { error?: Error }).error?.message));
     })();
     nats.publish('events.usage.recorded', '{}');
     nats.publish('$JS.API.STREAM.DELETE.USAGE');

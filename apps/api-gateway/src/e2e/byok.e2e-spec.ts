@@ -67,7 +67,14 @@ describe('BYOK credentials through the gateway', () => {
 
   it('creates a credential (201) with every field of spec §2.4 and a masked label', async () => {
     const result = await byok('', {
-      body: { provider: 'openai', key: SECRET, name: 'Prod OpenAI', sort_order: 3, allowed_models: ['sim/gpt-4o-mini'], allowed_api_key_hashes: [sha256(stack.apiKey)] },
+      body: {
+        provider: 'openai',
+        key: SECRET,
+        name: 'Prod OpenAI',
+        sort_order: 3,
+        allowed_models: ['sim/gpt-4o-mini'],
+        allowed_api_key_hashes: [sha256(stack.apiKey)],
+      },
     });
     expect(result.status).toBe(201);
     const data = (result.body as { data: Record<string, unknown> }).data;
@@ -114,17 +121,34 @@ describe('BYOK credentials through the gateway', () => {
   });
 
   it('updates with PATCH; a new key re-encrypts and changes the label', async () => {
-    const result = await byok(`/${id}`, { method: 'PATCH', body: { key: ROTATED, disabled: true, allowed_models: null, is_fallback: true } });
+    const result = await byok(`/${id}`, {
+      method: 'PATCH',
+      body: { key: ROTATED, disabled: true, allowed_models: null, is_fallback: true },
+    });
     expect(result.status).toBe(200);
-    expect((result.body as { data: unknown }).data).toMatchObject({ id, label: 'sk-...WXYZ', disabled: true, allowed_models: null, is_fallback: true });
+    expect((result.body as { data: unknown }).data).toMatchObject({
+      id,
+      label: 'sk-...WXYZ',
+      disabled: true,
+      allowed_models: null,
+      is_fallback: true,
+    });
     const { rows } = await database.query('SELECT row_to_json(b)::text AS row FROM byok_credentials b WHERE id = $1', [id]);
     expect(rows[0].row).not.toContain(ROTATED);
   });
 
   it('works with the OpenRouter SDK: create, list, get, update, delete', async () => {
-    const created = await sdk.byok.create({ createBYOKKeyRequest: { provider: 'groq', key: SECRET, name: 'via sdk', isRequired: true, declaredZdr: true } });
+    const created = await sdk.byok.create({
+      createBYOKKeyRequest: { provider: 'groq', key: SECRET, name: 'via sdk', isRequired: true, declaredZdr: true },
+    });
     responses.push(JSON.stringify(created));
-    expect(created.data).toMatchObject({ provider: 'groq', label: 'sk-...AbCd', isRequired: true, declaredZdr: true, workspaceId: stack.workspaceId });
+    expect(created.data).toMatchObject({
+      provider: 'groq',
+      label: 'sk-...AbCd',
+      isRequired: true,
+      declaredZdr: true,
+      workspaceId: stack.workspaceId,
+    });
     const listed = await sdk.byok.list({ provider: 'groq' });
     responses.push(JSON.stringify(listed.result));
     expect(listed.result.data.map((credential) => credential.id)).toContain(created.data.id);
@@ -157,7 +181,11 @@ describe('BYOK credentials through the gateway', () => {
     ['an unknown field carrying the secret', { provider: 'openai', key: SECRET, secret_copy: SECRET }, /secret_copy/],
     ['a bad key hash', { provider: 'openai', key: SECRET, allowed_api_key_hashes: ['abc'] }, /allowed_api_key_hashes/],
     ['an empty allow-list', { provider: 'openai', key: SECRET, allowed_models: [] }, /allowed_models/],
-    ['too many models', { provider: 'openai', key: SECRET, allowed_models: Array.from({ length: 101 }, (_, i) => `m/${i}`) }, /allowed_models/],
+    [
+      'too many models',
+      { provider: 'openai', key: SECRET, allowed_models: Array.from({ length: 101 }, (_, i) => `m/${i}`) },
+      /allowed_models/,
+    ],
     ['a user id that is not a UUID', { provider: 'openai', key: SECRET, allowed_user_ids: ['bob'] }, /allowed_user_ids/],
     ['a key of another workspace', { provider: 'openai', key: SECRET, allowed_api_key_hashes: ['0'.repeat(64)] }, /allowed_api_key_hashes/],
     ['fallback and byok-only together', { provider: 'openai', key: SECRET, is_fallback: true, is_byok_only: true }, /is_byok_only/],
@@ -206,7 +234,8 @@ describe('BYOK credentials through the gateway', () => {
 
   it('announced the changes on events.byok.changed with the workspace only', () => {
     expect(events.length).toBeGreaterThanOrEqual(6);
-    for (const event of events) expect(JSON.parse(event)).toEqual({ pattern: EVENTS.byokChanged, data: { workspaceId: stack.workspaceId } });
+    for (const event of events)
+      expect(JSON.parse(event)).toEqual({ pattern: EVENTS.byokChanged, data: { workspaceId: stack.workspaceId } });
   });
 
   it('never revealed the secret: no response body, event or service log contains it', () => {

@@ -19,7 +19,14 @@ describe.each(models)('chat completions through LangChain and the Vercel AI SDK 
     expect(streamed).toBe(String(answer.content));
 
     const withTool = chat.bindTools([
-      { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
     ]);
     const call = await withTool.invoke('Weather in Paris?');
     expect(call.tool_calls?.[0]).toMatchObject({ name: 'get_weather', args: { city: expect.any(String) } });
@@ -37,7 +44,12 @@ describe.each(models)('chat completions through LangChain and the Vercel AI SDK 
     const withTool = await generateText({
       model: provider.chat(model),
       prompt: 'Weather in Paris?',
-      tools: { get_weather: tool({ description: 'Weather for a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }) },
+      tools: {
+        get_weather: tool({
+          description: 'Weather for a city',
+          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+        }),
+      },
     });
     expect(withTool.toolCalls[0]).toMatchObject({ toolName: 'get_weather', input: { city: expect.any(String) } });
   });

@@ -8,7 +8,11 @@ import { envelopeOf, stack } from './e2e-helpers.js';
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const messages = [{ role: 'user' as const, content: 'Tell me about gateways' }];
 
-type Chunk = ChatCompletionChunk & { provider?: string; usage?: Record<string, any> | null; choices: Array<ChatCompletionChunk.Choice & { native_finish_reason?: string | null }> };
+type Chunk = ChatCompletionChunk & {
+  provider?: string;
+  usage?: Record<string, any> | null;
+  choices: Array<ChatCompletionChunk.Choice & { native_finish_reason?: string | null }>;
+};
 
 /** Every chunk the openai client yields, or the error its iteration threw after them. */
 async function iterate(stream: AsyncIterable<ChatCompletionChunk>): Promise<{ chunks: Chunk[]; error?: unknown }> {
@@ -42,7 +46,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(ids.size).toBe(1);
     expect([...ids][0]).toMatch(/^gen-/);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ object: 'chat.completion.chunk', model: 'sim/gpt-4o-mini', provider: 'Simulator', system_fingerprint: 'fp_sim' });
+      expect(chunk).toMatchObject({
+        object: 'chat.completion.chunk',
+        model: 'sim/gpt-4o-mini',
+        provider: 'Simulator',
+        system_fingerprint: 'fp_sim',
+      });
       expect(Number.isInteger(chunk.created)).toBe(true);
     }
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
@@ -78,7 +87,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
       await openai.chat.completions.create({
         model: 'sim/gpt-4o-mini',
         messages: [{ role: 'user', content: 'Weather in Paris?' }],
-        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+          },
+        ],
         stream: true,
       }),
     );
@@ -98,15 +112,21 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(headers.get('x-accel-buffering')).toBe('no');
     expect(text).toMatch(/^(data: \{[^\n]*\}\n\n)+data: \[DONE\]\n\n$/);
     const events = text.split('\n\n').filter(Boolean);
-    for (const event of events.slice(0, -1)) expect(JSON.parse(event.slice('data: '.length))).toHaveProperty('object', 'chat.completion.chunk');
+    for (const event of events.slice(0, -1))
+      expect(JSON.parse(event.slice('data: '.length))).toHaveProperty('object', 'chat.completion.chunk');
   });
 
-  it('reports one set of timings, the answering attempt\'s, after a fallback', async () => {
+  it("reports one set of timings, the answering attempt's, after a fallback", async () => {
     const { text } = await postStream({ model: 'sim/gpt-4o-mini-fallback', debug: {} });
     const events = text.split('\n\n').filter(Boolean);
     const last = JSON.parse(events.at(-2)!.slice('data: '.length));
     const timings = last.debug.timings as Array<{ event: string }>;
-    expect(timings.map((timing) => timing.event)).toEqual(['adapter_request', 'upstream_headers_received', 'first_token_received', 'upstream_body_ended']);
+    expect(timings.map((timing) => timing.event)).toEqual([
+      'adapter_request',
+      'upstream_headers_received',
+      'first_token_received',
+      'upstream_body_ended',
+    ]);
   });
 
   it('echoes the upstream body first and reports timings last when the request asks for debug', async () => {
@@ -117,12 +137,22 @@ describe('POST /v1/chat/completions with stream: true', () => {
     const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)));
     const echo = chunks[0];
     expect(echo.choices).toEqual([]);
-    expect(echo.debug.echo_upstream_body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages });
+    expect(echo.debug.echo_upstream_body).toMatchObject({
+      model: 'gpt-4o-mini',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages,
+    });
     expect(echo.debug.echo_upstream_body).not.toHaveProperty('debug');
     expect(echo.debug.echo_upstream_body.user).toMatch(/^[0-9a-f]{32}$/); // hashed, never the raw id
     const timings = chunks.at(-1).debug.timings as Array<{ start_ms: number; event: string; epoch_ms: number }>;
     expect(chunks.at(-1).choices).toEqual([]);
-    expect(timings.map((timing) => timing.event)).toEqual(['adapter_request', 'upstream_headers_received', 'first_token_received', 'upstream_body_ended']);
+    expect(timings.map((timing) => timing.event)).toEqual([
+      'adapter_request',
+      'upstream_headers_received',
+      'first_token_received',
+      'upstream_body_ended',
+    ]);
     for (let i = 1; i < timings.length; i++) expect(timings[i]!.start_ms).toBeGreaterThanOrEqual(timings[i - 1]!.start_ms);
     expect(chunks.slice(1, -1).every((chunk) => !('debug' in chunk))).toBe(true);
 
@@ -132,7 +162,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   it('falls back before the first byte: the first endpoint answers 503, the second streams', async () => {
     const { chunks, error } = await iterate(
-      await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages, stream: true, stream_options: { include_usage: true } }),
+      await openai.chat.completions.create({
+        model: 'sim/gpt-4o-mini-fallback',
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
     );
     expect(error).toBeUndefined();
     expect(contentOf(chunks)).toMatch(/^Simulated reply/);
@@ -174,7 +209,9 @@ describe('POST /v1/chat/completions with stream: true', () => {
   });
 
   it('moves on to the next endpoint when the first streams nothing', async () => {
-    const { chunks, error } = await iterate(await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-empty-then-ok', messages, stream: true }));
+    const { chunks, error } = await iterate(
+      await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-empty-then-ok', messages, stream: true }),
+    );
     expect(error).toBeUndefined();
     expect(chunks[0]!.provider).toBe('Simulator B');
     expect(contentOf(chunks)).toMatch(/^Simulated reply to/);
@@ -304,13 +341,18 @@ describe('streamed generations in the usage record', () => {
     return undefined;
   }
 
-  it('records a finished stream once, with the provider\'s counts and the cost of its usage chunk', async () => {
+  it("records a finished stream once, with the provider's counts and the cost of its usage chunk", async () => {
     const { chunks } = await iterate(
       await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }),
     );
     const usage = chunks.at(-1)!.usage!;
     const row = await generation(chunks[0]!.id);
-    expect(row).toMatchObject({ status: 'succeeded', prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, tokens_estimated: false });
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      tokens_estimated: false,
+    });
     expect(Number(row!.cost)).toBeCloseTo(usage.cost, 12);
   });
 

@@ -63,7 +63,9 @@ describe('POST /v1/chat/completions through the gateway', () => {
     const withTools = await openai.chat.completions.create({
       model: 'sim/gpt-4o-mini',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      ],
     });
     const call0 = withTools.choices[0]!.message.tool_calls![0]!;
     expect(withTools.choices[0]!.finish_reason).toBe('tool_calls');
@@ -114,7 +116,10 @@ describe('POST /v1/chat/completions through the gateway', () => {
   });
 
   it('refuses an x-session-id header over 256 characters', async () => {
-    const result = await call('/chat/completions', { body: { model: 'sim/gpt-4o-mini', messages }, headers: { 'x-session-id': 's'.repeat(257) } });
+    const result = await call('/chat/completions', {
+      body: { model: 'sim/gpt-4o-mini', messages },
+      headers: { 'x-session-id': 's'.repeat(257) },
+    });
     expect(result.status).toBe(400);
   });
 
@@ -138,7 +143,11 @@ describe('a client that leaves before the answer', () => {
   it('makes the gateway abort the provider call (no tokens paid for that nobody reads)', async () => {
     const upstreamModel = 'gpt-4o-mini;latency=3000';
     const statsOf = async () =>
-      (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{ started: number; finished: number; abandoned: number }>;
+      (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{
+        started: number;
+        finished: number;
+        abandoned: number;
+      }>;
     const before = await statsOf();
     const controller = new AbortController();
     const request = fetch(`${stack.baseUrl}/chat/completions`, {
@@ -171,7 +180,11 @@ describe('GET /v1/models', () => {
   });
 
   it('lists only models that answer: each listed chat model completes (streamed, not, and with tools when it lists them), each embeddings model embeds', async () => {
-    const models = (await openai.models.list()).data as unknown as Array<{ id: string; architecture: { output_modalities: string[] }; supported_parameters: string[] }>;
+    const models = (await openai.models.list()).data as unknown as Array<{
+      id: string;
+      architecture: { output_modalities: string[] };
+      supported_parameters: string[];
+    }>;
     // The simulator's fault fixtures are callable by name but not offered.
     expect(models.map((model) => model.id)).not.toEqual(expect.arrayContaining(['sim/unavailable']));
     expect(models.map((model) => model.id)).not.toContain('sim/gpt-4o-mini-cut');
@@ -192,7 +205,12 @@ describe('GET /v1/models', () => {
         const withTool = await openai.chat.completions.create({
           model: model.id,
           messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
-          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+          tools: [
+            {
+              type: 'function',
+              function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+            },
+          ],
           tool_choice: 'required',
         });
         const call = withTool.choices[0]!.message.tool_calls?.[0] as { function: { name: string; arguments: string } } | undefined;

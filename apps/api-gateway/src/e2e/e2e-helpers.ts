@@ -64,7 +64,13 @@ export function postLarge(path: string, body: Buffer): Promise<{ status: number;
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        noteAnswer({ method: 'POST', url: url.href, status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? null, body: text });
+        noteAnswer({
+          method: 'POST',
+          url: url.href,
+          status: response.statusCode ?? 0,
+          contentType: response.headers['content-type'] ?? null,
+          body: text,
+        });
         resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) });
         outgoing.destroy();
       });

@@ -39,7 +39,11 @@ function rawRequest(head: Buffer | string, timeoutMs = 5_000): Promise<{ status:
 }
 
 const requestHead = (target: string | Buffer) =>
-  Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'), Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.managementKey}\r\nConnection: close\r\n\r\n`)]);
+  Buffer.concat([
+    Buffer.from('GET '),
+    Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
+    Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.managementKey}\r\nConnection: close\r\n\r\n`),
+  ]);
 
 function nested(depth: number): unknown {
   let value: unknown = 'x';
@@ -54,11 +58,31 @@ describe('NUL in strings that are stored (issue 9 item 1)', () => {
     { what: 'a BYOK name', path: '/byok', body: { provider: 'openai', key: 'sk-test-1234567890', name: 'n\u0000' }, field: 'name' },
     { what: 'a session id', path: '/chat/completions', body: chat({ session_id: 'a\u0000b' }), field: 'session_id' },
     { what: 'an end-user id', path: '/chat/completions', body: chat({ user: 'u\u0000' }), field: 'user' },
-    { what: 'a metadata value', path: '/responses', body: { model: 'sim/gpt-4o-mini', input: 'x', metadata: { k: 'v\u0000' } }, field: 'metadata.k' },
-    { what: 'a metadata key', path: '/responses', body: { model: 'sim/gpt-4o-mini', input: 'x', metadata: { 'k\u0000': 'v' } }, field: 'metadata' },
-    { what: 'a preset system prompt', path: '/presets/nul-test/chat/completions', body: { messages: [{ role: 'system', content: 'be \u0000 terse' }] }, field: 'messages[0].content' },
+    {
+      what: 'a metadata value',
+      path: '/responses',
+      body: { model: 'sim/gpt-4o-mini', input: 'x', metadata: { k: 'v\u0000' } },
+      field: 'metadata.k',
+    },
+    {
+      what: 'a metadata key',
+      path: '/responses',
+      body: { model: 'sim/gpt-4o-mini', input: 'x', metadata: { 'k\u0000': 'v' } },
+      field: 'metadata',
+    },
+    {
+      what: 'a preset system prompt',
+      path: '/presets/nul-test/chat/completions',
+      body: { messages: [{ role: 'system', content: 'be \u0000 terse' }] },
+      field: 'messages[0].content',
+    },
     { what: 'a model name', path: '/embeddings', body: { model: 'sim/\u0000', input: 'x' }, field: 'model' },
-    { what: 'a Messages metadata.user_id', path: '/messages', body: { model: 'sim/claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], metadata: { user_id: '\u0000' } }, field: 'metadata.user_id' },
+    {
+      what: 'a Messages metadata.user_id',
+      path: '/messages',
+      body: { model: 'sim/claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], metadata: { user_id: '\u0000' } },
+      field: 'metadata.user_id',
+    },
   ];
 
   for (const { what, path, body, field } of cases) {
@@ -166,19 +190,34 @@ describe('errors Fastify and Node raise themselves (issue 9 item 8)', () => {
     const created = await call('/keys', { key: stack.managementKey, body: { name: 'delete with a json content type' } });
     expect(created.status).toBe(201);
     const { hash } = (created.body as { data: { hash: string } }).data;
-    const result = await call(`/keys/${hash}`, { method: 'DELETE', key: stack.managementKey, headers: { 'content-type': 'application/json' } });
+    const result = await call(`/keys/${hash}`, {
+      method: 'DELETE',
+      key: stack.managementKey,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(result.status, JSON.stringify(result.body)).toBe(200);
     expect(result.body).toEqual({ deleted: true });
   });
 
   for (const name of ['hasOwnProperty', 'toString', 'valueOf', '__proto__', 'constructor']) {
     it(`refuses "${name}" as a body key like any unknown field`, async () => {
-      const keys = await call('/keys', { key: stack.managementKey, rawBody: `{"name":"k","${name}":1}`, headers: { 'content-type': 'application/json' } });
+      const keys = await call('/keys', {
+        key: stack.managementKey,
+        rawBody: `{"name":"k","${name}":1}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(keys.status, JSON.stringify(keys.body)).toBe(400);
       expect(envelopeOf(keys).message).toContain(name);
-      const credits = await call('/credits', { key: stack.managementKey, rawBody: `{"amount":1,"${name}":{"x":1}}`, headers: { 'content-type': 'application/json' } });
+      const credits = await call('/credits', {
+        key: stack.managementKey,
+        rawBody: `{"amount":1,"${name}":{"x":1}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(credits.status, JSON.stringify(credits.body)).toBe(400);
-      const chatResult = await call('/chat/completions', { rawBody: JSON.stringify(chat()).replace(/^\{/, `{"${name}":1,`), headers: { 'content-type': 'application/json' } });
+      const chatResult = await call('/chat/completions', {
+        rawBody: JSON.stringify(chat()).replace(/^\{/, `{"${name}":1,`),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(chatResult.status, JSON.stringify(chatResult.body)).toBe(400);
       expect(envelopeOf(chatResult).message).toContain(name);
     });

@@ -7,7 +7,12 @@ const model = 'sim/text-embedding-3-small';
 
 describe('POST /v1/embeddings through the gateway', () => {
   it('returns float vectors with the spec §2.1 body via the openai client', async () => {
-    const result = await openai.embeddings.create({ model, input: ['The food was delicious', 'and the waiter...'], encoding_format: 'float', dimensions: 8 });
+    const result = await openai.embeddings.create({
+      model,
+      input: ['The food was delicious', 'and the waiter...'],
+      encoding_format: 'float',
+      dimensions: 8,
+    });
     expect(result.object).toBe('list');
     expect(result.model).toBe(model);
     expect((result as unknown as { id: string }).id).toMatch(/^gen-/);

@@ -44,7 +44,12 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'PATCH', path: () => `/keys/${ownKeyHash}`, key: management, base: { name: 'fuzzed', limit_reset: 'daily' } },
   { method: 'POST', path: () => '/byok', key: management, base: { provider: 'openai', key: 'sk-fuzz-0123456789abcdef', name: 'fuzz' } },
   { method: 'PATCH', path: () => `/byok/${ownByokId}`, key: management, base: { name: 'fuzzed', disabled: false } },
-  { method: 'POST', path: () => '/presets/fuzz/chat/completions', key: management, base: { model: 'sim/gpt-4o-mini', messages: [{ role: 'system', content: 'Be terse.' }] } },
+  {
+    method: 'POST',
+    path: () => '/presets/fuzz/chat/completions',
+    key: management,
+    base: { model: 'sim/gpt-4o-mini', messages: [{ role: 'system', content: 'Be terse.' }] },
+  },
   { method: 'POST', path: () => '/credits', key: management, base: { amount: 0.001 } },
   { method: 'POST', path: () => '/interns', key: api, base: { name: 'fuzz' } },
   { method: 'PATCH', path: () => `/interns/${NO_INTERN}`, key: api, base: { name: 'fuzzed' } },
@@ -54,11 +59,37 @@ const ENDPOINTS: Endpoint[] = [
 ];
 
 /** Keys that have broken parsers and validators elsewhere. */
-const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf', 'a\u0000b', '', ' ', '$where', 'stream', 'model', 'n');
+const nastyKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  'isPrototypeOf',
+  'a\u0000b',
+  '',
+  ' ',
+  '$where',
+  'stream',
+  'model',
+  'n',
+);
 const nastyString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('\u0000', 'a\u0000', '\ud800', '%ff', '../../etc/passwd', '${x}', '\u202e', 'sim/gpt-4o-mini', 'sim/claude-sonnet', 'x'.repeat(5_000)),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000',
+    '\ud800',
+    '%ff',
+    '../../etc/passwd',
+    '${x}',
+    '\u202e',
+    'sim/gpt-4o-mini',
+    'sim/claude-sonnet',
+    'x'.repeat(5_000),
+  ),
 );
 const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   nastyString,
@@ -75,7 +106,8 @@ function nested(levels: number): unknown {
 }
 
 /** Deep bodies are built when sent: a counterexample stays a number fast-check can print. */
-type Mutation = { kind: 'json'; body: unknown } | { kind: 'raw'; text: string; contentType: string | undefined } | { kind: 'deep'; levels: number };
+type Mutation =
+  { kind: 'json'; body: unknown } | { kind: 'raw'; text: string; contentType: string | undefined } | { kind: 'deep'; levels: number };
 
 /** A body for `endpoint`: its valid body mutated, or anything at all. */
 const bodyFor = (endpoint: Endpoint): fc.Arbitrary<Mutation> =>
@@ -84,12 +116,16 @@ const bodyFor = (endpoint: Endpoint): fc.Arbitrary<Mutation> =>
       weight: 4,
       arbitrary: fc
         .record({
-          set: fc.dictionary(fc.constantFrom(...Object.keys(endpoint.base), 'stream', 'metadata', 'session_id', 'user'), nastyValue, { maxKeys: 3 }),
+          set: fc.dictionary(fc.constantFrom(...Object.keys(endpoint.base), 'stream', 'metadata', 'session_id', 'user'), nastyValue, {
+            maxKeys: 3,
+          }),
           add: fc.array(fc.tuple(fc.oneof(nastyKey, fc.string({ maxLength: 12 })), nastyValue), { maxLength: 3 }),
         })
         .map(({ set, add }) => {
           // Written as JSON text, so `__proto__` arrives as an own key, as a client would send it.
-          const entries = [...Object.entries({ ...endpoint.base, ...set }), ...add].map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`);
+          const entries = [...Object.entries({ ...endpoint.base, ...set }), ...add].map(
+            ([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`,
+          );
           return { kind: 'raw' as const, text: `{${entries.join(',')}}`, contentType: 'application/json' };
         }),
     },
@@ -97,10 +133,32 @@ const bodyFor = (endpoint: Endpoint): fc.Arbitrary<Mutation> =>
     { weight: 1, arbitrary: fc.integer({ min: 60, max: 3_000 }).map((levels) => ({ kind: 'deep' as const, levels })) },
     {
       weight: 1,
-      arbitrary: fc.record({
-        text: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('', '{', '{"a":', '[]', 'null', '"\\u0000"', '{"a":1}{"b":2}', '\uFEFF{}', '{"model":"sim/gpt-4o-mini","messages":[}')),
-        contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', undefined),
-      }).map(({ text, contentType }) => ({ kind: 'raw' as const, text, contentType })),
+      arbitrary: fc
+        .record({
+          text: fc.oneof(
+            fc.string({ maxLength: 200 }),
+            fc.constantFrom(
+              '',
+              '{',
+              '{"a":',
+              '[]',
+              'null',
+              '"\\u0000"',
+              '{"a":1}{"b":2}',
+              '\uFEFF{}',
+              '{"model":"sim/gpt-4o-mini","messages":[}',
+            ),
+          ),
+          contentType: fc.constantFrom(
+            'application/json',
+            'application/json; charset=utf-8',
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/jsonx',
+            undefined,
+          ),
+        })
+        .map(({ text, contentType }) => ({ kind: 'raw' as const, text, contentType })),
     },
   );
 
@@ -117,7 +175,12 @@ async function send(endpoint: Endpoint, mutation: Mutation): Promise<{ status: n
     body = mutation.text;
     if (mutation.contentType) headers['content-type'] = mutation.contentType;
   }
-  const response = await fetch(`${stack.baseUrl}${endpoint.path()}`, { method: endpoint.method, headers, body, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+  const response = await fetch(`${stack.baseUrl}${endpoint.path()}`, {
+    method: endpoint.method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -135,7 +198,10 @@ function assertAnswer(status: number, body: unknown, text: string, what: string)
   expect(envelope?.error, `${what}: not an envelope: ${text.slice(0, 300)}`).toBeDefined();
   expect(envelope.error!.code, what).toBe(status);
   expect(typeof envelope.error!.message, what).toBe('string');
-  expect(known.has(envelope.error!.metadata?.error_type as string), `${what}: error_type ${String(envelope.error!.metadata?.error_type)}`).toBe(true);
+  expect(
+    known.has(envelope.error!.metadata?.error_type as string),
+    `${what}: error_type ${String(envelope.error!.metadata?.error_type)}`,
+  ).toBe(true);
 }
 
 /** The ids of the shared e2e workspace's BYOK credentials (a stored one changes routing for every later test). */
@@ -162,7 +228,10 @@ describe(`fuzzing every body endpoint (seed ${SEED}, ${RUNS} runs)`, () => {
     byokBefore = new Set(await byokIds());
     const key = await call('/keys', { key: stack.managementKey, body: { name: 'fuzz target' } });
     ownKeyHash = (key.body as { data: { hash: string } }).data.hash;
-    const byok = await call('/byok', { key: stack.managementKey, body: { provider: 'openai', key: 'sk-fuzz-target-0123456789', name: 'fuzz target' } });
+    const byok = await call('/byok', {
+      key: stack.managementKey,
+      body: { provider: 'openai', key: 'sk-fuzz-target-0123456789', name: 'fuzz target' },
+    });
     expect(byok.status, JSON.stringify(byok.body)).toBe(201);
     ownByokId = (byok.body as { data: { id: string } }).data.id;
   });
@@ -174,7 +243,12 @@ describe(`fuzzing every body endpoint (seed ${SEED}, ${RUNS} runs)`, () => {
         fc.nat({ max: ENDPOINTS.length - 1 }).chain((index) => bodyFor(ENDPOINTS[index]!).map((mutation) => ({ index, mutation }))),
         async ({ index, mutation }) => {
           const endpoint = ENDPOINTS[index]!;
-          const shown = mutation.kind === 'json' ? JSON.stringify(mutation.body)?.slice(0, 200) : mutation.kind === 'deep' ? `${mutation.levels} levels deep` : `${mutation.contentType} ${mutation.text.slice(0, 200)}`;
+          const shown =
+            mutation.kind === 'json'
+              ? JSON.stringify(mutation.body)?.slice(0, 200)
+              : mutation.kind === 'deep'
+                ? `${mutation.levels} levels deep`
+                : `${mutation.contentType} ${mutation.text.slice(0, 200)}`;
           const what = `${endpoint.method} ${endpoint.path()} ${shown}`;
           const { status, body, text } = await send(endpoint, mutation);
           assertAnswer(status, body, text, what);

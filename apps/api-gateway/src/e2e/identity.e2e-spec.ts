@@ -57,7 +57,8 @@ describe('personal identity by OIDC login, end to end', () => {
   let user: NewUser;
   let internId: string;
   let internKey: string;
-  const sign = (key: string, headers: Record<string, string> = {}) => call(`/interns/${internId}/daemon/sign`, { key, body: { bodySha256: sha256('{}') }, headers });
+  const sign = (key: string, headers: Record<string, string> = {}) =>
+    call(`/interns/${internId}/daemon/sign`, { key, body: { bodySha256: sha256('{}') }, headers });
 
   beforeAll(async () => {
     await database.connect();
@@ -97,7 +98,10 @@ describe('personal identity by OIDC login, end to end', () => {
     const byIntern = await sign(internKey);
     expect(byIntern.status).toBe(200);
     expect((byIntern.body as Record<string, string>)['x-ori-invoke-user']).toBe('alice');
-    expect(((await call('/identity', { key: internKey })).body as any).data).toMatchObject({ key: { kind: 'intern' }, identity: { subject: 'alice' } });
+    expect(((await call('/identity', { key: internKey })).body as any).data).toMatchObject({
+      key: { kind: 'intern' },
+      identity: { subject: 'alice' },
+    });
   });
 
   it('refuses an unknown state, a replayed callback, an expired login and an ID token whose nonce does not match', async () => {
@@ -117,20 +121,29 @@ describe('personal identity by OIDC login, end to end', () => {
     expect(((await call('/identity', { key: other.standardKey, method: 'DELETE' })).body as any).data.identity).toBeNull();
 
     const expired = await callbackUrlFor(other.standardKey);
-    await database.query(`UPDATE oidc_login_states SET expires_at = now() - interval '1 second' WHERE state = $1`, [new URL(expired).searchParams.get('state')]);
+    await database.query(`UPDATE oidc_login_states SET expires_at = now() - interval '1 second' WHERE state = $1`, [
+      new URL(expired).searchParams.get('state'),
+    ]);
     const late = await getPage(expired);
     expect(late.status).toBe(400);
     expect(late.text).toContain('expired_state');
 
     // The nonce stored with the login no longer matches the one the provider put in the ID token.
     const tampered = await callbackUrlFor(other.standardKey);
-    await database.query(`UPDATE oidc_login_states SET nonce = 'not-the-nonce-sent' WHERE state = $1`, [new URL(tampered).searchParams.get('state')]);
+    await database.query(`UPDATE oidc_login_states SET nonce = 'not-the-nonce-sent' WHERE state = $1`, [
+      new URL(tampered).searchParams.get('state'),
+    ]);
     const wrongNonce = await getPage(tampered);
     expect(wrongNonce.status).toBe(400);
     expect(wrongNonce.text).toContain('id_token_rejected');
 
     // A denied consent comes back as the provider's error.
-    const denied = await headlessLogin({ authorizationUrl: await startLogin(other.standardKey), login: 'bob', password: 'bob-password', deny: true });
+    const denied = await headlessLogin({
+      authorizationUrl: await startLogin(other.standardKey),
+      login: 'bob',
+      password: 'bob-password',
+      deny: true,
+    });
     expect(denied.status).toBe(400);
     expect(denied.body).toContain('oidc_error');
 
@@ -140,7 +153,11 @@ describe('personal identity by OIDC login, end to end', () => {
 
   it('one identity, one user: linking a subject another user holds is 409', async () => {
     const other = newUser('identity e2e conflict');
-    const result = await headlessLogin({ authorizationUrl: await startLogin(other.standardKey), login: 'alice', password: 'alice-password' });
+    const result = await headlessLogin({
+      authorizationUrl: await startLogin(other.standardKey),
+      login: 'alice',
+      password: 'alice-password',
+    });
     expect(result.status).toBe(409);
     expect(result.body).toContain('identity_in_use');
   });

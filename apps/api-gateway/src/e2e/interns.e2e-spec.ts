@@ -23,7 +23,9 @@ function rawRequest(
     outgoing.on('response', (response) => {
       let text = '';
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text ? JSON.parse(text) : undefined }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text ? JSON.parse(text) : undefined }),
+      );
     });
     outgoing.on('error', reject);
     for (const chunk of options.chunks ?? []) outgoing.write(chunk);
@@ -50,7 +52,10 @@ describe('interns and signed daemon access, end to end', () => {
   let internKey: string;
   let daemon: RunningDaemon;
   const sign = (body: unknown, options: { key?: string; intern?: string; alias?: boolean } = {}) =>
-    call(`/interns/${options.intern ?? internId}/${options.alias ? 'daemon-access' : 'daemon'}/sign`, { key: options.key ?? signingKey, body });
+    call(`/interns/${options.intern ?? internId}/${options.alias ? 'daemon-access' : 'daemon'}/sign`, {
+      key: options.key ?? signingKey,
+      body,
+    });
 
   beforeAll(async () => {
     const intern = await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-scout', description: 'signs things' } });
@@ -81,7 +86,10 @@ describe('interns and signed daemon access, end to end', () => {
     const next = await sdk.interns.listInterns({ limit: 500, startingAfter: page.nextCursor });
     expect([...page.data, ...next.data].map((intern) => intern.id)).toEqual(expect.arrayContaining([internId, otherInternId]));
     expect(await sdk.interns.getIntern({ internId })).toMatchObject({ id: internId, name: 'e2e-scout', status: 'stopped', progress: null });
-    const updated = await sdk.interns.updateIntern({ internId, updateInternRequest: { model: 'openai/gpt-4o-mini', instructions: 'Be careful.' } });
+    const updated = await sdk.interns.updateIntern({
+      internId,
+      updateInternRequest: { model: 'openai/gpt-4o-mini', instructions: 'Be careful.' },
+    });
     expect(updated).toMatchObject({ model: 'openai/gpt-4o-mini', instructions: 'Be careful.', description: 'signs things' });
     expect((await call('/interns?limit=501')).status).toBe(400);
     expect((await call('/interns?limit=0')).status).toBe(400);
@@ -93,14 +101,23 @@ describe('interns and signed daemon access, end to end', () => {
     const result = await sign({ bodySha256 });
     expect(result.status).toBe(200);
     const headers = result.body as SignHeaders;
-    expect(Object.keys(headers).sort()).toEqual(['x-ori-invoke-key-id', 'x-ori-invoke-signature', 'x-ori-invoke-timestamp', 'x-ori-invoke-user']);
+    expect(Object.keys(headers).sort()).toEqual([
+      'x-ori-invoke-key-id',
+      'x-ori-invoke-signature',
+      'x-ori-invoke-timestamp',
+      'x-ori-invoke-user',
+    ]);
     expect(headers['x-ori-invoke-user']).toBe('demo-user');
     expect(Math.abs(Number(headers['x-ori-invoke-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    const jwks = (await call('/daemon/jwks.json', { key: null })).body as { keys: Array<{ kid: string; x: string; kty: string; crv: string; use: string }> };
+    const jwks = (await call('/daemon/jwks.json', { key: null })).body as {
+      keys: Array<{ kid: string; x: string; kty: string; crv: string; use: string }>;
+    };
     const jwk = jwks.keys.find((key) => key.kid === headers['x-ori-invoke-key-id'])!;
     expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig' });
     const message = new TextEncoder().encode(`ori-invoke-v1\n${internId}\n${headers['x-ori-invoke-timestamp']}\ndemo-user\n${bodySha256}`);
-    expect(nacl.sign.detached.verify(message, Buffer.from(headers['x-ori-invoke-signature']!, 'base64'), Buffer.from(jwk.x, 'base64url'))).toBe(true);
+    expect(
+      nacl.sign.detached.verify(message, Buffer.from(headers['x-ori-invoke-signature']!, 'base64'), Buffer.from(jwk.x, 'base64url')),
+    ).toBe(true);
   });
 
   it('the deprecated alias signs the same way and says it is deprecated (RFC 9745, RFC 8288)', async () => {
@@ -114,15 +131,30 @@ describe('interns and signed daemon access, end to end', () => {
     const body = Buffer.from('{"command":"status"}');
     const headers = (await sign({ bodySha256: sha256(body) })).body as SignHeaders;
     const toDaemon = (path: string, sent: Buffer, extra: Record<string, string>, method = 'POST') =>
-      fetch(`${daemon.url}${path}`, { method, headers: { 'content-type': 'application/json', ...extra }, body: sent }).then(async (response) => ({ status: response.status, body: await response.json() }));
-    expect(await toDaemon('/run', body, headers)).toEqual({ status: 200, body: expect.objectContaining({ ok: true, user: 'demo-user', version: 1 }) });
-    expect(await toDaemon('/run', Buffer.from('{"command":"rm -rf"}'), headers)).toEqual({ status: 401, body: { ok: false, reason: 'bad_signature' } });
-    expect(await toDaemon('/run', body, { ...headers, 'x-ori-invoke-key-id': 'no-such-key' })).toEqual({ status: 401, body: { ok: false, reason: 'unknown_key' } });
+      fetch(`${daemon.url}${path}`, { method, headers: { 'content-type': 'application/json', ...extra }, body: sent }).then(
+        async (response) => ({ status: response.status, body: await response.json() }),
+      );
+    expect(await toDaemon('/run', body, headers)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ ok: true, user: 'demo-user', version: 1 }),
+    });
+    expect(await toDaemon('/run', Buffer.from('{"command":"rm -rf"}'), headers)).toEqual({
+      status: 401,
+      body: { ok: false, reason: 'bad_signature' },
+    });
+    expect(await toDaemon('/run', body, { ...headers, 'x-ori-invoke-key-id': 'no-such-key' })).toEqual({
+      status: 401,
+      body: { ok: false, reason: 'unknown_key' },
+    });
 
     const forOther = (await sign({ bodySha256: sha256(body) }, { intern: otherInternId })).body as SignHeaders;
     expect(await toDaemon('/run', body, forOther)).toEqual({ status: 401, body: { ok: false, reason: 'bad_signature' } });
 
-    const later = new DaemonVerifier({ internId, keys: new JwksKeySource({ url: `${stack.baseUrl}/daemon/jwks.json` }), now: () => Date.now() + 301_000 });
+    const later = new DaemonVerifier({
+      internId,
+      keys: new JwksKeySource({ url: `${stack.baseUrl}/daemon/jwks.json` }),
+      now: () => Date.now() + 301_000,
+    });
     expect(await later.verify({ headers, method: 'POST', path: '/run', body })).toEqual({ ok: false, reason: 'stale_timestamp' });
 
     const v2 = (await sign({ bodySha256: sha256(body), route: { method: 'POST', path: '/v2/run?x=1' } })).body as SignHeaders;
@@ -138,7 +170,15 @@ describe('interns and signed daemon access, end to end', () => {
       expect(result.status).toBe(status);
       expect(envelopeOf(result).metadata).toMatchObject({ reason, retryable });
     };
-    expectError(await call(`/interns/${internId}/daemon/sign`, { key: signingKey, rawBody: '{not json', headers: { 'content-type': 'application/json' } }), 400, 'invalid_body');
+    expectError(
+      await call(`/interns/${internId}/daemon/sign`, {
+        key: signingKey,
+        rawBody: '{not json',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_body',
+    );
     expectError(await sign({}), 400, 'invalid_body');
     expectError(await sign({ bodySha256: 'ABC' }), 400, 'invalid_body');
     expectError(await sign({ bodySha256: sha256('x').toUpperCase() }), 400, 'invalid_body');
@@ -146,7 +186,11 @@ describe('interns and signed daemon access, end to end', () => {
     expectError(await call(`/interns/${internId}/daemon/sign`, { key: null, body: { bodySha256: sha256('x') } }), 401, 'unauthorized');
     expectError(await sign({ bodySha256: sha256('x') }, { intern: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found');
     expectError(await sign({ bodySha256: sha256('x') }, { intern: 'not-a-uuid' }), 404, 'not_found');
-    expectError(await call(`/interns/${internId}/daemon/sign`, { key: signingKey, rawBody: 'x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(
+      await call(`/interns/${internId}/daemon/sign`, { key: signingKey, rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
 
     const big = await rawRequest(`/interns/${internId}/daemon/sign`, {
       headers: { authorization: `Bearer ${signingKey}`, 'content-type': 'application/json', 'content-length': 1_048_577 },
@@ -186,7 +230,8 @@ describe('interns and signed daemon access, end to end', () => {
   it('429 rate_limited with Retry-After once an intern has used its turns for the window (per intern)', async () => {
     const busy = await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-busy' } });
     const statuses: number[] = [];
-    for (let turn = 0; turn < E2E_SIGN_RATE_LIMIT; turn += 1) statuses.push((await sign({ bodySha256: sha256(String(turn)) }, { intern: busy.id })).status);
+    for (let turn = 0; turn < E2E_SIGN_RATE_LIMIT; turn += 1)
+      statuses.push((await sign({ bodySha256: sha256(String(turn)) }, { intern: busy.id })).status);
     expect(statuses.every((status) => status === 200)).toBe(true);
     const limited = await sign({ bodySha256: sha256('one more') }, { intern: busy.id });
     expect(limited.status).toBe(429);
@@ -216,7 +261,9 @@ describe('interns and signed daemon access, end to end', () => {
 
   it('deleting an intern answers 202 {deleting: true}, revokes its keys, and it is gone', async () => {
     const doomed = await sdk.interns.createIntern({ createInternRequest: { name: 'e2e-doomed' } });
-    const key = ((await call('/keys', { key: stack.managementKey, body: { name: 'doomed key', intern_id: doomed.id } })).body as { key: string }).key;
+    const key = (
+      (await call('/keys', { key: stack.managementKey, body: { name: 'doomed key', intern_id: doomed.id } })).body as { key: string }
+    ).key;
     expect((await call(`/interns/${doomed.id}`, { key })).status).toBe(200);
     expect(await sdk.interns.deleteIntern({ internId: doomed.id, deleteInternRequest: {} })).toEqual({ deleting: true });
     expect((await call(`/interns/${doomed.id}`)).status).toBe(404);

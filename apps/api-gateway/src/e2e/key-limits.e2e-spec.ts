@@ -14,8 +14,14 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
 const messages = [{ role: 'user', content: 'Hi' }];
 
 /** A fresh standard key of the seeded workspace with its own limits. */
-async function keyWithLimits(rateLimit: { requests_per_minute?: number; concurrent_requests?: number }): Promise<{ key: string; hash: string }> {
-  const created = await call('/keys', { key: stack.managementKey, body: { name: `limits ${JSON.stringify(rateLimit)}`, rate_limit: rateLimit } });
+async function keyWithLimits(rateLimit: {
+  requests_per_minute?: number;
+  concurrent_requests?: number;
+}): Promise<{ key: string; hash: string }> {
+  const created = await call('/keys', {
+    key: stack.managementKey,
+    body: { name: `limits ${JSON.stringify(rateLimit)}`, rate_limit: rateLimit },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const body = created.body as { key: string; data: { hash: string } };
   return { key: body.key, hash: body.data.hash };
@@ -58,7 +64,12 @@ describe('requests per minute per key', () => {
     const refused = answers[3]!;
     expect(refused.status).toBe(429);
     const error = envelopeOf(refused);
-    expect(error.metadata).toMatchObject({ error_type: 'rate_limit_exceeded', limit_type: 'requests_per_minute', limit: 3, retryable: true });
+    expect(error.metadata).toMatchObject({
+      error_type: 'rate_limit_exceeded',
+      limit_type: 'requests_per_minute',
+      limit: 3,
+      retryable: true,
+    });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -79,10 +90,18 @@ describe('requests per minute per key', () => {
     const { key, hash } = await keyWithLimits({ requests_per_minute: 1 });
     expect((await call('/models', { key })).status).toBe(200);
     expect((await call('/models', { key })).status).toBe(429);
-    const patched = await call(`/keys/${hash}`, { method: 'PATCH', key: stack.managementKey, body: { rate_limit: { requests_per_minute: 10 } } });
+    const patched = await call(`/keys/${hash}`, {
+      method: 'PATCH',
+      key: stack.managementKey,
+      body: { rate_limit: { requests_per_minute: 10 } },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     // The gateway's cached principal is dropped on keys.changed; the same window keeps its count.
-    const after = await until(() => call('/models', { key }), (answer) => answer.status === 200, 3_000);
+    const after = await until(
+      () => call('/models', { key }),
+      (answer) => answer.status === 200,
+      3_000,
+    );
     expect(after.status).toBe(200);
     expect(after.headers.get('x-ratelimit-limit')).toBe('10');
   });
@@ -104,7 +123,11 @@ describe('requests and streams in flight per key', () => {
     const second = slow();
     const upstream = 'gpt-4o-mini;latency=3000';
     const before = await statsOf(upstream);
-    await until(() => statsOf(upstream), (stats) => stats.received - before.received >= 2, 2_000);
+    await until(
+      () => statsOf(upstream),
+      (stats) => stats.received - before.received >= 2,
+      2_000,
+    );
     const refused = await call('/models', { key });
     expect(refused.status).toBe(429);
     expect(envelopeOf(refused).metadata).toMatchObject({ error_type: 'rate_limit_exceeded', limit_type: 'concurrent_requests', limit: 2 });
@@ -129,7 +152,11 @@ describe('requests and streams in flight per key', () => {
     const refused = await call('/chat/completions', { key, body: { model: 'sim/gpt-4o-mini', messages, stream: true } });
     expect(refused.status).toBe(429);
     controller.abort();
-    const after = await until(() => call('/models', { key }), (answer) => answer.status === 200, 3_000);
+    const after = await until(
+      () => call('/models', { key }),
+      (answer) => answer.status === 200,
+      3_000,
+    );
     expect(after.status).toBe(200);
   });
 });
@@ -173,7 +200,11 @@ describe('a client that reads nothing', () => {
       // About 55 MB of chunks (4 choices with log probabilities), which nobody reads.
       const started = Date.now();
       const { drain } = unreadStream({ model: 'sim/gpt-4o-mini-firehose', stream: true, n: 4, logprobs: true, top_logprobs: 5, messages });
-      await until(async () => cancelled.length, (count) => count > 0, 15_000);
+      await until(
+        async () => cancelled.length,
+        (count) => count > 0,
+        15_000,
+      );
       expect(cancelled.length).toBeGreaterThanOrEqual(1);
       expect(new Set(cancelled).size).toBe(1); // one stream, cancelled (the cancellation is idempotent)
       expect(Date.now() - started).toBeLessThan(15_000);

@@ -131,7 +131,9 @@ describe('GET /v1/keys and /v1/keys/{hash}', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await call('/models', { key: secret })).status).toBe(401);
 
-    const listed = (await call('/keys?include_disabled=true', { key: stack.managementKey })).body as { data: Array<{ hash: string; disabled: boolean }> };
+    const listed = (await call('/keys?include_disabled=true', { key: stack.managementKey })).body as {
+      data: Array<{ hash: string; disabled: boolean }>;
+    };
     expect(listed.data.find((key) => key.hash === hash)?.disabled).toBe(true);
     const active = (await call('/keys?include_disabled=false', { key: stack.managementKey })).body as { data: Array<{ hash: string }> };
     expect(active.data.some((key) => key.hash === hash)).toBe(false);

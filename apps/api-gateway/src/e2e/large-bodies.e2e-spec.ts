@@ -42,7 +42,10 @@ describe('request bodies between 1 MB and 10 MB', () => {
   });
 
   it('answers 413 with the envelope above the 10 MB limit', async () => {
-    const tooLarge = await postLarge('/chat/completions', Buffer.from(JSON.stringify({ model: 'sim/gpt-4o-mini', messages: visionMessages(11 * MB) })));
+    const tooLarge = await postLarge(
+      '/chat/completions',
+      Buffer.from(JSON.stringify({ model: 'sim/gpt-4o-mini', messages: visionMessages(11 * MB) })),
+    );
     expect(tooLarge.status).toBe(413);
     expect(envelopeOf(tooLarge).metadata?.error_type).toBe('payload_too_large');
   });

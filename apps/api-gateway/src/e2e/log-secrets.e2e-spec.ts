@@ -18,11 +18,27 @@ describe('logs', () => {
     expect(created.status).toBe(201);
     const newKey = (created.body as { key: string }).key;
     const byokSecret = `sk-ant-log-secret-${Date.now()}-abcdefghij`;
-    const byok = await call('/byok', { key: stack.managementKey, body: { provider: 'anthropic', key: byokSecret, name: 'log-secrets byok' } });
+    const byok = await call('/byok', {
+      key: stack.managementKey,
+      body: { provider: 'anthropic', key: byokSecret, name: 'log-secrets byok' },
+    });
     expect(byok.status).toBe(201);
-    expect((await call('/chat/completions', { key: newKey, body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
-    expect((await call('/chat/completions', { key: `${newKey}x`, body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(401);
-    expect((await call('/chat/completions', { key: newKey, body: { model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
+    expect(
+      (await call('/chat/completions', { key: newKey, body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await call('/chat/completions', {
+          key: `${newKey}x`,
+          body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await call('/chat/completions', { key: newKey, body: { model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'hi' }] } }))
+        .status,
+    ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the processes write their lines
 
     // The services' NATS seeds are secrets too (ADR 0035).

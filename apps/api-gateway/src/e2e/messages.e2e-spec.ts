@@ -23,9 +23,18 @@ const models = [
 ] as const;
 
 describe.each(models)('POST /v1/messages on an $format-format model', ({ model, provider, prompt, completion }) => {
-  it('answers messages.create in Anthropic\'s message shape, priced as on chat completions', async () => {
+  it("answers messages.create in Anthropic's message shape, priced as on chat completions", async () => {
     const message = await anthropic.messages.create({ model, max_tokens: 256, system: 'You are terse.', messages });
-    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', stop_sequence: null, container: null, stop_details: null, input_transformations: null });
+    expect(message).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model,
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      container: null,
+      stop_details: null,
+      input_transformations: null,
+    });
     expect(message.id).toMatch(/^gen-/);
     expect((message as unknown as { provider: string }).provider).toBe(provider);
     expect(message.content).toHaveLength(1);
@@ -37,7 +46,7 @@ describe.each(models)('POST /v1/messages on an $format-format model', ({ model, 
     expect(usage.cost).toBeCloseTo(usage.input_tokens * prompt + usage.output_tokens * completion, 12);
   });
 
-  it('streams with messages.stream: Anthropic\'s event types, the same text, usage with its cost at the end', async () => {
+  it("streams with messages.stream: Anthropic's event types, the same text, usage with its cost at the end", async () => {
     const stream = anthropic.messages.stream({ model, max_tokens: 256, messages });
     const types: string[] = [];
     let lastDelta: Anthropic.MessageDeltaEvent | undefined;
@@ -65,14 +74,24 @@ describe.each(models)('POST /v1/messages on an $format-format model', ({ model, 
   });
 
   it('calls a tool and reads its result back, streamed and not', async () => {
-    const first = await anthropic.messages.create({ model, max_tokens: 256, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    const first = await anthropic.messages.create({
+      model,
+      max_tokens: 256,
+      tools,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
     expect(first.stop_reason).toBe('tool_use');
     const toolUse = first.content.find((block) => block.type === 'tool_use');
     expect(toolUse).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { location: expect.any(String) } });
 
-    const streamed = await anthropic.messages.stream({ model, max_tokens: 256, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage();
+    const streamed = await anthropic.messages
+      .stream({ model, max_tokens: 256, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] })
+      .finalMessage();
     expect(streamed.stop_reason).toBe('tool_use');
-    expect(streamed.content.find((block) => block.type === 'tool_use')).toMatchObject({ name: 'get_weather', input: (toolUse as Anthropic.ToolUseBlock).input });
+    expect(streamed.content.find((block) => block.type === 'tool_use')).toMatchObject({
+      name: 'get_weather',
+      input: (toolUse as Anthropic.ToolUseBlock).input,
+    });
 
     const second = await anthropic.messages.create({
       model,
@@ -102,14 +121,22 @@ describe.each(models)('POST /v1/messages on an $format-format model', ({ model, 
     const message = await anthropic.messages.create({
       model,
       max_tokens: 64,
-      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } }, { type: 'text', text: 'What is this?' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } },
+            { type: 'text', text: 'What is this?' },
+          ],
+        },
+      ],
     });
     expect(message.content[0]).toMatchObject({ type: 'text' });
     expect(message.usage.input_tokens).toBeGreaterThan(85);
   });
 });
 
-describe('POST /v1/messages: what Anthropic\'s clients send and read', () => {
+describe("POST /v1/messages: what Anthropic's clients send and read", () => {
   it('takes the key as x-api-key with anthropic-version, as Claude Code sends it', async () => {
     const response = await fetch(`${stack.baseUrl}/messages`, {
       method: 'POST',
@@ -120,7 +147,7 @@ describe('POST /v1/messages: what Anthropic\'s clients send and read', () => {
     expect(await response.json()).toMatchObject({ type: 'message', role: 'assistant' });
   });
 
-  it('answers errors with the gateway envelope, plus Anthropic\'s type fields the SDK reads', async () => {
+  it("answers errors with the gateway envelope, plus Anthropic's type fields the SDK reads", async () => {
     const error = await anthropic.messages.create({ model: 'nope/model', max_tokens: 32, messages }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as APIError).type).toBe('not_found_error');
@@ -138,9 +165,16 @@ describe('POST /v1/messages: what Anthropic\'s clients send and read', () => {
   });
 
   it('relays thinking blocks from an Anthropic-format model, streamed and not', async () => {
-    const native = await anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages });
+    const native = await anthropic.messages.create({
+      model: 'sim/claude-sonnet',
+      max_tokens: 4096,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages,
+    });
     expect(native.content[0]).toMatchObject({ type: 'thinking', thinking: expect.any(String), signature: expect.any(String) });
-    const streamed = await anthropic.messages.stream({ model: 'sim/claude-sonnet', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages }).finalMessage();
+    const streamed = await anthropic.messages
+      .stream({ model: 'sim/claude-sonnet', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages })
+      .finalMessage();
     expect(streamed.content[0]).toMatchObject({ type: 'thinking', thinking: expect.any(String) });
   });
 

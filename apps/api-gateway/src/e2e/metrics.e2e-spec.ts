@@ -35,13 +35,19 @@ describe('Prometheus metrics of each process (issue 16)', () => {
   it('count the tokens and credits the answers reported, per model and provider', async () => {
     const before = await scrape('inference');
     const plain = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Count me in the metrics' }] });
-    const streamed = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Count me too, streamed' }], stream: true, stream_options: { include_usage: true } });
+    const streamed = await openai.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Count me too, streamed' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let streamedUsage: Usage | undefined;
     for await (const chunk of streamed) if (chunk.usage) streamedUsage = chunk.usage as Usage;
     const usages = [plain.usage as Usage, streamedUsage!];
     const after = await scrape('inference');
     const labels = { model, provider: 'simulator-openai', byok: 'false' };
-    const delta = (metric: string, extra: Record<string, string> = {}) => total(after, metric, { ...labels, ...extra }) - total(before, metric, { ...labels, ...extra });
+    const delta = (metric: string, extra: Record<string, string> = {}) =>
+      total(after, metric, { ...labels, ...extra }) - total(before, metric, { ...labels, ...extra });
     expect(delta('inference_tokens_total', { direction: 'prompt' })).toBe(usages[0]!.prompt_tokens + usages[1]!.prompt_tokens);
     expect(delta('inference_tokens_total', { direction: 'completion' })).toBe(usages[0]!.completion_tokens + usages[1]!.completion_tokens);
     expect(delta('inference_cost_credits_total')).toBeCloseTo(usages[0]!.cost + usages[1]!.cost, 10);
@@ -50,7 +56,7 @@ describe('Prometheus metrics of each process (issue 16)', () => {
     expect(total(after, 'process_cpu_seconds_total', { service: 'inference' })).toBeGreaterThan(0);
   });
 
-  it('count the gateway\'s answers by route, status and key kind, streams included, and NATS latency per subject', async () => {
+  it("count the gateway's answers by route, status and key kind, streams included, and NATS latency per subject", async () => {
     const route = { route: '/v1/chat/completions', method: 'POST', status: '200', key_kind: 'standard' };
     const before = total(await scrape('api-gateway'), 'gateway_http_requests_total', route);
     await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'one' }] });
@@ -70,7 +76,7 @@ describe('Prometheus metrics of each process (issue 16)', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     // Earlier tests' events may still be on their way: start from a settled count.
     let before = await counted();
-    for (let settled = 0; settled < 3; ) {
+    for (let settled = 0; settled < 3;) {
       await sleep(200);
       const now = await counted();
       settled = now === before ? settled + 1 : 0;
@@ -84,21 +90,27 @@ describe('Prometheus metrics of each process (issue 16)', () => {
     }
     await sleep(300);
     expect((await counted()) - before).toBe(1);
-    for (const name of ['batch', 'intern-signing']) expect(total(await scrape(name), 'process_start_time_seconds', { service: name })).toBeGreaterThan(0);
+    for (const name of ['batch', 'intern-signing'])
+      expect(total(await scrape(name), 'process_start_time_seconds', { service: name })).toBeGreaterThan(0);
   });
 });
 
 describe('series of batch, intern signing and endpoint health (issue 16)', () => {
-  it('are on each service\'s /metrics from the start, endpoint health once an endpoint answered', async () => {
+  it("are on each service's /metrics from the start, endpoint health once an endpoint answered", async () => {
     await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'make the endpoint known' }] });
     const batch = await scrape('batch');
     for (const state of ['queued', 'running']) expect(batch.get(`batch_lines{state="${state}",service="batch"}`)).toBe(0);
     expect(batch.has('batch_lines_processed_total{outcome="succeeded",service="batch"}')).toBe(true);
     const signing = await scrape('intern-signing');
-    for (const outcome of ['signed', 'rate_limited', 'refused', 'error']) expect(signing.has(`intern_signatures_total{outcome="${outcome}",service="intern-signing"}`)).toBe(true);
+    for (const outcome of ['signed', 'rate_limited', 'refused', 'error'])
+      expect(signing.has(`intern_signatures_total{outcome="${outcome}",service="intern-signing"}`)).toBe(true);
     const inference = await scrape('inference');
-    expect(inference.get('inference_endpoint_healthy{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}')).toBe(1);
-    expect(inference.get('inference_endpoint_latency_seconds{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}')).toBeGreaterThan(0);
+    expect(inference.get('inference_endpoint_healthy{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}')).toBe(
+      1,
+    );
+    expect(
+      inference.get('inference_endpoint_latency_seconds{provider="simulator-openai",upstream_model="gpt-4o-mini",service="inference"}'),
+    ).toBeGreaterThan(0);
     // Bounded labels: no batch or signing series leak into other processes.
     expect([...(await scrape('api-gateway')).keys()].some((series) => series.startsWith('batch_lines'))).toBe(false);
   });
@@ -108,9 +120,13 @@ describe('request ids (issue 16)', () => {
   it('answers every request with an x-request-id, keeps a usable one from the caller, and puts it in error envelopes', async () => {
     const ok = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
     expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const mine = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'trace-me-42' } });
+    const mine = await fetch(`${stack.baseUrl}/models`, {
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'trace-me-42' },
+    });
     expect(mine.headers.get('x-request-id')).toBe('trace-me-42');
-    const unusable = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'x'.repeat(300) } });
+    const unusable = await fetch(`${stack.baseUrl}/models`, {
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'x-request-id': 'x'.repeat(300) },
+    });
     expect(unusable.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const refused = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: 'Bearer sk-nope', 'x-request-id': 'quote-me' } });
     expect(refused.status).toBe(401);

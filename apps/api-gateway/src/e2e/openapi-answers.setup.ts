@@ -71,5 +71,6 @@ if (!(originalFetch as { checksAnswers?: boolean }).checksAnswers) {
 afterEach(async () => {
   while (log.pending.size > 0) await Promise.allSettled([...log.pending]);
   const problems = log.problems.splice(0);
-  if (problems.length > 0) throw new Error(`Answers that do not match the OpenAPI document (docs/openapi.json, ADR 0053):\n${problems.join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(`Answers that do not match the OpenAPI document (docs/openapi.json, ADR 0053):\n${problems.join('\n')}`);
 });

@@ -58,13 +58,19 @@ export class OpenApiResponseCheck {
       return this.bodyProblems(what, { $ref: ERROR_ENVELOPE_REF }, response, 'application/json');
     }
     const documented = operation.responses?.[String(response.status)];
-    if (!documented) return [`${what}: undocumented status for ${method.toUpperCase()} ${route.template} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`];
+    if (!documented)
+      return [
+        `${what}: undocumented status for ${method.toUpperCase()} ${route.template} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`,
+      ];
     const mediaTypes = Object.keys(documented.content ?? {});
     if (mediaTypes.length === 0) return response.body ? [`${what}: a body where the document has none`] : [];
     const mediaType = (response.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!mediaTypes.includes(mediaType)) return [`${what}: content type ${mediaType || '(none)'} not documented (${mediaTypes.join(', ')})`];
+    if (!mediaTypes.includes(mediaType))
+      return [`${what}: content type ${mediaType || '(none)'} not documented (${mediaTypes.join(', ')})`];
     if (mediaType !== 'application/json') return [];
-    const pointer = ['paths', route.template, method, 'responses', String(response.status), 'content', mediaType, 'schema'].map(escapePointer).join('/');
+    const pointer = ['paths', route.template, method, 'responses', String(response.status), 'content', mediaType, 'schema']
+      .map(escapePointer)
+      .join('/');
     return this.bodyProblems(what, { $ref: `${DOCUMENT_ID}#/${pointer}` }, response, mediaType);
   }
 

@@ -21,7 +21,9 @@ describe('GET /v1/openapi.json', () => {
   it('describes the bounds the gateway enforces: a body over one is a 400 the document lists', async () => {
     const schema = committed.components.schemas.ChatCompletionRequestDto.properties.temperature;
     expect(schema).toMatchObject({ minimum: 0, maximum: 2 });
-    const refused = await call('/chat/completions', { body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 2.5 } });
+    const refused = await call('/chat/completions', {
+      body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 2.5 },
+    });
     expect(refused.status).toBe(400);
     expect(Object.keys(committed.paths['/v1/chat/completions'].post.responses)).toContain('400');
   });

@@ -27,25 +27,36 @@ async function createKey(name: string): Promise<CreatedKey> {
 const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const question = [{ role: 'user' as const, content: 'What is a gateway?' }];
 
-describe('a preset holding other vendors\' parameters, against strict providers', () => {
+describe("a preset holding other vendors' parameters, against strict providers", () => {
   const slug = `vendors-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
     const created = await call(`/presets/${slug}/chat/completions`, {
       key: stack.managementKey,
-      body: { model: 'sim/gpt-4o-mini', max_tokens: 5, top_k: 40, min_p: 0.05, repetition_penalty: 1.1, top_a: 0.2, messages: [{ role: 'user', content: 'ignored' }] },
+      body: {
+        model: 'sim/gpt-4o-mini',
+        max_tokens: 5,
+        top_k: 40,
+        min_p: 0.05,
+        repetition_penalty: 1.1,
+        top_a: 0.2,
+        messages: [{ role: 'user', content: 'ignored' }],
+      },
     });
     expect(created.status).toBe(200);
   });
 
-  it.each(['sim/gpt-4o-mini', 'sim/claude-sonnet'])('answers on %s: what the provider does not take stays home, nulls do not erase the preset', async (model) => {
-    const openai = clientFor(stack.apiKey);
-    // The openai client sends what it is given; null means "not set", so the preset's max_tokens still applies.
-    const answer = await openai.chat.completions.create({ model: `${model}@preset/${slug}`, messages: question, max_tokens: null });
-    expect(answer.model).toBe(model);
-    expect(answer.choices[0]!.finish_reason).toBe('length');
-    expect(answer.usage!.completion_tokens).toBeLessThanOrEqual(5);
-  });
+  it.each(['sim/gpt-4o-mini', 'sim/claude-sonnet'])(
+    'answers on %s: what the provider does not take stays home, nulls do not erase the preset',
+    async (model) => {
+      const openai = clientFor(stack.apiKey);
+      // The openai client sends what it is given; null means "not set", so the preset's max_tokens still applies.
+      const answer = await openai.chat.completions.create({ model: `${model}@preset/${slug}`, messages: question, max_tokens: null });
+      expect(answer.model).toBe(model);
+      expect(answer.choices[0]!.finish_reason).toBe('length');
+      expect(answer.usage!.completion_tokens).toBeLessThanOrEqual(5);
+    },
+  );
 
   it('answers /v1/messages with the preset on both formats', async () => {
     for (const model of ['sim/gpt-4o-mini', 'sim/claude-sonnet']) {
@@ -93,7 +104,10 @@ describe('a preset applied to chat completions', () => {
       { model: `sim/gpt-4o-mini@preset/${slug}`, max_tokens: 200 },
       { model: 'sim/gpt-4o-mini', preset: slug, max_tokens: 200 },
     ]) {
-      const completion = await openai.chat.completions.create({ ...request, messages: question } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+      const completion = await openai.chat.completions.create({
+        ...request,
+        messages: question,
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming);
       expect(completion.choices[0]!.finish_reason).toBe('stop');
     }
   });
@@ -105,7 +119,10 @@ describe('a preset applied to chat completions', () => {
     });
     expect((second.body as { data: { designated_version: { version: number } } }).data.designated_version.version).toBe(2);
     await expect
-      .poll(async () => (await openai.chat.completions.create({ model: `@preset/${slug}`, messages: question })).choices[0]!.finish_reason, { timeout: 5_000 })
+      .poll(
+        async () => (await openai.chat.completions.create({ model: `@preset/${slug}`, messages: question })).choices[0]!.finish_reason,
+        { timeout: 5_000 },
+      )
       .toBe('stop');
   });
 
@@ -128,7 +145,13 @@ describe('a BYOK credential used for routing', () => {
     // was the one sent. Restricted to this test's key, so no other test routes through it.
     const created = await call('/byok', {
       key: stack.managementKey,
-      body: { provider: 'simulator-openai', key: 'sk-sim-invalid', name: 'e2e', is_byok_only: true, allowed_api_key_hashes: [own.data.hash] },
+      body: {
+        provider: 'simulator-openai',
+        key: 'sk-sim-invalid',
+        name: 'e2e',
+        is_byok_only: true,
+        allowed_api_key_hashes: [own.data.hash],
+      },
     });
     expect(created.status).toBe(201);
     credentialId = (created.body as { data: { id: string } }).data.id;
@@ -151,7 +174,14 @@ describe('a BYOK credential used for routing', () => {
     const openai = clientFor(own.key);
     // Inference drops its cached credentials on management's byok.changed event.
     await expect
-      .poll(() => openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }).then(() => true, () => false), { timeout: 5_000 })
+      .poll(
+        () =>
+          openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 5_000 },
+      )
       .toBe(true);
     const answer = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question });
     const usage = answer.usage as unknown as { is_byok: boolean; cost: number; cost_details: { upstream_inference_cost: number | null } };
@@ -205,7 +235,14 @@ describe('a provider the gateway holds no key for', () => {
     credentialId = (created.body as { data: { id: string } }).data.id;
     const openai = clientFor(own.key);
     await expect
-      .poll(() => openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question }).then(() => true, () => false), { timeout: 5_000 })
+      .poll(
+        () =>
+          openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question }).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 5_000 },
+      )
       .toBe(true);
     const completion = await openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question });
     expect((completion as unknown as { provider: string }).provider).toBe('OpenAI');

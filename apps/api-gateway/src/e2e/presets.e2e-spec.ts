@@ -36,7 +36,8 @@ interface Preset {
 
 const freshSlug = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const messages = [{ role: 'user', content: 'hi' }];
-const post = (slug: string, body: unknown, key: string | null = stack.managementKey) => call(`/presets/${slug}/chat/completions`, { key, body });
+const post = (slug: string, body: unknown, key: string | null = stack.managementKey) =>
+  call(`/presets/${slug}/chat/completions`, { key, body });
 
 describe('presets through the gateway', () => {
   const sdk = new OpenRouter({ apiKey: stack.managementKey, serverURL: stack.baseUrl });
@@ -62,7 +63,10 @@ describe('presets through the gateway', () => {
       config: { model: 'sim/gpt-4o-mini', temperature: 0.4, max_completion_tokens: 64 },
     });
 
-    const second = await sdk.presets.createPresetsChatCompletions({ slug, chatRequest: { model: 'sim/gpt-4o', messages: [{ role: 'user', content: 'x' }] } });
+    const second = await sdk.presets.createPresetsChatCompletions({
+      slug,
+      chatRequest: { model: 'sim/gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(second.data.id).toBe(created.data.id);
     expect(second.data.designatedVersion).toMatchObject({ version: 2, systemPrompt: null, config: { model: 'sim/gpt-4o' } });
 
@@ -101,7 +105,8 @@ describe('presets through the gateway', () => {
     expect(result.status).toBe(200);
     const preset = (result.body as { data: Record<string, unknown> }).data;
     expect(Object.keys(preset).sort()).toEqual(Object.keys(PRESET_FIELDS).sort());
-    for (const [field, type] of Object.entries(PRESET_FIELDS)) expect(preset[field] === null ? 'null' : typeof preset[field], field).toBe(type);
+    for (const [field, type] of Object.entries(PRESET_FIELDS))
+      expect(preset[field] === null ? 'null' : typeof preset[field], field).toBe(type);
     expect(preset.id).toMatch(UUID);
     expect(preset.designated_version_id).toMatch(UUID);
     const version = preset.designated_version as Record<string, unknown>;
@@ -182,7 +187,14 @@ describe('presets through the gateway', () => {
   it('answers 404 for unknown presets and versions, and 400 for bad paging', async () => {
     const slug = freshSlug('known');
     expect((await post(slug, { messages })).status).toBe(200);
-    for (const path of ['/presets/never-made', '/presets/never-made/versions', `/presets/${slug}/versions/2`, `/presets/${slug}/versions/abc`, `/presets/${slug}/versions/0`, '/presets/NOT_A_SLUG']) {
+    for (const path of [
+      '/presets/never-made',
+      '/presets/never-made/versions',
+      `/presets/${slug}/versions/2`,
+      `/presets/${slug}/versions/abc`,
+      `/presets/${slug}/versions/0`,
+      '/presets/NOT_A_SLUG',
+    ]) {
       const result = await call(path, { key: stack.managementKey });
       expect(result.status, path).toBe(404);
       expect(envelopeOf(result).metadata?.error_type).toBe('not_found');
@@ -216,7 +228,10 @@ describe('presets through the gateway', () => {
     won.sort((a, b) => a - b);
     expect(new Set(won).size).toBe(won.length);
     expect(won.length).toBeGreaterThan(0);
-    const versions = (await call(`/presets/${slug}/versions`, { key: stack.managementKey })).body as { data: Version[]; total_count: number };
+    const versions = (await call(`/presets/${slug}/versions`, { key: stack.managementKey })).body as {
+      data: Version[];
+      total_count: number;
+    };
     const stored = versions.data.map((version) => version.version);
     expect(stored).toEqual(Array.from({ length: before + won.length }, (_, index) => index + 1));
     expect(stored.slice(before)).toEqual(won);

@@ -83,12 +83,17 @@ async function post(baseUrl: string, body: unknown): Promise<{ status: number; b
 }
 
 async function exactSum(costs: string[]): Promise<string> {
-  const { rows } = await management.query<{ total: string }>('SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c', [costs]);
+  const { rows } = await management.query<{ total: string }>(
+    'SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c',
+    [costs],
+  );
   return rows[0]!.total;
 }
 
 async function keyUsage(): Promise<string> {
-  const { rows } = await management.query<{ usage: string }>('SELECT usage::text AS usage FROM api_keys WHERE hash = $1', [sha256(stack.apiKey)]);
+  const { rows } = await management.query<{ usage: string }>('SELECT usage::text AS usage FROM api_keys WHERE hash = $1', [
+    sha256(stack.apiKey),
+  ]);
   return rows[0]!.usage;
 }
 
@@ -175,7 +180,9 @@ class Balancer {
 
 beforeAll(async () => {
   // The catalog plus one slow model (a fixture of this test, like the simulator's directives).
-  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as { models: unknown[] };
+  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as {
+    models: unknown[];
+  };
   catalog.models.push({
     id: SLOW_MODEL,
     listed: false,
@@ -198,7 +205,11 @@ beforeAll(async () => {
   });
   management = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   await management.connect();
-  nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: 'replicas-e2e', auth: busAuth(stack.natsSeeds, 'api-gateway') });
+  nats = await ResilientNatsConnection.open({
+    servers: stack.natsUrl,
+    name: 'replicas-e2e',
+    auth: busAuth(stack.natsSeeds, 'api-gateway'),
+  });
   rpc = new RpcClient(nats, 5_000);
 }, 400_000);
 
@@ -253,7 +264,10 @@ describe('two replicas of every service and of the gateway', () => {
       const keyHash = sha256(stack.apiKey);
       const times = [1, 2, 3].map((minutes) => new Date(Date.now() + minutes * 60_000).toISOString());
       for (const lastUsedAt of times) {
-        nats.connection.publish(EVENTS.keysUsed, JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash, lastUsedAt }] } }));
+        nats.connection.publish(
+          EVENTS.keysUsed,
+          JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash, lastUsedAt }] } }),
+        );
       }
       await nats.connection.flush();
       const deadline = Date.now() + 10_000;
@@ -281,7 +295,10 @@ describe('two replicas of every service and of the gateway', () => {
     const answered: Outcome[] = [];
     for (let attempt = 0; attempt < 30 && stuck.length < 2; attempt++) {
       const sentAt = Date.now();
-      const pending = chat(stack.baseUrls[attempt % 2]!, attempt % 2 === 1).then((outcome) => ({ ...outcome, tookMs: Date.now() - sentAt }));
+      const pending = chat(stack.baseUrls[attempt % 2]!, attempt % 2 === 1).then((outcome) => ({
+        ...outcome,
+        tookMs: Date.now() - sentAt,
+      }));
       const settled = await Promise.race([pending, new Promise<undefined>((resolve) => setTimeout(resolve, 3_000, undefined))]);
       if (settled === undefined) stuck.push(pending);
       else answered.push(settled);
@@ -321,7 +338,10 @@ describe('two replicas of every service and of the gateway', () => {
       restarting = run.restartProcess('inference-2');
       const results = await Promise.all(requests.map((request) => request.then((result) => ({ ...result, after: Date.now() - killedAt }))));
       for (const result of results) {
-        expect(result).toMatchObject({ status: 503, body: { error: { code: 503, metadata: { error_type: 'server', reason: 'replica_lost', retryable: true } } } });
+        expect(result).toMatchObject({
+          status: 503,
+          body: { error: { code: 503, metadata: { error_type: 'server', reason: 'replica_lost', retryable: true } } },
+        });
         expect(result.after).toBeLessThan(LIVENESS_MS + 4_000);
       }
       await restarting;
@@ -362,7 +382,10 @@ describe('two replicas of every service and of the gateway', () => {
       await Promise.all(workers);
       balancer.stop();
     }
-    expect(Object.values(exits).every((exit) => JSON.stringify(exit) === JSON.stringify({ code: 0, signal: null })), JSON.stringify(exits)).toBe(true);
+    expect(
+      Object.values(exits).every((exit) => JSON.stringify(exit) === JSON.stringify({ code: 0, signal: null })),
+      JSON.stringify(exits),
+    ).toBe(true);
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
     expect(outcomes.length).toBeGreaterThan(30);
     await expectUsageOfEveryAnswer();

@@ -31,7 +31,10 @@ beforeAll(async () => {
 });
 
 /** Every event of a raw streamed POST, parsed from the SSE bytes. */
-async function streamEvents(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; events: Array<Record<string, any>>; names: string[]; text: string }> {
+async function streamEvents(
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; events: Array<Record<string, any>>; names: string[]; text: string }> {
   const response = await fetch(`${stack.baseUrl}/responses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', ...headers },
@@ -54,12 +57,36 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
   it('creates a response: message item, output_text, usage with cost, echoed configuration', async () => {
     expect(chatModels.map((model) => model.id)).toEqual(expect.arrayContaining(['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet']));
     for (const model of chatModels) {
-      const response = await openai.responses.create({ model: model.id, input: 'Tell me about gateways', instructions: 'Be brief.', metadata: { run: 'e2e' }, temperature: 0.5 });
-      expect(response, model.id).toMatchObject({ object: 'response', status: 'completed', model: model.id, error: null, incomplete_details: null });
+      const response = await openai.responses.create({
+        model: model.id,
+        input: 'Tell me about gateways',
+        instructions: 'Be brief.',
+        metadata: { run: 'e2e' },
+        temperature: 0.5,
+      });
+      expect(response, model.id).toMatchObject({
+        object: 'response',
+        status: 'completed',
+        model: model.id,
+        error: null,
+        incomplete_details: null,
+      });
       expect(response.id, model.id).toMatch(/^resp_/);
       expect(response.output_text, model.id).toMatch(/^Simulated reply to: Tell me about gateways/);
-      expect(response.output.at(-1), model.id).toMatchObject({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', annotations: [] }] });
-      expect(response, model.id).toMatchObject({ instructions: 'Be brief.', metadata: { run: 'e2e' }, temperature: 0.5, tool_choice: 'auto', truncation: 'disabled', store: false });
+      expect(response.output.at(-1), model.id).toMatchObject({
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', annotations: [] }],
+      });
+      expect(response, model.id).toMatchObject({
+        instructions: 'Be brief.',
+        metadata: { run: 'e2e' },
+        temperature: 0.5,
+        tool_choice: 'auto',
+        truncation: 'disabled',
+        store: false,
+      });
       const usage = response.usage as unknown as Record<string, any>;
       expect(usage.input_tokens, model.id).toBeGreaterThan(0);
       expect(usage.output_tokens, model.id).toBeGreaterThan(0);
@@ -67,8 +94,15 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
       expect(usage.input_tokens_details).toEqual({ cached_tokens: expect.any(Number) });
       expect(usage.output_tokens_details).toEqual({ reasoning_tokens: expect.any(Number) });
       expect(usage.cost, model.id).toBeGreaterThan(0);
-      expect(usage.cost_details).toEqual({ upstream_inference_cost: null, upstream_inference_input_cost: expect.any(Number), upstream_inference_output_cost: expect.any(Number) });
-      expect(usage.cost).toBeCloseTo(usage.cost_details.upstream_inference_input_cost + usage.cost_details.upstream_inference_output_cost, 12);
+      expect(usage.cost_details).toEqual({
+        upstream_inference_cost: null,
+        upstream_inference_input_cost: expect.any(Number),
+        upstream_inference_output_cost: expect.any(Number),
+      });
+      expect(usage.cost).toBeCloseTo(
+        usage.cost_details.upstream_inference_input_cost + usage.cost_details.upstream_inference_output_cost,
+        12,
+      );
     }
   });
 
@@ -79,8 +113,19 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
       for await (const event of stream) events.push(event);
       const final = await stream.finalResponse();
       const types = events.map((event) => event.type);
-      expect(types.slice(0, 5), model.id).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta']);
-      expect(types.slice(-4), model.id).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+      expect(types.slice(0, 5), model.id).toEqual([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+      ]);
+      expect(types.slice(-4), model.id).toEqual([
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
       const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
       expect(final.output_text, model.id).toBe(deltas);
@@ -91,7 +136,12 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
 
   it('round-trips a function tool: function_call, then function_call_output', async () => {
     for (const model of chatModels.filter((entry) => entry.supported_parameters.includes('tools'))) {
-      const first = await openai.responses.create({ model: model.id, input: 'Weather in Paris?', tools: [weather], tool_choice: 'required' });
+      const first = await openai.responses.create({
+        model: model.id,
+        input: 'Weather in Paris?',
+        tools: [weather],
+        tool_choice: 'required',
+      });
       const fnCall = first.output.find((item) => item.type === 'function_call');
       if (fnCall?.type !== 'function_call') throw new Error(`${model.id}: no function_call in ${JSON.stringify(first.output)}`);
       expect(fnCall, model.id).toMatchObject({ name: 'get_weather', status: 'completed', call_id: expect.any(String) });
@@ -100,7 +150,11 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
         model: model.id,
         tools: [weather],
         // The output items go back as input, as the Responses API documents (function calls and messages are both).
-        input: [{ role: 'user', content: 'Weather in Paris?' }, ...(first.output as ResponseInputItem[]), { type: 'function_call_output', call_id: fnCall.call_id, output: 'sunny, 21 C' }],
+        input: [
+          { role: 'user', content: 'Weather in Paris?' },
+          ...(first.output as ResponseInputItem[]),
+          { type: 'function_call_output', call_id: fnCall.call_id, output: 'sunny, 21 C' },
+        ],
       });
       expect(second.output_text, model.id).toBe('Based on the tool result: "sunny, 21 C".');
 
@@ -119,7 +173,14 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
       const response = await openai.responses.create({
         model: model.id,
         input: 'Name a city',
-        text: { format: { type: 'json_schema', name: 'city', strict: true, schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } } },
+        text: {
+          format: {
+            type: 'json_schema',
+            name: 'city',
+            strict: true,
+            schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+          },
+        },
       });
       expect(JSON.parse(response.output_text), model.id).toEqual({ name: expect.any(String) });
       expect(response.text).toMatchObject({ format: { type: 'json_schema', name: 'city' } });
@@ -139,9 +200,17 @@ describe('POST /v1/responses with the openai client, on every listed chat model'
 describe('reasoning on each way out', () => {
   it('returns a reasoning item with its summary, and encrypted content only when include asks; sending it back works', async () => {
     for (const model of ['sim/gpt-5-mini', 'sim/claude-sonnet']) {
-      const plain = await openai.responses.create({ model, input: 'Why is the sky blue?', reasoning: { effort: 'low', summary: 'auto' }, max_output_tokens: 4096 });
+      const plain = await openai.responses.create({
+        model,
+        input: 'Why is the sky blue?',
+        reasoning: { effort: 'low', summary: 'auto' },
+        max_output_tokens: 4096,
+      });
       const plainReasoning = plain.output.find((item) => item.type === 'reasoning');
-      expect(plainReasoning, model).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: expect.stringContaining('Why is the sky blue?') }] });
+      expect(plainReasoning, model).toMatchObject({
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: expect.stringContaining('Why is the sky blue?') }],
+      });
       expect(plainReasoning, model).not.toHaveProperty('encrypted_content');
 
       const first = await openai.responses.create({
@@ -155,7 +224,11 @@ describe('reasoning on each way out', () => {
       expect(reasoning?.type === 'reasoning' && reasoning.encrypted_content, model).toMatch(/^gwr1\./);
       const second = await openai.responses.create({
         model,
-        input: [{ role: 'user', content: 'Why is the sky blue?' }, ...(first.output as ResponseInputItem[]), { role: 'user', content: 'And at sunset?' }],
+        input: [
+          { role: 'user', content: 'Why is the sky blue?' },
+          ...(first.output as ResponseInputItem[]),
+          { role: 'user', content: 'And at sunset?' },
+        ],
         reasoning: { effort: 'low', summary: 'auto' },
         include: ['reasoning.encrypted_content'],
         max_output_tokens: 4096,
@@ -167,7 +240,12 @@ describe('reasoning on each way out', () => {
 
   it('streams reasoning summary deltas before the text', async () => {
     for (const model of ['sim/gpt-5-mini', 'sim/claude-sonnet']) {
-      const { events } = await streamEvents({ model, input: 'Why is the sky blue?', reasoning: { effort: 'low', summary: 'auto' }, max_output_tokens: 4096 });
+      const { events } = await streamEvents({
+        model,
+        input: 'Why is the sky blue?',
+        reasoning: { effort: 'low', summary: 'auto' },
+        max_output_tokens: 4096,
+      });
       const types = events.map((event) => event.type);
       const firstSummary = types.indexOf('response.reasoning_summary_text.delta');
       expect(firstSummary, model).toBeGreaterThan(0);
@@ -181,9 +259,18 @@ describe('reasoning on each way out', () => {
 describe('the three ways out', () => {
   it('calls a catalog endpoint that speaks the Responses API natively, and translates for the others', async () => {
     const native = await streamEvents({ model: 'sim/gpt-5-mini', input: 'Hi', debug: { echo_upstream_body: true } });
-    expect(native.events[0]!.debug.echo_upstream_body).toMatchObject({ model: 'gpt-5-mini', input: [{ type: 'message', role: 'user', content: 'Hi' }], store: false, stream: true });
+    expect(native.events[0]!.debug.echo_upstream_body).toMatchObject({
+      model: 'gpt-5-mini',
+      input: [{ type: 'message', role: 'user', content: 'Hi' }],
+      store: false,
+      stream: true,
+    });
     const chat = await streamEvents({ model: 'sim/gpt-4o-mini', input: 'Hi', debug: { echo_upstream_body: true } });
-    expect(chat.events[0]!.debug.echo_upstream_body).toMatchObject({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+    expect(chat.events[0]!.debug.echo_upstream_body).toMatchObject({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+    });
   });
 
   it('takes images in input on every path', async () => {
@@ -191,9 +278,20 @@ describe('the three ways out', () => {
     for (const model of ['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet']) {
       const withImage = await openai.responses.create({
         model,
-        input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: pixel, detail: 'auto' }] }],
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What is this?' },
+              { type: 'input_image', image_url: pixel, detail: 'auto' },
+            ],
+          },
+        ],
       });
-      const without = await openai.responses.create({ model, input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }] }] });
+      const without = await openai.responses.create({
+        model,
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }] }],
+      });
       expect(withImage.status, model).toBe('completed');
       expect(withImage.usage!.input_tokens, model).toBeGreaterThan(without.usage!.input_tokens);
     }
@@ -208,7 +306,14 @@ describe('failures', () => {
       expect(names[0]).toBe('response.created');
       const last = events.at(-1)!;
       expect(names.at(-1), model).toBe('response.failed');
-      expect(last, model).toMatchObject({ type: 'response.failed', response: { status: 'failed', error_type: 'provider_unavailable', error: { code: 'provider_unavailable', message: expect.any(String) } } });
+      expect(last, model).toMatchObject({
+        type: 'response.failed',
+        response: {
+          status: 'failed',
+          error_type: 'provider_unavailable',
+          error: { code: 'provider_unavailable', message: expect.any(String) },
+        },
+      });
       expect(events.at(-2), model).toMatchObject({ type: 'error', code: 'provider_unavailable' });
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
       expect(events.some((event) => event.type === 'response.completed')).toBe(false);
@@ -217,7 +322,12 @@ describe('failures', () => {
 
   it('cancels the provider call when the client of a stream goes away', async () => {
     const upstreamModel = 'gpt-5-mini;chunk-delay=100;reply-tokens=120';
-    const statsOf = async () => (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{ started: number; finished: number; abandoned: number }>;
+    const statsOf = async () =>
+      (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(upstreamModel)}`)).json() as Promise<{
+        started: number;
+        finished: number;
+        abandoned: number;
+      }>;
     const before = await statsOf();
     const controller = new AbortController();
     const response = await fetch(`${stack.baseUrl}/responses`, {
@@ -286,7 +396,14 @@ describe('failures', () => {
     }
     // The bounds themselves pass.
     const atBounds = await call('/responses', {
-      body: { model: 'sim/gpt-4o-mini', input: 'Hi', max_tool_calls: 30, previous_response_id: null, store: false, metadata: Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`k${index}`.padEnd(64, 'x'), 'v'.repeat(512)])) },
+      body: {
+        model: 'sim/gpt-4o-mini',
+        input: 'Hi',
+        max_tool_calls: 30,
+        previous_response_id: null,
+        store: false,
+        metadata: Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`k${index}`.padEnd(64, 'x'), 'v'.repeat(512)])),
+      },
     });
     expect(atBounds.status).toBe(200);
   });
@@ -295,9 +412,16 @@ describe('failures', () => {
 describe('routing, presets and metadata as on chat', () => {
   it('reports routing metadata under service_metadata when opted in, on the legacy header too', async () => {
     for (const header of ['x-service-metadata', 'x-service-experimental-metadata']) {
-      const result = await call('/responses', { body: { model: 'sim/gpt-4o-mini-fallback', input: 'Hi' }, headers: { [header]: 'enabled' } });
+      const result = await call('/responses', {
+        body: { model: 'sim/gpt-4o-mini-fallback', input: 'Hi' },
+        headers: { [header]: 'enabled' },
+      });
       expect(result.status).toBe(200);
-      expect((result.body as Record<string, any>).service_metadata).toMatchObject({ attempt: 2, requested: 'sim/gpt-4o-mini-fallback', is_byok: false });
+      expect((result.body as Record<string, any>).service_metadata).toMatchObject({
+        attempt: 2,
+        requested: 'sim/gpt-4o-mini-fallback',
+        is_byok: false,
+      });
     }
     const plain = await call('/responses', { body: { model: 'sim/gpt-4o-mini', input: 'Hi' } });
     expect(plain.body).not.toHaveProperty('service_metadata');
@@ -307,18 +431,36 @@ describe('routing, presets and metadata as on chat', () => {
     const slug = `resp-e2e-${Date.now().toString(36)}`;
     const created = await call(`/presets/${slug}/chat/completions`, {
       key: stack.managementKey,
-      body: { model: 'sim/gpt-4o-mini', temperature: 0.3, messages: [{ role: 'system', content: 'You help {{customer}} with {{topic}}.' }] },
+      body: {
+        model: 'sim/gpt-4o-mini',
+        temperature: 0.3,
+        messages: [{ role: 'system', content: 'You help {{customer}} with {{topic}}.' }],
+      },
     });
     expect(created.status).toBe(200);
-    const { events } = await streamEvents({ prompt: { id: slug, variables: { customer: 'Ada', topic: { type: 'input_text', text: 'gateways' } } }, input: 'Hi', debug: { echo_upstream_body: true } });
-    const upstream = events[0]!.debug.echo_upstream_body as { messages: Array<{ role: string; content: string }>; temperature: number; model: string };
+    const { events } = await streamEvents({
+      prompt: { id: slug, variables: { customer: 'Ada', topic: { type: 'input_text', text: 'gateways' } } },
+      input: 'Hi',
+      debug: { echo_upstream_body: true },
+    });
+    const upstream = events[0]!.debug.echo_upstream_body as {
+      messages: Array<{ role: string; content: string }>;
+      temperature: number;
+      model: string;
+    };
     expect(upstream.messages[0]).toEqual({ role: 'system', content: 'You help Ada with gateways.' });
     expect(upstream).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.3 });
     expect(events.at(-1)!.response).toMatchObject({ model: 'sim/gpt-4o-mini', prompt: { id: slug } });
   });
 
   it('hashes safety_identifier and user before the provider sees them', async () => {
-    const { events } = await streamEvents({ model: 'sim/gpt-5-mini', input: 'Hi', user: 'alice@example.com', safety_identifier: 'alice@example.com', debug: { echo_upstream_body: true } });
+    const { events } = await streamEvents({
+      model: 'sim/gpt-5-mini',
+      input: 'Hi',
+      user: 'alice@example.com',
+      safety_identifier: 'alice@example.com',
+      debug: { echo_upstream_body: true },
+    });
     const upstream = events[0]!.debug.echo_upstream_body as Record<string, string>;
     expect(upstream.safety_identifier).toMatch(/^[0-9a-f]{32}$/);
     expect(upstream.user).toMatch(/^[0-9a-f]{32}$/);
@@ -327,7 +469,11 @@ describe('routing, presets and metadata as on chat', () => {
 
   it('drops the oldest input with truncation auto when the conversation does not fit the context window', async () => {
     const long = 'word '.repeat(200_000);
-    const input = [{ role: 'user' as const, content: long }, { role: 'assistant' as const, content: 'ok' }, { role: 'user' as const, content: 'Short question' }];
+    const input = [
+      { role: 'user' as const, content: long },
+      { role: 'assistant' as const, content: 'ok' },
+      { role: 'user' as const, content: 'Short question' },
+    ];
     const auto = await openai.responses.create({ model: 'sim/gpt-4o-mini', input, truncation: 'auto' });
     expect(auto.status).toBe('completed');
     expect(auto.output_text).toMatch(/^Simulated reply to: Short question/);
@@ -361,7 +507,12 @@ describe('the Vercel AI SDK default OpenAI provider (Responses API)', () => {
         tools: {
           get_weather: tool({
             description: 'The weather of a city',
-            inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+            inputSchema: jsonSchema<{ city: string }>({
+              type: 'object',
+              properties: { city: { type: 'string' } },
+              required: ['city'],
+              additionalProperties: false,
+            }),
             execute: async ({ city }) => `sunny in ${city}`,
           }),
         },
@@ -379,12 +530,21 @@ describe('the OpenRouter SDK (it validates every response and event against its 
 
   it('parses the response object and the stream events on each way out', async () => {
     for (const model of ['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet']) {
-      const response = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', metadata: { run: 'sdk' } } })) as unknown as Record<string, any>;
+      const response = (await sdk.responses.send({
+        responsesRequest: { model, input: 'Tell me about gateways', metadata: { run: 'sdk' } },
+      })) as unknown as Record<string, any>;
       expect(response, model).toMatchObject({ object: 'response', status: 'completed', metadata: { run: 'sdk' } });
       expect(response.outputText, model).toMatch(/^Simulated reply to: Tell me about gateways/);
-      expect(response.usage, model).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), cost: expect.any(Number), costDetails: { upstreamInferenceInputCost: expect.any(Number) } });
+      expect(response.usage, model).toMatchObject({
+        inputTokens: expect.any(Number),
+        outputTokens: expect.any(Number),
+        cost: expect.any(Number),
+        costDetails: { upstreamInferenceInputCost: expect.any(Number) },
+      });
 
-      const stream = (await sdk.responses.send({ responsesRequest: { model, input: 'Tell me about gateways', stream: true } })) as unknown as AsyncIterable<Record<string, any>>;
+      const stream = (await sdk.responses.send({
+        responsesRequest: { model, input: 'Tell me about gateways', stream: true },
+      })) as unknown as AsyncIterable<Record<string, any>>;
       const types: string[] = [];
       for await (const event of stream) types.push(String(event.type));
       expect(types[0], model).toBe('response.created');

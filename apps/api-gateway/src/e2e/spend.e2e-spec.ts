@@ -31,7 +31,10 @@ async function chat(key: string): Promise<{ status: number; cost?: string; body:
 
 /** The exact decimal sum, computed by PostgreSQL's numeric (no float on the way). */
 async function exactSum(costs: string[]): Promise<string> {
-  const { rows } = await database.query<{ total: string }>('SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c', [costs]);
+  const { rows } = await database.query<{ total: string }>(
+    'SELECT coalesce(sum(c::numeric), 0)::text AS total FROM unnest($1::text[]) AS c',
+    [costs],
+  );
   return rows[0]!.total;
 }
 
@@ -96,7 +99,9 @@ describe('spend limits, usage and credits through the gateway', () => {
     await expect.poll(async () => (await getKey(created.data.hash)).usage, { timeout: 10_000 }).toBe(Number(total));
     const view = await getKey(created.data.hash);
     expect([view.usage_daily, view.usage_weekly, view.usage_monthly]).toEqual([view.usage, view.usage, view.usage]);
-    expect(view.limit_remaining).toBe(Number((await database.query<{ r: string }>('SELECT (10 - $1::numeric)::text AS r', [total])).rows[0]!.r));
+    expect(view.limit_remaining).toBe(
+      Number((await database.query<{ r: string }>('SELECT (10 - $1::numeric)::text AS r', [total])).rows[0]!.r),
+    );
     const { rows } = await database.query<{ usage: string; ledger: string; count: string }>(
       `SELECT k.usage::text AS usage, sum(l.cost)::text AS ledger, count(*)::text AS count
        FROM api_keys k JOIN usage_ledger l ON l.key_hash = k.hash WHERE k.hash = $1 GROUP BY k.usage`,
@@ -190,7 +195,10 @@ async function seedWorkspace(credits: string): Promise<{ managementKey: string; 
   const userId = randomUUID();
   const managementKey = `sk-gw-v1-${randomUUID().replace(/-/g, '')}`;
   const apiKey = `sk-gw-v1-${randomUUID().replace(/-/g, '')}`;
-  await database.query(`INSERT INTO workspaces (id, name, updated_at, credits_total) VALUES ($1, 'Tenant', now(), $2)`, [workspaceId, credits]);
+  await database.query(`INSERT INTO workspaces (id, name, updated_at, credits_total) VALUES ($1, 'Tenant', now(), $2)`, [
+    workspaceId,
+    credits,
+  ]);
   await database.query(`INSERT INTO users (id, email, name, default_workspace_id, updated_at) VALUES ($1, $2, 'Tenant', $3, now())`, [
     userId,
     `${userId}@example.com`,

@@ -53,7 +53,10 @@ function startCollector(port: number): Promise<Server> {
     request.on('end', () => {
       if (request.url === '/v1/traces') {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> }; scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }>;
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> };
+            scopeSpans: Array<{ spans: Array<Record<string, unknown>> }>;
+          }>;
         };
         for (const resourceSpans of body.resourceSpans) {
           const service = String(attributesOf(resourceSpans.resource.attributes)['service.name']);
@@ -67,7 +70,10 @@ function startCollector(port: number): Promise<Server> {
                 name: String(span.name),
                 kind: Number(span.kind),
                 attributes: attributesOf(span.attributes as never),
-                links: ((span.links as Array<{ traceId: string; spanId: string }>) ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
+                links: ((span.links as Array<{ traceId: string; spanId: string }>) ?? []).map(({ traceId, spanId }) => ({
+                  traceId,
+                  spanId,
+                })),
               });
             }
           }
@@ -84,7 +90,8 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20
   for (;;) {
     const found = probe();
     if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; spans: ${spans.map((span) => `${span.service}:${span.name}`).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; spans: ${spans.map((span) => `${span.service}:${span.name}`).join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -123,7 +130,13 @@ describe('one request, one trace across the services (tracing on)', () => {
     const clientSpanId = randomBytes(8).toString('hex');
     const requestId = `traces-e2e-${randomBytes(6).toString('hex')}`;
     // Spec §4.5 trace metadata: links the generation to another trace of the caller's.
-    const callerTrace = { trace_id: randomBytes(16).toString('hex'), parent_span_id: randomBytes(8).toString('hex'), trace_name: 'nightly-eval', span_name: 'judge', generation_name: 'score-1' };
+    const callerTrace = {
+      trace_id: randomBytes(16).toString('hex'),
+      parent_span_id: randomBytes(8).toString('hex'),
+      trace_name: 'nightly-eval',
+      span_name: 'judge',
+      generation_name: 'score-1',
+    };
     const response = await fetch(`${stack.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: {
@@ -138,14 +151,36 @@ describe('one request, one trace across the services (tracing on)', () => {
     expect(response.headers.get('x-request-id')).toBe(requestId);
     const answer = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number; cost: number } };
 
-    const of = (service: string, predicate: (span: OtlpSpan) => boolean) => () => spans.find((span) => span.traceId === traceId && span.service === service && predicate(span));
-    const counted = await until('management to count the usage event', of('management', (span) => span.name === 'events.usage.recorded process'));
-    const httpServer = await until('the gateway HTTP span', of('api-gateway', (span) => span.name === 'POST /v1/chat/completions'));
-    const rpcClient = await until('the gateway NATS client span', of('api-gateway', (span) => span.name === 'inference.chat.create'));
-    const handler = await until('the inference handler span', of('inference', (span) => span.name === 'inference.chat.create'));
-    const attempt = await until('the provider attempt span', of('inference', (span) => span.name === 'chat gpt-4o-mini'));
-    const undici = await until('the undici HTTP span', of('inference', (span) => span.parentSpanId === attempt.spanId));
-    const publish = await until('the usage publish span', of('inference', (span) => span.name === 'events.usage.recorded publish'));
+    const of = (service: string, predicate: (span: OtlpSpan) => boolean) => () =>
+      spans.find((span) => span.traceId === traceId && span.service === service && predicate(span));
+    const counted = await until(
+      'management to count the usage event',
+      of('management', (span) => span.name === 'events.usage.recorded process'),
+    );
+    const httpServer = await until(
+      'the gateway HTTP span',
+      of('api-gateway', (span) => span.name === 'POST /v1/chat/completions'),
+    );
+    const rpcClient = await until(
+      'the gateway NATS client span',
+      of('api-gateway', (span) => span.name === 'inference.chat.create'),
+    );
+    const handler = await until(
+      'the inference handler span',
+      of('inference', (span) => span.name === 'inference.chat.create'),
+    );
+    const attempt = await until(
+      'the provider attempt span',
+      of('inference', (span) => span.name === 'chat gpt-4o-mini'),
+    );
+    const undici = await until(
+      'the undici HTTP span',
+      of('inference', (span) => span.parentSpanId === attempt.spanId),
+    );
+    const publish = await until(
+      'the usage publish span',
+      of('inference', (span) => span.name === 'events.usage.recorded publish'),
+    );
     failed = false;
 
     // One trace, each span the child of the one before it.
@@ -161,7 +196,13 @@ describe('one request, one trace across the services (tracing on)', () => {
     expect(counted.parentSpanId).toBe(publish.spanId);
 
     // Model, provider, attempt, tokens and cost, as the answer said (GenAI conventions).
-    expect(attempt.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'simulator-openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gw.model': 'sim/gpt-4o-mini', 'gw.attempt': 1 });
+    expect(attempt.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'simulator-openai',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gw.model': 'sim/gpt-4o-mini',
+      'gw.attempt': 1,
+    });
     expect(handler.attributes).toMatchObject({
       'gen_ai.provider.name': 'simulator-openai',
       'gw.model': 'sim/gpt-4o-mini',
@@ -171,7 +212,11 @@ describe('one request, one trace across the services (tracing on)', () => {
       'gw.request_id': requestId,
     });
     expect(Number(handler.attributes['gw.cost'])).toBeCloseTo(answer.usage.cost, 12);
-    expect(counted.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': answer.usage.prompt_tokens, 'gw.usage.counted': true, 'gw.request_id': requestId });
+    expect(counted.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': answer.usage.prompt_tokens,
+      'gw.usage.counted': true,
+      'gw.request_id': requestId,
+    });
 
     // The caller's §4.5 trace metadata: attributes, and a link to its span.
     expect(handler.attributes).toMatchObject({

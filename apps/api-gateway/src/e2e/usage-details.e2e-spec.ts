@@ -11,10 +11,19 @@ import { stack } from './e2e-helpers.js';
  */
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
-const messages = [{ role: 'user' as const, content: 'Tell me about gateways, the ones that route requests to many providers and keep the books on every token they see' }];
+const messages = [
+  {
+    role: 'user' as const,
+    content: 'Tell me about gateways, the ones that route requests to many providers and keep the books on every token they see',
+  },
+];
 
 async function simulator(path: string, headers: Record<string, string>, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const response = await fetch(`${stack.simulatorUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${stack.simulatorUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, any>;
 }
@@ -35,7 +44,11 @@ describe('usage details', () => {
   }
 
   it('an OpenAI-format provider: cached, cache-write, audio and reasoning tokens, audio priced apart', async () => {
-    const direct = await simulator('/openai/v1/chat/completions', { authorization: 'Bearer sk-sim' }, { model: 'gpt-4o-mini;audio-in=6;audio-out=4;cached=3;cache-write=2;reasoning=5', messages });
+    const direct = await simulator(
+      '/openai/v1/chat/completions',
+      { authorization: 'Bearer sk-sim' },
+      { model: 'gpt-4o-mini;audio-in=6;audio-out=4;cached=3;cache-write=2;reasoning=5', messages },
+    );
     const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-audio-details', messages });
     const usage = completion.usage as unknown as Record<string, any>;
     expect(usage.prompt_tokens).toBe(direct.usage.prompt_tokens);
@@ -48,7 +61,12 @@ describe('usage details', () => {
     expect(usage.cost_details.upstream_inference_prompt_cost).toBeCloseTo(prompt, 12);
     expect(await usageDetailsOf(completion.id)).toEqual({ cache_write_tokens: 2, prompt_audio_tokens: 6, completion_audio_tokens: 4 });
 
-    const streamed = await openai.chat.completions.create({ model: 'sim/gpt-4o-audio-details', messages, stream: true, stream_options: { include_usage: true } });
+    const streamed = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-audio-details',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let last: Record<string, any> | undefined;
     for await (const chunk of streamed) last = chunk as unknown as Record<string, any>;
     expect(last!.usage.prompt_tokens_details).toEqual(usage.prompt_tokens_details);
@@ -56,7 +74,11 @@ describe('usage details', () => {
   });
 
   it('an Anthropic-format provider: cache reads and writes, and web searches as server_tool_use, on chat and on /v1/messages', async () => {
-    const direct = await simulator('/anthropic/v1/messages', { 'x-api-key': 'sk-sim', 'anthropic-version': '2023-06-01' }, { model: 'claude-sonnet-4-5;cached=5;cache-write=7;web-search=2', max_tokens: 256, messages });
+    const direct = await simulator(
+      '/anthropic/v1/messages',
+      { 'x-api-key': 'sk-sim', 'anthropic-version': '2023-06-01' },
+      { model: 'claude-sonnet-4-5;cached=5;cache-write=7;web-search=2', max_tokens: 256, messages },
+    );
     const completion = await openai.chat.completions.create({ model: 'sim/claude-sonnet-details', messages, max_tokens: 256 });
     const usage = completion.usage as unknown as Record<string, any>;
     expect(usage.prompt_tokens).toBe(direct.usage.input_tokens + 5 + 7);
@@ -65,7 +87,12 @@ describe('usage details', () => {
     const tools = { tool_calls_executed: 2, tool_calls_requested: 2, web_search_requests: 2 };
     expect(usage.server_tool_use).toEqual(tools);
     expect(usage.server_tool_use_details).toEqual(tools);
-    expect(await usageDetailsOf(completion.id)).toEqual({ cache_write_tokens: 7, server_tool_calls_executed: 2, server_tool_calls_requested: 2, web_search_requests: 2 });
+    expect(await usageDetailsOf(completion.id)).toEqual({
+      cache_write_tokens: 7,
+      server_tool_calls_executed: 2,
+      server_tool_calls_requested: 2,
+      web_search_requests: 2,
+    });
 
     const message = await anthropic.messages.create({ model: 'sim/claude-sonnet-details', max_tokens: 256, messages });
     expect(message.usage).toMatchObject({

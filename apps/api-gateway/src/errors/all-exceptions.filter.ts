@@ -33,7 +33,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ errorId, requestId: request.id, err: exception }, 'Request failed');
     }
     const retryAfter = error.metadata?.retry_after;
-    if (error.status === 429 || error.status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');
+    if (error.status === 429 || error.status === 503)
+      reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');
     const body = isMessagesRoute(request.url) ? messagesErrorBody(envelope) : envelope;
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
   }

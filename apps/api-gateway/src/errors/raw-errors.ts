@@ -9,7 +9,10 @@ import type { Duplex } from 'node:stream';
  * envelope (§7.1), and none echoes the URL back.
  */
 
-/** Fastify's router refusing a URL: `%ff`, `%zz`, `%c3%28`, `%` (FST_ERR_BAD_URL), a path parameter over 100 characters (FST_ERR_MAX_PARAM_LENGTH). */
+/**
+ * Fastify's router refusing a URL: `%ff`, `%zz`, `%c3%28`, `%` (FST_ERR_BAD_URL), a path parameter
+ * over 100 characters (FST_ERR_MAX_PARAM_LENGTH).
+ */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const failure =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -17,7 +20,10 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
       : error.code === 'FST_ERR_BAD_URL'
         ? GatewayError.badRequest('The URL is not valid: a percent-encoded sequence does not decode')
         : new GatewayError(500, 'Internal server error');
-  void reply.status(failure.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(toEnvelope(failure)));
+  void reply
+    .status(failure.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(toEnvelope(failure)));
 }
 
 /**

@@ -37,7 +37,9 @@ export class HealthController {
   @Answers(503, 'NotReadyAnswer', 'Draining or disconnected from NATS')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const reason = this.lifecycle.draining ? 'draining' : this.nats.isConnected() ? undefined : 'nats_disconnected';
-    await reply.status(reason ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK).send(reason ? { status: 'unavailable', reason } : { status: 'ok' });
+    await reply
+      .status(reason ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK)
+      .send(reason ? { status: 'unavailable', reason } : { status: 'ok' });
   }
 
   /** Every service's health over NATS, for operators and `npm run up`: 503 when one does not answer. */

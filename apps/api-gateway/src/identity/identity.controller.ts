@@ -35,7 +35,9 @@ export class IdentityController {
   @Answers(200, 'IdentityAnswer', 'The user, now without identity')
   @Fails({ 403: 'An intern key has no personal identity', 404: 'No identity is linked' })
   async unlink(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
-    const { changedKeyHashes, ...view } = await this.rpc.send<WithChangedKeys<IdentityView>>(SUBJECTS.management.identityUnlink, { principal });
+    const { changedKeyHashes, ...view } = await this.rpc.send<WithChangedKeys<IdentityView>>(SUBJECTS.management.identityUnlink, {
+      principal,
+    });
     this.auth.forget(changedKeyHashes ?? []);
     return { data: view };
   }
@@ -54,7 +56,18 @@ export class IdentityController {
   @Public()
   @Get('oidc/callback')
   @Doc("The issuer's redirect back (a browser page)", 'The raw query of the issuer (`code`, `state`, or `error`) is passed on as received.')
-  @AnswersHtml({ 200: 'Linked', 400: 'reason `invalid_state`, `expired_state`, `oidc_error` or `id_token_rejected`', 401: 'The login was refused', 404: 'OIDC login is not configured', 409: 'reason `identity_in_use`', 410: 'The login expired', 500: 'The login could not be finished', 502: 'The issuer failed', 503: 'A service is unavailable', 504: 'A service did not answer in time' })
+  @AnswersHtml({
+    200: 'Linked',
+    400: 'reason `invalid_state`, `expired_state`, `oidc_error` or `id_token_rejected`',
+    401: 'The login was refused',
+    404: 'OIDC login is not configured',
+    409: 'reason `identity_in_use`',
+    410: 'The login expired',
+    500: 'The login could not be finished',
+    502: 'The issuer failed',
+    503: 'A service is unavailable',
+    504: 'A service did not answer in time',
+  })
   async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
@@ -64,7 +77,15 @@ export class IdentityController {
       await reply.status(200).send(linkedPage(linked.identity));
     } catch (exception) {
       const error = toGatewayError(exception);
-      await reply.status(error.status).send(failedPage(error.status, error.status >= 500 ? 'The login could not be finished; try again.' : error.message, error.metadata?.reason as string | undefined));
+      await reply
+        .status(error.status)
+        .send(
+          failedPage(
+            error.status,
+            error.status >= 500 ? 'The login could not be finished; try again.' : error.message,
+            error.metadata?.reason as string | undefined,
+          ),
+        );
     }
   }
 }

@@ -32,7 +32,8 @@ export class DtoPipe implements PipeTransform {
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const type = metadata.metatype as Type<object> | undefined;
-    if (NOT_A_DTO.has(type)) throw new Error(`DtoPipe on a ${metadata.type} parameter without a DTO class (use a value import of the class)`);
+    if (NOT_A_DTO.has(type))
+      throw new Error(`DtoPipe on a ${metadata.type} parameter without a DTO class (use a value import of the class)`);
     const input = value == null && this.options.absentAsEmpty ? {} : value;
     try {
       const dto = await validateDto(type!, input, this.options.unknown);

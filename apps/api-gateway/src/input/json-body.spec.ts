@@ -43,7 +43,9 @@ describe('checkJsonBody', () => {
 
   it('refuses the prototype-poisoning keys like unknown fields', () => {
     expect(checkJsonBody(JSON.parse('{"a":{"__proto__":{"x":1}}}'))?.message).toBe('a.__proto__: property __proto__ should not exist');
-    expect(checkJsonBody(JSON.parse('{"constructor":{"prototype":{}}}'))?.message).toBe('constructor: property constructor should not exist');
+    expect(checkJsonBody(JSON.parse('{"constructor":{"prototype":{}}}'))?.message).toBe(
+      'constructor: property constructor should not exist',
+    );
     expect(checkJsonBody({ tools: [{ parameters: { properties: { constructor: { type: 'string' } } } }] })).toBeUndefined();
   });
 });

@@ -43,7 +43,8 @@ export function checkJsonBody(body: unknown, nulAllowedUnder?: ReadonlySet<strin
   while (stack.length > 0) {
     const { value, path, depth, nulAllowed } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!nulAllowed && value.includes('\u0000')) return nulError(path || 'body', `${path || 'body'}: must not contain the NUL character (\\u0000)`);
+      if (!nulAllowed && value.includes('\u0000'))
+        return nulError(path || 'body', `${path || 'body'}: must not contain the NUL character (\\u0000)`);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -51,7 +52,8 @@ export function checkJsonBody(body: unknown, nulAllowedUnder?: ReadonlySet<strin
       return GatewayError.badRequest(`Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH });
     }
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: childPath(path, index), depth: depth + 1, nulAllowed });
+      for (let index = value.length - 1; index >= 0; index--)
+        stack.push({ value: value[index], path: childPath(path, index), depth: depth + 1, nulAllowed });
       continue;
     }
     const keys = Object.keys(value);
@@ -65,7 +67,10 @@ export function checkJsonBody(body: unknown, nulAllowedUnder?: ReadonlySet<strin
       const child = (value as Record<string, unknown>)[key];
       // What secure-json-parse (Fastify's default) refuses, named like any unknown field:
       // `__proto__` anywhere, and a `constructor` carrying a `prototype`.
-      if (key === '__proto__' || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'))) {
+      if (
+        key === '__proto__' ||
+        (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'))
+      ) {
         return GatewayError.badRequest(`${childPath(path, key)}: property ${key} should not exist`, { param: childPath(path, key) });
       }
       stack.push({ value: child, path: childPath(path, key), depth: depth + 1, nulAllowed: allowed });

@@ -1,4 +1,17 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Req,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { DaemonSignDto, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -64,7 +77,10 @@ export class DaemonSignController {
 
   /** Deprecated alias (spec §9): same behaviour, plus Deprecation and Link (RFC 9745, RFC 8288). */
   @Post('v1/interns/:internId/daemon-access/sign')
-  @DeprecatedDoc("Sign a body digest for an intern's daemon (spec §4.4, deprecated alias; answers carry `Deprecation` and `Link`)", 'POST /v1/interns/{internId}/daemon/sign')
+  @DeprecatedDoc(
+    "Sign a body digest for an intern's daemon (spec §4.4, deprecated alias; answers carry `Deprecation` and `Link`)",
+    'POST /v1/interns/{internId}/daemon/sign',
+  )
   @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
   @Answers(200, 'DaemonSignatureAnswer', 'The signature headers (spec §2.5)')
   @Fails(SIGN_FAILS)

@@ -16,7 +16,11 @@ describe('intern route errors (spec §7.2)', () => {
     const timeout = internErrorShape(new GatewayError(504, 'Internal request timed out after 9000 ms'));
     expect([timeout.status, timeout.errorType, timeout.metadata]).toEqual([408, 'timeout', { reason: 'timeout', retryable: true }]);
     const busDown = internErrorShape(new GatewayError(503, 'Message bus unavailable'));
-    expect([busDown.status, busDown.message, busDown.metadata]).toEqual([500, 'Internal server error', { reason: 'internal_error', retryable: true }]);
+    expect([busDown.status, busDown.message, busDown.metadata]).toEqual([
+      500,
+      'Internal server error',
+      { reason: 'internal_error', retryable: true },
+    ]);
     expect(internErrorShape(new GatewayError(500, 'Internal server error', { metadata: { error_id: 'e1' } })).metadata).toEqual({
       error_id: 'e1',
       reason: 'internal_error',

@@ -31,12 +31,17 @@ export function internErrorShape(error: GatewayError): GatewayError {
     status = 500;
     metadata = { reason: 'internal_error', retryable: true };
   }
-  const reason = typeof metadata.reason === 'string' ? metadata.reason : (REASONS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request'));
+  const reason =
+    typeof metadata.reason === 'string' ? metadata.reason : (REASONS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request'));
   const retryable = typeof metadata.retryable === 'boolean' ? metadata.retryable : status === 408 || status === 429 || status >= 500;
   if (status === error.status && metadata.reason === reason && metadata.retryable === retryable) return error;
   const errorType = status === error.status ? error.errorType : undefined;
-  return new GatewayError(status, status === error.status ? error.message : status === 408 ? 'The operation timed out' : 'Internal server error', {
-    ...(errorType ? { errorType } : {}),
-    metadata: { ...metadata, reason, retryable },
-  });
+  return new GatewayError(
+    status,
+    status === error.status ? error.message : status === 408 ? 'The operation timed out' : 'Internal server error',
+    {
+      ...(errorType ? { errorType } : {}),
+      metadata: { ...metadata, reason, retryable },
+    },
+  );
 }

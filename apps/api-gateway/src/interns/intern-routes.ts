@@ -35,7 +35,10 @@ function hostOf(request: FastifyRequest): string {
 }
 
 function send(reply: FastifyReply, error: GatewayError): void {
-  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(toEnvelope(internErrorShape(error)));
+  void reply
+    .status(error.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(toEnvelope(internErrorShape(error)));
 }
 
 /**
@@ -52,17 +55,33 @@ export function registerInternRouteHooks(fastify: FastifyInstance, regionalHosts
     if (!isInternRoute(request.url)) return done();
     const host = hostOf(request);
     if (regionalHosts.some((pattern) => pattern.test(host))) {
-      return send(reply, new GatewayError(421, 'Interns are served on the global hostname only, not on regional ones', { metadata: { reason: 'regional_host', retryable: false } }));
+      return send(
+        reply,
+        new GatewayError(421, 'Interns are served on the global hostname only, not on regional ones', {
+          metadata: { reason: 'regional_host', retryable: false },
+        }),
+      );
     }
     if (!isSignRoute(request.url)) return done();
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
-      return send(reply, new GatewayError(415, 'Unsupported Content-Type: send application/json', { metadata: { reason: 'unsupported_media_type', retryable: false } }));
+      return send(
+        reply,
+        new GatewayError(415, 'Unsupported Content-Type: send application/json', {
+          metadata: { reason: 'unsupported_media_type', retryable: false },
+        }),
+      );
     }
     const deadline = Date.now() + SIGN_TIMEOUT_MS;
     (request as SignDeadline).signDeadline = deadline;
     const timer = setTimeout(() => {
       if (reply.sent) return;
-      send(reply, new GatewayError(408, `The sign operation did not finish within ${SIGN_TIMEOUT_MS / 1000} s`, { errorType: 'timeout', metadata: { reason: 'timeout', retryable: true } }));
+      send(
+        reply,
+        new GatewayError(408, `The sign operation did not finish within ${SIGN_TIMEOUT_MS / 1000} s`, {
+          errorType: 'timeout',
+          metadata: { reason: 'timeout', retryable: true },
+        }),
+      );
     }, SIGN_TIMEOUT_MS);
     reply.raw.once('close', () => clearTimeout(timer));
     done();

@@ -46,7 +46,10 @@ export class InternsController {
   @Fails({ 403: 'The key may not create interns', 404: 'No such workspace visible to the key', 409: 'An intern of that name exists' })
   @HttpCode(201)
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateInternDto): Promise<InternView> {
-    if (dto.provision === true) throw unsupported('provision: interns are not provisioned by this gateway; their daemons run on hosts their operators name (hostname)');
+    if (dto.provision === true)
+      throw unsupported(
+        'provision: interns are not provisioned by this gateway; their daemons run on hosts their operators name (hostname)',
+      );
     if (dto.vault_id !== undefined) throw unsupported('vault_id: vaults are not offered by this gateway');
     return this.rpc.send<InternView>(SUBJECTS.internSigning.create, {
       principal,
@@ -72,8 +75,16 @@ export class InternsController {
   @Doc('Update an intern')
   @PathParam('internId', { type: 'string', format: 'uuid' }, 'The intern id; any other string is a 404 `not_found`')
   @Answers(200, 'InternAnswer', 'The intern')
-  @Fails({ 403: "An intern's own key cannot change interns", 404: 'No intern with that id is visible to the key', 409: 'An intern of that name exists' })
-  async update(@CurrentPrincipal() principal: Principal, @Param('internId', InternIdParam) id: string, @Body(StrictBodyOrEmpty) dto: UpdateInternDto): Promise<InternView> {
+  @Fails({
+    403: "An intern's own key cannot change interns",
+    404: 'No intern with that id is visible to the key',
+    409: 'An intern of that name exists',
+  })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('internId', InternIdParam) id: string,
+    @Body(StrictBodyOrEmpty) dto: UpdateInternDto,
+  ): Promise<InternView> {
     return this.rpc.send<InternView>(SUBJECTS.internSigning.update, {
       principal,
       internId: id,

@@ -5,7 +5,9 @@ describe('key write bodies', () => {
   it('accepts the body the OpenRouter SDK sends for apiKeys.create', async () => {
     const body = { name: 'ci', limit: 1.5, limit_reset: 'weekly', include_byok_in_limit: true, expires_at: '2030-01-02T03:04:05.678Z' };
     await expect(validateDto(CreateKeyDto, body, 'reject')).resolves.toMatchObject(body);
-    await expect(validateDto(CreateKeyDto, { name: 'x', limit: null, limit_reset: null, expires_at: null }, 'reject')).resolves.toBeDefined();
+    await expect(
+      validateDto(CreateKeyDto, { name: 'x', limit: null, limit_reset: null, expires_at: null }, 'reject'),
+    ).resolves.toBeDefined();
     // JavaScript prints these with an exponent; they are still plain amounts.
     await expect(validateDto(CreateKeyDto, { name: 'x', limit: 1e-9 }, 'reject')).resolves.toMatchObject({ limit: 1e-9 });
     await expect(validateDto(CreateKeyDto, { name: 'x', limit: 1e-12 }, 'reject')).resolves.toBeDefined();

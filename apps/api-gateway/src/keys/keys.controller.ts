@@ -49,7 +49,11 @@ export class KeysController {
 
   @Get(':hash')
   @Doc('Get an API key (spec §4.3)')
-  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @PathParam(
+    'hash',
+    { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    'The key hash (64 lower-case hex characters); any other string is a 404',
+  )
   @Answers(200, 'ApiKeyAnswer', 'The key')
   @Fails({ 404: 'No key with that hash' })
   async get(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<DataEnvelope<ApiKeyView>> {
@@ -79,10 +83,18 @@ export class KeysController {
 
   @Patch(':hash')
   @Doc('Update an API key')
-  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @PathParam(
+    'hash',
+    { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    'The key hash (64 lower-case hex characters); any other string is a 404',
+  )
   @Answers(200, 'ApiKeyAnswer', 'The updated key')
   @Fails({ 403: 'The key may not change this key', 404: 'No key with that hash' })
-  async update(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string, @Body(StrictBodyOrEmpty) dto: UpdateKeyDto): Promise<DataEnvelope<ApiKeyView>> {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('hash', KeyHashParam) hash: string,
+    @Body(StrictBodyOrEmpty) dto: UpdateKeyDto,
+  ): Promise<DataEnvelope<ApiKeyView>> {
     const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
       principal,
       hash,
@@ -99,7 +111,11 @@ export class KeysController {
 
   @Delete(':hash')
   @Doc('Delete an API key')
-  @PathParam('hash', { type: 'string', pattern: '^[0-9a-f]{64}$' }, 'The key hash (64 lower-case hex characters); any other string is a 404')
+  @PathParam(
+    'hash',
+    { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    'The key hash (64 lower-case hex characters); any other string is a 404',
+  )
   @Answers(200, 'DeletedAnswer', 'Deleted')
   @Fails({ 403: 'The key may not delete this key', 404: 'No key with that hash' })
   async delete(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<{ deleted: true }> {

@@ -39,14 +39,27 @@ export class KeyLimitsGuard implements CanActivate {
     const rpm = principal.rateLimits?.requestsPerMinute ?? this.env.KEY_RATE_LIMIT_RPM;
     const concurrency = principal.rateLimits?.concurrentRequests ?? this.env.KEY_CONCURRENCY_LIMIT;
     // Both scripts leave in one write (ioredis auto-pipelining).
-    const [rate, slot] = await Promise.all([this.perMinute.consume(principal.keyHash, rpm), this.inFlight.tryAcquire(principal.keyHash, concurrency)]);
+    const [rate, slot] = await Promise.all([
+      this.perMinute.consume(principal.keyHash, rpm),
+      this.inFlight.tryAcquire(principal.keyHash, concurrency),
+    ]);
     if (!rate.degraded) setRateHeaders(reply, rate);
     if (!rate.allowed) {
       if (slot.allowed) await slot.lease.release();
-      throw tooMany(`Rate limit exceeded: ${rate.limit} requests per minute for this key`, 'requests_per_minute', rate.limit, rate.retryAfterSeconds);
+      throw tooMany(
+        `Rate limit exceeded: ${rate.limit} requests per minute for this key`,
+        'requests_per_minute',
+        rate.limit,
+        rate.retryAfterSeconds,
+      );
     }
     if (!slot.allowed) {
-      throw tooMany(`Too many requests in flight for this key (at most ${slot.limit} at once)`, 'concurrent_requests', slot.limit, slot.retryAfterSeconds);
+      throw tooMany(
+        `Too many requests in flight for this key (at most ${slot.limit} at once)`,
+        'concurrent_requests',
+        slot.limit,
+        slot.retryAfterSeconds,
+      );
     }
     // 'close' comes once the response is over, sent whole or cut by the client, streams included;
     // a client gone during the Redis call had its 'close' already, which is not sent again (the
@@ -63,7 +76,12 @@ function setRateHeaders(reply: FastifyReply, rate: RateDecision): void {
   void reply.header('x-ratelimit-reset', String(rate.resetAt));
 }
 
-function tooMany(message: string, limitType: 'requests_per_minute' | 'concurrent_requests', limit: number, retryAfterSeconds: number): GatewayError {
+function tooMany(
+  message: string,
+  limitType: 'requests_per_minute' | 'concurrent_requests',
+  limit: number,
+  retryAfterSeconds: number,
+): GatewayError {
   return new GatewayError(429, message, {
     errorType: 'rate_limit_exceeded',
     metadata: { reason: 'rate_limited', limit_type: limitType, limit, retry_after: Math.max(1, retryAfterSeconds), retryable: true },

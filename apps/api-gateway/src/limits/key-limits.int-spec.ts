@@ -56,7 +56,10 @@ describe('per-key limits with the configured defaults', () => {
     responder.subscribe(SUBJECTS.management.authResolve, {
       callback: (_error, message) => {
         const { id, data } = message.json<{ id: string; data: { keyHash: string } }>();
-        const answer = () => message.respond(JSON.stringify({ id, response: { principal: principals.get(data.keyHash) ?? null, ttlSeconds: 60 }, isDisposed: true }));
+        const answer = () =>
+          message.respond(
+            JSON.stringify({ id, response: { principal: principals.get(data.keyHash) ?? null, ttlSeconds: 60 }, isDisposed: true }),
+          );
         if (slowAuth.delete(data.keyHash)) setTimeout(answer, 300);
         else answer();
       },
@@ -102,7 +105,9 @@ describe('per-key limits with the configured defaults', () => {
     const [first, second] = await Promise.all([models(plain), models(plain)]);
     expect([first.status, second.status].sort()).toEqual([200, 429]);
     const refused = first.status === 429 ? first : second;
-    expect(await refused.json()).toMatchObject({ error: { code: 429, metadata: { error_type: 'rate_limit_exceeded', limit_type: 'concurrent_requests', limit: 1 } } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: 429, metadata: { error_type: 'rate_limit_exceeded', limit_type: 'concurrent_requests', limit: 1 } },
+    });
 
     const roomy = newKey({ rateLimits: { requestsPerMinute: 5, concurrentRequests: 3 } });
     const together = await Promise.all([models(roomy), models(roomy), models(roomy)]);
@@ -114,7 +119,9 @@ describe('per-key limits with the configured defaults', () => {
     // One request in flight at most (the default here); management answers this key late.
     const secret = newKey({ rateLimits: { requestsPerMinute: 100, concurrentRequests: null } }, true);
     const gone = new AbortController();
-    const early = fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${secret}` }, signal: gone.signal }).catch(() => undefined);
+    const early = fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${secret}` }, signal: gone.signal }).catch(
+      () => undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     gone.abort(); // gone while the gateway still waits for management
     await early;

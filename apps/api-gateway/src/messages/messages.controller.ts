@@ -18,7 +18,9 @@ const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
  * version is refused before the body is validated (as when the handler checked it first).
  */
 const AnthropicVersion = createParamDecorator((_data: unknown, context: ExecutionContext): string | undefined => {
-  const version = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers['anthropic-version'];
+  const version = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers[
+    'anthropic-version'
+  ];
   if (version !== undefined && (typeof version !== 'string' || !ANTHROPIC_VERSION.test(version))) {
     throw GatewayError.badRequest('anthropic-version must be a version date such as 2023-06-01');
   }
@@ -36,9 +38,15 @@ export class MessagesController {
   constructor(private readonly streams: ChatStreamRelay) {}
 
   @Post('messages')
-  @Doc("Create a message (Anthropic's Messages API)", 'Errors on this route also carry `type: "error"` and `error.type` as Anthropic sends them. The key may be sent as `x-api-key`.')
+  @Doc(
+    "Create a message (Anthropic's Messages API)",
+    'Errors on this route also carry `type: "error"` and `error.type` as Anthropic sends them. The key may be sent as `x-api-key`.',
+  )
   @ApiHeader({ name: 'anthropic-version', required: false, schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } })
-  @AnswersOrStreams('MessageAnswer', "Anthropic's Server-Sent Events (`message_start` ... `message_stop`; `event: error` after the first event)")
+  @AnswersOrStreams(
+    'MessageAnswer',
+    "Anthropic's Server-Sent Events (`message_start` ... `message_stop`; `event: error` after the first event)",
+  )
   @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,

@@ -6,7 +6,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  * The gateway's HTTP series (issue 16). `route` is the route pattern (`/v1/keys/:hash`), never
  * the URL; `key_kind` is management / standard / intern / none. No key hash or user id.
  */
-const requests = counter('gateway_http_requests_total', 'HTTP requests answered, by route, method, status and key kind', ['route', 'method', 'status', 'key_kind']);
+const requests = counter('gateway_http_requests_total', 'HTTP requests answered, by route, method, status and key kind', [
+  'route',
+  'method',
+  'status',
+  'key_kind',
+]);
 const duration = histogram('gateway_http_request_duration_seconds', 'Time to the answer (for a stream: to its end)', ['route', 'method']);
 const inFlight = gauge('gateway_http_requests_in_flight', 'HTTP requests being answered', []);
 const openStreams = gauge('gateway_open_streams', 'Server-sent event streams open to clients', ['route']);
@@ -20,7 +25,8 @@ function routeOf(request: FastifyRequest): string {
 function record(request: Timed, status: number): void {
   const route = routeOf(request);
   requests.inc({ route, method: request.method, status: String(status), key_kind: request.principal?.keyKind ?? 'none' });
-  if (request.metricsStart !== undefined) duration.observe({ route, method: request.method }, (performance.now() - request.metricsStart) / 1000);
+  if (request.metricsStart !== undefined)
+    duration.observe({ route, method: request.method }, (performance.now() - request.metricsStart) / 1000);
 }
 
 function finish(request: Timed, status: number): void {

@@ -28,15 +28,23 @@ export function generateAnswerSchemas(repoRoot: string): Record<string, JsonSche
     sortProps: false,
   }).createSchema('*');
   const definitions = generated.definitions as Record<string, JsonSchema>;
-  const targetOf = (schema: JsonSchema) => (typeof schema.$ref === 'string' && Object.keys(schema).length <= 2 ? decodeURIComponent(schema.$ref.replace('#/definitions/', '')) : undefined);
+  const targetOf = (schema: JsonSchema) =>
+    typeof schema.$ref === 'string' && Object.keys(schema).length <= 2
+      ? decodeURIComponent(schema.$ref.replace('#/definitions/', ''))
+      : undefined;
   // An alias is the schema it names, under its own name.
   for (const [name, schema] of Object.entries(definitions)) {
     const target = targetOf(schema);
-    if (target && definitions[target]) definitions[name] = { ...definitions[target], ...(schema.description ? { description: schema.description } : {}) };
+    if (target && definitions[target])
+      definitions[name] = { ...definitions[target], ...(schema.description ? { description: schema.description } : {}) };
   }
   const rename = (name: string) => (COMPONENT_NAME.test(name) ? name : name.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/_+$/, ''));
-  const text = JSON.stringify(definitions).replace(/"#\/definitions\/([^"]+)"/g, (_match, ref: string) => JSON.stringify(`#/components/schemas/${rename(decodeURIComponent(ref))}`));
-  const renamed = Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, JsonSchema>).map(([name, schema]) => [rename(name), schema]));
+  const text = JSON.stringify(definitions).replace(/"#\/definitions\/([^"]+)"/g, (_match, ref: string) =>
+    JSON.stringify(`#/components/schemas/${rename(decodeURIComponent(ref))}`),
+  );
+  const renamed = Object.fromEntries(
+    Object.entries(JSON.parse(text) as Record<string, JsonSchema>).map(([name, schema]) => [rename(name), schema]),
+  );
   // Keep what an answer reaches: generic instantiations only its alias used are dropped.
   const kept = new Set<string>();
   const visit = (name: string) => {
@@ -44,6 +52,12 @@ export function generateAnswerSchemas(repoRoot: string): Record<string, JsonSche
     kept.add(name);
     for (const match of JSON.stringify(renamed[name]).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) visit(match[1]!);
   };
-  Object.keys(renamed).filter((name) => name.endsWith('Answer')).forEach(visit);
-  return Object.fromEntries(Object.entries(renamed).filter(([name]) => kept.has(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  Object.keys(renamed)
+    .filter((name) => name.endsWith('Answer'))
+    .forEach(visit);
+  return Object.fromEntries(
+    Object.entries(renamed)
+      .filter(([name]) => kept.has(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }

@@ -17,7 +17,8 @@ export const ANTHROPIC_KEY_SCHEME = 'anthropicApiKey';
 export const Doc = (summary: string, description?: string) => ApiOperation({ summary, ...(description ? { description } : {}) });
 
 /** A deprecated operation (spec §9), with the operation that replaces it. */
-export const DeprecatedDoc = (summary: string, successor: string) => ApiOperation({ summary, deprecated: true, description: `Deprecated: use ${successor}.` });
+export const DeprecatedDoc = (summary: string, successor: string) =>
+  ApiOperation({ summary, deprecated: true, description: `Deprecated: use ${successor}.` });
 
 /** A JSON answer with its status. */
 export const Answers = (status: number, answer: AnswerName, description: string) =>
@@ -33,7 +34,11 @@ export const AnswersOrStreams = (answer: AnswerName, events: string) =>
 
 /** An HTML page (the OIDC callback's browser page), with each status it is answered with. */
 export const AnswersHtml = (statuses: Record<number, string>) =>
-  applyDecorators(...Object.entries(statuses).map(([status, description]) => ApiResponse({ status: Number(status), description, content: { 'text/html': { schema: { type: 'string' } } } })));
+  applyDecorators(
+    ...Object.entries(statuses).map(([status, description]) =>
+      ApiResponse({ status: Number(status), description, content: { 'text/html': { schema: { type: 'string' } } } }),
+    ),
+  );
 
 /**
  * The errors this operation answers besides those every operation can (added by
@@ -41,7 +46,11 @@ export const AnswersHtml = (statuses: Record<number, string>) =>
  * the bus; 413/415 with a body), each with the envelope of spec §7.1.
  */
 export const Fails = (errors: Record<number, string>) =>
-  applyDecorators(...Object.entries(errors).map(([status, description]) => ApiResponse({ status: Number(status), description, content: { 'application/json': { schema: ref('ErrorEnvelope') } } })));
+  applyDecorators(
+    ...Object.entries(errors).map(([status, description]) =>
+      ApiResponse({ status: Number(status), description, content: { 'application/json': { schema: ref('ErrorEnvelope') } } }),
+    ),
+  );
 
 /** Which key kinds may call the operation (management, standard, intern), as OpenAPI security alternatives. */
 export const KeyKinds = (...kinds: KeyKind[]) => applyDecorators(...kinds.map((kind) => ApiSecurity(KEY_SCHEMES[kind])));
@@ -57,4 +66,5 @@ export const INFERENCE_FAILS = {
 };
 
 /** A path parameter with its shape (the pipe that checks it answers 404, or 400 where it says so). */
-export const PathParam = (name: string, schema: Record<string, unknown>, description: string) => ApiParam({ name, required: true, schema, description });
+export const PathParam = (name: string, schema: Record<string, unknown>, description: string) =>
+  ApiParam({ name, required: true, schema, description });

@@ -24,7 +24,11 @@ let document: OpenAPIObject;
 
 beforeAll(async () => {
   // Preview: the module graph without instances (no NATS, no Redis), which is all the scan needs.
-  app = await NestFactory.create(AppModule.forRoot(new GatewayEnv()), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  app = await NestFactory.create(AppModule.forRoot(new GatewayEnv()), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   // Writing: the answer schemas first, so a controller naming a new answer type can be described.
   document = WRITE ? buildOpenApiDocument(app, generateAnswerSchemas(ROOT)) : buildOpenApiDocument(app);
 });
@@ -48,8 +52,15 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(chat.metadata)).toContain('"maxProperties":16');
     // null clears a key's limit: @IsOptional() fields are nullable.
     expect(schemas.UpdateKeyDto!.properties.limit).toMatchObject({ type: ['number', 'null'] });
-    const listPresets = document.paths['/v1/presets']!.get!.parameters as Array<{ name: string; in: string; schema: Record<string, unknown> }>;
-    expect(listPresets.find((parameter) => parameter.name === 'limit')).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100 } });
+    const listPresets = document.paths['/v1/presets']!.get!.parameters as Array<{
+      name: string;
+      in: string;
+      schema: Record<string, unknown>;
+    }>;
+    expect(listPresets.find((parameter) => parameter.name === 'limit')).toMatchObject({
+      in: 'query',
+      schema: { minimum: 1, maximum: 100 },
+    });
   });
 
   it('says which keys each operation takes, and marks the deprecated sign alias', () => {

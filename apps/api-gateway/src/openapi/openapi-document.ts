@@ -66,7 +66,8 @@ const ERROR_ENVELOPE: JsonSchema = {
 const KEY_DESCRIPTIONS: Record<string, string> = {
   managementKey:
     'A management key (`Authorization: Bearer <key>`): manages keys, BYOK credentials, presets and credits of its workspaces, and may call everything a standard key may.',
-  standardKey: 'A standard key (`Authorization: Bearer <key>`): inference (chat, responses, messages, embeddings, models), its own credits and identity, interns and signing.',
+  standardKey:
+    'A standard key (`Authorization: Bearer <key>`): inference (chat, responses, messages, embeddings, models), its own credits and identity, interns and signing.',
   internKey:
     "An intern's own key (`Authorization: Bearer <key>`): confined to that intern (its sign operation and reads); it may not start a personal identity login (403 `person_key_required`).",
 };
@@ -88,7 +89,10 @@ const INTERN_ERRORS: Record<string, string> = { '421': 'Interns are served on th
 
 /** On every answer, streams included (ADR 0040). */
 const HEADERS = {
-  RequestId: { description: "The request's id (the caller's `x-request-id` when valid, else a UUID); also in error envelopes' metadata", schema: { type: 'string' } },
+  RequestId: {
+    description: "The request's id (the caller's `x-request-id` when valid, else a UUID); also in error envelopes' metadata",
+    schema: { type: 'string' },
+  },
   RetryAfter: { description: 'Seconds until a request may succeed', schema: { type: 'integer', minimum: 0 } },
 };
 const RESPONSE_HEADERS = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
@@ -118,12 +122,19 @@ export function buildOpenApiDocument(app: INestApplication, answers: Record<stri
     .build();
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory: operationIdOf, autoTagControllers: true });
   const facts = handlerFacts(app);
-  const schemes = Object.fromEntries(Object.entries(KEY_DESCRIPTIONS).map(([name, description]) => [name, { type: 'http', scheme: 'bearer', description }]));
+  const schemes = Object.fromEntries(
+    Object.entries(KEY_DESCRIPTIONS).map(([name, description]) => [name, { type: 'http', scheme: 'bearer', description }]),
+  );
   document.components = {
     ...document.components,
     securitySchemes: {
       ...schemes,
-      [ANTHROPIC_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Any key, as Anthropic clients send it (`/v1/messages` only); the bearer token wins when both are sent.' },
+      [ANTHROPIC_KEY_SCHEME]: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-api-key',
+        description: 'Any key, as Anthropic clients send it (`/v1/messages` only); the bearer token wins when both are sent.',
+      },
     } as never,
     schemas: { ...(document.components?.schemas ?? {}), ...answers, ErrorEnvelope: ERROR_ENVELOPE } as never,
     headers: HEADERS,
@@ -150,8 +161,13 @@ function handlerFacts(app: INestApplication): Map<string, HandlerFacts> {
         const handler = (metatype.prototype as Record<string, unknown>)[method];
         if (method === 'constructor' || typeof handler !== 'function') continue;
         const guards = [...controllerGuards, ...((Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [])];
-        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, method) ?? {}) as Record<string, { index: number; data?: unknown }>;
-        const types = (Reflect.getMetadata('design:paramtypes', metatype.prototype, method) ?? []) as Array<(new () => unknown) | undefined>;
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, method) ?? {}) as Record<
+          string,
+          { index: number; data?: unknown }
+        >;
+        const types = (Reflect.getMetadata('design:paramtypes', metatype.prototype, method) ?? []) as Array<
+          (new () => unknown) | undefined
+        >;
         const query = Object.entries(args).find(([key, arg]) => key.startsWith(`${RouteParamtypes.QUERY}:`) && arg.data === undefined)?.[1];
         facts.set(operationIdOf(metatype.name, method), {
           noKey: Reflect.getMetadata(IS_PUBLIC, handler) === true || Reflect.getMetadata(IS_PUBLIC, metatype) === true,
@@ -180,7 +196,10 @@ function completeOperation(path: string, method: string, operation: Operation, f
     ...(path.startsWith('/v1/interns') ? INTERN_ERRORS : {}),
   };
   for (const [status, description] of Object.entries(shared)) {
-    operation.responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+    operation.responses[status] ??= {
+      description,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
   }
   for (const [status, response] of Object.entries(operation.responses)) {
     response.headers = { ...response.headers, ...RESPONSE_HEADERS, ...(status === '429' && !noKey ? RETRY_AFTER : {}) };

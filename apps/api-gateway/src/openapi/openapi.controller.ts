@@ -29,7 +29,11 @@ export class OpenApiController {
 
   @Public()
   @Doc('This document')
-  @ApiResponse({ status: 200, description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The OpenAPI 3.1 document',
+    content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+  })
   @Get('openapi.json')
   @Header('cache-control', 'public, max-age=300')
   document(): OpenAPIObject {

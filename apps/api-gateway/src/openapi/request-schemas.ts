@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
  * kept. The package has no `exports` map: its main entry (the one the DTOs' decorators load,
  * under Node and Vitest alike) is the CommonJS build, so its storage is that build's.
  */
-const typeStorage = (createRequire(import.meta.url)('class-transformer/cjs/storage.js') as { defaultMetadataStorage: TypeStorage }).defaultMetadataStorage;
+const typeStorage = (createRequire(import.meta.url)('class-transformer/cjs/storage.js') as { defaultMetadataStorage: TypeStorage })
+  .defaultMetadataStorage;
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -41,12 +42,19 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
   }),
   isToolChoice: () => toolChoice,
   isResponsesToolChoice: () => toolChoice,
-  isArrayOfObjectsWith: (meta) => ({ type: 'array', items: objectWith(/each with a string (\w+)/.exec(String(meta.message))?.[1] ?? 'type') }),
+  isArrayOfObjectsWith: (meta) => ({
+    type: 'array',
+    items: objectWith(/each with a string (\w+)/.exec(String(meta.message))?.[1] ?? 'type'),
+  }),
   isAbsent: () => ({ type: 'null' }),
   // Options are per plugin (ADR 0048) and checked by inference; the ids served are listed.
   isPluginList: () => ({
     type: 'array',
-    items: { type: 'object', required: ['id'], properties: { id: { type: 'string', enum: [...BUILT_PLUGIN_IDS] }, enabled: { type: 'boolean' } } },
+    items: {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string', enum: [...BUILT_PLUGIN_IDS] }, enabled: { type: 'boolean' } },
+    },
   }),
   isResponsesInput: () => ({
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', anyOf: [objectWith('type'), objectWith('role')] } }],
@@ -58,7 +66,12 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
       { type: 'string', minLength: 1 },
       { type: 'array', minItems: 1, maxItems: EMBEDDINGS_MAX_INPUTS, items: { type: 'string', minLength: 1 } },
       { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } },
-      { type: 'array', minItems: 1, maxItems: EMBEDDINGS_MAX_INPUTS, items: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } } },
+      {
+        type: 'array',
+        minItems: 1,
+        maxItems: EMBEDDINGS_MAX_INPUTS,
+        items: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } },
+      },
     ],
   }),
 };
@@ -125,28 +138,33 @@ function withNullables<T>(schemas: T): T {
 }
 
 const OPTIONS = {
-    refPointerPrefix: '#/components/schemas/',
-    additionalConverters: {
-      [ValidationTypes.CUSTOM_VALIDATION]: (meta: ValidationMetadata) => {
-        const convert = meta.name ? CUSTOM_CONSTRAINTS[meta.name] : undefined;
-        if (!convert) {
-          const owner = String((meta.target as { name?: string }).name);
-          undescribedConstraints.set(owner, [...(undescribedConstraints.get(owner) ?? []), `${meta.propertyName}: ${meta.name ?? 'unnamed'}`]);
-          return designTypeSchema(meta);
-        }
-        const schema = convert(meta);
-        return meta.message && typeof meta.message === 'string' ? { ...schema, description: meta.message } : schema;
-      },
-      [ValidationTypes.CONDITIONAL_VALIDATION]: (meta: ValidationMetadata) => (meta.name === 'isOptional' ? { [NULLABLE_MARK]: true } : {}),
-      // `@ValidateNested()` on a property typed `object` or `unknown[]` (free-form provider fields).
-      [ValidationTypes.NESTED_VALIDATION]: (meta: ValidationMetadata) => nestedSchema(meta),
+  refPointerPrefix: '#/components/schemas/',
+  additionalConverters: {
+    [ValidationTypes.CUSTOM_VALIDATION]: (meta: ValidationMetadata) => {
+      const convert = meta.name ? CUSTOM_CONSTRAINTS[meta.name] : undefined;
+      if (!convert) {
+        const owner = String((meta.target as { name?: string }).name);
+        undescribedConstraints.set(owner, [
+          ...(undescribedConstraints.get(owner) ?? []),
+          `${meta.propertyName}: ${meta.name ?? 'unnamed'}`,
+        ]);
+        return designTypeSchema(meta);
+      }
+      const schema = convert(meta);
+      return meta.message && typeof meta.message === 'string' ? { ...schema, description: meta.message } : schema;
     },
+    [ValidationTypes.CONDITIONAL_VALIDATION]: (meta: ValidationMetadata) => (meta.name === 'isOptional' ? { [NULLABLE_MARK]: true } : {}),
+    // `@ValidateNested()` on a property typed `object` or `unknown[]` (free-form provider fields).
+    [ValidationTypes.NESTED_VALIDATION]: (meta: ValidationMetadata) => nestedSchema(meta),
+  },
 };
 
 function nestedSchema(meta: ValidationMetadata): JsonSchema {
-  const declared = typeStorage.findTypeMetadata(meta.target as new () => unknown, meta.propertyName)?.typeFunction() as { name?: string } | undefined;
+  const declared = typeStorage.findTypeMetadata(meta.target as new () => unknown, meta.propertyName)?.typeFunction() as
+    { name?: string } | undefined;
   if (declared?.name && declared !== Object) return { $ref: `#/components/schemas/${declared.name}` };
-  const type = Reflect.getMetadata('design:type', (meta.target as { prototype: object }).prototype, meta.propertyName) as { name?: string } | undefined;
+  const type = Reflect.getMetadata('design:type', (meta.target as { prototype: object }).prototype, meta.propertyName) as
+    { name?: string } | undefined;
   if (!type || type === Object || type === Array) return designTypeSchema(meta);
   return { $ref: `#/components/schemas/${type.name}` };
 }

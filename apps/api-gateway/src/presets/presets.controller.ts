@@ -96,7 +96,11 @@ export class PresetsController {
   @PathParam('slug', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, 'The preset slug')
   @Answers(200, 'PresetVersionPageAnswer', 'A page of versions, oldest first')
   @Fails({ 404: 'No preset with that slug' })
-  async listVersions(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetVersionView>> {
+  async listVersions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('slug') slug: string,
+    @Query(StrictQuery) query: ListPresetsQueryDto,
+  ): Promise<PageView<PresetVersionView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
     return this.rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, {
       principal,
@@ -121,7 +125,11 @@ export class PresetsController {
     if (!VERSION_PATTERN.test(version) || Number(version) > MAX_VERSION) {
       throw GatewayError.notFound(`Preset "${slug}" has no version ${version}`);
     }
-    const data = await this.rpc.send<PresetVersionView>(SUBJECTS.management.presetsVersionGet, { principal, slug, version: Number(version) });
+    const data = await this.rpc.send<PresetVersionView>(SUBJECTS.management.presetsVersionGet, {
+      principal,
+      slug,
+      version: Number(version),
+    });
     return { data };
   }
 }

@@ -47,4 +47,3 @@ function dataOf(frame: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-

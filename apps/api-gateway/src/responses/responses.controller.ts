@@ -20,7 +20,10 @@ export class ResponsesController {
 
   @Post('responses')
   @Doc('Create a model response (OpenAI Responses API, spec §4.5)')
-  @AnswersOrStreams('ResponsesAnswer', 'Server-Sent Events (`event:` + `data:`) of the Responses API, `response.failed` on a failure after the first event')
+  @AnswersOrStreams(
+    'ResponsesAnswer',
+    'Server-Sent Events (`event:` + `data:`) of the Responses API, `response.failed` on a failure after the first event',
+  )
   @Fails(INFERENCE_FAILS)
   async create(
     @CurrentPrincipal() principal: Principal,

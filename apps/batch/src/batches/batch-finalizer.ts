@@ -14,7 +14,12 @@ export const BATCH_EXPIRED_ERROR = {
 } as const;
 
 /** A line a provider batch ended without answering. */
-export const NO_RESULT_ERROR = { type: 'server', message: 'The provider ended the batch without a result for this request', param: null, error_type: 'server' } as const;
+export const NO_RESULT_ERROR = {
+  type: 'server',
+  message: 'The provider ended the batch without a result for this request',
+  param: null,
+  error_type: 'server',
+} as const;
 
 /**
  * The ends of a batch (ADR 0044): completed, expired, cancelled. Each is one transaction that
@@ -75,7 +80,10 @@ export class BatchFinalizer {
       const locked = await this.store.transition(batchId, 'cancelled', {}, tx);
       if (!locked) return null;
       // A line whose replica died while it ran, never finished: it did not run.
-      await tx.batchRequest.updateMany({ where: { batchId, status: 'running' }, data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null } });
+      await tx.batchRequest.updateMany({
+        where: { batchId, status: 'running' },
+        data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null },
+      });
       return this.close(tx, batchId, 'cancelled');
     });
   }

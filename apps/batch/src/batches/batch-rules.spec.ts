@@ -24,13 +24,56 @@ describe('batch transitions (ADR 0044)', () => {
 describe('batch usage (spec §2.1.2)', () => {
   it('reads each endpoint shape and sums costs as decimals, exactly', () => {
     const chat = lineUsageOf('/v1/chat/completions', {
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2, audio_tokens: 1 }, completion_tokens_details: { reasoning_tokens: 3 }, cost: 0.1, is_byok: false, cost_details: { upstream_inference_cost: 0.1 } },
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        total_tokens: 15,
+        prompt_tokens_details: { cached_tokens: 2, audio_tokens: 1 },
+        completion_tokens_details: { reasoning_tokens: 3 },
+        cost: 0.1,
+        is_byok: false,
+        cost_details: { upstream_inference_cost: 0.1 },
+      },
     });
-    const responses = lineUsageOf('/v1/responses', { usage: { input_tokens: 7, output_tokens: 4, total_tokens: 11, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 2 }, cost: 0.2, is_byok: true } });
-    const messages = lineUsageOf('/v1/messages', { usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 1, cache_creation_input_tokens: 4, cost: 0.3, is_byok: false, server_tool_use: { web_search_requests: 1 } } });
+    const responses = lineUsageOf('/v1/responses', {
+      usage: {
+        input_tokens: 7,
+        output_tokens: 4,
+        total_tokens: 11,
+        input_tokens_details: { cached_tokens: 1 },
+        output_tokens_details: { reasoning_tokens: 2 },
+        cost: 0.2,
+        is_byok: true,
+      },
+    });
+    const messages = lineUsageOf('/v1/messages', {
+      usage: {
+        input_tokens: 3,
+        output_tokens: 2,
+        cache_read_input_tokens: 1,
+        cache_creation_input_tokens: 4,
+        cost: 0.3,
+        is_byok: false,
+        server_tool_use: { web_search_requests: 1 },
+      },
+    });
     const embeddings = lineUsageOf('/v1/embeddings', { usage: { prompt_tokens: 6, total_tokens: 6, cost: 0.00000012, is_byok: false } });
-    expect(responses).toMatchObject({ prompt_tokens: 7, completion_tokens: 4, total_tokens: 11, cached_tokens: 1, reasoning_tokens: 2, is_byok: true });
-    expect(messages).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cached_tokens: 1, cache_write_tokens: 4, web_search_requests: 1 });
+    expect(responses).toMatchObject({
+      prompt_tokens: 7,
+      completion_tokens: 4,
+      total_tokens: 11,
+      cached_tokens: 1,
+      reasoning_tokens: 2,
+      is_byok: true,
+    });
+    expect(messages).toMatchObject({
+      prompt_tokens: 3,
+      completion_tokens: 2,
+      total_tokens: 5,
+      cached_tokens: 1,
+      cache_write_tokens: 4,
+      web_search_requests: 1,
+    });
     const sum = sumUsage([chat, responses, messages, embeddings]);
     // 0.1 + 0.2 + 0.3 + 0.00000012 in floats is 0.6000001200000001.
     expect(sum.cost.toFixed()).toBe('0.60000012');

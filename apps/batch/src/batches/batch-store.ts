@@ -17,7 +17,13 @@ export class BatchStore {
    * (optionally fewer: `from`). Returns the batch after, or null when another replica moved it
    * first (or the move is not allowed): callers treat null as "nothing to do".
    */
-  async transition(id: string, to: BatchStatusName, data: Prisma.BatchUpdateManyMutationInput = {}, tx: Tx = this.prisma, from?: BatchStatusName[]): Promise<Batch | null> {
+  async transition(
+    id: string,
+    to: BatchStatusName,
+    data: Prisma.BatchUpdateManyMutationInput = {},
+    tx: Tx = this.prisma,
+    from?: BatchStatusName[],
+  ): Promise<Batch | null> {
     const allowed = (from ?? sourcesOf(to)).filter((status) => sourcesOf(to).includes(status));
     const { count } = await tx.batch.updateMany({ where: { id, status: { in: allowed } }, data: { ...data, status: to } });
     return count === 1 ? tx.batch.findUnique({ where: { id } }) : null;
@@ -25,7 +31,9 @@ export class BatchStore {
 
   /** The finished lines' usages (for a batch not finalized yet). */
   async lineUsages(batchId: string, tx: Tx = this.prisma): Promise<LineUsage[]> {
-    const rows = await tx.$queryRaw<Array<{ usage: LineUsage }>>`SELECT usage FROM batch_requests WHERE batch_id = ${batchId} AND usage IS NOT NULL`;
+    const rows = await tx.$queryRaw<
+      Array<{ usage: LineUsage }>
+    >`SELECT usage FROM batch_requests WHERE batch_id = ${batchId} AND usage IS NOT NULL`;
     return rows.map((row) => row.usage);
   }
 }

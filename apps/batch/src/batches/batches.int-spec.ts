@@ -59,11 +59,20 @@ describe('batches run by the service', () => {
 
   const principal = (): Principal => principalFixture('d'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID() });
 
-  async function submit(who: Principal, lines: number, endpoint: '/v1/chat/completions' | '/v1/embeddings' = '/v1/chat/completions'): Promise<string> {
+  async function submit(
+    who: Principal,
+    lines: number,
+    endpoint: '/v1/chat/completions' | '/v1/embeddings' = '/v1/chat/completions',
+  ): Promise<string> {
     const { id } = await a.batches.create({ principal: who, endpoint, model: 'sim/model', completionWindow: '24h' });
-    const body = (n: number) => (endpoint === '/v1/embeddings' ? { input: `${id}-line-${n}` } : { messages: [{ role: 'user', content: `${id}-line-${n}` }] });
+    const body = (n: number) =>
+      endpoint === '/v1/embeddings' ? { input: `${id}-line-${n}` } : { messages: [{ role: 'user', content: `${id}-line-${n}` }] };
     for (let start = 0; start < lines; start += 500) {
-      const chunk = Array.from({ length: Math.min(500, lines - start) }, (_, offset) => ({ index: start + offset, custom_id: `c-${start + offset}`, body: body(start + offset) }));
+      const chunk = Array.from({ length: Math.min(500, lines - start) }, (_, offset) => ({
+        index: start + offset,
+        custom_id: `c-${start + offset}`,
+        body: body(start + offset),
+      }));
       await a.batches.append({ principal: who, batchId: id, lines: chunk });
     }
     await a.batches.submit(who, id, lines);
@@ -118,12 +127,18 @@ describe('batches run by the service', () => {
     peers.delayMs = 2;
     a.runner.start();
     b.runner.start();
-    await until(async () => (await prisma.batchRequest.count({ where: { batchId: { in: [first, second] }, status: { in: ['pending', 'running'] } } })) === 0);
+    await until(
+      async () =>
+        (await prisma.batchRequest.count({ where: { batchId: { in: [first, second] }, status: { in: ['pending', 'running'] } } })) === 0,
+    );
     await Promise.all([a.runner.stop(), b.runner.stop()]);
     peers.delayMs = 0;
     expect(a.runner.finished).toBeGreaterThan(0);
     expect(b.runner.finished).toBeGreaterThan(0);
-    for (const [batchId, total] of [[first, 200], [second, 100]] as const) {
+    for (const [batchId, total] of [
+      [first, 200],
+      [second, 100],
+    ] as const) {
       const lines = asked(batchId);
       expect(lines).toHaveLength(total);
       expect(lines.every(([, times]) => times === 1)).toBe(true);
@@ -133,7 +148,10 @@ describe('batches run by the service', () => {
       expect([row.totalCount, row.completedCount, row.failedCount]).toEqual([total, total, 0]);
       const stored = await lineRows(batchId);
       expect(stored.filter((line) => line.response !== null)).toHaveLength(total);
-      const expected = stored.reduce((sum, line) => sum.add(new Prisma.Decimal(String(costOf(`${batchId}-line-${line.lineNumber}`)))), new Prisma.Decimal(0));
+      const expected = stored.reduce(
+        (sum, line) => sum.add(new Prisma.Decimal(String(costOf(`${batchId}-line-${line.lineNumber}`)))),
+        new Prisma.Decimal(0),
+      );
       expect(row.cost!.toFixed()).toBe(expected.toFixed());
       expect(row.finalizedAt).toEqual(clock.now());
     }
@@ -314,6 +332,8 @@ describe('batches run by the service', () => {
     expect((await a.batches.list({ principal: who, limit: 10, status: ['completed'] })).data).toHaveLength(0);
     expect((await a.batches.list({ principal: who, limit: 10, status: ['in_progress'] })).data).toHaveLength(3);
     const createdAt = Math.floor(clock.now().getTime() / 1000);
-    expect((await a.batches.list({ principal: who, limit: 10, createdBefore: createdAt - 2 })).data.map((item) => item.id)).toEqual([ids[0]]);
+    expect((await a.batches.list({ principal: who, limit: 10, createdBefore: createdAt - 2 })).data.map((item) => item.id)).toEqual([
+      ids[0],
+    ]);
   });
 });

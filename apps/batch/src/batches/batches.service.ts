@@ -79,7 +79,9 @@ export class BatchesService {
       return { stored: count };
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw GatewayError.badRequest('requests: custom_id must be unique within the batch, and each line is sent once', { param: 'requests.custom_id' });
+        throw GatewayError.badRequest('requests: custom_id must be unique within the batch, and each line is sent once', {
+          param: 'requests.custom_id',
+        });
       }
       throw error;
     }
@@ -90,8 +92,15 @@ export class BatchesService {
     const batch = await this.upload(principal, batchId);
     const stored = await this.prisma.batchRequest.count({ where: { batchId } });
     if (stored !== total) throw new GatewayError(500, `Batch upload incomplete: ${stored} of ${total} lines stored`);
-    const submitted = await this.prisma.batch.update({ where: { id: batch.id }, data: { submittedAt: this.clock.now(), totalCount: total } });
-    return batchView(submitted, usageOf(submitted, () => []), null);
+    const submitted = await this.prisma.batch.update({
+      where: { id: batch.id },
+      data: { submittedAt: this.clock.now(), totalCount: total },
+    });
+    return batchView(
+      submitted,
+      usageOf(submitted, () => []),
+      null,
+    );
   }
 
   async abort(principal: Principal, batchId: string): Promise<{ aborted: boolean }> {
@@ -106,7 +115,10 @@ export class BatchesService {
     if (request.createdAfter !== undefined) created.gte = new Date(request.createdAfter * 1000);
     if (request.createdBefore !== undefined) created.lt = new Date(request.createdBefore * 1000);
     if (request.after) {
-      const cursor = await this.prisma.batch.findFirst({ where: { id: request.after, workspaceId: request.principal.workspaceId }, select: { createdAt: true, id: true } });
+      const cursor = await this.prisma.batch.findFirst({
+        where: { id: request.after, workspaceId: request.principal.workspaceId },
+        select: { createdAt: true, id: true },
+      });
       if (!cursor) throw GatewayError.badRequest(`after: no batch ${request.after}`, { param: 'after' });
       // Newest first, ties by id descending: the next page is strictly older than the cursor.
       where.OR = [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }];
@@ -168,7 +180,10 @@ export class BatchesService {
   async delete(principal: Principal, batchId: string): Promise<BatchDeletedView> {
     const batch = await this.owned(principal, batchId);
     if (!isTerminal(batch.status as BatchStatusName)) {
-      throw new GatewayError(409, `Batch ${batchId} is ${batch.status}: only a completed, failed, expired or cancelled batch can be deleted`);
+      throw new GatewayError(
+        409,
+        `Batch ${batchId} is ${batch.status}: only a completed, failed, expired or cancelled batch can be deleted`,
+      );
     }
     // An unread terminal batch is charged first: deleting must not drop what its lines cost (402 when the balance cannot pay it).
     if (batch.finalizedAt) await this.guarded(batch, await this.usage(batch));
@@ -180,9 +195,13 @@ export class BatchesService {
   private async guarded(batch: Batch, usage: BatchView['usage']): Promise<void> {
     const outcome = await this.guard.settle(batch);
     if (outcome.kind === 'insufficient') {
-      throw new GatewayError(402, `The batch cost (${outcome.cost.toFixed()} credits) exceeds the workspace's available balance (${outcome.balance.toFixed()}): add credits and read the batch again`, {
-        metadata: { batch: batchView(batch, usage, null) },
-      });
+      throw new GatewayError(
+        402,
+        `The batch cost (${outcome.cost.toFixed()} credits) exceeds the workspace's available balance (${outcome.balance.toFixed()}): add credits and read the batch again`,
+        {
+          metadata: { batch: batchView(batch, usage, null) },
+        },
+      );
     }
   }
 
@@ -193,7 +212,9 @@ export class BatchesService {
 
   /** A submitted batch of the caller's workspace, or 404. */
   private async owned(principal: Principal, batchId: string): Promise<Batch> {
-    const batch = await this.prisma.batch.findFirst({ where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: { not: null } } });
+    const batch = await this.prisma.batch.findFirst({
+      where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: { not: null } },
+    });
     if (!batch) throw GatewayError.notFound(`No batch ${batchId}`);
     return batch;
   }

@@ -27,7 +27,8 @@ export interface LineUsage {
 type Json = Record<string, unknown>;
 const int = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : 0);
 const obj = (value: unknown): Json => (typeof value === 'object' && value !== null ? (value as Json) : {});
-const dec = (value: unknown): string => (typeof value === 'number' && Number.isFinite(value) ? new Prisma.Decimal(String(value)).toFixed() : '0');
+const dec = (value: unknown): string =>
+  typeof value === 'number' && Number.isFinite(value) ? new Prisma.Decimal(String(value)).toFixed() : '0';
 
 export function lineUsageOf(endpoint: BatchEndpoint, body: unknown): LineUsage {
   const usage = obj(obj(body).usage);
@@ -121,14 +122,26 @@ export function usageView(sum: UsageSum): BatchUsageView {
     prompt_tokens: counts.prompt_tokens,
     completion_tokens: counts.completion_tokens,
     total_tokens: counts.total_tokens,
-    prompt_tokens_details: { audio_tokens: counts.prompt_audio_tokens, cache_write_tokens: counts.cache_write_tokens, cached_tokens: counts.cached_tokens },
-    completion_tokens_details: { audio_tokens: counts.completion_audio_tokens, image_tokens: counts.completion_image_tokens, reasoning_tokens: counts.reasoning_tokens },
+    prompt_tokens_details: {
+      audio_tokens: counts.prompt_audio_tokens,
+      cache_write_tokens: counts.cache_write_tokens,
+      cached_tokens: counts.cached_tokens,
+    },
+    completion_tokens_details: {
+      audio_tokens: counts.completion_audio_tokens,
+      image_tokens: counts.completion_image_tokens,
+      reasoning_tokens: counts.reasoning_tokens,
+    },
     cost: sum.cost.toNumber(),
     cost_details: { upstream_inference_cost: sum.upstreamCost.toNumber() },
     is_byok: sum.anyByok,
     iterations: null,
     server_tool_use: anyTools
-      ? { tool_calls_executed: counts.tool_calls_executed, tool_calls_requested: counts.tool_calls_requested, web_search_requests: counts.web_search_requests }
+      ? {
+          tool_calls_executed: counts.tool_calls_executed,
+          tool_calls_requested: counts.tool_calls_requested,
+          web_search_requests: counts.web_search_requests,
+        }
       : null,
   };
 }

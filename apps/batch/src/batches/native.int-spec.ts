@@ -49,7 +49,19 @@ describe('batches run natively at the provider', () => {
     request_id: ok ? `req-${customId}` : null,
     body: ok ? { id: `gen-batch-${customId}`, object: 'chat.completion', usage: { cost: Number(cost) } } : null,
     error: ok ? null : { type: 'batch_cancelled', message: 'never ran', param: null },
-    usage: { prompt_tokens: ok ? 10 : 0, completion_tokens: ok ? 4 : 0, total_tokens: ok ? 14 : 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cost, upstream_cost: cost, upstream_prompt_cost: '0', upstream_completion_cost: '0', is_byok: false },
+    usage: {
+      prompt_tokens: ok ? 10 : 0,
+      completion_tokens: ok ? 4 : 0,
+      total_tokens: ok ? 14 : 0,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      cost,
+      upstream_cost: cost,
+      upstream_prompt_cost: '0',
+      upstream_completion_cost: '0',
+      is_byok: false,
+    },
     generation_id: `gen-batch-${customId}`,
     provider: 'simulator-openai',
     upstream_model: 'gpt-4o-mini',
@@ -58,7 +70,15 @@ describe('batches run natively at the provider', () => {
   async function submit(lines: number): Promise<{ who: ReturnType<typeof principalFixture>; id: string }> {
     const who = principalFixture('e'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID() });
     const { id } = await batches.create({ principal: who, endpoint: '/v1/chat/completions', model: 'sim/model', completionWindow: '24h' });
-    await batches.append({ principal: who, batchId: id, lines: Array.from({ length: lines }, (_, n) => ({ index: n, custom_id: `c-${n}`, body: { messages: [{ role: 'user', content: `x ${n}` }] } })) });
+    await batches.append({
+      principal: who,
+      batchId: id,
+      lines: Array.from({ length: lines }, (_, n) => ({
+        index: n,
+        custom_id: `c-${n}`,
+        body: { messages: [{ role: 'user', content: `x ${n}` }] },
+      })),
+    });
     await batches.submit(who, id, lines);
     return { who, id };
   }
@@ -92,10 +112,15 @@ describe('batches run natively at the provider', () => {
     peers.nativeSubmit = { native: true, handle: handle(id) };
     peers.nativeStatuses = [{ state: 'in_progress', counts: { total: 3, completed: 1, failed: 0 } }];
     await sweeper.sweep();
-    const submitted = peers.nativeCalls.find((call) => call.subject === SUBJECTS.inference.batchesNativeSubmit && call.data.batchId === id)!;
+    const submitted = peers.nativeCalls.find(
+      (call) => call.subject === SUBJECTS.inference.batchesNativeSubmit && call.data.batchId === id,
+    )!;
     expect((submitted.data.lines as unknown[]).length).toBe(3);
     expect((await batches.get(who, id)).status).toBe('in_progress');
-    const polls = () => peers.nativeCalls.filter((call) => call.subject === SUBJECTS.inference.batchesNativeStatus && (call.data.handle as NativeBatchHandle).batchId === id).length;
+    const polls = () =>
+      peers.nativeCalls.filter(
+        (call) => call.subject === SUBJECTS.inference.batchesNativeStatus && (call.data.handle as NativeBatchHandle).batchId === id,
+      ).length;
     await sweeper.sweep();
     expect(polls()).toBe(0); // not due before 1 s on the clock
     clock.advance(1_000);
@@ -105,7 +130,11 @@ describe('batches run natively at the provider', () => {
     await sweeper.sweep();
     expect(polls()).toBe(1); // backoff: the next is 2 s after
     clock.advance(1_000);
-    const ended = { state: 'ended', counts: { total: 3, completed: 3, failed: 0 }, results: [result('c-0', true, '0.0001'), result('c-1', true, '0.0002'), result('c-2', true, '0.0003')] };
+    const ended = {
+      state: 'ended',
+      counts: { total: 3, completed: 3, failed: 0 },
+      results: [result('c-0', true, '0.0001'), result('c-1', true, '0.0002'), result('c-2', true, '0.0003')],
+    };
     peers.nativeStatuses = [ended];
     await sweeper.sweep();
     expect(polls()).toBe(2);
@@ -117,7 +146,11 @@ describe('batches run natively at the provider', () => {
     expect(await prisma.batchRequest.count({ where: { batchId: id, generationId: { startsWith: 'gen-batch-' } } })).toBe(3);
 
     const deleted = await batches.delete(who, id);
-    expect(deleted).toEqual({ id, object: 'batch', deletion: { service: 'deleted', upstream: { provider: 'simulator-openai', status: 'deleted' } } });
+    expect(deleted).toEqual({
+      id,
+      object: 'batch',
+      deletion: { service: 'deleted', upstream: { provider: 'simulator-openai', status: 'deleted' } },
+    });
   });
 
   it("cancels upstream; the provider's cancelled state brings the finished lines, counted once over repeated polls", async () => {
@@ -127,8 +160,16 @@ describe('batches run natively at the provider', () => {
     await sweeper.sweep();
     const cancelling = await batches.cancel(who, id);
     expect(cancelling.status).toBe('cancelling');
-    expect(peers.nativeCalls.some((call) => call.subject === SUBJECTS.inference.batchesNativeCancel && (call.data.handle as NativeBatchHandle).batchId === id)).toBe(true);
-    const cancelled = { state: 'cancelled', counts: { total: 3, completed: 1, failed: 2 }, results: [result('c-0', true, '0.001'), result('c-1', false, '0'), result('c-2', false, '0')] };
+    expect(
+      peers.nativeCalls.some(
+        (call) => call.subject === SUBJECTS.inference.batchesNativeCancel && (call.data.handle as NativeBatchHandle).batchId === id,
+      ),
+    ).toBe(true);
+    const cancelled = {
+      state: 'cancelled',
+      counts: { total: 3, completed: 1, failed: 2 },
+      results: [result('c-0', true, '0.001'), result('c-1', false, '0'), result('c-2', false, '0')],
+    };
     peers.nativeStatuses = [cancelled];
     await sweeper.sweep(); // the cancel asked for a poll at once
     const batch = await batches.get(who, id);
@@ -142,7 +183,9 @@ describe('batches run natively at the provider', () => {
   it('fails a batch whose provider refuses it, and runs a batch here when submit says native: false', async () => {
     const refused = await submit(2);
     peers.nativeSubmit = { native: true, handle: handle(refused.id) };
-    peers.nativeStatuses = [{ state: 'failed', counts: { total: 2, completed: 0, failed: 0 }, error: { message: 'invalid JSONL on line 2' } }];
+    peers.nativeStatuses = [
+      { state: 'failed', counts: { total: 2, completed: 0, failed: 0 }, error: { message: 'invalid JSONL on line 2' } },
+    ];
     await sweeper.sweep();
     clock.advance(1_000);
     await sweeper.sweep();

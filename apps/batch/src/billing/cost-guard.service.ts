@@ -36,11 +36,18 @@ export class CostGuard {
       return { kind: 'paid' };
     }
     if (cost.gt(0)) {
-      const credits = await this.rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal: batch.principal as unknown as Principal }, this.env.RPC_TIMEOUT_MS);
+      const credits = await this.rpc.send<CreditsView>(
+        SUBJECTS.management.creditsGet,
+        { principal: batch.principal as unknown as Principal },
+        this.env.RPC_TIMEOUT_MS,
+      );
       const balance = new Prisma.Decimal(String(credits.total_credits)).minus(String(credits.total_usage));
       if (cost.gt(balance)) return { kind: 'insufficient', cost, balance };
     }
-    const { count } = await this.prisma.batch.updateMany({ where: { id: batch.id, chargedAt: null }, data: { chargedAt: this.clock.now() } });
+    const { count } = await this.prisma.batch.updateMany({
+      where: { id: batch.id, chargedAt: null },
+      data: { chargedAt: this.clock.now() },
+    });
     // The losing poll of a race: the winner publishes (and a sweep republishes if it died).
     if (count === 1) await this.publish(batch);
     return { kind: 'paid' };

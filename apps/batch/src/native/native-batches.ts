@@ -52,9 +52,14 @@ export class NativeBatches {
   async submit(batch: Batch): Promise<NativeSubmission> {
     if (this.env.BATCH_NATIVE !== 'true') return { native: false, reason: 'BATCH_NATIVE is off' };
     if (batch.totalCount > NATIVE_BATCH_MAX_LINES) return { native: false, reason: 'more lines than a provider batch takes' };
-    const lines = await this.prisma.batchRequest.findMany({ where: { batchId: batch.id }, orderBy: { lineNumber: 'asc' }, select: { customId: true, body: true } });
+    const lines = await this.prisma.batchRequest.findMany({
+      where: { batchId: batch.id },
+      orderBy: { lineNumber: 'asc' },
+      select: { customId: true, body: true },
+    });
     // A custom_id the providers refuse: inference would answer native: false anyway.
-    if (lines.some((line) => !NATIVE_BATCH_CUSTOM_ID.test(line.customId))) return { native: false, reason: 'custom_id outside [A-Za-z0-9_-]{1,64}' };
+    if (lines.some((line) => !NATIVE_BATCH_CUSTOM_ID.test(line.customId)))
+      return { native: false, reason: 'custom_id outside [A-Za-z0-9_-]{1,64}' };
     const reply = await this.rpc.send<NativeBatchSubmitReply>(
       SUBJECTS.inference.batchesNativeSubmit,
       {
@@ -69,13 +74,24 @@ export class NativeBatches {
     );
     if (!reply.native) return reply;
     this.logger.log(`Batch ${batch.id} submitted to ${reply.handle.provider} as ${reply.handle.upstreamBatchId}`);
-    return { native: true, upstream: { handle: reply.handle, nextPollAt: this.after(this.env.BATCH_NATIVE_POLL_MIN_MS), pollDelayMs: this.env.BATCH_NATIVE_POLL_MIN_MS } };
+    return {
+      native: true,
+      upstream: {
+        handle: reply.handle,
+        nextPollAt: this.after(this.env.BATCH_NATIVE_POLL_MIN_MS),
+        pollDelayMs: this.env.BATCH_NATIVE_POLL_MIN_MS,
+      },
+    };
   }
 
   /** Asks the provider once; stores the results (each line once) when it has them. */
   async poll(batch: Batch): Promise<NativePoll> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
-    const reply = await this.rpc.send<NativeBatchStatusReply>(SUBJECTS.inference.batchesNativeStatus, { principal: principalOf(batch), handle: upstream.handle }, this.env.BATCH_NATIVE_TIMEOUT_MS);
+    const reply = await this.rpc.send<NativeBatchStatusReply>(
+      SUBJECTS.inference.batchesNativeStatus,
+      { principal: principalOf(batch), handle: upstream.handle },
+      this.env.BATCH_NATIVE_TIMEOUT_MS,
+    );
     if (reply.state === 'failed') return { kind: 'failed', message: reply.error?.message ?? 'The provider refused the batch' };
     if (reply.state === 'in_progress' || reply.state === 'cancelling' || !reply.results) {
       const delay = Math.min(upstream.pollDelayMs * 2, this.env.BATCH_NATIVE_POLL_MAX_MS);
@@ -99,24 +115,47 @@ export class NativeBatches {
   async cancel(batch: Batch, track = true): Promise<void> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      await this.rpc.send<NativeBatchCancelReply>(SUBJECTS.inference.batchesNativeCancel, { principal: principalOf(batch), handle: upstream.handle }, this.env.BATCH_NATIVE_TIMEOUT_MS);
+      await this.rpc.send<NativeBatchCancelReply>(
+        SUBJECTS.inference.batchesNativeCancel,
+        { principal: principalOf(batch), handle: upstream.handle },
+        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new GatewayError(502, `Cancelling the upstream batch at ${upstream.handle.provider} failed: ${reason}`, { errorType: 'provider_unavailable', metadata: { provider: upstream.handle.provider } });
+      throw new GatewayError(502, `Cancelling the upstream batch at ${upstream.handle.provider} failed: ${reason}`, {
+        errorType: 'provider_unavailable',
+        metadata: { provider: upstream.handle.provider },
+      });
     }
     if (!track) return;
-    await this.prisma.batch.update({ where: { id: batch.id }, data: { upstream: { ...upstream, nextPollAt: this.after(0), pollDelayMs: this.env.BATCH_NATIVE_POLL_MIN_MS } as unknown as Prisma.InputJsonValue } });
+    await this.prisma.batch.update({
+      where: { id: batch.id },
+      data: {
+        upstream: {
+          ...upstream,
+          nextPollAt: this.after(0),
+          pollDelayMs: this.env.BATCH_NATIVE_POLL_MIN_MS,
+        } as unknown as Prisma.InputJsonValue,
+      },
+    });
   }
 
   /** Deletes the upstream batch and its files; a failure there is a 502 (spec §4.1). */
   async delete(batch: Batch): Promise<{ provider: string; status: string }> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      const reply = await this.rpc.send<NativeBatchDeleteReply>(SUBJECTS.inference.batchesNativeDelete, { principal: principalOf(batch), handle: upstream.handle }, this.env.BATCH_NATIVE_TIMEOUT_MS);
+      const reply = await this.rpc.send<NativeBatchDeleteReply>(
+        SUBJECTS.inference.batchesNativeDelete,
+        { principal: principalOf(batch), handle: upstream.handle },
+        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      );
       return { provider: reply.provider, status: reply.status };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new GatewayError(502, `Deleting the upstream batch at ${upstream.handle.provider} failed: ${reason}`, { errorType: 'provider_unavailable', metadata: { provider: upstream.handle.provider } });
+      throw new GatewayError(502, `Deleting the upstream batch at ${upstream.handle.provider} failed: ${reason}`, {
+        errorType: 'provider_unavailable',
+        metadata: { provider: upstream.handle.provider },
+      });
     }
   }
 
@@ -132,7 +171,10 @@ export class NativeBatches {
       for (const result of results) {
         const usage = lineUsageOfNative(result);
         const status = result.ok ? 'completed' : 'failed';
-        const response = result.status_code === null ? null : { status_code: result.status_code, request_id: result.request_id ?? result.generation_id, body: result.body };
+        const response =
+          result.status_code === null
+            ? null
+            : { status_code: result.status_code, request_id: result.request_id ?? result.generation_id, body: result.body };
         const { count } = await tx.batchRequest.updateMany({
           where: { batchId, customId: result.custom_id, status: 'pending' },
           data: {
@@ -148,7 +190,11 @@ export class NativeBatches {
         if (count === 1 && result.ok) completed++;
         else if (count === 1) failed++;
       }
-      if (completed + failed > 0) await tx.batch.update({ where: { id: batchId }, data: { completedCount: { increment: completed }, failedCount: { increment: failed } } });
+      if (completed + failed > 0)
+        await tx.batch.update({
+          where: { id: batchId },
+          data: { completedCount: { increment: completed }, failedCount: { increment: failed } },
+        });
     });
   }
 

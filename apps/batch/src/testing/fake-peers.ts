@@ -32,10 +32,22 @@ export class FakePeers {
   private readonly subscriptions: Subscription[] = [];
 
   constructor(connection: NatsConnection) {
-    for (const subject of [SUBJECTS.inference.chatCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.messagesCreate, SUBJECTS.inference.embeddingsCreate]) {
-      this.subscriptions.push(connection.subscribe(subject, { queue: 'inference', callback: (_error, message) => void this.onLine(subject, message) }));
+    for (const subject of [
+      SUBJECTS.inference.chatCreate,
+      SUBJECTS.inference.responsesCreate,
+      SUBJECTS.inference.messagesCreate,
+      SUBJECTS.inference.embeddingsCreate,
+    ]) {
+      this.subscriptions.push(
+        connection.subscribe(subject, { queue: 'inference', callback: (_error, message) => void this.onLine(subject, message) }),
+      );
     }
-    for (const subject of [SUBJECTS.inference.batchesNativeSubmit, SUBJECTS.inference.batchesNativeStatus, SUBJECTS.inference.batchesNativeCancel, SUBJECTS.inference.batchesNativeDelete]) {
+    for (const subject of [
+      SUBJECTS.inference.batchesNativeSubmit,
+      SUBJECTS.inference.batchesNativeStatus,
+      SUBJECTS.inference.batchesNativeCancel,
+      SUBJECTS.inference.batchesNativeDelete,
+    ]) {
       this.subscriptions.push(
         connection.subscribe(subject, {
           callback: (_error, message) => {
@@ -45,7 +57,9 @@ export class FakePeers {
               subject === SUBJECTS.inference.batchesNativeSubmit
                 ? this.nativeSubmit
                 : subject === SUBJECTS.inference.batchesNativeStatus
-                  ? (this.nativeStatuses.length > 1 ? this.nativeStatuses.shift() : this.nativeStatuses[0])
+                  ? this.nativeStatuses.length > 1
+                    ? this.nativeStatuses.shift()
+                    : this.nativeStatuses[0]
                   : subject === SUBJECTS.inference.batchesNativeCancel
                     ? { state: 'cancelling' }
                     : { status: 'deleted', provider: 'simulator-openai' };
@@ -67,7 +81,8 @@ export class FakePeers {
 
   /** Answers what was held (a dead replica's calls coming back late). */
   release(): void {
-    for (const held of this.held.splice(0)) held.message.respond(JSON.stringify({ id: held.id, response: chatAnswer(held.body), isDisposed: true }));
+    for (const held of this.held.splice(0))
+      held.message.respond(JSON.stringify({ id: held.id, response: chatAnswer(held.body), isDisposed: true }));
   }
 
   close(): void {
@@ -86,7 +101,13 @@ export class FakePeers {
     if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const status = this.failWith.get(text);
     if (status) {
-      message.respond(JSON.stringify({ id, err: { status, message: `simulated ${status}`, error_type: status === 400 ? 'invalid_request' : 'provider_unavailable' }, isDisposed: true }));
+      message.respond(
+        JSON.stringify({
+          id,
+          err: { status, message: `simulated ${status}`, error_type: status === 400 ? 'invalid_request' : 'provider_unavailable' },
+          isDisposed: true,
+        }),
+      );
       return;
     }
     const answer = subject === SUBJECTS.inference.chatCreate ? chatAnswer(data.body) : otherAnswer(subject, data.body);
@@ -114,7 +135,15 @@ function chatAnswer(body: Record<string, unknown>) {
     created: 1,
     model: body.model,
     provider: 'sim',
-    choices: [{ index: 0, message: { role: 'assistant', content: `echo ${text}`, refusal: null }, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: `echo ${text}`, refusal: null },
+        finish_reason: 'stop',
+        native_finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: {
       prompt_tokens: 10,
       completion_tokens: 5,
@@ -131,7 +160,13 @@ function chatAnswer(body: Record<string, unknown>) {
 function otherAnswer(subject: string, body: Record<string, unknown>) {
   const text = lineText(body);
   if (subject === SUBJECTS.inference.embeddingsCreate) {
-    return { object: 'list', id: `gen-${randomUUID()}`, model: body.model, data: [{ object: 'embedding', embedding: [0.1], index: 0 }], usage: { prompt_tokens: 3, total_tokens: 3, cost: costOf(text), is_byok: false } };
+    return {
+      object: 'list',
+      id: `gen-${randomUUID()}`,
+      model: body.model,
+      data: [{ object: 'embedding', embedding: [0.1], index: 0 }],
+      usage: { prompt_tokens: 3, total_tokens: 3, cost: costOf(text), is_byok: false },
+    };
   }
   return { id: `gen-${randomUUID()}`, usage: { input_tokens: 7, output_tokens: 4, total_tokens: 11, cost: costOf(text), is_byok: false } };
 }

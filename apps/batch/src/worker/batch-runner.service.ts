@@ -60,7 +60,13 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
       let claimed: ClaimedLine[] = [];
       try {
         const slots = this.env.BATCH_CONCURRENCY - this.running.size;
-        claimed = await this.claims.claim(this.owner, this.clock.now(), this.env.BATCH_LEASE_MS, slots, this.env.BATCH_WORKSPACE_CONCURRENCY);
+        claimed = await this.claims.claim(
+          this.owner,
+          this.clock.now(),
+          this.env.BATCH_LEASE_MS,
+          slots,
+          this.env.BATCH_WORKSPACE_CONCURRENCY,
+        );
       } catch (error) {
         if (!this.stopped) this.logger.warn(`Claiming batch lines failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -74,15 +74,27 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** validating -> in_progress (run here, or at the provider), or failed when the native submit refuses it. */
   private async start(): Promise<void> {
-    const batches = await this.prisma.batch.findMany({ where: { status: 'validating', submittedAt: { not: null } }, take: SWEEP_PAGE, orderBy: { createdAt: 'asc' } });
+    const batches = await this.prisma.batch.findMany({
+      where: { status: 'validating', submittedAt: { not: null } },
+      take: SWEEP_PAGE,
+      orderBy: { createdAt: 'asc' },
+    });
     for (const batch of batches) {
       try {
         const submission = await this.native.submit(batch);
         if (!submission.native) this.logger.debug(`Batch ${batch.id} runs here: ${submission.reason}`);
-        const started = await this.store.transition(batch.id, 'in_progress', submission.native ? { upstream: submission.upstream as unknown as Prisma.InputJsonValue } : {}, undefined, ['validating']);
+        const started = await this.store.transition(
+          batch.id,
+          'in_progress',
+          submission.native ? { upstream: submission.upstream as unknown as Prisma.InputJsonValue } : {},
+          undefined,
+          ['validating'],
+        );
         if (!started && submission.native) {
           // Cancelled (or started by another replica) meanwhile: the upstream batch we made is not the batch's.
-          await this.native.cancel({ ...batch, upstream: submission.upstream as unknown as Prisma.JsonValue }, false).catch(() => undefined);
+          await this.native
+            .cancel({ ...batch, upstream: submission.upstream as unknown as Prisma.JsonValue }, false)
+            .catch(() => undefined);
         }
       } catch (error) {
         // Inference or the bus away: try again next sweep. Anything else is the batch's failure.
@@ -97,7 +109,10 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   /** Native batches due for a poll: their results become lines once the provider has them (ADR 0047 contract). */
   private async pollNative(): Promise<void> {
     const now = this.clock.now();
-    const batches = await this.prisma.batch.findMany({ where: { status: { in: ['in_progress', 'cancelling'] }, NOT: { upstream: { equals: Prisma.DbNull } } }, take: SWEEP_PAGE });
+    const batches = await this.prisma.batch.findMany({
+      where: { status: { in: ['in_progress', 'cancelling'] }, NOT: { upstream: { equals: Prisma.DbNull } } },
+      take: SWEEP_PAGE,
+    });
     for (const batch of batches) {
       const upstream = batch.upstream as unknown as UpstreamBatch;
       if (new Date(upstream.nextPollAt) > now) continue;
@@ -143,16 +158,27 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async cancel(): Promise<void> {
     // A native batch is cancelled when the provider says so (its poll brings the results of the lines that ran).
-    const batches = await this.prisma.batch.findMany({ where: { status: 'cancelling', upstream: { equals: Prisma.DbNull } }, select: { id: true }, take: SWEEP_PAGE });
+    const batches = await this.prisma.batch.findMany({
+      where: { status: 'cancelling', upstream: { equals: Prisma.DbNull } },
+      select: { id: true },
+      take: SWEEP_PAGE,
+    });
     for (const { id } of batches) await this.finalizer.cancel(id);
   }
 
   /** Results are deleted 30 days after creation (spec §3.1); the batch row stays, so reads answer 410. */
   private async retain(): Promise<void> {
     const now = this.clock.now();
-    const batches = await this.prisma.batch.findMany({ where: { resultsExpireAt: { lte: now }, resultsDeletedAt: null, submittedAt: { not: null } }, select: { id: true }, take: SWEEP_PAGE });
+    const batches = await this.prisma.batch.findMany({
+      where: { resultsExpireAt: { lte: now }, resultsDeletedAt: null, submittedAt: { not: null } },
+      select: { id: true },
+      take: SWEEP_PAGE,
+    });
     for (const { id } of batches) {
-      await this.prisma.$transaction([this.prisma.batchRequest.deleteMany({ where: { batchId: id } }), this.prisma.batch.update({ where: { id }, data: { resultsDeletedAt: now } })]);
+      await this.prisma.$transaction([
+        this.prisma.batchRequest.deleteMany({ where: { batchId: id } }),
+        this.prisma.batch.update({ where: { id }, data: { resultsDeletedAt: now } }),
+      ]);
     }
   }
 

@@ -94,14 +94,19 @@ export class LineClaims {
    */
   async reclaimExpired(now: Date): Promise<number> {
     return this.prisma.batchRequest
-      .updateMany({ where: { status: 'running', leaseExpiresAt: { lte: now } }, data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null, updatedAt: now } })
+      .updateMany({
+        where: { status: 'running', leaseExpiresAt: { lte: now } },
+        data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null, updatedAt: now },
+      })
       .then((result) => result.count);
   }
 
   /** Extends the leases this replica still holds (lines still running). */
   async renew(owner: string, ids: string[], until: Date): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.prisma.batchRequest.updateMany({ where: { id: { in: ids }, leaseOwner: owner, status: 'running' }, data: { leaseExpiresAt: until } }).then((result) => result.count);
+    return this.prisma.batchRequest
+      .updateMany({ where: { id: { in: ids }, leaseOwner: owner, status: 'running' }, data: { leaseExpiresAt: until } })
+      .then((result) => result.count);
   }
 
   /**
@@ -119,7 +124,8 @@ export class LineClaims {
         WHERE id = ${lineId} AND lease_owner = ${owner} AND status = 'running'
         RETURNING batch_id`;
       if (rows.length === 0) return false;
-      const counter = outcome.status === 'completed' ? Prisma.sql`completed_count = completed_count + 1` : Prisma.sql`failed_count = failed_count + 1`;
+      const counter =
+        outcome.status === 'completed' ? Prisma.sql`completed_count = completed_count + 1` : Prisma.sql`failed_count = failed_count + 1`;
       await tx.$executeRaw`UPDATE batches SET ${counter} WHERE id = ${rows[0]!.batch_id}`;
       return true;
     });
@@ -127,7 +133,10 @@ export class LineClaims {
 
   /** Gives a line back (a retryable failure, or this replica stopping): another replica may run it. */
   async release(owner: string, lineId: string, now: Date): Promise<void> {
-    await this.prisma.batchRequest.updateMany({ where: { id: lineId, leaseOwner: owner, status: 'running' }, data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null, updatedAt: now } });
+    await this.prisma.batchRequest.updateMany({
+      where: { id: lineId, leaseOwner: owner, status: 'running' },
+      data: { status: 'pending', leaseOwner: null, leaseExpiresAt: null, updatedAt: now },
+    });
   }
 }
 

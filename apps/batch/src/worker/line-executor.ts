@@ -39,22 +39,38 @@ export class LineExecutor {
     if (line.provider && body.provider === undefined) body.provider = line.provider;
     try {
       const subject = SUBJECT_OF[endpoint];
-      const answer = await this.rpc.send<Record<string, unknown>>(subject, await lineMessage(subject, principal, body), this.env.BATCH_LINE_TIMEOUT_MS);
+      const answer = await this.rpc.send<Record<string, unknown>>(
+        subject,
+        await lineMessage(subject, principal, body),
+        this.env.BATCH_LINE_TIMEOUT_MS,
+      );
       const usage = lineUsageOf(endpoint, answer);
       const generationId = typeof answer.id === 'string' ? answer.id : null;
       return {
         kind: 'done',
-        outcome: { status: 'completed', response: { status_code: 200, request_id: generationId, body: answer }, error: null, usage, cost: usage.cost, generationId },
+        outcome: {
+          status: 'completed',
+          response: { status_code: 200, request_id: generationId, body: answer },
+          error: null,
+          usage,
+          cost: usage.cost,
+          generationId,
+        },
       };
     } catch (caught) {
-      const error = caught instanceof GatewayError ? caught : new GatewayError(500, caught instanceof Error ? caught.message : String(caught));
+      const error =
+        caught instanceof GatewayError ? caught : new GatewayError(500, caught instanceof Error ? caught.message : String(caught));
       if (RETRYABLE.has(error.status) && line.attempts < this.env.BATCH_LINE_MAX_ATTEMPTS) return { kind: 'retry', error };
       const param = typeof error.metadata?.param === 'string' ? error.metadata.param : null;
       return {
         kind: 'done',
         outcome: {
           status: 'failed',
-          response: { status_code: error.status, request_id: null, body: { error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) } } },
+          response: {
+            status_code: error.status,
+            request_id: null,
+            body: { error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) } },
+          },
           error: { type: error.errorType, message: error.message, param, error_type: error.errorType },
           usage: null,
           cost: null,

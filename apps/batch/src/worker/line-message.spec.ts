@@ -5,7 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { lineMessage } from './line-message.js';
 
-const principal = (): Principal => ({ workspaceId: randomUUID(), keyHash: 'e'.repeat(64), keyKind: 'standard', userId: randomUUID(), hasPersonalIdentity: false, batchId: `batch_${'a'.repeat(32)}` }) as Principal;
+const principal = (): Principal =>
+  ({
+    workspaceId: randomUUID(),
+    keyHash: 'e'.repeat(64),
+    keyKind: 'standard',
+    userId: randomUUID(),
+    hasPersonalIdentity: false,
+    batchId: `batch_${'a'.repeat(32)}`,
+  }) as Principal;
 const body = { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 
 /* Inference takes inference.chat.create unvalidated (ADR 0056): batch must refuse what inference's pipe refused. */

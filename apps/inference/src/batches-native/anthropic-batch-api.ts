@@ -4,7 +4,19 @@ import { anthropicErrorDetail } from '../providers/anthropic/anthropic-errors.js
 import { ANTHROPIC_VERSION } from '../providers/anthropic/anthropic.adapter.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { transportFailure } from '../upstream/upstream-failure.js';
-import { failureOf, parseJsonl, timedCall, type ApiResponse, type BatchTarget, type ProviderBatchApi, type SubmitLine, type Submitted, type UpstreamBatchRef, type UpstreamLineRow, type UpstreamStatus } from './provider-batch-api.js';
+import {
+  failureOf,
+  parseJsonl,
+  timedCall,
+  type ApiResponse,
+  type BatchTarget,
+  type ProviderBatchApi,
+  type SubmitLine,
+  type Submitted,
+  type UpstreamBatchRef,
+  type UpstreamLineRow,
+  type UpstreamStatus,
+} from './provider-batch-api.js';
 
 /** Anthropic's Message Batch object, the fields read here. */
 interface MessageBatch {
@@ -37,9 +49,18 @@ export class AnthropicBatchApi implements ProviderBatchApi {
 
   async submit(target: BatchTarget, lines: readonly SubmitLine[]): Promise<Submitted> {
     markCommitted(); // the provider may run (and bill) the batch from here (ADR 0025)
-    const created = this.expectOk(target, await this.call(target, 'POST', '/messages/batches', JSON.stringify({ requests: lines.map((line) => ({ custom_id: line.custom_id, params: line.body })) })));
+    const created = this.expectOk(
+      target,
+      await this.call(
+        target,
+        'POST',
+        '/messages/batches',
+        JSON.stringify({ requests: lines.map((line) => ({ custom_id: line.custom_id, params: line.body })) }),
+      ),
+    );
     const id = (created as { id?: unknown }).id;
-    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(id))
+      throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
     return { upstreamBatchId: id };
   }
 
@@ -74,8 +95,12 @@ export class AnthropicBatchApi implements ProviderBatchApi {
   }
 
   private async batch(target: BatchTarget, ref: UpstreamBatchRef): Promise<MessageBatch> {
-    const batch = this.expectOk(target, await this.call(target, 'GET', `/messages/batches/${ref.upstreamBatchId}`)) as Partial<MessageBatch>;
-    if (typeof batch.processing_status !== 'string' || !batch.request_counts) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
+    const batch = this.expectOk(
+      target,
+      await this.call(target, 'GET', `/messages/batches/${ref.upstreamBatchId}`),
+    ) as Partial<MessageBatch>;
+    if (typeof batch.processing_status !== 'string' || !batch.request_counts)
+      throw transportFailure(target.provider.id, 'protocol', 'sent a malformed message batch');
     return batch as MessageBatch;
   }
 
@@ -86,9 +111,18 @@ export class AnthropicBatchApi implements ProviderBatchApi {
   }
 
   private call(target: BatchTarget, method: 'GET' | 'POST' | 'DELETE', path: string, body?: string): Promise<ApiResponse> {
-    const headers: Record<string, string> = { 'x-api-key': target.apiKey, 'anthropic-version': ANTHROPIC_VERSION, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'x-api-key': target.apiKey,
+      'anthropic-version': ANTHROPIC_VERSION,
+      accept: 'application/json',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return timedCall(this.upstream, target.provider.id, this.timeoutMs, { method, url: `${target.provider.baseUrl}${path}`, headers, body });
+    return timedCall(this.upstream, target.provider.id, this.timeoutMs, {
+      method,
+      url: `${target.provider.baseUrl}${path}`,
+      headers,
+      body,
+    });
   }
 }
 
@@ -121,8 +155,20 @@ function rowOf(row: IndividualResponse): UpstreamLineRow {
       };
     }
     case 'canceled':
-      return { custom_id: customId, kind: 'not_run', statusCode: null, requestId: null, error: { type: 'batch_cancelled', code: 'batch_cancelled', message: 'This request was not run: the batch was cancelled' } };
+      return {
+        custom_id: customId,
+        kind: 'not_run',
+        statusCode: null,
+        requestId: null,
+        error: { type: 'batch_cancelled', code: 'batch_cancelled', message: 'This request was not run: the batch was cancelled' },
+      };
     case 'expired':
-      return { custom_id: customId, kind: 'not_run', statusCode: null, requestId: null, error: { type: 'batch_expired', code: 'batch_expired', message: 'This request could not be run before the batch window expired' } };
+      return {
+        custom_id: customId,
+        kind: 'not_run',
+        statusCode: null,
+        requestId: null,
+        error: { type: 'batch_expired', code: 'batch_expired', message: 'This request could not be run before the batch window expired' },
+      };
   }
 }

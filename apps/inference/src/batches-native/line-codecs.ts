@@ -12,7 +12,11 @@ import { assertTranslatable } from '../messages/messages-attempt.js';
 import { nativeAnthropicBody } from '../messages/native-body.js';
 import type { Charge } from '../pricing/charge.js';
 import { anthropicBody, excludesReasoning } from '../providers/anthropic/anthropic.adapter.js';
-import { normalizeAnthropicMessage, normalizeAnthropicUsage, type AnthropicMessageResponse } from '../providers/anthropic/anthropic-response.js';
+import {
+  normalizeAnthropicMessage,
+  normalizeAnthropicUsage,
+  type AnthropicMessageResponse,
+} from '../providers/anthropic/anthropic-response.js';
 import { buildOpenAiChatBody } from '../providers/openai/openai-request.js';
 import { normalizeOpenAiResponse, type OpenAiChatResponse } from '../providers/openai/openai-response.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
@@ -67,7 +71,10 @@ export interface LineCodec {
 }
 
 function malformed(provider: string): GatewayError {
-  return new GatewayError(502, `Provider ${provider} sent a malformed batch result`, { errorType: 'provider_unavailable', metadata: { provider } });
+  return new GatewayError(502, `Provider ${provider} sent a malformed batch result`, {
+    errorType: 'provider_unavailable',
+    metadata: { provider },
+  });
 }
 
 const openAiChat: LineCodec = {
@@ -91,13 +98,24 @@ const anthropicChat: LineCodec = {
   decode(answer, context) {
     const parsed = answer as AnthropicMessageResponse | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw malformed(context.endpoint.provider.id);
-    return chatView(normalizeAnthropicMessage(parsed, { excludeReasoning: context.options.excludeReasoning === true, promptText: '' }), context);
+    return chatView(
+      normalizeAnthropicMessage(parsed, { excludeReasoning: context.options.excludeReasoning === true, promptText: '' }),
+      context,
+    );
   },
 };
 
 function chatView(completion: ReturnType<typeof normalizeOpenAiResponse>, context: DecodeContext): Decoded {
   const charge = context.price(completion.usage);
-  const body = buildChatCompletion({ id: context.generationId, modelId: context.modelId, endpoint: context.endpoint, completion, cost: charge.upstream, isByok: charge.isByok, charged: charge.charged });
+  const body = buildChatCompletion({
+    id: context.generationId,
+    modelId: context.modelId,
+    endpoint: context.endpoint,
+    completion,
+    cost: charge.upstream,
+    isByok: charge.isByok,
+    charged: charge.charged,
+  });
   return { body, usage: completion.usage, charge };
 }
 
@@ -105,14 +123,21 @@ const anthropicMessages: LineCodec = {
   path: '/v1/messages',
   encode(body, { attempt, endUserHash }) {
     const chat = chatBodyFromMessages(body);
-    const upstream = nativeAnthropicBody({ request: body, chat, prepared: chat, upstreamModel: attempt.endpoint.upstreamModel, endUserHash });
+    const upstream = nativeAnthropicBody({
+      request: body,
+      chat,
+      prepared: chat,
+      upstreamModel: attempt.endpoint.upstreamModel,
+      endUserHash,
+    });
     delete upstream.stream;
     return { body: upstream };
   },
   decode(answer, context) {
     const parsed = answer as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw malformed(context.endpoint.provider.id);
-    const usage = normalizeAnthropicUsage(parsed.usage) ?? normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: '' }).usage;
+    const usage =
+      normalizeAnthropicUsage(parsed.usage) ?? normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: '' }).usage;
     return messageView(draftFromNative(parsed), usage, context);
   },
 };
@@ -160,7 +185,14 @@ const openAiEmbeddings: LineCodec = {
     if (!parsed || !Array.isArray(parsed.data)) throw malformed(context.endpoint.provider.id);
     const usage = embeddingsUsage(parsed, undefined);
     const charge = context.price(usage);
-    const body = buildEmbeddingsView({ id: context.generationId, modelId: context.modelId, provider: context.endpoint.provider.name, result: parsed, usage, charge });
+    const body = buildEmbeddingsView({
+      id: context.generationId,
+      modelId: context.modelId,
+      provider: context.endpoint.provider.name,
+      result: parsed,
+      usage,
+      charge,
+    });
     return { body, usage, charge };
   },
 };

@@ -37,16 +37,30 @@ const BATCH = { prompt: '0.000001', completion: '0.000002' };
 
 function catalogFor(simulatorUrl: string, hangingUrl: string): unknown {
   const openai = (id: string) => ({ id, name: id, format: 'openai', baseUrl: `${simulatorUrl}/openai/v1`, apiKey: 'sk-sim' });
-  const model = (id: string, endpoints: Array<{ provider: string; upstreamModel: string; batch?: boolean }>, extra: Record<string, unknown> = {}) => ({
+  const model = (
+    id: string,
+    endpoints: Array<{ provider: string; upstreamModel: string; batch?: boolean }>,
+    extra: Record<string, unknown> = {},
+  ) => ({
     id,
     name: id,
     contextLength: 128000,
     supportedParameters: ['max_tokens', 'temperature'],
     ...extra,
-    endpoints: endpoints.map((endpoint) => ({ provider: endpoint.provider, upstreamModel: endpoint.upstreamModel, pricing: LIVE, ...(endpoint.batch === false ? {} : { batch: { pricing: BATCH } }) })),
+    endpoints: endpoints.map((endpoint) => ({
+      provider: endpoint.provider,
+      upstreamModel: endpoint.upstreamModel,
+      pricing: LIVE,
+      ...(endpoint.batch === false ? {} : { batch: { pricing: BATCH } }),
+    })),
   });
   return {
-    providers: [openai('sim-oa'), openai('sim-ob'), { ...openai('hang'), baseUrl: `${hangingUrl}/v1` }, { id: 'sim-an', name: 'Sim Anthropic', format: 'anthropic', baseUrl: `${simulatorUrl}/anthropic/v1`, apiKey: 'sk-ant-sim' }],
+    providers: [
+      openai('sim-oa'),
+      openai('sim-ob'),
+      { ...openai('hang'), baseUrl: `${hangingUrl}/v1` },
+      { id: 'sim-an', name: 'Sim Anthropic', format: 'anthropic', baseUrl: `${simulatorUrl}/anthropic/v1`, apiKey: 'sk-ant-sim' },
+    ],
     models: [
       model('t/gpt', [{ provider: 'sim-oa', upstreamModel: 'gpt-4o-mini' }]),
       model('t/claude', [{ provider: 'sim-an', upstreamModel: 'claude-sonnet-4-5' }]),
@@ -81,14 +95,26 @@ describe('inference.batches.native.* against the simulator', () => {
   /** A provider that accepts connections and never answers. */
   let hanging: Server;
 
-  const principalOf = (overrides: Partial<Principal> = {}) => principalFixture('d'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID(), ...overrides });
-  const chatLine = (customId: string, text: string, extra: Record<string, unknown> = {}) => ({ custom_id: customId, body: { messages: [{ role: 'user', content: text }], ...extra } });
+  const principalOf = (overrides: Partial<Principal> = {}) =>
+    principalFixture('d'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID(), ...overrides });
+  const chatLine = (customId: string, text: string, extra: Record<string, unknown> = {}) => ({
+    custom_id: customId,
+    body: { messages: [{ role: 'user', content: text }], ...extra },
+  });
 
   const submit = (principal: Principal, request: Record<string, unknown>) =>
-    rpc.send<NativeBatchSubmitReply>(SUBJECTS.inference.batchesNativeSubmit, { principal, batchId: `batch_${randomUUID()}`, endpoint: '/v1/chat/completions', ...request });
-  const status = (principal: Principal, handle: NativeBatchHandle) => rpc.send<NativeBatchStatusReply>(SUBJECTS.inference.batchesNativeStatus, { principal, handle });
-  const cancel = (principal: Principal, handle: NativeBatchHandle) => rpc.send<NativeBatchCancelReply>(SUBJECTS.inference.batchesNativeCancel, { principal, handle });
-  const remove = (principal: Principal, handle: NativeBatchHandle) => rpc.send<NativeBatchDeleteReply>(SUBJECTS.inference.batchesNativeDelete, { principal, handle });
+    rpc.send<NativeBatchSubmitReply>(SUBJECTS.inference.batchesNativeSubmit, {
+      principal,
+      batchId: `batch_${randomUUID()}`,
+      endpoint: '/v1/chat/completions',
+      ...request,
+    });
+  const status = (principal: Principal, handle: NativeBatchHandle) =>
+    rpc.send<NativeBatchStatusReply>(SUBJECTS.inference.batchesNativeStatus, { principal, handle });
+  const cancel = (principal: Principal, handle: NativeBatchHandle) =>
+    rpc.send<NativeBatchCancelReply>(SUBJECTS.inference.batchesNativeCancel, { principal, handle });
+  const remove = (principal: Principal, handle: NativeBatchHandle) =>
+    rpc.send<NativeBatchDeleteReply>(SUBJECTS.inference.batchesNativeDelete, { principal, handle });
 
   async function submitted(principal: Principal, request: Record<string, unknown>): Promise<NativeBatchHandle> {
     const reply = await submit(principal, request);
@@ -96,7 +122,11 @@ describe('inference.batches.native.* against the simulator', () => {
     return reply.handle;
   }
 
-  async function until(principal: Principal, handle: NativeBatchHandle, done: (reply: NativeBatchStatusReply) => boolean): Promise<NativeBatchStatusReply> {
+  async function until(
+    principal: Principal,
+    handle: NativeBatchHandle,
+    done: (reply: NativeBatchStatusReply) => boolean,
+  ): Promise<NativeBatchStatusReply> {
     for (let i = 0; i < 300; i++) {
       const reply = await status(principal, handle);
       if (done(reply)) return reply;
@@ -107,7 +137,8 @@ describe('inference.batches.native.* against the simulator', () => {
   const finished = (reply: NativeBatchStatusReply) => ['ended', 'failed', 'cancelled', 'expired'].includes(reply.state);
 
   /** What the batch price makes of a line's tokens, exactly. */
-  const batchCost = (prompt: number, completion: number) => new Prisma.Decimal(BATCH.prompt).mul(prompt).add(new Prisma.Decimal(BATCH.completion).mul(completion));
+  const batchCost = (prompt: number, completion: number) =>
+    new Prisma.Decimal(BATCH.prompt).mul(prompt).add(new Prisma.Decimal(BATCH.completion).mul(completion));
 
   beforeAll(async () => {
     configureBatches({ delayMs: 30 });
@@ -117,7 +148,14 @@ describe('inference.batches.native.* against the simulator', () => {
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     const catalogPath = join(mkdtempSync(join(tmpdir(), 'gw-catalog-')), 'models.json');
     writeFileSync(catalogPath, JSON.stringify(catalogFor(simulator.url, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`)));
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, NATS_URL: natsServer.url, LOG_LEVEL: 'silent', MODEL_CATALOG_PATH: catalogPath, BYOK_FEE_RATE: '0.1', NATIVE_BATCH_CALL_TIMEOUT_MS: '2000' });
+    const env = validateEnv(InferenceEnv, {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsServer.url,
+      LOG_LEVEL: 'silent',
+      MODEL_CATALOG_PATH: catalogPath,
+      BYOK_FEE_RATE: '0.1',
+      NATIVE_BATCH_CALL_TIMEOUT_MS: '2000',
+    });
     service = await bootstrapService(AppModule.forRoot(env), { queue: 'inference', natsUrl: natsServer.url });
     nats = await ResilientNatsConnection.open({ servers: natsServer.url, name: 'native-batches-spec' });
     rpc = new RpcClient(nats, 10_000);
@@ -140,13 +178,29 @@ describe('inference.batches.native.* against the simulator', () => {
     const principal = principalOf();
     const handle = await submitted(principal, {
       model: 't/gpt',
-      lines: [chatLine('one', 'Tell me a joke', { max_tokens: 50, user: 'end-user-7', provider: { sort: 'price' } }), chatLine('two', 'Hello'), { custom_id: 'bad', body: { messages: [] } }],
+      lines: [
+        chatLine('one', 'Tell me a joke', { max_tokens: 50, user: 'end-user-7', provider: { sort: 'price' } }),
+        chatLine('two', 'Hello'),
+        { custom_id: 'bad', body: { messages: [] } },
+      ],
     });
-    expect(handle).toMatchObject({ v: 1, api: 'openai', provider: 'sim-oa', endpointId: 'sim-oa/gpt-4o-mini', model: 't/gpt', upstreamModel: 'gpt-4o-mini', isByok: false, workspaceId: principal.workspaceId });
+    expect(handle).toMatchObject({
+      v: 1,
+      api: 'openai',
+      provider: 'sim-oa',
+      endpointId: 'sim-oa/gpt-4o-mini',
+      model: 't/gpt',
+      upstreamModel: 'gpt-4o-mini',
+      isByok: false,
+      workspaceId: principal.workspaceId,
+    });
     expect(handle.upstreamBatchId).toMatch(/^batch_/);
 
-    // The input file holds exactly what the live path would send: upstream model, the max tokens under the name the endpoint takes, the end user hashed, no gateway fields.
-    const input = await (await fetch(`${simulator.url}/v1/files/${handle.inputFileId}/content`, { headers: { authorization: 'Bearer sk-sim' } })).text();
+    // The input file holds exactly what the live path would send: upstream model, the max tokens
+    // under the name the endpoint takes, the end user hashed, no gateway fields.
+    const input = await (
+      await fetch(`${simulator.url}/v1/files/${handle.inputFileId}/content`, { headers: { authorization: 'Bearer sk-sim' } })
+    ).text();
     const first = JSON.parse(input.split('\n')[0]!) as { custom_id: string; method: string; url: string; body: Record<string, unknown> };
     expect(first).toMatchObject({ custom_id: 'one', method: 'POST', url: '/v1/chat/completions' });
     expect(first.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 50 });
@@ -160,16 +214,35 @@ describe('inference.batches.native.* against the simulator', () => {
     const byId = new Map(done.results!.map((result) => [result.custom_id, result]));
     const one = byId.get('one')!;
     const body = one.body as unknown as ChatCompletionView;
-    expect(one).toMatchObject({ ok: true, status_code: 200, error: null, generation_id: nativeGenerationId(handle.batchId, 'one'), provider: 'sim-oa', upstream_model: 'gpt-4o-mini' });
+    expect(one).toMatchObject({
+      ok: true,
+      status_code: 200,
+      error: null,
+      generation_id: nativeGenerationId(handle.batchId, 'one'),
+      provider: 'sim-oa',
+      upstream_model: 'gpt-4o-mini',
+    });
     expect(body).toMatchObject({ object: 'chat.completion', id: one.generation_id, model: 't/gpt', provider: 'sim-oa' });
     expect(body.choices[0]!.message.content).toMatch(/^Simulated reply to: Tell me a joke\./);
     const cost = batchCost(body.usage.prompt_tokens, body.usage.completion_tokens);
-    expect(one.usage).toMatchObject({ prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens, is_byok: false, cost: cost.toFixed(), upstream_cost: cost.toFixed() });
+    expect(one.usage).toMatchObject({
+      prompt_tokens: body.usage.prompt_tokens,
+      completion_tokens: body.usage.completion_tokens,
+      is_byok: false,
+      cost: cost.toFixed(),
+      upstream_cost: cost.toFixed(),
+    });
     expect(body.usage.cost).toBe(cost.toNumber()); // half the live price
     expect(body.usage.is_byok).toBe(false);
 
     const bad = byId.get('bad')!;
-    expect(bad).toMatchObject({ ok: false, status_code: 400, body: null, error: { type: 'invalid_request', error_type: 'invalid_request', param: null }, usage: { prompt_tokens: 0, cost: '0' } });
+    expect(bad).toMatchObject({
+      ok: false,
+      status_code: 400,
+      body: null,
+      error: { type: 'invalid_request', error_type: 'invalid_request', param: null },
+      usage: { prompt_tokens: 0, cost: '0' },
+    });
     expect(bad.error!.message).toMatch(/empty array/);
 
     // Polling again answers the same results with the same generation ids (the batch service may lose a reply).
@@ -179,31 +252,70 @@ describe('inference.batches.native.* against the simulator', () => {
 
   it('messages and chat on an Anthropic-format endpoint, and embeddings, each in its live shape', async () => {
     const principal = principalOf();
-    const messagesHandle = await submitted(principal, { model: 't/claude', endpoint: '/v1/messages', lines: [{ custom_id: 'm1', body: { max_tokens: 200, messages: [{ role: 'user', content: 'Tell me a joke' }] } }] });
+    const messagesHandle = await submitted(principal, {
+      model: 't/claude',
+      endpoint: '/v1/messages',
+      lines: [{ custom_id: 'm1', body: { max_tokens: 200, messages: [{ role: 'user', content: 'Tell me a joke' }] } }],
+    });
     expect(messagesHandle).toMatchObject({ api: 'anthropic', provider: 'sim-an', endpoint: '/v1/messages' });
     expect(messagesHandle.upstreamBatchId).toMatch(/^msgbatch_/);
     const messages = await until(principal, messagesHandle, finished);
     expect(messages.state).toBe('ended');
     const message = messages.results![0]!.body as unknown as MessageView;
-    expect(message).toMatchObject({ id: messages.results![0]!.generation_id, type: 'message', role: 'assistant', model: 't/claude', stop_reason: 'end_turn', container: null });
+    expect(message).toMatchObject({
+      id: messages.results![0]!.generation_id,
+      type: 'message',
+      role: 'assistant',
+      model: 't/claude',
+      stop_reason: 'end_turn',
+      container: null,
+    });
     expect(message.usage.cost).toBe(batchCost(message.usage.input_tokens, message.usage.output_tokens).toNumber());
 
-    const chatHandle = await submitted(principal, { model: 't/claude', lines: [chatLine('c1', 'Hello there', { reasoning: { exclude: true } })] });
+    const chatHandle = await submitted(principal, {
+      model: 't/claude',
+      lines: [chatLine('c1', 'Hello there', { reasoning: { exclude: true } })],
+    });
     expect(chatHandle.lineOptions).toEqual({ c1: { excludeReasoning: true } });
     const chat = await until(principal, chatHandle, finished);
-    expect((chat.results![0]!.body as unknown as ChatCompletionView)).toMatchObject({ object: 'chat.completion', model: 't/claude', choices: [{ finish_reason: 'stop' }] });
+    expect(chat.results![0]!.body as unknown as ChatCompletionView).toMatchObject({
+      object: 'chat.completion',
+      model: 't/claude',
+      choices: [{ finish_reason: 'stop' }],
+    });
 
     // Messages on an OpenAI-format endpoint: sent as chat completions, answered as an Anthropic message.
-    const translatedHandle = await submitted(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm2', body: { max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a joke' }] } }] });
+    const translatedHandle = await submitted(principal, {
+      model: 't/gpt',
+      endpoint: '/v1/messages',
+      lines: [{ custom_id: 'm2', body: { max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a joke' }] } }],
+    });
     expect(translatedHandle).toMatchObject({ api: 'openai', endpoint: '/v1/messages' });
     const translated = await until(principal, translatedHandle, finished);
     const translatedMessage = translated.results![0]!.body as unknown as MessageView;
-    expect(translatedMessage).toMatchObject({ type: 'message', model: 't/gpt', stop_reason: 'end_turn', content: [{ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me a joke\./) }] });
-    expect(translatedMessage.usage.cost).toBe(batchCost(translatedMessage.usage.input_tokens, translatedMessage.usage.output_tokens).toNumber());
+    expect(translatedMessage).toMatchObject({
+      type: 'message',
+      model: 't/gpt',
+      stop_reason: 'end_turn',
+      content: [{ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me a joke\./) }],
+    });
+    expect(translatedMessage.usage.cost).toBe(
+      batchCost(translatedMessage.usage.input_tokens, translatedMessage.usage.output_tokens).toNumber(),
+    );
     // A messages line with an Anthropic-only field cannot go to an OpenAI-format batch: the gateway runs it.
-    expect(await submit(principal, { model: 't/gpt', endpoint: '/v1/messages', lines: [{ custom_id: 'm3', body: { max_tokens: 100, container: 'c', messages: [{ role: 'user', content: 'x' }] } }] })).toMatchObject({ native: false, reason: expect.stringMatching(/container/) });
+    expect(
+      await submit(principal, {
+        model: 't/gpt',
+        endpoint: '/v1/messages',
+        lines: [{ custom_id: 'm3', body: { max_tokens: 100, container: 'c', messages: [{ role: 'user', content: 'x' }] } }],
+      }),
+    ).toMatchObject({ native: false, reason: expect.stringMatching(/container/) });
 
-    const embedHandle = await submitted(principal, { model: 't/embed', endpoint: '/v1/embeddings', lines: [{ custom_id: 'e1', body: { input: 'hello world' } }] });
+    const embedHandle = await submitted(principal, {
+      model: 't/embed',
+      endpoint: '/v1/embeddings',
+      lines: [{ custom_id: 'e1', body: { input: 'hello world' } }],
+    });
     const embeddings = await until(principal, embedHandle, finished);
     const list = embeddings.results![0]!.body as unknown as EmbeddingsView;
     expect(list).toMatchObject({ object: 'list', model: 't/embed', data: [{ object: 'embedding', index: 0 }] });
@@ -227,7 +339,9 @@ describe('inference.batches.native.* against the simulator', () => {
   });
 
   it('refuses a spend-blocked principal, an unknown model, and a handle of another workspace', async () => {
-    await expect(submit(principalOf({ spendBlocked: 'insufficient_credits' }), { model: 't/gpt', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 402, errorType: 'payment_required' });
+    await expect(
+      submit(principalOf({ spendBlocked: 'insufficient_credits' }), { model: 't/gpt', lines: [chatLine('a', 'x')] }),
+    ).rejects.toMatchObject({ status: 402, errorType: 'payment_required' });
     await expect(submit(principalOf(), { model: 't/nope', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 404 });
     const principal = principalOf();
     const handle = await submitted(principal, { model: 't/gpt', lines: [chatLine('a', 'x')] });
@@ -240,7 +354,10 @@ describe('inference.batches.native.* against the simulator', () => {
 
   it('cancels an OpenAI batch: cancelling, then cancelled with the lines that ran and batch_cancelled for the rest', async () => {
     const principal = principalOf();
-    const handle = await submitted(principal, { model: 't/slow', lines: Array.from({ length: 24 }, (_, i) => chatLine(`l${i}`, `line ${i}`)) });
+    const handle = await submitted(principal, {
+      model: 't/slow',
+      lines: Array.from({ length: 24 }, (_, i) => chatLine(`l${i}`, `line ${i}`)),
+    });
     await until(principal, handle, (reply) => reply.counts.completed > 0);
     expect((await cancel(principal, handle)).state).toBe('cancelling');
     const done = await until(principal, handle, finished);
@@ -258,14 +375,25 @@ describe('inference.batches.native.* against the simulator', () => {
 
   it('cancels an Anthropic batch, and reports an expired one with batch_expired lines', async () => {
     const principal = principalOf();
-    const handle = await submitted(principal, { model: 't/claude-slow', endpoint: '/v1/messages', lines: Array.from({ length: 24 }, (_, i) => ({ custom_id: `l${i}`, body: { max_tokens: 100, messages: [{ role: 'user', content: `line ${i}` }] } })) });
+    const handle = await submitted(principal, {
+      model: 't/claude-slow',
+      endpoint: '/v1/messages',
+      lines: Array.from({ length: 24 }, (_, i) => ({
+        custom_id: `l${i}`,
+        body: { max_tokens: 100, messages: [{ role: 'user', content: `line ${i}` }] },
+      })),
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await cancel(principal, handle)).state).toBe('cancelling');
     const cancelled = await until(principal, handle, finished);
     expect(cancelled.state).toBe('cancelled');
     expect(cancelled.results!.some((result) => result.error?.type === 'batch_cancelled')).toBe(true);
 
-    const expiring = await submitted(principal, { model: 't/expiring', endpoint: '/v1/messages', lines: ['a', 'b', 'c'].map((id) => ({ custom_id: id, body: { max_tokens: 100, messages: [{ role: 'user', content: id }] } })) });
+    const expiring = await submitted(principal, {
+      model: 't/expiring',
+      endpoint: '/v1/messages',
+      lines: ['a', 'b', 'c'].map((id) => ({ custom_id: id, body: { max_tokens: 100, messages: [{ role: 'user', content: id }] } })),
+    });
     const expired = await until(principal, expiring, finished);
     expect(expired.state).toBe('expired');
     expect(expired.counts).toEqual({ total: 3, completed: 1, failed: 2 });
@@ -277,10 +405,16 @@ describe('inference.batches.native.* against the simulator', () => {
     const handle = await submitted(principal, { model: 't/gpt', lines: [chatLine('a', 'x')] });
     await until(principal, handle, finished);
     expect(await remove(principal, handle)).toEqual({ status: 'deleted', provider: 'sim-oa' });
-    expect((await fetch(`${simulator.url}/v1/files/${handle.inputFileId}`, { headers: { authorization: 'Bearer sk-sim' } })).status).toBe(404);
+    expect((await fetch(`${simulator.url}/v1/files/${handle.inputFileId}`, { headers: { authorization: 'Bearer sk-sim' } })).status).toBe(
+      404,
+    );
     expect(await remove(principal, handle)).toEqual({ status: 'already_deleted', provider: 'sim-oa' });
 
-    const anthropic = await submitted(principal, { model: 't/claude', endpoint: '/v1/messages', lines: [{ custom_id: 'a', body: { max_tokens: 100, messages: [{ role: 'user', content: 'x' }] } }] });
+    const anthropic = await submitted(principal, {
+      model: 't/claude',
+      endpoint: '/v1/messages',
+      lines: [{ custom_id: 'a', body: { max_tokens: 100, messages: [{ role: 'user', content: 'x' }] } }],
+    });
     await until(principal, anthropic, finished);
     expect(await remove(principal, anthropic)).toEqual({ status: 'deleted', provider: 'sim-an' });
     expect(await remove(principal, anthropic)).toEqual({ status: 'already_deleted', provider: 'sim-an' });
@@ -289,18 +423,28 @@ describe('inference.batches.native.* against the simulator', () => {
 
   it('turns upstream failures into 502: a create refused, a batch the provider failed; falls back to the next endpoint on a retryable one', async () => {
     const principal = principalOf();
-    await expect(submit(principal, { model: 't/down', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 502, errorType: 'provider_unavailable', metadata: { provider: 'sim-oa', operation: 'submit', upstream_status: 503 } });
+    await expect(submit(principal, { model: 't/down', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({
+      status: 502,
+      errorType: 'provider_unavailable',
+      metadata: { provider: 'sim-oa', operation: 'submit', upstream_status: 503 },
+    });
     const refused = await submitted(principal, { model: 't/refused', lines: [chatLine('a', 'x')] });
     const failed = await until(principal, refused, finished);
     expect(failed).toMatchObject({ state: 'failed', error: { message: expect.stringMatching(/refused/) } });
     expect(failed.results).toBeUndefined();
     // A provider that never answers: the whole-call deadline (NATIVE_BATCH_CALL_TIMEOUT_MS, 2 s here) ends the submit.
     const started = Date.now();
-    await expect(submit(principal, { model: 't/hang', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 502, errorType: 'provider_unavailable', metadata: { provider: 'hang', operation: 'submit' } });
+    await expect(submit(principal, { model: 't/hang', lines: [chatLine('a', 'x')] })).rejects.toMatchObject({
+      status: 502,
+      errorType: 'provider_unavailable',
+      metadata: { provider: 'hang', operation: 'submit' },
+    });
     expect(Date.now() - started).toBeLessThan(8_000);
     const fallback = await submitted(principal, { model: 't/fallback', lines: [chatLine('a', 'x')] });
     expect(fallback).toMatchObject({ provider: 'sim-ob', endpointId: 'sim-ob/gpt-4o-mini' });
-    await expect(submit(principal, { model: 't/fallback', provider: { allow_fallbacks: false }, lines: [chatLine('a', 'x')] })).rejects.toMatchObject({ status: 502 });
+    await expect(
+      submit(principal, { model: 't/fallback', provider: { allow_fallbacks: false }, lines: [chatLine('a', 'x')] }),
+    ).rejects.toMatchObject({ status: 502 });
   });
 
   it('runs on the workspace BYOK key: is_byok, only the fee charged, the key never in the handle; a deleted key is a 502', async () => {

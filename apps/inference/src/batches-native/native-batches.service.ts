@@ -47,13 +47,16 @@ export function nativeGenerationId(batchId: string, customId: string): string {
  */
 function gatewayOnlyReason(lines: NativeBatchSubmitRequest['lines']): string | undefined {
   for (const [index, line] of lines.entries()) {
-    if (!NATIVE_BATCH_CUSTOM_ID.test(line.custom_id)) return `requests[${index}].custom_id is not one a provider batch API accepts (1-64 of A-Z a-z 0-9 _ -)`;
+    if (!NATIVE_BATCH_CUSTOM_ID.test(line.custom_id))
+      return `requests[${index}].custom_id is not one a provider batch API accepts (1-64 of A-Z a-z 0-9 _ -)`;
     const { body } = line;
     for (const field of ['preset', 'models', 'plugins'] as const) {
-      if (body[field] !== undefined && body[field] !== null) return `requests[${index}] uses ${field}, which the gateway applies at run time`;
+      if (body[field] !== undefined && body[field] !== null)
+        return `requests[${index}] uses ${field}, which the gateway applies at run time`;
     }
     const tools = Array.isArray(body.tools) ? (body.tools as Array<{ type?: unknown }>) : [];
-    if (tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:'))) return `requests[${index}] uses a server tool the gateway runs`;
+    if (tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:')))
+      return `requests[${index}] uses a server tool the gateway runs`;
   }
   return undefined;
 }
@@ -80,7 +83,10 @@ export class NativeBatchesService {
     upstream: UpstreamClient,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
-    this.apis = { openai: new OpenAiBatchApi(upstream, env.NATIVE_BATCH_CALL_TIMEOUT_MS), anthropic: new AnthropicBatchApi(upstream, env.NATIVE_BATCH_CALL_TIMEOUT_MS) };
+    this.apis = {
+      openai: new OpenAiBatchApi(upstream, env.NATIVE_BATCH_CALL_TIMEOUT_MS),
+      anthropic: new AnthropicBatchApi(upstream, env.NATIVE_BATCH_CALL_TIMEOUT_MS),
+    };
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
   }
 
@@ -92,9 +98,17 @@ export class NativeBatchesService {
     const embeddings = endpoint === '/v1/embeddings';
     if (embeddings) assertEmbeddingsModel(model, this.catalog.resolve(model));
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
-    const plan = this.router.plan({ principal, body: { model, ...(request.provider ? { provider: request.provider } : {}) }, credentials, purpose: embeddings ? 'embeddings' : 'chat' });
-    const candidates = plan.attempts.filter((attempt) => attempt.endpoint.batchPricing !== undefined && codecFor(endpoint, attempt.endpoint.provider.format) !== undefined);
-    if (candidates.length === 0) return { native: false, reason: `no endpoint of ${model} the batch may use has a provider batch API for ${endpoint}` };
+    const plan = this.router.plan({
+      principal,
+      body: { model, ...(request.provider ? { provider: request.provider } : {}) },
+      credentials,
+      purpose: embeddings ? 'embeddings' : 'chat',
+    });
+    const candidates = plan.attempts.filter(
+      (attempt) => attempt.endpoint.batchPricing !== undefined && codecFor(endpoint, attempt.endpoint.provider.format) !== undefined,
+    );
+    if (candidates.length === 0)
+      return { native: false, reason: `no endpoint of ${model} the batch may use has a provider batch API for ${endpoint}` };
 
     let failure: UpstreamFailure | undefined;
     let failedProvider: string | undefined;
@@ -103,7 +117,10 @@ export class NativeBatchesService {
       if ('reason' in encoded) return { native: false, reason: encoded.reason };
       try {
         const codec = codecFor(endpoint, attempt.endpoint.provider.format)!;
-        const submitted = await this.apis[attempt.endpoint.provider.format].submit(targetOf(attempt), encoded.lines, { batchId: request.batchId, path: codec.path });
+        const submitted = await this.apis[attempt.endpoint.provider.format].submit(targetOf(attempt), encoded.lines, {
+          batchId: request.batchId,
+          path: codec.path,
+        });
         const handle: NativeBatchHandle = {
           v: 1,
           api: attempt.endpoint.provider.format,
@@ -156,17 +173,24 @@ export class NativeBatchesService {
   }
 
   /** Every line in the provider's form for this attempt; a line the translation refuses sends the batch to the gateway. */
-  private encode(request: NativeBatchSubmitRequest, attempt: RouteAttempt): { lines: Array<{ custom_id: string; body: Record<string, unknown> }>; options: Record<string, LineOptions> } | { reason: string } {
+  private encode(
+    request: NativeBatchSubmitRequest,
+    attempt: RouteAttempt,
+  ): { lines: Array<{ custom_id: string; body: Record<string, unknown> }>; options: Record<string, LineOptions> } | { reason: string } {
     const codec = codecFor(request.endpoint, attempt.endpoint.provider.format)!;
     const lines: Array<{ custom_id: string; body: Record<string, unknown> }> = [];
     const options: Record<string, LineOptions> = {};
     for (const [index, line] of request.lines.entries()) {
       try {
-        const encoded = codec.encode({ ...line.body, model: request.model }, { attempt, endUserHash: hashEndUser(request.principal.workspaceId, line.body.user) });
+        const encoded = codec.encode(
+          { ...line.body, model: request.model },
+          { attempt, endUserHash: hashEndUser(request.principal.workspaceId, line.body.user) },
+        );
         lines.push({ custom_id: line.custom_id, body: encoded.body });
         if (encoded.options) options[line.custom_id] = encoded.options;
       } catch (error) {
-        if (error instanceof GatewayError && error.status === 400) return { reason: `requests[${index}] cannot go to ${attempt.endpoint.provider.name}'s batch API: ${error.message}` };
+        if (error instanceof GatewayError && error.status === 400)
+          return { reason: `requests[${index}] cannot go to ${attempt.endpoint.provider.name}'s batch API: ${error.message}` };
         throw error;
       }
     }
@@ -174,14 +198,18 @@ export class NativeBatchesService {
   }
 
   /** The handle, checked against the principal, with its catalog endpoint and the key it was submitted with. */
-  private async resolve(request: NativeBatchHandleRequest): Promise<{ handle: NativeBatchHandle; endpoint: RoutableEndpoint; target: BatchTarget; isByok: boolean }> {
+  private async resolve(
+    request: NativeBatchHandleRequest,
+  ): Promise<{ handle: NativeBatchHandle; endpoint: RoutableEndpoint; target: BatchTarget; isByok: boolean }> {
     const handle = parseHandle(request.handle);
     const principal: Principal = request.principal;
     if (handle.workspaceId !== principal.workspaceId) throw GatewayError.notFound('No such native batch for this workspace');
     const endpoint = this.catalog.resolve(handle.model).endpoints.find((candidate) => endpointKeyOf(candidate) === handle.endpointId);
-    if (!endpoint) throw unavailable(handle.provider, `The endpoint ${handle.endpointId} this batch was submitted to is no longer in the catalog`);
+    if (!endpoint)
+      throw unavailable(handle.provider, `The endpoint ${handle.endpointId} this batch was submitted to is no longer in the catalog`);
     if (!handle.isByok) {
-      if (endpoint.provider.apiKey === '') throw unavailable(handle.provider, `The gateway has no key for ${endpoint.provider.name} any more`);
+      if (endpoint.provider.apiKey === '')
+        throw unavailable(handle.provider, `The gateway has no key for ${endpoint.provider.name} any more`);
       return { handle, endpoint, target: { provider: endpoint.provider, apiKey: endpoint.provider.apiKey }, isByok: false };
     }
     const credential = (await this.byok.forWorkspace(principal.workspaceId)).find((candidate) => candidate.id === handle.byokCredentialId);
@@ -200,10 +228,29 @@ export class NativeBatchesService {
 
   private lineResult(row: UpstreamLineRow, handle: NativeBatchHandle, endpoint: RoutableEndpoint, isByok: boolean): NativeBatchLineResult {
     const generationId = nativeGenerationId(handle.batchId, row.custom_id);
-    const base = { custom_id: row.custom_id, request_id: row.requestId, generation_id: generationId, provider: handle.provider, upstream_model: handle.upstreamModel };
-    const price = (usage: NormalizedUsage) => chargeFor(computeCost(endpoint.batchPricing ?? endpoint.pricing, usage), isByok, this.byokFeeRate);
-    const failed = (statusCode: number | null, error: NativeBatchLineResult['error']): NativeBatchLineResult => ({ ...base, ok: false, status_code: statusCode, body: null, error, usage: lineUsage(ZERO_USAGE, price(ZERO_USAGE)) });
-    if (row.kind === 'not_run') return failed(null, { type: row.error?.code ?? 'batch_expired', message: row.error?.message ?? 'The request did not run', param: null });
+    const base = {
+      custom_id: row.custom_id,
+      request_id: row.requestId,
+      generation_id: generationId,
+      provider: handle.provider,
+      upstream_model: handle.upstreamModel,
+    };
+    const price = (usage: NormalizedUsage) =>
+      chargeFor(computeCost(endpoint.batchPricing ?? endpoint.pricing, usage), isByok, this.byokFeeRate);
+    const failed = (statusCode: number | null, error: NativeBatchLineResult['error']): NativeBatchLineResult => ({
+      ...base,
+      ok: false,
+      status_code: statusCode,
+      body: null,
+      error,
+      usage: lineUsage(ZERO_USAGE, price(ZERO_USAGE)),
+    });
+    if (row.kind === 'not_run')
+      return failed(null, {
+        type: row.error?.code ?? 'batch_expired',
+        message: row.error?.message ?? 'The request did not run',
+        param: null,
+      });
     if (row.kind === 'error') {
       // The line's error as the live path reports it: the gateway's status and canonical type.
       const mapped = httpFailure(handle.provider, row.statusCode ?? 500, row.error?.message, row.error?.code).gatewayError;
@@ -211,11 +258,30 @@ export class NativeBatchesService {
     }
     const codec = codecFor(handle.endpoint, handle.api)!;
     try {
-      const decoded = codec.decode(row.body, { generationId, modelId: handle.model, endpoint, options: handle.lineOptions?.[row.custom_id] ?? {}, price });
-      return { ...base, ok: true, status_code: row.statusCode ?? 200, body: decoded.body as unknown as Record<string, unknown>, error: null, usage: lineUsage(decoded.usage, decoded.charge) };
+      const decoded = codec.decode(row.body, {
+        generationId,
+        modelId: handle.model,
+        endpoint,
+        options: handle.lineOptions?.[row.custom_id] ?? {},
+        price,
+      });
+      return {
+        ...base,
+        ok: true,
+        status_code: row.statusCode ?? 200,
+        body: decoded.body as unknown as Record<string, unknown>,
+        error: null,
+        usage: lineUsage(decoded.usage, decoded.charge),
+      };
     } catch (error) {
-      const gatewayError = error instanceof GatewayError ? error : unavailable(handle.provider, `Provider ${handle.provider} sent a malformed batch result`);
-      return failed(gatewayError.status, { type: gatewayError.errorType, message: gatewayError.message, param: null, error_type: gatewayError.errorType });
+      const gatewayError =
+        error instanceof GatewayError ? error : unavailable(handle.provider, `Provider ${handle.provider} sent a malformed batch result`);
+      return failed(gatewayError.status, {
+        type: gatewayError.errorType,
+        message: gatewayError.message,
+        param: null,
+        error_type: gatewayError.errorType,
+      });
     }
   }
 }

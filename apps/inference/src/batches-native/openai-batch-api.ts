@@ -3,7 +3,19 @@ import { markCommitted } from '@gw/messaging';
 import { FormData } from 'undici';
 import { openAiErrorDetail, type UpstreamClient } from '../upstream/upstream-client.js';
 import { transportFailure } from '../upstream/upstream-failure.js';
-import { failureOf, parseJsonl, timedCall, type ApiResponse, type BatchTarget, type ProviderBatchApi, type SubmitLine, type Submitted, type UpstreamBatchRef, type UpstreamLineRow, type UpstreamStatus } from './provider-batch-api.js';
+import {
+  failureOf,
+  parseJsonl,
+  timedCall,
+  type ApiResponse,
+  type BatchTarget,
+  type ProviderBatchApi,
+  type SubmitLine,
+  type Submitted,
+  type UpstreamBatchRef,
+  type UpstreamLineRow,
+  type UpstreamStatus,
+} from './provider-batch-api.js';
 
 /** OpenAI's Batch API object, the fields read here. */
 interface OpenAiBatch {
@@ -47,27 +59,42 @@ export class OpenAiBatchApi implements ProviderBatchApi {
     form.set('file', new Blob([jsonl], { type: 'application/jsonl' }), `${meta.batchId}.jsonl`);
     const file = this.expectOk(target, await this.call(target, 'POST', '/files', form));
     const inputFileId = (file as { id?: unknown }).id;
-    if (typeof inputFileId !== 'string' || !SAFE_ID.test(inputFileId)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed file object');
+    if (typeof inputFileId !== 'string' || !SAFE_ID.test(inputFileId))
+      throw transportFailure(target.provider.id, 'protocol', 'sent a malformed file object');
     // From here the provider may run (and bill) the batch: the batch service must not resend it (ADR 0025).
     markCommitted();
-    const created = await this.call(target, 'POST', '/batches', JSON.stringify({ input_file_id: inputFileId, endpoint: meta.path, completion_window: '24h', metadata: { gateway_batch_id: meta.batchId } }));
+    const created = await this.call(
+      target,
+      'POST',
+      '/batches',
+      JSON.stringify({
+        input_file_id: inputFileId,
+        endpoint: meta.path,
+        completion_window: '24h',
+        metadata: { gateway_batch_id: meta.batchId },
+      }),
+    );
     if (created.status >= 400) {
       // No batch will read the file: do not leave the workspace's prompts at the provider.
       await this.call(target, 'DELETE', `/files/${inputFileId}`).catch(() => undefined);
       throw failureOf(target.provider.id, created, openAiErrorDetail);
     }
     const batch = created.json as Partial<OpenAiBatch> | undefined;
-    if (typeof batch?.id !== 'string' || !SAFE_ID.test(batch.id)) throw transportFailure(target.provider.id, 'protocol', 'sent a malformed batch object');
+    if (typeof batch?.id !== 'string' || !SAFE_ID.test(batch.id))
+      throw transportFailure(target.provider.id, 'protocol', 'sent a malformed batch object');
     return { upstreamBatchId: batch.id, inputFileId };
   }
 
   async status(target: BatchTarget, ref: UpstreamBatchRef): Promise<UpstreamStatus> {
     const batch = await this.batch(target, ref);
     const state = STATES[batch.status];
-    if (state === undefined) throw transportFailure(target.provider.id, 'protocol', `sent an unknown batch status "${String(batch.status)}"`);
+    if (state === undefined)
+      throw transportFailure(target.provider.id, 'protocol', `sent an unknown batch status "${String(batch.status)}"`);
     const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
     if (state === 'failed') {
-      const reasons = (batch.errors?.data ?? []).map((error) => `${error.line ? `line ${error.line}: ` : ''}${error.message ?? error.code ?? 'invalid'}`);
+      const reasons = (batch.errors?.data ?? []).map(
+        (error) => `${error.line ? `line ${error.line}: ` : ''}${error.message ?? error.code ?? 'invalid'}`,
+      );
       return { state, counts, error: { message: reasons.length > 0 ? reasons.join('; ') : 'The provider refused the batch' } };
     }
     if (state !== 'ended' && state !== 'cancelled' && state !== 'expired') return { state, counts };
@@ -95,7 +122,9 @@ export class OpenAiBatchApi implements ProviderBatchApi {
   /** OpenAI keeps batch objects (no delete); what holds the workspace's data is the files. */
   async delete(target: BatchTarget, ref: UpstreamBatchRef): Promise<'deleted' | 'already_deleted'> {
     const batch = await this.batch(target, ref);
-    const fileIds = [ref.inputFileId, batch.output_file_id, batch.error_file_id].filter((id): id is string => typeof id === 'string' && SAFE_ID.test(id));
+    const fileIds = [ref.inputFileId, batch.output_file_id, batch.error_file_id].filter(
+      (id): id is string => typeof id === 'string' && SAFE_ID.test(id),
+    );
     let deleted = 0;
     for (const fileId of fileIds) {
       const response = await this.call(target, 'DELETE', `/files/${fileId}`);
@@ -121,7 +150,12 @@ export class OpenAiBatchApi implements ProviderBatchApi {
   private call(target: BatchTarget, method: 'GET' | 'POST' | 'DELETE', path: string, body?: string | FormData): Promise<ApiResponse> {
     const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
     if (typeof body === 'string') headers['content-type'] = 'application/json';
-    return timedCall(this.upstream, target.provider.id, this.timeoutMs, { method, url: `${target.provider.baseUrl}${path}`, headers, body });
+    return timedCall(this.upstream, target.provider.id, this.timeoutMs, {
+      method,
+      url: `${target.provider.baseUrl}${path}`,
+      headers,
+      body,
+    });
   }
 }
 
@@ -131,7 +165,13 @@ function rowOf(row: Record<string, unknown>): UpstreamLineRow {
   const response = row.response as { status_code?: number; request_id?: string | null; body?: unknown } | null | undefined;
   const error = row.error as { code?: string; message?: string } | null | undefined;
   if (!response) {
-    return { custom_id: customId, kind: 'not_run', statusCode: null, requestId: null, error: { type: error?.code ?? 'batch_error', code: error?.code, message: error?.message ?? 'The request did not run' } };
+    return {
+      custom_id: customId,
+      kind: 'not_run',
+      statusCode: null,
+      requestId: null,
+      error: { type: error?.code ?? 'batch_error', code: error?.code, message: error?.message ?? 'The request did not run' },
+    };
   }
   const statusCode = typeof response.status_code === 'number' ? response.status_code : 500;
   const requestId = typeof response.request_id === 'string' ? response.request_id : null;
@@ -143,6 +183,10 @@ function rowOf(row: Record<string, unknown>): UpstreamLineRow {
     statusCode,
     requestId,
     body: response.body,
-    error: { type: detail?.type ?? 'api_error', message: detail?.message ?? `The provider answered ${statusCode}`, code: detail?.code ?? undefined },
+    error: {
+      type: detail?.type ?? 'api_error',
+      message: detail?.message ?? `The provider answered ${statusCode}`,
+      code: detail?.code ?? undefined,
+    },
   };
 }

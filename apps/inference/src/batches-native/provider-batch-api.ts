@@ -81,13 +81,18 @@ export async function timedCall(
     }
     return { status: response.status, text: response.text, json, retryAfterMs: response.retryAfterMs };
   } catch (error) {
-    if (signal.aborted && error instanceof UpstreamFailure && error.kind === 'aborted') throw transportFailure(provider, 'timeout', `did not answer its batch API in ${timeoutMs} ms`);
+    if (signal.aborted && error instanceof UpstreamFailure && error.kind === 'aborted')
+      throw transportFailure(provider, 'timeout', `did not answer its batch API in ${timeoutMs} ms`);
     throw error;
   }
 }
 
 /** A provider error answer as an UpstreamFailure (status mapping and retryability as for live calls). */
-export function failureOf(provider: string, response: ApiResponse, detail: (body: unknown) => { message?: string; code?: string }): UpstreamFailure {
+export function failureOf(
+  provider: string,
+  response: ApiResponse,
+  detail: (body: unknown) => { message?: string; code?: string },
+): UpstreamFailure {
   const { message, code } = detail(response.json);
   return httpFailure(provider, response.status, message, code, response.retryAfterMs);
 }

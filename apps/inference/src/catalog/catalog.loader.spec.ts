@@ -32,8 +32,16 @@ describe('model catalog', () => {
   it('lists every problem at once', () => {
     const broken = {
       providers: [provider, { ...provider, format: 'smoke-signals' }],
-      models: [{ ...model, contextLength: 0, endpoints: [{ provider: 'ghost', upstreamModel: 'b', pricing: { prompt: '-1', completion: '1e-3' } }] }],
+      models: [
+        {
+          ...model,
+          contextLength: 0,
+          endpoints: [{ provider: 'ghost', upstreamModel: 'b', pricing: { prompt: '-1', completion: '1e-3' } }],
+        },
+      ],
     };
-    expect(() => parseCatalog(broken)).toThrowError(/format[\s\S]*contextLength[\s\S]*prompt[\s\S]*completion[\s\S]*duplicate id p[\s\S]*unknown provider ghost/);
+    expect(() => parseCatalog(broken)).toThrowError(
+      /format[\s\S]*contextLength[\s\S]*prompt[\s\S]*completion[\s\S]*duplicate id p[\s\S]*unknown provider ghost/,
+    );
   });
 });

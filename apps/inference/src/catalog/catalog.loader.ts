@@ -26,7 +26,8 @@ export function parseCatalog(raw: unknown): CatalogConfig {
   const providerIds = new Set<string>();
   for (const provider of catalog.providers ?? []) {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
-    if (provider.responsesApi && provider.format !== 'openai') problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai`);
+    if (provider.responsesApi && provider.format !== 'openai')
+      problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai`);
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();

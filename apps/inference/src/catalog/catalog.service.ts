@@ -79,7 +79,9 @@ export class CatalogService {
   }
 
   list(): ModelListView {
-    const data = [...this.models.values()].filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0).map(toModelView);
+    const data = [...this.models.values()]
+      .filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0)
+      .map(toModelView);
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
 }

@@ -9,7 +9,9 @@ export function servesEmbeddings(model: RoutableModel): boolean {
 /** 400 when a chat model is asked for embeddings; embeddings go to OpenAI-compatible endpoints only. */
 export function assertEmbeddingsModel(modelId: string, model: RoutableModel): void {
   if (!servesEmbeddings(model)) {
-    throw GatewayError.badRequest(`Model "${modelId}" is a chat model and does not create embeddings; use an embeddings model (GET /v1/models lists them with output_modalities ["embeddings"])`);
+    throw GatewayError.badRequest(
+      `Model "${modelId}" is a chat model and does not create embeddings; use an embeddings model (GET /v1/models lists them with output_modalities ["embeddings"])`,
+    );
   }
 }
 

@@ -18,9 +18,21 @@ export interface ChunkProvenance {
 }
 
 /** One provider chunk as the `chat.completion.chunk` OpenAI clients read. */
-export function toChunkView(head: ChunkHead, provenance: ChunkProvenance, event: Extract<StreamEvent, { type: 'chunk' }>): ChatCompletionChunkView {
+export function toChunkView(
+  head: ChunkHead,
+  provenance: ChunkProvenance,
+  event: Extract<StreamEvent, { type: 'chunk' }>,
+): ChatCompletionChunkView {
   return withProvenance(
-    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: event.choices.map(toChoiceView) },
+    {
+      id: head.id,
+      object: 'chat.completion.chunk',
+      created: head.created,
+      model: head.model,
+      provider: head.provider,
+      service_tier: null,
+      choices: event.choices.map(toChoiceView),
+    },
     provenance,
   );
 }
@@ -28,7 +40,16 @@ export function toChunkView(head: ChunkHead, provenance: ChunkProvenance, event:
 /** The last chunk when the client set `stream_options.include_usage`: no choices, the usage. */
 export function usageChunkView(head: ChunkHead, provenance: ChunkProvenance, usage: ChatUsageView): ChatCompletionChunkView {
   return withProvenance(
-    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: [], usage },
+    {
+      id: head.id,
+      object: 'chat.completion.chunk',
+      created: head.created,
+      model: head.model,
+      provider: head.provider,
+      service_tier: null,
+      choices: [],
+      usage,
+    },
     provenance,
   );
 }
@@ -36,7 +57,16 @@ export function usageChunkView(head: ChunkHead, provenance: ChunkProvenance, usa
 /** A chunk without choices that carries streaming debug output (`debug` in the request). */
 export function debugChunkView(head: ChunkHead, provenance: ChunkProvenance, debug: ChatStreamDebugView): ChatCompletionChunkView {
   return withProvenance(
-    { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: null, choices: [], debug },
+    {
+      id: head.id,
+      object: 'chat.completion.chunk',
+      created: head.created,
+      model: head.model,
+      provider: head.provider,
+      service_tier: null,
+      choices: [],
+      debug,
+    },
     provenance,
   );
 }

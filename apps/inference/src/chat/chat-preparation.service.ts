@@ -70,6 +70,12 @@ export class ChatPreparation {
     const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;
-    return { body, sessionId, plan, plugins, base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal } };
+    return {
+      body,
+      sessionId,
+      plan,
+      plugins,
+      base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal },
+    };
   }
 }

@@ -42,10 +42,19 @@ function catalogFor(simulatorUrl: string): unknown {
   return {
     providers: [provider('sim-a', 'Sim A'), provider('sim-b', 'Sim B')],
     models: [
-      model('t/multi', [['sim-a', 'gpt-4o-mini', PRICE_A], ['sim-b', 'gpt-4o-mini', PRICE_B]]),
-      model('t/fallback', [['sim-a', 'gpt-4o-mini;status=503', PRICE_A], ['sim-b', 'gpt-4o-mini', PRICE_B]]),
+      model('t/multi', [
+        ['sim-a', 'gpt-4o-mini', PRICE_A],
+        ['sim-b', 'gpt-4o-mini', PRICE_B],
+      ]),
+      model('t/fallback', [
+        ['sim-a', 'gpt-4o-mini;status=503', PRICE_A],
+        ['sim-b', 'gpt-4o-mini', PRICE_B],
+      ]),
       model('t/broken', [['sim-a', 'gpt-4o-mini;status=500', PRICE_A]]),
-      model('t/once', [['sim-a', 'gpt-4o-mini;status=503;fail-times=1;fault-key=sticky', PRICE_A], ['sim-b', 'gpt-4o-mini', PRICE_B]]),
+      model('t/once', [
+        ['sim-a', 'gpt-4o-mini;status=503;fail-times=1;fault-key=sticky', PRICE_A],
+        ['sim-b', 'gpt-4o-mini', PRICE_B],
+      ]),
     ],
   };
 }
@@ -65,7 +74,8 @@ describe('inference routing, presets, BYOK, usage events and generation records'
   let rpc: RpcClient;
   let management: FakeManagement;
 
-  const principalOf = (overrides: Partial<Principal> = {}) => principalFixture('c'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID(), ...overrides });
+  const principalOf = (overrides: Partial<Principal> = {}) =>
+    principalFixture('c'.repeat(64), { workspaceId: randomUUID(), userId: randomUUID(), ...overrides });
   const messages = [{ role: 'user', content: 'Route me somewhere' }];
   const chat = (principal: Principal, body: Record<string, unknown>, extra: { sessionId?: string; serviceMetadata?: boolean } = {}) =>
     rpc.send<ChatCompletionView>(SUBJECTS.inference.chatCreate, { principal, body: { messages, ...body }, ...extra });
@@ -190,7 +200,14 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     expect(events[0]!.upstreamCost).toBe(events[0]!.cost);
 
     const row = await eventually(() => prisma.generation.findUnique({ where: { id: completion.id } }));
-    expect(row).toMatchObject({ workspaceId: principal.workspaceId, userId: principal.userId, model: 't/multi', provider: 'sim-a', sessionId: 'session-rec', attempts: 1 });
+    expect(row).toMatchObject({
+      workspaceId: principal.workspaceId,
+      userId: principal.userId,
+      model: 't/multi',
+      provider: 'sim-a',
+      sessionId: 'session-rec',
+      attempts: 1,
+    });
     expect(row.cost.toFixed()).toBe(events[0]!.cost);
     expect(row.upstreamCost.toFixed()).toBe(events[0]!.upstreamCost);
     expect(row.createdAt.toISOString()).toBe(events[0]!.createdAt);
@@ -289,8 +306,14 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     expect((await chat(principal, { model: 't/multi', provider: { ignore: ['Sim A'] } })).provider).toBe('Sim B');
     expect((await chat(principal, { model: 't/multi', provider: { order: ['sim-b', 'sim-a'] } })).provider).toBe('Sim B');
     expect((await chat(principal, { model: 't/multi', provider: { sort: 'price' } })).provider).toBe('Sim B');
-    await expect(chat(principal, { model: 't/fallback', provider: { allow_fallbacks: false } })).rejects.toMatchObject({ status: 503, errorType: 'provider_unavailable' });
-    await expect(chat(principal, { model: 't/multi', provider: { only: ['nobody'] } })).rejects.toMatchObject({ status: 404, errorType: 'not_found' });
+    await expect(chat(principal, { model: 't/fallback', provider: { allow_fallbacks: false } })).rejects.toMatchObject({
+      status: 503,
+      errorType: 'provider_unavailable',
+    });
+    await expect(chat(principal, { model: 't/multi', provider: { only: ['nobody'] } })).rejects.toMatchObject({
+      status: 404,
+      errorType: 'not_found',
+    });
   });
 
   it('falls back across models listed in `models`', async () => {
@@ -333,7 +356,13 @@ describe('inference routing, presets, BYOK, usage events and generation records'
       const principal = principalOf();
       management.credentials.set(principal.workspaceId, [credential({})]);
       const completion = await chat(principal, { model: 't/multi' }, { serviceMetadata: true });
-      const usage = completion.usage as unknown as { prompt_tokens: number; completion_tokens: number; cost: number; is_byok: boolean; cost_details: Record<string, number | null> };
+      const usage = completion.usage as unknown as {
+        prompt_tokens: number;
+        completion_tokens: number;
+        cost: number;
+        is_byok: boolean;
+        cost_details: Record<string, number | null>;
+      };
       const upstream = (usage.prompt_tokens * 2 + usage.completion_tokens * 4) / 1e6;
       expect(usage.is_byok).toBe(true);
       expect(usage.cost_details.upstream_inference_cost).toBeCloseTo(upstream, 12);
@@ -376,7 +405,10 @@ describe('inference routing, presets, BYOK, usage events and generation records'
       await chat(principal, { model: 't/multi' });
       expect(management.calls.byok).toBe(before);
       management.credentials.set(principal.workspaceId, [credential({})]);
-      nats.connection.publish(EVENTS.byokChanged, JSON.stringify({ pattern: EVENTS.byokChanged, data: { workspaceId: principal.workspaceId } }));
+      nats.connection.publish(
+        EVENTS.byokChanged,
+        JSON.stringify({ pattern: EVENTS.byokChanged, data: { workspaceId: principal.workspaceId } }),
+      );
       await nats.connection.flush();
       await eventually(async () => (await chat(principal, { model: 't/multi' })).usage.is_byok || null, 3_000);
       expect(management.calls.byok).toBe(before + 1);
@@ -424,12 +456,21 @@ describe('inference routing, presets, BYOK, usage events and generation records'
       });
       expect((await chat(principal, { model: '@preset/cached' })).usage.completion_tokens).toBe(2);
       const calls = management.calls.presets;
-      management.presets.set(`${principal.workspaceId}/cached`, { ...management.presets.get(`${principal.workspaceId}/cached`)!, config: { model: 't/multi', max_tokens: 4 } });
+      management.presets.set(`${principal.workspaceId}/cached`, {
+        ...management.presets.get(`${principal.workspaceId}/cached`)!,
+        config: { model: 't/multi', max_tokens: 4 },
+      });
       expect((await chat(principal, { model: '@preset/cached' })).usage.completion_tokens).toBe(2);
       expect(management.calls.presets).toBe(calls);
-      nats.connection.publish(EVENTS.presetsChanged, JSON.stringify({ pattern: EVENTS.presetsChanged, data: { workspaceId: principal.workspaceId } }));
+      nats.connection.publish(
+        EVENTS.presetsChanged,
+        JSON.stringify({ pattern: EVENTS.presetsChanged, data: { workspaceId: principal.workspaceId } }),
+      );
       await nats.connection.flush();
-      await eventually(async () => ((await chat(principal, { model: '@preset/cached' })).usage.completion_tokens === 4 ? true : null), 3_000);
+      await eventually(
+        async () => ((await chat(principal, { model: '@preset/cached' })).usage.completion_tokens === 4 ? true : null),
+        3_000,
+      );
     });
   });
 });

@@ -59,16 +59,32 @@ export class ChatStreamService {
 
     const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'chat', { timings: debug?.timings });
 
-    const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: attempt.modelId, provider: attempt.endpoint.provider.name };
+    const head: ChunkHead = {
+      id: newGenerationId(),
+      created: Math.floor(Date.now() / 1000),
+      model: attempt.modelId,
+      provider: attempt.endpoint.provider.name,
+    };
     const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
-    const serviceMetadata = request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker)) : undefined;
+    const serviceMetadata = request.serviceMetadata
+      ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker))
+      : undefined;
     const tally = new StreamTally();
     // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
     const settle = async (status: 'succeeded' | 'failed') => {
       const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(body.messages));
-      const charge = await this.accounting.settle({ generationId: head.id, principal, attempt, tracker, usage: charged.usage, status, sessionId, toolCost: charged.toolCost });
+      const charge = await this.accounting.settle({
+        generationId: head.id,
+        principal,
+        attempt,
+        tracker,
+        usage: charged.usage,
+        status,
+        sessionId,
+        toolCost: charged.toolCost,
+      });
       return { usage: charged.usage, charge };
     };
     // OpenRouter's order: the echoed upstream body comes first, in a chunk without choices.
@@ -105,8 +121,21 @@ export class ChatStreamService {
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, views.length > 1 ? sumUsageViews(views) : views[0]!)));
   }
 
-  private runWithServerTools(request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
-    return streamServerTools({ calls: this.calls, accounting: this.accounting, serverTools: this.serverTools, plugins: this.plugins }, request, prepared, toolsPlan, signal, emit);
+  private runWithServerTools(
+    request: ChatStreamRequest,
+    prepared: PreparedChat,
+    toolsPlan: ServerToolsPlan,
+    signal: AbortSignal,
+    emit: (chunk: string) => void,
+  ): Promise<void> {
+    return streamServerTools(
+      { calls: this.calls, accounting: this.accounting, serverTools: this.serverTools, plugins: this.plugins },
+      request,
+      prepared,
+      toolsPlan,
+      signal,
+      emit,
+    );
   }
 }
 
@@ -125,7 +154,14 @@ export interface ServerToolStreamDeps {
  * the usage chunk the sum of every call (each its own generation record). A failure mid-way
  * fails the stream like any other (ADR 0016).
  */
-async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStreamRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
+async function streamServerTools(
+  deps: ServerToolStreamDeps,
+  request: ChatStreamRequest,
+  prepared: PreparedChat,
+  toolsPlan: ServerToolsPlan,
+  signal: AbortSignal,
+  emit: (chunk: string) => void,
+): Promise<void> {
   const head: ChunkHead = { id: newGenerationId(), created: Math.floor(Date.now() / 1000), model: '', provider: '' };
   const provenance: ChunkProvenance = { systemFingerprint: null, serviceTier: null };
   let chunks = 0;
@@ -156,7 +192,10 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
         if (event.systemFingerprint) provenance.systemFingerprint = event.systemFingerprint;
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
         const view = toChunkView(head, provenance, withLoopText(event, text));
-        if (request.serviceMetadata && chunks === 0) view.service_metadata = deps.plugins ? deps.plugins.decorateMetadata(prepared.plugins, deps.accounting.metadata(prepared.plan, tracker)) : deps.accounting.metadata(prepared.plan, tracker);
+        if (request.serviceMetadata && chunks === 0)
+          view.service_metadata = deps.plugins
+            ? deps.plugins.decorateMetadata(prepared.plugins, deps.accounting.metadata(prepared.plan, tracker))
+            : deps.accounting.metadata(prepared.plan, tracker);
         chunks++;
         emit(JSON.stringify(view));
       });
@@ -168,7 +207,15 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
     },
     // Each step the gateway ran tools in: a chunk without choices naming them (spec: "a comment or metadata per step").
     onExecuted: (executed) => {
-      const view: ChatCompletionChunkView = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, service_tier: provenance.serviceTier, choices: [] };
+      const view: ChatCompletionChunkView = {
+        id: head.id,
+        object: 'chat.completion.chunk',
+        created: head.created,
+        model: head.model,
+        provider: head.provider,
+        service_tier: provenance.serviceTier,
+        choices: [],
+      };
       view.server_tool_calls = executed.map((toolCall) => ({
         id: toolCall.callId,
         type: toolCall.kind,
@@ -186,7 +233,16 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
       // The plugins' searches and fetches (ADR 0048) are charged on the first call.
       const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
       const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-      const charge = await deps.accounting.settle({ generationId, principal: request.principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+      const charge = await deps.accounting.settle({
+        generationId,
+        principal: request.principal,
+        attempt: step.attempt,
+        tracker: step.tracker,
+        usage: plugin.usage,
+        status: 'succeeded',
+        sessionId: prepared.sessionId,
+        toolCost: cost,
+      });
       return { charge, extra: plugin.usage };
     },
   });
@@ -204,7 +260,14 @@ async function streamServerTools(deps: ServerToolStreamDeps, request: ChatStream
       delta.role = 'assistant';
       delta.content = whole + end.text;
     } else if (end.text) delta.content = end.text;
-    emit(JSON.stringify(toChunkView(head, provenance, { type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] })));
+    emit(
+      JSON.stringify(
+        toChunkView(head, provenance, {
+          type: 'chunk',
+          choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }],
+        }),
+      ),
+    );
   }
   if (wantsUsageChunk(prepared.body)) {
     // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.

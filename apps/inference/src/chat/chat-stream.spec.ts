@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../providers/provider-adapter.js';
-import { beforeFirstByte, midStreamFailure, streamErrorFailure, transportFailure, truncatedStreamFailure } from '../upstream/upstream-failure.js';
+import {
+  beforeFirstByte,
+  midStreamFailure,
+  streamErrorFailure,
+  transportFailure,
+  truncatedStreamFailure,
+} from '../upstream/upstream-failure.js';
 import { toChunkView, usageChunkView } from './chat-chunk.mapper.js';
 import { StreamTally } from './stream-tally.js';
 
@@ -40,19 +46,25 @@ describe('chunk views', () => {
   });
 
   it('leaves system_fingerprint out when the provider sent none', () => {
-    expect(toChunkView(head, { systemFingerprint: null, serviceTier: null }, chunk({ content: 'Hi' }))).not.toHaveProperty('system_fingerprint');
+    expect(toChunkView(head, { systemFingerprint: null, serviceTier: null }, chunk({ content: 'Hi' }))).not.toHaveProperty(
+      'system_fingerprint',
+    );
   });
 
   it('ends with a usage chunk without choices', () => {
     const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0, is_byok: false } as never;
-    expect(usageChunkView(head, { systemFingerprint: null, serviceTier: null }, usage)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage });
+    expect(usageChunkView(head, { systemFingerprint: null, serviceTier: null }, usage)).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage,
+    });
   });
 });
 
 describe('StreamTally', () => {
   const messages = [{ role: 'user', content: 'x'.repeat(40) }];
 
-  it('uses the provider\'s counts when it sent them', () => {
+  it("uses the provider's counts when it sent them", () => {
     const tally = new StreamTally();
     tally.add(chunk({ content: 'Hello' }));
     tally.add({ type: 'usage', usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, estimated: false } });

@@ -9,8 +9,11 @@ import { describe, expect, it } from 'vitest';
  * apps/batch/src/worker/line-message.ts): another caller must fail here first.
  */
 describe('the trusted create subjects', () => {
-  it.each([SUBJECTS.inference.chatCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.messagesCreate])('%s may be called by the gateway and batch only, with a principal', (subject) => {
-    const route = REQUEST_ROUTES.find((candidate) => candidate.subject === subject);
-    expect(route).toMatchObject({ server: 'inference', callers: ['api-gateway', 'batch'], principal: true });
-  });
+  it.each([SUBJECTS.inference.chatCreate, SUBJECTS.inference.responsesCreate, SUBJECTS.inference.messagesCreate])(
+    '%s may be called by the gateway and batch only, with a principal',
+    (subject) => {
+      const route = REQUEST_ROUTES.find((candidate) => candidate.subject === subject);
+      expect(route).toMatchObject({ server: 'inference', callers: ['api-gateway', 'batch'], principal: true });
+    },
+  );
 });

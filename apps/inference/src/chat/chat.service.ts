@@ -69,7 +69,9 @@ export class ChatService {
       cost: last.charge.upstream,
       isByok: last.charge.isByok,
       charged: last.charge.charged,
-      serviceMetadata: request.serviceMetadata ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker)) : undefined,
+      serviceMetadata: request.serviceMetadata
+        ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker))
+        : undefined,
     });
     const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
     // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).
@@ -84,12 +86,26 @@ export class ChatService {
     const id = newGenerationId();
     const { usage, toolCost } = this.plugins.takeToolCharges(prepared.plugins, completion.usage);
     completion.usage = usage;
-    const charge = await this.accounting.settle({ generationId: id, principal: request.principal, attempt, tracker, usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost });
+    const charge = await this.accounting.settle({
+      generationId: id,
+      principal: request.principal,
+      attempt,
+      tracker,
+      usage,
+      status: 'succeeded',
+      sessionId: prepared.sessionId,
+      toolCost,
+    });
     return { id, completion, attempt, tracker, usage, charge };
   }
 
   /** Server tools (ADR 0041): the loop's model calls, each its own generation; the answer is the last. */
-  private async loop(request: ChatCreateRequest, prepared: PreparedChat, toolsPlan: ServerToolsPlan, signal?: AbortSignal): Promise<Answered[]> {
+  private async loop(
+    request: ChatCreateRequest,
+    prepared: PreparedChat,
+    toolsPlan: ServerToolsPlan,
+    signal?: AbortSignal,
+  ): Promise<Answered[]> {
     const { principal } = request;
     const steps = await runServerToolLoop({
       body: prepared.body,
@@ -104,11 +120,27 @@ export class ChatService {
         const id = newGenerationId();
         const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
         const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-        const charge = await this.accounting.settle({ generationId: id, principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+        const charge = await this.accounting.settle({
+          generationId: id,
+          principal,
+          attempt: step.attempt,
+          tracker: step.tracker,
+          usage: plugin.usage,
+          status: 'succeeded',
+          sessionId: prepared.sessionId,
+          toolCost: cost,
+        });
         return { charge, extra: { id, usage: plugin.usage } };
       },
     });
-    return steps.map((step) => ({ id: step.extra.id, completion: step.completion, attempt: step.attempt, tracker: step.tracker, usage: step.extra.usage, charge: step.charge }));
+    return steps.map((step) => ({
+      id: step.extra.id,
+      completion: step.completion,
+      attempt: step.attempt,
+      tracker: step.tracker,
+      usage: step.extra.usage,
+      charge: step.charge,
+    }));
   }
 }
 

@@ -37,9 +37,15 @@ export class ModelCalls {
    * An attempt counts as answered once its stream yields a first event, so a failure before
    * it (even after the provider's 2xx head) moves on to the next attempt: the client has seen nothing.
    */
-  open(prepared: PreparedChat, api: UpstreamApi, options: { body?: Record<string, unknown>; timings?: DebugTimings } = {}): Promise<RouteResult<OpenedStream>> {
+  open(
+    prepared: PreparedChat,
+    api: UpstreamApi,
+    options: { body?: Record<string, unknown>; timings?: DebugTimings } = {},
+  ): Promise<RouteResult<OpenedStream>> {
     const body = options.body ?? prepared.body;
-    return this.router.execute(prepared.plan, (attempt) => this.openOne(attempt.endpoint, api, body, callContextFor(attempt, prepared.base), options.timings));
+    return this.router.execute(prepared.plan, (attempt) =>
+      this.openOne(attempt.endpoint, api, body, callContextFor(attempt, prepared.base), options.timings),
+    );
   }
 
   /**
@@ -51,7 +57,18 @@ export class ModelCalls {
     return this.router.execute(prepared.plan, (attempt) => call(attempt, callContextFor(attempt, prepared.base)));
   }
 
-  private openOne(endpoint: RoutableEndpoint, api: UpstreamApi, body: Record<string, unknown>, context: ChatCallContext, timings?: DebugTimings): Promise<OpenedStream> {
-    return openFirstEvent(endpoint.provider.id, () => this.adapters.forEndpoint(endpoint, api).stream(endpoint, body, context), (first) => first.type === 'chunk', timings);
+  private openOne(
+    endpoint: RoutableEndpoint,
+    api: UpstreamApi,
+    body: Record<string, unknown>,
+    context: ChatCallContext,
+    timings?: DebugTimings,
+  ): Promise<OpenedStream> {
+    return openFirstEvent(
+      endpoint.provider.id,
+      () => this.adapters.forEndpoint(endpoint, api).stream(endpoint, body, context),
+      (first) => first.type === 'chunk',
+      timings,
+    );
   }
 }

@@ -8,7 +8,11 @@ import type { StreamCancellations } from './stream-cancellations.js';
  * failing with the GatewayError the gateway renders (envelope before the first packet, an
  * error event after it).
  */
-export function observeStream(cancellations: StreamCancellations, streamId: string, run: (signal: AbortSignal, emit: (packet: string) => void) => Promise<void>): Observable<string> {
+export function observeStream(
+  cancellations: StreamCancellations,
+  streamId: string,
+  run: (signal: AbortSignal, emit: (packet: string) => void) => Promise<void>,
+): Observable<string> {
   return new Observable<string>((subscriber) => {
     const controller = cancellations.register(streamId);
     run(controller.signal, (packet) => subscriber.next(packet))

@@ -48,6 +48,10 @@ function defined(field: string, value: number | undefined): Record<string, numbe
 function serverToolUseView(usage: NormalizedUsage): Pick<ChatUsageView, 'server_tool_use' | 'server_tool_use_details'> {
   const tools = usage.serverToolUse;
   if (!tools) return {};
-  const view = { tool_calls_executed: tools.toolCallsExecuted, tool_calls_requested: tools.toolCallsRequested, web_search_requests: tools.webSearchRequests };
+  const view = {
+    tool_calls_executed: tools.toolCallsExecuted,
+    tool_calls_requested: tools.toolCallsRequested,
+    web_search_requests: tools.webSearchRequests,
+  };
   return { server_tool_use: view, server_tool_use_details: { ...view } };
 }

@@ -6,7 +6,12 @@ import { beforeEach, describe, expect, inject, it } from 'vitest';
 const stack = inject('stack');
 const messages = [{ role: 'user' as const, content: 'Route this request' }];
 const plain = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-const withMetadata = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0, defaultHeaders: { 'x-service-metadata': 'enabled' } });
+const withMetadata = new OpenAI({
+  apiKey: stack.apiKey,
+  baseURL: stack.baseUrl,
+  maxRetries: 0,
+  defaultHeaders: { 'x-service-metadata': 'enabled' },
+});
 
 interface Routed {
   model: string;
@@ -42,7 +47,9 @@ describe('routing through the gateway (openai client)', () => {
     expect(Number.isInteger(routed.service_metadata!.generation_time)).toBe(true);
 
     expect(await create(plain, { model: 'sim/gpt-4o-mini-fallback' })).not.toHaveProperty('service_metadata');
-    expect(await create(plain, { model: 'sim/gpt-4o-mini-fallback' }, { 'x-service-metadata': 'disabled' })).not.toHaveProperty('service_metadata');
+    expect(await create(plain, { model: 'sim/gpt-4o-mini-fallback' }, { 'x-service-metadata': 'disabled' })).not.toHaveProperty(
+      'service_metadata',
+    );
     const legacy = await create(plain, { model: 'sim/gpt-4o-mini-fallback' }, { 'x-service-experimental-metadata': 'enabled' });
     expect(legacy.service_metadata?.attempt).toBe(2);
   });
@@ -97,7 +104,10 @@ describe('routing through the gateway (openai client)', () => {
     const first = await call();
     expect(first.status).toBe(429);
     expect(first.headers.get('retry-after')).toBe('7');
-    expect(((await first.json()) as { error: unknown }).error).toMatchObject({ code: 429, metadata: { error_type: 'rate_limit_exceeded', retry_after: 7 } });
+    expect(((await first.json()) as { error: unknown }).error).toMatchObject({
+      code: 429,
+      metadata: { error_type: 'rate_limit_exceeded', retry_after: 7 },
+    });
     // The provider is not called again inside its wait: the answer says how long is left.
     const second = await call();
     expect(second.status).toBe(429);

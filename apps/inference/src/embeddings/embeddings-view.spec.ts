@@ -6,7 +6,11 @@ import { buildEmbeddingsView } from './embeddings-view.js';
 import { embeddingsUsage } from './embeddings.service.js';
 import { upstreamBody } from './openai-embeddings.client.js';
 
-const pricing = { prompt: new Prisma.Decimal('0.00000002'), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal('0.00000002') };
+const pricing = {
+  prompt: new Prisma.Decimal('0.00000002'),
+  completion: new Prisma.Decimal(0),
+  cachedPrompt: new Prisma.Decimal('0.00000002'),
+};
 
 /** OpenAI's documented embeddings response (https://platform.openai.com/docs/api-reference/embeddings/object). */
 const documented = {
@@ -20,7 +24,14 @@ describe('embeddings view', () => {
   it('renders the spec §2.1 body with the public model, the generation id and a decimal cost', () => {
     const usage = embeddingsUsage(documented, 'The food was delicious and the waiter...');
     const charge = chargeFor(computeCost(pricing, usage), false, '0');
-    const view = buildEmbeddingsView({ id: 'gen-1', modelId: 'sim/text-embedding-3-small', provider: 'Simulator', result: documented, usage, charge });
+    const view = buildEmbeddingsView({
+      id: 'gen-1',
+      modelId: 'sim/text-embedding-3-small',
+      provider: 'Simulator',
+      result: documented,
+      usage,
+      charge,
+    });
     expect(view).toEqual({
       object: 'list',
       id: 'gen-1',
@@ -56,12 +67,23 @@ describe('embeddings view', () => {
   });
 
   it('estimates prompt tokens, and says so, when the provider reports none', () => {
-    expect(embeddingsUsage({ data: [] }, ['abcdefgh', [1, 2, 3]])).toEqual({ promptTokens: 5, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true });
+    expect(embeddingsUsage({ data: [] }, ['abcdefgh', [1, 2, 3]])).toEqual({
+      promptTokens: 5,
+      completionTokens: 0,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
+    });
   });
 
   it('sends the upstream model and the hashed end user, never the raw one or routing fields', () => {
     const body = { model: 'sim/text-embedding-3-small', input: 'x', user: 'alice', provider: { order: ['a'] }, dimensions: 8 };
-    expect(upstreamBody(body, 'text-embedding-3-small', 'hash1')).toEqual({ model: 'text-embedding-3-small', input: 'x', user: 'hash1', dimensions: 8 });
+    expect(upstreamBody(body, 'text-embedding-3-small', 'hash1')).toEqual({
+      model: 'text-embedding-3-small',
+      input: 'x',
+      user: 'hash1',
+      dimensions: 8,
+    });
     expect(upstreamBody(body, 'text-embedding-3-small')).not.toHaveProperty('user');
   });
 });

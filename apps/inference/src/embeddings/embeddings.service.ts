@@ -54,6 +54,9 @@ export function embeddingsUsage(result: UpstreamEmbeddings, input: unknown): Nor
     return { promptTokens: reported, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: false };
   }
   const items = Array.isArray(input) ? input : [input];
-  const estimate = items.reduce<number>((sum, item) => sum + (typeof item === 'string' ? estimateTokens(item) : Array.isArray(item) ? item.length : 1), 0);
+  const estimate = items.reduce<number>(
+    (sum, item) => sum + (typeof item === 'string' ? estimateTokens(item) : Array.isArray(item) ? item.length : 1),
+    0,
+  );
   return { promptTokens: estimate, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
 }

@@ -18,11 +18,28 @@ describe('OpenAiEmbeddingsClient against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format, baseUrl: `${simulator.url}/openai/v1`, apiKey: 'sk-sim' },
     upstreamModel,
     pricing,
-    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
+    supportedParameters: new Set([
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'stop',
+      'seed',
+      'n',
+      'logprobs',
+      'top_logprobs',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+      'reasoning',
+    ]),
   });
 
   async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamFailure);
     return error as UpstreamFailure;
   }
@@ -39,7 +56,11 @@ describe('OpenAiEmbeddingsClient against the provider simulator', () => {
   });
 
   it('returns float vectors of the asked dimensions, one per input, with the prompt tokens', async () => {
-    const result = await client.create(endpoint('text-embedding-3-small'), { model: 'public/id', input: ['Hello, world!', 'second'], dimensions: 8 }, {});
+    const result = await client.create(
+      endpoint('text-embedding-3-small'),
+      { model: 'public/id', input: ['Hello, world!', 'second'], dimensions: 8 },
+      {},
+    );
     expect(result.data.map((item) => item.index)).toEqual([0, 1]);
     expect(result.data.every((item) => Array.isArray(item.embedding) && item.embedding.length === 8)).toBe(true);
     expect(result.usage?.prompt_tokens).toBe(5);
@@ -55,7 +76,9 @@ describe('OpenAiEmbeddingsClient against the provider simulator', () => {
   });
 
   it('maps provider errors: context length, 429, and a provider format without embeddings', async () => {
-    const tooLong = await failureOf(client.create(endpoint('text-embedding-3-small;context=2'), { model: 'x', input: 'one two three' }, {}));
+    const tooLong = await failureOf(
+      client.create(endpoint('text-embedding-3-small;context=2'), { model: 'x', input: 'one two three' }, {}),
+    );
     expect(tooLong.gatewayError).toMatchObject({ status: 400, errorType: 'context_length_exceeded' });
     const limited = await failureOf(client.create(endpoint('text-embedding-3-small;status=429'), { model: 'x', input: 'a' }, {}));
     expect(limited).toMatchObject({ retryable: true });

@@ -85,7 +85,12 @@ describe('generation records: poison events are split out and dead-lettered', ()
   });
 
   const envFor = (url: string) =>
-    validateEnv(InferenceEnv, { DATABASE_URL: url, NATS_URL: natsServer.url, LOG_LEVEL: 'silent', CONSUMER_MAX_DELIVERIES: String(MAX_DELIVERIES) });
+    validateEnv(InferenceEnv, {
+      DATABASE_URL: url,
+      NATS_URL: natsServer.url,
+      LOG_LEVEL: 'silent',
+      CONSUMER_MAX_DELIVERIES: String(MAX_DELIVERIES),
+    });
 
   function startConsumer(url = databaseUrl): GenerationsConsumer {
     const env = envFor(url);
@@ -103,7 +108,8 @@ describe('generation records: poison events are split out and dead-lettered', ()
     }
   }
 
-  const stored = async (ids: string[]) => (await reader.generation.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id).sort();
+  const stored = async (ids: string[]) =>
+    (await reader.generation.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id).sort();
 
   async function eventually<T>(read: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
     const deadline = Date.now() + timeoutMs;
@@ -169,10 +175,14 @@ describe('generation records: poison events are split out and dead-lettered', ()
     expect(await stored([poison.generationId, batchPoison.generationId])).toEqual([]);
 
     // Deliveries 1, 2 (after 1 s) and 3 (after 2 s more), then DEAD_LETTERS.
-    const letters = await eventually(async () => {
-      const found = await deadLetters();
-      return found.length === 2 && found;
-    }, 15_000, 'two dead letters');
+    const letters = await eventually(
+      async () => {
+        const found = await deadLetters();
+        return found.length === 2 && found;
+      },
+      15_000,
+      'two dead letters',
+    );
     const bare = letters.find((letter) => letter.headers[DEAD_LETTER_HEADERS.items] === poison.generationId)!;
     expect(bare.subject).toBe(deadLetterSubject(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations));
     expect(bare.body).toBe(poisonPayload); // the original bytes, to replay once fixed
@@ -186,10 +196,14 @@ describe('generation records: poison events are split out and dead-lettered', ()
     expect(batched.body).toBe(batchPayload);
 
     // Terminated: nothing pending, nothing waiting for an ack; counted.
-    await eventually(async () => {
-      const info = await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations);
-      return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered === 0;
-    }, 5_000, 'the consumer to be drained');
+    await eventually(
+      async () => {
+        const info = await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations);
+        return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered === 0;
+      },
+      5_000,
+      'the consumer to be drained',
+    );
     expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0 });
     // ... and counted for Prometheus (ADR 0040), per stream and consumer.
     const metric = await metricsRegistry.getSingleMetric('jetstream_dead_lettered_events_total')!.get();
@@ -240,7 +254,9 @@ describe('generation records: poison events are split out and dead-lettered', ()
     await jsm.consumers.update(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations, { max_deliver: -1 });
     startConsumer();
     await eventually(
-      async () => (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config.max_deliver === MAX_DELIVERIES * 3,
+      async () =>
+        (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config.max_deliver ===
+        MAX_DELIVERIES * 3,
       5_000,
       'max_deliver to be set',
     );

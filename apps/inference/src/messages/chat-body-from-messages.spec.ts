@@ -56,7 +56,16 @@ describe('chatBodyFromMessages', () => {
           ],
         },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        },
+      ],
       tool_choice: 'required',
       parallel_tool_calls: false,
       reasoning: { max_tokens: 2048 },
@@ -69,23 +78,42 @@ describe('chatBodyFromMessages', () => {
   });
 
   it('keeps Anthropic-only fields and server tools out of the translated fields, and refuses what it cannot place', () => {
-    const chat = chatBodyFromMessages({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }], container: 'c', tools: [{ type: 'web_search_20250305', name: 'web_search' }] });
+    const chat = chatBodyFromMessages({
+      model: 'm',
+      max_tokens: 1,
+      messages: [{ role: 'user', content: 'hi' }],
+      container: 'c',
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    });
     expect(chat).not.toHaveProperty('container');
     expect(chat.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
-    expect(() => chatBodyFromMessages({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'y', input: {} }] }] })).toThrow(
-      expect.objectContaining({ status: 400 }),
-    );
-    expect(() => chatBodyFromMessages({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled', budget_tokens: 10 } })).toThrow(
-      expect.objectContaining({ status: 400 }),
-    );
+    expect(() =>
+      chatBodyFromMessages({
+        model: 'm',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'y', input: {} }] }],
+      }),
+    ).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() =>
+      chatBodyFromMessages({
+        model: 'm',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: 'hi' }],
+        thinking: { type: 'enabled', budget_tokens: 10 },
+      }),
+    ).toThrow(expect.objectContaining({ status: 400 }));
   });
 });
 
 describe('gateway-only features on /v1/messages', () => {
   it('refuses plugins, service: tools and the server-tool loop bounds with 400s naming them', () => {
     const base = { model: 'sim/claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
-    expect(() => chatBodyFromMessages({ ...base, plugins: [{ id: 'web' }] })).toThrow(/plugins are not supported on \/v1\/messages \(web\)/);
-    expect(() => chatBodyFromMessages({ ...base, tools: [{ type: 'service:web_search' }] })).toThrow(/service:web_search is run by the service on \/v1\/chat\/completions and \/v1\/responses/);
+    expect(() => chatBodyFromMessages({ ...base, plugins: [{ id: 'web' }] })).toThrow(
+      /plugins are not supported on \/v1\/messages \(web\)/,
+    );
+    expect(() => chatBodyFromMessages({ ...base, tools: [{ type: 'service:web_search' }] })).toThrow(
+      /service:web_search is run by the service on \/v1\/chat\/completions and \/v1\/responses/,
+    );
     expect(() => chatBodyFromMessages({ ...base, max_tool_calls: 3 })).toThrow(/max_tool_calls bounds the server-tool loop/);
     expect(() => chatBodyFromMessages({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).not.toThrow();
   });

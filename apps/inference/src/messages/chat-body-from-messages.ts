@@ -6,7 +6,21 @@ type Block = Record<string, unknown> & { type?: unknown };
 type ChatMessage = Record<string, unknown>;
 
 /** Fields of a Messages body that have a chat-completions counterpart, translated below. */
-const TRANSLATED = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'metadata', 'stream']);
+const TRANSLATED = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'metadata',
+  'stream',
+]);
 
 /**
  * Anthropic Messages fields with no chat-completions counterpart: on an Anthropic-format
@@ -89,7 +103,11 @@ function userMessages(content: unknown, position: number): ChatMessage[] {
         parts.push(documentPart(block, where));
         break;
       case 'tool_result':
-        toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, block.is_error === true, where) });
+        toolMessages.push({
+          role: 'tool',
+          tool_call_id: block.tool_use_id,
+          content: toolResultText(block.content, block.is_error === true, where),
+        });
         break;
       default:
         throw GatewayError.badRequest(`${where}: a "${String(block.type)}" block cannot be sent in a user turn to this model`);
@@ -112,13 +130,21 @@ function assistantMessage(content: unknown, position: number): ChatMessage {
         toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
         break;
       case 'thinking':
-        reasoningDetails.push({ type: 'reasoning.text', text: block.thinking, signature: block.signature, format: ANTHROPIC_REASONING_FORMAT, index });
+        reasoningDetails.push({
+          type: 'reasoning.text',
+          text: block.thinking,
+          signature: block.signature,
+          format: ANTHROPIC_REASONING_FORMAT,
+          index,
+        });
         break;
       case 'redacted_thinking':
         reasoningDetails.push({ type: 'reasoning.encrypted', data: block.data, format: ANTHROPIC_REASONING_FORMAT, index });
         break;
       default:
-        throw GatewayError.badRequest(`messages[${position}].content[${index}]: a "${String(block.type)}" block cannot be sent in an assistant turn to this model`);
+        throw GatewayError.badRequest(
+          `messages[${position}].content[${index}]: a "${String(block.type)}" block cannot be sent in an assistant turn to this model`,
+        );
     }
   });
   const message: ChatMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : null };
@@ -130,7 +156,8 @@ function assistantMessage(content: unknown, position: number): ChatMessage {
 /** An image or document source as a URL: base64 data becomes a data: URL. */
 function sourceUrl(source: unknown, where: string): string {
   const src = (source ?? {}) as Record<string, unknown>;
-  if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string') return `data:${src.media_type};base64,${src.data}`;
+  if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string')
+    return `data:${src.media_type};base64,${src.data}`;
   if (src.type === 'url' && typeof src.url === 'string') return src.url;
   throw GatewayError.badRequest(`${where}.source must be {type: "base64", media_type, data} or {type: "url", url}`);
 }
@@ -138,7 +165,10 @@ function sourceUrl(source: unknown, where: string): string {
 function documentPart(block: Block, where: string): Record<string, unknown> {
   const source = (block.source ?? {}) as Record<string, unknown>;
   if (source.type === 'text' && typeof source.data === 'string') return { type: 'text', text: source.data };
-  const part: Record<string, unknown> = { type: 'file', file: { file_data: sourceUrl(source, where), ...(typeof block.title === 'string' ? { filename: block.title } : {}) } };
+  const part: Record<string, unknown> = {
+    type: 'file',
+    file: { file_data: sourceUrl(source, where), ...(typeof block.title === 'string' ? { filename: block.title } : {}) },
+  };
   return part;
 }
 
@@ -149,7 +179,8 @@ function toolResultText(content: unknown, isError: boolean, where: string): stri
   else if (Array.isArray(content)) {
     text = (content as Block[])
       .map((block, index) => {
-        if (block.type !== 'text') throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
+        if (block.type !== 'text')
+          throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
         return String(block.text ?? '');
       })
       .join('');
@@ -173,7 +204,10 @@ function refuseServiceTools(body: Record<string, unknown>): void {
   }
   for (const field of ['max_tool_calls', 'stop_server_tools_when']) {
     if (body[field] !== undefined && body[field] !== null) {
-      throw GatewayError.badRequest(`${field} bounds the server-tool loop of /v1/chat/completions and /v1/responses; /v1/messages has none`, { param: field, reason: 'unsupported_parameter' });
+      throw GatewayError.badRequest(
+        `${field} bounds the server-tool loop of /v1/chat/completions and /v1/responses; /v1/messages has none`,
+        { param: field, reason: 'unsupported_parameter' },
+      );
     }
   }
 }
@@ -210,7 +244,8 @@ function reasoningOf(thinking: unknown): Record<string, unknown> | undefined {
   if (thinking === undefined || thinking === null) return undefined;
   const { type, budget_tokens: budget } = thinking as Record<string, unknown>;
   if (type === 'enabled') {
-    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1024) throw GatewayError.badRequest('thinking.budget_tokens must be an integer of at least 1024');
+    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1024)
+      throw GatewayError.badRequest('thinking.budget_tokens must be an integer of at least 1024');
     return { max_tokens: budget };
   }
   if (type === 'disabled') return { enabled: false };

@@ -52,13 +52,18 @@ export class ChunksToMessageEvents {
       this.ensure(out, { kind: 'text' }, { type: 'text', text: '' });
       out.push(this.delta({ type: 'text_delta', text: delta.content }));
     }
-    for (const call of (delta.tool_calls as Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }> | undefined) ?? []) {
+    for (const call of (delta.tool_calls as
+      Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }> | undefined) ?? []) {
       const toolIndex = call.index ?? 0;
       if (this.open?.kind !== 'tool' || this.open.toolIndex !== toolIndex) {
         this.close(out);
         this.blockIndex++;
         this.open = { kind: 'tool', toolIndex };
-        out.push({ type: 'content_block_start', index: this.blockIndex, content_block: { type: 'tool_use', id: call.id ?? `toolu_${toolIndex}`, name: call.function?.name ?? '', input: {} } });
+        out.push({
+          type: 'content_block_start',
+          index: this.blockIndex,
+          content_block: { type: 'tool_use', id: call.id ?? `toolu_${toolIndex}`, name: call.function?.name ?? '', input: {} },
+        });
       }
       const fragment = call.function?.arguments;
       if (typeof fragment === 'string' && fragment.length > 0) out.push(this.delta({ type: 'input_json_delta', partial_json: fragment }));

@@ -30,9 +30,15 @@ export function stopReasonOf(finishReason: string | null | undefined): string | 
 
 /** A reasoning_details entry (or plain reasoning text) as a thinking block. */
 export function thinkingBlock(detail: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (detail.type === 'reasoning.text') return { type: 'thinking', thinking: String(detail.text ?? ''), signature: typeof detail.signature === 'string' ? detail.signature : '' };
+  if (detail.type === 'reasoning.text')
+    return {
+      type: 'thinking',
+      thinking: String(detail.text ?? ''),
+      signature: typeof detail.signature === 'string' ? detail.signature : '',
+    };
   if (detail.type === 'reasoning.encrypted' && typeof detail.data === 'string') return { type: 'redacted_thinking', data: detail.data };
-  if (detail.type === 'reasoning.summary' && typeof detail.summary === 'string') return { type: 'thinking', thinking: detail.summary, signature: '' };
+  if (detail.type === 'reasoning.summary' && typeof detail.summary === 'string')
+    return { type: 'thinking', thinking: detail.summary, signature: '' };
   return undefined;
 }
 
@@ -114,7 +120,8 @@ export function messageUsageView(
 export function draftFromNative(message: Record<string, unknown>): MessageDraft {
   const usage = (message.usage ?? {}) as Record<string, unknown>;
   const usageExtras: Record<string, unknown> = {};
-  for (const field of ['cache_creation', 'server_tool_use', 'service_tier']) if (usage[field] !== undefined) usageExtras[field] = usage[field];
+  for (const field of ['cache_creation', 'server_tool_use', 'service_tier'])
+    if (usage[field] !== undefined) usageExtras[field] = usage[field];
   return {
     content: (message.content as Array<Record<string, unknown>>) ?? [],
     stop_reason: (message.stop_reason as string | null | undefined) ?? null,

@@ -13,8 +13,19 @@ export interface MessagesRequestForms {
 }
 
 /** The Messages body for an Anthropic-format attempt (see native-body.ts). */
-export function nativeBodyFor(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat, stream: boolean): Record<string, unknown> {
-  const body = nativeAnthropicBody({ request: forms.request, chat: forms.chat, prepared: prepared.body, upstreamModel: attempt.endpoint.upstreamModel, endUserHash: prepared.base.endUserHash });
+export function nativeBodyFor(
+  forms: MessagesRequestForms,
+  attempt: RouteAttempt,
+  prepared: PreparedChat,
+  stream: boolean,
+): Record<string, unknown> {
+  const body = nativeAnthropicBody({
+    request: forms.request,
+    chat: forms.chat,
+    prepared: prepared.body,
+    upstreamModel: attempt.endpoint.upstreamModel,
+    endUserHash: prepared.base.endUserHash,
+  });
   if (stream) body.stream = true;
   else delete body.stream;
   return body;
@@ -28,10 +39,16 @@ export function assertTranslatable(forms: MessagesRequestForms, attempt: RouteAt
   const provider = attempt.endpoint.provider.name;
   for (const field of ANTHROPIC_ONLY_FIELDS) {
     if (forms.request[field] !== undefined && forms.request[field] !== null) {
-      throw GatewayError.badRequest(`${field} is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`, { param: field });
+      throw GatewayError.badRequest(`${field} is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`, {
+        param: field,
+      });
     }
   }
   const tools = Array.isArray(forms.chat.tools) ? (forms.chat.tools as Array<{ type?: unknown }>) : [];
   const server = tools.find((tool) => tool.type !== 'function');
-  if (server) throw GatewayError.badRequest(`The ${String(server.type)} tool is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`, { param: 'tools' });
+  if (server)
+    throw GatewayError.badRequest(
+      `The ${String(server.type)} tool is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`,
+      { param: 'tools' },
+    );
 }

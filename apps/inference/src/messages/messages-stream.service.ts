@@ -60,7 +60,11 @@ export class MessagesStreamService {
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
     const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
     const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
-    const { result: opened, attempt, tracker } = await this.calls.run(prepared, (current, context) => this.open(forms, current, prepared, context));
+    const {
+      result: opened,
+      attempt,
+      tracker,
+    } = await this.calls.run(prepared, (current, context) => this.open(forms, current, prepared, context));
     const run: StreamRun = {
       id: newGenerationId(),
       request,
@@ -74,17 +78,26 @@ export class MessagesStreamService {
     else await this.translateChunks(run, opened);
   }
 
-  private open(forms: MessagesRequestForms, attempt: RouteAttempt, prepared: PreparedChat, context: ChatCallContext): Promise<OpenedSource> {
+  private open(
+    forms: MessagesRequestForms,
+    attempt: RouteAttempt,
+    prepared: PreparedChat,
+    context: ChatCallContext,
+  ): Promise<OpenedSource> {
     const { endpoint } = attempt;
     if (endpoint.provider.format === 'anthropic') {
-      return openFirstEvent(endpoint.provider.id, () => this.anthropic.streamNative(endpoint, nativeBodyFor(forms, attempt, prepared, true), context), (first) => first.type === 'message_start').then(
-        (opened) => ({ kind: 'native' as const, ...opened }),
-      );
+      return openFirstEvent(
+        endpoint.provider.id,
+        () => this.anthropic.streamNative(endpoint, nativeBodyFor(forms, attempt, prepared, true), context),
+        (first) => first.type === 'message_start',
+      ).then((opened) => ({ kind: 'native' as const, ...opened }));
     }
     assertTranslatable(forms, attempt);
-    return openFirstEvent(endpoint.provider.id, () => this.adapters.for(endpoint.provider.format).stream(endpoint, prepared.body, context), (first) => first.type === 'chunk').then(
-      (opened) => ({ kind: 'chat' as const, ...opened }),
-    );
+    return openFirstEvent(
+      endpoint.provider.id,
+      () => this.adapters.for(endpoint.provider.format).stream(endpoint, prepared.body, context),
+      (first) => first.type === 'chunk',
+    ).then((opened) => ({ kind: 'chat' as const, ...opened }));
   }
 
   /** An Anthropic-format endpoint's events, as they come. */
@@ -104,7 +117,13 @@ export class MessagesStreamService {
         } else if (event.type === 'message_stop') {
           const charge = await this.settle(run, usage(), 'succeeded');
           const delta = held ?? { type: 'message_delta', delta: { stop_reason: null, stop_sequence: null }, usage: {} };
-          run.emit({ ...delta, usage: { ...(delta.usage as Record<string, unknown>), ...messageUsageView(usage(), {}, charge.upstream, charge.isByok, charge.charged) } });
+          run.emit({
+            ...delta,
+            usage: {
+              ...(delta.usage as Record<string, unknown>),
+              ...messageUsageView(usage(), {}, charge.upstream, charge.isByok, charge.charged),
+            },
+          });
           run.emit(event);
         } else {
           run.emit(event);
@@ -140,7 +159,11 @@ export class MessagesStreamService {
     for (const out of events) run.emit(out);
     const usage = tally.usage(run.prepared.body.messages);
     const charge = await this.settle(run, usage, 'succeeded');
-    run.emit({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: messageUsageView(usage, {}, charge.upstream, charge.isByok, charge.charged) });
+    run.emit({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: messageUsageView(usage, {}, charge.upstream, charge.isByok, charge.charged),
+    });
     run.emit({ type: 'message_stop' });
   }
 
@@ -163,10 +186,24 @@ export class MessagesStreamService {
   }
 
   private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed'): Promise<Charge> {
-    return this.accounting.settle({ generationId: run.id, principal: run.request.principal, attempt: run.attempt, tracker: run.tracker, usage, status, sessionId: run.prepared.sessionId });
+    return this.accounting.settle({
+      generationId: run.id,
+      principal: run.request.principal,
+      attempt: run.attempt,
+      tracker: run.tracker,
+      usage,
+      status,
+      sessionId: run.prepared.sessionId,
+    });
   }
 }
 
 function estimated(run: StreamRun): NormalizedUsage {
-  return { promptTokens: estimatePromptTokens(run.prepared.body.messages), completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
+  return {
+    promptTokens: estimatePromptTokens(run.prepared.body.messages),
+    completionTokens: 0,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+    estimated: true,
+  };
 }

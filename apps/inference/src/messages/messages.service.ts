@@ -59,7 +59,15 @@ export class MessagesService {
       return { draft: draftFromCompletion(completion), usage: completion.usage };
     });
     const id = newGenerationId();
-    const charge = await this.accounting.settle({ generationId: id, principal: request.principal, attempt, tracker, usage: result.usage, status: 'succeeded', sessionId: prepared.sessionId });
+    const charge = await this.accounting.settle({
+      generationId: id,
+      principal: request.principal,
+      attempt,
+      tracker,
+      usage: result.usage,
+      status: 'succeeded',
+      sessionId: prepared.sessionId,
+    });
     const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined;
     const { draft } = result;
     const view: MessageView = {

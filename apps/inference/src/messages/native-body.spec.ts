@@ -30,14 +30,18 @@ describe('nativeAnthropicBody', () => {
 
   it('adds what a preset sets and the request does not, in Anthropic terms, its system prompt first', () => {
     const chat = chatBodyFromMessages(request);
-    const prepared = applyPreset(chat, { slug: 'terse' }, {
-      slug: 'terse',
-      presetId: 'p',
-      versionId: 'v',
-      version: 1,
-      config: { model: 'sim/claude-sonnet', temperature: 1.5, top_k: 5, stop: 'END', reasoning: { effort: 'low' } },
-      systemPrompt: 'Preset system.',
-    });
+    const prepared = applyPreset(
+      chat,
+      { slug: 'terse' },
+      {
+        slug: 'terse',
+        presetId: 'p',
+        versionId: 'v',
+        version: 1,
+        config: { model: 'sim/claude-sonnet', temperature: 1.5, top_k: 5, stop: 'END', reasoning: { effort: 'low' } },
+        systemPrompt: 'Preset system.',
+      },
+    );
     const body = nativeAnthropicBody({ request, chat, prepared, upstreamModel: 'claude-x' });
     expect(body.temperature).toBe(0.3);
     expect(body.top_k).toBe(5);

@@ -28,9 +28,18 @@ export interface AlignmentRecord {
  */
 export function parseAlignment(raw: Json, where: string, stream: boolean): AlignmentConfig {
   const options = new PluginOptions(raw, where, 'alignment', ['rules', 'mode', 'instruct', 'maxRetries', 'max_retries', 'threshold']);
-  if (stream) throw GatewayError.badRequest(`${where}: alignment judges and retries whole answers and does not run on streams; set stream to false`, { reason: 'unsupported_plugin', plugin: 'alignment' });
+  if (stream)
+    throw GatewayError.badRequest(`${where}: alignment judges and retries whole answers and does not run on streams; set stream to false`, {
+      reason: 'unsupported_plugin',
+      plugin: 'alignment',
+    });
   const rules = options.strings('rules', { minItems: 1, maxItems: 20 });
-  if (!rules) throw GatewayError.badRequest(`${where}.rules is required: the rules each answer is checked against`, { reason: 'invalid_plugin_option', plugin: 'alignment', param: `${where}.rules` });
+  if (!rules)
+    throw GatewayError.badRequest(`${where}.rules is required: the rules each answer is checked against`, {
+      reason: 'invalid_plugin_option',
+      plugin: 'alignment',
+      param: `${where}.rules`,
+    });
   return {
     rules,
     mode: (options.string('mode', { oneOf: ['enforce', 'audit'] }) as AlignmentConfig['mode'] | undefined) ?? 'enforce',
@@ -50,9 +59,21 @@ const JUDGE_SYSTEM =
   'Reply with JSON only: {"rules":[{"broken":true|false,"probability":0..1}, ...]} with one entry per rule.';
 
 /** One judgement of one answer: for each rule, broken (at or above the threshold) and the judge's probability. */
-export async function judge(call: PluginModelCall, model: string, config: AlignmentConfig, answer: string): Promise<Array<{ broken: boolean; probability: number }>> {
+export async function judge(
+  call: PluginModelCall,
+  model: string,
+  config: AlignmentConfig,
+  answer: string,
+): Promise<Array<{ broken: boolean; probability: number }>> {
   const prompt = `Rules:\n${config.rules.map((rule, index) => `${index + 1}. ${rule}`).join('\n')}\n\nAnswer:\n${answer}`;
-  const text = await call(model, [{ role: 'system', content: JUDGE_SYSTEM }, { role: 'user', content: prompt }], { responseFormat: { type: 'json_object' }, maxTokens: 400 });
+  const text = await call(
+    model,
+    [
+      { role: 'system', content: JUDGE_SYSTEM },
+      { role: 'user', content: prompt },
+    ],
+    { responseFormat: { type: 'json_object' }, maxTokens: 400 },
+  );
   let verdicts: unknown;
   try {
     verdicts = (JSON.parse(jsonrepair(text)) as { rules?: unknown }).rules;
@@ -63,7 +84,8 @@ export async function judge(call: PluginModelCall, model: string, config: Alignm
     throw new GatewayError(502, `the alignment judge ${model} did not answer one verdict per rule`, { metadata: { plugin: 'alignment' } });
   }
   return verdicts.map((verdict: { broken?: unknown; probability?: unknown }) => {
-    const probability = typeof verdict.probability === 'number' ? Math.min(1, Math.max(0, verdict.probability)) : verdict.broken === true ? 1 : 0;
+    const probability =
+      typeof verdict.probability === 'number' ? Math.min(1, Math.max(0, verdict.probability)) : verdict.broken === true ? 1 : 0;
     return { broken: verdict.broken === true && probability >= config.threshold, probability };
   });
 }

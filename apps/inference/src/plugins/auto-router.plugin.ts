@@ -22,7 +22,13 @@ export interface AutoRouterConfig {
 }
 
 export function parseAutoRouter(raw: Json, where: string): AutoRouterConfig {
-  const options = new PluginOptions(raw, where, 'auto-router', ['allowed_models', 'excluded_models', 'cost_tier', 'cost_quality_tradeoff', 'pin_model']);
+  const options = new PluginOptions(raw, where, 'auto-router', [
+    'allowed_models',
+    'excluded_models',
+    'cost_tier',
+    'cost_quality_tradeoff',
+    'pin_model',
+  ]);
   const tier = options.string('cost_tier', { oneOf: Object.keys(COST_TIERS) }) as CostTier | undefined;
   const tradeoff = options.number('cost_quality_tradeoff', 0, 10);
   // Deprecated numeric setting (SDK): 10 keeps only about the cheapest 10th percentile, 0 up to the 90th; cost_tier wins.
@@ -36,7 +42,19 @@ export function parseAutoRouter(raw: Json, where: string): AutoRouterConfig {
 }
 
 /** Parameters a model must take to be chosen (the others are dropped per endpoint anyway). */
-const STRUCTURAL = new Set(['tools', 'tool_choice', 'response_format', 'structured_outputs', 'reasoning', 'logprobs', 'top_logprobs', 'n', 'prediction', 'audio', 'modalities']);
+const STRUCTURAL = new Set([
+  'tools',
+  'tool_choice',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
+  'logprobs',
+  'top_logprobs',
+  'n',
+  'prediction',
+  'audio',
+  'modalities',
+]);
 
 export interface AutoRouterChoice {
   model: string;
@@ -55,9 +73,15 @@ export interface AutoRouterChoice {
  * percentile band wins (price standing in for capability), else the nearest cheaper one.
  * `pin_model` keeps the model of the last assistant message when it is still a candidate.
  */
-export function chooseModel(body: Json, config: AutoRouterConfig, models: readonly RoutableModel[], options: { filesAsText: boolean }): AutoRouterChoice {
+export function chooseModel(
+  body: Json,
+  config: AutoRouterConfig,
+  models: readonly RoutableModel[],
+  options: { filesAsText: boolean },
+): AutoRouterChoice {
   const messages = (body.messages as Json[] | undefined) ?? [];
-  const budget = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : 0;
+  const budget =
+    typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : 0;
   const needed = estimatePromptTokens(messages) + budget;
   const parameters = requestedParameters(body).filter((parameter) => STRUCTURAL.has(parameter));
   const inputs = inputKinds(messages, options.filesAsText);
@@ -67,9 +91,17 @@ export function chooseModel(body: Json, config: AutoRouterConfig, models: readon
     .filter((model) => !(config.excludedModels ?? []).some((pattern) => matchesPattern(model.config.id, pattern)))
     .filter((model) => model.config.contextLength >= needed)
     .filter((model) => inputs.every((kind) => (model.config.inputModalities ?? ['text']).includes(kind)))
-    .map((model) => ({ model, endpoints: model.endpoints.filter((endpoint) => endpoint.provider.apiKey !== '' && parameters.every((parameter) => supports(endpoint, parameter))) }))
+    .map((model) => ({
+      model,
+      endpoints: model.endpoints.filter(
+        (endpoint) => endpoint.provider.apiKey !== '' && parameters.every((parameter) => supports(endpoint, parameter)),
+      ),
+    }))
     .filter(({ endpoints }) => endpoints.length > 0)
-    .map(({ model, endpoints }) => ({ id: model.config.id, price: Math.min(...endpoints.map((endpoint) => endpoint.pricing.prompt.add(endpoint.pricing.completion).toNumber())) }))
+    .map(({ model, endpoints }) => ({
+      id: model.config.id,
+      price: Math.min(...endpoints.map((endpoint) => endpoint.pricing.prompt.add(endpoint.pricing.completion).toNumber())),
+    }))
     .sort((a, b) => a.price - b.price || a.id.localeCompare(b.id));
   if (priced.length === 0) {
     throw GatewayError.badRequest(
@@ -78,8 +110,10 @@ export function chooseModel(body: Json, config: AutoRouterConfig, models: readon
     );
   }
   if (config.pinModel) {
-    const pinned = [...messages].reverse().find((message) => message.role === 'assistant' && typeof message.model === 'string')?.model as string | undefined;
-    if (pinned && priced.some((candidate) => candidate.id === pinned)) return { model: pinned, candidates: priced.length, rule: 'pin_model' };
+    const pinned = [...messages].reverse().find((message) => message.role === 'assistant' && typeof message.model === 'string')?.model as
+      string | undefined;
+    if (pinned && priced.some((candidate) => candidate.id === pinned))
+      return { model: pinned, candidates: priced.length, rule: 'pin_model' };
   }
   if (!config.band) return { model: priced[0]!.id, candidates: priced.length, rule: 'cheapest' };
   const [from, to] = config.band;

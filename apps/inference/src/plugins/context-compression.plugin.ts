@@ -29,7 +29,11 @@ export interface Compression {
  * the assistant turn that called it, so no provider sees an orphan. When even that is too
  * long the request goes on as it is and the provider's 400 says so.
  */
-export function compressMiddleOut(messages: readonly Json[], contextLength: number, outputBudget: number): { messages: Json[]; compression?: Compression } {
+export function compressMiddleOut(
+  messages: readonly Json[],
+  contextLength: number,
+  outputBudget: number,
+): { messages: Json[]; compression?: Compression } {
   const fits = (candidate: readonly Json[]) => estimatePromptTokens(candidate) + outputBudget <= contextLength;
   const before = estimatePromptTokens(messages);
   if (fits(messages)) return { messages: [...messages] };
@@ -37,7 +41,10 @@ export function compressMiddleOut(messages: readonly Json[], contextLength: numb
   for (;;) {
     const droppable = kept
       .map((message, index) => ({ message, index }))
-      .filter(({ message, index }) => message.role !== 'system' && message.role !== 'developer' && message.role !== 'tool' && index < kept.length - 1)
+      .filter(
+        ({ message, index }) =>
+          message.role !== 'system' && message.role !== 'developer' && message.role !== 'tool' && index < kept.length - 1,
+      )
       .slice(1);
     if (droppable.length === 0) break;
     const middle = (kept.length - 1) / 2;
@@ -50,5 +57,12 @@ export function compressMiddleOut(messages: readonly Json[], contextLength: numb
     while (kept[index]?.role === 'tool' && index < kept.length - 1) kept.splice(index, 1);
     if (fits(kept)) break;
   }
-  return { messages: kept, compression: { droppedMessages: messages.length - kept.length, estimatedTokensBefore: before, estimatedTokensAfter: estimatePromptTokens(kept) } };
+  return {
+    messages: kept,
+    compression: {
+      droppedMessages: messages.length - kept.length,
+      estimatedTokensBefore: before,
+      estimatedTokensAfter: estimatePromptTokens(kept),
+    },
+  };
 }

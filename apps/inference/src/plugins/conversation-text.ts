@@ -33,7 +33,10 @@ export function matchesDomain(url: string, pattern: string): boolean {
     return false;
   }
   const host = parsed.hostname.toLowerCase();
-  const [domainPart, ...pathParts] = pattern.toLowerCase().replace(/^https?:\/\//, '').split('/');
+  const [domainPart, ...pathParts] = pattern
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .split('/');
   const path = pathParts.length > 0 ? `/${pathParts.join('/')}` : '';
   const domain = domainPart!.replace(/^\*\./, '');
   const hostMatches = host === domain || host.endsWith(`.${domain}`);

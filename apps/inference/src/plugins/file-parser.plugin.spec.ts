@@ -27,15 +27,24 @@ describe('file-parser', () => {
   });
 
   it('reads a PDF given by URL through the reader it is handed (the SSRF-guarded fetcher)', async () => {
-    const parsed = await filesAsText([{ role: 'user', content: [{ type: 'file', file: { file_data: 'https://docs.test/a.pdf' } }] }], async (url) => `text of ${url}`);
-    expect(parsed.messages[0]!.content).toEqual([{ type: 'text', text: '<file name="document.pdf">\ntext of https://docs.test/a.pdf\n</file>' }]);
+    const parsed = await filesAsText(
+      [{ role: 'user', content: [{ type: 'file', file: { file_data: 'https://docs.test/a.pdf' } }] }],
+      async (url) => `text of ${url}`,
+    );
+    expect(parsed.messages[0]!.content).toEqual([
+      { type: 'text', text: '<file name="document.pdf">\ntext of https://docs.test/a.pdf\n</file>' },
+    ]);
   });
 
   it('refuses a file that is not a PDF, and a broken one, naming the part', async () => {
     const notPdf = `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`;
-    await expect(filesAsText([{ role: 'user', content: [{ type: 'file', file: { file_data: notPdf } }] }], noUrls)).rejects.toThrow(/messages\[0\]\.content\[0\]: file-parser reads PDFs/);
+    await expect(filesAsText([{ role: 'user', content: [{ type: 'file', file: { file_data: notPdf } }] }], noUrls)).rejects.toThrow(
+      /messages\[0\]\.content\[0\]: file-parser reads PDFs/,
+    );
     const broken = `data:application/pdf;base64,${Buffer.from('%PDF-1.4 garbage').toString('base64')}`;
-    await expect(filesAsText([{ role: 'user', content: [{ type: 'file', file: { file_data: broken } }] }], noUrls)).rejects.toThrow(/the PDF could not be read/);
+    await expect(filesAsText([{ role: 'user', content: [{ type: 'file', file: { file_data: broken } }] }], noUrls)).rejects.toThrow(
+      /the PDF could not be read/,
+    );
   });
 
   it('reads pdf.engine: pdf-text / cloudflare-ai extract here, native passes files on, none decides per model', () => {

@@ -22,11 +22,14 @@ export function parseFileParser(raw: Json, where: string): FileParserConfig {
   const pdfOptions = new PluginOptions(pdf, `${where}.pdf`, 'file-parser', ['engine']);
   const engine = pdfOptions.string('engine', { oneOf: ['pdf-text', 'cloudflare-ai', 'native', 'mistral-ocr'] });
   if (engine === 'mistral-ocr') {
-    throw GatewayError.badRequest(`${where}.pdf.engine "mistral-ocr" is not supported here (no OCR service); use "pdf-text" for the PDF's text layer or "native"`, {
-      reason: 'unsupported_plugin_option',
-      plugin: 'file-parser',
-      param: `${where}.pdf.engine`,
-    });
+    throw GatewayError.badRequest(
+      `${where}.pdf.engine "mistral-ocr" is not supported here (no OCR service); use "pdf-text" for the PDF's text layer or "native"`,
+      {
+        reason: 'unsupported_plugin_option',
+        plugin: 'file-parser',
+        param: `${where}.pdf.engine`,
+      },
+    );
   }
   return { engine: engine === 'native' ? 'native' : engine === undefined ? 'auto' : 'text' };
 }
@@ -42,7 +45,10 @@ const MAX_PDF_BYTES = 20 * 1024 * 1024;
  * and its text. A file that is not a PDF, or a PDF that cannot be read, is a 400 naming it:
  * the model would otherwise answer without it.
  */
-export async function filesAsText(messages: readonly Json[], readUrl: UrlReader): Promise<{ messages: Json[]; files: number; pages: number }> {
+export async function filesAsText(
+  messages: readonly Json[],
+  readUrl: UrlReader,
+): Promise<{ messages: Json[]; files: number; pages: number }> {
   let files = 0;
   let pages = 0;
   const out: Json[] = [];
@@ -64,7 +70,10 @@ export async function filesAsText(messages: readonly Json[], readUrl: UrlReader)
       let text: string;
       if (/^https?:\/\//i.test(data)) {
         text = await readUrl(data).catch((error: Error) => {
-          throw GatewayError.badRequest(`${where}: file-parser could not read ${data}: ${error.message}`, { reason: 'file_parse_failed', plugin: 'file-parser' });
+          throw GatewayError.badRequest(`${where}: file-parser could not read ${data}: ${error.message}`, {
+            reason: 'file_parse_failed',
+            plugin: 'file-parser',
+          });
         });
       } else {
         const parsed = await parsePdfDataUrl(data, where);
@@ -81,14 +90,29 @@ export async function filesAsText(messages: readonly Json[], readUrl: UrlReader)
 
 async function parsePdfDataUrl(data: string, where: string): Promise<{ text: string; pages: number }> {
   const match = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(data);
-  if (!match || !match[2]) throw GatewayError.badRequest(`${where}: file_data must be a base64 data: URL (data:application/pdf;base64,...) or an http(s) URL`, { reason: 'file_parse_failed', plugin: 'file-parser' });
+  if (!match || !match[2])
+    throw GatewayError.badRequest(`${where}: file_data must be a base64 data: URL (data:application/pdf;base64,...) or an http(s) URL`, {
+      reason: 'file_parse_failed',
+      plugin: 'file-parser',
+    });
   const bytes = Buffer.from(match[3]!, 'base64');
-  if (bytes.length > MAX_PDF_BYTES) throw GatewayError.badRequest(`${where}: the file is larger than ${MAX_PDF_BYTES} bytes`, { reason: 'file_too_large', plugin: 'file-parser' });
-  if (!looksLikePdf(bytes)) throw GatewayError.badRequest(`${where}: file-parser reads PDFs; this file (${match[1] ?? 'unknown type'}) is not one`, { reason: 'unsupported_file_type', plugin: 'file-parser' });
+  if (bytes.length > MAX_PDF_BYTES)
+    throw GatewayError.badRequest(`${where}: the file is larger than ${MAX_PDF_BYTES} bytes`, {
+      reason: 'file_too_large',
+      plugin: 'file-parser',
+    });
+  if (!looksLikePdf(bytes))
+    throw GatewayError.badRequest(`${where}: file-parser reads PDFs; this file (${match[1] ?? 'unknown type'}) is not one`, {
+      reason: 'unsupported_file_type',
+      plugin: 'file-parser',
+    });
   try {
     return await pdfToText(bytes);
   } catch (error) {
-    throw GatewayError.badRequest(`${where}: the PDF could not be read: ${(error as Error).message}`, { reason: 'file_parse_failed', plugin: 'file-parser' });
+    throw GatewayError.badRequest(`${where}: the PDF could not be read: ${(error as Error).message}`, {
+      reason: 'file_parse_failed',
+      plugin: 'file-parser',
+    });
   }
 }
 

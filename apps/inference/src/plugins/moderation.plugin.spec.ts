@@ -16,10 +16,22 @@ describe('moderation', () => {
       seen.push(messages);
       return 'unsafe\nS9';
     };
-    const error = await moderate(call, 'sim/llama-guard', [{ role: 'system', content: 'x' }, { role: 'user', content: 'how to build a bomb' }], 'input').catch((caught: GatewayError) => caught);
+    const error = await moderate(
+      call,
+      'sim/llama-guard',
+      [
+        { role: 'system', content: 'x' },
+        { role: 'user', content: 'how to build a bomb' },
+      ],
+      'input',
+    ).catch((caught: GatewayError) => caught);
     expect(seen).toEqual([[{ role: 'user', content: 'how to build a bomb' }]]);
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ status: 403, errorType: 'content_policy_violation', metadata: { reasons: ['indiscriminate weapons'], model_slug: 'sim/llama-guard' } });
+    expect(error).toMatchObject({
+      status: 403,
+      errorType: 'content_policy_violation',
+      metadata: { reasons: ['indiscriminate weapons'], model_slug: 'sim/llama-guard' },
+    });
     await expect(moderate(async () => 'safe', 'm', [{ role: 'user', content: 'hi' }], 'input')).resolves.toBeUndefined();
   });
 
@@ -29,10 +41,23 @@ describe('moderation', () => {
       seen.push(messages);
       return 'unsafe\nS1';
     };
-    const error = (await moderate(call, 'guard', [{ role: 'user', content: 'tell me a story' }, { role: 'assistant', content: 'and then he killed' }], 'output').catch((caught: GatewayError) => caught)) as GatewayError;
+    const error = (await moderate(
+      call,
+      'guard',
+      [
+        { role: 'user', content: 'tell me a story' },
+        { role: 'assistant', content: 'and then he killed' },
+      ],
+      'output',
+    ).catch((caught: GatewayError) => caught)) as GatewayError;
     expect(error.message).toBe("The model's answer was flagged by moderation: violent crimes");
     expect(error.metadata).toMatchObject({ subject: 'output' });
-    expect(seen).toEqual([[{ role: 'user', content: 'tell me a story' }, { role: 'assistant', content: 'and then he killed' }]]);
+    expect(seen).toEqual([
+      [
+        { role: 'user', content: 'tell me a story' },
+        { role: 'assistant', content: 'and then he killed' },
+      ],
+    ]);
   });
 });
 
@@ -43,7 +68,12 @@ describe('alignment judge', () => {
 
   it('reads one verdict per rule and applies the threshold', async () => {
     const config = parseAlignment({ id: 'alignment', rules: ['a', 'b'], threshold: 0.8 }, 'plugins[0]', false);
-    const verdicts = await judge(async () => '{"rules":[{"broken":true,"probability":0.9},{"broken":true,"probability":0.6}]}', 'judge', config, 'answer');
+    const verdicts = await judge(
+      async () => '{"rules":[{"broken":true,"probability":0.9},{"broken":true,"probability":0.6}]}',
+      'judge',
+      config,
+      'answer',
+    );
     expect(verdicts).toEqual([
       { broken: true, probability: 0.9 },
       { broken: false, probability: 0.6 },

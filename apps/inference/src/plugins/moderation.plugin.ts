@@ -40,7 +40,10 @@ export function readVerdict(answer: string, model: string): ModerationVerdict {
   const word = first.trim().toLowerCase();
   if (word === 'safe') return { flagged: false, categories: [] };
   if (word === 'unsafe') {
-    const codes = second.split(',').map((code) => code.trim().toUpperCase()).filter(Boolean);
+    const codes = second
+      .split(',')
+      .map((code) => code.trim().toUpperCase())
+      .filter(Boolean);
     return { flagged: true, categories: codes.map((code) => CATEGORIES[code] ?? code) };
   }
   throw new GatewayError(502, `the moderation model ${model} answered neither "safe" nor "unsafe"`, { metadata: { plugin: 'moderation' } });
@@ -52,7 +55,12 @@ export function readVerdict(answer: string, model: string): ModerationVerdict {
  * `content_policy_violation` naming the categories. `subject` says what was checked: the
  * input before the model call, or the answer (MODERATION_CHECK_OUTPUT) after it.
  */
-export async function moderate(call: PluginModelCall, model: string, messages: readonly Json[], subject: 'input' | 'output'): Promise<void> {
+export async function moderate(
+  call: PluginModelCall,
+  model: string,
+  messages: readonly Json[],
+  subject: 'input' | 'output',
+): Promise<void> {
   const turns = messages
     .filter((message) => message.role === 'user' || message.role === 'assistant')
     .map((message) => ({ role: message.role, content: textOf(message.content) }))
@@ -61,8 +69,17 @@ export async function moderate(call: PluginModelCall, model: string, messages: r
   const verdict = readVerdict(await call(model, turns, { maxTokens: 20 }), model);
   if (!verdict.flagged) return;
   const flagged = turns.at(-1)!.content;
-  throw new GatewayError(403, `${subject === 'input' ? 'Your input' : 'The model\'s answer'} was flagged by moderation${verdict.categories.length ? `: ${verdict.categories.join(', ')}` : ''}`, {
-    errorType: 'content_policy_violation',
-    metadata: { reasons: verdict.categories, flagged_input: flagged.length > 100 ? `${flagged.slice(0, 100)}...` : flagged, model_slug: model, subject },
-  });
+  throw new GatewayError(
+    403,
+    `${subject === 'input' ? 'Your input' : "The model's answer"} was flagged by moderation${verdict.categories.length ? `: ${verdict.categories.join(', ')}` : ''}`,
+    {
+      errorType: 'content_policy_violation',
+      metadata: {
+        reasons: verdict.categories,
+        flagged_input: flagged.length > 100 ? `${flagged.slice(0, 100)}...` : flagged,
+        model_slug: model,
+        subject,
+      },
+    },
+  );
 }

@@ -17,16 +17,23 @@ export class PluginOptions {
   ) {
     for (const field of Object.keys(raw)) {
       if (field === 'id' || field === 'enabled' || allowed.includes(field)) continue;
-      throw GatewayError.badRequest(`${where}.${field} is not an option of the ${id} plugin (it takes ${['enabled', ...allowed].join(', ')})`, {
-        reason: 'invalid_plugin_option',
-        plugin: id,
-        param: `${where}.${field}`,
-      });
+      throw GatewayError.badRequest(
+        `${where}.${field} is not an option of the ${id} plugin (it takes ${['enabled', ...allowed].join(', ')})`,
+        {
+          reason: 'invalid_plugin_option',
+          plugin: id,
+          param: `${where}.${field}`,
+        },
+      );
     }
   }
 
   private fail(field: string, expected: string): never {
-    throw GatewayError.badRequest(`${this.where}.${field} must be ${expected}`, { reason: 'invalid_plugin_option', plugin: this.id, param: `${this.where}.${field}` });
+    throw GatewayError.badRequest(`${this.where}.${field} must be ${expected}`, {
+      reason: 'invalid_plugin_option',
+      plugin: this.id,
+      param: `${this.where}.${field}`,
+    });
   }
 
   has(field: string): boolean {
@@ -45,14 +52,16 @@ export class PluginOptions {
   integer(field: string, min: number, max: number): number | undefined {
     const value = this.raw[field];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) this.fail(field, `an integer from ${min} to ${max}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+      this.fail(field, `an integer from ${min} to ${max}`);
     return value;
   }
 
   number(field: string, min: number, max: number): number | undefined {
     const value = this.raw[field];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) this.fail(field, `a number from ${min} to ${max}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+      this.fail(field, `a number from ${min} to ${max}`);
     return value;
   }
 
@@ -67,7 +76,12 @@ export class PluginOptions {
     const value = this.raw[field];
     if (value === undefined || value === null) return undefined;
     const { maxItems = 1024, minItems = 0 } = options;
-    if (!Array.isArray(value) || value.length > maxItems || value.length < minItems || !value.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 1024)) {
+    if (
+      !Array.isArray(value) ||
+      value.length > maxItems ||
+      value.length < minItems ||
+      !value.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 1024)
+    ) {
       this.fail(field, `an array of ${minItems}-${maxItems} non-empty strings`);
     }
     return value as string[];
@@ -83,12 +97,22 @@ export class PluginOptions {
   /** A field the SDK documents that this gateway cannot honour: a 400 naming it, never ignored. */
   refuse(field: string, why: string): void {
     if (!this.has(field)) return;
-    throw GatewayError.badRequest(`${this.where}.${field} is not supported by the ${this.id} plugin here: ${why}`, { reason: 'unsupported_plugin_option', plugin: this.id, param: `${this.where}.${field}` });
+    throw GatewayError.badRequest(`${this.where}.${field} is not supported by the ${this.id} plugin here: ${why}`, {
+      reason: 'unsupported_plugin_option',
+      plugin: this.id,
+      param: `${this.where}.${field}`,
+    });
   }
 }
 
 /** `allowed_models` / `excluded_models` patterns: `*` matches any run of characters ("sim/*"). */
 export function matchesPattern(modelId: string, pattern: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    'i',
+  );
   return regex.test(modelId);
 }

@@ -96,14 +96,27 @@ export class PluginPipeline {
   begin(body: Json, options: { stream: boolean }): { body: Json; session: PluginSession } {
     const plan = parsePlugins(body, { stream: options.stream, searchBackend: this.runner.backendName });
     const { plugins: _plugins, ...rest } = body;
-    const session: PluginSession = { plan, sources: [], toolCost: new Prisma.Decimal(0), webSearchRequests: 0, toolCallsExecuted: 0, toolChargesTaken: false, extraUsage: [] };
+    const session: PluginSession = {
+      plan,
+      sources: [],
+      toolCost: new Prisma.Decimal(0),
+      webSearchRequests: 0,
+      toolCallsExecuted: 0,
+      toolChargesTaken: false,
+      extraUsage: [],
+    };
     const requested = typeof rest.model === 'string' ? rest.model : undefined;
     if (!plan.autoRouter && requested && AUTO_MODELS.has(requested)) plan.autoRouter = { pinModel: false };
     if (!plan.autoRouter) return { body: rest, session };
     if (requested !== undefined && !AUTO_MODELS.has(requested)) {
-      throw GatewayError.badRequest(`the auto-router plugin chooses the model: set model to "openrouter/auto" (or leave the plugin out to call ${requested})`, { reason: 'invalid_plugin_option', plugin: 'auto-router' });
+      throw GatewayError.badRequest(
+        `the auto-router plugin chooses the model: set model to "openrouter/auto" (or leave the plugin out to call ${requested})`,
+        { reason: 'invalid_plugin_option', plugin: 'auto-router' },
+      );
     }
-    const choice = chooseModel(rest, plan.autoRouter, this.catalog.all(), { filesAsText: plan.fileParser !== undefined && plan.fileParser.engine !== 'native' });
+    const choice = chooseModel(rest, plan.autoRouter, this.catalog.all(), {
+      filesAsText: plan.fileParser !== undefined && plan.fileParser.engine !== 'native',
+    });
     session.autoRouter = { ...choice, requested: requested ?? 'openrouter/auto' };
     return { body: { ...rest, model: choice.model }, session };
   }
@@ -111,13 +124,19 @@ export class PluginPipeline {
   /** After routing, before the model: the prompt plugins, in order. */
   async prepareInput(session: PluginSession, body: Json, context: PluginCallContext & { route: PlannedRoute }): Promise<Json> {
     const { plan } = session;
-    session.caller = { principal: context.principal, credentials: context.credentials, signal: context.signal, sessionId: context.sessionId };
+    session.caller = {
+      principal: context.principal,
+      credentials: context.credentials,
+      signal: context.signal,
+      sessionId: context.sessionId,
+    };
     if (!hasPlugins(plan)) return body;
     let messages = (body.messages as Json[] | undefined) ?? [];
     if (plan.moderation) await moderate(this.modelCall(session, context), this.moderationModel, messages, 'input');
     if (plan.fileParser && hasFiles(messages)) {
       const readFiles = plan.fileParser.engine === 'text' || (plan.fileParser.engine === 'auto' && !this.allRead(context.route, 'file'));
-      if (readFiles) messages = (await filesAsText(messages, async (url) => (await this.runner.fetchPage(url, context.signal)).text)).messages;
+      if (readFiles)
+        messages = (await filesAsText(messages, async (url) => (await this.runner.fetchPage(url, context.signal)).text)).messages;
     }
     if (plan.webFetch) {
       const outcomes: FetchOutcome[] = [];
@@ -158,8 +177,15 @@ export class PluginPipeline {
     }
     if (plan.alignment?.instruct) messages = [{ role: 'system', content: rulesInstruction(plan.alignment.rules) }, ...messages];
     if (plan.contextCompression) {
-      const contextLength = Math.min(...context.route.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength));
-      const budget = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : 0;
+      const contextLength = Math.min(
+        ...context.route.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength),
+      );
+      const budget =
+        typeof body.max_completion_tokens === 'number'
+          ? body.max_completion_tokens
+          : typeof body.max_tokens === 'number'
+            ? body.max_tokens
+            : 0;
       if (Number.isFinite(contextLength)) {
         const compressed = compressMiddleOut(messages, contextLength, budget);
         messages = compressed.messages;
@@ -212,7 +238,11 @@ export class PluginPipeline {
     }
   }
 
-  private async rewriteAnswer(session: PluginSession, completion: NormalizedCompletion, context: PluginCallContext & { messages: readonly Json[] }): Promise<NormalizedCompletion> {
+  private async rewriteAnswer(
+    session: PluginSession,
+    completion: NormalizedCompletion,
+    context: PluginCallContext & { messages: readonly Json[] },
+  ): Promise<NormalizedCompletion> {
     const { plan } = session;
     if (plan.responseHealing) healCompletion(completion, plan.responseHealing);
     for (const choice of completion.choices) {
@@ -230,7 +260,13 @@ export class PluginPipeline {
     }
     if (plan.moderation && this.moderateOutput) {
       const answer = completion.choices[0]?.message.content;
-      if (answer) await moderate(this.modelCall(session, context), this.moderationModel, [...context.messages, { role: 'assistant', content: answer }], 'output');
+      if (answer)
+        await moderate(
+          this.modelCall(session, context),
+          this.moderationModel,
+          [...context.messages, { role: 'assistant', content: answer }],
+          'output',
+        );
     }
     return completion;
   }
@@ -259,17 +295,29 @@ export class PluginPipeline {
   decorateMetadata(session: PluginSession | undefined, metadata: ServiceMetadataView | undefined): ServiceMetadataView | undefined {
     if (!metadata || !session?.autoRouter) return metadata;
     const { requested, model, candidates, rule } = session.autoRouter;
-    return { ...metadata, requested, strategy: 'auto-router', summary: `auto-router chose ${model} (${rule}, of ${candidates} candidates); ${metadata.summary}` };
+    return {
+      ...metadata,
+      requested,
+      strategy: 'auto-router',
+      summary: `auto-router chose ${model} (${rule}, of ${candidates} candidates); ${metadata.summary}`,
+    };
   }
 
   /** The answer's usage with the plugins' own model calls added (each its own generation record). */
-  withExtraUsage<T extends object>(session: PluginSession | undefined, usage: T, sum: (views: readonly T[]) => T, convert: (view: ChatUsageView) => T): T {
+  withExtraUsage<T extends object>(
+    session: PluginSession | undefined,
+    usage: T,
+    sum: (views: readonly T[]) => T,
+    convert: (view: ChatUsageView) => T,
+  ): T {
     if (!session || session.extraUsage.length === 0) return usage;
     return sum([usage, ...session.extraUsage.map(convert)]);
   }
 
   private allRead(route: PlannedRoute, modality: string): boolean {
-    return route.candidates.every((candidate) => (this.catalog.resolve(candidate.modelId).config.inputModalities ?? ['text']).includes(modality));
+    return route.candidates.every((candidate) =>
+      (this.catalog.resolve(candidate.modelId).config.inputModalities ?? ['text']).includes(modality),
+    );
   }
 
   private modelCall(session: PluginSession, context: PluginCallContext): PluginModelCall {
@@ -280,7 +328,15 @@ export class PluginPipeline {
       const route = this.router.plan({ principal: context.principal, body, credentials: context.credentials });
       const prepared: PreparedChat = { body, plan: route, base: { signal: context.signal } };
       const { result, attempt, tracker } = await this.calls.complete(prepared, 'chat');
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal: context.principal, attempt, tracker, usage: result.usage, status: 'succeeded', sessionId: context.sessionId });
+      const charge = await this.accounting.settle({
+        generationId: newGenerationId(),
+        principal: context.principal,
+        attempt,
+        tracker,
+        usage: result.usage,
+        status: 'succeeded',
+        sessionId: context.sessionId,
+      });
       session.extraUsage.push(buildUsageView(result.usage, charge.upstream, charge.isByok, charge.charged));
       return result.choices[0]?.message.content ?? '';
     };

@@ -42,7 +42,8 @@ export function parsePlugins(body: Json, context: PluginParseContext): PluginPla
   const plugins = body.plugins;
   const plan: PluginPlan = {};
   if (plugins === undefined || plugins === null) return plan;
-  if (!Array.isArray(plugins)) throw GatewayError.badRequest('plugins must be an array of plugin objects, each with an id', { reason: 'invalid_plugins' });
+  if (!Array.isArray(plugins))
+    throw GatewayError.badRequest('plugins must be an array of plugin objects, each with an id', { reason: 'invalid_plugins' });
   const seen = new Set<string>();
   for (const [index, raw] of (plugins as unknown[]).entries()) {
     const where = `plugins[${index}]`;
@@ -53,13 +54,30 @@ export function parsePlugins(body: Json, context: PluginParseContext): PluginPla
     const id = plugin.id as string;
     const entry = PLUGIN_REGISTRY[id];
     if (!entry) {
-      throw GatewayError.badRequest(`${where}: unknown plugin "${id}"; the plugins served here are ${BUILT_PLUGINS.join(', ')}`, { reason: 'unknown_plugin', plugin: id, param: `${where}.id` });
+      throw GatewayError.badRequest(`${where}: unknown plugin "${id}"; the plugins served here are ${BUILT_PLUGINS.join(', ')}`, {
+        reason: 'unknown_plugin',
+        plugin: id,
+        param: `${where}.id`,
+      });
     }
-    if (!entry.built) throw GatewayError.badRequest(`${where}: the ${id} plugin is not supported here: ${entry.why}`, { reason: 'unsupported_plugin', plugin: id, param: `${where}.id` });
-    if (seen.has(id)) throw GatewayError.badRequest(`${where}: the ${id} plugin is named twice; name each plugin once`, { reason: 'invalid_plugins', plugin: id });
+    if (!entry.built)
+      throw GatewayError.badRequest(`${where}: the ${id} plugin is not supported here: ${entry.why}`, {
+        reason: 'unsupported_plugin',
+        plugin: id,
+        param: `${where}.id`,
+      });
+    if (seen.has(id))
+      throw GatewayError.badRequest(`${where}: the ${id} plugin is named twice; name each plugin once`, {
+        reason: 'invalid_plugins',
+        plugin: id,
+      });
     seen.add(id);
     if (plugin.enabled !== undefined && plugin.enabled !== null && typeof plugin.enabled !== 'boolean') {
-      throw GatewayError.badRequest(`${where}.enabled must be true or false`, { reason: 'invalid_plugin_option', plugin: id, param: `${where}.enabled` });
+      throw GatewayError.badRequest(`${where}.enabled must be true or false`, {
+        reason: 'invalid_plugin_option',
+        plugin: id,
+        param: `${where}.enabled`,
+      });
     }
     if (plugin.enabled === false) continue;
     switch (id) {
@@ -111,16 +129,25 @@ export function hasPlugins(plan: PluginPlan): boolean {
 export function refusePluginsOnMessages(body: Json): void {
   const plugins = body.plugins;
   if (plugins === undefined || plugins === null) return;
-  if (!Array.isArray(plugins)) throw GatewayError.badRequest('plugins must be an array of plugin objects, each with an id', { reason: 'invalid_plugins' });
+  if (!Array.isArray(plugins))
+    throw GatewayError.badRequest('plugins must be an array of plugin objects, each with an id', { reason: 'invalid_plugins' });
   const ids: string[] = [];
   for (const [index, plugin] of (plugins as Json[]).entries()) {
     const id = typeof plugin?.id === 'string' ? plugin.id : '';
-    if (!PLUGIN_REGISTRY[id]) throw GatewayError.badRequest(`plugins[${index}]: unknown plugin "${id}"`, { reason: 'unknown_plugin', plugin: id, param: `plugins[${index}].id` });
+    if (!PLUGIN_REGISTRY[id])
+      throw GatewayError.badRequest(`plugins[${index}]: unknown plugin "${id}"`, {
+        reason: 'unknown_plugin',
+        plugin: id,
+        param: `plugins[${index}].id`,
+      });
     if (plugin.enabled !== false) ids.push(id);
   }
   if (ids.length === 0) return;
-  throw GatewayError.badRequest(`plugins are not supported on /v1/messages (${ids.join(', ')}): use /v1/chat/completions or /v1/responses, or leave plugins out`, {
-    reason: 'unsupported_plugin',
-    plugins: ids.join(', '),
-  });
+  throw GatewayError.badRequest(
+    `plugins are not supported on /v1/messages (${ids.join(', ')}): use /v1/chat/completions or /v1/responses, or leave plugins out`,
+    {
+      reason: 'unsupported_plugin',
+      plugins: ids.join(', '),
+    },
+  );
 }

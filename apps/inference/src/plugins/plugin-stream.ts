@@ -7,7 +7,10 @@ import { CitationMarkerStripper } from './strip-citation-markers.plugin.js';
 type ChunkEvent = Extract<StreamEvent, { type: 'chunk' }>;
 
 /** One stream transform per choice index, made when the choice first shows up (none when no plugin rewrites streamed text). */
-export function streamTransforms(pipeline: PluginPipeline, session: PluginSession | undefined): (index: number) => StreamTextTransform | undefined {
+export function streamTransforms(
+  pipeline: PluginPipeline,
+  session: PluginSession | undefined,
+): (index: number) => StreamTextTransform | undefined {
   const transforms = new Map<number, StreamTextTransform | undefined>();
   return (index) => {
     if (!transforms.has(index)) transforms.set(index, pipeline.streamTransform(session));
@@ -39,7 +42,6 @@ export function rewriteChunk(event: ChunkEvent, transformOf: (index: number) => 
   };
 }
 
-
 /**
  * The plugins on a server-tool stream (ADR 0041, 0048), where the loop's last chunk is built by
  * the front door: streamed text goes through `strip-citation-markers` as it comes, and the last
@@ -63,7 +65,10 @@ export class LoopStreamText {
   }
 
   /** The rest of the text, and the annotations for the last chunk (`loopAnnotations` when no plugin changes them). */
-  finish(loopSources: readonly CitableSource[], loopAnnotations: AnnotationView[] | undefined): { text: string; annotations?: AnnotationView[] } {
+  finish(
+    loopSources: readonly CitableSource[],
+    loopAnnotations: AnnotationView[] | undefined,
+  ): { text: string; annotations?: AnnotationView[] } {
     const text = this.stripper ? this.stripper.flush() : '';
     this.sent += text;
     const pluginSources = this.session?.sources ?? [];
@@ -77,6 +82,10 @@ export class LoopStreamText {
 export function withLoopText(event: ChunkEvent, text: LoopStreamText): ChunkEvent {
   return {
     ...event,
-    choices: event.choices.map((choice) => (typeof choice.delta.content === 'string' ? { ...choice, delta: { ...choice.delta, content: text.piece(choice.delta.content) } } : choice)),
+    choices: event.choices.map((choice) =>
+      typeof choice.delta.content === 'string'
+        ? { ...choice, delta: { ...choice.delta, content: text.piece(choice.delta.content) } }
+        : choice,
+    ),
   };
 }

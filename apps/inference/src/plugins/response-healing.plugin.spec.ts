@@ -7,7 +7,15 @@ function completion(content: string): NormalizedCompletion {
     upstreamId: null,
     systemFingerprint: null,
     serviceTier: null,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        finish_reason: 'stop',
+        native_finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, estimated: false },
   };
 }

@@ -23,21 +23,33 @@ const validators = new WeakMap<Json, ValidateFunction>();
 
 export function parseResponseHealing(raw: Json, where: string, body: Json, stream: boolean): ResponseHealingConfig {
   new PluginOptions(raw, where, 'response-healing', []);
-  if (stream) throw GatewayError.badRequest(`${where}: response-healing repairs a whole answer and does not run on streams; set stream to false`, { reason: 'unsupported_plugin', plugin: 'response-healing' });
+  if (stream)
+    throw GatewayError.badRequest(`${where}: response-healing repairs a whole answer and does not run on streams; set stream to false`, {
+      reason: 'unsupported_plugin',
+      plugin: 'response-healing',
+    });
   const format = body.response_format as { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
   if (format?.type !== 'json_object' && format?.type !== 'json_schema') {
-    throw GatewayError.badRequest(`${where}: response-healing needs response_format (text.format on /v1/responses) of type json_object or json_schema`, { reason: 'invalid_plugin_option', plugin: 'response-healing' });
+    throw GatewayError.badRequest(
+      `${where}: response-healing needs response_format (text.format on /v1/responses) of type json_object or json_schema`,
+      { reason: 'invalid_plugin_option', plugin: 'response-healing' },
+    );
   }
-  const schema = format.type === 'json_schema' && format.json_schema?.schema && typeof format.json_schema.schema === 'object' ? (format.json_schema.schema as Json) : undefined;
+  const schema =
+    format.type === 'json_schema' && format.json_schema?.schema && typeof format.json_schema.schema === 'object'
+      ? (format.json_schema.schema as Json)
+      : undefined;
   if (!schema) return {};
   try {
     validators.set(schema, ajv.compile(schema));
   } catch (error) {
-    throw GatewayError.badRequest(`response_format.json_schema.schema is not a valid JSON Schema: ${(error as Error).message}`, { reason: 'invalid_schema', plugin: 'response-healing' });
+    throw GatewayError.badRequest(`response_format.json_schema.schema is not a valid JSON Schema: ${(error as Error).message}`, {
+      reason: 'invalid_schema',
+      plugin: 'response-healing',
+    });
   }
   return { schema };
 }
-
 
 /** Repairs one text into JSON text, or says why it cannot. */
 export function healJson(text: string): { json: string; repaired: boolean } {
@@ -62,7 +74,10 @@ export function healCompletion(completion: NormalizedCompletion, config: Respons
     try {
       healed = healJson(text);
     } catch (error) {
-      throw new GatewayError(502, `response-healing could not repair the model's JSON: ${(error as Error).message}`, { errorType: 'unprocessable', metadata: { reason: 'response_not_json', plugin: 'response-healing' } });
+      throw new GatewayError(502, `response-healing could not repair the model's JSON: ${(error as Error).message}`, {
+        errorType: 'unprocessable',
+        metadata: { reason: 'response_not_json', plugin: 'response-healing' },
+      });
     }
     if (config.schema) {
       let validate = validators.get(config.schema);
@@ -72,7 +87,10 @@ export function healCompletion(completion: NormalizedCompletion, config: Respons
       }
       if (!validate(JSON.parse(healed.json))) {
         const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`);
-        throw new GatewayError(502, `the model's JSON does not match the response schema: ${errors.join('; ')}`, { errorType: 'unprocessable', metadata: { reason: 'response_schema_mismatch', plugin: 'response-healing', errors } });
+        throw new GatewayError(502, `the model's JSON does not match the response schema: ${errors.join('; ')}`, {
+          errorType: 'unprocessable',
+          metadata: { reason: 'response_schema_mismatch', plugin: 'response-healing', errors },
+        });
       }
     }
     if (healed.repaired) {

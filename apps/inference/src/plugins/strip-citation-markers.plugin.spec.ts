@@ -3,7 +3,9 @@ import { CitationMarkerStripper, stripCitationMarkers } from './strip-citation-m
 
 describe('strip-citation-markers', () => {
   it('removes [n], [n, m] and [^n] markers with the space before them, keeping Markdown links', () => {
-    expect(stripCitationMarkers('Rust is fast [1]. It is safe [2, 3] and loved[^4]. See [1](https://a.test).').text).toBe('Rust is fast. It is safe and loved. See [1](https://a.test).');
+    expect(stripCitationMarkers('Rust is fast [1]. It is safe [2, 3] and loved[^4]. See [1](https://a.test).').text).toBe(
+      'Rust is fast. It is safe and loved. See [1](https://a.test).',
+    );
   });
 
   it('moves annotation offsets onto the stripped text', () => {

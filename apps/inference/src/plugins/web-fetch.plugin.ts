@@ -37,13 +37,18 @@ export type FetchOutcome = { url: string; page: FetchedPage } | { url: string; e
 
 /** Which URLs the domain rules let through (the others are reported as refused, not fetched). */
 export function domainVerdict(url: string, config: WebFetchConfig): string | undefined {
-  if (config.allowedDomains && !config.allowedDomains.some((pattern) => matchesDomain(url, pattern))) return 'its domain is not in allowed_domains';
+  if (config.allowedDomains && !config.allowedDomains.some((pattern) => matchesDomain(url, pattern)))
+    return 'its domain is not in allowed_domains';
   if ((config.blockedDomains ?? []).some((pattern) => matchesDomain(url, pattern))) return 'its domain is in blocked_domains';
   return undefined;
 }
 
 /** The conversation with the pages (or why each could not be fetched) as a system message before the last user message. */
-export function withFetchedPages(messages: readonly Json[], outcomes: readonly FetchOutcome[], config: WebFetchConfig): { messages: Json[]; sources: CitableSource[] } {
+export function withFetchedPages(
+  messages: readonly Json[],
+  outcomes: readonly FetchOutcome[],
+  config: WebFetchConfig,
+): { messages: Json[]; sources: CitableSource[] } {
   const maxChars = config.maxContentTokens ? config.maxContentTokens * 4 : undefined;
   const sections = outcomes.map((outcome) => {
     if ('error' in outcome) return `[${outcome.url}](${outcome.url})\n(could not be fetched: ${outcome.error})`;
@@ -52,12 +57,14 @@ export function withFetchedPages(messages: readonly Json[], outcomes: readonly F
     return `[${page.title ?? page.url}](${page.url})\n${text}`;
   });
   const content =
-    'The user\'s message names these web pages; they were fetched for you. Use their content in your response.\n\n' +
+    "The user's message names these web pages; they were fetched for you. Use their content in your response.\n\n" +
     'IMPORTANT: Cite them using markdown links.\n\n' +
     sections.join('\n\n---\n\n');
   // The model may cite the page as the user named it or where redirects ended.
   const sources = outcomes.flatMap((outcome): CitableSource[] =>
-    'page' in outcome ? [...new Set([outcome.page.url, outcome.url])].map((url) => ({ url, title: outcome.page.title ?? outcome.page.url })) : [],
+    'page' in outcome
+      ? [...new Set([outcome.page.url, outcome.url])].map((url) => ({ url, title: outcome.page.title ?? outcome.page.url }))
+      : [],
   );
   return { messages: withContextBefore(messages, content), sources };
 }

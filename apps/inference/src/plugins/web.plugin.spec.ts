@@ -9,7 +9,10 @@ const results = [
 
 describe('web', () => {
   it('searches with the last user message and puts the results before it, as Markdown links to cite', () => {
-    const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'What is   Rust?' }] }];
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'What is   Rust?' }] },
+    ];
     expect(searchQueryOf(messages)).toBe('What is Rust?');
     const searched = withSearchResults(messages, results, { maxResults: 5 });
     expect(searched.messages).toHaveLength(3);
@@ -21,7 +24,9 @@ describe('web', () => {
       { url: 'https://rust.example.com/book', title: 'Rust', snippet: 'The Rust book' },
       { url: 'https://blog.other.test/rust', title: 'Blog', snippet: 'A blog' },
     ]);
-    expect(withSearchResults(messages, results, { maxResults: 5, searchPrompt: 'Sources:' }).messages[1]!.content).toMatch(/^Sources:\n\n1\. /);
+    expect(withSearchResults(messages, results, { maxResults: 5, searchPrompt: 'Sources:' }).messages[1]!.content).toMatch(
+      /^Sources:\n\n1\. /,
+    );
   });
 
   it('keeps results by include_domains / exclude_domains (wildcards, path prefixes)', () => {
@@ -33,7 +38,10 @@ describe('web', () => {
 
 describe('web-fetch', () => {
   it('takes the URLs of the last user message, without trailing punctuation or duplicates', () => {
-    expect(urlsToFetch([{ role: 'user', content: 'Read https://a.test/x, then https://b.test/y. And https://a.test/x!' }])).toEqual(['https://a.test/x', 'https://b.test/y']);
+    expect(urlsToFetch([{ role: 'user', content: 'Read https://a.test/x, then https://b.test/y. And https://a.test/x!' }])).toEqual([
+      'https://a.test/x',
+      'https://b.test/y',
+    ]);
   });
 
   it('hands the pages (and why others could not be fetched) to the model, cut at max_content_tokens', () => {

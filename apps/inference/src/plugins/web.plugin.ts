@@ -20,14 +20,27 @@ export interface WebConfig {
  * steer engines this gateway does not have: a 400, not ignored.
  */
 export function parseWeb(raw: Json, where: string, backendName: string): WebConfig {
-  const options = new PluginOptions(raw, where, 'web', ['max_results', 'search_prompt', 'engine', 'include_domains', 'exclude_domains', 'max_uses', 'mode', 'user_location', 'x_search']);
+  const options = new PluginOptions(raw, where, 'web', [
+    'max_results',
+    'search_prompt',
+    'engine',
+    'include_domains',
+    'exclude_domains',
+    'max_uses',
+    'mode',
+    'user_location',
+    'x_search',
+  ]);
   const engine = options.string('engine');
   if (engine !== undefined && engine !== backendName) {
-    throw GatewayError.badRequest(`${where}.engine "${engine}" is not available here: this gateway searches with ${backendName} (leave engine out, or set it to "${backendName}")`, {
-      reason: 'unsupported_plugin_option',
-      plugin: 'web',
-      param: `${where}.engine`,
-    });
+    throw GatewayError.badRequest(
+      `${where}.engine "${engine}" is not available here: this gateway searches with ${backendName} (leave engine out, or set it to "${backendName}")`,
+      {
+        reason: 'unsupported_plugin_option',
+        plugin: 'web',
+        param: `${where}.engine`,
+      },
+    );
   }
   options.refuse('mode', `the ${backendName} backend has no search modes`);
   options.refuse('user_location', 'location-biased search needs a provider-native search, which is not used here');
@@ -64,8 +77,15 @@ export function filterResults(results: readonly WebSearchResult[], config: WebCo
 }
 
 /** The conversation with the results as a system message before the last user message; the sources the answer may cite. */
-export function withSearchResults(messages: readonly Json[], results: readonly WebSearchResult[], config: WebConfig): { messages: Json[]; sources: CitableSource[] } {
+export function withSearchResults(
+  messages: readonly Json[],
+  results: readonly WebSearchResult[],
+  config: WebConfig,
+): { messages: Json[]; sources: CitableSource[] } {
   const listed = results.map((result, index) => `${index + 1}. [${result.title}](${result.url})\n${result.snippet}`).join('\n\n');
   const content = `${config.searchPrompt ?? defaultSearchPrompt()}\n\n${listed || '(the search found nothing)'}`;
-  return { messages: withContextBefore(messages, content), sources: results.map((result) => ({ url: result.url, title: result.title, snippet: result.snippet })) };
+  return {
+    messages: withContextBefore(messages, content),
+    sources: results.map((result) => ({ url: result.url, title: result.title, snippet: result.snippet })),
+  };
 }

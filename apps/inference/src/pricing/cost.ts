@@ -2,7 +2,16 @@ import type { EndpointPricing } from '../catalog/catalog.service.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 
-export type TokenCounts = Pick<NormalizedUsage, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'promptAudioTokens' | 'completionAudioTokens' | 'completionImageTokens'>;
+export type TokenCounts = Pick<
+  NormalizedUsage,
+  | 'promptTokens'
+  | 'completionTokens'
+  | 'cachedTokens'
+  | 'cacheWriteTokens'
+  | 'promptAudioTokens'
+  | 'completionAudioTokens'
+  | 'completionImageTokens'
+>;
 
 export interface Cost {
   input: Prisma.Decimal;

@@ -11,7 +11,13 @@ describe('token estimates', () => {
   it('counts string content, text parts and tool-call arguments, plus an overhead per message', () => {
     const messages = [
       { role: 'system', content: 'x'.repeat(8) },
-      { role: 'user', content: [{ type: 'text', text: 'y'.repeat(8) }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'y'.repeat(8) },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'abcd', arguments: '{"q":1}' } }] },
     ];
     // 8 + 8 + 4 + 7 = 27 characters -> 7 tokens, + 3 messages x 4.

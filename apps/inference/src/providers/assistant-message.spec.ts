@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeAnnotations, normalizeAssistantMessage, normalizeDelta, normalizeLogprobs } from './assistant-message.js';
 
 describe('assistant message in spec §2.1 shape', () => {
-  it('keeps the spec\'s fields and drops what a host adds of its own', () => {
+  it("keeps the spec's fields and drops what a host adds of its own", () => {
     const message = normalizeAssistantMessage({
       role: 'assistant',
       content: 'Hi',
@@ -11,7 +11,13 @@ describe('assistant message in spec §2.1 shape', () => {
       vendor_extra: { secret: 1 },
       audio: { id: 'audio_1', data: 'AAA', expires_at: 1, transcript: 'Hi' },
     });
-    expect(message).toEqual({ role: 'assistant', content: 'Hi', refusal: null, reasoning: 'thought', audio: { id: 'audio_1', data: 'AAA', expires_at: 1, transcript: 'Hi' } });
+    expect(message).toEqual({
+      role: 'assistant',
+      content: 'Hi',
+      refusal: null,
+      reasoning: 'thought',
+      audio: { id: 'audio_1', data: 'AAA', expires_at: 1, transcript: 'Hi' },
+    });
   });
 
   it('gives every tool call an index and string arguments', () => {
@@ -43,15 +49,31 @@ describe('assistant message in spec §2.1 shape', () => {
   });
 
   it('keeps images with a URL, and text parts of a content array as the content', () => {
-    const message = normalizeAssistantMessage({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], images: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'image_url', image_url: {} }] });
+    const message = normalizeAssistantMessage({
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+      images: [
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } },
+        { type: 'image_url', image_url: {} },
+      ],
+    });
     expect(message.content).toBe('ab');
     expect(message.images).toEqual([{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }]);
   });
 
   it('writes logprob entries as token, bytes, logprob and un-nested top_logprobs', () => {
-    expect(normalizeLogprobs([{ token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [{ token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [] }] }])).toEqual([
-      { token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [{ token: 'Hi', bytes: [72, 105], logprob: -0.1 }] },
-    ]);
+    expect(
+      normalizeLogprobs([
+        {
+          token: 'Hi',
+          bytes: [72, 105],
+          logprob: -0.1,
+          top_logprobs: [{ token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [] }],
+        },
+      ]),
+    ).toEqual([{ token: 'Hi', bytes: [72, 105], logprob: -0.1, top_logprobs: [{ token: 'Hi', bytes: [72, 105], logprob: -0.1 }] }]);
     expect(normalizeLogprobs(null)).toBeNull();
   });
 
@@ -63,7 +85,10 @@ describe('assistant message in spec §2.1 shape', () => {
         reasoning_content: 'hmm',
         provider_specific: 1,
         tool_calls: [{ index: 0, function: { arguments: '{"a' } }],
-        annotations: [{ type: 'url_citation', url_citation: { url: 'https://x.example', title: 'X', start_index: 0, end_index: 1 } }, { type: 'other' }],
+        annotations: [
+          { type: 'url_citation', url_citation: { url: 'https://x.example', title: 'X', start_index: 0, end_index: 1 } },
+          { type: 'other' },
+        ],
       }),
     ).toEqual({
       role: 'assistant',

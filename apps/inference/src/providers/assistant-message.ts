@@ -71,11 +71,18 @@ export function normalizeAnnotations(value: unknown): AnnotationView[] {
           ...(typeof c.content === 'string' ? { content: c.content } : {}),
         },
       });
-    } else if (entry.type === 'web_search_citation' && isObject(entry.web_search_citation) && typeof entry.web_search_citation.url === 'string') {
+    } else if (
+      entry.type === 'web_search_citation' &&
+      isObject(entry.web_search_citation) &&
+      typeof entry.web_search_citation.url === 'string'
+    ) {
       out.push({ type: 'web_search_citation', web_search_citation: webSearchCitation(entry.web_search_citation) });
     } else if (entry.type === 'file' && isObject(entry.file) && typeof entry.file.hash === 'string') {
       const f = entry.file;
-      out.push({ type: 'file', file: { hash: f.hash as string, content: f.content ?? null, ...(typeof f.name === 'string' ? { name: f.name } : {}) } });
+      out.push({
+        type: 'file',
+        file: { hash: f.hash as string, content: f.content ?? null, ...(typeof f.name === 'string' ? { name: f.name } : {}) },
+      });
     }
   }
   return out;
@@ -122,7 +129,10 @@ function logprobEntry(entry: Json): Omit<LogprobEntryView, 'top_logprobs'> {
 function contentText(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    const text = content.filter(isObject).filter((part) => part.type === 'text' && typeof part.text === 'string').map((part) => part.text as string);
+    const text = content
+      .filter(isObject)
+      .filter((part) => part.type === 'text' && typeof part.text === 'string')
+      .map((part) => part.text as string);
     return text.length > 0 ? text.join('') : null;
   }
   return null;

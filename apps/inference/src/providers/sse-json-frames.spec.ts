@@ -5,7 +5,9 @@ async function* pieces(...texts: string[]): AsyncGenerator<string> {
   for (const text of texts) yield text;
 }
 
-async function collect<T extends object>(iterator: AsyncGenerator<{ event: string | undefined; data: T }>): Promise<Array<{ event: string | undefined; data: T }>> {
+async function collect<T extends object>(
+  iterator: AsyncGenerator<{ event: string | undefined; data: T }>,
+): Promise<Array<{ event: string | undefined; data: T }>> {
   const frames = [];
   for await (const frame of iterator) frames.push(frame);
   return frames;
@@ -28,6 +30,8 @@ describe('sseJsonFrames', () => {
 
   it('fails, not retryable, on data that is not a JSON object and on a body that ends before its end', async () => {
     await expect(collect(sseJsonFrames('p', pieces('data: 42\n\n'), { sentinel: '[DONE]' }))).rejects.toMatchObject({ retryable: false });
-    await expect(collect(sseJsonFrames('p', pieces('data: {"a":1}\n\n'), { sentinel: '[DONE]' }))).rejects.toMatchObject({ retryable: false });
+    await expect(collect(sseJsonFrames('p', pieces('data: {"a":1}\n\n'), { sentinel: '[DONE]' }))).rejects.toMatchObject({
+      retryable: false,
+    });
   });
 });

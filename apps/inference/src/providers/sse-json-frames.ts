@@ -20,7 +20,11 @@ export interface StreamEnd<T extends object> {
  * connection goes back to the pool. Data that is not a JSON object, or a body that ends first,
  * throws a non-retryable UpstreamFailure (the answer has begun and cannot move elsewhere).
  */
-export async function* sseJsonFrames<T extends object>(provider: string, text: AsyncIterable<string>, end: StreamEnd<T>): AsyncGenerator<JsonStreamFrame<T>> {
+export async function* sseJsonFrames<T extends object>(
+  provider: string,
+  text: AsyncIterable<string>,
+  end: StreamEnd<T>,
+): AsyncGenerator<JsonStreamFrame<T>> {
   const messages: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => messages.push(message) });
   let done = false;

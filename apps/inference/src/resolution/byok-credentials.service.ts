@@ -62,4 +62,3 @@ export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 }
-

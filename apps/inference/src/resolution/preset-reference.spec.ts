@@ -16,8 +16,14 @@ describe('presetReferenceOf', () => {
   it.each([
     [{ model: '@preset/support' }, { slug: 'support', model: undefined }],
     [{ model: 'sim/other@preset/support' }, { slug: 'support', model: 'sim/other' }],
-    [{ model: 'sim/other', preset: 'support' }, { slug: 'support', model: 'sim/other' }],
-    [{ model: 'sim/other', preset: '@preset/support' }, { slug: 'support', model: 'sim/other' }],
+    [
+      { model: 'sim/other', preset: 'support' },
+      { slug: 'support', model: 'sim/other' },
+    ],
+    [
+      { model: 'sim/other', preset: '@preset/support' },
+      { slug: 'support', model: 'sim/other' },
+    ],
   ])('reads %j', (body, expected) => {
     expect(presetReferenceOf(body)).toEqual(expected);
   });
@@ -65,8 +71,16 @@ describe('applyPreset', () => {
 
 describe('stored-prompt variables (Responses prompt.variables)', () => {
   it('fills {{name}} placeholders in the preset system prompt and leaves unknown ones as written', () => {
-    const preset = { slug: 'support', version: 1, systemPrompt: 'Help {{ customer }} with {{topic}}; {{unknown}} stays.', config: { model: 'sim/gpt-4o-mini' } };
-    const body = applyPreset({ preset: 'support', messages: [{ role: 'user', content: 'Hi' }] }, { slug: 'support' }, preset as never, { customer: 'Ada', topic: 'billing' });
+    const preset = {
+      slug: 'support',
+      version: 1,
+      systemPrompt: 'Help {{ customer }} with {{topic}}; {{unknown}} stays.',
+      config: { model: 'sim/gpt-4o-mini' },
+    };
+    const body = applyPreset({ preset: 'support', messages: [{ role: 'user', content: 'Hi' }] }, { slug: 'support' }, preset as never, {
+      customer: 'Ada',
+      topic: 'billing',
+    });
     expect((body.messages as unknown[])[0]).toEqual({ role: 'system', content: 'Help Ada with billing; {{unknown}} stays.' });
   });
 });

@@ -63,7 +63,9 @@ export function applyPreset(
  * (Responses `prompt.variables`); a placeholder without a value stays as written.
  */
 export function fillVariables(template: string, variables: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (placeholder, name: string) => (Object.hasOwn(variables, name) ? variables[name]! : placeholder));
+  return template.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (placeholder, name: string) =>
+    Object.hasOwn(variables, name) ? variables[name]! : placeholder,
+  );
 }
 
 function checkedSlug(slug: string): string {

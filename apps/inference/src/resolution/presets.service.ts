@@ -27,7 +27,8 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
       lru: {
         max: MAX_PRESETS,
         ttl: TTL_MS,
-        fetchMethod: (_key, _stale, { context }) => this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
+        fetchMethod: (_key, _stale, { context }) =>
+          this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
       },
       invalidatedBy: EVENTS.presetsChanged,
       // Keys are `<workspace>/<slug>`: the event names the workspace only.
@@ -51,7 +52,11 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
    * The body unchanged when it names no preset, else the body with the preset applied;
    * `variables` fill the system prompt's `{{name}}` placeholders (a Responses stored prompt).
    */
-  async apply(workspaceId: string, body: Record<string, unknown>, variables?: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
+  async apply(
+    workspaceId: string,
+    body: Record<string, unknown>,
+    variables?: Readonly<Record<string, string>>,
+  ): Promise<Record<string, unknown>> {
     const reference = presetReferenceOf(body);
     if (!reference) return body;
     const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } });

@@ -36,8 +36,16 @@ export function decodeReasoningContent(item: Json): Json[] {
   const id = typeof item.id === 'string' ? item.id : null;
   const details: Json[] = [];
   for (const summary of Array.isArray(item.summary) ? (item.summary as Json[]) : []) {
-    if (typeof summary.text === 'string') details.push({ type: 'reasoning.summary', summary: summary.text, id, format: OPENAI_RESPONSES_REASONING_FORMAT, index: details.length });
+    if (typeof summary.text === 'string')
+      details.push({
+        type: 'reasoning.summary',
+        summary: summary.text,
+        id,
+        format: OPENAI_RESPONSES_REASONING_FORMAT,
+        index: details.length,
+      });
   }
-  if (typeof content === 'string') details.push({ type: 'reasoning.encrypted', data: content, id, format: OPENAI_RESPONSES_REASONING_FORMAT, index: details.length });
+  if (typeof content === 'string')
+    details.push({ type: 'reasoning.encrypted', data: content, id, format: OPENAI_RESPONSES_REASONING_FORMAT, index: details.length });
   return details;
 }

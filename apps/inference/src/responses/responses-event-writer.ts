@@ -10,7 +10,18 @@ import type {
 import type { GatewayError } from '@gw/errors';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import type { ResponsesOptions } from './responses-request.js';
-import { failedState, functionCallItem, imageItems, messageItem, newItemId, reasoningItem, responseObject, statusOf, toResponsesAnnotation, type ResponseHead } from './responses-view.js';
+import {
+  failedState,
+  functionCallItem,
+  imageItems,
+  messageItem,
+  newItemId,
+  reasoningItem,
+  responseObject,
+  statusOf,
+  toResponsesAnnotation,
+  type ResponseHead,
+} from './responses-view.js';
 
 type Json = Record<string, unknown>;
 
@@ -89,7 +100,8 @@ export class ResponsesEventWriter {
     if (!choice) return;
     const delta = choice.delta;
     if (typeof delta.reasoning === 'string' && delta.reasoning.length > 0) this.reasoningText(delta.reasoning);
-    if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0) this.openReasoning().details.push(...(delta.reasoning_details as Json[]));
+    if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0)
+      this.openReasoning().details.push(...(delta.reasoning_details as Json[]));
     if (typeof delta.content === 'string' && delta.content.length > 0) this.text(delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.refusal(delta.refusal);
     if (Array.isArray(delta.annotations)) this.openMessage().annotations.push(...delta.annotations.map(toResponsesAnnotation));
@@ -146,7 +158,12 @@ export class ResponsesEventWriter {
     const item = this.openReasoning();
     if (!item.partOpen) {
       item.partOpen = true;
-      this.send('response.reasoning_summary_part.added', { item_id: item.id, output_index: item.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      this.send('response.reasoning_summary_part.added', {
+        item_id: item.id,
+        output_index: item.index,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
     }
     item.text += text;
     this.send('response.reasoning_summary_text.delta', { item_id: item.id, output_index: item.index, summary_index: 0, delta: text });
@@ -156,17 +173,33 @@ export class ResponsesEventWriter {
     const item = this.openMessage();
     if (!item.textPartOpen) {
       item.textPartOpen = true;
-      this.send('response.content_part.added', { item_id: item.id, output_index: item.index, content_index: this.textIndex(item), part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+      this.send('response.content_part.added', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: this.textIndex(item),
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
     }
     item.text += text;
-    this.send('response.output_text.delta', { item_id: item.id, output_index: item.index, content_index: this.textIndex(item), delta: text, logprobs: [] });
+    this.send('response.output_text.delta', {
+      item_id: item.id,
+      output_index: item.index,
+      content_index: this.textIndex(item),
+      delta: text,
+      logprobs: [],
+    });
   }
 
   private refusal(text: string): void {
     const item = this.openMessage();
     if (item.refusal === null) {
       item.refusal = '';
-      this.send('response.content_part.added', { item_id: item.id, output_index: item.index, content_index: 0, part: { type: 'refusal', refusal: '' } });
+      this.send('response.content_part.added', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: 0,
+        part: { type: 'refusal', refusal: '' },
+      });
     }
     item.refusal += text;
     this.send('response.refusal.delta', { item_id: item.id, output_index: item.index, content_index: 0, delta: text });
@@ -180,7 +213,14 @@ export class ResponsesEventWriter {
     if (!call) {
       this.closeReasoning();
       this.closeMessage();
-      call = { kind: 'function_call', index: this.output.length, id: newItemId('fc'), callId: String(fragment.id ?? ''), name: String(fn.name ?? ''), args: '' };
+      call = {
+        kind: 'function_call',
+        index: this.output.length,
+        id: newItemId('fc'),
+        callId: String(fragment.id ?? ''),
+        name: String(fn.name ?? ''),
+        args: '',
+      };
       this.calls.set(index, call);
       this.addItem(call, functionCallItem(call.id, call.callId, call.name, '', 'in_progress'));
     } else if (typeof fn.name === 'string' && call.name === '') {
@@ -204,7 +244,14 @@ export class ResponsesEventWriter {
 
   private openReasoning(): OpenReasoning {
     if (this.reasoning) return this.reasoning;
-    const item: OpenReasoning = { kind: 'reasoning', index: this.output.length, id: newItemId('rs'), text: '', details: [], partOpen: false };
+    const item: OpenReasoning = {
+      kind: 'reasoning',
+      index: this.output.length,
+      id: newItemId('rs'),
+      text: '',
+      details: [],
+      partOpen: false,
+    };
     this.reasoning = item;
     this.addItem(item, { type: 'reasoning', id: item.id, summary: [] });
     return item;
@@ -213,7 +260,15 @@ export class ResponsesEventWriter {
   private openMessage(): OpenMessage {
     if (this.message) return this.message;
     this.closeReasoning();
-    const item: OpenMessage = { kind: 'message', index: this.output.length, id: newItemId('msg'), text: '', refusal: null, annotations: [], textPartOpen: false };
+    const item: OpenMessage = {
+      kind: 'message',
+      index: this.output.length,
+      id: newItemId('msg'),
+      text: '',
+      refusal: null,
+      annotations: [],
+      textPartOpen: false,
+    };
     this.message = item;
     this.addItem(item, { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [] });
     return item;
@@ -240,7 +295,12 @@ export class ResponsesEventWriter {
     if (!item || !this.isOpen(item)) return;
     if (item.partOpen) {
       this.send('response.reasoning_summary_text.done', { item_id: item.id, output_index: item.index, summary_index: 0, text: item.text });
-      this.send('response.reasoning_summary_part.done', { item_id: item.id, output_index: item.index, summary_index: 0, part: { type: 'summary_text', text: item.text } });
+      this.send('response.reasoning_summary_part.done', {
+        item_id: item.id,
+        output_index: item.index,
+        summary_index: 0,
+        part: { type: 'summary_text', text: item.text },
+      });
     }
     this.done(item, reasoningItem(item.id, item.text, item.details, this.options));
   }
@@ -252,11 +312,22 @@ export class ResponsesEventWriter {
     const final: ResponsesMessageItemView = messageItem(item.id, item.text, item.annotations, item.refusal, status);
     if (item.refusal !== null) {
       this.send('response.refusal.done', { item_id: item.id, output_index: item.index, content_index: 0, refusal: item.refusal });
-      this.send('response.content_part.done', { item_id: item.id, output_index: item.index, content_index: 0, part: { type: 'refusal', refusal: item.refusal } });
+      this.send('response.content_part.done', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: 0,
+        part: { type: 'refusal', refusal: item.refusal },
+      });
     }
     if (item.textPartOpen) {
       const part = { type: 'output_text', text: item.text, annotations: item.annotations, logprobs: [] };
-      this.send('response.output_text.done', { item_id: item.id, output_index: item.index, content_index: this.textIndex(item), text: item.text, logprobs: [] });
+      this.send('response.output_text.done', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: this.textIndex(item),
+        text: item.text,
+        logprobs: [],
+      });
       this.send('response.content_part.done', { item_id: item.id, output_index: item.index, content_index: this.textIndex(item), part });
     } else if (item.refusal === null) {
       final.content = [];
@@ -266,7 +337,12 @@ export class ResponsesEventWriter {
 
   private closeCall(call: OpenCall): void {
     if (!this.isOpen(call)) return;
-    this.send('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, name: call.name, arguments: call.args });
+    this.send('response.function_call_arguments.done', {
+      item_id: call.id,
+      output_index: call.index,
+      name: call.name,
+      arguments: call.args,
+    });
     this.done(call, functionCallItem(call.id, call.callId, call.name, call.args, 'completed') satisfies ResponsesFunctionCallItemView);
   }
 
@@ -282,12 +358,19 @@ export class ResponsesEventWriter {
 
   private snapshot(
     status: ResponsesResponseView['status'],
-    state: { usage?: ResponsesResponseView['usage']; incomplete_details?: ResponsesResponseView['incomplete_details']; error?: ResponsesResponseView['error']; incompleteItems?: boolean } = {},
+    state: {
+      usage?: ResponsesResponseView['usage'];
+      incomplete_details?: ResponsesResponseView['incomplete_details'];
+      error?: ResponsesResponseView['error'];
+      incompleteItems?: boolean;
+    } = {},
   ): ResponsesResponseView {
     // A failed response lists what was produced; items still open are marked incomplete.
     const stillOpen = (index: number) => this.open.some((open) => open.index === index);
     const output = state.incompleteItems
-      ? this.output.map((item, index): ResponsesOutputItemView => ((item.type === 'message' || item.type === 'function_call') && stillOpen(index) ? { ...item, status: 'incomplete' } : item))
+      ? this.output.map((item, index): ResponsesOutputItemView =>
+          (item.type === 'message' || item.type === 'function_call') && stillOpen(index) ? { ...item, status: 'incomplete' } : item,
+        )
       : [...this.output];
     const response = responseObject(this.head, {
       status,

@@ -37,19 +37,34 @@ export class ResponsesPreparation {
     const translated = translateResponsesRequest(request.body, request.principal.workspaceId);
     // The translation drops `trace`: the caller's trace metadata is read from the Responses body (spec §4.5).
     if (tracingEnabled() && translated.chatBody.trace === undefined) recordCallerTrace(request.body.trace);
-    const prepared = await this.preparation.prepare({ principal: request.principal, body: translated.chatBody, sessionId: request.sessionId }, signal, {
-      presetVariables: translated.presetVariables,
-      stream: request.body.stream === true,
-    });
+    const prepared = await this.preparation.prepare(
+      { principal: request.principal, body: translated.chatBody, sessionId: request.sessionId },
+      signal,
+      {
+        presetVariables: translated.presetVariables,
+        stream: request.body.stream === true,
+      },
+    );
     if (translated.options.truncation === 'auto') this.truncate(prepared);
-    return { prepared, options: translated.options, echo: echoedConfiguration(request.body), id: newItemId('resp'), createdAt: Math.floor(Date.now() / 1000) };
+    return {
+      prepared,
+      options: translated.options,
+      echo: echoedConfiguration(request.body),
+      id: newItemId('resp'),
+      createdAt: Math.floor(Date.now() / 1000),
+    };
   }
 
   private truncate(prepared: PreparedChat): void {
-    const contextLength = Math.min(...prepared.plan.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength));
+    const contextLength = Math.min(
+      ...prepared.plan.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength),
+    );
     if (!Number.isFinite(contextLength)) return;
     const budget = typeof prepared.body.max_completion_tokens === 'number' ? prepared.body.max_completion_tokens : 0;
-    prepared.body = { ...prepared.body, messages: fitToContext(prepared.body.messages as Array<Record<string, unknown>>, contextLength, budget) };
+    prepared.body = {
+      ...prepared.body,
+      messages: fitToContext(prepared.body.messages as Array<Record<string, unknown>>, contextLength, budget),
+    };
   }
 }
 

@@ -62,7 +62,9 @@ describe('Responses request -> internal form (chat body)', () => {
         { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: 'rainy' }] },
       ],
     });
-    expect(chatBody.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object' }, strict: true } }]);
+    expect(chatBody.tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object' }, strict: true } },
+    ]);
     expect(chatBody.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
     expect(chatBody.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
@@ -105,38 +107,72 @@ describe('Responses request -> internal form (chat body)', () => {
     const { chatBody } = translate({
       input: [
         { role: 'user', content: 'Why?' },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: encodeReasoningContent(details) },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [{ type: 'summary_text', text: 'thinking' }],
+          encrypted_content: encodeReasoningContent(details),
+        },
         { type: 'message', role: 'assistant', content: 'Because.' },
         { type: 'reasoning', id: 'rs_openai', summary: [], encrypted_content: 'gAAAA-openai' },
         { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
       ],
     });
     const messages = chatBody.messages as Array<Record<string, unknown>>;
-    expect(messages[1]).toMatchObject({ role: 'assistant', content: 'Because.', reasoning_details: [...details, { type: 'reasoning.encrypted', data: 'gAAAA-openai', id: 'rs_openai', format: 'openai-responses-v1', index: 0 }] });
+    expect(messages[1]).toMatchObject({
+      role: 'assistant',
+      content: 'Because.',
+      reasoning_details: [
+        ...details,
+        { type: 'reasoning.encrypted', data: 'gAAAA-openai', id: 'rs_openai', format: 'openai-responses-v1', index: 0 },
+      ],
+    });
     expect(refusal({ input: [{ type: 'reasoning', summary: [], encrypted_content: 'gwr1.not-base64-json' }] }).message).toMatch(/altered/);
   });
 
   it('hashes safety_identifier per workspace and turns prompt into the preset with its variables', () => {
-    const { chatBody, presetVariables } = translate({ input: 'Hi', safety_identifier: 'alice', prompt: { id: 'support', variables: { name: 'Ada', topic: { type: 'input_text', text: 'billing' } } } });
+    const { chatBody, presetVariables } = translate({
+      input: 'Hi',
+      safety_identifier: 'alice',
+      prompt: { id: 'support', variables: { name: 'Ada', topic: { type: 'input_text', text: 'billing' } } },
+    });
     expect(chatBody.safety_identifier).toMatch(/^[0-9a-f]{32}$/);
-    expect(chatBody.safety_identifier).not.toBe(translateResponsesRequest({ model: 'm', input: 'Hi', safety_identifier: 'alice' }, 'ws-2').chatBody.safety_identifier);
+    expect(chatBody.safety_identifier).not.toBe(
+      translateResponsesRequest({ model: 'm', input: 'Hi', safety_identifier: 'alice' }, 'ws-2').chatBody.safety_identifier,
+    );
     expect(chatBody.preset).toBe('support');
     expect(presetVariables).toEqual({ name: 'Ada', topic: 'billing' });
-    expect(refusal({ input: 'Hi', prompt: { id: 'support', variables: { logo: { type: 'input_image', image_url: 'https://x' } } } }).message).toMatch(/prompt\.variables\.logo/);
+    expect(
+      refusal({ input: 'Hi', prompt: { id: 'support', variables: { logo: { type: 'input_image', image_url: 'https://x' } } } }).message,
+    ).toMatch(/prompt\.variables\.logo/);
   });
 
   it('refuses with a 400 naming it what it cannot serve: other tool kinds, item references, stored files', () => {
     // A web_search_call item of an earlier response, sent back as input, needs nothing upstream.
-    expect(translate({ input: [{ role: 'user', content: 'Search for x' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } }, { role: 'assistant', content: 'X is y.' }, { role: 'user', content: 'Thanks' }] }).chatBody.messages).toEqual([
+    expect(
+      translate({
+        input: [
+          { role: 'user', content: 'Search for x' },
+          { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+          { role: 'assistant', content: 'X is y.' },
+          { role: 'user', content: 'Thanks' },
+        ],
+      }).chatBody.messages,
+    ).toEqual([
       { role: 'user', content: 'Search for x' },
       { role: 'assistant', content: 'X is y.' },
       { role: 'user', content: 'Thanks' },
     ]);
     // Server tools pass to the internal form as they are; extractServerTools judges them (ADR 0041).
-    expect(translate({ input: 'Hi', tools: [{ type: 'service:web_search' }], max_tool_calls: 3 }).chatBody).toMatchObject({ tools: [{ type: 'service:web_search' }], max_tool_calls: 3 });
+    expect(translate({ input: 'Hi', tools: [{ type: 'service:web_search' }], max_tool_calls: 3 }).chatBody).toMatchObject({
+      tools: [{ type: 'service:web_search' }],
+      max_tool_calls: 3,
+    });
     expect(refusal({ input: 'Hi', tools: [{ type: 'file_search' }] }).message).toMatch(/file_search.*only function tools/);
     // Plugins pass to the internal form; the plugin pipeline judges and runs them (ADR 0048).
-    expect(translate({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] }).chatBody).toMatchObject({ plugins: [{ id: 'web' }, { id: 'moderation' }] });
+    expect(translate({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] }).chatBody).toMatchObject({
+      plugins: [{ id: 'web' }, { id: 'moderation' }],
+    });
     expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] }).message).toMatch(/item_reference/);
     expect(refusal({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }).message).toMatch(/file_id/);
     expect(refusal({ input: [{ type: 'computer_call_output' }] }).message).toMatch(/computer_call_output/);

@@ -79,7 +79,8 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
   if (text.format) chat.response_format = toResponseFormat(text.format);
   if (typeof text.verbosity === 'string') chat.verbosity = text.verbosity;
   // Hashed here as `user` is hashed by the adapters: a provider never sees the raw value.
-  if (typeof body.safety_identifier === 'string' && body.safety_identifier.length > 0) chat.safety_identifier = hashEndUser(workspaceId, body.safety_identifier);
+  if (typeof body.safety_identifier === 'string' && body.safety_identifier.length > 0)
+    chat.safety_identifier = hashEndUser(workspaceId, body.safety_identifier);
 
   let presetVariables: Record<string, string> | undefined;
   const prompt = body.prompt as { id?: unknown; variables?: unknown } | null | undefined;
@@ -90,7 +91,10 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
   const include = Array.isArray(body.include) ? (body.include as unknown[]) : [];
   return {
     chatBody: chat,
-    options: { includeEncryptedReasoning: include.includes('reasoning.encrypted_content'), truncation: body.truncation === 'auto' ? 'auto' : 'disabled' },
+    options: {
+      includeEncryptedReasoning: include.includes('reasoning.encrypted_content'),
+      truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
+    },
     presetVariables,
   };
 }
@@ -102,7 +106,10 @@ function refuseUnsupported(body: Json): void {
     const type = String(tool.type);
     // Server tools are checked (and unknown ones refused by name) by extractServerTools.
     if (type.startsWith('service:')) continue;
-    throw GatewayError.badRequest(`tools[${position}]: tools of type ${type} are not supported; only function tools and server tools (service:web_search, service:web_fetch) are`, { reason: 'unsupported_tool', tool: type });
+    throw GatewayError.badRequest(
+      `tools[${position}]: tools of type ${type} are not supported; only function tools and server tools (service:web_search, service:web_fetch) are`,
+      { reason: 'unsupported_tool', tool: type },
+    );
   }
 }
 
@@ -151,9 +158,14 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
       case 'function_call': {
         const turn = assistant();
         attachReasoning(turn);
-        if (typeof item.call_id !== 'string' || typeof item.name !== 'string') throw GatewayError.badRequest(`input[${position}]: a function_call needs call_id and name`);
-        const calls = ((turn.tool_calls as Json[] | undefined) ?? []);
-        calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' } });
+        if (typeof item.call_id !== 'string' || typeof item.name !== 'string')
+          throw GatewayError.badRequest(`input[${position}]: a function_call needs call_id and name`);
+        const calls = (turn.tool_calls as Json[] | undefined) ?? [];
+        calls.push({
+          id: item.call_id,
+          type: 'function',
+          function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' },
+        });
         turn.tool_calls = calls;
         break;
       }
@@ -170,7 +182,9 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
         // its output: the answer that used it follows as a message, so there is nothing to replay.
         break;
       case 'item_reference':
-        throw GatewayError.badRequest(`input[${position}]: item_reference needs stored responses, which this gateway does not keep: send the item itself (with the Vercel AI SDK, providerOptions.openai.store = false)`);
+        throw GatewayError.badRequest(
+          `input[${position}]: item_reference needs stored responses, which this gateway does not keep: send the item itself (with the Vercel AI SDK, providerOptions.openai.store = false)`,
+        );
       default:
         throw GatewayError.badRequest(`input[${position}]: items of type ${String(type)} are not supported`);
     }
@@ -200,13 +214,18 @@ function toChatPart(part: Json, where: string): Json {
       return { type: 'text', text: String(part.text ?? '') };
     case 'input_image': {
       if (typeof part.image_url !== 'string' || part.image_url.length === 0) {
-        throw GatewayError.badRequest(`${where}: input_image needs an image_url (a URL or a data: URL); file_id needs stored files, which this gateway does not keep`);
+        throw GatewayError.badRequest(
+          `${where}: input_image needs an image_url (a URL or a data: URL); file_id needs stored files, which this gateway does not keep`,
+        );
       }
       return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
     }
     case 'input_file': {
       const data = typeof part.file_data === 'string' ? part.file_data : typeof part.file_url === 'string' ? part.file_url : undefined;
-      if (!data) throw GatewayError.badRequest(`${where}: input_file needs file_data or file_url; file_id needs stored files, which this gateway does not keep`);
+      if (!data)
+        throw GatewayError.badRequest(
+          `${where}: input_file needs file_data or file_url; file_id needs stored files, which this gateway does not keep`,
+        );
       return { type: 'file', file: { file_data: data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } };
     }
     default:
@@ -218,7 +237,9 @@ function toChatPart(part: Json, where: string): Json {
 function assistantText(content: unknown, position: number): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw GatewayError.badRequest(`input[${position}].content must be a string or an array of content parts`);
-  return (content as Json[]).map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '')).join('');
+  return (content as Json[])
+    .map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : ''))
+    .join('');
 }
 
 /** A function_call_output's output: a string, or parts whose text is joined. */
@@ -231,7 +252,8 @@ function outputText(output: unknown, position: number): string {
 /** `{type: "function", name, description, parameters, strict}` as chat's nested function tool. */
 function toChatTool(tool: Json, position: number): Json {
   if (typeof tool.type === 'string' && tool.type.startsWith('service:')) return { ...tool };
-  if (typeof tool.name !== 'string' || tool.name.length === 0) throw GatewayError.badRequest(`tools[${position}]: a function tool needs a name`);
+  if (typeof tool.name !== 'string' || tool.name.length === 0)
+    throw GatewayError.badRequest(`tools[${position}]: a function tool needs a name`);
   const fn: Json = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
   if (typeof tool.description === 'string') fn.description = tool.description;
   if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
@@ -242,7 +264,9 @@ function toChatToolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
   const named = choice as { type?: unknown; name?: unknown };
   if (named.type === 'function' && typeof named.name === 'string') return { type: 'function', function: { name: named.name } };
-  throw GatewayError.badRequest(`tool_choice of type ${String(named.type)} is not supported; use "auto", "none", "required" or {type: "function", name}`);
+  throw GatewayError.badRequest(
+    `tool_choice of type ${String(named.type)} is not supported; use "auto", "none", "required" or {type: "function", name}`,
+  );
 }
 
 function toResponseFormat(format: Json): Json {
@@ -261,7 +285,13 @@ function promptVariables(variables: unknown): Record<string, string> | undefined
   const filled: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables as Json)) {
     if (typeof value === 'string') filled[name] = value;
-    else if (value !== null && typeof value === 'object' && (value as Json).type === 'input_text' && typeof (value as Json).text === 'string') filled[name] = (value as Json).text as string;
+    else if (
+      value !== null &&
+      typeof value === 'object' &&
+      (value as Json).type === 'input_text' &&
+      typeof (value as Json).text === 'string'
+    )
+      filled[name] = (value as Json).text as string;
     else throw GatewayError.badRequest(`prompt.variables.${name} must be a string or an input_text part`);
   }
   return filled;

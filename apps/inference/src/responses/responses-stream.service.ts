@@ -76,7 +76,16 @@ export class ResponsesStreamService {
             // The plugins' searches and fetches (ADR 0048) are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+            const charge = await this.accounting.settle({
+              generationId: newGenerationId(),
+              principal,
+              attempt: step.attempt,
+              tracker: step.tracker,
+              usage: plugin.usage,
+              status: 'succeeded',
+              sessionId: prepared.sessionId,
+              toolCost: cost,
+            });
             return { charge, extra: plugin.usage };
           },
           onExecuted: (calls) => {
@@ -90,7 +99,10 @@ export class ResponsesStreamService {
           const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
           if (end.text) delta.content = end.text;
           if (end.annotations) delta.annotations = end.annotations;
-          writer!.add({ type: 'chunk', choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }] });
+          writer!.add({
+            type: 'chunk',
+            choices: [{ index: 0, delta, finish_reason: choice.finish_reason, native_finish_reason: choice.native_finish_reason }],
+          });
         }
         // Each call's usage as recorded (the plugins' searches on the first), and the plugins' own model calls.
         const usages = steps.map((step) => stepUsage(step.extra, step.charge));
@@ -107,14 +119,24 @@ export class ResponsesStreamService {
     const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses');
     const writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
     const extras: Record<string, unknown> = {};
-    if (request.serviceMetadata) extras.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
+    if (request.serviceMetadata)
+      extras.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
       const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body.messages));
-      const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: charged.usage, status, sessionId: prepared.sessionId, toolCost: charged.toolCost });
+      const charge = await this.accounting.settle({
+        generationId: newGenerationId(),
+        principal,
+        attempt,
+        tracker,
+        usage: charged.usage,
+        status,
+        sessionId: prepared.sessionId,
+        toolCost: charged.toolCost,
+      });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];
       return extra.length > 0 ? sumUsage([usage, ...extra.map(toResponsesUsage)]) : usage;

@@ -64,7 +64,10 @@ export function echoedConfiguration(body: Json): Json {
 }
 
 /** A response object in any state; `output_text` is the text of its message items. */
-export function responseObject(head: ResponseHead, state: Pick<ResponsesResponseView, 'status' | 'output' | 'usage' | 'error' | 'incomplete_details'> & { serviceTier?: string | null }): ResponsesResponseView {
+export function responseObject(
+  head: ResponseHead,
+  state: Pick<ResponsesResponseView, 'status' | 'output' | 'usage' | 'error' | 'incomplete_details'> & { serviceTier?: string | null },
+): ResponsesResponseView {
   const done = state.status === 'completed' || state.status === 'incomplete' || state.status === 'failed';
   const view: ResponsesResponseView = {
     id: head.id,
@@ -94,7 +97,10 @@ export function outputText(output: readonly ResponsesOutputItemView[]): string {
 }
 
 /** Status and incomplete reason from the chat finish reason (spec §3.2). */
-export function statusOf(finishReason: string | null): { status: 'completed' | 'incomplete'; incomplete_details: { reason: string } | null } {
+export function statusOf(finishReason: string | null): {
+  status: 'completed' | 'incomplete';
+  incomplete_details: { reason: string } | null;
+} {
   if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
@@ -121,24 +127,47 @@ export function toResponsesUsage(usage: ChatUsageView): ResponsesUsageView {
       upstream_inference_input_cost: usage.cost_details.upstream_inference_input_cost,
       upstream_inference_output_cost: usage.cost_details.upstream_inference_output_cost,
     },
-    ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use, server_tool_use_details: usage.server_tool_use_details ?? { ...usage.server_tool_use } } : {}),
+    ...(usage.server_tool_use
+      ? { server_tool_use: usage.server_tool_use, server_tool_use_details: usage.server_tool_use_details ?? { ...usage.server_tool_use } }
+      : {}),
   };
 }
 
-export function reasoningItem(id: string, summaryText: string, details: readonly Json[], options: ResponsesOptions): ResponsesReasoningItemView {
-  const item: ResponsesReasoningItemView = { type: 'reasoning', id, summary: summaryText.length > 0 ? [{ type: 'summary_text', text: summaryText }] : [] };
+export function reasoningItem(
+  id: string,
+  summaryText: string,
+  details: readonly Json[],
+  options: ResponsesOptions,
+): ResponsesReasoningItemView {
+  const item: ResponsesReasoningItemView = {
+    type: 'reasoning',
+    id,
+    summary: summaryText.length > 0 ? [{ type: 'summary_text', text: summaryText }] : [],
+  };
   if (options.includeEncryptedReasoning && details.length > 0) item.encrypted_content = encodeReasoningContent(details);
   return item;
 }
 
-export function messageItem(id: string, text: string, annotations: unknown[], refusal: string | null, status: ResponsesMessageItemView['status']): ResponsesMessageItemView {
+export function messageItem(
+  id: string,
+  text: string,
+  annotations: unknown[],
+  refusal: string | null,
+  status: ResponsesMessageItemView['status'],
+): ResponsesMessageItemView {
   const content: ResponsesMessageItemView['content'] = [];
   if (refusal) content.push({ type: 'refusal', refusal });
   if (text.length > 0 || !refusal) content.push({ type: 'output_text', text, annotations, logprobs: [] });
   return { type: 'message', id, role: 'assistant', status, content };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: ResponsesFunctionCallItemView['status']): ResponsesFunctionCallItemView {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: ResponsesFunctionCallItemView['status'],
+): ResponsesFunctionCallItemView {
   return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
 }
 
@@ -159,14 +188,16 @@ export function outputItemsOf(completion: NormalizedCompletion, options: Respons
   const message = choice.message as typeof choice.message & { reasoning_details?: Json[] };
   const items: ResponsesOutputItemView[] = [];
   const details = Array.isArray(message.reasoning_details) ? message.reasoning_details : [];
-  if (typeof message.reasoning === 'string' || details.length > 0) items.push(reasoningItem(newItemId('rs'), message.reasoning ?? '', details, options));
+  if (typeof message.reasoning === 'string' || details.length > 0)
+    items.push(reasoningItem(newItemId('rs'), message.reasoning ?? '', details, options));
   const text = typeof message.content === 'string' ? message.content : '';
   const calls = message.tool_calls ?? [];
   if (text.length > 0 || message.refusal || calls.length === 0) {
     const status = statusOf(choice.finish_reason).status === 'incomplete' ? 'incomplete' : 'completed';
     items.push(messageItem(newItemId('msg'), text, (message.annotations ?? []).map(toResponsesAnnotation), message.refusal, status));
   }
-  for (const call of calls) items.push(functionCallItem(newItemId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
+  for (const call of calls)
+    items.push(functionCallItem(newItemId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
   items.push(...imageItems((message as { images?: unknown }).images));
   return items;
 }
@@ -181,6 +212,13 @@ export function imageItems(images: unknown): ResponsesImageItemView[] {
     const url = typeof image?.image_url === 'string' ? image.image_url : image?.image_url?.url;
     if (typeof url !== 'string' || url.length === 0) return [];
     const comma = url.startsWith('data:') ? url.indexOf(',') : -1;
-    return [{ type: 'image_generation_call' as const, id: newItemId('ig'), status: 'completed' as const, result: comma >= 0 ? url.slice(comma + 1) : url }];
+    return [
+      {
+        type: 'image_generation_call' as const,
+        id: newItemId('ig'),
+        status: 'completed' as const,
+        result: comma >= 0 ? url.slice(comma + 1) : url,
+      },
+    ];
   });
 }

@@ -52,7 +52,13 @@ export class ResponsesService {
     prepared.body = tools.body;
     const toolsPlan = tools.plan;
     // Each answer (a retry of the alignment plugin makes another): its output items and its calls' usage and last call.
-    const answers: Array<{ output: () => ResponsesOutputItemView[]; usages: ResponsesUsageView[]; completion: NormalizedCompletion; modelId: string; tracker: AttemptTracker }> = [];
+    const answers: Array<{
+      output: () => ResponsesOutputItemView[];
+      usages: ResponsesUsageView[];
+      completion: NormalizedCompletion;
+      modelId: string;
+      tracker: AttemptTracker;
+    }> = [];
     const answer = async (): Promise<NormalizedCompletion> => {
       if (toolsPlan) {
         // Server tools (ADR 0041): the loop's model calls, each its own generation.
@@ -69,26 +75,61 @@ export class ResponsesService {
             // The plugins' searches and fetches (ADR 0048) are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-            const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt: step.attempt, tracker: step.tracker, usage: plugin.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: cost });
+            const charge = await this.accounting.settle({
+              generationId: newGenerationId(),
+              principal,
+              attempt: step.attempt,
+              tracker: step.tracker,
+              usage: plugin.usage,
+              status: 'succeeded',
+              sessionId: prepared.sessionId,
+              toolCost: cost,
+            });
             return { charge, extra: stepUsage(plugin.usage, charge) };
           },
         });
         const last = steps.at(-1)!;
-        answers.push({ output: () => loopOutputItems(steps, options), usages: steps.map((step) => step.extra), completion: last.completion, modelId: last.attempt.modelId, tracker: last.tracker });
+        answers.push({
+          output: () => loopOutputItems(steps, options),
+          usages: steps.map((step) => step.extra),
+          completion: last.completion,
+          modelId: last.attempt.modelId,
+          tracker: last.tracker,
+        });
         return last.completion;
       }
       const steps = await runSteps(prepared.body, async (body) => {
         const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
         const charged = this.plugins.takeToolCharges(prepared.plugins, completion.usage);
         completion.usage = charged.usage;
-        const charge = await this.accounting.settle({ generationId: newGenerationId(), principal, attempt, tracker, usage: charged.usage, status: 'succeeded', sessionId: prepared.sessionId, toolCost: charged.toolCost });
+        const charge = await this.accounting.settle({
+          generationId: newGenerationId(),
+          principal,
+          attempt,
+          tracker,
+          usage: charged.usage,
+          status: 'succeeded',
+          sessionId: prepared.sessionId,
+          toolCost: charged.toolCost,
+        });
         return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
       });
       const last = steps.at(-1)!;
-      answers.push({ output: () => steps.flatMap((step) => outputItemsOf(step.completion, options)), usages: steps.map((step) => step.usage), completion: last.completion, modelId: last.attempt.modelId, tracker: last.tracker });
+      answers.push({
+        output: () => steps.flatMap((step) => outputItemsOf(step.completion, options)),
+        usages: steps.map((step) => step.usage),
+        completion: last.completion,
+        modelId: last.attempt.modelId,
+        tracker: last.tracker,
+      });
       return last.completion;
     };
-    const finished = await this.plugins.finishAnswer(prepared.plugins, await answer(), (prepared.body.messages as Array<Record<string, unknown>> | undefined) ?? [], answer);
+    const finished = await this.plugins.finishAnswer(
+      prepared.plugins,
+      await answer(),
+      (prepared.body.messages as Array<Record<string, unknown>> | undefined) ?? [],
+      answer,
+    );
     const last = answers.at(-1)!;
     // Output items are built once the answer plugins ran: they rewrite the last completion in place.
     const output = last.output();
@@ -102,7 +143,8 @@ export class ResponsesService {
       usage: sumUsage(usages),
       serviceTier: finished.completion.serviceTier,
     });
-    if (request.serviceMetadata) view.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker));
+    if (request.serviceMetadata)
+      view.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker));
     if (finished.alignment) view.alignment = finished.alignment;
     return view;
   }

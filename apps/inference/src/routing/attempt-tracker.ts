@@ -27,11 +27,22 @@ export class AttemptTracker {
   }
 
   succeeded(attempt: RouteAttempt): AttemptRecord {
-    return this.push({ attempt, outcome: 'succeeded', startedAt: this.attemptStartedAt, latencyMs: performance.now() - this.attemptStartedAt });
+    return this.push({
+      attempt,
+      outcome: 'succeeded',
+      startedAt: this.attemptStartedAt,
+      latencyMs: performance.now() - this.attemptStartedAt,
+    });
   }
 
   failed(attempt: RouteAttempt, failure: UpstreamFailure): AttemptRecord {
-    return this.push({ attempt, outcome: 'failed', startedAt: this.attemptStartedAt, latencyMs: performance.now() - this.attemptStartedAt, failure });
+    return this.push({
+      attempt,
+      outcome: 'failed',
+      startedAt: this.attemptStartedAt,
+      latencyMs: performance.now() - this.attemptStartedAt,
+      failure,
+    });
   }
 
   /** 1-based number of the attempt that answered (or of the last one tried). */

@@ -17,7 +17,11 @@ export function credentialAdmits(credential: ResolvedByokCredential, candidate: 
   if (credential.provider !== candidate.endpoint.provider.id) return false;
   if (credential.allowedApiKeyHashes && !credential.allowedApiKeyHashes.includes(requester.keyHash)) return false;
   if (credential.allowedUserIds && !credential.allowedUserIds.includes(requester.userId)) return false;
-  if (credential.allowedModels && !credential.allowedModels.includes(candidate.modelId) && !credential.allowedModels.includes(candidate.endpoint.upstreamModel)) {
+  if (
+    credential.allowedModels &&
+    !credential.allowedModels.includes(candidate.modelId) &&
+    !credential.allowedModels.includes(candidate.endpoint.upstreamModel)
+  ) {
     return false;
   }
   return true;

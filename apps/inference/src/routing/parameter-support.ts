@@ -78,8 +78,12 @@ export function withoutUnsupported(body: Record<string, unknown>, endpoint: Rout
 
 /** 400 when `provider.require_parameters` left no endpoint: it names what none of them takes. */
 export function noEndpointSupports(requested: string, missing: readonly string[]): GatewayError {
-  return new GatewayError(400, `No endpoint of "${requested}" supports every parameter of the request (provider.require_parameters): ${missing.join(', ')}`, {
-    errorType: 'invalid_request',
-    metadata: { reason: 'unsupported_parameters', parameters: [...missing] },
-  });
+  return new GatewayError(
+    400,
+    `No endpoint of "${requested}" supports every parameter of the request (provider.require_parameters): ${missing.join(', ')}`,
+    {
+      errorType: 'invalid_request',
+      metadata: { reason: 'unsupported_parameters', parameters: [...missing] },
+    },
+  );
 }

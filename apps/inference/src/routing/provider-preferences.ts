@@ -23,7 +23,8 @@ const PARTITIONS = ['model', 'none'] as const;
  */
 export function parseProviderPreferences(value: unknown, route?: unknown): ProviderPreferences {
   const routePartition = partitionOfRoute(route);
-  if (value === undefined || value === null) return routePartition ? { ...DEFAULT_PREFERENCES, partition: routePartition } : DEFAULT_PREFERENCES;
+  if (value === undefined || value === null)
+    return routePartition ? { ...DEFAULT_PREFERENCES, partition: routePartition } : DEFAULT_PREFERENCES;
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('provider must be an object');
   const raw = value as Record<string, unknown>;
   return {
@@ -33,7 +34,8 @@ export function parseProviderPreferences(value: unknown, route?: unknown): Provi
     ignore: stringList(raw.ignore, 'ignore'),
     sort: sortOf(raw.sort),
     partition: partitionOf(raw.sort) ?? routePartition ?? 'model',
-    requireParameters: raw.require_parameters === undefined || raw.require_parameters === null ? false : bool(raw.require_parameters, 'require_parameters'),
+    requireParameters:
+      raw.require_parameters === undefined || raw.require_parameters === null ? false : bool(raw.require_parameters, 'require_parameters'),
   };
 }
 
@@ -66,13 +68,15 @@ function partitionOf(sort: unknown): ProviderPreferences['partition'] | undefine
   if (sort === null || typeof sort !== 'object' || Array.isArray(sort)) return undefined;
   const partition = (sort as Record<string, unknown>).partition;
   if (partition === undefined || partition === null) return undefined;
-  if (typeof partition === 'string' && (PARTITIONS as readonly string[]).includes(partition)) return partition as ProviderPreferences['partition'];
+  if (typeof partition === 'string' && (PARTITIONS as readonly string[]).includes(partition))
+    return partition as ProviderPreferences['partition'];
   throw invalid(`provider.sort.partition must be one of ${PARTITIONS.join(', ')}`);
 }
 
 function stringList(value: unknown, key: string): string[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) throw invalid(`provider.${key} must be an array of strings`);
+  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string'))
+    throw invalid(`provider.${key} must be an array of strings`);
   return value as string[];
 }
 

@@ -53,7 +53,10 @@ export async function executeRoute<T>(
       lastFailure = error;
       if (error.kind === 'aborted') break;
       if (error.retryable) health.recordFailure(attempt.endpointKey);
-      if (error.retryAfterMs !== undefined && (error.upstreamStatus === 429 || error.upstreamStatus === 503 || error.upstreamStatus === 529)) {
+      if (
+        error.retryAfterMs !== undefined &&
+        (error.upstreamStatus === 429 || error.upstreamStatus === 503 || error.upstreamStatus === 529)
+      ) {
         health.coolDown(cooldownKeyOf(attempt), error.retryAfterMs);
       }
       if (!error.retryable && !refusedByokKey(attempt, error)) break;
@@ -77,15 +80,23 @@ function refusedByokKey(attempt: RouteAttempt, failure: UpstreamFailure): boolea
 
 function noRoute(plan: RoutePlan): GatewayError {
   if (plan.candidates.length === 0) {
-    return new GatewayError(404, `No endpoint of "${plan.requested}" matches the request's provider preferences (provider.only / provider.ignore)`, {
-      errorType: 'not_found',
-    });
+    return new GatewayError(
+      404,
+      `No endpoint of "${plan.requested}" matches the request's provider preferences (provider.only / provider.ignore)`,
+      {
+        errorType: 'not_found',
+      },
+    );
   }
   // Every endpoint left is on a provider the gateway holds no key for, and no BYOK key of the
   // workspace admits this request: the caller can fix that by adding one.
   const providers = [...new Set(plan.candidates.map((candidate) => candidate.endpoint.provider.id))].join(', ');
-  return new GatewayError(400, `"${plan.requested}" needs your own provider key: add a BYOK credential for ${providers} (POST /v1/byok) that admits this API key`, {
-    errorType: 'invalid_request',
-    metadata: { reason: 'byok_required', providers },
-  });
+  return new GatewayError(
+    400,
+    `"${plan.requested}" needs your own provider key: add a BYOK credential for ${providers} (POST /v1/byok) that admits this API key`,
+    {
+      errorType: 'invalid_request',
+      metadata: { reason: 'byok_required', providers },
+    },
+  );
 }

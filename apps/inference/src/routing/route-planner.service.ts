@@ -72,8 +72,13 @@ export class RoutePlanner {
     if (preferences.requireParameters && plan.candidates.length === 0) {
       // Name what no endpoint of any of the models takes (or everything missing somewhere).
       const endpoints = models.flatMap((choice) => choice.model.endpoints);
-      const missing = requestedParameters.filter((parameter) => endpoints.every((endpoint) => unsupportedParameters(endpoint, [parameter]).length > 0));
-      throw noEndpointSupports(plan.requested, missing.length > 0 ? missing : [...new Set(endpoints.flatMap((endpoint) => unsupportedParameters(endpoint, requestedParameters)))]);
+      const missing = requestedParameters.filter((parameter) =>
+        endpoints.every((endpoint) => unsupportedParameters(endpoint, [parameter]).length > 0),
+      );
+      throw noEndpointSupports(
+        plan.requested,
+        missing.length > 0 ? missing : [...new Set(endpoints.flatMap((endpoint) => unsupportedParameters(endpoint, requestedParameters)))],
+      );
     }
     return { ...plan, workspaceId: principal.workspaceId, sessionId };
   }

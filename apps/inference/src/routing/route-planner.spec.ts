@@ -7,7 +7,14 @@ import { DEFAULT_PREFERENCES, parseProviderPreferences } from './provider-prefer
 import { planRoute, type PlanInput } from './route-planner.js';
 import type { ModelChoice, ProviderPreferences } from './route-types.js';
 
-function endpoint(providerId: string, upstreamModel: string, prompt = '0.000001', completion = '0.000002', apiKey = 'sk-gw', supported = ['temperature']): RoutableEndpoint {
+function endpoint(
+  providerId: string,
+  upstreamModel: string,
+  prompt = '0.000001',
+  completion = '0.000002',
+  apiKey = 'sk-gw',
+  supported = ['temperature'],
+): RoutableEndpoint {
   return {
     supportedParameters: new Set(supported),
     provider: { id: providerId, name: providerId.toUpperCase(), format: 'openai', baseUrl: 'http://upstream', apiKey },
@@ -35,7 +42,12 @@ function credential(overrides: Partial<ResolvedByokCredential> & Pick<ResolvedBy
 }
 
 const requester = { keyHash: 'a'.repeat(64), userId: 'user-1' };
-const multi = model('m/multi', endpoint('alpha', 'a-1', '0.000003'), endpoint('beta', 'b-1', '0.000001'), endpoint('gamma', 'g-1', '0.000002'));
+const multi = model(
+  'm/multi',
+  endpoint('alpha', 'a-1', '0.000003'),
+  endpoint('beta', 'b-1', '0.000001'),
+  endpoint('gamma', 'g-1', '0.000002'),
+);
 
 function plan(overrides: Partial<Omit<PlanInput, 'preferences'>> & { preferences?: Partial<ProviderPreferences> } = {}) {
   return planRoute({
@@ -144,7 +156,10 @@ describe('planRoute', () => {
     });
 
     it('never falls back to the gateway key when a key is byok-only', () => {
-      const credentials = [credential({ id: 'only', provider: 'alpha', isByokOnly: true }), credential({ id: 'fb', provider: 'alpha', isFallback: true })];
+      const credentials = [
+        credential({ id: 'only', provider: 'alpha', isByokOnly: true }),
+        credential({ id: 'fb', provider: 'alpha', isFallback: true }),
+      ];
       expect(kinds(plan({ models: [single], credentials }))).toEqual(['only', 'fb']);
     });
 
@@ -171,7 +186,11 @@ describe('planRoute', () => {
 });
 
 describe('planRoute with parameters', () => {
-  const mixed = model('m/mixed', endpoint('plain', 'p-1', undefined, undefined, undefined, ['temperature']), endpoint('rich', 'r-1', undefined, undefined, undefined, ['temperature', 'top_k']));
+  const mixed = model(
+    'm/mixed',
+    endpoint('plain', 'p-1', undefined, undefined, undefined, ['temperature']),
+    endpoint('rich', 'r-1', undefined, undefined, undefined, ['temperature', 'top_k']),
+  );
 
   it('keeps every endpoint by default (the unsupported parameter is dropped from the call) and remembers what was asked', () => {
     const result = plan({ models: [mixed], requestedParameters: ['temperature', 'top_k'] });
@@ -188,7 +207,17 @@ describe('planRoute with parameters', () => {
 
 describe('parseProviderPreferences', () => {
   it('reads the routing keys and ignores the rest', () => {
-    expect(parseProviderPreferences({ order: ['a'], allow_fallbacks: false, only: ['b'], ignore: ['c'], sort: 'latency', require_parameters: true, data_collection: 'deny' })).toEqual({
+    expect(
+      parseProviderPreferences({
+        order: ['a'],
+        allow_fallbacks: false,
+        only: ['b'],
+        ignore: ['c'],
+        sort: 'latency',
+        require_parameters: true,
+        data_collection: 'deny',
+      }),
+    ).toEqual({
       order: ['a'],
       allowFallbacks: false,
       only: ['b'],
@@ -201,16 +230,23 @@ describe('parseProviderPreferences', () => {
     expect(parseProviderPreferences({ sort: { by: 'throughput' } }).sort).toBe('throughput');
   });
 
-  it.each([['not an object', 'fast'], ['order of numbers', { order: [1] }], ['unknown sort', { sort: 'random' }], ['allow_fallbacks as a string', { allow_fallbacks: 'no' }]])(
-    'refuses %s with 400',
-    (_name, value) => {
-      expect(() => parseProviderPreferences(value)).toThrow(expect.objectContaining({ status: 400, errorType: 'invalid_request' }));
-    },
-  );
+  it.each([
+    ['not an object', 'fast'],
+    ['order of numbers', { order: [1] }],
+    ['unknown sort', { sort: 'random' }],
+    ['allow_fallbacks as a string', { allow_fallbacks: 'no' }],
+  ])('refuses %s with 400', (_name, value) => {
+    expect(() => parseProviderPreferences(value)).toThrow(expect.objectContaining({ status: 400, errorType: 'invalid_request' }));
+  });
 
   describe('service tier and sort partition', () => {
     it('puts endpoints with a priority tier first for ultrafast, unless an order was given', () => {
-      const tiered = model('m/tiers', { ...endpoint('alpha', 'a-1'), serviceTiers: ['default'] }, { ...endpoint('beta', 'b-1'), serviceTiers: ['default', 'priority'] }, { ...endpoint('gamma', 'g-1'), serviceTiers: ['ultrafast'] });
+      const tiered = model(
+        'm/tiers',
+        { ...endpoint('alpha', 'a-1'), serviceTiers: ['default'] },
+        { ...endpoint('beta', 'b-1'), serviceTiers: ['default', 'priority'] },
+        { ...endpoint('gamma', 'g-1'), serviceTiers: ['ultrafast'] },
+      );
       expect(providers(plan({ models: [tiered], serviceTier: 'ultrafast' }))).toEqual(['gamma', 'beta', 'alpha']);
       expect(providers(plan({ models: [tiered], serviceTier: 'priority' }))).toEqual(['alpha', 'beta', 'gamma']);
       expect(providers(plan({ models: [tiered], serviceTier: 'ultrafast', preferences: { order: ['alpha'] } }))[0]).toBe('alpha');

@@ -50,9 +50,11 @@ export function planRoute(input: PlanInput): RoutePlan {
   const requested = input.requestedParameters ?? [];
   input.models.forEach((choice, index) => {
     let allowed = allowedCandidates(choice, preferences);
-    if (preferences.requireParameters) allowed = allowed.filter((candidate) => unsupportedParameters(candidate.endpoint, requested).length === 0);
+    if (preferences.requireParameters)
+      allowed = allowed.filter((candidate) => unsupportedParameters(candidate.endpoint, requested).length === 0);
     let ordered = orderEndpoints(allowed, preferences, input.health);
-    if (input.serviceTier === 'ultrafast' && !preferences.order) ordered = stableSort(ordered, (a, b) => ultrafastRank(a.endpoint) - ultrafastRank(b.endpoint));
+    if (input.serviceTier === 'ultrafast' && !preferences.order)
+      ordered = stableSort(ordered, (a, b) => ultrafastRank(a.endpoint) - ultrafastRank(b.endpoint));
     if (index === 0 && !preferences.order && input.stickyEndpointKey && input.health.isHealthy(input.stickyEndpointKey)) {
       const sticky = ordered.find((candidate) => candidate.endpointKey === input.stickyEndpointKey);
       if (sticky) {
@@ -63,7 +65,10 @@ export function planRoute(input: PlanInput): RoutePlan {
     candidates.push(...(preferences.allowFallbacks ? ordered : ordered.slice(0, 1)));
   });
   if (input.models.length > 1) strategy += '+models';
-  const ordered = preferences.sort && preferences.partition === 'none' && input.models.length > 1 ? stableSort(candidates, comparatorFor(preferences.sort, input.health)) : candidates;
+  const ordered =
+    preferences.sort && preferences.partition === 'none' && input.models.length > 1
+      ? stableSort(candidates, comparatorFor(preferences.sort, input.health))
+      : candidates;
   if (ordered !== candidates) strategy += ':partition-none';
   const attempts: RouteAttempt[] = ordered.flatMap((candidate) =>
     credentialsFor(candidate, input.credentials, input.requester).map((credential) => ({ ...candidate, credential })),
@@ -95,7 +100,10 @@ function comparatorFor(sort: NonNullable<ProviderPreferences['sort']>, health: E
   switch (sort) {
     case 'price':
       // Prompt plus completion price per token: what OpenRouter sorts on for chat.
-      return (a, b) => a.endpoint.pricing.prompt.add(a.endpoint.pricing.completion).comparedTo(b.endpoint.pricing.prompt.add(b.endpoint.pricing.completion));
+      return (a, b) =>
+        a.endpoint.pricing.prompt
+          .add(a.endpoint.pricing.completion)
+          .comparedTo(b.endpoint.pricing.prompt.add(b.endpoint.pricing.completion));
     case 'latency':
       return byMeasured((candidate) => health.latencyMs(candidate.endpointKey), 'ascending');
     case 'throughput':

@@ -3,12 +3,22 @@ import type { EndpointHealthEntry, EndpointHealthTracker } from './endpoint-heal
 import type { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { RouteAttempt } from './route-types.js';
 
-const attemptFailures = counter('inference_attempt_failures_total', 'Provider calls that failed, by provider and canonical error type', ['provider', 'error_type', 'retryable']);
+const attemptFailures = counter('inference_attempt_failures_total', 'Provider calls that failed, by provider and canonical error type', [
+  'provider',
+  'error_type',
+  'retryable',
+]);
 const fallbacks = counter('inference_fallbacks_total', 'Requests answered by a later attempt than the first, by model', ['model']);
-const routeFailures = counter('inference_route_failures_total', 'Requests no attempt could answer, by canonical error type', ['error_type']);
+const routeFailures = counter('inference_route_failures_total', 'Requests no attempt could answer, by canonical error type', [
+  'error_type',
+]);
 
 export function recordAttemptFailure(attempt: RouteAttempt, failure: UpstreamFailure): void {
-  attemptFailures.inc({ provider: attempt.endpoint.provider.id, error_type: failure.gatewayError.errorType, retryable: String(failure.retryable) });
+  attemptFailures.inc({
+    provider: attempt.endpoint.provider.id,
+    error_type: failure.gatewayError.errorType,
+    retryable: String(failure.retryable),
+  });
 }
 
 export function recordAnswered(attempt: RouteAttempt, attemptNumber: number): void {
@@ -32,24 +42,39 @@ export function registerEndpointHealthGauges(health: EndpointHealthTracker): voi
       set({ provider: entry.endpointKey.slice(0, slash), upstream_model: entry.endpointKey.slice(slash + 1) }, entry);
     }
   };
-  gauge('inference_endpoint_healthy', 'Whether routing takes the endpoint as healthy (1) or skips it after failures in a row (0)', labels, function () {
-    this.reset();
-    each((names, entry) => this.set(names, entry.healthy ? 1 : 0));
-  });
+  gauge(
+    'inference_endpoint_healthy',
+    'Whether routing takes the endpoint as healthy (1) or skips it after failures in a row (0)',
+    labels,
+    function () {
+      this.reset();
+      each((names, entry) => this.set(names, entry.healthy ? 1 : 0));
+    },
+  );
   gauge('inference_endpoint_consecutive_failures', 'Failed calls in a row to the endpoint', labels, function () {
     this.reset();
     each((names, entry) => this.set(names, entry.consecutiveFailures));
   });
-  gauge('inference_endpoint_latency_seconds', 'Smoothed time to the answer (streams: to the first byte) of the endpoint', labels, function () {
-    this.reset();
-    each((names, entry) => entry.latencyMs !== undefined && this.set(names, entry.latencyMs / 1000));
-  });
+  gauge(
+    'inference_endpoint_latency_seconds',
+    'Smoothed time to the answer (streams: to the first byte) of the endpoint',
+    labels,
+    function () {
+      this.reset();
+      each((names, entry) => entry.latencyMs !== undefined && this.set(names, entry.latencyMs / 1000));
+    },
+  );
   gauge('inference_endpoint_throughput_tokens_per_second', 'Smoothed completion tokens per second of the endpoint', labels, function () {
     this.reset();
     each((names, entry) => entry.throughput !== undefined && this.set(names, entry.throughput));
   });
-  gauge('inference_endpoint_cooldown_seconds', 'Seconds left of the wait the provider asked for (retry-after) on the gateway key', labels, function () {
-    this.reset();
-    each((names, entry) => this.set(names, entry.coolingForMs / 1000));
-  });
+  gauge(
+    'inference_endpoint_cooldown_seconds',
+    'Seconds left of the wait the provider asked for (retry-after) on the gateway key',
+    labels,
+    function () {
+      this.reset();
+      each((names, entry) => this.set(names, entry.coolingForMs / 1000));
+    },
+  );
 }

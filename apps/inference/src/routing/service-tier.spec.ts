@@ -8,7 +8,7 @@ const anthropic = testEndpoint('claude', ['service_tier'], 'anthropic');
 const withTiers = (tiers: string[]) => ({ ...openai, serviceTiers: tiers });
 
 describe('service tiers (spec §4.5)', () => {
-  it('sends `fast` as priority, and OpenAI\'s own tiers as they are', () => {
+  it("sends `fast` as priority, and OpenAI's own tiers as they are", () => {
     expect(tierFor(openai, 'fast')).toBe('priority');
     expect(tierFor(openai, 'flex')).toBe('flex');
     expect(tierFor(openai, 'default')).toBe('default');
@@ -41,7 +41,7 @@ describe('service tiers (spec §4.5)', () => {
     expect(ultrafastRank(withTiers(['default']))).toBe(2);
   });
 
-  it('refuses a tier outside the spec\'s list', () => {
+  it("refuses a tier outside the spec's list", () => {
     expect(requestedTier({ service_tier: 'fast' })).toBe('fast');
     expect(requestedTier({ service_tier: null })).toBeUndefined();
     expect(() => requestedTier({ service_tier: 'turbo' })).toThrow(GatewayError);

@@ -22,8 +22,26 @@ describe('url citations', () => {
 
 describe('usage sums', () => {
   it('adds counts and costs field by field, nested too, without float drift', () => {
-    const one = { prompt_tokens: 1, cost: 0.1, is_byok: false, details: { a: 1, b: null as number | null }, server_tool_use: { web_search_requests: 1 } };
-    const two = { prompt_tokens: 2, cost: 0.2, is_byok: false, details: { a: 2, b: 3 as number | null }, server_tool_use: { web_search_requests: 0 } };
-    expect(sumUsageViews([one, two])).toEqual({ prompt_tokens: 3, cost: 0.3, is_byok: false, details: { a: 3, b: 3 }, server_tool_use: { web_search_requests: 1 } });
+    const one = {
+      prompt_tokens: 1,
+      cost: 0.1,
+      is_byok: false,
+      details: { a: 1, b: null as number | null },
+      server_tool_use: { web_search_requests: 1 },
+    };
+    const two = {
+      prompt_tokens: 2,
+      cost: 0.2,
+      is_byok: false,
+      details: { a: 2, b: 3 as number | null },
+      server_tool_use: { web_search_requests: 0 },
+    };
+    expect(sumUsageViews([one, two])).toEqual({
+      prompt_tokens: 3,
+      cost: 0.3,
+      is_byok: false,
+      details: { a: 3, b: 3 },
+      server_tool_use: { web_search_requests: 1 },
+    });
   });
 });

@@ -33,7 +33,12 @@ export function urlCitations(text: string, sources: readonly CitableSource[]): A
       const key = `${start}:${end}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const citation: { url: string; title: string; start_index: number; end_index: number; content?: string } = { url: source.url, title: source.title, start_index: start, end_index: end };
+      const citation: { url: string; title: string; start_index: number; end_index: number; content?: string } = {
+        url: source.url,
+        title: source.title,
+        start_index: start,
+        end_index: end,
+      };
       if (source.snippet) citation.content = source.snippet;
       found.push({ type: 'url_citation', url_citation: citation });
     }

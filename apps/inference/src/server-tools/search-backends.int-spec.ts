@@ -17,10 +17,24 @@ describe('search backends', () => {
     // Brave's wire format, as its API documents it (the hosted API is not reachable offline).
     brave = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      braveQueries.push({ q: url.searchParams.get('q'), count: url.searchParams.get('count'), token: req.headers['x-subscription-token'] as string | undefined });
+      braveQueries.push({
+        q: url.searchParams.get('q'),
+        count: url.searchParams.get('count'),
+        token: req.headers['x-subscription-token'] as string | undefined,
+      });
       if (req.headers['x-subscription-token'] !== 'brave-key') return void res.writeHead(401).end('{}');
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'search', web: { results: [{ title: 'Zephyr', url: 'https://zephyr.example/', description: 'The <strong>Zephyr</strong> language' }, { title: 'Two', url: 'https://two.example/', description: '' }] } }));
+      res.end(
+        JSON.stringify({
+          type: 'search',
+          web: {
+            results: [
+              { title: 'Zephyr', url: 'https://zephyr.example/', description: 'The <strong>Zephyr</strong> language' },
+              { title: 'Two', url: 'https://two.example/', description: '' },
+            ],
+          },
+        }),
+      );
     });
     await new Promise<void>((resolve) => brave.listen(0, '127.0.0.1', resolve));
     braveUrl = `http://127.0.0.1:${(brave.address() as AddressInfo).port}/res/v1/web/search`;
@@ -32,12 +46,20 @@ describe('search backends', () => {
 
   it("SearXNG: the JSON API's results as title, url, snippet, ranked and capped", async () => {
     const results = await new SearxngBackend(sim.url).search('capital of Atlantis', 1);
-    expect(results).toEqual([{ title: 'Poseidonia, capital of Atlantis', url: `${sim.url}/pages/atlantis-capital`, snippet: 'Poseidonia is the capital of Atlantis, a fictional island nation used in this corpus.' }]);
+    expect(results).toEqual([
+      {
+        title: 'Poseidonia, capital of Atlantis',
+        url: `${sim.url}/pages/atlantis-capital`,
+        snippet: 'Poseidonia is the capital of Atlantis, a fictional island nation used in this corpus.',
+      },
+    ]);
     await expect(new SearxngBackend('http://127.0.0.1:9/').search('x', 1)).rejects.toBeInstanceOf(SearchBackendError);
   });
 
   it('Brave: the key as X-Subscription-Token, markup stripped; a refused key is a backend error', async () => {
-    expect(await new BraveBackend('brave-key', braveUrl).search('Zephyr', 1)).toEqual([{ title: 'Zephyr', url: 'https://zephyr.example/', snippet: 'The Zephyr language' }]);
+    expect(await new BraveBackend('brave-key', braveUrl).search('Zephyr', 1)).toEqual([
+      { title: 'Zephyr', url: 'https://zephyr.example/', snippet: 'The Zephyr language' },
+    ]);
     expect(braveQueries.at(-1)).toEqual({ q: 'Zephyr', count: '1', token: 'brave-key' });
     await expect(new BraveBackend('wrong', braveUrl).search('Zephyr', 1)).rejects.toThrow(/HTTP 401/);
   });
@@ -49,6 +71,8 @@ describe('search backends', () => {
     expect(validateEnv(InferenceEnv, { ...base, SEARCH_BACKEND: 'brave', BRAVE_SEARCH_API_KEY: 'k' }).SEARCH_BACKEND).toBe('brave');
     expect(() => validateEnv(InferenceEnv, { ...base, SEARCH_BACKEND: 'google' })).toThrow(/SEARCH_BACKEND/);
     expect(() => validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: '127.0.0.1:8792' })).toThrow(/WEB_FETCH_ALLOWED_ORIGINS/);
-    expect(validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8792, http://[::1]:9' }).WEB_FETCH_ALLOWED_ORIGINS).toBeTruthy();
+    expect(
+      validateEnv(InferenceEnv, { ...base, WEB_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8792, http://[::1]:9' }).WEB_FETCH_ALLOWED_ORIGINS,
+    ).toBeTruthy();
   });
 });

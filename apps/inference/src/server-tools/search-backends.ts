@@ -24,7 +24,10 @@ async function getJson(url: URL, headers: Record<string, string>, backend: strin
   const timeout = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    response = await fetch(url, {
+      headers: { accept: 'application/json', ...headers },
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
   } catch (error) {
     throw new SearchBackendError(`${backend} could not be reached: ${(error as Error).message}`);
   }
@@ -44,11 +47,17 @@ export class SearxngBackend implements SearchBackend {
     const url = new URL('search', this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
     url.searchParams.set('q', query);
     url.searchParams.set('format', 'json');
-    const body = (await getJson(url, {}, 'SearXNG', signal)) as { results?: Array<{ url?: unknown; title?: unknown; content?: unknown; score?: unknown }> };
+    const body = (await getJson(url, {}, 'SearXNG', signal)) as {
+      results?: Array<{ url?: unknown; title?: unknown; content?: unknown; score?: unknown }>;
+    };
     return (body.results ?? [])
       .filter((result) => typeof result.url === 'string')
       .slice(0, count)
-      .map((result) => ({ url: String(result.url), title: typeof result.title === 'string' ? result.title : String(result.url), snippet: typeof result.content === 'string' ? result.content : '' }));
+      .map((result) => ({
+        url: String(result.url),
+        title: typeof result.title === 'string' ? result.title : String(result.url),
+        snippet: typeof result.content === 'string' ? result.content : '',
+      }));
   }
 }
 
@@ -70,7 +79,11 @@ export class BraveBackend implements SearchBackend {
     return (body.web?.results ?? [])
       .filter((result) => typeof result.url === 'string')
       .slice(0, count)
-      .map((result) => ({ url: String(result.url), title: typeof result.title === 'string' ? result.title : String(result.url), snippet: stripMarkup(typeof result.description === 'string' ? result.description : '') }));
+      .map((result) => ({
+        url: String(result.url),
+        title: typeof result.title === 'string' ? result.title : String(result.url),
+        snippet: stripMarkup(typeof result.description === 'string' ? result.description : ''),
+      }));
   }
 }
 

@@ -69,7 +69,17 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
     const clientCalls = calls.filter((call) => !plan.tools.has(call.function.name));
     const ends = finalTurn || clientCalls.length > 0 || serverCalls.length === 0;
 
-    const executed = ends ? [] : await Promise.all(serverCalls.map((call) => runner.run({ id: call.id, name: call.function.name, arguments: call.function.arguments }, plan.tools.get(call.function.name)!, input.signal)));
+    const executed = ends
+      ? []
+      : await Promise.all(
+          serverCalls.map((call) =>
+            runner.run(
+              { id: call.id, name: call.function.name, arguments: call.function.arguments },
+              plan.tools.get(call.function.name)!,
+              input.signal,
+            ),
+          ),
+        );
     const toolUse: ServerToolUse = {
       toolCallsRequested: serverCalls.length,
       toolCallsExecuted: executed.filter((call) => call.ok).length,
@@ -86,7 +96,11 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
       return steps;
     }
     toolSteps++;
-    messages = [...messages, assistantTurn(choice!, serverCalls), ...executed.map((call) => ({ role: 'tool', tool_call_id: call.callId, content: call.content }))];
+    messages = [
+      ...messages,
+      assistantTurn(choice!, serverCalls),
+      ...executed.map((call) => ({ role: 'tool', tool_call_id: call.callId, content: call.content })),
+    ];
     const bounded = plan.stopWhen ? stopConditionFires(plan.stopWhen, steps) : toolSteps >= plan.maxToolCalls;
     if (bounded || toolSteps >= MAX_TOOL_CALLS) finalTurn = true;
   }
@@ -102,7 +116,9 @@ export function stopConditionFires(conditions: readonly StopCondition[], steps: 
       case 'step_count_is':
         return steps.length >= condition.step_count;
       case 'max_cost':
-        return steps.reduce((total, step) => total.add(step.charge.upstream.total).add(step.toolCost), new Prisma.Decimal(0)).gte(condition.max_cost_in_dollars);
+        return steps
+          .reduce((total, step) => total.add(step.charge.upstream.total).add(step.toolCost), new Prisma.Decimal(0))
+          .gte(condition.max_cost_in_dollars);
       case 'has_tool_call':
         return lastCalls.some((call) => call.function.name === condition.tool_name);
       case 'max_tokens_used':
@@ -119,7 +135,11 @@ function assistantTurn(choice: ChatChoiceView, calls: readonly ChatToolCallView[
   const turn: Json = {
     role: 'assistant',
     content: typeof message.content === 'string' && message.content.length > 0 ? message.content : null,
-    tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } })),
+    tool_calls: calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    })),
   };
   if (Array.isArray(message.reasoning_details) && message.reasoning_details.length > 0) turn.reasoning_details = message.reasoning_details;
   return turn;

@@ -16,7 +16,11 @@ describe('server tools in a request', () => {
   const fn = { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } };
 
   it('presents service:web_search and service:web_fetch as function tools, keeps client tools, and keeps the bounds out of the body', () => {
-    const { body, plan } = extractServerTools({ messages: [], tools: [fn, { type: 'service:web_search', max_results: 3 }, { type: 'service:web_fetch' }], max_tool_calls: 4 });
+    const { body, plan } = extractServerTools({
+      messages: [],
+      tools: [fn, { type: 'service:web_search', max_results: 3 }, { type: 'service:web_fetch' }],
+      max_tool_calls: 4,
+    });
     expect(body.max_tool_calls).toBeUndefined();
     expect((body.tools as Array<{ type: string; function: { name: string } }>).map((tool) => [tool.type, tool.function.name])).toEqual([
       ['function', 'lookup'],
@@ -31,7 +35,11 @@ describe('server tools in a request', () => {
   });
 
   it('has no plan without server tools (and still never sends the bounds upstream)', () => {
-    const { body, plan } = extractServerTools({ messages: [], tools: [fn], stop_server_tools_when: [{ type: 'step_count_is', step_count: 2 }] });
+    const { body, plan } = extractServerTools({
+      messages: [],
+      tools: [fn],
+      stop_server_tools_when: [{ type: 'step_count_is', step_count: 2 }],
+    });
     expect(plan).toBeUndefined();
     expect(body).toEqual({ messages: [], tools: [fn] });
   });
@@ -50,10 +58,15 @@ describe('server tools in a request', () => {
   });
 
   it('refuses, naming it, what it cannot do', () => {
-    expect(refusal({ tools: [{ type: 'service:code_interpreter' }] })).toMatchObject({ status: 400, metadata: { reason: 'unsupported_tool', tool: 'service:code_interpreter' } });
+    expect(refusal({ tools: [{ type: 'service:code_interpreter' }] })).toMatchObject({
+      status: 400,
+      metadata: { reason: 'unsupported_tool', tool: 'service:code_interpreter' },
+    });
     expect(refusal({ tools: [{ type: 'service:code_interpreter' }] }).message).toMatch(/service:code_interpreter is not supported/);
     expect(refusal({ tools: [{ type: 'service:web_search', engine: 'exa' }] }).message).toMatch(/does not take engine/);
-    expect(refusal({ tools: [{ type: 'service:web_search' }, { type: 'function', function: { name: 'web_search' } }] }).message).toMatch(/function tool named web_search/);
+    expect(refusal({ tools: [{ type: 'service:web_search' }, { type: 'function', function: { name: 'web_search' } }] }).message).toMatch(
+      /function tool named web_search/,
+    );
     expect(refusal({ tools: [{ type: 'service:web_search', max_results: 50 }] }).message).toMatch(/max_results/);
     expect(refusal({ max_tool_calls: 31 }).message).toMatch(/max_tool_calls/);
     expect(refusal({ max_tool_calls: -1 }).message).toMatch(/max_tool_calls/);

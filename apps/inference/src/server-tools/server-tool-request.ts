@@ -62,16 +62,30 @@ export function extractServerTools(body: Json): { body: Json; plan?: ServerTools
   if (!tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:'))) return { body: rest };
 
   const plan: ServerToolsPlan = { tools: new Map(), maxToolCalls, ...(stopWhen ? { stopWhen } : {}) };
-  const functionNames = new Set(tools.filter((tool) => tool.type === 'function').map((tool) => String((tool.function as Json | undefined)?.name ?? '')));
+  const functionNames = new Set(
+    tools.filter((tool) => tool.type === 'function').map((tool) => String((tool.function as Json | undefined)?.name ?? '')),
+  );
   const presented = tools.map((tool, position) => {
     if (typeof tool.type !== 'string' || !tool.type.startsWith('service:')) return tool;
     const kind = tool.type.slice('service:'.length);
     if (!(kind in SERVER_TOOLS)) {
-      throw GatewayError.badRequest(`tools[${position}]: the server tool ${tool.type} is not supported; supported: ${Object.keys(SERVER_TOOLS).map((name) => `service:${name}`).join(', ')}`, { reason: 'unsupported_tool', tool: tool.type });
+      throw GatewayError.badRequest(
+        `tools[${position}]: the server tool ${tool.type} is not supported; supported: ${Object.keys(SERVER_TOOLS)
+          .map((name) => `service:${name}`)
+          .join(', ')}`,
+        { reason: 'unsupported_tool', tool: tool.type },
+      );
     }
     const unknown = Object.keys(tool).filter((key) => !TOOL_KEYS.has(key));
-    if (unknown.length > 0) throw GatewayError.badRequest(`tools[${position}]: ${tool.type} does not take ${unknown.join(', ')}; it takes max_results`, { reason: 'unsupported_tool', tool: tool.type });
-    if (functionNames.has(kind)) throw GatewayError.badRequest(`tools[${position}]: a function tool named ${kind} is also given; ${tool.type} is offered to the model under that name`);
+    if (unknown.length > 0)
+      throw GatewayError.badRequest(`tools[${position}]: ${tool.type} does not take ${unknown.join(', ')}; it takes max_results`, {
+        reason: 'unsupported_tool',
+        tool: tool.type,
+      });
+    if (functionNames.has(kind))
+      throw GatewayError.badRequest(
+        `tools[${position}]: a function tool named ${kind} is also given; ${tool.type} is offered to the model under that name`,
+      );
     if (plan.tools.has(kind)) throw GatewayError.badRequest(`tools[${position}]: ${tool.type} is given twice`);
     const maxResults = parseMaxResults(tool, position);
     plan.tools.set(kind, { kind: kind as ServerToolKind, ...(maxResults !== undefined ? { maxResults } : {}) });
@@ -85,14 +99,17 @@ function parseMaxResults(tool: Json, position: number): number | undefined {
   const parameters = (tool.parameters ?? {}) as Json;
   const value = tool.max_results ?? parameters.max_results;
   if (value === undefined || value === null) return undefined;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 20) throw GatewayError.badRequest(`tools[${position}].max_results must be an integer from 1 to 20`);
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 20)
+    throw GatewayError.badRequest(`tools[${position}].max_results must be an integer from 1 to 20`);
   return value as number;
 }
 
 function parseMaxToolCalls(value: unknown): number {
   if (value === undefined || value === null) return MAX_TOOL_CALLS;
   if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_TOOL_CALLS) {
-    throw GatewayError.badRequest(`max_tool_calls must be an integer from 0 to ${MAX_TOOL_CALLS} (spec §8)`, { reason: 'invalid_max_tool_calls' });
+    throw GatewayError.badRequest(`max_tool_calls must be an integer from 0 to ${MAX_TOOL_CALLS} (spec §8)`, {
+      reason: 'invalid_max_tool_calls',
+    });
   }
   return value as number;
 }
@@ -107,18 +124,27 @@ const CONDITION_FIELDS: Record<StopCondition['type'], { field: string; kind: 'co
 
 function parseStopConditions(value: unknown): StopCondition[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length === 0) throw GatewayError.badRequest('stop_server_tools_when must be an array of at least one stop condition');
+  if (!Array.isArray(value) || value.length === 0)
+    throw GatewayError.badRequest('stop_server_tools_when must be an array of at least one stop condition');
   return value.map((raw: Json, position) => {
     const where = `stop_server_tools_when[${position}]`;
     const spec = CONDITION_FIELDS[raw?.type as StopCondition['type']];
     if (!spec) {
-      throw GatewayError.badRequest(`${where}: unknown stop condition ${String(raw?.type)}; known: ${Object.keys(CONDITION_FIELDS).join(', ')}`, { reason: 'invalid_stop_condition' });
+      throw GatewayError.badRequest(
+        `${where}: unknown stop condition ${String(raw?.type)}; known: ${Object.keys(CONDITION_FIELDS).join(', ')}`,
+        { reason: 'invalid_stop_condition' },
+      );
     }
     const field = raw[spec.field];
     const valid =
-      spec.kind === 'count' ? Number.isInteger(field) && (field as number) >= 1 : spec.kind === 'amount' ? typeof field === 'number' && Number.isFinite(field) && field >= 0 : typeof field === 'string' && field.length > 0;
+      spec.kind === 'count'
+        ? Number.isInteger(field) && (field as number) >= 1
+        : spec.kind === 'amount'
+          ? typeof field === 'number' && Number.isFinite(field) && field >= 0
+          : typeof field === 'string' && field.length > 0;
     if (!valid) {
-      const expected = spec.kind === 'count' ? 'a positive integer' : spec.kind === 'amount' ? 'a number of dollars, 0 or more' : 'a non-empty string';
+      const expected =
+        spec.kind === 'count' ? 'a positive integer' : spec.kind === 'amount' ? 'a number of dollars, 0 or more' : 'a non-empty string';
       throw GatewayError.badRequest(`${where}: ${raw.type} needs ${spec.field}, ${expected}`, { reason: 'invalid_stop_condition' });
     }
     return { type: raw.type, [spec.field]: field } as StopCondition;

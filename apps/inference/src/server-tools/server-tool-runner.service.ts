@@ -37,9 +37,14 @@ export class ServerToolRunner {
   private readonly maxResults: number;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    this.backend = env.SEARCH_BACKEND === 'brave' ? new BraveBackend(env.BRAVE_SEARCH_API_KEY, env.BRAVE_SEARCH_URL) : new SearxngBackend(env.SEARXNG_URL);
+    this.backend =
+      env.SEARCH_BACKEND === 'brave'
+        ? new BraveBackend(env.BRAVE_SEARCH_API_KEY, env.BRAVE_SEARCH_URL)
+        : new SearxngBackend(env.SEARXNG_URL);
     this.fetcher = new WebFetcher({
-      allowedOrigins: env.WEB_FETCH_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+      allowedOrigins: env.WEB_FETCH_ALLOWED_ORIGINS.split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
       maxBytes: env.WEB_FETCH_MAX_BYTES,
       timeoutMs: env.WEB_FETCH_TIMEOUT_MS,
       maxRedirects: env.WEB_FETCH_MAX_REDIRECTS,
@@ -50,7 +55,11 @@ export class ServerToolRunner {
     this.maxResults = env.WEB_SEARCH_MAX_RESULTS;
   }
 
-  async run(call: { id: string; name: string; arguments: string }, tool: { kind: ServerToolKind; maxResults?: number }, signal?: AbortSignal): Promise<ExecutedCall> {
+  async run(
+    call: { id: string; name: string; arguments: string },
+    tool: { kind: ServerToolKind; maxResults?: number },
+    signal?: AbortSignal,
+  ): Promise<ExecutedCall> {
     const base = { callId: call.id, name: call.name, kind: tool.kind };
     let args: Record<string, unknown>;
     try {
@@ -72,7 +81,13 @@ export class ServerToolRunner {
     if (!url) return failed(base, 'web_fetch needs a url');
     try {
       const page = await this.fetcher.fetch(url, signal);
-      return { ...base, ok: true, url, page, content: JSON.stringify({ url: page.url, title: page.title, text: page.text, truncated: page.truncated }) };
+      return {
+        ...base,
+        ok: true,
+        url,
+        page,
+        content: JSON.stringify({ url: page.url, title: page.title, text: page.text, truncated: page.truncated }),
+      };
     } catch (error) {
       return { ...failed(base, `the fetch was refused or failed: ${(error as Error).message}`), url };
     }
@@ -100,7 +115,9 @@ export class ServerToolRunner {
 
   /** What the calls cost (configuration: WEB_SEARCH_PRICE a search, WEB_FETCH_PRICE a fetch), failed calls are free. */
   costOf(calls: readonly ExecutedCall[]): Prisma.Decimal {
-    return calls.filter((call) => call.ok).reduce((total, call) => total.add(call.kind === 'web_search' ? this.searchPrice : this.fetchPrice), new Prisma.Decimal(0));
+    return calls
+      .filter((call) => call.ok)
+      .reduce((total, call) => total.add(call.kind === 'web_search' ? this.searchPrice : this.fetchPrice), new Prisma.Decimal(0));
   }
 }
 

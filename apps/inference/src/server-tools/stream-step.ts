@@ -13,7 +13,11 @@ type ChunkEvent = Extract<StreamEvent, { type: 'chunk' }>;
  * answer is put together as a NormalizedCompletion for the loop, with the provider's usage or
  * an estimate.
  */
-export async function drainStep(opened: OpenedStream, messages: unknown, forward: (event: ChunkEvent) => void): Promise<NormalizedCompletion> {
+export async function drainStep(
+  opened: OpenedStream,
+  messages: unknown,
+  forward: (event: ChunkEvent) => void,
+): Promise<NormalizedCompletion> {
   const tally = new StreamTally();
   let content = '';
   let reasoning = '';
@@ -52,10 +56,16 @@ export async function drainStep(opened: OpenedStream, messages: unknown, forward
     if (choice.native_finish_reason) nativeFinishReason = choice.native_finish_reason;
     const meaningful =
       (['content', 'reasoning', 'refusal'] as const).some((key) => typeof delta[key] === 'string' && (delta[key] as string).length > 0) ||
-      (['reasoning_details', 'annotations', 'images'] as const).some((key) => Array.isArray(delta[key]) && (delta[key] as unknown[]).length > 0);
+      (['reasoning_details', 'annotations', 'images'] as const).some(
+        (key) => Array.isArray(delta[key]) && (delta[key] as unknown[]).length > 0,
+      );
     if (meaningful) forward({ ...event, choices: [{ ...choice, delta, finish_reason: null, native_finish_reason: null }] });
   }
-  const message: NormalizedCompletion['choices'][number]['message'] & Json = { role: 'assistant', content: content.length > 0 ? content : null, refusal };
+  const message: NormalizedCompletion['choices'][number]['message'] & Json = {
+    role: 'assistant',
+    content: content.length > 0 ? content : null,
+    refusal,
+  };
   if (reasoning) message.reasoning = reasoning;
   if (reasoningDetails.length > 0) message.reasoning_details = reasoningDetails;
   if (calls.size > 0) message.tool_calls = [...calls.values()].sort((a, b) => a.index - b.index);

@@ -36,7 +36,9 @@ describe('web_fetch SSRF rules', () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.pathname === '/page') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        return res.end('<html><head><title>A &amp; B</title><script>evil()</script></head><body><nav>menu</nav><h1>Hello</h1><p>First&nbsp;para.</p><p>Second</p></body></html>');
+        return res.end(
+          '<html><head><title>A &amp; B</title><script>evil()</script></head><body><nav>menu</nav><h1>Hello</h1><p>First&nbsp;para.</p><p>Second</p></body></html>',
+        );
       }
       if (url.pathname === '/to') {
         res.writeHead(302, { location: url.searchParams.get('u')! });
@@ -94,7 +96,13 @@ describe('web_fetch SSRF rules', () => {
 
   it('fetches an allowed origin and makes the HTML readable text', async () => {
     const page = await fetcher.fetch(`${allowed.origin}/page`);
-    expect(page).toEqual({ url: `${allowed.origin}/page`, status: 200, title: 'A & B', text: 'Hello\nFirst para.\nSecond', truncated: false });
+    expect(page).toEqual({
+      url: `${allowed.origin}/page`,
+      status: 200,
+      title: 'A & B',
+      text: 'Hello\nFirst para.\nSecond',
+      truncated: false,
+    });
   });
 
   it('checks every redirect again: a redirect from an allowed origin to loopback is refused', async () => {
@@ -102,7 +110,9 @@ describe('web_fetch SSRF rules', () => {
     const error = await refusal(fetcher.fetch(`${allowed.origin}/to?u=${encodeURIComponent(`${other.origin}/`)}`));
     expect(error.reason).toBe('forbidden_address');
     expect(other.hits()).toBe(before);
-    expect((await refusal(fetcher.fetch(`${allowed.origin}/to?u=${encodeURIComponent('http://169.254.169.254/')}`))).reason).toBe('forbidden_address');
+    expect((await refusal(fetcher.fetch(`${allowed.origin}/to?u=${encodeURIComponent('http://169.254.169.254/')}`))).reason).toBe(
+      'forbidden_address',
+    );
     expect((await refusal(fetcher.fetch(`${allowed.origin}/to?u=${encodeURIComponent('file:///etc/passwd')}`))).reason).toBe('scheme');
   });
 
@@ -119,15 +129,38 @@ describe('web_fetch SSRF rules', () => {
 });
 
 describe('address rules', () => {
-  it.each(['127.0.0.1', '127.255.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::', '::1', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:7f00:1::', 'not-an-ip'])(
-    '%s is forbidden',
-    (address) => expect(isForbiddenAddress(address)).toBe(true),
+  it.each([
+    '127.0.0.1',
+    '127.255.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    '::ffff:10.0.0.1',
+    '::ffff:7f00:1',
+    '64:ff9b::a00:1',
+    '2002:7f00:1::',
+    'not-an-ip',
+  ])('%s is forbidden', (address) => expect(isForbiddenAddress(address)).toBe(true));
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) =>
+    expect(isForbiddenAddress(address)).toBe(false),
   );
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => expect(isForbiddenAddress(address)).toBe(false));
 });
 
 describe('htmlToText', () => {
   it('keeps the prose, drops scripts, styles and navigation, decodes entities', () => {
-    expect(htmlToText('<title>T</title><style>p{}</style><p>a &lt;b&gt; &#39;c&#x27;</p><!-- x --><ul><li>one</li><li>two</li></ul>')).toEqual({ title: 'T', text: "a <b> 'c'\n- one\n- two" });
+    expect(
+      htmlToText('<title>T</title><style>p{}</style><p>a &lt;b&gt; &#39;c&#x27;</p><!-- x --><ul><li>one</li><li>two</li></ul>'),
+    ).toEqual({ title: 'T', text: "a <b> 'c'\n- one\n- two" });
   });
 });

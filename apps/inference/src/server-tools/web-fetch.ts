@@ -29,7 +29,8 @@ export interface FetchedPage {
 export class WebFetchError extends Error {
   constructor(
     message: string,
-    readonly reason: 'scheme' | 'forbidden_address' | 'dns' | 'redirects' | 'timeout' | 'too_large' | 'http_status' | 'content_type' | 'network',
+    readonly reason:
+      'scheme' | 'forbidden_address' | 'dns' | 'redirects' | 'timeout' | 'too_large' | 'http_status' | 'content_type' | 'network',
   ) {
     super(message);
     this.name = 'WebFetchError';
@@ -63,7 +64,8 @@ export class WebFetcher {
       const location = response.headers.location;
       if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
         response.resume();
-        if (redirects >= this.options.maxRedirects) throw new WebFetchError(`too many redirects (more than ${this.options.maxRedirects})`, 'redirects');
+        if (redirects >= this.options.maxRedirects)
+          throw new WebFetchError(`too many redirects (more than ${this.options.maxRedirects})`, 'redirects');
         url = this.parse(new URL(location, url).toString());
         continue;
       }
@@ -78,7 +80,8 @@ export class WebFetcher {
     } catch {
       throw new WebFetchError(`not a URL: ${raw}`, 'scheme');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebFetchError(`only http and https URLs can be fetched, not ${url.protocol}`, 'scheme');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new WebFetchError(`only http and https URLs can be fetched, not ${url.protocol}`, 'scheme');
     if (url.username || url.password) throw new WebFetchError('URLs with credentials are not fetched', 'scheme');
     // An IP literal never goes through the lookup: it is judged here.
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -96,10 +99,18 @@ export class WebFetcher {
         const list = addresses as LookupAddress[];
         const forbidden = list.find((entry) => isForbiddenAddress(entry.address));
         if (!allowed && forbidden) {
-          return callback(new WebFetchError(`${hostname} resolves to ${forbidden.address}, a private, loopback or link-local address, and is not fetched`, 'forbidden_address'), '', 0);
+          return callback(
+            new WebFetchError(
+              `${hostname} resolves to ${forbidden.address}, a private, loopback or link-local address, and is not fetched`,
+              'forbidden_address',
+            ),
+            '',
+            0,
+          );
         }
         if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-        if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
+        if ((options as { all?: boolean }).all)
+          return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
         callback(null, list[0]!.address, list[0]!.family);
       });
     };
@@ -114,7 +125,11 @@ export class WebFetcher {
           method: 'GET',
           signal,
           lookup: this.guardedLookup(url.origin),
-          headers: { 'user-agent': 'inference-gateway-web-fetch/1.0', accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1', 'accept-encoding': 'identity' },
+          headers: {
+            'user-agent': 'inference-gateway-web-fetch/1.0',
+            accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1',
+            'accept-encoding': 'identity',
+          },
         },
         resolve,
       );

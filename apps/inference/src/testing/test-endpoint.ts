@@ -3,7 +3,11 @@ import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** A catalog endpoint for unit tests: free, on a provider that needs no network. */
-export function testEndpoint(upstreamModel: string, supportedParameters: string[] = [], format: ProviderFormat = 'openai'): RoutableEndpoint {
+export function testEndpoint(
+  upstreamModel: string,
+  supportedParameters: string[] = [],
+  format: ProviderFormat = 'openai',
+): RoutableEndpoint {
   return {
     provider: { id: 'test', name: 'Test', format, baseUrl: 'http://upstream.invalid', apiKey: 'sk-test' },
     upstreamModel,

@@ -47,12 +47,23 @@ export class UpstreamClient implements OnModuleDestroy {
   private readonly batchAgent: Agent;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const timeouts = { connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS }, headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS, bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS, keepAliveTimeout: 30_000 };
+    const timeouts = {
+      connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS },
+      headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS,
+      keepAliveTimeout: 30_000,
+    };
     this.agent = new Agent({ ...timeouts, connections: env.UPSTREAM_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES });
     this.batchAgent = new Agent({ ...timeouts, connections: 16, maxResponseSize: MAX_BATCH_FILE_BYTES });
   }
 
-  async postJson(provider: string, url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<UpstreamResponse> {
+  async postJson(
+    provider: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<UpstreamResponse> {
     // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0025).
     markCommitted();
     let response;
@@ -132,16 +143,35 @@ export class UpstreamClient implements OnModuleDestroy {
    * It does not mark the request committed: a caller whose call makes the provider do (and
    * bill) work calls `markCommitted()` itself.
    */
-  async call(provider: string, options: { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; body?: string | FormData; signal?: AbortSignal }): Promise<RawUpstreamResponse> {
+  async call(
+    provider: string,
+    options: {
+      method: 'GET' | 'POST' | 'DELETE';
+      url: string;
+      headers: Record<string, string>;
+      body?: string | FormData;
+      signal?: AbortSignal;
+    },
+  ): Promise<RawUpstreamResponse> {
     let response;
     try {
-      response = await request(options.url, { method: options.method, dispatcher: this.batchAgent, headers: options.headers, body: options.body, signal: options.signal });
+      response = await request(options.url, {
+        method: options.method,
+        dispatcher: this.batchAgent,
+        headers: options.headers,
+        body: options.body,
+        signal: options.signal,
+      });
     } catch (error) {
       throw toTransportFailure(provider, error);
     }
     try {
       const text = await response.body.text();
-      return { status: response.statusCode, text, retryAfterMs: response.statusCode >= 400 ? parseRetryAfter(response.headers) : undefined };
+      return {
+        status: response.statusCode,
+        text,
+        retryAfterMs: response.statusCode >= 400 ? parseRetryAfter(response.headers) : undefined,
+      };
     } catch (error) {
       throw toTransportFailure(provider, error);
     }
@@ -153,7 +183,10 @@ export class UpstreamClient implements OnModuleDestroy {
 }
 
 /** The body as text; mid-stream read errors become non-retryable failures. */
-async function* decodeText(provider: string, body: AsyncIterable<Uint8Array> & { destroy(): unknown; destroyed: boolean }): AsyncGenerator<string> {
+async function* decodeText(
+  provider: string,
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown; destroyed: boolean },
+): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   try {
     for await (const bytes of body) yield decoder.decode(bytes, { stream: true });
@@ -175,6 +208,7 @@ function toTransportFailure(provider: string, error: unknown): UpstreamFailure {
     return transportFailure(provider, 'aborted', 'call was cancelled');
   }
   if (error instanceof errors.SocketError) return transportFailure(provider, 'protocol', 'closed the connection mid-answer');
-  if (error instanceof errors.ResponseExceededMaxSizeError) return transportFailure(provider, 'protocol', 'sent a response that is too large');
+  if (error instanceof errors.ResponseExceededMaxSizeError)
+    return transportFailure(provider, 'protocol', 'sent a response that is too large');
   return transportFailure(provider, 'connect', 'could not be reached');
 }

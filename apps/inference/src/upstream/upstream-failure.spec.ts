@@ -30,7 +30,7 @@ describe('provider failures', () => {
     expect(transportFailure('sim', 'aborted', 'x').retryable).toBe(false);
   });
 
-  it('reads retry-after as seconds, an HTTP date or OpenAI\'s retry-after-ms, capped', () => {
+  it("reads retry-after as seconds, an HTTP date or OpenAI's retry-after-ms, capped", () => {
     const now = Date.parse('2026-11-23T10:00:00Z');
     expect(parseRetryAfter({ 'retry-after': '12' }, now)).toBe(12_000);
     expect(parseRetryAfter({ 'retry-after': 'Mon, 23 Nov 2026 10:00:30 GMT' }, now)).toBe(30_000);
@@ -40,7 +40,7 @@ describe('provider failures', () => {
     expect(parseRetryAfter({}, now)).toBeUndefined();
   });
 
-  it('carries the provider\'s wait to the client on 429 and 503 only', () => {
+  it("carries the provider's wait to the client on 429 and 503 only", () => {
     expect(httpFailure('p', 429, undefined, undefined, 2_500).gatewayError.metadata).toMatchObject({ retry_after: 3 });
     expect(httpFailure('p', 503, undefined, undefined, 60_000).gatewayError.metadata).toMatchObject({ retry_after: 60 });
     expect(httpFailure('p', 400, 'bad', undefined, 60_000).gatewayError.metadata).not.toHaveProperty('retry_after');

@@ -99,20 +99,32 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
 /** Ten minutes: beyond that a provider's wait is an outage, which endpoint health handles. */
 export const MAX_RETRY_AFTER_MS = 600_000;
 
-export function httpFailure(provider: string, upstreamStatus: number, upstreamMessage: string | undefined, code?: string, retryAfterMs?: number): UpstreamFailure {
+export function httpFailure(
+  provider: string,
+  upstreamStatus: number,
+  upstreamMessage: string | undefined,
+  code?: string,
+  retryAfterMs?: number,
+): UpstreamFailure {
   const mapped = mapStatus(upstreamStatus);
-  const byWords = upstreamStatus === 400 && upstreamMessage && CONTEXT_LENGTH_WORDS.test(upstreamMessage) ? 'context_length_exceeded' : undefined;
+  const byWords =
+    upstreamStatus === 400 && upstreamMessage && CONTEXT_LENGTH_WORDS.test(upstreamMessage) ? 'context_length_exceeded' : undefined;
   const errorType = (code && CODE_TYPES[code]) || byWords || mapped.errorType;
   // Client errors carry the provider's own explanation; server-side ones say who failed.
   const message =
-    mapped.status < 500 && mapped.status !== 429 && upstreamMessage
-      ? upstreamMessage
-      : `Provider ${provider} answered ${upstreamStatus}`;
+    mapped.status < 500 && mapped.status !== 429 && upstreamMessage ? upstreamMessage : `Provider ${provider} answered ${upstreamStatus}`;
   const retryable = upstreamStatus === 408 || upstreamStatus === 429 || upstreamStatus >= 500;
   const metadata: Record<string, unknown> = { provider, upstream_status: upstreamStatus };
   // The client learns the provider's wait (the gateway's error filter turns it into Retry-After).
-  if (retryAfterMs !== undefined && (mapped.status === 429 || mapped.status === 503)) metadata.retry_after = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new UpstreamFailure('http', new GatewayError(mapped.status, message, { errorType, metadata }), retryable, upstreamStatus, retryAfterMs);
+  if (retryAfterMs !== undefined && (mapped.status === 429 || mapped.status === 503))
+    metadata.retry_after = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new UpstreamFailure(
+    'http',
+    new GatewayError(mapped.status, message, { errorType, metadata }),
+    retryable,
+    upstreamStatus,
+    retryAfterMs,
+  );
 }
 
 export function transportFailure(provider: string, kind: Exclude<FailureKind, 'http'>, detail: string): UpstreamFailure {
@@ -130,7 +142,9 @@ export function transportFailure(provider: string, kind: Exclude<FailureKind, 'h
  * longer go to another endpoint.
  */
 export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
-  return failure.retryable ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus, failure.retryAfterMs) : failure;
+  return failure.retryable
+    ? new UpstreamFailure(failure.kind, failure.gatewayError, false, failure.upstreamStatus, failure.retryAfterMs)
+    : failure;
 }
 
 /**
@@ -141,7 +155,9 @@ export function midStreamFailure(failure: UpstreamFailure): UpstreamFailure {
 export function beforeFirstByte(failure: UpstreamFailure): UpstreamFailure {
   if (failure.retryable || failure.kind === 'aborted') return failure;
   const status = failure.gatewayError.status;
-  return status >= 500 || status === 429 ? new UpstreamFailure(failure.kind, failure.gatewayError, true, failure.upstreamStatus, failure.retryAfterMs) : failure;
+  return status >= 500 || status === 429
+    ? new UpstreamFailure(failure.kind, failure.gatewayError, true, failure.upstreamStatus, failure.retryAfterMs)
+    : failure;
 }
 
 /** Error types a provider names in a mid-stream error event (OpenAI `code`/`type`, Anthropic `type`). */
@@ -156,13 +172,15 @@ const STREAM_ERROR_TYPES: Record<string, StatusMapping> = {
 };
 
 /** An error event the provider sent after the stream had begun: never retryable. */
-export function streamErrorFailure(provider: string, error: { message?: unknown; code?: unknown; type?: unknown } | undefined): UpstreamFailure {
+export function streamErrorFailure(
+  provider: string,
+  error: { message?: unknown; code?: unknown; type?: unknown } | undefined,
+): UpstreamFailure {
   const names = [error?.code, error?.type].filter((name): name is string => typeof name === 'string');
   const mapped = names.map((name) => STREAM_ERROR_TYPES[name]).find(Boolean) ?? { status: 502, errorType: 'provider_unavailable' as const };
   const upstreamMessage = typeof error?.message === 'string' ? error.message : undefined;
   // As for HTTP errors: the provider's words when they are about the request, not its own fault.
-  const message =
-    mapped.status === 400 && upstreamMessage ? upstreamMessage : `Provider ${provider} reported an error mid-stream`;
+  const message = mapped.status === 400 && upstreamMessage ? upstreamMessage : `Provider ${provider} reported an error mid-stream`;
   return new UpstreamFailure(
     'protocol',
     new GatewayError(mapped.status, message, { errorType: mapped.errorType, metadata: { provider, upstream_error: names[0] ?? null } }),

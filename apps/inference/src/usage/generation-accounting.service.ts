@@ -51,12 +51,14 @@ export class GenerationAccounting {
   async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
     const modelCharge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
-    const charge = input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
+    const charge =
+      input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
     const latencyMs = tracker.elapsedMs();
     const answering = tracker.records.at(-1);
     // Throughput: completion tokens over the answering attempt's whole time (a stream's too);
     // an answer without completion tokens (embeddings) says nothing about it.
-    if (input.status === 'succeeded' && answering && usage.completionTokens > 0) this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
+    if (input.status === 'succeeded' && answering && usage.completionTokens > 0)
+      this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
     recordGeneration(attempt, tracker, usage, charge, input.status);
     if (tracingEnabled()) recordGenerationOnSpan(input.generationId, attempt, tracker.attemptCount, usage, charge);
     await this.usage.record({

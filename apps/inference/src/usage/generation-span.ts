@@ -9,7 +9,13 @@ import type { RouteAttempt } from '../routing/route-types.js';
  * span, tracing on only): model, provider, the answering attempt, tokens (GenAI conventions)
  * and what was charged (ADR 0050). Amounts as decimal strings, as on the wire.
  */
-export function recordGenerationOnSpan(generationId: string, attempt: RouteAttempt, attemptNumber: number, usage: NormalizedUsage, charge: Charge): void {
+export function recordGenerationOnSpan(
+  generationId: string,
+  attempt: RouteAttempt,
+  attemptNumber: number,
+  usage: NormalizedUsage,
+  charge: Charge,
+): void {
   const span = trace.getSpan(context.active());
   if (!span) return;
   const provider = attempt.endpoint.provider.id;

@@ -34,7 +34,13 @@ export class JetStreamUsagePublisher {
     this.streamReady ??= ensureUsageStream(this.connection);
     try {
       await this.streamReady;
-      if (events.length === 1) await this.client.publishBytes(EVENTS.usageRecorded, encoder.encode(JSON.stringify(events[0])), events[0]!.generationId, headersOf(events[0]!));
+      if (events.length === 1)
+        await this.client.publishBytes(
+          EVENTS.usageRecorded,
+          encoder.encode(JSON.stringify(events[0])),
+          events[0]!.generationId,
+          headersOf(events[0]!),
+        );
       else await this.client.publish(EVENTS.usageRecorded, JSON.stringify({ events } satisfies UsageRecordedBatch), batchMessageId(events));
     } catch (error) {
       this.streamReady = undefined;

@@ -60,7 +60,10 @@ describe('usage is durable before the answer', () => {
   }
 
   /** Settles the promise into what happened and when, without throwing. */
-  function track<T>(promise: Promise<T>): { state: () => 'pending' | 'answered' | 'failed'; result: Promise<{ value?: T; error?: unknown }> } {
+  function track<T>(promise: Promise<T>): {
+    state: () => 'pending' | 'answered' | 'failed';
+    result: Promise<{ value?: T; error?: unknown }>;
+  } {
     let state: 'pending' | 'answered' | 'failed' = 'pending';
     const result = promise.then(
       (value) => {
@@ -83,7 +86,15 @@ describe('usage is durable before the answer', () => {
       catalogPath,
       JSON.stringify({
         providers: [{ id: 'sim', name: 'Sim', format: 'openai', baseUrl: `${simulator.url}/openai/v1`, apiKey: 'sk-sim' }],
-        models: [{ id: 't/plain', name: 't/plain', contextLength: 128000, supportedParameters: [], endpoints: [{ provider: 'sim', upstreamModel: 'gpt-4o-mini', pricing: { prompt: '0.000001', completion: '0.000002' } }] }],
+        models: [
+          {
+            id: 't/plain',
+            name: 't/plain',
+            contextLength: 128000,
+            supportedParameters: [],
+            endpoints: [{ provider: 'sim', upstreamModel: 'gpt-4o-mini', pricing: { prompt: '0.000001', completion: '0.000002' } }],
+          },
+        ],
       }),
     );
     const env = validateEnv(InferenceEnv, {

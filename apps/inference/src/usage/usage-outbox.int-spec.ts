@@ -39,7 +39,11 @@ describe('usage outbox to JetStream', () => {
   beforeAll(async () => {
     server = await PrivateNatsServer.start();
     nats = await ResilientNatsConnection.open({ servers: server.url, name: 'usage-outbox-spec' });
-    outbox = new UsageOutbox(new JetStreamUsagePublisher(nats.connection).publish, { maxPending: 1_000, retryDelayMs: 50, maxRetryDelayMs: 250 });
+    outbox = new UsageOutbox(new JetStreamUsagePublisher(nats.connection).publish, {
+      maxPending: 1_000,
+      retryDelayMs: 50,
+      maxRetryDelayMs: 250,
+    });
   });
 
   afterAll(async () => {

@@ -36,7 +36,8 @@ export interface UsageOutboxStats {
  * flight; events that queue up meanwhile go out together, up to `maxBatch` a message, so under
  * load JetStream stores, and its consumers read and ack, one message per batch instead of one
  * per generation (a lone event still goes out at once, alone). A retried batch may be grouped
- * differently; consumers are idempotent on the generation id, so that never counts twice. Bounded: when `maxPending` events are held, a new one is dropped (and counted)
+ * differently; consumers are idempotent on the generation id, so that never counts twice.
+ * Bounded: when `maxPending` events are held, a new one is dropped (and counted)
  * rather than letting memory grow without limit during a long outage. `flush` waits for the
  * queue to empty, for shutdown.
  */
@@ -97,10 +98,11 @@ export class UsageOutbox {
     }
     this.queue.push(entry);
     if (this.lingerMs === 0 || this.queue.length >= this.maxBatch) this.pump();
-    else this.lingerTimer ??= setTimeout(() => {
-      this.lingerTimer = undefined;
-      this.pump();
-    }, this.lingerMs);
+    else
+      this.lingerTimer ??= setTimeout(() => {
+        this.lingerTimer = undefined;
+        this.pump();
+      }, this.lingerMs);
     return true;
   }
 

@@ -68,7 +68,9 @@ export class UsageRecorder implements OnModuleDestroy {
         // One line per 10 s while JetStream is unavailable, not one per event.
         if (Date.now() - lastErrorLog < 10_000) return;
         lastErrorLog = Date.now();
-        this.logger.warn(`Usage events not yet acknowledged by JetStream (will retry): ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `Usage events not yet acknowledged by JetStream (will retry): ${error instanceof Error ? error.message : String(error)}`,
+        );
       },
     });
   }
@@ -115,7 +117,9 @@ export class UsageRecorder implements OnModuleDestroy {
     try {
       await Promise.race([this.outbox.enqueueAndWait(event), timeout]);
     } catch (error) {
-      this.logger.error(`Generation ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`);
+      this.logger.error(
+        `Generation ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`,
+      );
       throw new GatewayError(503, 'Usage could not be recorded; the generation was not returned', {
         errorType: 'server',
         metadata: { reason: 'usage_unavailable', retryable: true },

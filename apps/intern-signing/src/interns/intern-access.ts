@@ -21,7 +21,9 @@ export function collectionWorkspace(principal: Principal, requested: string | un
     throw new GatewayError(404, 'Not found', { metadata: { reason: 'not_found', retryable: false } });
   }
   if (requested !== undefined && requested !== principal.workspaceId) {
-    throw new GatewayError(404, 'No workspace with that id is visible to this API key', { metadata: { reason: 'not_found', retryable: false } });
+    throw new GatewayError(404, 'No workspace with that id is visible to this API key', {
+      metadata: { reason: 'not_found', retryable: false },
+    });
   }
   return principal.workspaceId;
 }

@@ -1,6 +1,13 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView, type InternListView, type InternView, type Principal } from '@gw/contracts';
+import {
+  SUBJECTS,
+  type DaemonJwksView,
+  type DaemonSignatureHeadersView,
+  type InternListView,
+  type InternView,
+  type Principal,
+} from '@gw/contracts';
 import { invokeMessageV1 } from '@gw/daemon-verifier';
 import type { GatewayError } from '@gw/errors';
 import type { ResilientNatsConnection, RpcClient } from '@gw/messaging';
@@ -20,11 +27,25 @@ describe('intern-signing over NATS', () => {
   let managementStandIn: Subscription;
   const revoked: Array<{ workspaceId: string; internId: string }> = [];
   const workspaceId = randomUUID();
-  const owner: Principal = principalFixture(hash('owner'), { workspaceId, userId: randomUUID(), hasPersonalIdentity: true, identitySubject: 'alice' });
-  const stranger: Principal = principalFixture(hash('stranger'), { workspaceId: randomUUID(), hasPersonalIdentity: true, identitySubject: 'eve' });
+  const owner: Principal = principalFixture(hash('owner'), {
+    workspaceId,
+    userId: randomUUID(),
+    hasPersonalIdentity: true,
+    identitySubject: 'alice',
+  });
+  const stranger: Principal = principalFixture(hash('stranger'), {
+    workspaceId: randomUUID(),
+    hasPersonalIdentity: true,
+    identitySubject: 'eve',
+  });
 
-  const create = (body: Record<string, unknown>, principal = owner) => rpc.send<InternView>(SUBJECTS.internSigning.create, { principal, ...body });
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: GatewayError) => ({ status: error.status, reason: error.metadata?.reason }));
+  const create = (body: Record<string, unknown>, principal = owner) =>
+    rpc.send<InternView>(SUBJECTS.internSigning.create, { principal, ...body });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: GatewayError) => ({ status: error.status, reason: error.metadata?.reason }),
+    );
 
   beforeAll(async () => {
     ({ service, nats, rpc } = await startInternSigning('interns-spec'));
@@ -63,13 +84,21 @@ describe('intern-signing over NATS', () => {
       workspace_id: workspaceId,
     });
     expect(await rpc.send(SUBJECTS.internSigning.get, { principal: owner, internId: intern.id })).toEqual(intern);
-    const updated = await rpc.send<InternView>(SUBJECTS.internSigning.update, { principal: owner, internId: intern.id, description: null, instructions: 'Be brief.' });
+    const updated = await rpc.send<InternView>(SUBJECTS.internSigning.update, {
+      principal: owner,
+      internId: intern.id,
+      description: null,
+      instructions: 'Be brief.',
+    });
     expect(updated).toMatchObject({ description: null, instructions: 'Be brief.', model: 'openai/gpt-4o', name: 'Scout' });
     expect(await failure(create({ name: 'Scout' }))).toEqual({ status: 409, reason: 'conflict' });
 
     expect(await rpc.send(SUBJECTS.internSigning.delete, { principal: owner, internId: intern.id })).toEqual({ deleting: true });
     expect(revoked).toContainEqual({ workspaceId, internId: intern.id });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: owner, internId: intern.id }))).toEqual({ status: 404, reason: 'not_found' });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: owner, internId: intern.id }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
   });
 
   it('lists newest first with a cursor, filters by status, and refuses other workspaces and intern keys', async () => {
@@ -78,27 +107,54 @@ describe('intern-signing over NATS', () => {
     const first = await rpc.send<InternListView>(SUBJECTS.internSigning.list, { principal: owner, limit: 2 });
     expect(first.data.map((intern) => intern.name)).toEqual(['list-c', 'list-b']);
     expect(first.has_more).toBe(true);
-    const second = await rpc.send<InternListView>(SUBJECTS.internSigning.list, { principal: owner, limit: 2, startingAfter: first.next_cursor });
+    const second = await rpc.send<InternListView>(SUBJECTS.internSigning.list, {
+      principal: owner,
+      limit: 2,
+      startingAfter: first.next_cursor,
+    });
     expect(second.data.map((intern) => intern.name)).toEqual(['list-a']);
     expect(second).not.toHaveProperty('next_cursor');
-    expect((await rpc.send<InternListView>(SUBJECTS.internSigning.list, { principal: owner, limit: 10, statuses: ['running'] })).data).toEqual([]);
+    expect(
+      (await rpc.send<InternListView>(SUBJECTS.internSigning.list, { principal: owner, limit: 10, statuses: ['running'] })).data,
+    ).toEqual([]);
     expect((await rpc.send<InternListView>(SUBJECTS.internSigning.list, { principal: stranger, limit: 10 })).data).toEqual([]);
-    expect(await failure(rpc.send(SUBJECTS.internSigning.list, { principal: owner, limit: 10, workspaceId: stranger.workspaceId }))).toEqual({ status: 404, reason: 'not_found' });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.list, { principal: owner, limit: 10, startingAfter: 'nonsense' }))).toMatchObject({ status: 400 });
+    expect(
+      await failure(rpc.send(SUBJECTS.internSigning.list, { principal: owner, limit: 10, workspaceId: stranger.workspaceId })),
+    ).toEqual({ status: 404, reason: 'not_found' });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.list, { principal: owner, limit: 10, startingAfter: 'nonsense' }))).toMatchObject({
+      status: 400,
+    });
 
     const internKey: Principal = { ...owner, keyKind: 'intern', internId: made[0]!.id, keyHash: hash('intern-key') };
-    expect(await failure(rpc.send(SUBJECTS.internSigning.list, { principal: internKey, limit: 10 }))).toEqual({ status: 404, reason: 'not_found' });
-    expect(await rpc.send<InternView>(SUBJECTS.internSigning.get, { principal: internKey, internId: made[0]!.id })).toMatchObject({ name: 'list-a' });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: internKey, internId: made[1]!.id }))).toEqual({ status: 404, reason: 'not_found' });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: stranger, internId: made[1]!.id }))).toEqual({ status: 404, reason: 'not_found' });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.list, { principal: internKey, limit: 10 }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
+    expect(await rpc.send<InternView>(SUBJECTS.internSigning.get, { principal: internKey, internId: made[0]!.id })).toMatchObject({
+      name: 'list-a',
+    });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: internKey, internId: made[1]!.id }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.get, { principal: stranger, internId: made[1]!.id }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
     expect(await rpc.send(SUBJECTS.internSigning.exists, { workspaceId, internId: made[1]!.id })).toEqual({ exists: true });
-    expect(await rpc.send(SUBJECTS.internSigning.exists, { workspaceId: stranger.workspaceId, internId: made[1]!.id })).toEqual({ exists: false });
+    expect(await rpc.send(SUBJECTS.internSigning.exists, { workspaceId: stranger.workspaceId, internId: made[1]!.id })).toEqual({
+      exists: false,
+    });
   });
 
   it('signs for a visible intern as the linked subject, verifiable with the published key', async () => {
     const intern = await create({ name: 'signer' });
     const bodySha256 = hash('{"run":1}');
-    const headers = await rpc.send<DaemonSignatureHeadersView>(SUBJECTS.internSigning.daemonSign, { principal: owner, internId: intern.id, bodySha256 });
+    const headers = await rpc.send<DaemonSignatureHeadersView>(SUBJECTS.internSigning.daemonSign, {
+      principal: owner,
+      internId: intern.id,
+      bodySha256,
+    });
     expect(headers['x-ori-invoke-user']).toBe('alice');
     expect(headers['x-ori-invoke-key-id']).toBe('test-2');
     const jwks = await rpc.send<DaemonJwksView>(SUBJECTS.internSigning.daemonJwks, {});
@@ -109,8 +165,17 @@ describe('intern-signing over NATS', () => {
     expect(nacl.sign.detached.verify(message, Buffer.from(headers['x-ori-invoke-signature'], 'base64'), publicKey)).toBe(true);
 
     const noIdentity = { ...owner, hasPersonalIdentity: false, identitySubject: null };
-    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: noIdentity, internId: intern.id, bodySha256 }))).toEqual({ status: 403, reason: 'personal_identity_required' });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: stranger, internId: intern.id, bodySha256 }))).toEqual({ status: 404, reason: 'not_found' });
-    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: owner, internId: randomUUID(), bodySha256 }))).toEqual({ status: 404, reason: 'not_found' });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: noIdentity, internId: intern.id, bodySha256 }))).toEqual({
+      status: 403,
+      reason: 'personal_identity_required',
+    });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: stranger, internId: intern.id, bodySha256 }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
+    expect(await failure(rpc.send(SUBJECTS.internSigning.daemonSign, { principal: owner, internId: randomUUID(), bodySha256 }))).toEqual({
+      status: 404,
+      reason: 'not_found',
+    });
   });
 });

@@ -19,7 +19,9 @@ import { decodeCursor, encodeCursor } from './list-cursor.js';
 import { SignableInterns } from './signable-interns.js';
 
 const nameTaken = () =>
-  new GatewayError(409, 'You already have an intern of that name in this workspace', { metadata: { reason: 'conflict', retryable: false } });
+  new GatewayError(409, 'You already have an intern of that name in this workspace', {
+    metadata: { reason: 'conflict', retryable: false },
+  });
 
 /**
  * The interns resource in `@openrouter/sdk`'s shape. Nothing is provisioned here: an intern

@@ -17,7 +17,9 @@ export function decodeCursor(cursor: string): ListPosition {
   const [millis, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
   const createdAt = new Date(Number(millis));
   if (rest.length > 0 || !id || !UUID.test(id) || !/^\d{1,15}$/.test(millis ?? '') || Number.isNaN(createdAt.getTime())) {
-    throw new GatewayError(400, 'starting_after is not a cursor this API returned', { metadata: { reason: 'invalid_request', retryable: false } });
+    throw new GatewayError(400, 'starting_after is not a cursor this API returned', {
+      metadata: { reason: 'invalid_request', retryable: false },
+    });
   }
   return { createdAt, id };
 }

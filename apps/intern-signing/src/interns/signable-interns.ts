@@ -28,7 +28,11 @@ export class SignableInterns implements OnModuleInit, OnModuleDestroy {
   ) {
     this.cache = new EventInvalidatedCache<string, Intern>({
       // An unknown intern is not cached (undefined), so one created later is found at once.
-      lru: { max: MAX_ENTRIES, ttl: TTL_MS, fetchMethod: async (id) => (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined },
+      lru: {
+        max: MAX_ENTRIES,
+        ttl: TTL_MS,
+        fetchMethod: async (id) => (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined,
+      },
       invalidatedBy: EVENTS.internsDeleted,
       invalidate: (message, entries) => {
         for (const id of message.json<InternsDeletedEvent>().internIds ?? []) entries.delete(id);

@@ -43,7 +43,9 @@ describe('DaemonSigner', () => {
     );
     const publicKey = nacl.sign.keyPair.fromSeed(seed).publicKey;
     expect(nacl.sign.detached.verify(message, Buffer.from(headers['x-ori-invoke-signature-v2']!, 'base64'), publicKey)).toBe(true);
-    expect(signer.sign({ internId, user: 'alice-sub', bodySha256, route: { method: 'POST', path: '/' } })['x-ori-invoke-nonce']).not.toBe(nonce);
+    expect(signer.sign({ internId, user: 'alice-sub', bodySha256, route: { method: 'POST', path: '/' } })['x-ori-invoke-nonce']).not.toBe(
+      nonce,
+    );
   });
 
   it('parses DAEMON_SIGNING_KEYS and refuses what would not sign', () => {

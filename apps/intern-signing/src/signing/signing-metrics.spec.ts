@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { initSignatureMetrics, recordSignature, recordSignatureFailure } from './signing-metrics.js';
 
 const sample = async (outcome: string) => {
-  const line = (await metricsRegistry.metrics()).split('\n').find((entry) => entry.startsWith(`intern_signatures_total{outcome="${outcome}"}`));
+  const line = (await metricsRegistry.metrics())
+    .split('\n')
+    .find((entry) => entry.startsWith(`intern_signatures_total{outcome="${outcome}"}`));
   return Number(line?.split(' ').at(-1));
 };
 

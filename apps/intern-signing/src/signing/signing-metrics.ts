@@ -6,7 +6,9 @@ import { counter } from '@gw/metrics';
  * used up, 429); `refused` (no personal identity, an intern not visible or unknown: 4xx);
  * `error` (anything else, the service's fault). Bounded labels, never the intern or user.
  */
-const signatures = counter('intern_signatures_total', 'Daemon signing requests by outcome (signed, rate_limited, refused, error)', ['outcome']);
+const signatures = counter('intern_signatures_total', 'Daemon signing requests by outcome (signed, rate_limited, refused, error)', [
+  'outcome',
+]);
 
 export const SIGNATURE_OUTCOMES = ['signed', 'rate_limited', 'refused', 'error'] as const;
 

@@ -8,7 +8,11 @@ import { SigningKeyRing } from './signing-key-ring.js';
 export const SIGN_RATE_LIMITER = Symbol('SIGN_RATE_LIMITER');
 
 export const SIGNING_PROVIDERS: Provider[] = [
-  { provide: SigningKeyRing, inject: [INTERN_SIGNING_ENV], useFactory: (env: InternSigningEnv) => SigningKeyRing.parse(env.DAEMON_SIGNING_KEYS) },
+  {
+    provide: SigningKeyRing,
+    inject: [INTERN_SIGNING_ENV],
+    useFactory: (env: InternSigningEnv) => SigningKeyRing.parse(env.DAEMON_SIGNING_KEYS),
+  },
   { provide: DaemonSigner, inject: [SigningKeyRing], useFactory: (keys: SigningKeyRing) => new DaemonSigner(keys) },
   {
     provide: SIGN_RATE_LIMITER,

@@ -49,7 +49,10 @@ export class AuthService {
         hasPersonalIdentity: identitySubject !== null,
         identitySubject,
         spendBlocked,
-        rateLimits: key.rateLimitRpm === null && key.concurrencyLimit === null ? null : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
+        rateLimits:
+          key.rateLimitRpm === null && key.concurrencyLimit === null
+            ? null
+            : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };

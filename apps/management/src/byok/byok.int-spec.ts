@@ -45,10 +45,15 @@ describe('management BYOK credentials over NATS', () => {
   let principal: Principal;
   let strangerPrincipal: Principal;
 
-  const principalOf = async (hash: string) => (await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash: hash })).principal!;
+  const principalOf = async (hash: string) =>
+    (await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash: hash })).principal!;
   const create = (credential: Record<string, unknown>, as: Principal = principal) =>
     rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal: as, credential });
-  const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: GatewayError) => error);
+  const rejection = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: GatewayError) => error,
+    );
 
   beforeAll(async () => {
     ({ service, nats, rpc } = await startManagement('byok-spec', { byokKeks: V1 }));
@@ -56,7 +61,11 @@ describe('management BYOK credentials over NATS', () => {
     listener.subscribe(EVENTS.byokChanged, { callback: (_error, message) => void events.push(message.string()) });
     const suffix = crypto.randomUUID();
     owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Mine', email: `byok-${suffix}@example.com`, userName: 'Owner' });
-    stranger = await createWorkspaceWithOwner(prisma, { workspaceName: 'Theirs', email: `byok-other-${suffix}@example.com`, userName: 'Other' });
+    stranger = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Theirs',
+      email: `byok-other-${suffix}@example.com`,
+      userName: 'Other',
+    });
     const managementKey = await issueKey(prisma, owner, { kind: 'management', name: 'admin' });
     standardKey = await issueKey(prisma, owner, { kind: 'standard', name: 'app' });
     strangerKey = await issueKey(prisma, stranger, { kind: 'management', name: 'theirs' });
@@ -99,12 +108,19 @@ describe('management BYOK credentials over NATS', () => {
   });
 
   it('resolves enabled credentials decrypted, by sort_order then age, and leaves disabled ones out', async () => {
-    const workspace = await createWorkspaceWithOwner(prisma, { workspaceName: 'Order', email: `order-${crypto.randomUUID()}@example.com`, userName: 'O' });
+    const workspace = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Order',
+      email: `order-${crypto.randomUUID()}@example.com`,
+      userName: 'O',
+    });
     const admin = await principalOf((await issueKey(prisma, workspace, { kind: 'management', name: 'a' })).key.hash);
     const late = await create({ provider: 'anthropic', key: 'sk-ant-late-0123456789abcdef', sort_order: 5 }, admin);
     const first = await create({ provider: 'openai', key: 'sk-first-0123456789abcdef', sort_order: 1 }, admin);
     const secondOlder = await create({ provider: 'openai', key: 'sk-second-0123456789abcdef', sort_order: 2, is_fallback: true }, admin);
-    const secondNewer = await create({ provider: 'openai', key: 'sk-third-0123456789abcdef', sort_order: 2, allowed_models: ['sim/gpt-4o-mini'] }, admin);
+    const secondNewer = await create(
+      { provider: 'openai', key: 'sk-third-0123456789abcdef', sort_order: 2, allowed_models: ['sim/gpt-4o-mini'] },
+      admin,
+    );
     await create({ provider: 'openai', key: 'sk-disabled-0123456789abcdef', disabled: true }, admin);
 
     const all = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId: workspace.workspaceId });
@@ -115,10 +131,19 @@ describe('management BYOK credentials over NATS', () => {
       'sk-third-0123456789abcdef',
       'sk-ant-late-0123456789abcdef',
     ]);
-    expect(all.credentials[1]).toMatchObject({ provider: 'openai', isFallback: true, isByokOnly: false, sortOrder: 2, allowedModels: null });
+    expect(all.credentials[1]).toMatchObject({
+      provider: 'openai',
+      isFallback: true,
+      isByokOnly: false,
+      sortOrder: 2,
+      allowedModels: null,
+    });
     expect(all.credentials[2]!.allowedModels).toEqual(['sim/gpt-4o-mini']);
 
-    const anthropic = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId: workspace.workspaceId, provider: 'anthropic' });
+    const anthropic = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, {
+      workspaceId: workspace.workspaceId,
+      provider: 'anthropic',
+    });
     expect(anthropic.credentials.map((credential) => credential.id)).toEqual([late.id]);
     const none = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId: crypto.randomUUID() });
     expect(none.credentials).toEqual([]);
@@ -136,20 +161,46 @@ describe('management BYOK credentials over NATS', () => {
     const second = await rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, { principal, offset: 1, limit: 1 });
     expect(second.data.map((credential) => credential.id)).toEqual([page.data[1]!.id]);
     expect(second.total_count).toBe(page.total_count);
-    const theirs = await rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, { principal: strangerPrincipal, offset: 0, limit: 100 });
+    const theirs = await rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, {
+      principal: strangerPrincipal,
+      offset: 0,
+      limit: 100,
+    });
     expect(theirs.data.some((credential) => credential.workspace_id === owner.workspaceId)).toBe(false);
   });
 
   it('updates fields, clears lists with null, and re-encrypts a new key under a new label', async () => {
-    const created = await create({ provider: 'openai', key: SECRET, allowed_api_key_hashes: [standardKey.key.hash], allowed_user_ids: [owner.userId] });
+    const created = await create({
+      provider: 'openai',
+      key: SECRET,
+      allowed_api_key_hashes: [standardKey.key.hash],
+      allowed_user_ids: [owner.userId],
+    });
     expect(created.allowed_api_key_hashes).toEqual([standardKey.key.hash]);
     const before = await prisma.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     const updated = await rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, {
       principal,
       id: created.id,
-      changes: { name: 'renamed', sort_order: 7, is_required: true, allowed_api_key_hashes: null, declared_zdr: true, declared_region: 'eu', key: 'sk-rotated-0123456789abcdefWXYZ' },
+      changes: {
+        name: 'renamed',
+        sort_order: 7,
+        is_required: true,
+        allowed_api_key_hashes: null,
+        declared_zdr: true,
+        declared_region: 'eu',
+        key: 'sk-rotated-0123456789abcdefWXYZ',
+      },
     });
-    expect(updated).toMatchObject({ name: 'renamed', sort_order: 7, is_required: true, allowed_api_key_hashes: null, allowed_user_ids: [owner.userId], declared_zdr: true, declared_region: 'eu', label: 'sk-...WXYZ' });
+    expect(updated).toMatchObject({
+      name: 'renamed',
+      sort_order: 7,
+      is_required: true,
+      allowed_api_key_hashes: null,
+      allowed_user_ids: [owner.userId],
+      declared_zdr: true,
+      declared_region: 'eu',
+      label: 'sk-...WXYZ',
+    });
     const after = await prisma.byokCredential.findUniqueOrThrow({ where: { id: created.id } });
     expect(Buffer.from(after.wrappedDataKey).equals(Buffer.from(before.wrappedDataKey))).toBe(false);
     const ring = KeyRing.fromEnv(V1);
@@ -157,9 +208,13 @@ describe('management BYOK credentials over NATS', () => {
   });
 
   it('refuses is_fallback with is_byok_only, also when the update combines them with the stored value', async () => {
-    expect(await rejection(create({ provider: 'openai', key: SECRET, is_fallback: true, is_byok_only: true }))).toMatchObject({ status: 400 });
+    expect(await rejection(create({ provider: 'openai', key: SECRET, is_fallback: true, is_byok_only: true }))).toMatchObject({
+      status: 400,
+    });
     const fallback = await create({ provider: 'openai', key: SECRET, is_fallback: true });
-    const error = await rejection(rpc.send(SUBJECTS.management.byokUpdate, { principal, id: fallback.id, changes: { is_byok_only: true } }));
+    const error = await rejection(
+      rpc.send(SUBJECTS.management.byokUpdate, { principal, id: fallback.id, changes: { is_byok_only: true } }),
+    );
     expect(error).toMatchObject({ status: 400, message: expect.stringMatching(/is_byok_only/) });
   });
 
@@ -189,7 +244,10 @@ describe('management BYOK credentials over NATS', () => {
     const doomed = await create({ provider: 'mistral', key: SECRET });
     expect(await rpc.send(SUBJECTS.management.byokDelete, { principal, id: doomed.id })).toEqual({ deleted: true });
     expect(await rejection(rpc.send(SUBJECTS.management.byokGet, { principal, id: doomed.id }))).toMatchObject({ status: 404 });
-    const resolved = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId: owner.workspaceId, provider: 'mistral' });
+    const resolved = await rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, {
+      workspaceId: owner.workspaceId,
+      provider: 'mistral',
+    });
     expect(resolved.credentials).toEqual([]);
   });
 

@@ -11,6 +11,9 @@ import { KeyRing } from './key-ring.js';
 @Module({
   imports: [PrismaModule, WorkspacesModule, ManagementEventsModule],
   controllers: [ByokController],
-  providers: [{ provide: KeyRing, inject: [MANAGEMENT_ENV], useFactory: (env: ManagementEnv) => KeyRing.fromEnv(env.BYOK_KEKS) }, ByokService],
+  providers: [
+    { provide: KeyRing, inject: [MANAGEMENT_ENV], useFactory: (env: ManagementEnv) => KeyRing.fromEnv(env.BYOK_KEKS) },
+    ByokService,
+  ],
 })
 export class ByokModule {}

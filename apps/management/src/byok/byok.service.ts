@@ -39,7 +39,10 @@ export class ByokService implements OnApplicationBootstrap {
     const versions = await this.prisma.byokCredential.groupBy({ by: ['kekVersion'], _count: { _all: true } });
     for (const { kekVersion, _count } of versions) {
       if (!this.keyRing.get(kekVersion)) {
-        this.logger.error({ kekVersion, credentials: _count._all }, 'BYOK credentials are sealed under a key-encryption key missing from BYOK_KEKS');
+        this.logger.error(
+          { kekVersion, credentials: _count._all },
+          'BYOK credentials are sealed under a key-encryption key missing from BYOK_KEKS',
+        );
       }
     }
   }
@@ -156,7 +159,10 @@ export class ByokService implements OnApplicationBootstrap {
       apiKey = openSecret(this.keyRing, credential, credentialContext(credential.id, credential.workspaceId));
     } catch (error) {
       if (!(error instanceof SecretUnavailableError)) throw error;
-      this.logger.error({ credentialId: credential.id, kekVersion: credential.kekVersion, problem: error.message }, 'BYOK credential cannot be decrypted');
+      this.logger.error(
+        { credentialId: credential.id, kekVersion: credential.kekVersion, problem: error.message },
+        'BYOK credential cannot be decrypted',
+      );
       throw new GatewayError(500, 'A BYOK credential of this workspace cannot be decrypted', { errorType: 'server' });
     }
     return {

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { credentialContext, openSecret, rewrapSecret, sealSecret, SecretUnavailableError, type SealedSecret } from './envelope-encryption.js';
+import {
+  credentialContext,
+  openSecret,
+  rewrapSecret,
+  sealSecret,
+  SecretUnavailableError,
+  type SealedSecret,
+} from './envelope-encryption.js';
 import { KeyRing, parseKeyEncryptionKeys } from './key-ring.js';
 
 const kek = (version: string) => `${version}:${randomBytes(32).toString('base64')}`;

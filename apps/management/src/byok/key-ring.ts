@@ -21,7 +21,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * so it can be printed at start.
  */
 export function parseKeyEncryptionKeys(value: string | undefined): KeyEncryptionKey[] {
-  if (typeof value !== 'string' || value.trim() === '') throw new Error('is required: "<version>:<base64 of 32 bytes>[,...]", the first is current');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new Error('is required: "<version>:<base64 of 32 bytes>[,...]", the first is current');
   const keks: KeyEncryptionKey[] = [];
   for (const [index, entry] of value.split(',').entries()) {
     const separator = entry.indexOf(':');

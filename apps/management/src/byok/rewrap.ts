@@ -35,6 +35,10 @@ export async function rewrapToCurrentKek(prisma: PrismaClient, ring: KeyRing, ba
       rewrapped += count;
     }
   }
-  const leftovers = await prisma.byokCredential.groupBy({ by: ['kekVersion'], where: { kekVersion: { not: current } }, _count: { _all: true } });
+  const leftovers = await prisma.byokCredential.groupBy({
+    by: ['kekVersion'],
+    where: { kekVersion: { not: current } },
+    _count: { _all: true },
+  });
   return { rewrapped, stranded: leftovers.map((entry) => ({ kekVersion: entry.kekVersion, count: entry._count._all })) };
 }

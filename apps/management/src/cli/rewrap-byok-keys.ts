@@ -22,7 +22,9 @@ try {
     console.log(`every credential is under "${ring.current.version}": older KEKs can be removed from BYOK_KEKS`);
   } else {
     for (const { kekVersion, count } of result.stranded) {
-      console.error(`${count} credential(s) are under KEK "${kekVersion}", which BYOK_KEKS does not hold: add it back (after the current one) and run again`);
+      console.error(
+        `${count} credential(s) are under KEK "${kekVersion}", which BYOK_KEKS does not hold: add it back (after the current one) and run again`,
+      );
     }
     process.exitCode = 1;
   }

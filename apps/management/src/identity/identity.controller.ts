@@ -1,6 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { IdentityRequest, OidcCallbackRequest, SUBJECTS, type IdentityView, type OidcCallbackView, type OidcStartView } from '@gw/contracts';
+import {
+  IdentityRequest,
+  OidcCallbackRequest,
+  SUBJECTS,
+  type IdentityView,
+  type OidcCallbackView,
+  type OidcStartView,
+} from '@gw/contracts';
 import { IdentityService, type WithChangedKeys } from './identity.service.js';
 
 @Controller()

@@ -52,11 +52,20 @@ class HostileIssuer {
           code_challenge_methods_supported: ['S256'],
         });
       }
-      if (request.url === '/jwks') return json({ keys: [{ ...this.published.publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig', alg: 'RS256' }] });
+      if (request.url === '/jwks')
+        return json({ keys: [{ ...this.published.publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig', alg: 'RS256' }] });
       if (request.url === '/token' && request.method === 'POST') {
         request.resume();
         const now = Math.floor(Date.now() / 1000);
-        const claims = { iss: this.url, sub: 'hostile-subject', aud: 'rp', iat: now, exp: now + 300, nonce: this.lastNonce, ...this.next.claims };
+        const claims = {
+          iss: this.url,
+          sub: 'hostile-subject',
+          aud: 'rp',
+          iat: now,
+          exp: now + 300,
+          nonce: this.lastNonce,
+          ...this.next.claims,
+        };
         const signingInput = `${b64url({ alg: 'RS256', kid: 'k1', typ: 'JWT' })}.${b64url(claims)}`;
         const signature = sign('sha256', Buffer.from(signingInput), this.next.key ?? this.published.privateKey);
         return json({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: `${signingInput}.${b64url(signature)}` });
@@ -73,7 +82,9 @@ class HostileIssuer {
 }
 
 describe('OIDC callback: the ID token is verified (signature, issuer, audience, expiry, nonce)', () => {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: testDatabaseUrl(inject('databasePrefix'), 'management') }) }) as unknown as PrismaService;
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: testDatabaseUrl(inject('databasePrefix'), 'management') }),
+  }) as unknown as PrismaService;
   const issuer = new HostileIssuer();
   let nats: ResilientNatsConnection;
   let identity: IdentityService;
@@ -94,7 +105,11 @@ describe('OIDC callback: the ID token is verified (signature, issuer, audience, 
     const client = new OidcClient(env);
     identity = new IdentityService(prisma, client, new ManagementEventsPublisher(nats));
     auth = new AuthService(prisma, client);
-    const owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Identity', email: `identity-${randomUUID()}@example.com`, userName: 'I' });
+    const owner = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Identity',
+      email: `identity-${randomUUID()}@example.com`,
+      userName: 'I',
+    });
     const key = await issueKey(prisma, owner, { kind: 'standard', name: 'identity' });
     principal = (await auth.resolve(key.key.hash)).principal!;
   });
@@ -137,14 +152,20 @@ describe('OIDC callback: the ID token is verified (signature, issuer, audience, 
     expect(kept.map((row) => row.state)).toContain(states.at(-1));
     expect(kept.map((row) => row.state)).not.toContain(states[0]);
     // A dropped login's callback is refused like any unknown state.
-    await expect(identity.callback(`code=c&state=${states[0]}`)).rejects.toMatchObject({ status: 400, metadata: { reason: 'invalid_state' } });
+    await expect(identity.callback(`code=c&state=${states[0]}`)).rejects.toMatchObject({
+      status: 400,
+      metadata: { reason: 'invalid_state' },
+    });
   });
 
   it('links a valid one; the principal then carries the subject, only while that issuer is the configured one', async () => {
     const linked = await callbackWith({ claims: {} });
     expect(linked.identity).toMatchObject({ issuer: issuer.url, subject: 'hostile-subject', current_issuer: true });
     expect(linked.changedKeyHashes).toContain(principal.keyHash);
-    expect((await auth.resolve(principal.keyHash)).principal).toMatchObject({ hasPersonalIdentity: true, identitySubject: 'hostile-subject' });
+    expect((await auth.resolve(principal.keyHash)).principal).toMatchObject({
+      hasPersonalIdentity: true,
+      identitySubject: 'hostile-subject',
+    });
     const otherIssuer = new OidcClient(
       validateEnv(ManagementEnv, {
         DATABASE_URL: 'postgresql://unused',
@@ -155,6 +176,9 @@ describe('OIDC callback: the ID token is verified (signature, issuer, audience, 
         OIDC_REDIRECT_URL: 'https://llm.example.com/v1/identity/oidc/callback',
       }),
     );
-    expect((await new AuthService(prisma, otherIssuer).resolve(principal.keyHash)).principal).toMatchObject({ hasPersonalIdentity: false, identitySubject: null });
+    expect((await new AuthService(prisma, otherIssuer).resolve(principal.keyHash)).principal).toMatchObject({
+      hasPersonalIdentity: false,
+      identitySubject: null,
+    });
   });
 });

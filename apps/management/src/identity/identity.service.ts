@@ -65,7 +65,13 @@ export class IdentityService {
         DELETE FROM oidc_login_states WHERE user_id = ${principal.userId}::uuid AND state NOT IN (
           SELECT state FROM oidc_login_states WHERE user_id = ${principal.userId}::uuid ORDER BY created_at DESC, state LIMIT ${PENDING_LOGINS_PER_USER - 1})`,
       this.prisma.oidcLoginState.create({
-        data: { state, nonce, codeVerifier, userId: principal.userId, expiresAt: new Date(now.getTime() + settings.loginTtlSeconds * 1000) },
+        data: {
+          state,
+          nonce,
+          codeVerifier,
+          userId: principal.userId,
+          expiresAt: new Date(now.getTime() + settings.loginTtlSeconds * 1000),
+        },
       }),
     ]);
     const url = oidc.buildAuthorizationUrl(config, {
@@ -143,7 +149,10 @@ export class IdentityService {
   }
 }
 
-function linkedIdentity(user: { oidcIssuer: string | null; oidcSubject: string | null; oidcLinkedAt: Date | null }, client: OidcClient): LinkedIdentityView | null {
+function linkedIdentity(
+  user: { oidcIssuer: string | null; oidcSubject: string | null; oidcLinkedAt: Date | null },
+  client: OidcClient,
+): LinkedIdentityView | null {
   if (user.oidcIssuer === null || user.oidcSubject === null) return null;
   return {
     issuer: user.oidcIssuer,

@@ -30,7 +30,12 @@ describe('intern keys', () => {
   const resolve = async (keyHash: string) => (await rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash })).principal;
   const addIntern = async (inWorkspace: string) => {
     const id = randomUUID();
-    await interns.query(`INSERT INTO interns (id, workspace_id, name, owner_user_id, updated_at) VALUES ($1, $2, $3, $4, now())`, [id, inWorkspace, `i-${id}`, randomUUID()]);
+    await interns.query(`INSERT INTO interns (id, workspace_id, name, owner_user_id, updated_at) VALUES ($1, $2, $3, $4, now())`, [
+      id,
+      inWorkspace,
+      `i-${id}`,
+      randomUUID(),
+    ]);
     return id;
   };
 
@@ -42,10 +47,16 @@ describe('intern keys', () => {
         const packet = message.json<{ id: string; data: { workspaceId: string; internId: string } }>();
         void interns
           .query('SELECT 1 FROM interns WHERE id = $1 AND workspace_id = $2', [packet.data.internId, packet.data.workspaceId])
-          .then(({ rowCount }) => message.respond(JSON.stringify({ id: packet.id, response: { exists: rowCount === 1 }, isDisposed: true })));
+          .then(({ rowCount }) =>
+            message.respond(JSON.stringify({ id: packet.id, response: { exists: rowCount === 1 }, isDisposed: true })),
+          );
       },
     });
-    const owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Interns', email: `interns-${randomUUID()}@example.com`, userName: 'I' });
+    const owner = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Interns',
+      email: `interns-${randomUUID()}@example.com`,
+      userName: 'I',
+    });
     workspaceId = owner.workspaceId;
     principal = (await resolve((await issueKey(prisma, owner, { kind: 'management', name: 'admin' })).key.hash))!;
   });
@@ -60,7 +71,12 @@ describe('intern keys', () => {
 
   it('creates a key of kind intern bound to an intern of the workspace, and deletes it with the intern', async () => {
     const internId = await addIntern(workspaceId);
-    const reply = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, { principal, name: 'daemon', includeByokInLimit: false, internId });
+    const reply = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
+      principal,
+      name: 'daemon',
+      includeByokInLimit: false,
+      internId,
+    });
     const internPrincipal = await resolve(reply.data.hash);
     expect(internPrincipal).toMatchObject({ keyKind: 'intern', internId, workspaceId });
     expect(await rpc.send(SUBJECTS.management.keysDeleteForIntern, { workspaceId, internId })).toEqual({ deleted: 1 });
@@ -69,10 +85,14 @@ describe('intern keys', () => {
 
   it('refuses an intern of another workspace or none, without falling back to a default workspace', async () => {
     const elsewhere = await addIntern(randomUUID());
-    await expect(rpc.send(SUBJECTS.management.keysCreate, { principal, name: 'x', includeByokInLimit: false, internId: elsewhere })).rejects.toMatchObject({
+    await expect(
+      rpc.send(SUBJECTS.management.keysCreate, { principal, name: 'x', includeByokInLimit: false, internId: elsewhere }),
+    ).rejects.toMatchObject({
       status: 400,
       metadata: { reason: 'intern_not_found' },
     });
-    await expect(rpc.send(SUBJECTS.management.keysCreate, { principal, name: 'x', includeByokInLimit: false, internId: randomUUID() })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      rpc.send(SUBJECTS.management.keysCreate, { principal, name: 'x', includeByokInLimit: false, internId: randomUUID() }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 });

@@ -32,7 +32,8 @@ export async function createWorkspaceWithOwner(
   return prisma.$transaction(async (tx) => {
     const workspace = await tx.workspace.create({ data: { name: input.workspaceName } });
     const existing = await tx.user.findUnique({ where: { email: input.email }, select: { id: true } });
-    const user = existing ?? (await tx.user.create({ data: { email: input.email, name: input.userName, defaultWorkspaceId: workspace.id } }));
+    const user =
+      existing ?? (await tx.user.create({ data: { email: input.email, name: input.userName, defaultWorkspaceId: workspace.id } }));
     await tx.workspaceMember.create({ data: { workspaceId: workspace.id, userId: user.id, role: 'owner' } });
     return { workspaceId: workspace.id, userId: user.id, userCreated: existing === null };
   });

@@ -1,7 +1,15 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { EVENTS, SUBJECTS, type ApiKeyView, type AuthResolveReply, type KeysChangedEvent, type KeysCreateReply, type Principal } from '@gw/contracts';
+import {
+  EVENTS,
+  SUBJECTS,
+  type ApiKeyView,
+  type AuthResolveReply,
+  type KeysChangedEvent,
+  type KeysCreateReply,
+  type Principal,
+} from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
@@ -80,14 +88,28 @@ describe('management key writes over NATS', () => {
     await expect(create({ name: 'x', expiresAt: '2020-01-01T00:00:00Z' })).rejects.toMatchObject({ status: 400, message: /future/ });
     const standard = await create({ name: 'std' });
     const standardPrincipal = await resolve(standard.data.hash);
-    await expect(create({ name: 'x' }, standardPrincipal)).rejects.toMatchObject({ status: 401, metadata: { reason: 'management_key_required' } });
+    await expect(create({ name: 'x' }, standardPrincipal)).rejects.toMatchObject({
+      status: 401,
+      metadata: { reason: 'management_key_required' },
+    });
   });
 
   it('updates only the fields given, clears with null, and tells the gateways', async () => {
     const { data } = await create({ name: 'before', limit: '1', limitReset: 'daily', expiresAt: soon(3_600_000) });
-    const updated = await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, name: 'after', limit: '3.25' });
+    const updated = await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
+      principal,
+      hash: data.hash,
+      name: 'after',
+      limit: '3.25',
+    });
     expect(updated).toMatchObject({ name: 'after', limit: 3.25, limit_reset: 'daily', expires_at: data.expires_at });
-    const cleared = await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, limit: null, limitReset: null, expiresAt: null });
+    const cleared = await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
+      principal,
+      hash: data.hash,
+      limit: null,
+      limitReset: null,
+      expiresAt: null,
+    });
     expect(cleared).toMatchObject({ name: 'after', limit: null, limit_remaining: null, limit_reset: null, expires_at: null });
     await expect.poll(() => changed).toContain(data.hash);
   });
@@ -101,7 +123,9 @@ describe('management key writes over NATS', () => {
     expect((await resolve(data.hash)).rateLimits).toEqual({ requestsPerMinute: null, concurrentRequests: 2 });
     await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: null });
     expect((await resolve(data.hash)).rateLimits).toBeNull();
-    await expect(rpc.send(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: { requestsPerMinute: 0 } })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      rpc.send(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: { requestsPerMinute: 0 } }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('disables a key so auth refuses it', async () => {
@@ -121,13 +145,19 @@ describe('management key writes over NATS', () => {
 
   it('answers 404 to update or delete a key of a workspace the caller is not in', async () => {
     const { data } = await create({ name: 'mine' });
-    await expect(rpc.send(SUBJECTS.management.keysUpdate, { principal: strangerPrincipal, hash: data.hash, name: 'stolen' })).rejects.toMatchObject({ status: 404 });
-    await expect(rpc.send(SUBJECTS.management.keysDelete, { principal: strangerPrincipal, hash: data.hash })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      rpc.send(SUBJECTS.management.keysUpdate, { principal: strangerPrincipal, hash: data.hash, name: 'stolen' }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(rpc.send(SUBJECTS.management.keysDelete, { principal: strangerPrincipal, hash: data.hash })).rejects.toMatchObject({
+      status: 404,
+    });
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { hash: data.hash } })).name).toBe('mine');
   });
 
   it('rejects an update whose limit is not a decimal string', async () => {
     const { data } = await create({ name: 'strict' });
-    await expect(rpc.send(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, limit: '1e3' })).rejects.toMatchObject({ status: 400 });
+    await expect(rpc.send(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, limit: '1e3' })).rejects.toMatchObject({
+      status: 400,
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { SUBJECTS, type ApiKeyView, type InternExistsReply, type KeysCreateReply, type KeysCreateRequest, type KeysUpdateRequest, type Principal } from '@gw/contracts';
+import {
+  SUBJECTS,
+  type ApiKeyView,
+  type InternExistsReply,
+  type KeysCreateReply,
+  type KeysCreateRequest,
+  type KeysUpdateRequest,
+  type Principal,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import { Prisma, type ApiKey } from '../generated/prisma/client.js';

@@ -89,7 +89,12 @@ describe('management keys and auth over NATS', () => {
   });
 
   it('refuses a workspace the caller does not belong to', async () => {
-    const request = rpc.send(SUBJECTS.management.keysList, { principal, includeDisabled: false, offset: 0, workspaceId: stranger.workspaceId });
+    const request = rpc.send(SUBJECTS.management.keysList, {
+      principal,
+      includeDisabled: false,
+      offset: 0,
+      workspaceId: stranger.workspaceId,
+    });
     await expect(request).rejects.toMatchObject({ status: 400 });
   });
 
@@ -108,7 +113,11 @@ describe('management keys and auth over NATS', () => {
   });
 
   it('rejects a message whose principal is malformed', async () => {
-    const request = rpc.send(SUBJECTS.management.keysList, { principal: { ...principal, keyKind: 'root' }, includeDisabled: false, offset: 0 });
+    const request = rpc.send(SUBJECTS.management.keysList, {
+      principal: { ...principal, keyKind: 'root' },
+      includeDisabled: false,
+      offset: 0,
+    });
     await expect(request).rejects.toMatchObject({ status: 400 });
   });
 });

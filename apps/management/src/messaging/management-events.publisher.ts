@@ -9,7 +9,8 @@ export const MANAGEMENT_EVENTS_CONNECTION = Symbol('MANAGEMENT_EVENTS_CONNECTION
 export const MANAGEMENT_EVENTS_CONNECTION_PROVIDER: Provider = {
   provide: MANAGEMENT_EVENTS_CONNECTION,
   inject: [MANAGEMENT_ENV],
-  useFactory: (env: ManagementEnv) => ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-events', auth: natsAuthFromEnv(env, 'management') }),
+  useFactory: (env: ManagementEnv) =>
+    ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-events', auth: natsAuthFromEnv(env, 'management') }),
 };
 
 /** KeysChangedEvent carries at most this many hashes (its contract's bound). */

@@ -39,12 +39,24 @@ describe('extractPresetConfig', () => {
 
 describe('extractSystemPrompt', () => {
   it('takes the system message', () => {
-    expect(extractSystemPrompt([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }])).toBe('Be brief.');
+    expect(
+      extractSystemPrompt([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ]),
+    ).toBe('Be brief.');
   });
 
   it('joins several system messages and the text parts of multi-part content', () => {
     const messages = [
-      { role: 'system', content: [{ type: 'text', text: 'Be ' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'brief.' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Be ' },
+          { type: 'image_url', image_url: { url: 'x' } },
+          { type: 'text', text: 'brief.' },
+        ],
+      },
       { role: 'user', content: 'hi' },
       { role: 'system', content: 'Answer in French.' },
     ];
@@ -52,7 +64,12 @@ describe('extractSystemPrompt', () => {
   });
 
   it('is null without a system message, or with an empty one', () => {
-    expect(extractSystemPrompt([{ role: 'user', content: 'hi' }, { role: 'developer', content: 'not system' }])).toBeNull();
+    expect(
+      extractSystemPrompt([
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: 'not system' },
+      ]),
+    ).toBeNull();
     expect(extractSystemPrompt([{ role: 'system', content: '' }])).toBeNull();
     expect(extractSystemPrompt(undefined)).toBeNull();
   });

@@ -1,6 +1,14 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { EVENTS, SUBJECTS, type PageView, type PresetResolveReply, type PresetVersionView, type PresetView, type Principal } from '@gw/contracts';
+import {
+  EVENTS,
+  SUBJECTS,
+  type PageView,
+  type PresetResolveReply,
+  type PresetVersionView,
+  type PresetView,
+  type Principal,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { principalFixture, testDatabaseUrl } from '@gw/testing';
@@ -25,7 +33,9 @@ describe('management presets over NATS', () => {
 
   async function workspaceWithUser(): Promise<{ workspaceId: string; userId: string }> {
     const workspace = await prisma.workspace.create({ data: { name: 'presets' } });
-    const user = await prisma.user.create({ data: { email: `${randomUUID()}@example.com`, name: 'Ada', defaultWorkspaceId: workspace.id } });
+    const user = await prisma.user.create({
+      data: { email: `${randomUUID()}@example.com`, name: 'Ada', defaultWorkspaceId: workspace.id },
+    });
     await prisma.workspaceMember.create({ data: { workspaceId: workspace.id, userId: user.id, role: 'owner' } });
     return { workspaceId: workspace.id, userId: user.id };
   }
@@ -35,10 +45,19 @@ describe('management presets over NATS', () => {
 
   /** Settles every call and tells the statuses apart: 200 for a view, else the error's status. */
   const settle = (calls: Array<Promise<PresetView>>) =>
-    Promise.all(calls.map((call) => call.then((view) => ({ status: 200, view }), (error: GatewayError) => ({ status: error.status, view: null }))));
+    Promise.all(
+      calls.map((call) =>
+        call.then(
+          (view) => ({ status: 200, view }),
+          (error: GatewayError) => ({ status: error.status, view: null }),
+        ),
+      ),
+    );
 
   const storedVersions = async (slug: string, workspaceId = admin.workspaceId) =>
-    (await prisma.presetVersion.findMany({ where: { preset: { workspaceId, slug } }, orderBy: { version: 'asc' } })).map((row) => row.version);
+    (await prisma.presetVersion.findMany({ where: { preset: { workspaceId, slug } }, orderBy: { version: 'asc' } })).map(
+      (row) => row.version,
+    );
 
   beforeAll(async () => {
     ({ service, nats, rpc } = await startManagement('presets-spec', { rpcTimeoutMs: 15_000 }));
@@ -97,16 +116,28 @@ describe('management presets over NATS', () => {
     expect(fetched.designated_version_id).toBe(second.designated_version.id);
     expect(fetched.name).toBe('versions');
 
-    const page = await rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, { principal: admin, slug: 'versions', offset: 0, limit: 100 });
+    const page = await rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, {
+      principal: admin,
+      slug: 'versions',
+      offset: 0,
+      limit: 100,
+    });
     expect(page.total_count).toBe(2);
     expect(page.data.map((version) => [version.version, version.config.model])).toEqual([
       [1, 'sim/a'],
       [2, 'sim/b'],
     ]);
-    const first = await rpc.send<PresetVersionView>(SUBJECTS.management.presetsVersionGet, { principal: admin, slug: 'versions', version: 1 });
+    const first = await rpc.send<PresetVersionView>(SUBJECTS.management.presetsVersionGet, {
+      principal: admin,
+      slug: 'versions',
+      version: 1,
+    });
     expect(first).toMatchObject({ version: 1, config: { model: 'sim/a', temperature: 1 }, system_prompt: null });
 
-    const resolved = await rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, { workspaceId: admin.workspaceId, slug: 'versions' });
+    const resolved = await rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, {
+      workspaceId: admin.workspaceId,
+      slug: 'versions',
+    });
     expect(resolved).toEqual({
       slug: 'versions',
       presetId: second.id,
@@ -147,7 +178,9 @@ describe('management presets over NATS', () => {
   it('refuses a standard key with 403 on every preset operation', async () => {
     const standard = { ...admin, keyKind: 'standard' as const };
     await expect(create('by-standard', body(), standard)).rejects.toMatchObject({ status: 403, errorType: 'permission_denied' });
-    await expect(rpc.send(SUBJECTS.management.presetsList, { principal: standard, offset: 0, limit: 1 })).rejects.toMatchObject({ status: 403 });
+    await expect(rpc.send(SUBJECTS.management.presetsList, { principal: standard, offset: 0, limit: 1 })).rejects.toMatchObject({
+      status: 403,
+    });
     await expect(rpc.send(SUBJECTS.management.presetsGet, { principal: standard, slug: 'support' })).rejects.toMatchObject({ status: 403 });
     expect(await storedVersions('by-standard')).toEqual([]);
   });
@@ -174,7 +207,9 @@ describe('management presets over NATS', () => {
 
   it('gives 409 to a writer whose version number was taken meanwhile, and stores no duplicate', async () => {
     await create('taken', body({ temperature: 0.1 }));
-    const presetId = (await prisma.preset.findUniqueOrThrow({ where: { workspaceId_slug: { workspaceId: admin.workspaceId, slug: 'taken' } } })).id;
+    const presetId = (
+      await prisma.preset.findUniqueOrThrow({ where: { workspaceId_slug: { workspaceId: admin.workspaceId, slug: 'taken' } } })
+    ).id;
     // Another writer holds version 2 in an open transaction; the request blocks on the index until it commits.
     const rival = await sql.connect();
     await rival.query('BEGIN');
@@ -219,14 +254,20 @@ describe('management presets over NATS', () => {
     const before = existsBefore ? 1 : 0;
     const results = await settle(Array.from({ length: 12 }, (_, index) => create(slug, body({ seed: index }))));
     const statuses = results.map((result) => result.status);
-    expect(statuses.every((status) => status === 200 || status === 409), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      statuses.join(','),
+    ).toBe(true);
     const won = results.flatMap((result) => (result.view ? [result.view.designated_version.version] : [])).sort((a, b) => a - b);
     expect(won.length).toBeGreaterThan(0);
     expect(new Set(won).size).toBe(won.length);
     const stored = await storedVersions(slug);
     expect(stored).toEqual(Array.from({ length: before + won.length }, (_, index) => index + 1));
     expect(stored.slice(before)).toEqual(won);
-    const preset = await prisma.preset.findFirstOrThrow({ where: { workspaceId: admin.workspaceId, slug }, include: { designatedVersion: true } });
+    const preset = await prisma.preset.findFirstOrThrow({
+      where: { workspaceId: admin.workspaceId, slug },
+      include: { designatedVersion: true },
+    });
     expect(preset.designatedVersion?.version).toBe(stored.length);
     expect(preset.latestVersion).toBe(stored.length);
     console.info(`presets race on ${slug}: ${won.length} x 200, ${statuses.filter((status) => status === 409).length} x 409`);

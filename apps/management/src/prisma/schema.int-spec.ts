@@ -37,7 +37,10 @@ describe('management schema against its migrations', () => {
 
     const member = { workspaceId: workspace.id, userId: user.id, role: 'owner' as const, createdAt: at };
     await prisma.workspaceMember.create({ data: member });
-    expectRoundTrip(member, await prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } }));
+    expectRoundTrip(
+      member,
+      await prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } }),
+    );
 
     const key = {
       hash: 'a'.repeat(63) + '1',
@@ -83,7 +86,13 @@ describe('management schema against its migrations', () => {
     await prisma.usageLedgerEntry.create({ data: ledgerEntry });
     expectRoundTrip(ledgerEntry, await prisma.usageLedgerEntry.findUnique({ where: { generationId: ledgerEntry.generationId } }));
 
-    const creditGrant = { id: randomUUID(), workspaceId: workspace.id, amount: new Prisma.Decimal('25.75'), createdByUserId: user.id, createdAt: at };
+    const creditGrant = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      amount: new Prisma.Decimal('25.75'),
+      createdByUserId: user.id,
+      createdAt: at,
+    };
     await prisma.creditGrant.create({ data: creditGrant });
     expectRoundTrip(creditGrant, await prisma.creditGrant.findUnique({ where: { id: creditGrant.id } }));
 
@@ -144,10 +153,28 @@ describe('management schema against its migrations', () => {
     expectRoundTrip(preset, await prisma.preset.findUnique({ where: { id: preset.id } }));
     expectRoundTrip(presetVersion, await prisma.presetVersion.findUnique({ where: { id: presetVersion.id } }));
 
-    const login = { state: `state-${randomUUID()}`, nonce: 'nonce-1', codeVerifier: 'v'.repeat(43), userId: user.id, expiresAt: at, createdAt: at };
+    const login = {
+      state: `state-${randomUUID()}`,
+      nonce: 'nonce-1',
+      codeVerifier: 'v'.repeat(43),
+      userId: user.id,
+      expiresAt: at,
+      createdAt: at,
+    };
     await prisma.oidcLoginState.create({ data: login });
     expectRoundTrip(login, await prisma.oidcLoginState.findUnique({ where: { state: login.state } }));
 
-    expectAllModelsCovered(Prisma.ModelName, ['Workspace', 'User', 'WorkspaceMember', 'ApiKey', 'ByokCredential', 'Preset', 'PresetVersion', 'UsageLedgerEntry', 'CreditGrant', 'OidcLoginState']);
+    expectAllModelsCovered(Prisma.ModelName, [
+      'Workspace',
+      'User',
+      'WorkspaceMember',
+      'ApiKey',
+      'ByokCredential',
+      'Preset',
+      'PresetVersion',
+      'UsageLedgerEntry',
+      'CreditGrant',
+      'OidcLoginState',
+    ]);
   });
 });

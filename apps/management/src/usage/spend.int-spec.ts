@@ -61,7 +61,10 @@ describe('credits, spend enforcement and last-used times', () => {
     expect((await resolve(app.key.hash)).principal?.spendBlocked).toBeNull();
     // Any key of the workspace reads the totals.
     const appPrincipal = (await resolve(app.key.hash)).principal!;
-    expect(await rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal: appPrincipal })).toEqual({ total_credits: 0.3, total_usage: 0 });
+    expect(await rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal: appPrincipal })).toEqual({
+      total_credits: 0.3,
+      total_usage: 0,
+    });
   });
 
   it('lets only a management key add credits, a positive amount, to a workspace it belongs to', async () => {
@@ -69,7 +72,11 @@ describe('credits, spend enforcement and last-used times', () => {
     const appPrincipal = (await resolve(app.key.hash)).principal!;
     await expect(addCredits('1', appPrincipal)).rejects.toMatchObject({ status: 401, metadata: { reason: 'management_key_required' } });
     await expect(addCredits('0')).rejects.toMatchObject({ status: 400 });
-    const other = await createWorkspaceWithOwner(prisma, { workspaceName: 'Other', email: `other-${randomUUID()}@example.com`, userName: 'O' });
+    const other = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Other',
+      email: `other-${randomUUID()}@example.com`,
+      userName: 'O',
+    });
     await expect(addCredits('1', admin, other.workspaceId)).rejects.toMatchObject({ status: 400 });
   });
 
@@ -78,7 +85,12 @@ describe('credits, spend enforcement and last-used times', () => {
     const key = await issueKey(prisma, owner, { kind: 'standard', name: 'limited' });
     await prisma.apiKey.update({
       where: { hash: key.key.hash },
-      data: { limit: new Prisma.Decimal('1'), limitReset: 'daily', usageDaily: new Prisma.Decimal('1'), dailyPeriodStart: periodStart('daily', now) },
+      data: {
+        limit: new Prisma.Decimal('1'),
+        limitReset: 'daily',
+        usageDaily: new Prisma.Decimal('1'),
+        dailyPeriodStart: periodStart('daily', now),
+      },
     });
     // No OIDC issuer configured: identities are not what this test is about.
     const auth = new AuthService(prisma as PrismaService, new OidcClient({ OIDC_LOGIN_TTL_SECONDS: 600 } as ManagementEnv));
@@ -126,10 +138,18 @@ describe('credits, spend enforcement and last-used times', () => {
 
   it('ignores a malformed keys.used batch', async () => {
     const key = await issueKey(prisma, owner, { kind: 'standard', name: 'used-3' });
-    nats.connection.publish(EVENTS.keysUsed, JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash: key.key.hash, lastUsedAt: 'yesterday' }] } }));
+    nats.connection.publish(
+      EVENTS.keysUsed,
+      JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash: key.key.hash, lastUsedAt: 'yesterday' }] } }),
+    );
     await nats.connection.flush();
     // A well-formed batch after it is still applied: the handler did not die.
-    nats.connection.publish(EVENTS.keysUsed, JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash: key.key.hash, lastUsedAt: '2026-06-01T00:00:00.000Z' }] } }));
-    await expect.poll(async () => (await prisma.apiKey.findUniqueOrThrow({ where: { hash: key.key.hash } })).lastUsedAt?.toISOString()).toBe('2026-06-01T00:00:00.000Z');
+    nats.connection.publish(
+      EVENTS.keysUsed,
+      JSON.stringify({ pattern: EVENTS.keysUsed, data: { entries: [{ keyHash: key.key.hash, lastUsedAt: '2026-06-01T00:00:00.000Z' }] } }),
+    );
+    await expect
+      .poll(async () => (await prisma.apiKey.findUniqueOrThrow({ where: { hash: key.key.hash } })).lastUsedAt?.toISOString())
+      .toBe('2026-06-01T00:00:00.000Z');
   });
 });

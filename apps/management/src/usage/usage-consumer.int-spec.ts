@@ -81,7 +81,11 @@ describe('usage events counted exactly once', () => {
   const ledgerRows = (generationId: string) => prisma.usageLedgerEntry.count({ where: { generationId } });
 
   beforeAll(async () => {
-    owner = await createWorkspaceWithOwner(prisma, { workspaceName: 'Metered', email: `metered-${randomUUID()}@example.com`, userName: 'M' });
+    owner = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Metered',
+      email: `metered-${randomUUID()}@example.com`,
+      userName: 'M',
+    });
     await prisma.workspace.update({ where: { id: owner.workspaceId }, data: { creditsTotal: new Prisma.Decimal(1000) } });
     key = await issueKey(prisma, owner, { kind: 'standard', name: 'metered' });
     nats = await ResilientNatsConnection.open({ servers: inject('natsUrl'), name: 'usage-spec' });
@@ -135,7 +139,11 @@ describe('usage events counted exactly once', () => {
   });
 
   it('adds up to the exact decimal sum of the costs, BYOK twins and workspace usage included', async () => {
-    const workspace = await createWorkspaceWithOwner(prisma, { workspaceName: 'Sums', email: `sums-${randomUUID()}@example.com`, userName: 'S' });
+    const workspace = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Sums',
+      email: `sums-${randomUUID()}@example.com`,
+      userName: 'S',
+    });
     await prisma.workspace.update({ where: { id: workspace.workspaceId }, data: { creditsTotal: new Prisma.Decimal(50) } });
     const metered = await issueKey(prisma, workspace, { kind: 'standard', name: 'sums' });
     const costs = ['0.1', '0.2', '0.000000000000000001', '1.123456789012345678', '0.3', '7', '0.000000075', '0.0000006'];
@@ -249,7 +257,11 @@ describe('usage events counted exactly once', () => {
     await drained();
     await expect.poll(() => keysChanged.flat()).toContain(limited.key.hash);
 
-    const poor = await createWorkspaceWithOwner(prisma, { workspaceName: 'Poor', email: `poor-${randomUUID()}@example.com`, userName: 'P' });
+    const poor = await createWorkspaceWithOwner(prisma, {
+      workspaceName: 'Poor',
+      email: `poor-${randomUUID()}@example.com`,
+      userName: 'P',
+    });
     await prisma.workspace.update({ where: { id: poor.workspaceId }, data: { creditsTotal: new Prisma.Decimal('1') } });
     const first = await issueKey(prisma, poor, { kind: 'standard', name: 'a' });
     const second = await issueKey(prisma, poor, { kind: 'standard', name: 'b' });

@@ -15,7 +15,12 @@ function logCounted(logger: Logger, batch: UsageRecordedEvent[], counted: string
   const fresh = new Set(counted);
   for (const event of batch) {
     const line = () =>
-      runWithRequestId(event.requestId, () => logger.debug({ generationId: event.generationId, cost: event.cost, duplicate: !fresh.has(event.generationId) }, 'Usage event counted'));
+      runWithRequestId(event.requestId, () =>
+        logger.debug(
+          { generationId: event.generationId, cost: event.cost, duplicate: !fresh.has(event.generationId) },
+          'Usage event counted',
+        ),
+      );
     // With tracing on, the line carries the trace id of the generation too (its counting span).
     const span = spans?.of(event.generationId);
     if (span) context.with(trace.setSpan(context.active(), span), line);

@@ -72,7 +72,11 @@ export class UsageRecorder {
 
       const keyRows: KeyRow[] = [];
       for (const group of groupByKeyAndPeriod(counted)) keyRows.push(...(await addToKey(tx, group)));
-      const workspaceCost = sumBy(counted, (event) => event.workspaceId, (event) => new Prisma.Decimal(event.cost));
+      const workspaceCost = sumBy(
+        counted,
+        (event) => event.workspaceId,
+        (event) => new Prisma.Decimal(event.cost),
+      );
       const workspaceRows: WorkspaceRow[] = [];
       for (const [workspaceId, cost] of [...workspaceCost].sort(([a], [b]) => a.localeCompare(b))) {
         workspaceRows.push(

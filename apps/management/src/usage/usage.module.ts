@@ -16,7 +16,10 @@ import { UsageRecorder } from './usage-recorder.js';
     {
       provide: USAGE_CONSUMER_OPTIONS,
       inject: [MANAGEMENT_ENV],
-      useFactory: (env: ManagementEnv) => ({ durableName: JETSTREAM.consumers.managementUsage, maxDeliveries: env.CONSUMER_MAX_DELIVERIES }),
+      useFactory: (env: ManagementEnv) => ({
+        durableName: JETSTREAM.consumers.managementUsage,
+        maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
+      }),
     },
     UsageRecorder,
     UsageConsumer,

@@ -1,6 +1,13 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { SUBJECTS, type ApiKeyView, type AuthResolveReply, type ByokCredentialView, type KeysCreateReply, type Principal } from '@gw/contracts';
+import {
+  SUBJECTS,
+  type ApiKeyView,
+  type AuthResolveReply,
+  type ByokCredentialView,
+  type KeysCreateReply,
+  type Principal,
+} from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { testDatabaseUrl } from '@gw/testing';
 import { execFileSync } from 'node:child_process';
@@ -51,7 +58,11 @@ describe('the workspace of a request is the one it names or its key’s own (ADR
   });
 
   it('creates and lists keys in the key’s workspace, not the user’s default one', async () => {
-    const created = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, { principal, name: 'made by the second', includeByokInLimit: true });
+    const created = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
+      principal,
+      name: 'made by the second',
+      includeByokInLimit: true,
+    });
     expect(created.data.workspace_id).toBe(second.workspaceId);
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { hash: created.data.hash } })).workspaceId).toBe(second.workspaceId);
     const listed = await rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, { principal, includeDisabled: true, offset: 0 });
@@ -60,7 +71,10 @@ describe('the workspace of a request is the one it names or its key’s own (ADR
   });
 
   it('creates and lists BYOK credentials in the key’s workspace', async () => {
-    const credential = await rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal, credential: { provider: 'openai', key: 'sk-rule-test-0000000000' } });
+    const credential = await rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, {
+      principal,
+      credential: { provider: 'openai', key: 'sk-rule-test-0000000000' },
+    });
     expect(credential.workspace_id).toBe(second.workspaceId);
     const page = await rpc.send<{ data: ByokCredentialView[] }>(SUBJECTS.management.byokList, { principal, offset: 0, limit: 100 });
     expect(page.data.map((entry) => entry.id)).toContain(credential.id);
@@ -68,19 +82,35 @@ describe('the workspace of a request is the one it names or its key’s own (ADR
   });
 
   it('puts presets and credits in the same workspace', async () => {
-    await rpc.send(SUBJECTS.management.presetsCreateVersion, { principal, slug: 'rule', body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }] } });
+    await rpc.send(SUBJECTS.management.presetsCreateVersion, {
+      principal,
+      slug: 'rule',
+      body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }] },
+    });
     const preset = await prisma.preset.findFirstOrThrow({ where: { slug: 'rule', workspaceId: second.workspaceId } });
     expect(preset.workspaceId).toBe(second.workspaceId);
     await rpc.send(SUBJECTS.management.creditsAdd, { principal, amount: '5' });
-    const [a, b] = await Promise.all([first, second].map((owner) => prisma.workspace.findUniqueOrThrow({ where: { id: owner.workspaceId } })));
+    const [a, b] = await Promise.all(
+      [first, second].map((owner) => prisma.workspace.findUniqueOrThrow({ where: { id: owner.workspaceId } })),
+    );
     expect(Number(a!.creditsTotal)).toBe(0);
     expect(Number(b!.creditsTotal)).toBe(5);
   });
 
   it('reaches another workspace of the user only when the request names it', async () => {
-    const named = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, { principal, name: 'named first', includeByokInLimit: true, workspaceId: first.workspaceId });
+    const named = await rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
+      principal,
+      name: 'named first',
+      includeByokInLimit: true,
+      workspaceId: first.workspaceId,
+    });
     expect(named.data.workspace_id).toBe(first.workspaceId);
-    const listed = await rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, { principal, includeDisabled: true, offset: 0, workspaceId: first.workspaceId });
+    const listed = await rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
+      principal,
+      includeDisabled: true,
+      offset: 0,
+      workspaceId: first.workspaceId,
+    });
     expect(listed.map((key) => key.name)).toEqual(['named first']);
   });
 });
@@ -88,8 +118,12 @@ describe('the workspace of a request is the one it names or its key’s own (ADR
 describe('npm run keys:create -- --management --email (issue 9 item 10)', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
   const cli = (args: string[]) =>
-    execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', ...args], { env: { ...process.env, MANAGEMENT_DATABASE_URL: databaseUrl }, encoding: 'utf8' });
-  const json = (args: string[]) => JSON.parse(cli(['--json', ...args])) as { workspaceId: string; userId: string; email: string; userCreated: boolean };
+    execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', ...args], {
+      env: { ...process.env, MANAGEMENT_DATABASE_URL: databaseUrl },
+      encoding: 'utf8',
+    });
+  const json = (args: string[]) =>
+    JSON.parse(cli(['--json', ...args])) as { workspaceId: string; userId: string; email: string; userCreated: boolean };
 
   it('gives every new workspace a new owner by default, so its key cannot reach the others', () => {
     const a = json(['--management']);

@@ -2,7 +2,16 @@
  * Public shapes of the batch API (spec §2.1, §2.1.1, §2.1.2; OpenAI's batch list envelope).
  * Status values and the terminal set: spec §3.1 and docs/adr/0044.
  */
-export const BATCH_STATUSES = ['validating', 'in_progress', 'finalizing', 'completed', 'failed', 'expired', 'cancelling', 'cancelled'] as const;
+export const BATCH_STATUSES = [
+  'validating',
+  'in_progress',
+  'finalizing',
+  'completed',
+  'failed',
+  'expired',
+  'cancelling',
+  'cancelled',
+] as const;
 export type BatchStatusName = (typeof BATCH_STATUSES)[number];
 export const TERMINAL_BATCH_STATUSES: readonly BatchStatusName[] = ['completed', 'failed', 'expired', 'cancelled'];
 
@@ -30,7 +39,13 @@ export interface BatchUsageView {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { audio_tokens: number | null; cache_write_tokens: number | null; cached_tokens: number | null; file_tokens?: number | null; video_tokens?: number | null };
+  prompt_tokens_details: {
+    audio_tokens: number | null;
+    cache_write_tokens: number | null;
+    cached_tokens: number | null;
+    file_tokens?: number | null;
+    video_tokens?: number | null;
+  };
   completion_tokens_details: { audio_tokens: number | null; image_tokens: number | null; reasoning_tokens: number | null };
   cost: number | null;
   cost_details: Record<string, number | null> | null;

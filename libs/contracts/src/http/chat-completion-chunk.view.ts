@@ -38,7 +38,11 @@ export interface ChatStreamDebugView {
   /** The exact body sent to the provider (`debug.echo_upstream_body: true`). */
   echo_upstream_body?: Record<string, unknown>;
   /** Milestones of the provider call: ms since the request began and wall-clock time. */
-  timings?: Array<{ start_ms: number; event: 'adapter_request' | 'upstream_headers_received' | 'first_token_received' | 'upstream_body_ended'; epoch_ms: number }>;
+  timings?: Array<{
+    start_ms: number;
+    event: 'adapter_request' | 'upstream_headers_received' | 'first_token_received' | 'upstream_body_ended';
+    epoch_ms: number;
+  }>;
 }
 
 /** One server tool call in a chat stream's step chunk (ADR 0041). */

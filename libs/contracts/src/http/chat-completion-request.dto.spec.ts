@@ -13,7 +13,15 @@ describe('chat-completions body bounds (spec §8)', () => {
   });
 
   it('accepts multi-part content and null content', () => {
-    expect(problems({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }] }, { role: 'assistant', content: null }] })).toEqual([]);
+    expect(
+      problems({
+        model: 'm',
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'a' }] },
+          { role: 'assistant', content: null },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it.each([
@@ -59,13 +67,32 @@ describe('chat-completions body bounds (spec §8)', () => {
   });
 
   it.each([
-    ['the edges of every range', { temperature: 2, top_p: 0, frequency_penalty: -2, presence_penalty: 2, top_logprobs: 20, top_k: 0, min_p: 1, top_a: 0, repetition_penalty: 2 }],
-    ['four stop sequences and 16 metadata pairs', { stop: ['a', 'b', 'c', 'd'], metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'.repeat(512)])) }],
+    [
+      'the edges of every range',
+      {
+        temperature: 2,
+        top_p: 0,
+        frequency_penalty: -2,
+        presence_penalty: 2,
+        top_logprobs: 20,
+        top_k: 0,
+        min_p: 1,
+        top_a: 0,
+        repetition_penalty: 2,
+      },
+    ],
+    [
+      'four stop sequences and 16 metadata pairs',
+      { stop: ['a', 'b', 'c', 'd'], metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'.repeat(512)])) },
+    ],
     ['agreeing reasoning efforts', { reasoning_effort: 'xhigh', reasoning: { effort: 'xhigh', summary: 'auto' } }],
     ['a reasoning effort with a null reasoning.effort', { reasoning_effort: 'low', reasoning: { effort: null } }],
     ['null for optional fields', { temperature: null, service_tier: null, reasoning_effort: null, stop: null }],
     ['every service tier', { service_tier: 'ultrafast' }],
-    ['a named tool choice and tools', { tool_choice: { type: 'function', function: { name: 'f' } }, tools: [{ type: 'function', function: { name: 'f' } }] }],
+    [
+      'a named tool choice and tools',
+      { tool_choice: { type: 'function', function: { name: 'f' } }, tools: [{ type: 'function', function: { name: 'f' } }] },
+    ],
     ['a json_schema response format with its schema', { response_format: { type: 'json_schema', json_schema: { name: 's', schema: {} } } }],
     ['a preset instead of a model', { model: undefined, preset: 'my-preset' }],
   ])('accepts %s', (_name, override) => {
@@ -83,8 +110,12 @@ describe('plugins at the edge', () => {
     const { plainToInstance } = await import('class-transformer');
     const { ChatCompletionRequestDto } = await import('./chat-completion-request.dto.js');
     const messagesOf = async (plugins: unknown) =>
-      (await validate(plainToInstance(ChatCompletionRequestDto, { model: 'm', messages: [{ role: 'user', content: 'Hi' }], plugins }))).flatMap((error) => Object.values(error.constraints ?? {}));
-    expect(await messagesOf([{ id: 'web' }, { id: 'telepathy' }])).toEqual([expect.stringContaining('plugins[1]: unknown plugin "telepathy"')]);
+      (
+        await validate(plainToInstance(ChatCompletionRequestDto, { model: 'm', messages: [{ role: 'user', content: 'Hi' }], plugins }))
+      ).flatMap((error) => Object.values(error.constraints ?? {}));
+    expect(await messagesOf([{ id: 'web' }, { id: 'telepathy' }])).toEqual([
+      expect.stringContaining('plugins[1]: unknown plugin "telepathy"'),
+    ]);
     expect(await messagesOf([{ id: 'phaser' }])).toEqual([expect.stringContaining('plugins[0]: the phaser plugin is not supported here')]);
     expect(await messagesOf([{ id: 'web' }, { id: 'alignment', rules: ['x'] }])).toEqual([]);
   });

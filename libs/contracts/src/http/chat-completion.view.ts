@@ -57,7 +57,10 @@ export interface LogprobTopEntryView {
 /** Spec §2.1's three annotation kinds, in OpenAI's / OpenRouter's nested shape. */
 export type AnnotationView =
   | { type: 'url_citation'; url_citation: { url: string; title: string; start_index: number; end_index: number; content?: string } }
-  | { type: 'web_search_citation'; web_search_citation: { url: string; title: string | null; cited_text?: string; encrypted_index?: string } }
+  | {
+      type: 'web_search_citation';
+      web_search_citation: { url: string; title: string | null; cited_text?: string; encrypted_index?: string };
+    }
   | { type: 'file'; file: { hash: string; content: unknown; name?: string } };
 
 export interface ChatToolCallView {

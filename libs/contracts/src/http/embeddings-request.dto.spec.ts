@@ -18,7 +18,17 @@ describe('embeddings body bounds', () => {
   });
 
   it('accepts the optional fields and unmodelled provider fields', () => {
-    expect(problems({ model: 'm', input: 'x', encoding_format: 'base64', dimensions: 256, user: 'u-1', provider: { order: ['a'] }, input_type: 'query' })).toEqual([]);
+    expect(
+      problems({
+        model: 'm',
+        input: 'x',
+        encoding_format: 'base64',
+        dimensions: 256,
+        user: 'u-1',
+        provider: { order: ['a'] },
+        input_type: 'query',
+      }),
+    ).toEqual([]);
   });
 
   it.each([

@@ -1,4 +1,16 @@
-import { IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  registerDecorator,
+  type ValidationOptions,
+} from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
 
 /** OpenAI's bound on inputs per embeddings request (https://platform.openai.com/docs/api-reference/embeddings/create). */
@@ -29,7 +41,10 @@ export function IsEmbeddingsInput(options?: ValidationOptions) {
           if (typeof value === 'string') return value.length > 0;
           if (!Array.isArray(value) || value.length === 0 || value.length > EMBEDDINGS_MAX_INPUTS) return false;
           if (isTokenArray(value)) return true;
-          return value.every((item) => (typeof item === 'string' && item.length > 0) || isTokenArray(item)) && value.every((item) => typeof item === typeof value[0]);
+          return (
+            value.every((item) => (typeof item === 'string' && item.length > 0) || isTokenArray(item)) &&
+            value.every((item) => typeof item === typeof value[0])
+          );
         },
       },
     });

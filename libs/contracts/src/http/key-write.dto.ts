@@ -1,5 +1,22 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
 import { MAX_KEY_CONCURRENT_REQUESTS, MAX_KEY_REQUESTS_PER_MINUTE } from '../principal.js';
 
@@ -129,8 +146,7 @@ function IsCreditAmount(options?: ValidationOptions) {
       propertyName,
       options: { message: `${propertyName} must be a number with at most ${MAX_AMOUNT_DECIMALS} decimals`, ...options },
       validator: {
-        validate: (value: unknown) =>
-          typeof value === 'number' && Number.isFinite(value) && Number(amountToDecimalString(value)) === value,
+        validate: (value: unknown) => typeof value === 'number' && Number.isFinite(value) && Number(amountToDecimalString(value)) === value,
       },
     });
 }

@@ -31,7 +31,8 @@ function IsTextOrBlocks(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) =>
           typeof value === 'string' ||
-          (Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.type === 'string')),
+          (Array.isArray(value) &&
+            value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.type === 'string')),
       },
     });
 }

@@ -46,7 +46,10 @@ export interface ResponsesImageItemView {
   result: string;
 }
 
-/** A server tool the gateway ran for the model (`service:web_search` / `service:web_fetch`, ADR 0041), in OpenAI's web_search_call shape. */
+/**
+ * A server tool the gateway ran for the model (`service:web_search` / `service:web_fetch`, ADR 0041),
+ * in OpenAI's web_search_call shape.
+ */
 export interface ResponsesWebSearchCallItemView {
   type: 'web_search_call';
   id: string;
@@ -54,7 +57,12 @@ export interface ResponsesWebSearchCallItemView {
   action: { type: 'search'; query: string; sources?: Array<{ type: 'url'; url: string }> } | { type: 'open_page'; url: string };
 }
 
-export type ResponsesOutputItemView = ResponsesMessageItemView | ResponsesFunctionCallItemView | ResponsesReasoningItemView | ResponsesImageItemView | ResponsesWebSearchCallItemView;
+export type ResponsesOutputItemView =
+  | ResponsesMessageItemView
+  | ResponsesFunctionCallItemView
+  | ResponsesReasoningItemView
+  | ResponsesImageItemView
+  | ResponsesWebSearchCallItemView;
 
 /** Spec §2.6 usage. */
 export interface ResponsesUsageView {

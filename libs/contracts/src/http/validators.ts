@@ -101,14 +101,18 @@ export function IsLogitBias(options?: ValidationOptions) {
       name: 'isLogitBias',
       target: target.constructor,
       propertyName,
-      options: { message: `${propertyName} must map token ids to numbers from ${LOGIT_BIAS_RANGE.min} to ${LOGIT_BIAS_RANGE.max}`, ...options },
+      options: {
+        message: `${propertyName} must map token ids to numbers from ${LOGIT_BIAS_RANGE.min} to ${LOGIT_BIAS_RANGE.max}`,
+        ...options,
+      },
       validator: {
         validate: (value: unknown) =>
           typeof value === 'object' &&
           value !== null &&
           !Array.isArray(value) &&
           Object.entries(value).every(
-            ([token, bias]) => /^\d+$/.test(token) && typeof bias === 'number' && bias >= LOGIT_BIAS_RANGE.min && bias <= LOGIT_BIAS_RANGE.max,
+            ([token, bias]) =>
+              /^\d+$/.test(token) && typeof bias === 'number' && bias >= LOGIT_BIAS_RANGE.min && bias <= LOGIT_BIAS_RANGE.max,
           ),
       },
     });
@@ -178,7 +182,10 @@ export function IsResponsesInput(options?: ValidationOptions) {
           (Array.isArray(value) &&
             value.every(
               (item) =>
-                typeof item === 'object' && item !== null && !Array.isArray(item) && (typeof item.type === 'string' || typeof item.role === 'string'),
+                typeof item === 'object' &&
+                item !== null &&
+                !Array.isArray(item) &&
+                (typeof item.type === 'string' || typeof item.role === 'string'),
             )),
       },
     });
@@ -208,7 +215,10 @@ export function IsResponsesToolChoice(options?: ValidationOptions) {
  */
 export function IsPluginList(options?: ValidationOptions) {
   const problem = (value: unknown): string | undefined => {
-    if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.id === 'string')) {
+    if (
+      !Array.isArray(value) ||
+      !value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.id === 'string')
+    ) {
       return 'plugins must be an array of objects, each with a string id';
     }
     for (const [index, item] of (value as Array<{ id: string; enabled?: unknown }>).entries()) {

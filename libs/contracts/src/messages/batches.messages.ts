@@ -1,5 +1,20 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { BATCH_COMPLETION_WINDOW, BATCH_STATUSES, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
 import { BATCH_ENDPOINTS, type BatchEndpoint } from './native-batches.messages.js';
 import { Principal } from '../principal.js';
@@ -121,5 +136,3 @@ export interface BatchResultsPage {
   /** Pass as afterIndex for the next page; null at the end. */
   nextAfterIndex: number | null;
 }
-
-

@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { DECIMAL_STRING } from '../events/usage-recorded.event.js';
 import { LIMIT_RESETS, type ApiKeyView, type LimitReset } from '../http/api-key.view.js';
 import { KEY_NAME_MAX_LENGTH, UTC_DATE_TIME } from '../http/key-write.dto.js';

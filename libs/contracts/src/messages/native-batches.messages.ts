@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { Principal } from '../principal.js';
 
 /*
@@ -146,8 +159,7 @@ export class NativeBatchDeleteRequest extends NativeBatchHandleRequest {}
 
 export type NativeBatchSubmitReply =
   /** No endpoint the batch may use supports a provider batch API: the batch service runs the lines itself. */
-  | { native: false; reason: string }
-  | { native: true; handle: NativeBatchHandle };
+  { native: false; reason: string } | { native: true; handle: NativeBatchHandle };
 
 /**
  * - `in_progress`: the provider is validating or running it (OpenAI's validating, in_progress,

@@ -42,6 +42,8 @@ describe('memoised validation metadata', () => {
     await expect(validateDto(Late, { label: 'this is long' }, 'reject')).resolves.toBeInstanceOf(Late);
     // A decorator applied now (as a lazily loaded module would) clears the memo.
     MaxLength(3)(Late.prototype, 'label');
-    await expect(validateDto(Late, { label: 'this is long' }, 'reject')).rejects.toThrow(/label must be shorter than or equal to 3 characters/);
+    await expect(validateDto(Late, { label: 'this is long' }, 'reject')).rejects.toThrow(
+      /label must be shorter than or equal to 3 characters/,
+    );
   });
 });

@@ -6,7 +6,12 @@ import type { ReplicaLifecycle } from './replica-lifecycle.js';
  * `GET /health` 200 while the process runs; `GET /health/ready` 200 when this replica can
  * serve (connected to NATS, not draining), 503 otherwise.
  */
-export async function startHealthServer(port: number, host: string, lifecycle: ReplicaLifecycle, connected: () => boolean): Promise<Server> {
+export async function startHealthServer(
+  port: number,
+  host: string,
+  lifecycle: ReplicaLifecycle,
+  connected: () => boolean,
+): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     let status = 404;

@@ -1,6 +1,17 @@
 import type { TestProject } from 'vitest/node';
 import '../provided-context.js';
-import { createTestDatabases, dropTestDatabases, ensureNats, ensurePostgres, ensureRedis, generateBusSeeds, POSTGRES_URL, PrivateNatsServer, REDIS_URL, runPrefix } from '@gw/stack';
+import {
+  createTestDatabases,
+  dropTestDatabases,
+  ensureNats,
+  ensurePostgres,
+  ensureRedis,
+  generateBusSeeds,
+  POSTGRES_URL,
+  PrivateNatsServer,
+  REDIS_URL,
+  runPrefix,
+} from '@gw/stack';
 
 /**
  * Integration tests: migrated databases of their own (dropped afterwards) a private

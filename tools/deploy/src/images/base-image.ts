@@ -27,7 +27,9 @@ export function ensureBaseImage(): { tag: string; built: boolean } {
     // npm for the build stage's `npm ci`: the one that runs this script (global install).
     // `npm run` names its own CLI in npm_execpath; `npm root -g` answers for the pinned Node's
     // prefix (node_modules/node), which holds no npm.
-    const npmDir = process.env.npm_execpath ? dirname(dirname(process.env.npm_execpath)) : join(execFileSync('npm', ['root', '--global'], { encoding: 'utf8' }).trim(), 'npm');
+    const npmDir = process.env.npm_execpath
+      ? dirname(dirname(process.env.npm_execpath))
+      : join(execFileSync('npm', ['root', '--global'], { encoding: 'utf8' }).trim(), 'npm');
     if (!existsSync(join(npmDir, 'bin/npm-cli.js'))) throw new Error(`npm not found at ${npmDir}`);
     const npmTarget = join(rootfs, 'usr/local/lib/node_modules/npm');
     mkdirSync(dirname(npmTarget), { recursive: true });
@@ -43,17 +45,25 @@ export function ensureBaseImage(): { tag: string; built: boolean } {
       mkdirSync(join(rootfs, dir), { recursive: true });
     }
     const tar = execFileSync('tar', ['-C', rootfs, '--numeric-owner', '-c', '.'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
-    execFileSync('podman', [
-      'import',
-      '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      '--change', `ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt`,
-      '--change', 'CMD ["node"]',
-      '-', tag,
-    ], {
-      input: tar,
-      stdio: ['pipe', 'ignore', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    execFileSync(
+      'podman',
+      [
+        'import',
+        '--change',
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        '--change',
+        `ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt`,
+        '--change',
+        'CMD ["node"]',
+        '-',
+        tag,
+      ],
+      {
+        input: tar,
+        stdio: ['pipe', 'ignore', 'inherit'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
   } finally {
     rmSync(rootfs, { recursive: true, force: true });
   }

@@ -12,7 +12,10 @@ import { join } from 'node:path';
  */
 
 export function podman(args: string[], options: { stdio?: 'inherit' | 'pipe' } = {}): string {
-  return execFileSync('podman', args, { encoding: 'utf8', stdio: ['ignore', options.stdio ?? 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }) ?? '';
+  return (
+    execFileSync('podman', args, { encoding: 'utf8', stdio: ['ignore', options.stdio ?? 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }) ??
+    ''
+  );
 }
 
 export function imageExists(tag: string): boolean {
@@ -40,7 +43,15 @@ export function inspectImage(tag: string): ImageConfig {
     Size: number;
     // podman reports a docker-format image's HEALTHCHECK at the top level.
     Healthcheck?: { Test?: string[] };
-    Config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string; User?: string; Labels?: Record<string, string>; Healthcheck?: { Test?: string[] } };
+    Config: {
+      Entrypoint?: string[];
+      Cmd?: string[];
+      Env?: string[];
+      WorkingDir?: string;
+      User?: string;
+      Labels?: Record<string, string>;
+      Healthcheck?: { Test?: string[] };
+    };
   }>;
   if (!image) throw new Error(`no image ${tag}`);
   return {
@@ -79,7 +90,10 @@ mount -t tmpfs -o size=64m,mode=1777 tmpfs "$root/tmp"
 mount -o remount,bind,ro "$root"
 exec chroot --userspec="$user" "$root" /usr/bin/env -i -C "$workdir" "$@"`;
 
-export function startFromImage(tag: string, options: { entrypoint?: string[]; args?: string[]; env?: Record<string, string>; logDir: string; name: string }): ChrootProcess {
+export function startFromImage(
+  tag: string,
+  options: { entrypoint?: string[]; args?: string[]; env?: Record<string, string>; logDir: string; name: string },
+): ChrootProcess {
   const config = inspectImage(tag);
   const root = podman(['image', 'mount', tag]).trim();
   if (!existsSync(join(root, 'usr/bin/env'))) throw new Error(`${tag}: mounted at ${root} but has no /usr/bin/env`);
@@ -88,9 +102,27 @@ export function startFromImage(tag: string, options: { entrypoint?: string[]; ar
   mkdirSync(options.logDir, { recursive: true });
   const logFile = join(options.logDir, `${options.name}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn('unshare', ['--pid', '--fork', '--mount', '--kill-child', 'sh', '-c', LAUNCHER, 'launcher', root, config.user, config.workingDir, ...env, ...command], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--mount',
+      '--kill-child',
+      'sh',
+      '-c',
+      LAUNCHER,
+      'launcher',
+      root,
+      config.user,
+      config.workingDir,
+      ...env,
+      ...command,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));

@@ -50,10 +50,16 @@ function record(image: string, check: string, ok: boolean, detail = ''): void {
  */
 function snapshotContext(): string {
   const dir = mkdtempSync('/var/tmp/gw-context-');
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: WORKSPACE_ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: WORKSPACE_ROOT,
+    encoding: 'utf8',
+  })
     .split('\0')
     .filter((file) => file && existsSync(join(WORKSPACE_ROOT, file)));
-  const archive = execFileSync('tar', ['-C', WORKSPACE_ROOT, '--null', '-T', '-', '-c', '-f', '-'], { input: files.join('\0'), maxBuffer: 1024 * 1024 * 1024 });
+  const archive = execFileSync('tar', ['-C', WORKSPACE_ROOT, '--null', '-T', '-', '-c', '-f', '-'], {
+    input: files.join('\0'),
+    maxBuffer: 1024 * 1024 * 1024,
+  });
   execFileSync('tar', ['-C', dir, '-x', '-f', '-'], { input: archive });
   return dir;
 }
@@ -68,10 +74,23 @@ function build(baseTag: string): void {
     console.log(`==> podman build --target ${image}`);
     podman(
       [
-        'build', '--isolation=chroot', '--format=docker', '--layers',
-        '-f', join(context, 'docker/Dockerfile'), '--target', image,
-        '--build-arg', `BASE_IMAGE=${baseTag}`, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`,
-        '-t', tagOf(image), context,
+        'build',
+        '--isolation=chroot',
+        '--format=docker',
+        '--layers',
+        '-f',
+        join(context, 'docker/Dockerfile'),
+        '--target',
+        image,
+        '--build-arg',
+        `BASE_IMAGE=${baseTag}`,
+        '--build-arg',
+        `VERSION=${version}`,
+        '--build-arg',
+        `REVISION=${revision}`,
+        '-t',
+        tagOf(image),
+        context,
       ],
       { stdio: 'inherit' },
     );
@@ -92,7 +111,11 @@ async function run(): Promise<void> {
     const config = inspectImage(tagOf(image));
     sizes[image] = `${(config.sizeBytes / 1e6).toFixed(0)} MB`;
     record(image, 'runs as a numeric non-root user', /^[1-9]\d*(:\d+)?$/.test(config.user), config.user);
-    record(image, 'OCI labels source, version, revision', ['source', 'version', 'revision'].every((k) => config.labels[`org.opencontainers.image.${k}`]));
+    record(
+      image,
+      'OCI labels source, version, revision',
+      ['source', 'version', 'revision'].every((k) => config.labels[`org.opencontainers.image.${k}`]),
+    );
     if (image !== 'migrate') record(image, 'has a HEALTHCHECK', Boolean(config.healthcheck?.length));
   }
   sizes['base'] = `${(inspectImage(base.tag).sizeBytes / 1e6).toFixed(0)} MB`;
@@ -113,7 +136,12 @@ async function run(): Promise<void> {
       const migrate = start(`migrate-${service}`, 'migrate', { [urlVar]: testDatabaseUrl(prefix, service) }, [service]);
       const code = await migrate.exited;
       const applied = /(\d+) applied/.exec(migrate.log())?.[1];
-      record('migrate', `migrates ${testDatabaseNames(prefix)[service]}`, code === 0 && Number(applied) > 0, `exit ${code}, ${applied ?? '?'} applied`);
+      record(
+        'migrate',
+        `migrates ${testDatabaseNames(prefix)[service]}`,
+        code === 0 && Number(applied) > 0,
+        `exit ${code}, ${applied ?? '?'} applied`,
+      );
     }
     timings['migrate 4 databases'] = seconds(since);
 
@@ -137,28 +165,54 @@ async function run(): Promise<void> {
         ...(service === 'management' ? { BYOK_KEKS: `v1:${randomBytes(32).toString('base64')}` } : {}),
         ...(service === 'intern-signing' ? { DAEMON_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64')}` } : {}),
         ...(service === 'inference'
-          ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`, SEARXNG_URL: `http://127.0.0.1:${searchPort}`, WEB_FETCH_ALLOWED_ORIGINS: `http://127.0.0.1:${searchPort}` }
+          ? {
+              SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
+              SEARXNG_URL: `http://127.0.0.1:${searchPort}`,
+              WEB_FETCH_ALLOWED_ORIGINS: `http://127.0.0.1:${searchPort}`,
+            }
           : {}),
       });
     }
-    await Promise.all(SERVICES.map((service) => expectHttp(service, `http://127.0.0.1:${healthPorts[service]}/health/ready`, '/health/ready answers 200 (NATS connected)')));
+    await Promise.all(
+      SERVICES.map((service) =>
+        expectHttp(service, `http://127.0.0.1:${healthPorts[service]}/health/ready`, '/health/ready answers 200 (NATS connected)'),
+      ),
+    );
     const gatewayPort = await freePort();
     start('api-gateway', 'api-gateway', { ...common, PORT: String(gatewayPort), HOST: '127.0.0.1' });
-    await expectHttp('api-gateway', `http://127.0.0.1:${gatewayPort}/health/ready`, '/health/ready answers 200 (every service replied over NATS)');
+    await expectHttp(
+      'api-gateway',
+      `http://127.0.0.1:${gatewayPort}/health/ready`,
+      '/health/ready answers 200 (every service replied over NATS)',
+    );
     timings['start every service until ready'] = seconds(since);
 
     // 3. One real request through the images: a key made by management's CLI in its image,
     //    a chat completion through gateway -> inference -> simulator.
     since = Date.now();
     const createKey = async (name: string, keyArgs: string[]): Promise<{ secret: string; workspaceId: string; userId: string }> => {
-      const cli = start(name, 'management', { MANAGEMENT_DATABASE_URL: testDatabaseUrl(prefix, 'management') }, ['--json', ...keyArgs], ['node', 'apps/management/dist/cli/create-key.js']);
+      const cli = start(
+        name,
+        'management',
+        { MANAGEMENT_DATABASE_URL: testDatabaseUrl(prefix, 'management') },
+        ['--json', ...keyArgs],
+        ['node', 'apps/management/dist/cli/create-key.js'],
+      );
       const code = await cli.exited;
       if (code !== 0) throw new Error(`create-key exited ${String(code)}: ${cli.log()}`);
       return JSON.parse(cli.log().trim().split('\n').at(-1) ?? '{}') as { secret: string; workspaceId: string; userId: string };
     };
     try {
       const owner = await createKey('create-key-management', ['--management', '--name', 'images', '--credits', '10']);
-      const key = await createKey('create-key-standard', ['--standard', '--name', 'images', '--workspace', owner.workspaceId, '--user', owner.userId]);
+      const key = await createKey('create-key-standard', [
+        '--standard',
+        '--name',
+        'images',
+        '--workspace',
+        owner.workspaceId,
+        '--user',
+        owner.userId,
+      ]);
       const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
@@ -167,7 +221,12 @@ async function run(): Promise<void> {
       });
       const body = (await response.json()) as { choices?: Array<{ message?: { content?: string } }>; usage?: { cost?: number } };
       const content = body.choices?.[0]?.message?.content ?? '';
-      record('api-gateway', 'chat completion through gateway, inference and simulator images', response.status === 200 && content.length > 0, `${response.status}, ${content.length} chars, cost ${String(body.usage?.cost)}`);
+      record(
+        'api-gateway',
+        'chat completion through gateway, inference and simulator images',
+        response.status === 200 && content.length > 0,
+        `${response.status}, ${content.length} chars, cost ${String(body.usage?.cost)}`,
+      );
     } catch (error) {
       record('api-gateway', 'chat completion through gateway, inference and simulator images', false, (error as Error).message);
     }

@@ -118,11 +118,14 @@ export class BatchJob {
   }
 
   get succeeded(): number {
-    return [...this.outcomes.values()].filter((outcome) => outcome.kind === 'ran' && outcome.status !== undefined && outcome.status < 400).length;
+    return [...this.outcomes.values()].filter((outcome) => outcome.kind === 'ran' && outcome.status !== undefined && outcome.status < 400)
+      .length;
   }
 
   get errored(): number {
-    return [...this.outcomes.values()].filter((outcome) => outcome.kind === 'ran' && (outcome.status === undefined || outcome.status >= 400)).length;
+    return [...this.outcomes.values()].filter(
+      (outcome) => outcome.kind === 'ran' && (outcome.status === undefined || outcome.status >= 400),
+    ).length;
   }
 
   count(kind: LineOutcome['kind']): number {
@@ -159,7 +162,8 @@ export class BatchJob {
 
   private end(): void {
     for (const line of this.lines) {
-      if (!this.outcomes.has(line.customId)) this.outcomes.set(line.customId, { customId: line.customId, kind: this.cancelRequested ? 'cancelled' : 'expired' });
+      if (!this.outcomes.has(line.customId))
+        this.outcomes.set(line.customId, { customId: line.customId, kind: this.cancelRequested ? 'cancelled' : 'expired' });
     }
     this.phase = 'ended';
     this.endedAt = Date.now();
@@ -177,11 +181,26 @@ export class BatchJob {
       try {
         body = JSON.parse(text);
       } catch {
-        body = { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } };
+        body = {
+          error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+        };
       }
-      return { customId: line.customId, kind: 'ran', status: response.status, body, requestId: response.headers.get('request-id') ?? undefined };
+      return {
+        customId: line.customId,
+        kind: 'ran',
+        status: response.status,
+        body,
+        requestId: response.headers.get('request-id') ?? undefined,
+      };
     } catch (error) {
-      return { customId: line.customId, kind: 'ran', status: 500, body: { error: { message: `Simulator batch line failed: ${(error as Error).message}`, type: 'server_error', param: null, code: null } } };
+      return {
+        customId: line.customId,
+        kind: 'ran',
+        status: 500,
+        body: {
+          error: { message: `Simulator batch line failed: ${(error as Error).message}`, type: 'server_error', param: null, code: null },
+        },
+      };
     }
   }
 }

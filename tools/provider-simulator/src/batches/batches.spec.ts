@@ -16,13 +16,21 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 const chatLine = (customId: string, text: string, model = 'gpt-4o-mini') =>
-  JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }] } });
+  JSON.stringify({
+    custom_id: customId,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model, messages: [{ role: 'user', content: text }] },
+  });
 
 async function upload(lines: string[]): Promise<OpenAI.FileObject> {
   return openai.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), 'batch.jsonl'), purpose: 'batch' });
 }
 
-async function settle(id: string, done: (status: string) => boolean = (status) => ['completed', 'failed', 'expired', 'cancelled'].includes(status)): Promise<OpenAI.Batch> {
+async function settle(
+  id: string,
+  done: (status: string) => boolean = (status) => ['completed', 'failed', 'expired', 'cancelled'].includes(status),
+): Promise<OpenAI.Batch> {
   for (let i = 0; i < 200; i++) {
     const batch = await openai.batches.retrieve(id);
     if (done(batch.status)) return batch;
@@ -61,57 +69,106 @@ describe('OpenAI Files API (real openai client)', () => {
     const missing = await fetch(`${sim.url}/v1/files`, { method: 'POST', headers: { authorization: 'Bearer sk-sim' }, body: form });
     expect(missing.status).toBe(400);
     expect((await errorOf(missing)).param).toBe('purpose');
-    await expect(openai.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'nope' as 'batch' })).rejects.toMatchObject({ status: 400 });
-    await expect(openai.files.create({ file: await toFile(Buffer.from('{}'), 'x.txt'), purpose: 'batch' })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      openai.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'nope' as 'batch' }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(openai.files.create({ file: await toFile(Buffer.from('{}'), 'x.txt'), purpose: 'batch' })).rejects.toMatchObject({
+      status: 400,
+    });
   });
 });
 
 describe('OpenAI Batch API (real openai client)', () => {
   it('validates, runs every line with the deterministic completion, and writes output and error files', async () => {
-    const file = await upload([chatLine('one', 'Tell me a joke'), chatLine('two', 'Hello'), chatLine('bad', 'x', 'gpt-4o-mini;status=400')]);
-    const created = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { k: 'v' } });
-    expect(created).toMatchObject({ object: 'batch', status: 'validating', endpoint: '/v1/chat/completions', input_file_id: file.id, completion_window: '24h', metadata: { k: 'v' } });
+    const file = await upload([
+      chatLine('one', 'Tell me a joke'),
+      chatLine('two', 'Hello'),
+      chatLine('bad', 'x', 'gpt-4o-mini;status=400'),
+    ]);
+    const created = await openai.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { k: 'v' },
+    });
+    expect(created).toMatchObject({
+      object: 'batch',
+      status: 'validating',
+      endpoint: '/v1/chat/completions',
+      input_file_id: file.id,
+      completion_window: '24h',
+      metadata: { k: 'v' },
+    });
     const failed = await settle(created.id);
     // The third line's model differs from the first's: OpenAI refuses the whole batch.
     expect(failed.status).toBe('failed');
     expect(failed.errors?.data?.[0]).toMatchObject({ code: 'model_mismatch', line: 3, param: 'body.model' });
 
     const good = await upload([chatLine('one', 'Tell me a joke'), chatLine('two', 'Hello')]);
-    const batch = await settle((await openai.batches.create({ input_file_id: good.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    const batch = await settle(
+      (await openai.batches.create({ input_file_id: good.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
     expect(batch.status).toBe('completed');
     expect(batch.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
     expect(batch.error_file_id).toBeNull();
     expect(batch.in_progress_at).toBeGreaterThan(0);
     const rows = await jsonl(batch.output_file_id!);
     expect(rows.map((row) => row.custom_id)).toEqual(['one', 'two']);
-    expect(rows[0]).toMatchObject({ error: null, response: { status_code: 200, body: { object: 'chat.completion', usage: { prompt_tokens: 10, completion_tokens: 24 } } } });
+    expect(rows[0]).toMatchObject({
+      error: null,
+      response: { status_code: 200, body: { object: 'chat.completion', usage: { prompt_tokens: 10, completion_tokens: 24 } } },
+    });
     expect(rows[0]!.id).toMatch(/^batch_req_/);
     expect(rows[0]!.response.body.choices[0].message.content).toMatch(/^Simulated reply to: Tell me a joke\./);
   });
 
   it('puts a line the route refused in the error file, with its status and OpenAI error body', async () => {
     const model = 'gpt-4o-mini;batch-delay=0';
-    const file = await upload([chatLine('ok', 'Hi', model), JSON.stringify({ custom_id: 'bad', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [], top_k: 3 } })]);
-    const batch = await settle((await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    const file = await upload([
+      chatLine('ok', 'Hi', model),
+      JSON.stringify({ custom_id: 'bad', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [], top_k: 3 } }),
+    ]);
+    const batch = await settle(
+      (await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
     expect(batch.status).toBe('completed');
     expect(batch.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
     const [error] = await jsonl(batch.error_file_id!);
-    expect(error).toMatchObject({ custom_id: 'bad', error: null, response: { status_code: 400, body: { error: { type: 'invalid_request_error' } } } });
+    expect(error).toMatchObject({
+      custom_id: 'bad',
+      error: null,
+      response: { status_code: 400, body: { error: { type: 'invalid_request_error' } } },
+    });
   });
 
   it('runs embeddings batches', async () => {
-    const line = JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'hello' } });
-    const batch = await settle((await openai.batches.create({ input_file_id: (await upload([line])).id, endpoint: '/v1/embeddings', completion_window: '24h' })).id);
+    const line = JSON.stringify({
+      custom_id: 'e1',
+      method: 'POST',
+      url: '/v1/embeddings',
+      body: { model: 'text-embedding-3-small', input: 'hello' },
+    });
+    const batch = await settle(
+      (await openai.batches.create({ input_file_id: (await upload([line])).id, endpoint: '/v1/embeddings', completion_window: '24h' })).id,
+    );
     const [row] = await jsonl(batch.output_file_id!);
-    expect(row).toMatchObject({ custom_id: 'e1', response: { status_code: 200, body: { object: 'list', data: [{ object: 'embedding' }] } } });
+    expect(row).toMatchObject({
+      custom_id: 'e1',
+      response: { status_code: 200, body: { object: 'list', data: [{ object: 'embedding' }] } },
+    });
   });
 
   it('cancels: cancelling, then cancelled with the lines that ran in the output and the rest as batch_cancelled', async () => {
     const model = 'gpt-4o-mini;batch-delay=0;batch-line-delay=40';
     const lines = Array.from({ length: 40 }, (_, i) => chatLine(`c${i}`, `line ${i}`, model));
-    const created = await openai.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const created = await openai.batches.create({
+      input_file_id: (await upload(lines)).id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
     // OpenAI's counts move while the batch runs: cancel once some lines are done.
-    for (let i = 0; i < 200 && ((await openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && ((await openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const cancelling = await openai.batches.cancel(created.id);
     expect(cancelling.status).toBe('cancelling');
     expect(cancelling.cancelling_at).toBeGreaterThan(0);
@@ -128,7 +185,10 @@ describe('OpenAI Batch API (real openai client)', () => {
   it('expires: the lines past batch-expire come back as batch_expired', async () => {
     const model = 'gpt-4o-mini;batch-delay=0;batch-expire=2';
     const lines = ['a', 'b', 'c', 'd'].map((id) => chatLine(id, id, model));
-    const batch = await settle((await openai.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    const batch = await settle(
+      (await openai.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+        .id,
+    );
     expect(batch.status).toBe('expired');
     expect(batch.expired_at).toBeGreaterThan(0);
     expect(batch.request_counts).toEqual({ total: 4, completed: 2, failed: 2 });
@@ -137,21 +197,38 @@ describe('OpenAI Batch API (real openai client)', () => {
 
   it('injects failures: batch-fail ends the batch failed, batch-status fails the create call', async () => {
     const failing = await upload([chatLine('a', 'x', 'gpt-4o-mini;batch-fail=1;batch-delay=0')]);
-    const failed = await settle((await openai.batches.create({ input_file_id: failing.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    const failed = await settle(
+      (await openai.batches.create({ input_file_id: failing.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
     expect(failed.status).toBe('failed');
     expect(failed.failed_at).toBeGreaterThan(0);
     const refused = await upload([chatLine('a', 'x', 'gpt-4o-mini;batch-status=503')]);
-    await expect(openai.batches.create({ input_file_id: refused.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      openai.batches.create({ input_file_id: refused.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    ).rejects.toMatchObject({ status: 503 });
   });
 
   it('is strict: unknown parameters, a bad window or endpoint, a missing file, a bad key', async () => {
     const file = await upload([chatLine('a', 'x')]);
-    const raw = (body: unknown, key = 'sk-sim') => fetch(`${sim.url}/v1/batches`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect((await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', model: 'x' }))).code).toBe('unknown_parameter');
-    expect((await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '1h' }))).param).toBe('completion_window');
-    expect((await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' }))).param).toBe('endpoint');
+    const raw = (body: unknown, key = 'sk-sim') =>
+      fetch(`${sim.url}/v1/batches`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(
+      (await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', model: 'x' }))).code,
+    ).toBe('unknown_parameter');
+    expect((await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '1h' }))).param).toBe(
+      'completion_window',
+    );
+    expect((await errorOf(await raw({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' }))).param).toBe(
+      'endpoint',
+    );
     expect((await raw({ input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' })).status).toBe(404);
-    expect((await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, 'sk-sim-invalid')).status).toBe(401);
+    expect(
+      (await raw({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, 'sk-sim-invalid')).status,
+    ).toBe(401);
     await expect(openai.batches.retrieve('batch_nope')).rejects.toMatchObject({ status: 404 });
   });
 
@@ -165,7 +242,10 @@ describe('OpenAI Batch API (real openai client)', () => {
 });
 
 describe('Anthropic Message Batches (real @anthropic-ai/sdk client)', () => {
-  const request = (customId: string, text: string, model = 'claude-sonnet-4-5') => ({ custom_id: customId, params: { model, max_tokens: 256, messages: [{ role: 'user' as const, content: text }] } });
+  const request = (customId: string, text: string, model = 'claude-sonnet-4-5') => ({
+    custom_id: customId,
+    params: { model, max_tokens: 256, messages: [{ role: 'user' as const, content: text }] },
+  });
 
   async function ended(id: string): Promise<Anthropic.Messages.MessageBatch> {
     for (let i = 0; i < 200; i++) {
@@ -183,23 +263,39 @@ describe('Anthropic Message Batches (real @anthropic-ai/sdk client)', () => {
   }
 
   it('creates, runs, reports counts once ended, streams results, and deletes', async () => {
-    const created = await anthropic.messages.batches.create({ requests: [request('one', 'Tell me a joke'), request('bad', 'x', 'claude-sonnet-4-5;status=400')] });
-    expect(created).toMatchObject({ type: 'message_batch', processing_status: 'in_progress', results_url: null, ended_at: null, request_counts: { processing: 2, succeeded: 0 } });
+    const created = await anthropic.messages.batches.create({
+      requests: [request('one', 'Tell me a joke'), request('bad', 'x', 'claude-sonnet-4-5;status=400')],
+    });
+    expect(created).toMatchObject({
+      type: 'message_batch',
+      processing_status: 'in_progress',
+      results_url: null,
+      ended_at: null,
+      request_counts: { processing: 2, succeeded: 0 },
+    });
     expect(created.id).toMatch(/^msgbatch_/);
     await expect(anthropic.messages.batches.delete(created.id)).rejects.toMatchObject({ status: 400 });
     const batch = await ended(created.id);
     expect(batch.request_counts).toEqual({ processing: 0, succeeded: 1, errored: 1, canceled: 0, expired: 0 });
     expect(batch.results_url).toBe(`${sim.url}/anthropic/v1/messages/batches/${created.id}/results`);
     const rows = await results(created.id);
-    expect(rows[0]).toMatchObject({ custom_id: 'one', result: { type: 'succeeded', message: { type: 'message', role: 'assistant', usage: { input_tokens: expect.any(Number) } } } });
-    expect(rows[1]).toMatchObject({ custom_id: 'bad', result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error' } } } });
+    expect(rows[0]).toMatchObject({
+      custom_id: 'one',
+      result: { type: 'succeeded', message: { type: 'message', role: 'assistant', usage: { input_tokens: expect.any(Number) } } },
+    });
+    expect(rows[1]).toMatchObject({
+      custom_id: 'bad',
+      result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error' } } },
+    });
     expect(await anthropic.messages.batches.delete(created.id)).toEqual({ id: created.id, type: 'message_batch_deleted' });
     await expect(anthropic.messages.batches.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
   });
 
   it('cancels: canceling, then ended with the lines not run as canceled', async () => {
     const model = 'claude-sonnet-4-5;batch-delay=0;batch-line-delay=80';
-    const created = await anthropic.messages.batches.create({ requests: Array.from({ length: 20 }, (_, i) => request(`c${i}`, `line ${i}`, model)) });
+    const created = await anthropic.messages.batches.create({
+      requests: Array.from({ length: 20 }, (_, i) => request(`c${i}`, `line ${i}`, model)),
+    });
     await new Promise((resolve) => setTimeout(resolve, 120));
     const canceling = await anthropic.messages.batches.cancel(created.id);
     expect(canceling.processing_status).toBe('canceling');
@@ -212,12 +308,20 @@ describe('Anthropic Message Batches (real @anthropic-ai/sdk client)', () => {
 
   it('expires lines past batch-expire, and is strict about custom_id and unknown fields', async () => {
     const model = 'claude-sonnet-4-5;batch-delay=0;batch-expire=1';
-    const batch = await ended((await anthropic.messages.batches.create({ requests: [request('a', 'a', model), request('b', 'b', model)] })).id);
+    const batch = await ended(
+      (await anthropic.messages.batches.create({ requests: [request('a', 'a', model), request('b', 'b', model)] })).id,
+    );
     expect(batch.request_counts).toMatchObject({ succeeded: 1, expired: 1 });
     await expect(anthropic.messages.batches.create({ requests: [request('has space', 'x')] })).rejects.toMatchObject({ status: 400 });
-    await expect(anthropic.messages.batches.create({ requests: [request('a', 'x'), request('a', 'y')] })).rejects.toMatchObject({ status: 400 });
-    await expect(anthropic.messages.batches.create({ requests: [request('a', 'x', 'claude-sonnet-4-5;batch-status=529')] })).rejects.toMatchObject({ status: 529 });
-    await expect(anthropic.messages.batches.create({ requests: [request('a', 'x', 'claude-sonnet-4-5;batch-fail=1')] })).rejects.toMatchObject({ status: 400 });
+    await expect(anthropic.messages.batches.create({ requests: [request('a', 'x'), request('a', 'y')] })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(
+      anthropic.messages.batches.create({ requests: [request('a', 'x', 'claude-sonnet-4-5;batch-status=529')] }),
+    ).rejects.toMatchObject({ status: 529 });
+    await expect(
+      anthropic.messages.batches.create({ requests: [request('a', 'x', 'claude-sonnet-4-5;batch-fail=1')] }),
+    ).rejects.toMatchObject({ status: 400 });
     const list = await anthropic.messages.batches.list({ limit: 1 });
     expect(list.data).toHaveLength(1);
   });

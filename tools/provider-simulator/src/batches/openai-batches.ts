@@ -40,7 +40,8 @@ interface OpenAiBatch {
 
 const batches = new Map<string, OpenAiBatch>();
 
-const bad = (message: string, param: string | null = null, code: string | null = null) => openaiError(message, 'invalid_request_error', param, code);
+const bad = (message: string, param: string | null = null, code: string | null = null) =>
+  openaiError(message, 'invalid_request_error', param, code);
 
 /** Validates the JSONL input as OpenAI does: one request per line, all to the batch's endpoint, one model. */
 function readInput(content: string, endpoint: string): { lines: BatchLine[]; errors: BatchError[]; model: string | null } {
@@ -65,26 +66,56 @@ function readInput(content: string, endpoint: string): { lines: BatchLine[]; err
       continue;
     }
     const { custom_id: customId, method, url, body } = parsed;
-    if (typeof customId !== 'string' || customId === '') errors.push({ code: 'missing_required_parameter', message: 'Missing required parameter: custom_id.', param: 'custom_id', line: at });
-    else if (seen.has(customId)) errors.push({ code: 'duplicate_custom_id', message: 'The custom_id for this request is a duplicate of another request. The custom_id parameter must be unique for each request in a batch.', param: 'custom_id', line: at });
-    if (method !== 'POST') errors.push({ code: 'invalid_method', message: "Invalid value for 'method': only POST is supported.", param: 'method', line: at });
-    if (url !== endpoint) errors.push({ code: 'mismatched_endpoint', message: `The provided endpoint '${String(url)}' does not match the batch endpoint '${endpoint}'.`, param: 'url', line: at });
+    if (typeof customId !== 'string' || customId === '')
+      errors.push({ code: 'missing_required_parameter', message: 'Missing required parameter: custom_id.', param: 'custom_id', line: at });
+    else if (seen.has(customId))
+      errors.push({
+        code: 'duplicate_custom_id',
+        message:
+          'The custom_id for this request is a duplicate of another request. The custom_id parameter must be unique for each request in a batch.',
+        param: 'custom_id',
+        line: at,
+      });
+    if (method !== 'POST')
+      errors.push({ code: 'invalid_method', message: "Invalid value for 'method': only POST is supported.", param: 'method', line: at });
+    if (url !== endpoint)
+      errors.push({
+        code: 'mismatched_endpoint',
+        message: `The provided endpoint '${String(url)}' does not match the batch endpoint '${endpoint}'.`,
+        param: 'url',
+        line: at,
+      });
     if (!isRecord(body)) {
       errors.push({ code: 'missing_required_parameter', message: 'Missing required parameter: body.', param: 'body', line: at });
       continue;
     }
     const lineModelName = typeof body.model === 'string' ? body.model : null;
-    if (lineModelName === null) errors.push({ code: 'missing_required_parameter', message: "Missing required parameter: 'body.model'.", param: 'body.model', line: at });
-    else if (model !== null && lineModelName !== model) errors.push({ code: 'model_mismatch', message: 'All requests in a batch must use the same model.', param: 'body.model', line: at });
+    if (lineModelName === null)
+      errors.push({
+        code: 'missing_required_parameter',
+        message: "Missing required parameter: 'body.model'.",
+        param: 'body.model',
+        line: at,
+      });
+    else if (model !== null && lineModelName !== model)
+      errors.push({ code: 'model_mismatch', message: 'All requests in a batch must use the same model.', param: 'body.model', line: at });
     model ??= lineModelName;
-    if (body.stream === true) errors.push({ code: 'invalid_request', message: 'Streaming is not supported in the Batch API.', param: 'body.stream', line: at });
+    if (body.stream === true)
+      errors.push({ code: 'invalid_request', message: 'Streaming is not supported in the Batch API.', param: 'body.stream', line: at });
     if (typeof customId === 'string') {
       seen.add(customId);
       lines.push({ customId, path: endpoint, body });
     }
   }
-  if (lines.length === 0 && errors.length === 0) errors.push({ code: 'empty_file', message: 'The input file is empty.', param: null, line: null });
-  if (lines.length > MAX_LINES) errors.push({ code: 'too_many_requests', message: `The batch input file has more than ${MAX_LINES} requests.`, param: null, line: null });
+  if (lines.length === 0 && errors.length === 0)
+    errors.push({ code: 'empty_file', message: 'The input file is empty.', param: null, line: null });
+  if (lines.length > MAX_LINES)
+    errors.push({
+      code: 'too_many_requests',
+      message: `The batch input file has more than ${MAX_LINES} requests.`,
+      param: null,
+      line: null,
+    });
   return { lines, errors, model };
 }
 
@@ -119,12 +150,27 @@ function finalize(batch: OpenAiBatch, job: BatchJob): void {
 function outputRow(outcome: LineOutcome): Record<string, unknown> {
   const id = `batch_req_${randomId(24)}`;
   if (outcome.kind === 'expired') {
-    return { id, custom_id: outcome.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } };
+    return {
+      id,
+      custom_id: outcome.customId,
+      response: null,
+      error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+    };
   }
   if (outcome.kind === 'cancelled') {
-    return { id, custom_id: outcome.customId, response: null, error: { code: 'batch_cancelled', message: 'This request was not executed because the batch was cancelled.' } };
+    return {
+      id,
+      custom_id: outcome.customId,
+      response: null,
+      error: { code: 'batch_cancelled', message: 'This request was not executed because the batch was cancelled.' },
+    };
   }
-  return { id, custom_id: outcome.customId, response: { status_code: outcome.status, request_id: outcome.requestId ?? randomId(32).toLowerCase(), body: outcome.body }, error: null };
+  return {
+    id,
+    custom_id: outcome.customId,
+    response: { status_code: outcome.status, request_id: outcome.requestId ?? randomId(32).toLowerCase(), body: outcome.body },
+    error: null,
+  };
 }
 
 function view(batch: OpenAiBatch): Record<string, unknown> {
@@ -169,24 +215,56 @@ export async function handleCreateBatch(req: IncomingMessage, res: ServerRespons
   if (!authorized(req, res)) return;
   const body = parseJsonObject(raw);
   if (!body) return sendJson(res, 400, bad('We could not parse the JSON body of your request.'));
-  for (const field of Object.keys(body)) if (!CREATE_FIELDS.has(field)) return sendJson(res, 400, bad(`Unknown parameter: '${field}'.`, field, 'unknown_parameter'));
+  for (const field of Object.keys(body))
+    if (!CREATE_FIELDS.has(field)) return sendJson(res, 400, bad(`Unknown parameter: '${field}'.`, field, 'unknown_parameter'));
   const { input_file_id: inputFileId, endpoint, completion_window: window, metadata } = body;
-  if (typeof inputFileId !== 'string') return sendJson(res, 400, bad("Missing required parameter: 'input_file_id'.", 'input_file_id', 'missing_required_parameter'));
-  if (typeof endpoint !== 'string') return sendJson(res, 400, bad("Missing required parameter: 'endpoint'.", 'endpoint', 'missing_required_parameter'));
+  if (typeof inputFileId !== 'string')
+    return sendJson(res, 400, bad("Missing required parameter: 'input_file_id'.", 'input_file_id', 'missing_required_parameter'));
+  if (typeof endpoint !== 'string')
+    return sendJson(res, 400, bad("Missing required parameter: 'endpoint'.", 'endpoint', 'missing_required_parameter'));
   if (!(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
-    return sendJson(res, 400, bad(`Invalid value for 'endpoint': '${endpoint}'. Supported values are: ${BATCH_ENDPOINTS.map((e) => `'${e}'`).join(', ')}.`, 'endpoint', 'invalid_value'));
+    return sendJson(
+      res,
+      400,
+      bad(
+        `Invalid value for 'endpoint': '${endpoint}'. Supported values are: ${BATCH_ENDPOINTS.map((e) => `'${e}'`).join(', ')}.`,
+        'endpoint',
+        'invalid_value',
+      ),
+    );
   }
-  if (window !== '24h') return sendJson(res, 400, bad(`Invalid value for 'completion_window': '${String(window)}'. Supported values are: '24h'.`, 'completion_window', 'invalid_value'));
-  if (metadata !== undefined && metadata !== null && (!isRecord(metadata) || Object.values(metadata).some((value) => typeof value !== 'string') || Object.keys(metadata).length > 16)) {
+  if (window !== '24h')
+    return sendJson(
+      res,
+      400,
+      bad(`Invalid value for 'completion_window': '${String(window)}'. Supported values are: '24h'.`, 'completion_window', 'invalid_value'),
+    );
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (!isRecord(metadata) || Object.values(metadata).some((value) => typeof value !== 'string') || Object.keys(metadata).length > 16)
+  ) {
     return sendJson(res, 400, bad("Invalid 'metadata': at most 16 string values.", 'metadata', 'invalid_type'));
   }
   const file = getFile(inputFileId);
   if (!file) return sendJson(res, 404, openaiError(`No such File object: ${inputFileId}`, 'invalid_request_error', 'input_file_id', null));
-  if (file.purpose !== 'batch') return sendJson(res, 400, bad(`Invalid 'input_file_id': file ${inputFileId} has purpose '${file.purpose}', expected 'batch'.`, 'input_file_id', 'invalid_value'));
+  if (file.purpose !== 'batch')
+    return sendJson(
+      res,
+      400,
+      bad(
+        `Invalid 'input_file_id': file ${inputFileId} has purpose '${file.purpose}', expected 'batch'.`,
+        'input_file_id',
+        'invalid_value',
+      ),
+    );
   const input = readInput(file.content.toString('utf8'), endpoint);
   const directives = batchDirectives(input.lines[0] ? lineModel(input.lines[0].body) : undefined, req.headers);
-  if (directives.createStatus !== undefined) return sendJson(res, directives.createStatus, openaiErrorForStatus(directives.createStatus, 'batch'));
-  const errors = directives.fail ? [{ code: 'invalid_request', message: 'The batch was refused by the provider (simulated).', param: null, line: null }, ...input.errors] : input.errors;
+  if (directives.createStatus !== undefined)
+    return sendJson(res, directives.createStatus, openaiErrorForStatus(directives.createStatus, 'batch'));
+  const errors = directives.fail
+    ? [{ code: 'invalid_request', message: 'The batch was refused by the provider (simulated).', param: null, line: null }, ...input.errors]
+    : input.errors;
   const batch: OpenAiBatch = {
     id: `batch_${randomId(24)}`,
     endpoint,
@@ -215,7 +293,13 @@ export function handleBatchRoute(req: IncomingMessage, res: ServerResponse, meth
     const after = query.get('after');
     const start = after ? all.findIndex((batch) => batch.id === after) + 1 : 0;
     const page = all.slice(start, start + limit).map(view);
-    return sendJson(res, 200, { object: 'list', data: page, first_id: (page[0]?.id as string | undefined) ?? null, last_id: (page.at(-1)?.id as string | undefined) ?? null, has_more: start + limit < all.length });
+    return sendJson(res, 200, {
+      object: 'list',
+      data: page,
+      first_id: (page[0]?.id as string | undefined) ?? null,
+      last_id: (page.at(-1)?.id as string | undefined) ?? null,
+      has_more: start + limit < all.length,
+    });
   }
   const [id = '', sub] = rest.slice(1).split('/');
   const batch = batches.get(id);

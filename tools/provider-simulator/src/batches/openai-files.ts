@@ -67,21 +67,48 @@ export async function handleUploadFile(req: IncomingMessage, res: ServerResponse
   if (!authorized(req, res)) return;
   const contentType = req.headers['content-type'] ?? '';
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
-    return sendJson(res, 400, openaiError("Invalid Content-Type header (expected multipart/form-data).", 'invalid_request_error', null, null));
+    return sendJson(
+      res,
+      400,
+      openaiError('Invalid Content-Type header (expected multipart/form-data).', 'invalid_request_error', null, null),
+    );
   }
   let form: FormData;
   try {
-    form = await new Request('http://simulator/v1/files', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(raw) }).formData();
+    form = await new Request('http://simulator/v1/files', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: new Uint8Array(raw),
+    }).formData();
   } catch {
     return sendJson(res, 400, openaiError('Could not parse multipart form.', 'invalid_request_error', null, null));
   }
   const purpose = form.get('purpose');
-  if (typeof purpose !== 'string') return sendJson(res, 400, openaiError("Missing required parameter: 'purpose'.", 'invalid_request_error', 'purpose', 'missing_required_parameter'));
+  if (typeof purpose !== 'string')
+    return sendJson(
+      res,
+      400,
+      openaiError("Missing required parameter: 'purpose'.", 'invalid_request_error', 'purpose', 'missing_required_parameter'),
+    );
   if (!(FILE_PURPOSES as readonly string[]).includes(purpose)) {
-    return sendJson(res, 400, openaiError(`Invalid value for 'purpose': '${purpose}'. Supported values are: ${FILE_PURPOSES.map((p) => `'${p}'`).join(', ')}.`, 'invalid_request_error', 'purpose', 'invalid_value'));
+    return sendJson(
+      res,
+      400,
+      openaiError(
+        `Invalid value for 'purpose': '${purpose}'. Supported values are: ${FILE_PURPOSES.map((p) => `'${p}'`).join(', ')}.`,
+        'invalid_request_error',
+        'purpose',
+        'invalid_value',
+      ),
+    );
   }
   const file = form.get('file');
-  if (file === null || typeof file === 'string') return sendJson(res, 400, openaiError("Missing required parameter: 'file'.", 'invalid_request_error', 'file', 'missing_required_parameter'));
+  if (file === null || typeof file === 'string')
+    return sendJson(
+      res,
+      400,
+      openaiError("Missing required parameter: 'file'.", 'invalid_request_error', 'file', 'missing_required_parameter'),
+    );
   const content = Buffer.from(await file.arrayBuffer());
   const filename = file.name || 'upload';
   if (purpose === 'batch' && !filename.endsWith('.jsonl')) {
@@ -117,7 +144,13 @@ export function handleFileRoute(req: IncomingMessage, res: ServerResponse, metho
     const after = query.get('after');
     const start = after ? data.findIndex((file) => file.id === after) + 1 : 0;
     const page = data.slice(start, start + limit).map(fileView);
-    return sendJson(res, 200, { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + limit < data.length });
+    return sendJson(res, 200, {
+      object: 'list',
+      data: page,
+      first_id: page[0]?.id ?? null,
+      last_id: page.at(-1)?.id ?? null,
+      has_more: start + limit < data.length,
+    });
   }
   const [id = '', sub] = rest.slice(1).split('/');
   const file = files.get(id);
@@ -127,7 +160,8 @@ export function handleFileRoute(req: IncomingMessage, res: ServerResponse, metho
     res.end(file.content);
     return;
   }
-  if (sub !== undefined) return sendJson(res, 404, openaiError(`Invalid URL (${method} /v1/files${rest})`, 'invalid_request_error', null, 'unknown_url'));
+  if (sub !== undefined)
+    return sendJson(res, 404, openaiError(`Invalid URL (${method} /v1/files${rest})`, 'invalid_request_error', null, 'unknown_url'));
   if (method === 'GET') return file ? sendJson(res, 200, fileView(file)) : notFound(res, id);
   if (method === 'DELETE') {
     if (!file) return notFound(res, id);

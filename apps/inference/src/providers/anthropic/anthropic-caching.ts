@@ -31,7 +31,8 @@ export function applyPromptCaching(body: Record<string, unknown>, target: Cachin
     throw GatewayError.badRequest('prompt_cache_options.mode must be "explicit"');
   }
   const defaultTtl = ttlOf(options?.ttl, 'prompt_cache_options.ttl');
-  const automatic = body.cache_control === undefined || body.cache_control === null ? undefined : cacheControlOf(body.cache_control, 'cache_control');
+  const automatic =
+    body.cache_control === undefined || body.cache_control === null ? undefined : cacheControlOf(body.cache_control, 'cache_control');
   if (automatic && !explicit) {
     const last = lastCacheableBlock(target);
     if (last && last.cache_control === undefined) last.cache_control = automatic;
@@ -40,7 +41,9 @@ export function applyPromptCaching(body: Record<string, unknown>, target: Cachin
     (block) => block.cache_control !== undefined,
   );
   if (marked.length > MAX_CACHE_BREAKPOINTS) {
-    throw GatewayError.badRequest(`At most ${MAX_CACHE_BREAKPOINTS} prompt cache breakpoints are allowed for this model's provider (Anthropic); the request marks ${marked.length}`);
+    throw GatewayError.badRequest(
+      `At most ${MAX_CACHE_BREAKPOINTS} prompt cache breakpoints are allowed for this model's provider (Anthropic); the request marks ${marked.length}`,
+    );
   }
   for (const block of marked) {
     const control = cacheControlOf(block.cache_control, 'cache_control');
@@ -72,7 +75,8 @@ function lastCacheableBlock(target: CachingTarget): AnthropicBlock | undefined {
 
 function cacheControlOf(value: unknown, field: string): Record<string, unknown> {
   const control = objectOrUndefined(value, field);
-  if (!control || control.type !== 'ephemeral') throw GatewayError.badRequest(`${field} must be {"type": "ephemeral", "ttl"?: "5m" | "1h"}`);
+  if (!control || control.type !== 'ephemeral')
+    throw GatewayError.badRequest(`${field} must be {"type": "ephemeral", "ttl"?: "5m" | "1h"}`);
   const ttl = ttlOf(control.ttl, `${field}.ttl`);
   return ttl ? { type: 'ephemeral', ttl } : { type: 'ephemeral' };
 }

@@ -70,7 +70,8 @@ function textBlocks(content: unknown, position: number): AnthropicBlock[] {
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) throw GatewayError.badRequest(`messages[${position}].content must be a string or an array of parts`);
   return content.flatMap((part: Record<string, unknown>) => {
-    if (part.type !== 'text') throw GatewayError.badRequest(`messages[${position}] may only hold text parts here, not "${String(part.type)}"`);
+    if (part.type !== 'text')
+      throw GatewayError.badRequest(`messages[${position}] may only hold text parts here, not "${String(part.type)}"`);
     return textPart(part);
   });
 }
@@ -105,7 +106,8 @@ function userBlocks(content: unknown, position: number): AnthropicBlock[] {
 function imageBlock(part: Record<string, unknown>, position: number): AnthropicBlock {
   const imageUrl = part.image_url as { url?: unknown } | string | undefined;
   const url = typeof imageUrl === 'string' ? imageUrl : imageUrl?.url;
-  if (typeof url !== 'string' || url.length === 0) throw GatewayError.badRequest(`messages[${position}] has an image_url part without a url`);
+  if (typeof url !== 'string' || url.length === 0)
+    throw GatewayError.badRequest(`messages[${position}] has an image_url part without a url`);
   const block: AnthropicBlock = { type: 'image', source: mediaSource(url, position, 'image') };
   const cacheControl = blockCacheControl(part);
   if (cacheControl) block.cache_control = cacheControl;
@@ -176,7 +178,8 @@ function thinkingBlocks(details: unknown): AnthropicBlock[] {
     if (detail?.type === 'reasoning.text' && typeof detail.text === 'string' && typeof detail.signature === 'string') {
       return [{ type: 'thinking', thinking: detail.text, signature: detail.signature }];
     }
-    if (detail?.type === 'reasoning.encrypted' && typeof detail.data === 'string') return [{ type: 'redacted_thinking', data: detail.data }];
+    if (detail?.type === 'reasoning.encrypted' && typeof detail.data === 'string')
+      return [{ type: 'redacted_thinking', data: detail.data }];
     return [];
   });
 }

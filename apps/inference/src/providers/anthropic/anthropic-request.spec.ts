@@ -26,7 +26,8 @@ const getWeather = {
   },
 };
 
-const build = (body: Record<string, unknown>, endUserHash?: string) => buildAnthropicBody(body, 'claude-sonnet-4-5', { stream: false, endUserHash });
+const build = (body: Record<string, unknown>, endUserHash?: string) =>
+  buildAnthropicBody(body, 'claude-sonnet-4-5', { stream: false, endUserHash });
 
 function badRequest(run: () => unknown): GatewayError {
   try {
@@ -95,7 +96,9 @@ describe('buildAnthropicBody', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_12345xyz', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' } }],
+          tool_calls: [
+            { id: 'call_12345xyz', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' } },
+          ],
         },
         { role: 'tool', tool_call_id: 'call_12345xyz', content: '14' },
       ],
@@ -112,7 +115,10 @@ describe('buildAnthropicBody', () => {
     expect(upstream.tool_choice).toEqual({ type: 'any' });
     expect(upstream.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'What is the weather like in Paris today?' }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_12345xyz', name: 'get_weather', input: { location: 'Paris, France' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'call_12345xyz', name: 'get_weather', input: { location: 'Paris, France' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_12345xyz', content: '14' }] },
     ]);
   });
@@ -150,7 +156,10 @@ describe('buildAnthropicBody', () => {
     const base = { model: 'm', messages: [{ role: 'user', content: 'Hi' }], tools: [getWeather] };
     expect(build({ ...base, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
     expect(build({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
-    expect(build({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(build({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({
+      type: 'tool',
+      name: 'get_weather',
+    });
     expect(build({ ...base, parallel_tool_calls: false }).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
     expect(build(base)).not.toHaveProperty('tool_choice');
     // tool_choice without tools means nothing to Anthropic (and it would refuse it).
@@ -165,7 +174,10 @@ describe('buildAnthropicBody', () => {
           role: 'user',
           content: [
             { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==' } },
-            { type: 'image_url', image_url: { url: 'https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg' } },
+            {
+              type: 'image_url',
+              image_url: { url: 'https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg' },
+            },
             { type: 'text', text: 'Describe these images.' },
           ],
         },
@@ -173,10 +185,15 @@ describe('buildAnthropicBody', () => {
     });
     expect((upstream.messages as Array<{ content: unknown }>)[0]!.content).toEqual([
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQSkZJRg==' } },
-      { type: 'image', source: { type: 'url', url: 'https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg' } },
+      {
+        type: 'image',
+        source: { type: 'url', url: 'https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg' },
+      },
       { type: 'text', text: 'Describe these images.' },
     ]);
-    const error = badRequest(() => build({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] }));
+    const error = badRequest(() =>
+      build({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] }),
+    );
     expect(error.errorType).toBe('invalid_image');
   });
 
@@ -188,7 +205,9 @@ describe('buildAnthropicBody', () => {
         {
           role: 'assistant',
           content: null,
-          reasoning_details: [{ type: 'reasoning.text', text: 'I should call the tool.', signature: 'sig==', format: 'anthropic-claude-v1', index: 0 }],
+          reasoning_details: [
+            { type: 'reasoning.text', text: 'I should call the tool.', signature: 'sig==', format: 'anthropic-claude-v1', index: 0 },
+          ],
           tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
         },
         { role: 'tool', tool_call_id: 'toolu_1', content: '14' },
@@ -204,7 +223,9 @@ describe('buildAnthropicBody', () => {
   it('refuses what Anthropic cannot do with a clear 400', () => {
     const user = [{ role: 'user', content: 'Hi' }];
     expect(badRequest(() => build({ model: 'm', messages: user, n: 2 })).message).toMatch(/n greater than 1/);
-    expect(badRequest(() => build({ model: 'm', messages: [{ role: 'system', content: 'only a system prompt' }] })).message).toMatch(/at least one user/);
+    expect(badRequest(() => build({ model: 'm', messages: [{ role: 'system', content: 'only a system prompt' }] })).message).toMatch(
+      /at least one user/,
+    );
     expect(badRequest(() => build({ model: 'm', messages: user, tools: [{ type: 'web_search' }] })).message).toMatch(/function tool/);
     const badArguments = [
       { role: 'user', content: 'Hi' },
@@ -249,7 +270,15 @@ describe('reasoning -> thinking budget', () => {
   });
 
   it('drops temperature and top_k with thinking on (Anthropic refuses them) and keeps top_p >= 0.95', () => {
-    const upstream = build({ model: 'm', messages: user, reasoning: { effort: 'high' }, temperature: 0.2, top_k: 5, top_p: 0.97, max_tokens: 16000 });
+    const upstream = build({
+      model: 'm',
+      messages: user,
+      reasoning: { effort: 'high' },
+      temperature: 0.2,
+      top_k: 5,
+      top_p: 0.97,
+      max_tokens: 16000,
+    });
     expect(upstream).toMatchObject({ max_tokens: 16000, thinking: { type: 'enabled', budget_tokens: 12800 }, top_p: 0.97 });
     expect(upstream).not.toHaveProperty('temperature');
     expect(upstream).not.toHaveProperty('top_k');
@@ -259,18 +288,27 @@ describe('reasoning -> thinking budget', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
 
     it('sends a json_schema response format as Anthropic structured outputs', () => {
-      const body = build({ messages: [{ role: 'user', content: 'Where?' }], response_format: { type: 'json_schema', json_schema: { name: 'place', schema } } });
+      const body = build({
+        messages: [{ role: 'user', content: 'Where?' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'place', schema } },
+      });
       expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
       expect(build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'text' } })).not.toHaveProperty('output_config');
     });
 
     it('refuses json_object (no schema-free JSON mode at Anthropic) instead of ignoring it', () => {
-      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })).toThrow(/json_object.*not supported.*json_schema/);
-      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toThrow(GatewayError);
+      expect(() => build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })).toThrow(
+        /json_object.*not supported.*json_schema/,
+      );
+      expect(() =>
+        build({ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x' } } }),
+      ).toThrow(GatewayError);
     });
 
     it('sends the tier the adapter chose', () => {
-      expect(buildAnthropicBody({ messages: [{ role: 'user', content: 'Hi' }] }, 'claude', { stream: false, serviceTier: 'auto' }).service_tier).toBe('auto');
+      expect(
+        buildAnthropicBody({ messages: [{ role: 'user', content: 'Hi' }] }, 'claude', { stream: false, serviceTier: 'auto' }).service_tier,
+      ).toBe('auto');
       expect(build({ messages: [{ role: 'user', content: 'Hi' }] })).not.toHaveProperty('service_tier');
     });
   });
@@ -280,7 +318,13 @@ describe('prompt caching as Anthropic cache_control blocks', () => {
   const long = 'Context. '.repeat(10);
   const conversation = [
     { role: 'system', content: [{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }] },
-    { role: 'user', content: [{ type: 'text', text: 'First question' }, { type: 'text', text: 'Second part', prompt_cache_breakpoint: { ttl: '1h' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'First question' },
+        { type: 'text', text: 'Second part', prompt_cache_breakpoint: { ttl: '1h' } },
+      ],
+    },
     { role: 'assistant', content: 'An answer' },
     { role: 'user', content: 'Follow-up' },
   ];
@@ -295,8 +339,16 @@ describe('prompt caching as Anthropic cache_control blocks', () => {
   it('marks the last cacheable block for the top-level control, unless the mode is explicit', () => {
     const automatic = build({ messages: conversation, cache_control: { type: 'ephemeral', ttl: '5m' } });
     const turns = automatic.messages as Array<{ content: Array<Record<string, unknown>> }>;
-    expect(turns[turns.length - 1]!.content.at(-1)).toEqual({ type: 'text', text: 'Follow-up', cache_control: { type: 'ephemeral', ttl: '5m' } });
-    const explicit = build({ messages: conversation, cache_control: { type: 'ephemeral' }, prompt_cache_options: { mode: 'explicit', ttl: '1h' } });
+    expect(turns[turns.length - 1]!.content.at(-1)).toEqual({
+      type: 'text',
+      text: 'Follow-up',
+      cache_control: { type: 'ephemeral', ttl: '5m' },
+    });
+    const explicit = build({
+      messages: conversation,
+      cache_control: { type: 'ephemeral' },
+      prompt_cache_options: { mode: 'explicit', ttl: '1h' },
+    });
     const explicitTurns = explicit.messages as Array<{ content: Array<Record<string, unknown>> }>;
     expect(explicitTurns[explicitTurns.length - 1]!.content.at(-1)).not.toHaveProperty('cache_control');
     // The request-level TTL fills markers that name none.

@@ -35,9 +35,13 @@ export interface AnthropicRequestOptions {
 }
 
 /** The Messages API body for an OpenAI chat-completions body. */
-export function buildAnthropicBody(body: Record<string, unknown>, upstreamModel: string, options: AnthropicRequestOptions): Record<string, unknown> {
+export function buildAnthropicBody(
+  body: Record<string, unknown>,
+  upstreamModel: string,
+  options: AnthropicRequestOptions,
+): Record<string, unknown> {
   if (typeof body.n === 'number' && body.n > 1) {
-    throw GatewayError.badRequest('n greater than 1 is not supported by this model\'s provider (Anthropic answers one choice per call)');
+    throw GatewayError.badRequest("n greater than 1 is not supported by this model's provider (Anthropic answers one choice per call)");
   }
   const { system, messages } = translateConversation(body.messages);
   const requestedMax = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens);
@@ -111,7 +115,8 @@ function positiveInt(value: unknown): number | undefined {
  */
 export function thinkingBudgetFor(body: Record<string, unknown>, requestedMax: number | undefined): number | undefined {
   const reasoning = (body.reasoning !== null && typeof body.reasoning === 'object' ? body.reasoning : {}) as Record<string, unknown>;
-  const effort = typeof reasoning.effort === 'string' ? reasoning.effort : typeof body.reasoning_effort === 'string' ? body.reasoning_effort : undefined;
+  const effort =
+    typeof reasoning.effort === 'string' ? reasoning.effort : typeof body.reasoning_effort === 'string' ? body.reasoning_effort : undefined;
   if (reasoning.enabled === false || effort === 'none') return undefined;
   let budget: number | undefined;
   const explicit = positiveInt(reasoning.max_tokens);
@@ -144,7 +149,9 @@ export function translateTools(tools: unknown): Array<Record<string, unknown>> |
   return tools.map((tool: Record<string, unknown>, index) => {
     const fn = tool?.function as Record<string, unknown> | undefined;
     if (tool?.type !== 'function' || !fn || typeof fn.name !== 'string') {
-      throw GatewayError.badRequest(`tools[${index}] must be a function tool ({type: "function", function: {name, ...}}) for this model's provider`);
+      throw GatewayError.badRequest(
+        `tools[${index}] must be a function tool ({type: "function", function: {name, ...}}) for this model's provider`,
+      );
     }
     const translated: Record<string, unknown> = {
       name: fn.name,
@@ -168,7 +175,8 @@ export function translateToolChoice(choice: unknown, parallelToolCalls: unknown,
   else if (choice === 'required') translated = { type: 'any' };
   else if (choice !== null && typeof choice === 'object') {
     const name = ((choice as Record<string, unknown>).function as Record<string, unknown> | undefined)?.name;
-    if (typeof name !== 'string') throw GatewayError.badRequest('tool_choice must be "auto", "none", "required" or {type: "function", function: {name}}');
+    if (typeof name !== 'string')
+      throw GatewayError.badRequest('tool_choice must be "auto", "none", "required" or {type: "function", function: {name}}');
     translated = { type: 'tool', name };
   } else if (choice !== undefined && choice !== null) {
     throw GatewayError.badRequest('tool_choice must be "auto", "none", "required" or {type: "function", function: {name}}');

@@ -69,9 +69,16 @@ export function normalizeAnthropicUsage(usage: AnthropicUsage | null | undefined
 /** A thinking block as a reasoning_details entry (the signature lets the client send it back). */
 export function reasoningDetail(block: AnthropicBlock, index: number): Record<string, unknown> | undefined {
   if (block.type === 'thinking') {
-    return { type: 'reasoning.text', text: block.thinking ?? '', signature: block.signature ?? null, format: ANTHROPIC_REASONING_FORMAT, index };
+    return {
+      type: 'reasoning.text',
+      text: block.thinking ?? '',
+      signature: block.signature ?? null,
+      format: ANTHROPIC_REASONING_FORMAT,
+      index,
+    };
   }
-  if (block.type === 'redacted_thinking') return { type: 'reasoning.encrypted', data: block.data ?? '', format: ANTHROPIC_REASONING_FORMAT, index };
+  if (block.type === 'redacted_thinking')
+    return { type: 'reasoning.encrypted', data: block.data ?? '', format: ANTHROPIC_REASONING_FORMAT, index };
   return undefined;
 }
 
@@ -83,7 +90,10 @@ export function reasoningDetail(block: AnthropicBlock, index: number): Record<st
 export function citationAnnotations(citations: unknown): AnnotationView[] {
   if (!Array.isArray(citations)) return [];
   return citations
-    .filter((c): c is Record<string, unknown> => c !== null && typeof c === 'object' && (c as Record<string, unknown>).type === 'web_search_result_location')
+    .filter(
+      (c): c is Record<string, unknown> =>
+        c !== null && typeof c === 'object' && (c as Record<string, unknown>).type === 'web_search_result_location',
+    )
     .filter((c) => typeof c.url === 'string')
     .map((c) => ({ type: 'web_search_citation' as const, web_search_citation: webSearchCitation(c) }));
 }
@@ -92,7 +102,13 @@ export function citationAnnotations(citations: unknown): AnnotationView[] {
 function searchResultAnnotations(content: unknown): AnnotationView[] {
   if (!Array.isArray(content)) return [];
   return content
-    .filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object' && (r as Record<string, unknown>).type === 'web_search_result' && typeof (r as Record<string, unknown>).url === 'string')
+    .filter(
+      (r): r is Record<string, unknown> =>
+        r !== null &&
+        typeof r === 'object' &&
+        (r as Record<string, unknown>).type === 'web_search_result' &&
+        typeof (r as Record<string, unknown>).url === 'string',
+    )
     .map((r) => ({ type: 'web_search_citation' as const, web_search_citation: webSearchCitation({ url: r.url, title: r.title }) }));
 }
 

@@ -19,12 +19,16 @@ async function collect(text: string, size = 7, excludeReasoning = false): Promis
 }
 
 async function failureOf(text: string): Promise<UpstreamFailure> {
-  const error = await collect(text).then(() => undefined, (caught: unknown) => caught);
+  const error = await collect(text).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(UpstreamFailure);
   return error as UpstreamFailure;
 }
 
-const deltas = (events: StreamEvent[]) => events.flatMap((event) => (event.type === 'chunk' ? event.choices.map((choice) => choice.delta) : []));
+const deltas = (events: StreamEvent[]) =>
+  events.flatMap((event) => (event.type === 'chunk' ? event.choices.map((choice) => choice.delta) : []));
 
 /**
  * "Streaming request with tool use" of https://docs.anthropic.com/en/docs/build-with-claude/streaming:
@@ -51,7 +55,11 @@ const documentedToolStream = sse([
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ',' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: " let's check the weather for San Francisco, CA:" } },
   { type: 'content_block_stop', index: 0 },
-  { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: {} } },
+  {
+    type: 'content_block_start',
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: {} },
+  },
   { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } },
   { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"location":' } },
   { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ' "San' } },
@@ -72,17 +80,31 @@ describe('anthropicStreamEvents', () => {
       const events = await collect(documentedToolStream, size);
       const all = deltas(events);
       expect(all[0]).toEqual({ role: 'assistant', content: '' });
-      expect(all.map((delta) => delta.content).filter((text) => typeof text === 'string').join('')).toBe("Okay, let's check the weather for San Francisco, CA:");
+      expect(
+        all
+          .map((delta) => delta.content)
+          .filter((text) => typeof text === 'string')
+          .join(''),
+      ).toBe("Okay, let's check the weather for San Francisco, CA:");
 
       const toolDeltas = all.flatMap((delta) => (delta.tool_calls as Array<Record<string, any>> | undefined) ?? []);
       // The first carries index, id, type and name with empty arguments, as OpenAI streams it.
-      expect(toolDeltas[0]).toEqual({ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } });
+      expect(toolDeltas[0]).toEqual({
+        index: 0,
+        id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '' },
+      });
       expect(toolDeltas.slice(1).every((delta) => delta.index === 0 && delta.id === undefined)).toBe(true);
       const argumentsText = toolDeltas.map((delta) => delta.function.arguments).join('');
       expect(JSON.parse(argumentsText)).toEqual({ location: 'San Francisco, CA', unit: 'fahrenheit' });
 
       const finish = events.filter((event) => event.type === 'chunk').at(-1)!;
-      expect(finish.type === 'chunk' && finish.choices[0]).toMatchObject({ finish_reason: 'tool_calls', native_finish_reason: 'tool_use', delta: {} });
+      expect(finish.type === 'chunk' && finish.choices[0]).toMatchObject({
+        finish_reason: 'tool_calls',
+        native_finish_reason: 'tool_use',
+        delta: {},
+      });
       expect(events.at(-1)).toEqual({
         type: 'usage',
         usage: { promptTokens: 472, completionTokens: 89, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, estimated: false },
@@ -118,9 +140,17 @@ describe('anthropicStreamEvents', () => {
     const stream = sse([
       { type: 'message_start', message: { id: 'msg_01', usage: { input_tokens: 30, output_tokens: 1 } } },
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me solve this step by step:\n\n1. First break down 27 * 453' } },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: 'Let me solve this step by step:\n\n1. First break down 27 * 453' },
+      },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: '\n2. 453 = 400 + 50 + 3' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...' } },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...' },
+      },
       { type: 'content_block_stop', index: 0 },
       { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: '27 * 453 = 12,231' } },
@@ -129,10 +159,25 @@ describe('anthropicStreamEvents', () => {
       { type: 'message_stop' },
     ]);
     const all = deltas(await collect(stream));
-    expect(all.map((delta) => delta.reasoning).filter(Boolean).join('')).toBe('Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3');
+    expect(
+      all
+        .map((delta) => delta.reasoning)
+        .filter(Boolean)
+        .join(''),
+    ).toBe('Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3');
     const details = all.flatMap((delta) => (delta.reasoning_details as Array<Record<string, unknown>> | undefined) ?? []);
-    expect(details.at(-1)).toEqual({ type: 'reasoning.text', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...', format: 'anthropic-claude-v1', index: 0 });
-    expect(all.map((delta) => delta.content).filter(Boolean).join('')).toBe('27 * 453 = 12,231');
+    expect(details.at(-1)).toEqual({
+      type: 'reasoning.text',
+      signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...',
+      format: 'anthropic-claude-v1',
+      index: 0,
+    });
+    expect(
+      all
+        .map((delta) => delta.content)
+        .filter(Boolean)
+        .join(''),
+    ).toBe('27 * 453 = 12,231');
 
     const excluded = deltas(await collect(stream, 7, true));
     expect(excluded.some((delta) => 'reasoning' in delta || 'reasoning_details' in delta)).toBe(false);
@@ -141,10 +186,17 @@ describe('anthropicStreamEvents', () => {
   it('takes cumulative usage from message_delta, including cache counts newer API versions repeat there', async () => {
     const events = await collect(
       sse([
-        { type: 'message_start', message: { usage: { input_tokens: 849, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 } } },
+        {
+          type: 'message_start',
+          message: { usage: { input_tokens: 849, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 } },
+        },
         { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
         { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } },
-        { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 849, cache_read_input_tokens: 100, output_tokens: 47 } },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'max_tokens' },
+          usage: { input_tokens: 849, cache_read_input_tokens: 100, output_tokens: 47 },
+        },
         { type: 'message_stop' },
       ]),
     );

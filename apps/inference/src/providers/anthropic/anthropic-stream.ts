@@ -89,7 +89,9 @@ class StreamState {
         return this.blockDelta(data.index ?? 0, data.delta ?? {});
       case 'message_delta': {
         const native = data.delta?.stop_reason ?? null;
-        return native === null ? undefined : { index: 0, delta: {}, finish_reason: anthropicFinishReason(native), native_finish_reason: native };
+        return native === null
+          ? undefined
+          : { index: 0, delta: {}, finish_reason: anthropicFinishReason(native), native_finish_reason: native };
       }
       case undefined:
       default:
@@ -106,7 +108,8 @@ class StreamState {
       return choice({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
     }
     if (block.type === 'text' && typeof block.text === 'string' && block.text.length > 0) return choice({ content: block.text });
-    if (block.type === 'redacted_thinking' && !this.excludeReasoning) return choice({ reasoning_details: [reasoningDetail(block, blockIndex)] });
+    if (block.type === 'redacted_thinking' && !this.excludeReasoning)
+      return choice({ reasoning_details: [reasoningDetail(block, blockIndex)] });
     return undefined;
   }
 
@@ -128,7 +131,11 @@ class StreamState {
         });
       case 'signature_delta':
         if (this.excludeReasoning || typeof delta.signature !== 'string') return undefined;
-        return choice({ reasoning_details: [{ type: 'reasoning.text', signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: blockIndex }] });
+        return choice({
+          reasoning_details: [
+            { type: 'reasoning.text', signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: blockIndex },
+          ],
+        });
       default:
         return undefined;
     }

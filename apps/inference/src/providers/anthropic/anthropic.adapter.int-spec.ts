@@ -19,18 +19,46 @@ describe('AnthropicAdapter against the provider simulator', () => {
     provider: { id: 'sim-anthropic', name: 'Simulator', format: 'anthropic', baseUrl: `${simulator.url}/anthropic/v1`, apiKey },
     upstreamModel,
     pricing,
-    supportedParameters: new Set(['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
+    supportedParameters: new Set([
+      'temperature',
+      'top_p',
+      'top_k',
+      'max_tokens',
+      'stop',
+      'seed',
+      'n',
+      'logprobs',
+      'top_logprobs',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+      'reasoning',
+    ]),
   });
-  const body = { model: 'sim/claude', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there' }] };
+  const body = {
+    model: 'sim/claude',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello there' },
+    ],
+  };
   const tools = [
     {
       type: 'function',
-      function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+      function: {
+        name: 'get_weather',
+        description: 'Weather for a city',
+        parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+      },
     },
   ];
 
   async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamFailure);
     return error as UpstreamFailure;
   }
@@ -52,7 +80,7 @@ describe('AnthropicAdapter against the provider simulator', () => {
     await simulator?.close();
   });
 
-  it('answers a chat body through the Messages API, with the provider\'s counts', async () => {
+  it("answers a chat body through the Messages API, with the provider's counts", async () => {
     const completion = await adapter.complete(endpoint('claude-sonnet-4-5;cached=2'), body, {});
     expect(completion.upstreamId).toMatch(/^msg_/);
     expect(completion.choices[0]!.message.content).toMatch(/^Simulated reply to: Hello there/);
@@ -76,7 +104,11 @@ describe('AnthropicAdapter against the provider simulator', () => {
       {
         ...body,
         tools,
-        messages: [...body.messages, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '21 degrees' }],
+        messages: [
+          ...body.messages,
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: call.id, content: '21 degrees' },
+        ],
       },
       {},
     );
@@ -84,10 +116,17 @@ describe('AnthropicAdapter against the provider simulator', () => {
   });
 
   it('returns thinking as reasoning when reasoning is asked for', async () => {
-    const completion = await adapter.complete(endpoint('claude-sonnet-4-5'), { ...body, reasoning: { effort: 'high' }, max_tokens: 4000 }, {});
+    const completion = await adapter.complete(
+      endpoint('claude-sonnet-4-5'),
+      { ...body, reasoning: { effort: 'high' }, max_tokens: 4000 },
+      {},
+    );
     const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
     expect(typeof message.reasoning).toBe('string');
-    expect((message.reasoning_details as Array<Record<string, unknown>>)[0]).toMatchObject({ type: 'reasoning.text', format: 'anthropic-claude-v1' });
+    expect((message.reasoning_details as Array<Record<string, unknown>>)[0]).toMatchObject({
+      type: 'reasoning.text',
+      format: 'anthropic-claude-v1',
+    });
     expect(typeof (message.reasoning_details as Array<Record<string, unknown>>)[0]!.signature).toBe('string');
   });
 
@@ -118,16 +157,24 @@ describe('AnthropicAdapter against the provider simulator', () => {
   it('streams text, then the finish chunk, then usage', async () => {
     const events = await drain(await adapter.stream(endpoint('claude-sonnet-4-5'), body, {}));
     const chunks = events.filter((event) => event.type === 'chunk');
-    const text = chunks.map((event) => (event.type === 'chunk' ? event.choices[0]!.delta.content ?? '' : '')).join('');
+    const text = chunks.map((event) => (event.type === 'chunk' ? (event.choices[0]!.delta.content ?? '') : '')).join('');
     const complete = await adapter.complete(endpoint('claude-sonnet-4-5'), body, {});
     expect(text).toBe(complete.choices[0]!.message.content);
-    expect(chunks.at(-1)!.type === 'chunk' && chunks.at(-1)!.choices[0]).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'end_turn' });
-    expect(events.at(-1)).toMatchObject({ type: 'usage', usage: { promptTokens: complete.usage.promptTokens, completionTokens: complete.usage.completionTokens } });
+    expect(chunks.at(-1)!.type === 'chunk' && chunks.at(-1)!.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      native_finish_reason: 'end_turn',
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'usage',
+      usage: { promptTokens: complete.usage.promptTokens, completionTokens: complete.usage.completionTokens },
+    });
   });
 
   it('streams tool-call deltas whose arguments join into the tool input', async () => {
     const events = await drain(await adapter.stream(endpoint('claude-sonnet-4-5'), { ...body, tools }, {}));
-    const calls = events.flatMap((event) => (event.type === 'chunk' ? ((event.choices[0]!.delta.tool_calls as Array<Record<string, any>>) ?? []) : []));
+    const calls = events.flatMap((event) =>
+      event.type === 'chunk' ? ((event.choices[0]!.delta.tool_calls as Array<Record<string, any>>) ?? []) : [],
+    );
     expect(calls[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } });
     expect(calls[0]!.id).toMatch(/^toolu_/);
     expect(calls.length).toBeGreaterThan(2);

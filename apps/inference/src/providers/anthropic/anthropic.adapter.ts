@@ -21,38 +21,70 @@ export class AnthropicAdapter implements ProviderAdapter {
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const upstreamBody = anthropicBody(endpoint, body, context, false);
-    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/messages`,
+      headers(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
       throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
     const parsed = response.body as AnthropicMessageResponse | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
-    return normalizeAnthropicMessage(parsed, { excludeReasoning: excludesReasoning(body), promptText: JSON.stringify(upstreamBody.messages) });
+    return normalizeAnthropicMessage(parsed, {
+      excludeReasoning: excludesReasoning(body),
+      promptText: JSON.stringify(upstreamBody.messages),
+    });
   }
 
   /**
    * The `/v1/messages` front door on an Anthropic-format endpoint: the caller's Messages body
    * (already re-targeted, native-body.ts) goes out as it is and the answer comes back as it is.
    */
-  async completeNative(endpoint: RoutableEndpoint, upstreamBody: Record<string, unknown>, context: ChatCallContext): Promise<NativeAnthropicMessage> {
+  async completeNative(
+    endpoint: RoutableEndpoint,
+    upstreamBody: Record<string, unknown>,
+    context: ChatCallContext,
+  ): Promise<NativeAnthropicMessage> {
     const { provider } = endpoint;
-    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/messages`,
+      headers(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
     if (response.status >= 400) {
       const detail = anthropicErrorDetail(response.body);
       throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
     const parsed = response.body as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
-    const usage = normalizeAnthropicUsage(parsed.usage) ?? normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: JSON.stringify(upstreamBody.messages) }).usage;
+    const usage =
+      normalizeAnthropicUsage(parsed.usage) ??
+      normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: JSON.stringify(upstreamBody.messages) }).usage;
     return { message: parsed, usage };
   }
 
   /** The streamed variant: Anthropic's own events, parsed, up to message_stop. */
-  async streamNative(endpoint: RoutableEndpoint, upstreamBody: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<AnthropicStreamData>> {
+  async streamNative(
+    endpoint: RoutableEndpoint,
+    upstreamBody: Record<string, unknown>,
+    context: ChatCallContext,
+  ): Promise<AsyncIterable<AnthropicStreamData>> {
     const { provider } = endpoint;
     context.onUpstreamBody?.(upstreamBody);
-    const text = await this.upstream.postStream(provider.id, `${provider.baseUrl}/messages`, headers(endpoint, context), JSON.stringify(upstreamBody), context.signal, anthropicErrorDetail);
+    const text = await this.upstream.postStream(
+      provider.id,
+      `${provider.baseUrl}/messages`,
+      headers(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+      anthropicErrorDetail,
+    );
     return anthropicRawEvents(provider.id, text);
   }
 
@@ -93,9 +125,18 @@ export function excludesReasoning(body: Record<string, unknown>): boolean {
  * The Messages API body for this endpoint: the request without what the endpoint does not take
  * (filtered once), its tier in Anthropic's words (undefined when it takes none of the wanted ones).
  */
-export function anthropicBody(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext, stream: boolean): Record<string, unknown> {
+export function anthropicBody(
+  endpoint: RoutableEndpoint,
+  body: Record<string, unknown>,
+  context: ChatCallContext,
+  stream: boolean,
+): Record<string, unknown> {
   const supported = withoutUnsupported(body, endpoint);
   const requested = supported.service_tier;
   const tier = typeof requested === 'string' ? tierFor(endpoint, requested) : undefined;
-  return buildAnthropicBody(supported, endpoint.upstreamModel, { stream, endUserHash: context.endUserHash, serviceTier: tier === undefined ? undefined : wireTier('anthropic', tier) });
+  return buildAnthropicBody(supported, endpoint.upstreamModel, {
+    stream,
+    endUserHash: context.endUserHash,
+    serviceTier: tier === undefined ? undefined : wireTier('anthropic', tier),
+  });
 }

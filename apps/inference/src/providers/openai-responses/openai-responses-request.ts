@@ -8,7 +8,15 @@ type Json = Record<string, unknown>;
  * not listed here or mapped below is not sent: a Responses endpoint answers 400 to arguments
  * it does not know, and the gateway's own fields (provider, models, session_id...) are not its.
  */
-const SAME_NAME = ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 'service_tier', 'prompt_cache_key', 'safety_identifier'] as const;
+const SAME_NAME = [
+  'temperature',
+  'top_p',
+  'parallel_tool_calls',
+  'metadata',
+  'service_tier',
+  'prompt_cache_key',
+  'safety_identifier',
+] as const;
 
 /**
  * The internal form (a chat-completions body) as an OpenAI Responses request (ADR 0023):
@@ -88,7 +96,9 @@ function toInputContent(content: unknown, position: number): string | Json[] {
         return item;
       }
       default:
-        throw GatewayError.badRequest(`messages[${position}] has a content part of type ${String(part.type)} the Responses API does not take`);
+        throw GatewayError.badRequest(
+          `messages[${position}] has a content part of type ${String(part.type)} the Responses API does not take`,
+        );
     }
   });
 }
@@ -102,7 +112,12 @@ function assistantItems(message: Json): Json[] {
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls as Json[]) {
       const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown };
-      items.push({ type: 'function_call', call_id: String(call.id ?? ''), name: String(fn.name ?? ''), arguments: String(fn.arguments ?? '') });
+      items.push({
+        type: 'function_call',
+        call_id: String(call.id ?? ''),
+        name: String(fn.name ?? ''),
+        arguments: String(fn.arguments ?? ''),
+      });
     }
   }
   return items;
@@ -116,7 +131,8 @@ function assistantItems(message: Json): Json[] {
 function reasoningItems(details: Json[]): Json[] {
   const items: Json[] = [];
   for (const detail of details) {
-    if (detail.format !== OPENAI_RESPONSES_REASONING_FORMAT || detail.type !== 'reasoning.encrypted' || typeof detail.data !== 'string') continue;
+    if (detail.format !== OPENAI_RESPONSES_REASONING_FORMAT || detail.type !== 'reasoning.encrypted' || typeof detail.data !== 'string')
+      continue;
     const summary = details
       .filter((other) => other.type === 'reasoning.summary' && other.id === detail.id && typeof other.summary === 'string')
       .map((other) => ({ type: 'summary_text', text: other.summary as string }));
@@ -130,9 +146,7 @@ function reasoningItems(details: Json[]): Json[] {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content
-    .map((part: Json) => (typeof part.text === 'string' ? part.text : ''))
-    .join('');
+  return content.map((part: Json) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 /** Chat's `{type: "function", function: {...}}` as the Responses API's flat function tool. */
@@ -159,7 +173,13 @@ function textConfig(body: Json): Json | undefined {
   if (format && typeof format === 'object') {
     if (format.type === 'json_schema') {
       const schema = (format.json_schema ?? {}) as Json;
-      text.format = { type: 'json_schema', name: schema.name ?? 'response', schema: schema.schema ?? {}, ...(schema.strict !== undefined ? { strict: schema.strict } : {}), ...(schema.description !== undefined ? { description: schema.description } : {}) };
+      text.format = {
+        type: 'json_schema',
+        name: schema.name ?? 'response',
+        schema: schema.schema ?? {},
+        ...(schema.strict !== undefined ? { strict: schema.strict } : {}),
+        ...(schema.description !== undefined ? { description: schema.description } : {}),
+      };
     } else if (format.type === 'json_object' || format.type === 'text') {
       text.format = { type: format.type };
     } else {
@@ -173,7 +193,8 @@ function textConfig(body: Json): Json | undefined {
 /** `reasoning` (effort, summary) or `reasoning_effort`; `enabled: false` / effort `none` turn it off. */
 function reasoningConfig(body: Json): Json | undefined {
   const reasoning = (body.reasoning !== null && typeof body.reasoning === 'object' ? body.reasoning : {}) as Json;
-  const effort = typeof reasoning.effort === 'string' ? reasoning.effort : typeof body.reasoning_effort === 'string' ? body.reasoning_effort : undefined;
+  const effort =
+    typeof reasoning.effort === 'string' ? reasoning.effort : typeof body.reasoning_effort === 'string' ? body.reasoning_effort : undefined;
   if (reasoning.enabled === false) return undefined;
   const config: Json = {};
   if (effort !== undefined) config.effort = effort;

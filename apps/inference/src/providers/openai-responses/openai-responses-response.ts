@@ -48,10 +48,16 @@ export function readOutputItems(output: readonly Json[]): ResponsesOutputParts {
         }
       }
     } else if (item.type === 'function_call') {
-      parts.toolCalls.push({ index: parts.toolCalls.length, id: String(item.call_id ?? item.id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') } });
+      parts.toolCalls.push({
+        index: parts.toolCalls.length,
+        id: String(item.call_id ?? item.id ?? ''),
+        type: 'function',
+        function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') },
+      });
     } else if (item.type === 'reasoning') {
       parts.reasoningDetails.push(...reasoningDetailsOf(item, parts.reasoningDetails.length));
-      for (const summary of (item.summary as Json[] | undefined) ?? []) if (typeof summary.text === 'string') parts.reasoning.push(summary.text);
+      for (const summary of (item.summary as Json[] | undefined) ?? [])
+        if (typeof summary.text === 'string') parts.reasoning.push(summary.text);
     }
   }
   return parts;
@@ -62,10 +68,23 @@ export function reasoningDetailsOf(item: Json, firstIndex: number): Json[] {
   const details: Json[] = [];
   const id = typeof item.id === 'string' ? item.id : null;
   for (const summary of (item.summary as Json[] | undefined) ?? []) {
-    if (typeof summary.text === 'string') details.push({ type: 'reasoning.summary', summary: summary.text, id, format: OPENAI_RESPONSES_REASONING_FORMAT, index: firstIndex + details.length });
+    if (typeof summary.text === 'string')
+      details.push({
+        type: 'reasoning.summary',
+        summary: summary.text,
+        id,
+        format: OPENAI_RESPONSES_REASONING_FORMAT,
+        index: firstIndex + details.length,
+      });
   }
   if (typeof item.encrypted_content === 'string') {
-    details.push({ type: 'reasoning.encrypted', data: item.encrypted_content, id, format: OPENAI_RESPONSES_REASONING_FORMAT, index: firstIndex + details.length });
+    details.push({
+      type: 'reasoning.encrypted',
+      data: item.encrypted_content,
+      id,
+      format: OPENAI_RESPONSES_REASONING_FORMAT,
+      index: firstIndex + details.length,
+    });
   }
   return details;
 }
@@ -97,7 +116,11 @@ export function normalizeResponsesUsage(usage: ResponsesUsage | null | undefined
 /** A Responses object as the normalised chat completion the pipeline prices and the front doors render. */
 export function normalizeResponsesObject(response: ResponsesObject, promptText: string): NormalizedCompletion {
   const parts = readOutputItems(response.output ?? []);
-  const message: ChatChoiceView['message'] & { reasoning_details?: Json[] } = { role: 'assistant', content: parts.text.length > 0 || parts.toolCalls.length === 0 ? parts.text : null, refusal: parts.refusal };
+  const message: ChatChoiceView['message'] & { reasoning_details?: Json[] } = {
+    role: 'assistant',
+    content: parts.text.length > 0 || parts.toolCalls.length === 0 ? parts.text : null,
+    refusal: parts.refusal,
+  };
   if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
   // Through the same filter as chat (assistant-message.ts): only spec §2.1's three kinds.
   const annotations = normalizeAnnotations(parts.annotations);

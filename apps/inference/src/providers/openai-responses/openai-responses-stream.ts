@@ -1,7 +1,13 @@
 import { streamErrorFailure } from '../../upstream/upstream-failure.js';
 import type { NormalizedChunkChoice, StreamEvent } from '../provider-adapter.js';
 import { sseJsonFrames, type JsonStreamFrame } from '../sse-json-frames.js';
-import { finishReasonOf, normalizeResponsesUsage, OPENAI_RESPONSES_REASONING_FORMAT, reasoningDetailsOf, type ResponsesObject } from './openai-responses-response.js';
+import {
+  finishReasonOf,
+  normalizeResponsesUsage,
+  OPENAI_RESPONSES_REASONING_FORMAT,
+  reasoningDetailsOf,
+  type ResponsesObject,
+} from './openai-responses-response.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +40,11 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
         if (item.type === 'function_call') {
           const index = toolIndexByItem.size;
           toolIndexByItem.set(String(item.id ?? index), index);
-          yield chunk({ tool_calls: [{ index, id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: '' } }] });
+          yield chunk({
+            tool_calls: [
+              { index, id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: '' } },
+            ],
+          });
         }
         break;
       }
@@ -49,7 +59,8 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
           // The summaries already streamed as text; the details carry them and the encrypted content whole.
           const details = reasoningDetailsOf(item, reasoningDetails);
           reasoningDetails += details.length;
-          if (details.length > 0) yield chunk({ reasoning_details: details.map((detail) => ({ ...detail, format: OPENAI_RESPONSES_REASONING_FORMAT })) });
+          if (details.length > 0)
+            yield chunk({ reasoning_details: details.map((detail) => ({ ...detail, format: OPENAI_RESPONSES_REASONING_FORMAT })) });
         }
         break;
       }
@@ -58,7 +69,11 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
         const response = (event.response ?? {}) as ResponsesObject;
         const reason = response.incomplete_details?.reason;
         const finish = finishReasonOf(response.status, reason, toolIndexByItem.size > 0);
-        yield { type: 'chunk', choices: [{ index: 0, delta: {}, finish_reason: finish, native_finish_reason: reason ?? response.status ?? null }], serviceTier: response.service_tier ?? null };
+        yield {
+          type: 'chunk',
+          choices: [{ index: 0, delta: {}, finish_reason: finish, native_finish_reason: reason ?? response.status ?? null }],
+          serviceTier: response.service_tier ?? null,
+        };
         const usage = normalizeResponsesUsage(response.usage);
         if (usage) yield { type: 'usage', usage };
         break;

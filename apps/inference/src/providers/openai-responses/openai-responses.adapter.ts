@@ -24,7 +24,13 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, false);
-    const response = await this.upstream.postJson(provider.id, `${provider.baseUrl}/responses`, authorization(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/responses`,
+      authorization(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
     if (response.status >= 400) {
       const error = (response.body as OpenAiErrorBody | undefined)?.error;
       throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
@@ -39,7 +45,13 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, true);
     context.onUpstreamBody?.(upstreamBody);
-    const text = await this.upstream.postStream(provider.id, `${provider.baseUrl}/responses`, authorization(endpoint, context), JSON.stringify(upstreamBody), context.signal);
+    const text = await this.upstream.postStream(
+      provider.id,
+      `${provider.baseUrl}/responses`,
+      authorization(endpoint, context),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
     return openAiResponsesStreamEvents(provider.id, text);
   }
 }

@@ -24,7 +24,13 @@ describe('internal form -> OpenAI Responses request', () => {
         tool_choice: { type: 'function', function: { name: 'f' } },
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } },
+            ],
+          },
           {
             role: 'assistant',
             content: null,
@@ -57,7 +63,14 @@ describe('internal form -> OpenAI Responses request', () => {
       tool_choice: { type: 'function', name: 'f' },
       input: [
         { type: 'message', role: 'system', content: 'Be brief.' },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' },
+          ],
+        },
         { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thought' }], encrypted_content: 'gAAA' },
         { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
         { type: 'function_call_output', call_id: 'call_1', output: 'done' },
@@ -74,10 +87,26 @@ describe('OpenAI Responses object -> normalised completion', () => {
         status: 'completed',
         output: [
           { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thought' }], encrypted_content: 'gAAA' },
-          { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'See', annotations: [{ type: 'url_citation', url: 'https://a', title: 'A', start_index: 0, end_index: 3 }] }] },
+          {
+            type: 'message',
+            id: 'msg_1',
+            role: 'assistant',
+            content: [
+              {
+                type: 'output_text',
+                text: 'See',
+                annotations: [{ type: 'url_citation', url: 'https://a', title: 'A', start_index: 0, end_index: 3 }],
+              },
+            ],
+          },
           { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}' },
         ],
-        usage: { input_tokens: 10, output_tokens: 5, input_tokens_details: { cached_tokens: 2 }, output_tokens_details: { reasoning_tokens: 3 } },
+        usage: {
+          input_tokens: 10,
+          output_tokens: 5,
+          input_tokens_details: { cached_tokens: 2 },
+          output_tokens_details: { reasoning_tokens: 3 },
+        },
       },
       '',
     );
@@ -101,7 +130,10 @@ describe('OpenAI Responses object -> normalised completion', () => {
     const length = normalizeResponsesObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] }, 'x');
     expect(length.choices[0]).toMatchObject({ finish_reason: 'length', native_finish_reason: 'max_output_tokens' });
     expect(length.usage.estimated).toBe(true);
-    expect(normalizeResponsesObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [] }, 'x').choices[0]!.finish_reason).toBe('content_filter');
+    expect(
+      normalizeResponsesObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [] }, 'x').choices[0]!
+        .finish_reason,
+    ).toBe('content_filter');
   });
 });
 
@@ -121,19 +153,32 @@ describe('OpenAI Responses stream -> stream events', () => {
       sse(
         { type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } },
         { type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', delta: 'Hmm' },
-        { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Hmm' }], encrypted_content: 'gAAA' } },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Hmm' }], encrypted_content: 'gAAA' },
+        },
         { type: 'response.output_text.delta', item_id: 'msg_1', delta: 'Hi' },
-        { type: 'response.output_item.added', output_index: 2, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '' } },
+        {
+          type: 'response.output_item.added',
+          output_index: 2,
+          item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '' },
+        },
         { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta: '{}' },
-        { type: 'response.completed', response: { status: 'completed', service_tier: 'default', usage: { input_tokens: 4, output_tokens: 2 } } },
+        {
+          type: 'response.completed',
+          response: { status: 'completed', service_tier: 'default', usage: { input_tokens: 4, output_tokens: 2 } },
+        },
       ),
     );
     expect(events.map((event) => (event.type === 'chunk' ? event.choices[0]!.delta : event))).toEqual([
       { reasoning: 'Hmm' },
-      { reasoning_details: [
-        { type: 'reasoning.summary', summary: 'Hmm', id: 'rs_1', format: 'openai-responses-v1', index: 0 },
-        { type: 'reasoning.encrypted', data: 'gAAA', id: 'rs_1', format: 'openai-responses-v1', index: 1 },
-      ] },
+      {
+        reasoning_details: [
+          { type: 'reasoning.summary', summary: 'Hmm', id: 'rs_1', format: 'openai-responses-v1', index: 0 },
+          { type: 'reasoning.encrypted', data: 'gAAA', id: 'rs_1', format: 'openai-responses-v1', index: 1 },
+        ],
+      },
       { content: 'Hi' },
       { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] },
       { tool_calls: [{ index: 0, function: { arguments: '{}' } }] },
@@ -145,8 +190,14 @@ describe('OpenAI Responses stream -> stream events', () => {
   });
 
   it('throws on an error event, on response.failed, and on a stream without a terminal event', async () => {
-    await expect(collect(sse({ type: 'response.output_text.delta', delta: 'a' }, { type: 'error', code: 'server_error', message: 'boom' }))).rejects.toBeInstanceOf(UpstreamFailure);
-    await expect(collect(sse({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'boom' } } }))).rejects.toBeInstanceOf(UpstreamFailure);
-    await expect(collect(sse({ type: 'response.output_text.delta', delta: 'a' }))).rejects.toMatchObject({ gatewayError: { errorType: 'provider_unavailable' } });
+    await expect(
+      collect(sse({ type: 'response.output_text.delta', delta: 'a' }, { type: 'error', code: 'server_error', message: 'boom' })),
+    ).rejects.toBeInstanceOf(UpstreamFailure);
+    await expect(
+      collect(sse({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'boom' } } })),
+    ).rejects.toBeInstanceOf(UpstreamFailure);
+    await expect(collect(sse({ type: 'response.output_text.delta', delta: 'a' }))).rejects.toMatchObject({
+      gatewayError: { errorType: 'provider_unavailable' },
+    });
   });
 });

@@ -6,41 +6,92 @@ import { normalizeFinishReason, normalizeOpenAiResponse } from './openai-respons
 describe('OpenAI-format request', () => {
   it('re-targets the model and drops gateway-only fields', () => {
     const upstream = buildOpenAiChatBody(
-      { model: 'sim/gpt-4o-mini', messages: [], session_id: 's', provider: { order: ['x'] }, models: ['a'], temperature: 0.2, seed: 7, trace: { trace_id: 't' }, metadata: { a: 'b' } },
+      {
+        model: 'sim/gpt-4o-mini',
+        messages: [],
+        session_id: 's',
+        provider: { order: ['x'] },
+        models: ['a'],
+        temperature: 0.2,
+        seed: 7,
+        trace: { trace_id: 't' },
+        metadata: { a: 'b' },
+      },
       testEndpoint('gpt-4o-mini', ['temperature', 'seed']),
     );
     expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [], temperature: 0.2, seed: 7 });
   });
 
-  it('sends only the parameters the endpoint supports, and other vendors\' ones only where the catalog lists them', () => {
+  it("sends only the parameters the endpoint supports, and other vendors' ones only where the catalog lists them", () => {
     const body = { model: 'm', messages: [], temperature: 0.2, top_k: 5, min_p: 0.1, repetition_penalty: 1.1, logprobs: true };
     expect(buildOpenAiChatBody(body, testEndpoint('u', ['temperature']))).toEqual({ model: 'u', messages: [], temperature: 0.2 });
-    expect(buildOpenAiChatBody(body, testEndpoint('u', ['temperature', 'top_k', 'logprobs']))).toEqual({ model: 'u', messages: [], temperature: 0.2, top_k: 5, logprobs: true });
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['temperature', 'top_k', 'logprobs']))).toEqual({
+      model: 'u',
+      messages: [],
+      temperature: 0.2,
+      top_k: 5,
+      logprobs: true,
+    });
   });
 
   it('sends the reasoning object as reasoning_effort', () => {
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', ['reasoning']))).toEqual({ model: 'u', messages: [], reasoning_effort: 'high' });
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', []))).toEqual({ model: 'u', messages: [] });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', ['reasoning']))).toEqual({
+      model: 'u',
+      messages: [],
+      reasoning_effort: 'high',
+    });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], reasoning: { effort: 'high' } }, testEndpoint('u', []))).toEqual({
+      model: 'u',
+      messages: [],
+    });
   });
 
   it('sends max tokens as max_completion_tokens, unless the endpoint lists only max_tokens', () => {
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_tokens: 50 }, testEndpoint('u', ['max_tokens', 'max_completion_tokens']))).toEqual({ model: 'u', messages: [], max_completion_tokens: 50 });
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_tokens: 50, max_completion_tokens: 60 }, testEndpoint('u', ['max_completion_tokens']))).toEqual({ model: 'u', messages: [], max_completion_tokens: 60 });
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_completion_tokens: 50 }, testEndpoint('u', ['max_tokens']))).toEqual({ model: 'u', messages: [], max_tokens: 50 });
+    expect(
+      buildOpenAiChatBody({ model: 'm', messages: [], max_tokens: 50 }, testEndpoint('u', ['max_tokens', 'max_completion_tokens'])),
+    ).toEqual({ model: 'u', messages: [], max_completion_tokens: 50 });
+    expect(
+      buildOpenAiChatBody(
+        { model: 'm', messages: [], max_tokens: 50, max_completion_tokens: 60 },
+        testEndpoint('u', ['max_completion_tokens']),
+      ),
+    ).toEqual({ model: 'u', messages: [], max_completion_tokens: 60 });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], max_completion_tokens: 50 }, testEndpoint('u', ['max_tokens']))).toEqual({
+      model: 'u',
+      messages: [],
+      max_tokens: 50,
+    });
   });
 
-  it('maps the spec\'s service tiers to OpenAI\'s (fast and ultrafast are not OpenAI words)', () => {
+  it("maps the spec's service tiers to OpenAI's (fast and ultrafast are not OpenAI words)", () => {
     const endpoint = testEndpoint('u', ['service_tier']);
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'fast' }, endpoint)).toEqual({ model: 'u', messages: [], service_tier: 'priority' });
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'ultrafast' }, endpoint)).toEqual({ model: 'u', messages: [], service_tier: 'priority' });
-    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'flex' }, { ...endpoint, serviceTiers: ['default'] })).toEqual({ model: 'u', messages: [] });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'fast' }, endpoint)).toEqual({
+      model: 'u',
+      messages: [],
+      service_tier: 'priority',
+    });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'ultrafast' }, endpoint)).toEqual({
+      model: 'u',
+      messages: [],
+      service_tier: 'priority',
+    });
+    expect(buildOpenAiChatBody({ model: 'm', messages: [], service_tier: 'flex' }, { ...endpoint, serviceTiers: ['default'] })).toEqual({
+      model: 'u',
+      messages: [],
+    });
   });
 
-  it('sends the hashed session id as prompt_cache_key where the endpoint lists it, never over the client\'s', () => {
+  it("sends the hashed session id as prompt_cache_key where the endpoint lists it, never over the client's", () => {
     const body = { model: 'm', messages: [] };
-    expect(buildOpenAiChatBody(body, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'hash-1' });
+    expect(buildOpenAiChatBody(body, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({
+      model: 'u',
+      messages: [],
+      prompt_cache_key: 'hash-1',
+    });
     expect(buildOpenAiChatBody(body, testEndpoint('u', []), undefined, 'hash-1')).toEqual({ model: 'u', messages: [] });
-    expect(buildOpenAiChatBody({ ...body, prompt_cache_key: 'mine' }, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1')).toEqual({ model: 'u', messages: [], prompt_cache_key: 'mine' });
+    expect(
+      buildOpenAiChatBody({ ...body, prompt_cache_key: 'mine' }, testEndpoint('u', ['prompt_cache_key']), undefined, 'hash-1'),
+    ).toEqual({ model: 'u', messages: [], prompt_cache_key: 'mine' });
   });
 
   it('never forwards the raw end-user id', () => {
@@ -63,13 +114,21 @@ describe('OpenAI-format response', () => {
         message: {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } }],
+          tool_calls: [
+            { id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } },
+          ],
         },
         logprobs: null,
         finish_reason: 'tool_calls',
       },
     ],
-    usage: { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99, prompt_tokens_details: { cached_tokens: 10 }, completion_tokens_details: { reasoning_tokens: 4 } },
+    usage: {
+      prompt_tokens: 82,
+      completion_tokens: 17,
+      total_tokens: 99,
+      prompt_tokens_details: { cached_tokens: 10 },
+      completion_tokens_details: { reasoning_tokens: 4 },
+    },
   };
 
   it('keeps the message, tool calls and counts, and both finish reasons', () => {
@@ -121,7 +180,7 @@ describe('OpenAI-format response', () => {
     expect(normalized.choices[0]!.native_finish_reason).toBe('eos');
   });
 
-  it('maps the finish reasons of compatible hosts onto OpenAI\'s set', () => {
+  it("maps the finish reasons of compatible hosts onto OpenAI's set", () => {
     expect(normalizeFinishReason('length')).toBe('length');
     expect(normalizeFinishReason('max_tokens')).toBe('length');
     expect(normalizeFinishReason('function_call')).toBe('tool_calls');

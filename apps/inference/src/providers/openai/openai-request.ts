@@ -71,7 +71,12 @@ const GATEWAY_ONLY_FIELDS = new Set([
  * re-targeted to the upstream model, with the end user only as its hash and the gateway's
  * `reasoning` object as OpenAI's `reasoning_effort`.
  */
-export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string, sessionCacheKey?: string): Record<string, unknown> {
+export function buildOpenAiChatBody(
+  body: Record<string, unknown>,
+  endpoint: RoutableEndpoint,
+  endUserHash?: string,
+  sessionCacheKey?: string,
+): Record<string, unknown> {
   const supported = withoutUnsupported(body, endpoint);
   const upstream: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(supported)) {
@@ -93,7 +98,8 @@ export function buildOpenAiChatBody(body: Record<string, unknown>, endpoint: Rou
     else delete upstream.user;
   }
   // Spec §4.5: the session id is the cache affinity key where the host takes one (never raw).
-  if (upstream.prompt_cache_key === undefined && sessionCacheKey && endpoint.supportedParameters.has('prompt_cache_key')) upstream.prompt_cache_key = sessionCacheKey;
+  if (upstream.prompt_cache_key === undefined && sessionCacheKey && endpoint.supportedParameters.has('prompt_cache_key'))
+    upstream.prompt_cache_key = sessionCacheKey;
   return upstream;
 }
 
@@ -127,7 +133,12 @@ function reasoningEffortOf(body: Record<string, unknown>): string | undefined {
  * generation, whether or not the client wants the usage chunk). The client's other
  * `stream_options` pass through.
  */
-export function buildOpenAiStreamBody(body: Record<string, unknown>, endpoint: RoutableEndpoint, endUserHash?: string, sessionCacheKey?: string): Record<string, unknown> {
+export function buildOpenAiStreamBody(
+  body: Record<string, unknown>,
+  endpoint: RoutableEndpoint,
+  endUserHash?: string,
+  sessionCacheKey?: string,
+): Record<string, unknown> {
   const upstream = buildOpenAiChatBody(body, endpoint, endUserHash, sessionCacheKey);
   const clientOptions = body.stream_options !== null && typeof body.stream_options === 'object' ? body.stream_options : {};
   upstream.stream = true;

@@ -54,7 +54,9 @@ export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText
       message: normalizeAssistantMessage(choice.message ?? {}),
       finish_reason: normalizeFinishReason(choice.finish_reason),
       native_finish_reason: choice.finish_reason ?? null,
-      logprobs: choice.logprobs ? { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) } : null,
+      logprobs: choice.logprobs
+        ? { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) }
+        : null,
     };
   });
   const completionText = choices.map((choice) => choice.message.content ?? '').join('');

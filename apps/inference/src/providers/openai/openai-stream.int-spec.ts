@@ -19,7 +19,21 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl: `${simulator.url}/openai/v1`, apiKey },
     upstreamModel,
     pricing,
-    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
+    supportedParameters: new Set([
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'stop',
+      'seed',
+      'n',
+      'logprobs',
+      'top_logprobs',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+      'reasoning',
+    ]),
   });
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 
@@ -36,11 +50,18 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
   }
 
   const chunks = (events: StreamEvent[]) => events.filter((event) => event.type === 'chunk');
-  const content = (events: StreamEvent[]) => chunks(events).map((event) => event.choices[0]?.delta.content ?? '').join('');
+  const content = (events: StreamEvent[]) =>
+    chunks(events)
+      .map((event) => event.choices[0]?.delta.content ?? '')
+      .join('');
 
   beforeAll(async () => {
     simulator = await startSimulator();
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300', UPSTREAM_BODY_TIMEOUT_MS: '300' });
+    const env = validateEnv(InferenceEnv, {
+      DATABASE_URL: 'postgresql://unused/x',
+      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300',
+      UPSTREAM_BODY_TIMEOUT_MS: '300',
+    });
     upstream = new UpstreamClient(env);
     adapter = new OpenAiAdapter(upstream);
   });
@@ -50,7 +71,7 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
     await simulator?.close();
   });
 
-  it('yields content deltas, the finish reason and then the provider\'s usage, asking for it even when the client did not', async () => {
+  it("yields content deltas, the finish reason and then the provider's usage, asking for it even when the client did not", async () => {
     const { events, failure } = await drain(await adapter.stream(endpoint('gpt-4o-mini;cached=2;reasoning=3'), body, {}));
     expect(failure).toBeUndefined();
     expect(content(events)).toMatch(/^Simulated reply to: Hello there/);
@@ -65,9 +86,17 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
   });
 
   it('streams tool-call arguments as string fragments that join into the arguments JSON', async () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      },
+    ];
     const { events } = await drain(await adapter.stream(endpoint('gpt-4o-mini'), { ...body, tools }, {}));
-    const calls = chunks(events).flatMap((event) => (event.choices[0]!.delta.tool_calls as { id?: string; function: { name?: string; arguments?: string } }[] | undefined) ?? []);
+    const calls = chunks(events).flatMap(
+      (event) =>
+        (event.choices[0]!.delta.tool_calls as { id?: string; function: { name?: string; arguments?: string } }[] | undefined) ?? [],
+    );
     expect(calls[0]).toMatchObject({ id: expect.any(String), function: { name: 'get_weather', arguments: '' } });
     expect(calls.length).toBeGreaterThan(2);
     expect(JSON.parse(calls.map((call) => call.function.arguments ?? '').join(''))).toEqual({ city: 'Hello there' });
@@ -77,7 +106,9 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
   it('passes logprobs through on content chunks', async () => {
     const { events } = await drain(await adapter.stream(endpoint('gpt-4o-mini'), { ...body, logprobs: true, top_logprobs: 2 }, {}));
     const withLogprobs = chunks(events).find((event) => event.choices[0]!.delta.content);
-    expect(withLogprobs!.choices[0]!.logprobs).toMatchObject({ content: expect.arrayContaining([expect.objectContaining({ token: expect.any(String), top_logprobs: expect.any(Array) })]) });
+    expect(withLogprobs!.choices[0]!.logprobs).toMatchObject({
+      content: expect.arrayContaining([expect.objectContaining({ token: expect.any(String), top_logprobs: expect.any(Array) })]),
+    });
   });
 
   it('rejects an error status before the first byte as a retryable failure read from the error body', async () => {
@@ -101,7 +132,7 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
     expect(failure).toMatchObject({ retryable: false, gatewayError: { status: 502, errorType: 'provider_unavailable' } });
   });
 
-  it('throws a non-retryable failure on the provider\'s mid-stream error event', async () => {
+  it("throws a non-retryable failure on the provider's mid-stream error event", async () => {
     const { events, failure } = await drain(await adapter.stream(endpoint('gpt-4o-mini;stream-error=2'), body, {}));
     expect(content(events).length).toBeGreaterThan(0);
     expect(failure).toMatchObject({ retryable: false, gatewayError: { status: 502, errorType: 'provider_unavailable' } });
@@ -113,7 +144,7 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
     expect(failure).toMatchObject({ kind: 'timeout', retryable: false, gatewayError: { status: 504, errorType: 'timeout' } });
   });
 
-  it('stops with an aborted failure when the call context\'s signal fires mid-stream', async () => {
+  it("stops with an aborted failure when the call context's signal fires mid-stream", async () => {
     const controller = new AbortController();
     const events = await adapter.stream(endpoint('gpt-4o-mini;chunk-delay=50'), body, { signal: controller.signal });
     const seen: StreamEvent[] = [];

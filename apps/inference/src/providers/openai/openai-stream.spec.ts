@@ -28,9 +28,24 @@ describe('OpenAI SSE stream to StreamEvents', () => {
   it('maps the documented stream to chunk events and one final usage event', async () => {
     const events = await collect(pieces(...documented));
     expect(events).toEqual([
-      { type: 'chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, native_finish_reason: null, logprobs: null }], systemFingerprint: 'fp_44709d6fcb', serviceTier: null },
-      { type: 'chunk', choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null, native_finish_reason: null, logprobs: null }], systemFingerprint: 'fp_44709d6fcb', serviceTier: null },
-      { type: 'chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }], systemFingerprint: 'fp_44709d6fcb', serviceTier: null },
+      {
+        type: 'chunk',
+        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, native_finish_reason: null, logprobs: null }],
+        systemFingerprint: 'fp_44709d6fcb',
+        serviceTier: null,
+      },
+      {
+        type: 'chunk',
+        choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null, native_finish_reason: null, logprobs: null }],
+        systemFingerprint: 'fp_44709d6fcb',
+        serviceTier: null,
+      },
+      {
+        type: 'chunk',
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+        systemFingerprint: 'fp_44709d6fcb',
+        serviceTier: null,
+      },
       { type: 'usage', usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, estimated: false } },
     ]);
   });
@@ -41,7 +56,7 @@ describe('OpenAI SSE stream to StreamEvents', () => {
     expect(await collect(pieces(...split))).toEqual(await collect(pieces(whole)));
   });
 
-  it('keeps a host\'s own finish reason as native and maps it onto OpenAI\'s set', async () => {
+  it("keeps a host's own finish reason as native and maps it onto OpenAI's set", async () => {
     const events = await collect(pieces('data: {"choices":[{"index":0,"delta":{},"finish_reason":"end_turn"}]}\n\n', 'data: [DONE]\n\n'));
     expect(events[0]).toMatchObject({ choices: [{ finish_reason: 'stop', native_finish_reason: 'end_turn' }] });
   });
@@ -53,9 +68,13 @@ describe('OpenAI SSE stream to StreamEvents', () => {
   });
 
   it('maps an error data frame or error event to its canonical type', async () => {
-    const overloaded = await collect(pieces(documented[0]!, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')).catch((caught: unknown) => caught);
+    const overloaded = await collect(
+      pieces(documented[0]!, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'),
+    ).catch((caught: unknown) => caught);
     expect(overloaded).toMatchObject({ retryable: false, gatewayError: { status: 503, errorType: 'provider_overloaded' } });
-    const rateLimited = await collect(pieces('data: {"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}\n\n')).catch((caught: unknown) => caught);
+    const rateLimited = await collect(
+      pieces('data: {"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}\n\n'),
+    ).catch((caught: unknown) => caught);
     expect(rateLimited).toMatchObject({ gatewayError: { status: 429, errorType: 'rate_limit_exceeded' } });
   });
 
@@ -71,6 +90,11 @@ describe('OpenAI-format streaming request', () => {
       { model: 'sim/x', messages: [], stream: true, stream_options: { include_usage: false, include_obfuscation: false }, session_id: 's' },
       testEndpoint('gpt-4o-mini'),
     );
-    expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [], stream: true, stream_options: { include_usage: true, include_obfuscation: false } });
+    expect(upstream).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [],
+      stream: true,
+      stream_options: { include_usage: true, include_obfuscation: false },
+    });
   });
 });

@@ -50,6 +50,10 @@ function toChunkChoice(choice: OpenAiChunkChoice, position: number): NormalizedC
     finish_reason: normalizeFinishReason(native),
     native_finish_reason: native,
   };
-  if (choice.logprobs !== undefined) normalized.logprobs = choice.logprobs === null ? null : { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) };
+  if (choice.logprobs !== undefined)
+    normalized.logprobs =
+      choice.logprobs === null
+        ? null
+        : { content: normalizeLogprobs(choice.logprobs.content), refusal: normalizeLogprobs(choice.logprobs.refusal) };
   return normalized;
 }

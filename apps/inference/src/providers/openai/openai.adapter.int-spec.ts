@@ -18,12 +18,29 @@ describe('OpenAiAdapter against the provider simulator', () => {
     provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl, apiKey },
     upstreamModel,
     pricing,
-    supportedParameters: new Set(['temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'n', 'logprobs', 'top_logprobs', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning']),
+    supportedParameters: new Set([
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'stop',
+      'seed',
+      'n',
+      'logprobs',
+      'top_logprobs',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+      'reasoning',
+    ]),
   });
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 
   async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamFailure);
     return error as UpstreamFailure;
   }
@@ -40,7 +57,7 @@ describe('OpenAiAdapter against the provider simulator', () => {
     await simulator?.close();
   });
 
-  it('returns the normalised completion with the provider\'s counts', async () => {
+  it("returns the normalised completion with the provider's counts", async () => {
     const completion = await adapter.complete(endpoint('gpt-4o-mini;cached=2;reasoning=3'), body, {});
     expect(completion.choices[0]!.message.content).toMatch(/^Simulated reply to: Hello there/);
     expect(completion.usage).toMatchObject({ cachedTokens: 2, reasoningTokens: 3, estimated: false });
@@ -60,7 +77,7 @@ describe('OpenAiAdapter against the provider simulator', () => {
     expect(failure.gatewayError.message).toMatch(/maximum context length is 3 tokens/);
   });
 
-  it('treats a refused provider key as the gateway\'s problem (502)', async () => {
+  it("treats a refused provider key as the gateway's problem (502)", async () => {
     const failure = await failureOf(adapter.complete(endpoint('gpt-4o-mini', undefined, 'sk-sim-invalid'), body, {}));
     expect(failure.gatewayError).toMatchObject({ status: 502, errorType: 'provider_unavailable' });
   });
