@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import prettierConfig from 'eslint-config-prettier/flat';
 
 /**
  * Module boundaries, enforced (STYLE.md): an app never imports another app (so a service
@@ -97,4 +98,14 @@ export default [
   },
   { files: specFiles, rules: { ...boundaries(testConstraints), '@typescript-eslint/no-explicit-any': 'off' } },
   ...typeAware,
+  // Prettier owns the layout (lint runs `prettier --check` first, .prettierrc.json); what it
+  // cannot wrap, comments, is held to the same width here. Long strings stay whole: a message
+  // or SQL split over lines is harder to find with grep.
+  prettierConfig,
+  {
+    files: ['**/*.{ts,js,mjs,cjs}'],
+    rules: {
+      'max-len': ['error', { code: 140, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
+    },
+  },
 ];
