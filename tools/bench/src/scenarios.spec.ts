@@ -7,6 +7,7 @@ import {
   slowUpstreamModel,
   upstreamConnections,
   withSlowModel,
+  FIREHOSE_MODEL,
   type PhaseResult,
 } from './concurrency-scenario.ts';
 import {
@@ -68,10 +69,14 @@ describe('stream scenario figures', () => {
 });
 
 describe('concurrency scenario', () => {
-  it('adds its slow model to the shipped catalog as a copy of sim/gpt-4o-mini-slow with its own upstream', () => {
+  it('adds its slow model and its firehose to the shipped catalog, as copies with their own upstreams', () => {
     const shipped = JSON.parse(readFileSync(`${WORKSPACE_ROOT}/apps/inference/catalog/models.json`, 'utf8'));
     const catalog = withSlowModel(shipped, 60);
-    expect(catalog.models).toHaveLength(shipped.models.length + 1);
+    expect(catalog.models).toHaveLength(shipped.models.length + 2);
+    expect(catalog.models.find((entry) => entry.id === FIREHOSE_MODEL)).toMatchObject({
+      listed: false,
+      endpoints: [expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;reply-tokens=100000' })],
+    });
     const model = catalog.models.find((entry) => entry.id === SLOW_MODEL)!;
     expect(model.listed).toBe(false);
     expect(model.endpoints).toEqual([
@@ -117,5 +122,7 @@ describe('concurrency scenario', () => {
     );
     expect(goals.map((goal) => goal.met)).toEqual([false, false, false, false]);
     expect(concurrencyGoals(phase({}))[3]!.met).toBeUndefined();
+    // Readers that failed among the stalled clients have no completion time to be slow with: not met.
+    expect(concurrencyGoals(phase({}), phase({ errors: 3, completionMs: summarize([]) }))[3]!.met).toBe(false);
   });
 });

@@ -68,21 +68,26 @@ describe('the bench stream client, on the real simulator', () => {
   });
 
   it('tells, once a stalled client reads again, a stream that still ends from one cut short', async () => {
-    const big = target('gpt-4o-mini;reply-tokens=30000');
-    const pool = streamPool(big, 2);
-    try {
-      const stalled = stallOnce(pool, big);
-      expect(await stalled.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(await stalled.release()).toBe('complete');
-      const cut = stallOnce(pool, target('gpt-4o-mini;cut=2'));
-      expect(await cut.status).toBe(200);
-      expect(await cut.release()).toBe('cut');
-      const slow = stallOnce(pool, target(slowUpstreamModel(5)));
-      expect(await slow.status).toBe(200);
-      expect(await slow.release(0.3)).toBe('still-running');
-    } finally {
-      await pool.destroy();
-    }
+    const stalled = stallOnce(target('gpt-4o-mini;reply-tokens=30000'));
+    expect(await stalled.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await stalled.release()).toBe('complete');
+    const cut = stallOnce(target('gpt-4o-mini;cut=2'));
+    expect(await cut.status).toBe(200);
+    expect(await cut.release()).toBe('cut');
+    const slow = stallOnce(target(slowUpstreamModel(5)));
+    expect(await slow.status).toBe(200);
+    expect(await slow.release(0.3)).toBe('still-running');
   });
+
+  it('a stalled client stops reading its socket: the server writes far more than the client reads', async () => {
+    // 30,000 tokens is about 3 MB of SSE; the client's socket must have read a small part of it.
+    const stalled = stallOnce(target('gpt-4o-mini;reply-tokens=30000'));
+    expect(await stalled.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const whileStalled = stalled.bytesRead();
+    expect(whileStalled).toBeGreaterThan(0);
+    expect(whileStalled).toBeLessThan(512 * 1024);
+    expect(await stalled.release()).toBe('complete');
+  }, 20_000);
 });

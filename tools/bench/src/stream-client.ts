@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Pool } from 'undici';
 import { SseTally } from './sse.ts';
 
@@ -85,10 +86,18 @@ export async function streamOnce(pool: Pool, target: StreamTarget, signal?: Abor
 /** How a stalled stream turned out once its client read again. */
 export type StalledEnd = 'complete' | 'cut' | 'still-running';
 
-/** A stream whose client reads the head and then nothing: undici stops reading its socket once its small body buffer is full. */
+/**
+ * A stream whose client reads the head and then nothing. It is sent with `node:http` on its own
+ * socket and its response is paused: once the response's small buffer (16 KiB) is full, Node's
+ * HTTP parser stops reading the socket (`readStop`), the kernel's receive buffer fills and TCP's
+ * window closes, so the gateway's writes back up as they would for a real stalled client.
+ * `bytesRead` says how much the client took off the socket meanwhile (ADR 0055).
+ */
 export interface StalledStream {
   /** Status of the head (0 if none came). */
   status: Promise<number>;
+  /** Bytes the client's socket had read (head included) when released; 0 before the head. */
+  bytesRead(): number;
   /**
    * Reads what is left (up to `seconds`) and closes it: `complete` when it still ended with
    * [DONE], `cut` when the gateway had ended it (closed, or an error chunk such as
@@ -98,29 +107,47 @@ export interface StalledStream {
   release(seconds?: number): Promise<StalledEnd>;
 }
 
-export function stallOnce(pool: Pool, target: StreamTarget): StalledStream {
-  const { pathname, search } = new URL(target.url);
+export function stallOnce(target: StreamTarget): StalledStream {
   const controller = new AbortController();
-  const response = pool
-    .request({ path: pathname + search, method: 'POST', headers: target.headers, body: target.body, signal: controller.signal })
-    .catch(() => undefined);
-  const status = response.then((answer) => answer?.statusCode ?? 0);
+  const response = new Promise<IncomingMessage | undefined>((resolve) => {
+    const request = httpRequest(
+      target.url,
+      {
+        method: 'POST',
+        headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
+        agent: false,
+        signal: controller.signal,
+      },
+      (answer) => {
+        answer.pause();
+        resolve(answer);
+      },
+    );
+    request.on('error', () => resolve(undefined));
+    request.end(target.body);
+  });
+  let answered: IncomingMessage | undefined;
+  void response.then((answer) => (answered = answer));
   return {
-    status,
+    status: response.then((answer) => answer?.statusCode ?? 0),
+    bytesRead: () => answered?.socket?.bytesRead ?? 0,
     async release(seconds = 10) {
       const answer = await response;
       if (!answer) return 'cut';
       const tally = new SseTally();
       const decoder = new TextDecoder();
-      const timer = setTimeout(() => controller.abort(), seconds * 1000);
       let timedOut = false;
-      controller.signal.addEventListener('abort', () => (timedOut = true), { once: true });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, seconds * 1000);
       try {
-        for await (const piece of answer.body) tally.push(decoder.decode(piece as Buffer, { stream: true }));
+        for await (const piece of answer) tally.push(decoder.decode(piece as Buffer, { stream: true }));
       } catch {
         // closed by the gateway, or our own timeout
       } finally {
         clearTimeout(timer);
+        answer.destroy();
       }
       if (tally.done && tally.errors === 0) return 'complete';
       return timedOut ? 'still-running' : 'cut';
