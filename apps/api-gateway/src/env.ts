@@ -1,8 +1,11 @@
-import { CommonEnv } from '@gw/config';
+import { CommonEnv, WithRedisEnv } from '@gw/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
-/** Environment of the HTTP gateway (see the root README for every variable). */
-export class GatewayEnv extends CommonEnv {
+/**
+ * Environment of the HTTP gateway (see the root README for every variable). REDIS_URL and
+ * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open).
+ */
+export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @IsString()
   HOST: string = '0.0.0.0';
 
@@ -91,14 +94,6 @@ export class GatewayEnv extends CommonEnv {
   @IsString()
   @Matches(/^[a-z0-9*.,-]*$/i)
   REGIONAL_HOST_PATTERNS: string = 'eu.*,us.*,ap.*';
-
-  /** The shared rate limiter's Redis (libs/rate-limit, ADR 0019); unreachable means no limits (fail open). */
-  @IsString()
-  @Matches(/^rediss?:\/\//)
-  REDIS_URL = 'redis://127.0.0.1:6379';
-
-  @IsString()
-  REDIS_KEY_PREFIX = 'gw:';
 
   /** Requests per key and minute (fixed window, all replicas together) when the key sets none (ADR 0033). */
   @IsInt()

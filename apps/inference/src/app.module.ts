@@ -35,7 +35,7 @@ import { ServerToolRunner } from './server-tools/server-tool-runner.service.js';
 import { PluginPipeline } from './plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
-import { RoutePlanner } from './routing/route-planner.service.js';
+import { ProviderRouter } from './routing/provider-router.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { GenerationAccounting } from './usage/generation-accounting.service.js';
 import { UsageRecorder } from './usage/usage-recorder.service.js';
@@ -87,7 +87,7 @@ export class AppModule {
         ResponsesPreparation,
         ResponsesService,
         ResponsesStreamService,
-        RoutePlanner,
+        ProviderRouter,
         PresetsService,
         ByokCredentialsService,
         UsageRecorder,

@@ -1,9 +1,9 @@
-import { DatabaseServiceEnv } from '@gw/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { DatabaseServiceEnv, WithRedisEnv } from '@gw/config';
+import { IsInt, Max, Min } from 'class-validator';
 import { IsSigningKeyRing } from './signing/signing-key-ring.js';
 
-/** Environment of the intern-signing service (see the root README for every variable). */
-export class InternSigningEnv extends DatabaseServiceEnv {
+/** Environment of the intern-signing service (see the root README for every variable); Redis: the sign rate limiter's. */
+export class InternSigningEnv extends WithRedisEnv(DatabaseServiceEnv) {
   /**
    * Ed25519 keys that sign daemon requests, `<kid>:<base64 32-byte seed>[,...]`: the first
    * signs, the others stay published in the JWKS (ADR 0021). A Kubernetes Secret in
@@ -11,14 +11,6 @@ export class InternSigningEnv extends DatabaseServiceEnv {
    */
   @IsSigningKeyRing()
   DAEMON_SIGNING_KEYS!: string;
-
-  /** The shared rate limiter's Redis (libs/rate-limit, ADR 0019). */
-  @IsString()
-  @Matches(/^rediss?:\/\//)
-  REDIS_URL = 'redis://127.0.0.1:6379';
-
-  @IsString()
-  REDIS_KEY_PREFIX = 'gw:';
 
   /** Signatures (intern turns) allowed per intern per window; past it 429 `rate_limited`. */
   @IsInt()

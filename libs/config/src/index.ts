@@ -2,3 +2,4 @@ export * from './validate-env.js';
 export * from './common-env.js';
 export * from './logging.js';
 export * from './oidc-env.js';
+export * from './redis-env.js';

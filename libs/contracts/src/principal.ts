@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { OptionalIntIn } from './http/validators.js';
 
 export const KEY_KINDS = ['management', 'standard', 'intern'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
@@ -18,16 +19,10 @@ export const MAX_KEY_CONCURRENT_REQUESTS = 100_000;
  * absent takes the gateway's default (KEY_RATE_LIMIT_RPM, KEY_CONCURRENCY_LIMIT).
  */
 export class KeyRateLimits {
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEY_REQUESTS_PER_MINUTE)
+  @OptionalIntIn(1, MAX_KEY_REQUESTS_PER_MINUTE)
   requestsPerMinute?: number | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEY_CONCURRENT_REQUESTS)
+  @OptionalIntIn(1, MAX_KEY_CONCURRENT_REQUESTS)
   concurrentRequests?: number | null;
 }
 

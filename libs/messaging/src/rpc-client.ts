@@ -1,4 +1,5 @@
 import { type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
+import type { RpcMessage, RpcStreamMessage } from '@gw/contracts';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import { randomFillSync } from 'node:crypto';
 import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.js';
@@ -63,6 +64,9 @@ export interface RpcCallOptions {
   resendUncommitted?: number;
 }
 
+type AnyRpcMessage = RpcMessage<unknown, unknown>;
+type AnyRpcStreamMessage = RpcStreamMessage<unknown, unknown>;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -104,7 +108,17 @@ export class RpcClient {
     }
   }
 
-  send<T>(subject: string, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
+  /** A typed call (ADR 0072): the payload must be the message's request, the promise holds its reply. */
+  send<Request, Reply>(
+    message: RpcMessage<Request, Reply>,
+    data: NoInfer<Request>,
+    timeoutMs?: number,
+    options?: RpcCallOptions,
+  ): Promise<Reply>;
+  /** A call by bare subject, for subjects outside the contracts (tests, benches). */
+  send<T>(subject: string, data: unknown, timeoutMs?: number, options?: RpcCallOptions): Promise<T>;
+  send<T>(target: string | AnyRpcMessage, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
+    const subject = typeof target === 'string' ? target : target.subject;
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
     const id = this.nextId();
     // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
@@ -155,7 +169,14 @@ export class RpcClient {
    * 504, or the service's own error) after the packets before it. Breaking out of it drops
    * later packets; it does not stop the service (see EVENTS.streamCancelled).
    */
-  stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
+  stream<Request, Chunk>(
+    message: RpcStreamMessage<Request, Chunk>,
+    data: NoInfer<Request>,
+    options: RpcStreamOptions & RpcCallOptions,
+  ): RpcStream<Chunk>;
+  stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T>;
+  stream<T>(target: string | AnyRpcStreamMessage, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
+    const subject = typeof target === 'string' ? target : target.subject;
     const { headers, span } = outgoingCall(subject);
     const open: OpenStream = {
       id: this.nextId(),

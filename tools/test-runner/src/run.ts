@@ -7,8 +7,8 @@ import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from '@gw/stack';
 /**
  * Runs the whole suite: checks PostgreSQL, NATS and Redis (starting the local ones when stopped),
  * generates the Prisma clients, builds (end-to-end tests run the built services), lints the
- * module boundaries, then runs Vitest's three projects and
- * prints the closing count.
+ * module boundaries, checks for unused and unlisted dependencies (knip), then runs Vitest's three
+ * projects and prints the closing count.
  */
 const step = (text: string) => console.log(`==> ${text}`);
 const run = (command: string, args: string[]) =>
@@ -25,7 +25,12 @@ const nx = join(WORKSPACE_ROOT, 'node_modules/nx/dist/bin/nx.js');
 step('building, type-checking and linting');
 const checks = run(process.execPath, [nx, 'run-many', '-t', 'build', 'typecheck', 'lint', '--output-style=static']);
 if (checks !== 0) console.error('build, typecheck or lint failed: counted as one failed test');
-const checksFailed = checks === 0 ? 0 : 1;
+
+// Unused, unlisted or unresolved npm dependencies (knip.jsonc, ADR 0073).
+step('checking dependencies');
+const knip = run(process.execPath, [join(WORKSPACE_ROOT, 'node_modules/knip/bin/knip.js'), '--dependencies', '--no-config-hints']);
+if (knip !== 0) console.error('dependency check (knip) failed: counted as one failed test');
+const checksFailed = (checks === 0 ? 0 : 1) + (knip === 0 ? 0 : 1);
 
 const resultsDir = join(WORKSPACE_ROOT, '.test-results');
 const resultsFile = join(resultsDir, 'vitest.json');

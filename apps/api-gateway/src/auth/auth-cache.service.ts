@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EVENTS, SUBJECTS, type AuthResolveReply, type KeysChangedEvent, type Principal } from '@gw/contracts';
+import { type KeysChangedEvent, type Principal, AuthResolve, KeysChanged } from '@gw/contracts';
 import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { counter } from '@gw/metrics';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
@@ -34,13 +34,13 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
         ttl: Math.max(1, maxTtlMs),
         fetchMethod: async (keyHash, _stale, { options }) => {
           cacheMisses.inc();
-          const reply = await this.rpc.send<AuthResolveReply>(SUBJECTS.management.authResolve, { keyHash });
+          const reply = await this.rpc.send(AuthResolve, { keyHash });
           // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
           options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
           return reply.principal ?? false;
         },
       },
-      invalidatedBy: EVENTS.keysChanged,
+      invalidatedBy: KeysChanged.subject,
       invalidate: (message, entries) => {
         for (const hash of message.json<{ data: KeysChangedEvent }>().data?.keyHashes ?? []) entries.delete(hash);
       },

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EVENTS, type KeysUsedEvent } from '@gw/contracts';
+import { type KeysUsedEvent, KeysUsed } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
@@ -50,7 +50,7 @@ export class KeyUsageTracker implements OnModuleInit, OnModuleDestroy {
     try {
       for (let start = 0; start < entries.length; start += KEYS_USED_CHUNK) {
         const data: KeysUsedEvent = { entries: entries.slice(start, start + KEYS_USED_CHUNK) };
-        this.nats.connection.publish(EVENTS.keysUsed, JSON.stringify({ pattern: EVENTS.keysUsed, data }));
+        this.nats.connection.publish(KeysUsed.subject, JSON.stringify({ pattern: KeysUsed.subject, data }));
       }
     } catch (error) {
       // NATS is down: keep the times for the next flush, unless newer ones arrived meanwhile.

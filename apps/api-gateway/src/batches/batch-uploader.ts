@@ -5,11 +5,13 @@ import {
   BATCH_COMPLETION_WINDOW,
   BATCH_ENDPOINTS,
   CUSTOM_ID_MAX_LENGTH,
-  SUBJECTS,
-  type BatchCreatedReply,
   type BatchEndpoint,
   type BatchView,
   type Principal,
+  BatchesAbort,
+  BatchesAppend,
+  BatchesCreate,
+  BatchesSubmit,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { RpcClient } from '@gw/messaging';
@@ -72,14 +74,13 @@ export class BatchUploader {
       if (!this.sawRequests || this.lines === 0)
         throw GatewayError.badRequest('requests: must hold at least one request', { param: 'requests' });
       await this.flush();
-      return await this.rpc.send<BatchView>(SUBJECTS.batch.batchesSubmit, {
+      return await this.rpc.send(BatchesSubmit, {
         principal: this.principal,
-        batchId: this.batchId,
+        batchId: this.batchId!,
         total: this.lines,
       });
     } catch (error) {
-      if (this.batchId)
-        await this.rpc.send(SUBJECTS.batch.batchesAbort, { principal: this.principal, batchId: this.batchId }).catch(() => undefined);
+      if (this.batchId) await this.rpc.send(BatchesAbort, { principal: this.principal, batchId: this.batchId }).catch(() => undefined);
       throw asBatchServiceError(error);
     }
   }
@@ -215,13 +216,13 @@ export class BatchUploader {
       if (provider !== undefined && (typeof provider !== 'object' || provider === null || Array.isArray(provider)))
         throw GatewayError.badRequest('provider: must be an object', { param: 'provider' });
       checkMetadata(metadata);
-      const reply = await this.rpc.send<BatchCreatedReply>(SUBJECTS.batch.batchesCreate, {
+      const reply = await this.rpc.send(BatchesCreate, {
         principal: this.principal,
         endpoint,
         model,
         completionWindow: BATCH_COMPLETION_WINDOW,
-        ...(provider !== undefined ? { provider } : {}),
-        ...(metadata !== undefined && metadata !== null ? { metadata } : {}),
+        ...(provider !== undefined ? { provider: provider as Record<string, unknown> } : {}),
+        ...(metadata !== undefined && metadata !== null ? { metadata: metadata as Record<string, string> } : {}),
       });
       this.batchId = reply.id;
     })();
@@ -233,7 +234,7 @@ export class BatchUploader {
     const lines = this.chunk;
     this.chunk = [];
     this.chunkBytes = 0;
-    await this.rpc.send(SUBJECTS.batch.batchesAppend, { principal: this.principal, batchId: this.batchId, lines });
+    await this.rpc.send(BatchesAppend, { principal: this.principal, batchId: this.batchId!, lines });
   }
 }
 

@@ -2,13 +2,18 @@ import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res
 import {
   BATCH_ID_PATTERN,
   BATCH_STATUSES,
-  SUBJECTS,
   type BatchDeletedView,
   type BatchListView,
-  type BatchResultsPage,
   type BatchStatusName,
   type BatchView,
   type Principal,
+  BatchesCancel,
+  BatchesDelete,
+  BatchesGet,
+  BatchesList,
+  BatchesResults,
+  type BatchListRequest,
+  type RpcMessage,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { ApiBody, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
@@ -94,7 +99,7 @@ export class BatchesController {
   @ApiQuery({ name: 'created_before', required: false, schema: { type: 'string' }, description: 'Unix seconds or ISO 8601' })
   @Answers(200, 'BatchListAnswer', 'A page of batches (`results: null` in each)')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<BatchListView> {
-    return this.send<BatchListView>(SUBJECTS.batch.batchesList, { principal, ...listQuery(query) });
+    return this.send(BatchesList, { principal, ...listQuery(query) });
   }
 
   @Get(':id')
@@ -103,7 +108,7 @@ export class BatchesController {
   @Answers(200, 'BatchAnswer', 'The batch (spec §2.1)')
   @Fails(TERMINAL_READ_FAILS)
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
-    return this.send<BatchView>(SUBJECTS.batch.batchesGet, { principal, batchId: batchId(id) });
+    return this.send(BatchesGet, { principal, batchId: batchId(id) });
   }
 
   /** Beyond the spec: every result as JSONL, read from the batch service page by page. */
@@ -120,14 +125,14 @@ export class BatchesController {
   async results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
     const ref = { principal, batchId: batchId(id) };
     // The first page is fetched before any byte is sent, so a 402 / 404 / 410 is a proper answer.
-    let page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
+    let page = await this.send(BatchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
     reply.raw.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' });
     try {
       for (;;) {
         const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
         if (text && !reply.raw.write(text)) await new Promise((resolve) => reply.raw.once('drain', resolve));
         if (page.nextAfterIndex === null || reply.raw.destroyed) break;
-        page = await this.send<BatchResultsPage>(SUBJECTS.batch.batchesResults, {
+        page = await this.send(BatchesResults, {
           ...ref,
           afterIndex: page.nextAfterIndex,
           limit: RESULTS_PAGE,
@@ -147,7 +152,7 @@ export class BatchesController {
   @Answers(200, 'BatchAnswer', 'The batch, `cancelling` or already ended')
   @Fails({ 404: 'No such batch in this workspace', 409: 'The batch has ended' })
   cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchView> {
-    return this.send<BatchView>(SUBJECTS.batch.batchesCancel, { principal, batchId: batchId(id) });
+    return this.send(BatchesCancel, { principal, batchId: batchId(id) });
   }
 
   @Delete(':id')
@@ -156,13 +161,13 @@ export class BatchesController {
   @Answers(200, 'BatchDeletedAnswer', 'Deleted')
   @Fails({ 404: 'No such batch in this workspace', 409: 'The batch has not ended' })
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BatchDeletedView> {
-    return this.send<BatchDeletedView>(SUBJECTS.batch.batchesDelete, { principal, batchId: batchId(id) });
+    return this.send(BatchesDelete, { principal, batchId: batchId(id) });
   }
 
   /** Spec §4.1: the batch service unavailable (no replica, silent, timed out) is a 502, retryable. */
-  private async send<T>(subject: string, payload: unknown): Promise<T> {
+  private async send<Request, Reply>(message: RpcMessage<Request, Reply>, payload: NoInfer<Request>): Promise<Reply> {
     try {
-      return await this.rpc.send<T>(subject, payload);
+      return await this.rpc.send(message, payload);
     } catch (error) {
       throw asBatchServiceError(error);
     }
@@ -178,7 +183,7 @@ function batchId(id: string): string {
 const LIST_PARAMS = new Set(['limit', 'after', 'status', 'created_after', 'created_before']);
 
 /** `limit` 1-100 (default 20), `after`, repeatable `status`, `created_after` / `created_before` (Unix seconds or ISO 8601). */
-function listQuery(query: Record<string, unknown>): Record<string, unknown> {
+function listQuery(query: Record<string, unknown>): Omit<BatchListRequest, 'principal'> {
   for (const name of Object.keys(query))
     if (!LIST_PARAMS.has(name)) throw GatewayError.badRequest(`${name}: unknown query parameter`, { param: name });
   const single = (name: string): string | undefined => {
@@ -215,5 +220,5 @@ function listQuery(query: Record<string, unknown>): Record<string, unknown> {
       throw GatewayError.badRequest(`${name}: must be Unix seconds or an ISO 8601 date-time`, { param: name });
     out[key] = seconds;
   }
-  return out;
+  return out as Omit<BatchListRequest, 'principal'>;
 }

@@ -3,13 +3,17 @@ import {
   BYOK_PAGE_SIZE,
   CreateByokCredentialDto,
   ListByokQueryDto,
-  SUBJECTS,
   UpdateByokCredentialDto,
   type ByokCredentialPage,
   type ByokCredentialView,
   type DataEnvelope,
   type DeletedReply,
   type Principal,
+  ByokCreate,
+  ByokDelete,
+  ByokGet,
+  ByokList,
+  ByokUpdate,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -54,7 +58,7 @@ export class ByokController {
     @CurrentPrincipal() principal: Principal,
     @Body(StrictBody) credential: CreateByokCredentialDto,
   ): Promise<DataEnvelope<ByokCredentialView>> {
-    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokCreate, { principal, credential }) };
+    return { data: await this.rpc.send(ByokCreate, { principal, credential }) };
   }
 
   @Get()
@@ -62,7 +66,7 @@ export class ByokController {
   @Answers(200, 'ByokCredentialPageAnswer', 'A page of credentials, newest first')
   @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListByokQueryDto): Promise<ByokCredentialPage> {
-    return this.rpc.send<ByokCredentialPage>(SUBJECTS.management.byokList, {
+    return this.rpc.send(ByokList, {
       principal,
       provider: query.provider,
       offset: query.offset ?? 0,
@@ -80,7 +84,7 @@ export class ByokController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', CredentialIdParam) id: string,
   ): Promise<DataEnvelope<ByokCredentialView>> {
-    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokGet, { principal, id }) };
+    return { data: await this.rpc.send(ByokGet, { principal, id }) };
   }
 
   @Patch(':id')
@@ -93,7 +97,7 @@ export class ByokController {
     @Param('id', CredentialIdParam) id: string,
     @Body(StrictBody) changes: UpdateByokCredentialDto,
   ): Promise<DataEnvelope<ByokCredentialView>> {
-    return { data: await this.rpc.send<ByokCredentialView>(SUBJECTS.management.byokUpdate, { principal, id, changes }) };
+    return { data: await this.rpc.send(ByokUpdate, { principal, id, changes }) };
   }
 
   @Delete(':id')
@@ -102,6 +106,6 @@ export class ByokController {
   @Answers(200, 'DeletedAnswer', 'Deleted')
   @Fails({ 404: 'No credential with that id', 409: 'The credential is in use by a preset' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DeletedReply> {
-    return this.rpc.send<DeletedReply>(SUBJECTS.management.byokDelete, { principal, id });
+    return this.rpc.send(ByokDelete, { principal, id });
   }
 }

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENTS, SUBJECTS, type ChatStreamRequest } from '@gw/contracts';
+import {
+  ChatStream,
+  StreamCancelled,
+  type ChatCreateRequest,
+  type ChatStreamRequest,
+  type RpcMessage,
+  type RpcStreamMessage,
+  type StreamCancelledEvent,
+} from '@gw/contracts';
 import { GatewayError, toEnvelope } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
@@ -26,8 +34,8 @@ const DONE = 'data: [DONE]\n\n';
  * Responses API gets packets already framed (`event:` + `data:`) and ends without a marker.
  */
 export interface StreamFraming {
-  /** The NATS subject inference streams this endpoint on. */
-  subject: string;
+  /** The message inference streams this endpoint on. */
+  message: RpcStreamMessage<ChatStreamRequest, string>;
   /** The bytes of one packet from inference. */
   frame(packet: string): string;
   /** The bytes of a clean end. */
@@ -41,7 +49,7 @@ export interface StreamFraming {
 
 /** OpenAI's chat-completions stream (ADR 0016). */
 export const CHAT_COMPLETIONS_SSE: StreamFraming = {
-  subject: SUBJECTS.inference.chatStream,
+  message: ChatStream,
   frame: (packet) => `data: ${packet}\n\n`,
   end: DONE,
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
@@ -74,7 +82,7 @@ export class ChatStreamRelay {
   ): Promise<void> {
     const streamId = randomUUID();
     const payload: ChatStreamRequest = { ...request, streamId };
-    const stream = this.rpc.stream<string>(framing.subject, payload, {
+    const stream = this.rpc.stream(framing.message, payload, {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
       resendUncommitted: INFERENCE_RESENDS,
@@ -151,7 +159,11 @@ export class ChatStreamRelay {
    * A non-streamed inference request that a client leaving before the answer cancels: nobody
    * pays for tokens nobody reads.
    */
-  async sendCancellable<T>(reply: FastifyReply, subject: string, payload: object): Promise<T> {
+  async sendCancellable<Reply>(
+    reply: FastifyReply,
+    message: RpcMessage<ChatCreateRequest, Reply>,
+    payload: ChatCreateRequest,
+  ): Promise<Reply> {
     const requestId = randomUUID();
     let answered = false;
     const onClose = () => {
@@ -159,7 +171,7 @@ export class ChatStreamRelay {
     };
     reply.raw.once('close', onClose);
     try {
-      return await this.rpc.send<T>(subject, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+      return await this.rpc.send(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
         resendUncommitted: INFERENCE_RESENDS,
       });
     } finally {
@@ -171,7 +183,7 @@ export class ChatStreamRelay {
   /** Every inference replica hears it; the one running the stream (or request) aborts the provider call. */
   cancel(streamId: string): void {
     try {
-      this.nats.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
+      this.nats.connection.publish(StreamCancelled.subject, JSON.stringify({ streamId } satisfies StreamCancelledEvent));
     } catch (error) {
       this.logger.warn({ err: error, streamId }, 'Could not publish a stream cancellation');
     }

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
-import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type ChatCompletionView, type Principal } from '@gw/contracts';
+import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, type Principal, ChatCreate } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -44,7 +44,7 @@ export class ChatController {
       return;
     }
     // A client that leaves before the answer cancels the provider call.
-    const completion = await this.streams.sendCancellable<ChatCompletionView>(reply, SUBJECTS.inference.chatCreate, payload);
+    const completion = await this.streams.sendCancellable(reply, ChatCreate, payload);
     void reply.status(200).send(completion);
   }
 }

@@ -1,5 +1,13 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { AddCreditsDto, amountToDecimalString, SUBJECTS, type CreditsView, type DataEnvelope, type Principal } from '@gw/contracts';
+import {
+  AddCreditsDto,
+  amountToDecimalString,
+  type CreditsView,
+  type DataEnvelope,
+  type Principal,
+  CreditsAdd,
+  CreditsGet,
+} from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { StrictBodyOrEmpty } from '../input/dto-pipes.js';
@@ -17,7 +25,7 @@ export class CreditsController {
   @Doc("The key's workspace credits")
   @Answers(200, 'CreditsAnswer', 'Total credits and usage')
   async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<CreditsView>> {
-    return { data: await this.rpc.send<CreditsView>(SUBJECTS.management.creditsGet, { principal }) };
+    return { data: await this.rpc.send(CreditsGet, { principal }) };
   }
 
   /** 200, not 201: it changes a balance, it creates nothing the client can address. */
@@ -27,7 +35,7 @@ export class CreditsController {
   @Fails({ 404: 'No such workspace visible to the key' })
   @HttpCode(200)
   async add(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: AddCreditsDto): Promise<DataEnvelope<CreditsView>> {
-    const data = await this.rpc.send<CreditsView>(SUBJECTS.management.creditsAdd, {
+    const data = await this.rpc.send(CreditsAdd, {
       principal,
       amount: amountToDecimalString(dto.amount),
       workspaceId: dto.workspace_id,

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { EmbeddingsRequestDto, SUBJECTS, type EmbeddingsView, type Principal } from '@gw/contracts';
+import { EmbeddingsRequestDto, type EmbeddingsView, type Principal, EmbeddingsCreate } from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
@@ -22,7 +22,7 @@ export class EmbeddingsController {
   @HttpCode(200)
   async create(@CurrentPrincipal() principal: Principal, @Body(PassThroughBody) body: EmbeddingsRequestDto): Promise<EmbeddingsView> {
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
-    return this.rpc.send<EmbeddingsView>(SUBJECTS.inference.embeddingsCreate, { principal, body }, this.env.INFERENCE_TIMEOUT_MS, {
+    return this.rpc.send(EmbeddingsCreate, { principal, body: body as unknown as Record<string, unknown> }, this.env.INFERENCE_TIMEOUT_MS, {
       resendUncommitted: INFERENCE_RESENDS,
     });
   }

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
-import { HEALTH_SUBJECTS, type HealthReply, type ServiceName } from '@gw/contracts';
+import { HEALTH_MESSAGES, type ServiceName } from '@gw/contracts';
 import { ReplicaLifecycle, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
@@ -49,11 +49,11 @@ export class HealthController {
   @Answers(200, 'ServicesHealthAnswer', 'All services answered')
   @Answers(503, 'ServicesHealthAnswer', 'At least one service did not answer')
   async services(@Res() reply: FastifyReply): Promise<void> {
-    const names = Object.keys(HEALTH_SUBJECTS) as ServiceName[];
+    const names = Object.keys(HEALTH_MESSAGES) as ServiceName[];
     const results = await Promise.all(
       names.map(async (name) => {
         try {
-          const health = await this.rpc.send<HealthReply>(HEALTH_SUBJECTS[name], {}, SERVICE_HEALTH_TIMEOUT_MS);
+          const health = await this.rpc.send(HEALTH_MESSAGES[name], {}, SERVICE_HEALTH_TIMEOUT_MS);
           return [name, health.status] as const;
         } catch (error) {
           return [name, (error as Error).message] as const;

@@ -1,5 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { SUBJECTS, type DataEnvelope, type IdentityView, type OidcCallbackView, type OidcStartView, type Principal } from '@gw/contracts';
+import {
+  type DataEnvelope,
+  type IdentityView,
+  type OidcStartView,
+  type Principal,
+  IdentityGet,
+  IdentityUnlink,
+  OidcCallback,
+  OidcStart,
+} from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthCacheService } from '../auth/auth-cache.service.js';
@@ -8,8 +17,6 @@ import { Public } from '../auth/public.decorator.js';
 import { toGatewayError } from '../errors/http-error.mapper.js';
 import { failedPage, linkedPage } from './identity-page.js';
 import { Answers, AnswersHtml, Doc, Fails } from '../openapi/api-docs.js';
-
-type WithChangedKeys<T> = T & { changedKeyHashes?: string[] };
 
 /**
  * Personal identity by OIDC login (ADR 0037), answered by management: who am I, start a
@@ -27,7 +34,7 @@ export class IdentityController {
   @Doc('Who the key belongs to, and its linked identity')
   @Answers(200, 'IdentityAnswer', 'The user, workspace, key and identity')
   async get(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
-    return { data: await this.rpc.send<IdentityView>(SUBJECTS.management.identityGet, { principal }) };
+    return { data: await this.rpc.send(IdentityGet, { principal }) };
   }
 
   @Delete()
@@ -35,7 +42,7 @@ export class IdentityController {
   @Answers(200, 'IdentityAnswer', 'The user, now without identity')
   @Fails({ 403: 'An intern key has no personal identity', 404: 'No identity is linked' })
   async unlink(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<IdentityView>> {
-    const { changedKeyHashes, ...view } = await this.rpc.send<WithChangedKeys<IdentityView>>(SUBJECTS.management.identityUnlink, {
+    const { changedKeyHashes, ...view } = await this.rpc.send(IdentityUnlink, {
       principal,
     });
     this.auth.forget(changedKeyHashes ?? []);
@@ -49,7 +56,7 @@ export class IdentityController {
   @Fails({ 403: 'reason `person_key_required`: an intern key cannot log a person in', 404: 'OIDC login is not configured' })
   @HttpCode(200)
   async start(@CurrentPrincipal() principal: Principal): Promise<DataEnvelope<OidcStartView>> {
-    return { data: await this.rpc.send<OidcStartView>(SUBJECTS.management.identityOidcStart, { principal }) };
+    return { data: await this.rpc.send(OidcStart, { principal }) };
   }
 
   /** A browser page either way: the linked identity, or why not (with the error's status). */
@@ -72,7 +79,7 @@ export class IdentityController {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
     try {
-      const linked = await this.rpc.send<WithChangedKeys<OidcCallbackView>>(SUBJECTS.management.identityOidcCallback, { query });
+      const linked = await this.rpc.send(OidcCallback, { query });
       this.auth.forget(linked.changedKeyHashes ?? []);
       await reply.status(200).send(linkedPage(linked.identity));
     } catch (exception) {

@@ -12,7 +12,7 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { DaemonSignDto, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView, type Principal } from '@gw/contracts';
+import { DaemonSignDto, type DaemonJwksView, type DaemonSignatureHeadersView, type Principal, DaemonJwks, DaemonSign } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -102,14 +102,14 @@ export class DaemonSignController {
   @Answers(200, 'DaemonJwksAnswer', 'The key set')
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<DaemonJwksView> {
-    return this.rpc.send<DaemonJwksView>(SUBJECTS.internSigning.daemonJwks, {});
+    return this.rpc.send(DaemonJwks, {});
   }
 
   private async signFor(principal: Principal, id: string, dto: DaemonSignDto, request: SignDeadline): Promise<DaemonSignatureHeadersView> {
     const remaining = (request.signDeadline ?? Date.now() + SIGN_TIMEOUT_MS) - Date.now();
     if (remaining <= 0) throw new GatewayError(504, 'The sign operation timed out');
-    return this.rpc.send<DaemonSignatureHeadersView>(
-      SUBJECTS.internSigning.daemonSign,
+    return this.rpc.send(
+      DaemonSign,
       { principal, internId: id, bodySha256: dto.bodySha256, ...(dto.route ? { route: dto.route } : {}) },
       remaining,
     );

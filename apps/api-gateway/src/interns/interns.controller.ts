@@ -4,12 +4,16 @@ import {
   DeleteInternDto,
   INTERN_LIST_DEFAULT,
   ListInternsQueryDto,
-  SUBJECTS,
   UpdateInternDto,
   type DeleteInternView,
   type InternListView,
   type InternView,
   type Principal,
+  InternsCreate,
+  InternsDelete,
+  InternsGet,
+  InternsList,
+  InternsUpdate,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -31,7 +35,7 @@ export class InternsController {
   @Answers(200, 'InternListAnswer', 'A page of interns')
   @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(InternListQuery) query: ListInternsQueryDto): Promise<InternListView> {
-    return this.rpc.send<InternListView>(SUBJECTS.internSigning.list, {
+    return this.rpc.send(InternsList, {
       principal,
       limit: query.limit ?? INTERN_LIST_DEFAULT,
       statuses: query.status,
@@ -51,7 +55,7 @@ export class InternsController {
         'provision: interns are not provisioned by this gateway; their daemons run on hosts their operators name (hostname)',
       );
     if (dto.vault_id !== undefined) throw unsupported('vault_id: vaults are not offered by this gateway');
-    return this.rpc.send<InternView>(SUBJECTS.internSigning.create, {
+    return this.rpc.send(InternsCreate, {
       principal,
       name: dto.name,
       description: dto.description,
@@ -68,7 +72,7 @@ export class InternsController {
   @Answers(200, 'InternAnswer', 'The intern')
   @Fails({ 404: 'No intern with that id is visible to the key' })
   get(@CurrentPrincipal() principal: Principal, @Param('internId', InternIdParam) internId: string): Promise<InternView> {
-    return this.rpc.send<InternView>(SUBJECTS.internSigning.get, { principal, internId });
+    return this.rpc.send(InternsGet, { principal, internId });
   }
 
   @Patch(':internId')
@@ -85,7 +89,7 @@ export class InternsController {
     @Param('internId', InternIdParam) id: string,
     @Body(StrictBodyOrEmpty) dto: UpdateInternDto,
   ): Promise<InternView> {
-    return this.rpc.send<InternView>(SUBJECTS.internSigning.update, {
+    return this.rpc.send(InternsUpdate, {
       principal,
       internId: id,
       name: dto.name,
@@ -108,7 +112,7 @@ export class InternsController {
     @Param('internId', InternIdParam) id: string,
     @Body(StrictBodyOrEmpty) _body: DeleteInternDto,
   ): Promise<DeleteInternView> {
-    return this.rpc.send<DeleteInternView>(SUBJECTS.internSigning.delete, { principal, internId: id });
+    return this.rpc.send(InternsDelete, { principal, internId: id });
   }
 }
 

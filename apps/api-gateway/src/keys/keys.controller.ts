@@ -5,12 +5,16 @@ import {
   type KeyRateLimitDto,
   type KeyRateLimits,
   ListKeysQueryDto,
-  SUBJECTS,
   UpdateKeyDto,
   type ApiKeyView,
   type DataEnvelope,
   type KeysCreateReply,
   type Principal,
+  KeysCreate,
+  KeysDelete,
+  KeysGet,
+  KeysList,
+  KeysUpdate,
 } from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -38,7 +42,7 @@ export class KeysController {
   @Answers(200, 'ApiKeyListAnswer', 'The keys, newest first')
   @Fails({ 404: 'No such workspace visible to the key' })
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListKeysQueryDto): Promise<DataEnvelope<ApiKeyView[]>> {
-    const data = await this.rpc.send<ApiKeyView[]>(SUBJECTS.management.keysList, {
+    const data = await this.rpc.send(KeysList, {
       principal,
       includeDisabled: query.include_disabled ?? false,
       offset: query.offset ?? 0,
@@ -57,7 +61,7 @@ export class KeysController {
   @Answers(200, 'ApiKeyAnswer', 'The key')
   @Fails({ 404: 'No key with that hash' })
   async get(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<DataEnvelope<ApiKeyView>> {
-    const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysGet, { principal, hash });
+    const data = await this.rpc.send(KeysGet, { principal, hash });
     return { data };
   }
 
@@ -67,7 +71,7 @@ export class KeysController {
   @Answers(201, 'ApiKeyCreatedAnswer', 'The key and, this once, its secret')
   @Fails({ 403: 'The key may not create this kind of key', 404: 'No such workspace visible to the key' })
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBodyOrEmpty) dto: CreateKeyDto): Promise<KeysCreateReply> {
-    return this.rpc.send<KeysCreateReply>(SUBJECTS.management.keysCreate, {
+    return this.rpc.send(KeysCreate, {
       principal,
       name: dto.name,
       limit: decimalOrNull(dto.limit),
@@ -95,7 +99,7 @@ export class KeysController {
     @Param('hash', KeyHashParam) hash: string,
     @Body(StrictBodyOrEmpty) dto: UpdateKeyDto,
   ): Promise<DataEnvelope<ApiKeyView>> {
-    const data = await this.rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, {
+    const data = await this.rpc.send(KeysUpdate, {
       principal,
       hash,
       name: dto.name,
@@ -119,6 +123,6 @@ export class KeysController {
   @Answers(200, 'DeletedAnswer', 'Deleted')
   @Fails({ 403: 'The key may not delete this key', 404: 'No key with that hash' })
   async delete(@CurrentPrincipal() principal: Principal, @Param('hash', KeyHashParam) hash: string): Promise<{ deleted: true }> {
-    return this.rpc.send<{ deleted: true }>(SUBJECTS.management.keysDelete, { principal, hash });
+    return this.rpc.send(KeysDelete, { principal, hash });
   }
 }

@@ -1,10 +1,10 @@
-import { SUBJECTS } from '@gw/contracts';
+import { MessagesStream } from '@gw/contracts';
 import type { StreamFraming } from '../chat/chat-stream.relay.js';
 import { messagesErrorBodyOf } from './anthropic-error.js';
 
 /** Anthropic's stream: inference sends each event already framed; a later failure is Anthropic's `event: error`. */
 export const MESSAGES_FRAMING: StreamFraming = {
-  subject: SUBJECTS.inference.messagesStream,
+  message: MessagesStream,
   frame: (packet) => packet,
   end: '',
   errorFrame: (_first, failure) => `event: error\ndata: ${JSON.stringify(messagesErrorBodyOf(failure))}\n\n`,

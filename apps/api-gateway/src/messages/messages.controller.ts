@@ -1,5 +1,5 @@
 import { Body, Controller, createParamDecorator, Headers, Post, Req, Res, type ExecutionContext } from '@nestjs/common';
-import { MessagesRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type MessageView, type Principal } from '@gw/contracts';
+import { MessagesRequestDto, SESSION_ID_MAX_LENGTH, type Principal, MessagesCreate } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -69,7 +69,7 @@ export class MessagesController {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);
       return;
     }
-    const message = await this.streams.sendCancellable<MessageView>(reply, SUBJECTS.inference.messagesCreate, payload);
+    const message = await this.streams.sendCancellable(reply, MessagesCreate, payload);
     void reply.status(200).send(message);
   }
 }

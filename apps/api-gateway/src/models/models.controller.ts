@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { SUBJECTS, type ModelListView, type Principal } from '@gw/contracts';
+import { type ModelListView, type Principal, ModelsList } from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { Answers, Doc } from '../openapi/api-docs.js';
@@ -13,6 +13,6 @@ export class ModelsController {
   @Doc('List the models this gateway routes')
   @Answers(200, 'ModelListAnswer', 'The model catalog')
   list(@CurrentPrincipal() principal: Principal): Promise<ModelListView> {
-    return this.rpc.send<ModelListView>(SUBJECTS.inference.modelsList, { principal });
+    return this.rpc.send(ModelsList, { principal });
   }
 }

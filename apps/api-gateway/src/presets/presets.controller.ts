@@ -4,12 +4,16 @@ import {
   PRESET_SLUG_PATTERN,
   PRESETS_PAGE_SIZE,
   PresetChatRequestDto,
-  SUBJECTS,
   type DataEnvelope,
   type PageView,
   type PresetVersionView,
   type PresetView,
   type Principal,
+  PresetsCreateVersion,
+  PresetsGet,
+  PresetsList,
+  PresetsVersionGet,
+  PresetsVersionsList,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -65,7 +69,7 @@ export class PresetsController {
     @Param('slug', NewPresetSlug) slug: string,
     @Body(PassThroughBody) body: PresetChatRequestDto,
   ): Promise<DataEnvelope<PresetView>> {
-    const data = await this.rpc.send<PresetView>(SUBJECTS.management.presetsCreateVersion, { principal, slug, body });
+    const data = await this.rpc.send(PresetsCreateVersion, { principal, slug, body: body as unknown as Record<string, unknown> });
     return { data };
   }
 
@@ -73,7 +77,7 @@ export class PresetsController {
   @Doc('List presets')
   @Answers(200, 'PresetPageAnswer', 'A page of presets, newest first')
   async list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListPresetsQueryDto): Promise<PageView<PresetView>> {
-    return this.rpc.send<PageView<PresetView>>(SUBJECTS.management.presetsList, {
+    return this.rpc.send(PresetsList, {
       principal,
       offset: query.offset ?? 0,
       limit: query.limit ?? PRESETS_PAGE_SIZE,
@@ -87,7 +91,7 @@ export class PresetsController {
   @Fails({ 404: 'No preset with that slug' })
   async get(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string): Promise<DataEnvelope<PresetView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
-    const data = await this.rpc.send<PresetView>(SUBJECTS.management.presetsGet, { principal, slug });
+    const data = await this.rpc.send(PresetsGet, { principal, slug });
     return { data };
   }
 
@@ -102,7 +106,7 @@ export class PresetsController {
     @Query(StrictQuery) query: ListPresetsQueryDto,
   ): Promise<PageView<PresetVersionView>> {
     if (!PRESET_SLUG_PATTERN.test(slug)) throw notFound(slug);
-    return this.rpc.send<PageView<PresetVersionView>>(SUBJECTS.management.presetsVersionsList, {
+    return this.rpc.send(PresetsVersionsList, {
       principal,
       slug,
       offset: query.offset ?? 0,
@@ -125,7 +129,7 @@ export class PresetsController {
     if (!VERSION_PATTERN.test(version) || Number(version) > MAX_VERSION) {
       throw GatewayError.notFound(`Preset "${slug}" has no version ${version}`);
     }
-    const data = await this.rpc.send<PresetVersionView>(SUBJECTS.management.presetsVersionGet, {
+    const data = await this.rpc.send(PresetsVersionGet, {
       principal,
       slug,
       version: Number(version),

@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@gw/contracts';
+import { ResponsesStream } from '@gw/contracts';
 import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/chat-stream.relay.js';
 
@@ -11,7 +11,7 @@ import type { StreamFraming } from '../chat/chat-stream.relay.js';
  * event, numbered on from the last event sent.
  */
 export const RESPONSES_FRAMING: StreamFraming = {
-  subject: SUBJECTS.inference.responsesStream,
+  message: ResponsesStream,
   frame: (packet) => packet,
   end: '',
   errorFrame: (firstPacket, error, lastPacket) => {

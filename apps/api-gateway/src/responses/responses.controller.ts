@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
-import { ResponsesRequestDto, SESSION_ID_MAX_LENGTH, SUBJECTS, type Principal, type ResponsesResponseView } from '@gw/contracts';
+import { ResponsesRequestDto, SESSION_ID_MAX_LENGTH, type Principal, ResponsesCreate } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -45,7 +45,7 @@ export class ResponsesController {
       await this.streams.relay(reply, payload, RESPONSES_FRAMING);
       return;
     }
-    const response = await this.streams.sendCancellable<ResponsesResponseView>(reply, SUBJECTS.inference.responsesCreate, payload);
+    const response = await this.streams.sendCancellable(reply, ResponsesCreate, payload);
     void reply.status(200).send(response);
   }
 }

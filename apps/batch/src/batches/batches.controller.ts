@@ -7,12 +7,20 @@ import {
   BatchRef,
   BatchResultsPageRequest,
   BatchSubmitRequest,
-  SUBJECTS,
   type BatchCreatedReply,
   type BatchDeletedView,
   type BatchListView,
   type BatchResultsPage,
   type BatchView,
+  BatchesAbort,
+  BatchesAppend,
+  BatchesCancel,
+  BatchesCreate,
+  BatchesDelete,
+  BatchesGet,
+  BatchesList,
+  BatchesResults,
+  BatchesSubmit,
 } from '@gw/contracts';
 import { BatchesService } from './batches.service.js';
 
@@ -21,47 +29,47 @@ import { BatchesService } from './batches.service.js';
 export class BatchesController {
   constructor(private readonly batches: BatchesService) {}
 
-  @MessagePattern(SUBJECTS.batch.batchesCreate)
+  @MessagePattern(BatchesCreate.subject)
   create(@Payload() request: BatchCreateRequest): Promise<BatchCreatedReply> {
     return this.batches.create(request);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesAppend)
+  @MessagePattern(BatchesAppend.subject)
   append(@Payload() request: BatchAppendRequest): Promise<{ stored: number }> {
     return this.batches.append(request);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesSubmit)
+  @MessagePattern(BatchesSubmit.subject)
   submit(@Payload() request: BatchSubmitRequest): Promise<BatchView> {
     return this.batches.submit(request.principal, request.batchId, request.total);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesAbort)
+  @MessagePattern(BatchesAbort.subject)
   abort(@Payload() request: BatchRef): Promise<{ aborted: boolean }> {
     return this.batches.abort(request.principal, request.batchId);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesList)
+  @MessagePattern(BatchesList.subject)
   list(@Payload() request: BatchListRequest): Promise<BatchListView> {
     return this.batches.list(request);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesGet)
+  @MessagePattern(BatchesGet.subject)
   get(@Payload() request: BatchRef): Promise<BatchView> {
     return this.batches.get(request.principal, request.batchId);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesResults)
+  @MessagePattern(BatchesResults.subject)
   results(@Payload() request: BatchResultsPageRequest): Promise<BatchResultsPage> {
     return this.batches.results(request.principal, request.batchId, request.afterIndex, request.limit);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesCancel)
+  @MessagePattern(BatchesCancel.subject)
   cancel(@Payload() request: BatchRef): Promise<BatchView> {
     return this.batches.cancel(request.principal, request.batchId);
   }
 
-  @MessagePattern(SUBJECTS.batch.batchesDelete)
+  @MessagePattern(BatchesDelete.subject)
   delete(@Payload() request: BatchRef): Promise<BatchDeletedView> {
     return this.batches.delete(request.principal, request.batchId);
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SUBJECTS, type CreditsView, type Principal, type UsageRecordedEvent } from '@gw/contracts';
+import { type Principal, type UsageRecordedEvent, CreditsGet } from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { Clock } from '../clock/clock.js';
@@ -36,11 +36,7 @@ export class CostGuard {
       return { kind: 'paid' };
     }
     if (cost.gt(0)) {
-      const credits = await this.rpc.send<CreditsView>(
-        SUBJECTS.management.creditsGet,
-        { principal: batch.principal as unknown as Principal },
-        this.env.RPC_TIMEOUT_MS,
-      );
+      const credits = await this.rpc.send(CreditsGet, { principal: batch.principal as unknown as Principal }, this.env.RPC_TIMEOUT_MS);
       const balance = new Prisma.Decimal(String(credits.total_credits)).minus(String(credits.total_usage));
       if (cost.gt(balance)) return { kind: 'insufficient', cost, balance };
     }

@@ -2,14 +2,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   NATIVE_BATCH_CUSTOM_ID,
   NATIVE_BATCH_MAX_LINES,
-  SUBJECTS,
-  type NativeBatchCancelReply,
-  type NativeBatchDeleteReply,
   type NativeBatchHandle,
   type NativeBatchLineResult,
-  type NativeBatchStatusReply,
-  type NativeBatchSubmitReply,
   type Principal,
+  NativeBatchCancel,
+  NativeBatchDelete,
+  NativeBatchStatus,
+  NativeBatchSubmit,
+  type NativeBatchProviderPreferences,
+  type BatchEndpoint,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -60,15 +61,15 @@ export class NativeBatches {
     // A custom_id the providers refuse: inference would answer native: false anyway.
     if (lines.some((line) => !NATIVE_BATCH_CUSTOM_ID.test(line.customId)))
       return { native: false, reason: 'custom_id outside [A-Za-z0-9_-]{1,64}' };
-    const reply = await this.rpc.send<NativeBatchSubmitReply>(
-      SUBJECTS.inference.batchesNativeSubmit,
+    const reply = await this.rpc.send(
+      NativeBatchSubmit,
       {
         principal: principalOf(batch),
         batchId: batch.id,
-        endpoint: batch.endpoint,
+        endpoint: batch.endpoint as BatchEndpoint,
         model: batch.model,
-        ...(batch.provider ? { provider: batch.provider } : {}),
-        lines: lines.map((line) => ({ custom_id: line.customId, body: line.body })),
+        ...(batch.provider ? { provider: batch.provider as NativeBatchProviderPreferences } : {}),
+        lines: lines.map((line) => ({ custom_id: line.customId, body: line.body as Record<string, unknown> })),
       },
       this.env.BATCH_NATIVE_TIMEOUT_MS,
     );
@@ -87,9 +88,9 @@ export class NativeBatches {
   /** Asks the provider once; stores the results (each line once) when it has them. */
   async poll(batch: Batch): Promise<NativePoll> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
-    const reply = await this.rpc.send<NativeBatchStatusReply>(
-      SUBJECTS.inference.batchesNativeStatus,
-      { principal: principalOf(batch), handle: upstream.handle },
+    const reply = await this.rpc.send(
+      NativeBatchStatus,
+      { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
       this.env.BATCH_NATIVE_TIMEOUT_MS,
     );
     if (reply.state === 'failed') return { kind: 'failed', message: reply.error?.message ?? 'The provider refused the batch' };
@@ -115,9 +116,9 @@ export class NativeBatches {
   async cancel(batch: Batch, track = true): Promise<void> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      await this.rpc.send<NativeBatchCancelReply>(
-        SUBJECTS.inference.batchesNativeCancel,
-        { principal: principalOf(batch), handle: upstream.handle },
+      await this.rpc.send(
+        NativeBatchCancel,
+        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
         this.env.BATCH_NATIVE_TIMEOUT_MS,
       );
     } catch (error) {
@@ -144,9 +145,9 @@ export class NativeBatches {
   async delete(batch: Batch): Promise<{ provider: string; status: string }> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      const reply = await this.rpc.send<NativeBatchDeleteReply>(
-        SUBJECTS.inference.batchesNativeDelete,
-        { principal: principalOf(batch), handle: upstream.handle },
+      const reply = await this.rpc.send(
+        NativeBatchDelete,
+        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
         this.env.BATCH_NATIVE_TIMEOUT_MS,
       );
       return { provider: reply.provider, status: reply.status };

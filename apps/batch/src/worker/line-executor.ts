@@ -1,5 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SUBJECTS, type BatchEndpoint, type Principal } from '@gw/contracts';
+import {
+  ChatCreate,
+  EmbeddingsCreate,
+  MessagesCreate,
+  ResponsesCreate,
+  type BatchEndpoint,
+  type ChatCreateRequest,
+  type EmbeddingsCreateRequest,
+  type Principal,
+  type RpcMessage,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import { lineUsageOf } from '../batches/line-usage.js';
@@ -7,12 +17,12 @@ import { BATCH_ENV, type BatchEnv } from '../env.js';
 import type { ClaimedLine, LineOutcome } from './line-claims.js';
 import { lineMessage } from './line-message.js';
 
-/** The inference subject that answers each batch endpoint: the live endpoints' own (issue 13). */
-const SUBJECT_OF: Record<BatchEndpoint, string> = {
-  '/v1/chat/completions': SUBJECTS.inference.chatCreate,
-  '/v1/responses': SUBJECTS.inference.responsesCreate,
-  '/v1/messages': SUBJECTS.inference.messagesCreate,
-  '/v1/embeddings': SUBJECTS.inference.embeddingsCreate,
+/** The inference message that answers each batch endpoint: the live endpoints' own (issue 13). */
+const MESSAGE_OF: Record<BatchEndpoint, RpcMessage<ChatCreateRequest | EmbeddingsCreateRequest, object>> = {
+  '/v1/chat/completions': ChatCreate,
+  '/v1/responses': ResponsesCreate,
+  '/v1/messages': MessagesCreate,
+  '/v1/embeddings': EmbeddingsCreate,
 };
 
 /** Failures worth another try later (the provider or inference was busy or away), not the line's answer. */
@@ -38,12 +48,12 @@ export class LineExecutor {
     const body: Record<string, unknown> = { ...line.body, model: line.model };
     if (line.provider && body.provider === undefined) body.provider = line.provider;
     try {
-      const subject = SUBJECT_OF[endpoint];
-      const answer = await this.rpc.send<Record<string, unknown>>(
-        subject,
-        await lineMessage(subject, principal, body),
+      const message = MESSAGE_OF[endpoint];
+      const answer = (await this.rpc.send(
+        message,
+        await lineMessage(message.subject, principal, body),
         this.env.BATCH_LINE_TIMEOUT_MS,
-      );
+      )) as Record<string, unknown>;
       const usage = lineUsageOf(endpoint, answer);
       const generationId = typeof answer.id === 'string' ? answer.id : null;
       return {

@@ -12,13 +12,16 @@ const VALIDATED_BY_CALLER: Readonly<Record<string, new () => object>> = {
   [SUBJECTS.inference.messagesCreate]: ChatCreateRequest,
 };
 
+/** What every batch endpoint's inference message holds: the principal and the line's body. */
+export type LineMessage = { principal: Principal; body: Record<string, unknown> };
+
 /**
  * The message of one line for `subject`: `{principal, body}`, checked against the subject's
  * contract where inference trusts its callers (unknown top-level fields stripped, as inference's
  * own pipe did). A message that fails is a 400 GatewayError: the line fails, it is not retried.
  */
-export async function lineMessage(subject: string, principal: Principal, body: Record<string, unknown>): Promise<object> {
-  const message = { principal, body };
+export async function lineMessage(subject: string, principal: Principal, body: Record<string, unknown>): Promise<LineMessage> {
+  const message: LineMessage = { principal, body };
   const contract = VALIDATED_BY_CALLER[subject];
-  return contract ? validateDto(contract, message, 'strip') : message;
+  return contract ? ((await validateDto(contract, message, 'strip')) as LineMessage) : message;
 }

@@ -5,11 +5,14 @@ import {
   NativeBatchDeleteRequest,
   NativeBatchStatusRequest,
   NativeBatchSubmitRequest,
-  SUBJECTS,
   type NativeBatchCancelReply,
   type NativeBatchDeleteReply,
   type NativeBatchStatusReply,
   type NativeBatchSubmitReply,
+  NativeBatchCancel,
+  NativeBatchDelete,
+  NativeBatchStatus,
+  NativeBatchSubmit,
 } from '@gw/contracts';
 import { NativeBatchesService } from './native-batches.service.js';
 
@@ -18,22 +21,22 @@ import { NativeBatchesService } from './native-batches.service.js';
 export class NativeBatchesController {
   constructor(private readonly batches: NativeBatchesService) {}
 
-  @MessagePattern(SUBJECTS.inference.batchesNativeSubmit)
+  @MessagePattern(NativeBatchSubmit.subject)
   submit(@Payload() request: NativeBatchSubmitRequest): Promise<NativeBatchSubmitReply> {
     return this.batches.submit(request);
   }
 
-  @MessagePattern(SUBJECTS.inference.batchesNativeStatus)
+  @MessagePattern(NativeBatchStatus.subject)
   status(@Payload() request: NativeBatchStatusRequest): Promise<NativeBatchStatusReply> {
     return this.batches.status(request);
   }
 
-  @MessagePattern(SUBJECTS.inference.batchesNativeCancel)
+  @MessagePattern(NativeBatchCancel.subject)
   cancel(@Payload() request: NativeBatchCancelRequest): Promise<NativeBatchCancelReply> {
     return this.batches.cancel(request);
   }
 
-  @MessagePattern(SUBJECTS.inference.batchesNativeDelete)
+  @MessagePattern(NativeBatchDelete.subject)
   delete(@Payload() request: NativeBatchDeleteRequest): Promise<NativeBatchDeleteReply> {
     return this.batches.delete(request);
   }

@@ -25,7 +25,7 @@ import { chargeFor, type Charge } from '../pricing/charge.js';
 import { computeCost } from '../pricing/cost.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
+import { ProviderRouter } from '../routing/provider-router.service.js';
 import { endpointKeyOf, type RouteAttempt } from '../routing/route-types.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { httpFailure, UpstreamFailure } from '../upstream/upstream-failure.js';
@@ -78,7 +78,7 @@ export class NativeBatchesService {
 
   constructor(
     private readonly catalog: CatalogService,
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
     private readonly byok: ByokCredentialsService,
     upstream: UpstreamClient,
     @Inject(INFERENCE_ENV) env: InferenceEnv,

@@ -5,7 +5,7 @@ import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { PluginPipeline, type PluginSession } from '../plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { PresetsService } from '../resolution/presets.service.js';
-import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
+import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.service.js';
 import { createHash } from 'node:crypto';
 import { tracingEnabled } from '@gw/telemetry';
 import { recordCallerTrace } from './caller-trace.js';
@@ -42,7 +42,7 @@ export interface PreparedChat {
 @Injectable()
 export class ChatPreparation {
   constructor(
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
     private readonly plugins: PluginPipeline,

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ChatStreamRequest, SUBJECTS } from '@gw/contracts';
+import { ChatStreamRequest, ChatStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ChatStreamService } from './chat-stream.service.js';
 
@@ -9,7 +9,7 @@ import { ChatStreamService } from './chat-stream.service.js';
 export class ChatStreamController {
   constructor(private readonly chatStream: ChatStreamService) {}
 
-  @MessagePattern(SUBJECTS.inference.chatStream)
+  @MessagePattern(ChatStream.subject)
   stream(@Payload() request: ChatStreamRequest): Observable<string> {
     return this.chatStream.stream(request);
   }

@@ -3,7 +3,7 @@ import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import { AdapterRegistry, type UpstreamApi } from '../providers/adapter-registry.js';
 import type { ChatCallContext, NormalizedCompletion, StreamEvent } from '../providers/provider-adapter.js';
 import type { RouteResult } from '../routing/route-executor.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
+import { ProviderRouter } from '../routing/provider-router.service.js';
 import type { DebugTimings } from '../routing/routing-metadata.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import type { PreparedChat } from './chat-preparation.service.js';
@@ -24,7 +24,7 @@ export type OpenedStream = OpenedEvents<StreamEvent>;
 export class ModelCalls {
   constructor(
     private readonly adapters: AdapterRegistry,
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
   ) {}
 
   complete(prepared: PreparedChat, api: UpstreamApi, body = prepared.body): Promise<RouteResult<NormalizedCompletion>> {

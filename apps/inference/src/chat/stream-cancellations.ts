@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { EVENTS, StreamCancelledEvent, validateDto } from '@gw/contracts';
+import { StreamCancelledEvent, validateDto, StreamCancelled } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 
 /**
  * The streams (and non-streamed requests) this replica is running, by the id the gateway
- * minted, and the listener for EVENTS.streamCancelled. The event goes to every replica (a plain subscription, not the
+ * minted, and the listener for StreamCancelled. The event goes to every replica (a plain subscription, not the
  * service's queue group, since only the gateway's request knows which replica took the
  * stream); the one running it aborts the provider call, the others ignore it.
  */
@@ -23,7 +23,7 @@ export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
   constructor(private readonly nats: ResilientNatsConnection) {}
 
   onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(EVENTS.streamCancelled, {
+    this.subscription = this.nats.connection.subscribe(StreamCancelled.subject, {
       callback: (_error, message) => void this.onCancelled(message),
     });
   }

@@ -8,7 +8,7 @@ import { hashEndUser } from '../chat/chat-preparation.service.js';
 import { callContextFor, newGenerationId } from '../chat/generation-ids.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
-import { RoutePlanner } from '../routing/route-planner.service.js';
+import { ProviderRouter } from '../routing/provider-router.service.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildEmbeddingsView } from './embeddings-view.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
@@ -22,7 +22,7 @@ import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embedd
 export class EmbeddingsService {
   constructor(
     private readonly catalog: CatalogService,
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
     private readonly accounting: GenerationAccounting,

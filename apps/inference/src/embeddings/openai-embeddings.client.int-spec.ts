@@ -1,58 +1,17 @@
-import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
-import { validateEnv } from '@gw/config';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
-import { InferenceEnv } from '../env.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { UpstreamClient } from '../upstream/upstream-client.js';
-import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import { failureOf, simulatorEndpoint, simulatorUpstream } from '../testing/spec-helpers.js';
 import { OpenAiEmbeddingsClient } from './openai-embeddings.client.js';
 
 /** The embeddings call against the simulator's OpenAI `/embeddings` over real HTTP. */
 describe('OpenAiEmbeddingsClient against the provider simulator', () => {
-  let simulator: RunningSimulator;
-  let upstream: UpstreamClient;
+  const sim = simulatorUpstream();
   let client: OpenAiEmbeddingsClient;
-  const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
-  const endpoint = (upstreamModel: string, format: 'openai' | 'anthropic' = 'openai'): RoutableEndpoint => ({
-    provider: { id: 'sim', name: 'Simulator', format, baseUrl: `${simulator.url}/openai/v1`, apiKey: 'sk-sim' },
-    upstreamModel,
-    pricing,
-    supportedParameters: new Set([
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'stop',
-      'seed',
-      'n',
-      'logprobs',
-      'top_logprobs',
-      'tools',
-      'tool_choice',
-      'parallel_tool_calls',
-      'response_format',
-      'reasoning',
-    ]),
-  });
+  const endpoint = (upstreamModel: string, format: 'openai' | 'anthropic' = 'openai'): RoutableEndpoint =>
+    simulatorEndpoint({ id: 'sim', name: 'Simulator', format, baseUrl: `${sim.simulator.url}/openai/v1`, apiKey: 'sk-sim' }, upstreamModel);
 
-  async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(UpstreamFailure);
-    return error as UpstreamFailure;
-  }
-
-  beforeAll(async () => {
-    simulator = await startSimulator();
-    upstream = new UpstreamClient(validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x' }));
-    client = new OpenAiEmbeddingsClient(upstream);
-  });
-
-  afterAll(async () => {
-    await upstream?.onModuleDestroy();
-    await simulator?.close();
+  beforeAll(() => {
+    client = new OpenAiEmbeddingsClient(sim.upstream);
   });
 
   it('returns float vectors of the asked dimensions, one per input, with the prompt tokens', async () => {

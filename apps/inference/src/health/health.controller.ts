@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { JETSTREAM, SUBJECTS, type HealthReply } from '@gw/contracts';
+import { JETSTREAM, type HealthReply, HEALTH_MESSAGES } from '@gw/contracts';
 import { healthReply } from '@gw/messaging';
 import { GenerationsConsumer } from '../generations/generations-consumer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -12,7 +12,7 @@ export class HealthController {
     private readonly consumer: GenerationsConsumer,
   ) {}
 
-  @MessagePattern(SUBJECTS.inference.health)
+  @MessagePattern(HEALTH_MESSAGES.inference.subject)
   async health(): Promise<HealthReply> {
     await this.prisma.$queryRaw`SELECT 1`;
     return { ...healthReply('inference'), consumers: { [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats() } };

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { TrustedPayload } from '@gw/messaging';
-import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type MessageView } from '@gw/contracts';
+import { ChatCreateRequest, ChatStreamRequest, type MessageView, MessagesCreate, MessagesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
@@ -15,12 +15,12 @@ export class MessagesController {
   ) {}
 
   /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
-  @MessagePattern(SUBJECTS.inference.messagesCreate)
+  @MessagePattern(MessagesCreate.subject)
   create(@TrustedPayload() request: ChatCreateRequest): Promise<MessageView> {
     return this.messages.create(request);
   }
 
-  @MessagePattern(SUBJECTS.inference.messagesStream)
+  @MessagePattern(MessagesStream.subject)
   stream(@Payload() request: ChatStreamRequest): Observable<string> {
     return this.messagesStream.stream(request);
   }

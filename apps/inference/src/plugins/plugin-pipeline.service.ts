@@ -9,7 +9,7 @@ import { buildUsageView } from '../chat/usage-view.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../providers/provider-adapter.js';
-import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
+import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.service.js';
 import { urlCitations, type CitableSource } from '../server-tools/citations.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
@@ -79,7 +79,7 @@ export class PluginPipeline {
   constructor(
     private readonly runner: ServerToolRunner,
     private readonly catalog: CatalogService,
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
     @Inject(INFERENCE_ENV) env: InferenceEnv,

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EVENTS, SUBJECTS, type ByokResolveReply, type ResolvedByokCredential } from '@gw/contracts';
+import { type ResolvedByokCredential, ByokResolve, ByokChanged } from '@gw/contracts';
 import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { workspaceIdOf } from './workspace-events.js';
 
@@ -33,11 +33,11 @@ export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
         allowStaleOnFetchRejection: true,
         noDeleteOnFetchRejection: true,
         fetchMethod: async (workspaceId) => {
-          const reply = await this.rpc.send<ByokResolveReply>(SUBJECTS.management.byokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
+          const reply = await this.rpc.send(ByokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
           return reply.credentials ?? [];
         },
       },
-      invalidatedBy: EVENTS.byokChanged,
+      invalidatedBy: ByokChanged.subject,
       invalidate: (message, entries) => {
         const workspaceId = workspaceIdOf(message);
         if (workspaceId) entries.delete(workspaceId);

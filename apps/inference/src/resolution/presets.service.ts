@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EVENTS, SUBJECTS, type PresetResolveReply } from '@gw/contracts';
+import { type PresetResolveReply, PresetsResolve, PresetsChanged } from '@gw/contracts';
 import { EventInvalidatedCache, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { applyPreset, presetReferenceOf } from './preset-reference.js';
 import { workspaceIdOf } from './workspace-events.js';
@@ -27,10 +27,9 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
       lru: {
         max: MAX_PRESETS,
         ttl: TTL_MS,
-        fetchMethod: (_key, _stale, { context }) =>
-          this.rpc.send<PresetResolveReply>(SUBJECTS.management.presetsResolve, context, RESOLVE_TIMEOUT_MS),
+        fetchMethod: (_key, _stale, { context }) => this.rpc.send(PresetsResolve, context, RESOLVE_TIMEOUT_MS),
       },
-      invalidatedBy: EVENTS.presetsChanged,
+      invalidatedBy: PresetsChanged.subject,
       // Keys are `<workspace>/<slug>`: the event names the workspace only.
       invalidate: (message, entries) => {
         const workspaceId = workspaceIdOf(message);

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { TrustedPayload } from '@gw/messaging';
-import { ChatCreateRequest, ChatStreamRequest, SUBJECTS, type ResponsesResponseView } from '@gw/contracts';
+import { ChatCreateRequest, ChatStreamRequest, type ResponsesResponseView, ResponsesCreate, ResponsesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ResponsesStreamService } from './responses-stream.service.js';
 import { ResponsesService } from './responses.service.js';
@@ -15,13 +15,13 @@ export class ResponsesController {
   ) {}
 
   /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
-  @MessagePattern(SUBJECTS.inference.responsesCreate)
+  @MessagePattern(ResponsesCreate.subject)
   create(@TrustedPayload() request: ChatCreateRequest): Promise<ResponsesResponseView> {
     return this.responses.create(request);
   }
 
   /** One reply packet per semantic event, already framed as SSE (`event:` + `data:`). */
-  @MessagePattern(SUBJECTS.inference.responsesStream)
+  @MessagePattern(ResponsesStream.subject)
   stream(@Payload() request: ChatStreamRequest): Observable<string> {
     return this.responsesStream.stream(request);
   }

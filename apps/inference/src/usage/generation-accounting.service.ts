@@ -7,7 +7,7 @@ import { chargeFor, type Charge } from '../pricing/charge.js';
 import { computeCost } from '../pricing/cost.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { AttemptTracker } from '../routing/attempt-tracker.js';
-import { RoutePlanner, type PlannedRoute } from '../routing/route-planner.service.js';
+import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { recordGeneration } from './generation-metrics.js';
@@ -40,7 +40,7 @@ export class GenerationAccounting {
   private readonly region: string;
 
   constructor(
-    private readonly router: RoutePlanner,
+    private readonly router: ProviderRouter,
     private readonly usage: UsageRecorder,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {

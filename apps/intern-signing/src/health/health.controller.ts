@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { SUBJECTS, type HealthReply } from '@gw/contracts';
+import { type HealthReply, HEALTH_MESSAGES } from '@gw/contracts';
 import { healthReply } from '@gw/messaging';
 import { PrismaService } from '../prisma/prisma.service.js';
 
@@ -8,7 +8,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 export class HealthController {
   constructor(private readonly prisma: PrismaService) {}
 
-  @MessagePattern(SUBJECTS.internSigning.health)
+  @MessagePattern(HEALTH_MESSAGES.internSigning.subject)
   async health(): Promise<HealthReply> {
     await this.prisma.$queryRaw`SELECT 1`;
     return healthReply('intern-signing');

@@ -6,10 +6,15 @@ import {
   InternsCreateRequest,
   InternsListRequest,
   InternsUpdateRequest,
-  SUBJECTS,
   type InternExistsReply,
   type InternListView,
   type InternView,
+  InternExists,
+  InternsCreate,
+  InternsDelete,
+  InternsGet,
+  InternsList,
+  InternsUpdate,
 } from '@gw/contracts';
 import { InternsService } from './interns.service.js';
 
@@ -17,32 +22,32 @@ import { InternsService } from './interns.service.js';
 export class InternsController {
   constructor(private readonly interns: InternsService) {}
 
-  @MessagePattern(SUBJECTS.internSigning.list)
+  @MessagePattern(InternsList.subject)
   list(@Payload() request: InternsListRequest): Promise<InternListView> {
     return this.interns.list(request);
   }
 
-  @MessagePattern(SUBJECTS.internSigning.get)
+  @MessagePattern(InternsGet.subject)
   get(@Payload() request: InternRef): Promise<InternView> {
     return this.interns.get(request.principal, request.internId);
   }
 
-  @MessagePattern(SUBJECTS.internSigning.create)
+  @MessagePattern(InternsCreate.subject)
   create(@Payload() request: InternsCreateRequest): Promise<InternView> {
     return this.interns.create(request);
   }
 
-  @MessagePattern(SUBJECTS.internSigning.update)
+  @MessagePattern(InternsUpdate.subject)
   update(@Payload() request: InternsUpdateRequest): Promise<InternView> {
     return this.interns.update(request);
   }
 
-  @MessagePattern(SUBJECTS.internSigning.delete)
+  @MessagePattern(InternsDelete.subject)
   delete(@Payload() request: InternRef): Promise<{ deleting: true }> {
     return this.interns.delete(request.principal, request.internId);
   }
 
-  @MessagePattern(SUBJECTS.internSigning.exists)
+  @MessagePattern(InternExists.subject)
   async exists(@Payload() request: InternExistsRequest): Promise<InternExistsReply> {
     return { exists: await this.interns.exists(request.workspaceId, request.internId) };
   }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
-  SUBJECTS,
   type InternListView,
   type InternsCreateRequest,
   type InternsListRequest,
   type InternsUpdateRequest,
   type InternView,
   type Principal,
+  KeysDeleteForIntern,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -99,7 +99,7 @@ export class InternsService {
   async delete(principal: Principal, internId: string): Promise<{ deleting: true }> {
     requireWriteAccess(principal);
     const intern = await this.findVisible(principal, internId);
-    await this.rpc.send(SUBJECTS.management.keysDeleteForIntern, { workspaceId: intern.workspaceId, internId: intern.id });
+    await this.rpc.send(KeysDeleteForIntern, { workspaceId: intern.workspaceId, internId: intern.id });
     await this.prisma.intern.deleteMany({ where: { id: intern.id } });
     this.signable.announceDeleted([intern.id]);
     return { deleting: true };

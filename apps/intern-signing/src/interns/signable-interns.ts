@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EVENTS, type InternsDeletedEvent, type Principal } from '@gw/contracts';
+import { type InternsDeletedEvent, type Principal, InternsDeleted } from '@gw/contracts';
 import { EventInvalidatedCache, ResilientNatsConnection } from '@gw/messaging';
 import type { Intern } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -33,7 +33,7 @@ export class SignableInterns implements OnModuleInit, OnModuleDestroy {
         ttl: TTL_MS,
         fetchMethod: async (id) => (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined,
       },
-      invalidatedBy: EVENTS.internsDeleted,
+      invalidatedBy: InternsDeleted.subject,
       invalidate: (message, entries) => {
         for (const id of message.json<InternsDeletedEvent>().internIds ?? []) entries.delete(id);
       },
@@ -63,6 +63,6 @@ export class SignableInterns implements OnModuleInit, OnModuleDestroy {
 
   announceDeleted(internIds: readonly string[]): void {
     this.forget(internIds);
-    this.nats.connection.publish(EVENTS.internsDeleted, JSON.stringify({ internIds: [...internIds] } satisfies InternsDeletedEvent));
+    this.nats.connection.publish(InternsDeleted.subject, JSON.stringify({ internIds: [...internIds] } satisfies InternsDeletedEvent));
   }
 }

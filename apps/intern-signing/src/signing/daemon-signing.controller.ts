@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { TrustedPayload } from '@gw/messaging';
-import { DaemonSignRequest, SUBJECTS, type DaemonJwksView, type DaemonSignatureHeadersView } from '@gw/contracts';
+import { DaemonSignRequest, type DaemonJwksView, type DaemonSignatureHeadersView, DaemonJwks, DaemonSign } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { RequestRateLimiter } from '@gw/rate-limit';
 import { SignableInterns } from '../interns/signable-interns.js';
@@ -27,7 +27,7 @@ export class DaemonSigningController {
    * intern id at the edge and built the principal itself: validating again was a fifth of this
    * service's CPU per signature, so the payload is trusted as sent (ADR 0054).
    */
-  @MessagePattern(SUBJECTS.internSigning.daemonSign)
+  @MessagePattern(DaemonSign.subject)
   async sign(@TrustedPayload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
     try {
       const headers = await this.signFor(request);
@@ -59,7 +59,7 @@ export class DaemonSigningController {
     return this.signer.sign({ internId: intern.id, user, bodySha256: request.bodySha256, route: request.route });
   }
 
-  @MessagePattern(SUBJECTS.internSigning.daemonJwks)
+  @MessagePattern(DaemonJwks.subject)
   jwks(): DaemonJwksView {
     return this.keys.jwks() as DaemonJwksView;
   }

@@ -7,10 +7,15 @@ import {
   ByokListRequest,
   ByokResolveRequest,
   ByokUpdateRequest,
-  SUBJECTS,
   type ByokCredentialPage,
   type ByokCredentialView,
   type ByokResolveReply,
+  ByokCreate,
+  ByokDelete,
+  ByokGet,
+  ByokList,
+  ByokResolve,
+  ByokUpdate,
 } from '@gw/contracts';
 import { ByokService } from './byok.service.js';
 
@@ -18,33 +23,33 @@ import { ByokService } from './byok.service.js';
 export class ByokController {
   constructor(private readonly byok: ByokService) {}
 
-  @MessagePattern(SUBJECTS.management.byokCreate)
+  @MessagePattern(ByokCreate.subject)
   create(@Payload() request: ByokCreateRequest): Promise<ByokCredentialView> {
     return this.byok.create(request.principal, request.credential);
   }
 
-  @MessagePattern(SUBJECTS.management.byokList)
+  @MessagePattern(ByokList.subject)
   list(@Payload() request: ByokListRequest): Promise<ByokCredentialPage> {
     return this.byok.list(request.principal, request);
   }
 
-  @MessagePattern(SUBJECTS.management.byokGet)
+  @MessagePattern(ByokGet.subject)
   get(@Payload() request: ByokGetRequest): Promise<ByokCredentialView> {
     return this.byok.get(request.principal, request.id);
   }
 
-  @MessagePattern(SUBJECTS.management.byokUpdate)
+  @MessagePattern(ByokUpdate.subject)
   update(@Payload() request: ByokUpdateRequest): Promise<ByokCredentialView> {
     return this.byok.update(request.principal, request.id, request.changes);
   }
 
-  @MessagePattern(SUBJECTS.management.byokDelete)
+  @MessagePattern(ByokDelete.subject)
   delete(@Payload() request: ByokDeleteRequest): Promise<{ deleted: true }> {
     return this.byok.delete(request.principal, request.id);
   }
 
   /** Inference only: the reply carries plaintext secrets (ADR byok: NATS must use TLS in production). */
-  @MessagePattern(SUBJECTS.management.byokResolve)
+  @MessagePattern(ByokResolve.subject)
   resolve(@Payload() request: ByokResolveRequest): Promise<ByokResolveReply> {
     return this.byok.resolve(request.workspaceId, request.provider);
   }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { JETSTREAM, SUBJECTS, type HealthReply } from '@gw/contracts';
+import { JETSTREAM, type HealthReply, HEALTH_MESSAGES } from '@gw/contracts';
 import { healthReply } from '@gw/messaging';
 import { UsageConsumer } from '../usage/usage-consumer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -13,7 +13,7 @@ export class HealthController {
   ) {}
 
   /** Healthy means: subscribed to NATS (or this would not run) and the database answers. */
-  @MessagePattern(SUBJECTS.management.health)
+  @MessagePattern(HEALTH_MESSAGES.management.subject)
   async health(): Promise<HealthReply> {
     await this.prisma.$queryRaw`SELECT 1`;
     return { ...healthReply('management'), consumers: { [JETSTREAM.consumers.managementUsage]: this.consumer.stats() } };

@@ -3,10 +3,13 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   IdentityRequest,
   OidcCallbackRequest,
-  SUBJECTS,
   type IdentityView,
   type OidcCallbackView,
   type OidcStartView,
+  IdentityGet,
+  IdentityUnlink,
+  OidcCallback,
+  OidcStart,
 } from '@gw/contracts';
 import { IdentityService, type WithChangedKeys } from './identity.service.js';
 
@@ -14,22 +17,22 @@ import { IdentityService, type WithChangedKeys } from './identity.service.js';
 export class IdentityController {
   constructor(private readonly identity: IdentityService) {}
 
-  @MessagePattern(SUBJECTS.management.identityGet)
+  @MessagePattern(IdentityGet.subject)
   get(@Payload() request: IdentityRequest): Promise<IdentityView> {
     return this.identity.get(request.principal);
   }
 
-  @MessagePattern(SUBJECTS.management.identityOidcStart)
+  @MessagePattern(OidcStart.subject)
   start(@Payload() request: IdentityRequest): Promise<OidcStartView> {
     return this.identity.start(request.principal);
   }
 
-  @MessagePattern(SUBJECTS.management.identityOidcCallback)
+  @MessagePattern(OidcCallback.subject)
   callback(@Payload() request: OidcCallbackRequest): Promise<WithChangedKeys<OidcCallbackView>> {
     return this.identity.callback(request.query);
   }
 
-  @MessagePattern(SUBJECTS.management.identityUnlink)
+  @MessagePattern(IdentityUnlink.subject)
   unlink(@Payload() request: IdentityRequest): Promise<WithChangedKeys<IdentityView>> {
     return this.identity.unlink(request.principal);
   }

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import {
-  SUBJECTS,
   type ApiKeyView,
-  type InternExistsReply,
   type KeysCreateReply,
   type KeysCreateRequest,
   type KeysUpdateRequest,
   type Principal,
+  InternExists,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
@@ -105,7 +104,7 @@ export class KeyWritesService {
     if (requested && !(await this.workspaces.isMember(principal.userId, requested))) {
       throw GatewayError.badRequest('workspace_id does not name a workspace you belong to');
     }
-    const { exists } = await this.rpc.send<InternExistsReply>(SUBJECTS.internSigning.exists, { workspaceId, internId });
+    const { exists } = await this.rpc.send(InternExists, { workspaceId, internId });
     if (!exists) throw GatewayError.badRequest('intern_id does not name an intern of the workspace', { reason: 'intern_not_found' });
     return workspaceId;
   }

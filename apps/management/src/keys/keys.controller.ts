@@ -7,9 +7,14 @@ import {
   KeysGetRequest,
   KeysListRequest,
   KeysUpdateRequest,
-  SUBJECTS,
   type ApiKeyView,
   type KeysCreateReply,
+  KeysCreate,
+  KeysDelete,
+  KeysDeleteForIntern,
+  KeysGet,
+  KeysList,
+  KeysUpdate,
 } from '@gw/contracts';
 import { KeyWritesService } from './key-writes.service.js';
 import { KeysService } from './keys.service.js';
@@ -21,32 +26,32 @@ export class KeysController {
     private readonly writes: KeyWritesService,
   ) {}
 
-  @MessagePattern(SUBJECTS.management.keysList)
+  @MessagePattern(KeysList.subject)
   list(@Payload() request: KeysListRequest): Promise<ApiKeyView[]> {
     return this.keys.list(request.principal, request);
   }
 
-  @MessagePattern(SUBJECTS.management.keysGet)
+  @MessagePattern(KeysGet.subject)
   get(@Payload() request: KeysGetRequest): Promise<ApiKeyView> {
     return this.keys.get(request.principal, request.hash);
   }
 
-  @MessagePattern(SUBJECTS.management.keysCreate)
+  @MessagePattern(KeysCreate.subject)
   create(@Payload() { principal, ...request }: KeysCreateRequest): Promise<KeysCreateReply> {
     return this.writes.create(principal, request);
   }
 
-  @MessagePattern(SUBJECTS.management.keysUpdate)
+  @MessagePattern(KeysUpdate.subject)
   update(@Payload() request: KeysUpdateRequest): Promise<ApiKeyView> {
     return this.writes.update(request.principal, request);
   }
 
-  @MessagePattern(SUBJECTS.management.keysDeleteForIntern)
+  @MessagePattern(KeysDeleteForIntern.subject)
   deleteForIntern(@Payload() request: KeysDeleteForInternRequest): Promise<{ deleted: number }> {
     return this.writes.deleteForIntern(request.workspaceId, request.internId);
   }
 
-  @MessagePattern(SUBJECTS.management.keysDelete)
+  @MessagePattern(KeysDelete.subject)
   delete(@Payload() request: KeysDeleteRequest): Promise<{ deleted: true }> {
     return this.writes.delete(request.principal, request.hash);
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { EVENTS, type KeysChangedEvent, type WorkspaceChangedEvent } from '@gw/contracts';
+import { type KeysChangedEvent, type WorkspaceChangedEvent, ByokChanged, KeysChanged, PresetsChanged } from '@gw/contracts';
 import { natsAuthFromEnv, ResilientNatsConnection } from '@gw/messaging';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 
@@ -36,18 +36,18 @@ export class ManagementEventsPublisher implements OnApplicationShutdown {
   keysChanged(keyHashes: readonly string[]): void {
     for (let start = 0; start < keyHashes.length; start += KEYS_CHANGED_CHUNK) {
       const data: KeysChangedEvent = { keyHashes: keyHashes.slice(start, start + KEYS_CHANGED_CHUNK) };
-      this.publish(EVENTS.keysChanged, data, `${data.keyHashes.length} key(s)`);
+      this.publish(KeysChanged.subject, data, `${data.keyHashes.length} key(s)`);
     }
   }
 
   /** Inference replicas drop the workspace's cached BYOK credentials. */
   byokChanged(workspaceId: string): void {
-    this.publish(EVENTS.byokChanged, { workspaceId } satisfies WorkspaceChangedEvent, `workspace ${workspaceId}`);
+    this.publish(ByokChanged.subject, { workspaceId } satisfies WorkspaceChangedEvent, `workspace ${workspaceId}`);
   }
 
   /** Inference replicas drop the workspace's cached presets. */
   presetsChanged(workspaceId: string): void {
-    this.publish(EVENTS.presetsChanged, { workspaceId } satisfies WorkspaceChangedEvent, `workspace ${workspaceId}`);
+    this.publish(PresetsChanged.subject, { workspaceId } satisfies WorkspaceChangedEvent, `workspace ${workspaceId}`);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -7,11 +7,16 @@ import {
   PresetsResolveRequest,
   PresetsVersionGetRequest,
   PresetsVersionsListRequest,
-  SUBJECTS,
   type PageView,
   type PresetResolveReply,
   type PresetVersionView,
   type PresetView,
+  PresetsCreateVersion,
+  PresetsGet,
+  PresetsList,
+  PresetsResolve,
+  PresetsVersionGet,
+  PresetsVersionsList,
 } from '@gw/contracts';
 import { PresetWriterService } from './preset-writer.service.js';
 import { PresetsService } from './presets.service.js';
@@ -23,32 +28,32 @@ export class PresetsController {
     private readonly presets: PresetsService,
   ) {}
 
-  @MessagePattern(SUBJECTS.management.presetsCreateVersion)
+  @MessagePattern(PresetsCreateVersion.subject)
   createVersion(@Payload() request: PresetsCreateVersionRequest): Promise<PresetView> {
     return this.writer.createVersion(request.principal, request.slug, request.body);
   }
 
-  @MessagePattern(SUBJECTS.management.presetsList)
+  @MessagePattern(PresetsList.subject)
   list(@Payload() request: PresetsListRequest): Promise<PageView<PresetView>> {
     return this.presets.list(request.principal, request);
   }
 
-  @MessagePattern(SUBJECTS.management.presetsGet)
+  @MessagePattern(PresetsGet.subject)
   get(@Payload() request: PresetsGetRequest): Promise<PresetView> {
     return this.presets.get(request.principal, request.slug);
   }
 
-  @MessagePattern(SUBJECTS.management.presetsVersionsList)
+  @MessagePattern(PresetsVersionsList.subject)
   listVersions(@Payload() request: PresetsVersionsListRequest): Promise<PageView<PresetVersionView>> {
     return this.presets.listVersions(request.principal, request.slug, request);
   }
 
-  @MessagePattern(SUBJECTS.management.presetsVersionGet)
+  @MessagePattern(PresetsVersionGet.subject)
   getVersion(@Payload() request: PresetsVersionGetRequest): Promise<PresetVersionView> {
     return this.presets.getVersion(request.principal, request.slug, request.version);
   }
 
-  @MessagePattern(SUBJECTS.management.presetsResolve)
+  @MessagePattern(PresetsResolve.subject)
   resolve(@Payload() request: PresetsResolveRequest): Promise<PresetResolveReply> {
     return this.presets.resolve(request.workspaceId, request.slug);
   }

@@ -1,6 +1,6 @@
 import { Controller, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EVENTS, KeysUsedEvent } from '@gw/contracts';
+import { KeysUsedEvent, KeysUsed } from '@gw/contracts';
 import { LastUsedService } from './last-used.service.js';
 
 /**
@@ -13,7 +13,7 @@ export class KeysUsedController {
 
   constructor(private readonly lastUsed: LastUsedService) {}
 
-  @EventPattern(EVENTS.keysUsed)
+  @EventPattern(KeysUsed.subject)
   async keysUsed(@Payload() event: KeysUsedEvent): Promise<void> {
     try {
       await this.lastUsed.apply(event.entries);

@@ -5,14 +5,11 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNumber,
   IsObject,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
   ValidateNested,
@@ -27,6 +24,8 @@ import {
   IsStopSequences,
   IsToolChoice,
   REASONING_EFFORTS,
+  OptionalNumberIn,
+  OptionalIntIn,
 } from './validators.js';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
 
@@ -77,9 +76,7 @@ export class ReasoningConfigDto {
   @IsBoolean()
   enabled?: boolean;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   max_tokens?: number;
 }
 
@@ -120,74 +117,44 @@ export class ChatCompletionParamsDto {
   @IsString({ each: true })
   models?: string[];
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(2)
+  @OptionalNumberIn(0, 2)
   temperature?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   top_p?: number;
 
   /** 1 means always the most likely token; 0 turns it off. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   top_k?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   top_a?: number;
 
   /** Minimum probability relative to the top token. */
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   min_p?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(-2)
-  @Max(2)
+  @OptionalNumberIn(-2, 2)
   frequency_penalty?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(-2)
-  @Max(2)
+  @OptionalNumberIn(-2, 2)
   presence_penalty?: number;
 
   /** 1.0 means no penalty; OpenRouter documents (0, 2]. */
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(2)
+  @OptionalNumberIn(0, 2)
   repetition_penalty?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @OptionalIntIn(1)
   max_tokens?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @OptionalIntIn(1)
   max_completion_tokens?: number;
 
   @IsOptional()
   @IsStopSequences(4)
   stop?: string | string[] | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(128)
+  @OptionalIntIn(1, 128)
   n?: number;
 
   @IsOptional()
@@ -202,10 +169,7 @@ export class ChatCompletionParamsDto {
   @IsBoolean()
   logprobs?: boolean;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(20)
+  @OptionalIntIn(0, 20)
   top_logprobs?: number;
 
   @IsOptional()

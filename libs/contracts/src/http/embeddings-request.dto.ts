@@ -1,17 +1,6 @@
-import {
-  IsIn,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  registerDecorator,
-  type ValidationOptions,
-} from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+import { OptionalIntIn } from './validators.js';
 
 /** OpenAI's bound on inputs per embeddings request (https://platform.openai.com/docs/api-reference/embeddings/create). */
 export const EMBEDDINGS_MAX_INPUTS = 2048;
@@ -66,10 +55,7 @@ export class EmbeddingsRequestDto {
   @IsIn(EMBEDDING_ENCODINGS)
   encoding_format?: (typeof EMBEDDING_ENCODINGS)[number];
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(EMBEDDINGS_MAX_DIMENSIONS)
+  @OptionalIntIn(1, EMBEDDINGS_MAX_DIMENSIONS)
   dimensions?: number;
 
   /** End-user id: hashed before it reaches a provider (spec §4.5), at most 256 characters. */

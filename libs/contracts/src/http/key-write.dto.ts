@@ -1,7 +1,6 @@
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
-  IsInt,
   IsIn,
   IsISO8601,
   IsOptional,
@@ -19,6 +18,7 @@ import {
 } from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
 import { MAX_KEY_CONCURRENT_REQUESTS, MAX_KEY_REQUESTS_PER_MINUTE } from '../principal.js';
+import { OptionalIntIn } from './validators.js';
 
 /** Largest spend limit or credit amount accepted in one request, in credits. */
 export const MAX_CREDIT_AMOUNT = 1_000_000_000;
@@ -43,16 +43,10 @@ export const KEY_NAME_MAX_LENGTH = 200;
  * gateway's defaults (ADR 0033). Not part of the key object of spec §2.2, so not echoed.
  */
 export class KeyRateLimitDto {
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEY_REQUESTS_PER_MINUTE)
+  @OptionalIntIn(1, MAX_KEY_REQUESTS_PER_MINUTE)
   requests_per_minute?: number | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEY_CONCURRENT_REQUESTS)
+  @OptionalIntIn(1, MAX_KEY_CONCURRENT_REQUESTS)
   concurrent_requests?: number | null;
 }
 

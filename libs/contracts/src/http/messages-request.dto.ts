@@ -6,11 +6,9 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNumber,
   IsObject,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
   Min,
   MinLength,
@@ -19,6 +17,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+import { OptionalNumberIn, OptionalIntIn } from './validators.js';
 
 /** A string, or an array of content blocks (objects with a string `type`), as Anthropic takes content and system. */
 function IsTextOrBlocks(options?: ValidationOptions) {
@@ -94,21 +93,13 @@ export class MessagesRequestDto {
   @IsBoolean()
   stream?: boolean;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   temperature?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   top_p?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   top_k?: number;
 
   @IsOptional()

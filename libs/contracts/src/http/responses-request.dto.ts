@@ -4,22 +4,27 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
-  IsNumber,
   IsObject,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
 import { ReasoningConfigDto, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
-import { IsAbsent, IsArrayOfObjectsWith, IsPluginList, IsRequestMetadata, IsResponsesInput, IsResponsesToolChoice } from './validators.js';
+import {
+  IsAbsent,
+  IsArrayOfObjectsWith,
+  IsPluginList,
+  IsRequestMetadata,
+  IsResponsesInput,
+  IsResponsesToolChoice,
+  OptionalNumberIn,
+  OptionalIntIn,
+} from './validators.js';
 
 /** Spec §4.5 / §8: server-tool agent steps, default and maximum. */
 export const MAX_TOOL_CALLS_LIMIT = 30;
@@ -145,15 +150,10 @@ export class ResponsesRequestDto {
   @IsBoolean()
   parallel_tool_calls?: boolean;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @OptionalIntIn(1)
   max_output_tokens?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_TOOL_CALLS_LIMIT)
+  @OptionalIntIn(0, MAX_TOOL_CALLS_LIMIT)
   max_tool_calls?: number;
 
   @IsOptional()
@@ -163,39 +163,22 @@ export class ResponsesRequestDto {
   @Type(() => StopConditionDto)
   stop_server_tools_when?: StopConditionDto[];
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(2)
+  @OptionalNumberIn(0, 2)
   temperature?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1)
+  @OptionalNumberIn(0, 1)
   top_p?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   top_k?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(20)
+  @OptionalIntIn(0, 20)
   top_logprobs?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(-2)
-  @Max(2)
+  @OptionalNumberIn(-2, 2)
   frequency_penalty?: number;
 
-  @IsOptional()
-  @IsNumber()
-  @Min(-2)
-  @Max(2)
+  @OptionalNumberIn(-2, 2)
   presence_penalty?: number;
 
   @IsOptional()

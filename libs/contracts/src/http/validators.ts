@@ -1,4 +1,4 @@
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, Max, Min, registerDecorator, type ValidationOptions } from 'class-validator';
 import { pluginIdProblem } from '../plugins.js';
 
 /** `stop`: a string, or an array of at most `maxItems` strings (spec §8: 4). */
@@ -235,4 +235,21 @@ export function IsPluginList(options?: ValidationOptions) {
       options: { message: (args) => problem(args.value) ?? `${propertyName} is invalid`, ...options },
       validator: { validate: (value: unknown) => problem(value) === undefined },
     });
+}
+
+/** Applies decorators as TypeScript would if they were written one per line, top to bottom. */
+function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, propertyName) => {
+    for (const decorator of decorators.toReversed()) decorator(target, propertyName);
+  };
+}
+
+/** An optional number within [min, max]: `@IsOptional() @IsNumber() @Min(min) @Max(max)`. */
+export function OptionalNumberIn(min: number, max: number): PropertyDecorator {
+  return stacked(IsOptional(), IsNumber(), Min(min), Max(max));
+}
+
+/** An optional integer of at least `min` (and at most `max` when given): `@IsOptional() @IsInt() @Min(min) @Max(max)`. */
+export function OptionalIntIn(min: number, max?: number): PropertyDecorator {
+  return max === undefined ? stacked(IsOptional(), IsInt(), Min(min)) : stacked(IsOptional(), IsInt(), Min(min), Max(max));
 }

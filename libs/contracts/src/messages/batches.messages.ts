@@ -18,6 +18,7 @@ import {
 import { BATCH_COMPLETION_WINDOW, BATCH_STATUSES, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
 import { BATCH_ENDPOINTS, type BatchEndpoint } from './native-batches.messages.js';
 import { Principal } from '../principal.js';
+import { OptionalIntIn } from '../http/validators.js';
 
 /** Batch ids: `batch_` and 32 lower-case hex characters. */
 export const BATCH_ID_PATTERN = /^batch_[0-9a-f]{32}$/;
@@ -104,14 +105,10 @@ export class BatchListRequest extends WithPrincipal {
   status?: BatchStatusName[];
 
   /** Unix seconds, inclusive. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   createdAfter?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OptionalIntIn(0)
   createdBefore?: number;
 }
 

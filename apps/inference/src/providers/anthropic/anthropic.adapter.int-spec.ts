@@ -1,41 +1,19 @@
-import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
-import { validateEnv } from '@gw/config';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
-import { InferenceEnv } from '../../env.js';
-import { Prisma } from '../../generated/prisma/client.js';
-import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { UpstreamFailure } from '../../upstream/upstream-failure.js';
+import { failureOf, SIMULATOR_PARAMETERS, simulatorEndpoint, simulatorUpstream } from '../../testing/spec-helpers.js';
 import type { StreamEvent } from '../provider-adapter.js';
 import { AnthropicAdapter } from './anthropic.adapter.js';
 
 /** The Anthropic adapter against the provider simulator's Messages API over real HTTP. */
 describe('AnthropicAdapter against the provider simulator', () => {
-  let simulator: RunningSimulator;
-  let upstream: UpstreamClient;
+  const sim = simulatorUpstream({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300' });
   let adapter: AnthropicAdapter;
-  const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
-  const endpoint = (upstreamModel: string, apiKey = 'sk-ant-sim'): RoutableEndpoint => ({
-    provider: { id: 'sim-anthropic', name: 'Simulator', format: 'anthropic', baseUrl: `${simulator.url}/anthropic/v1`, apiKey },
-    upstreamModel,
-    pricing,
-    supportedParameters: new Set([
-      'temperature',
-      'top_p',
-      'top_k',
-      'max_tokens',
-      'stop',
-      'seed',
-      'n',
-      'logprobs',
-      'top_logprobs',
-      'tools',
-      'tool_choice',
-      'parallel_tool_calls',
-      'response_format',
-      'reasoning',
-    ]),
-  });
+  const endpoint = (upstreamModel: string, apiKey = 'sk-ant-sim'): RoutableEndpoint =>
+    simulatorEndpoint(
+      { id: 'sim-anthropic', name: 'Simulator', format: 'anthropic', baseUrl: `${sim.simulator.url}/anthropic/v1`, apiKey },
+      upstreamModel,
+      [...SIMULATOR_PARAMETERS, 'top_k'],
+    );
   const body = {
     model: 'sim/claude',
     messages: [
@@ -54,30 +32,13 @@ describe('AnthropicAdapter against the provider simulator', () => {
     },
   ];
 
-  async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(UpstreamFailure);
-    return error as UpstreamFailure;
-  }
-
   async function drain(events: AsyncIterable<StreamEvent>, into: StreamEvent[] = []): Promise<StreamEvent[]> {
     for await (const event of events) into.push(event);
     return into;
   }
 
-  beforeAll(async () => {
-    simulator = await startSimulator();
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300' });
-    upstream = new UpstreamClient(env);
-    adapter = new AnthropicAdapter(upstream);
-  });
-
-  afterAll(async () => {
-    await upstream?.onModuleDestroy();
-    await simulator?.close();
+  beforeAll(() => {
+    adapter = new AnthropicAdapter(sim.upstream);
   });
 
   it("answers a chat body through the Messages API, with the provider's counts", async () => {

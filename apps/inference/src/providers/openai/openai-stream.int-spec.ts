@@ -1,40 +1,16 @@
-import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
-import { validateEnv } from '@gw/config';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
-import { InferenceEnv } from '../../env.js';
-import { Prisma } from '../../generated/prisma/client.js';
-import { UpstreamClient } from '../../upstream/upstream-client.js';
+import { simulatorEndpoint, simulatorUpstream } from '../../testing/spec-helpers.js';
 import { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { StreamEvent } from '../provider-adapter.js';
 import { OpenAiAdapter } from './openai.adapter.js';
 
 /** OpenAiAdapter.stream() against the provider simulator's SSE over real HTTP. */
 describe('OpenAiAdapter.stream against the provider simulator', () => {
-  let simulator: RunningSimulator;
-  let upstream: UpstreamClient;
+  const sim = simulatorUpstream({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300', UPSTREAM_BODY_TIMEOUT_MS: '300' });
   let adapter: OpenAiAdapter;
-  const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
-  const endpoint = (upstreamModel: string, apiKey = 'sk-sim'): RoutableEndpoint => ({
-    provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl: `${simulator.url}/openai/v1`, apiKey },
-    upstreamModel,
-    pricing,
-    supportedParameters: new Set([
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'stop',
-      'seed',
-      'n',
-      'logprobs',
-      'top_logprobs',
-      'tools',
-      'tool_choice',
-      'parallel_tool_calls',
-      'response_format',
-      'reasoning',
-    ]),
-  });
+  const endpoint = (upstreamModel: string, apiKey = 'sk-sim'): RoutableEndpoint =>
+    simulatorEndpoint({ id: 'sim', name: 'Simulator', format: 'openai', baseUrl: `${sim.simulator.url}/openai/v1`, apiKey }, upstreamModel);
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 
   /** Every event, or the failure the iteration threw after the events before it. */
@@ -55,20 +31,8 @@ describe('OpenAiAdapter.stream against the provider simulator', () => {
       .map((event) => event.choices[0]?.delta.content ?? '')
       .join('');
 
-  beforeAll(async () => {
-    simulator = await startSimulator();
-    const env = validateEnv(InferenceEnv, {
-      DATABASE_URL: 'postgresql://unused/x',
-      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300',
-      UPSTREAM_BODY_TIMEOUT_MS: '300',
-    });
-    upstream = new UpstreamClient(env);
-    adapter = new OpenAiAdapter(upstream);
-  });
-
-  afterAll(async () => {
-    await upstream?.onModuleDestroy();
-    await simulator?.close();
+  beforeAll(() => {
+    adapter = new OpenAiAdapter(sim.upstream);
   });
 
   it("yields content deltas, the finish reason and then the provider's usage, asking for it even when the client did not", async () => {

@@ -1,60 +1,18 @@
-import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
-import { validateEnv } from '@gw/config';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
-import { InferenceEnv } from '../../env.js';
-import { Prisma } from '../../generated/prisma/client.js';
-import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { UpstreamFailure } from '../../upstream/upstream-failure.js';
+import { failureOf, simulatorEndpoint, simulatorUpstream } from '../../testing/spec-helpers.js';
 import { OpenAiAdapter } from './openai.adapter.js';
 
 /** The OpenAI adapter and the upstream client against the provider simulator over real HTTP. */
 describe('OpenAiAdapter against the provider simulator', () => {
-  let simulator: RunningSimulator;
-  let upstream: UpstreamClient;
+  const sim = simulatorUpstream({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300' });
   let adapter: OpenAiAdapter;
-  const pricing = { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) };
-  const endpoint = (upstreamModel: string, baseUrl = `${simulator.url}/openai/v1`, apiKey = 'sk-sim'): RoutableEndpoint => ({
-    provider: { id: 'sim', name: 'Simulator', format: 'openai', baseUrl, apiKey },
-    upstreamModel,
-    pricing,
-    supportedParameters: new Set([
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'stop',
-      'seed',
-      'n',
-      'logprobs',
-      'top_logprobs',
-      'tools',
-      'tool_choice',
-      'parallel_tool_calls',
-      'response_format',
-      'reasoning',
-    ]),
-  });
+  const endpoint = (upstreamModel: string, baseUrl = `${sim.simulator.url}/openai/v1`, apiKey = 'sk-sim'): RoutableEndpoint =>
+    simulatorEndpoint({ id: 'sim', name: 'Simulator', format: 'openai', baseUrl, apiKey }, upstreamModel);
   const body = { model: 'sim/x', messages: [{ role: 'user', content: 'Hello there' }] };
 
-  async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-    const error = await promise.then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(UpstreamFailure);
-    return error as UpstreamFailure;
-  }
-
-  beforeAll(async () => {
-    simulator = await startSimulator();
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300' });
-    upstream = new UpstreamClient(env);
-    adapter = new OpenAiAdapter(upstream);
-  });
-
-  afterAll(async () => {
-    await upstream?.onModuleDestroy();
-    await simulator?.close();
+  beforeAll(() => {
+    adapter = new OpenAiAdapter(sim.upstream);
   });
 
   it("returns the normalised completion with the provider's counts", async () => {

@@ -36,12 +36,13 @@ export interface PlannedRoute extends RoutePlan {
 }
 
 /**
- * Routing for every chat path (non-streaming and streaming): `plan()` turns a request into
- * ordered attempts (pure planner, route-planner.ts), `execute()` runs them and keeps this
- * replica's endpoint health and session stickiness up to date.
+ * Routes every inference path (chat, streamed chat, embeddings, native batches): it plans and
+ * runs. `plan()` turns a request into ordered attempts (pure planner, route-planner.ts),
+ * `execute()` runs them (route-executor.ts) and keeps this replica's endpoint health and
+ * session stickiness up to date.
  */
 @Injectable()
-export class RoutePlanner {
+export class ProviderRouter {
   readonly health = new EndpointHealthTracker();
   private readonly affinity: SessionAffinity;
 

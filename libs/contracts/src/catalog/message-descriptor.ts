@@ -1,0 +1,58 @@
+/*
+ * A message on the bus is one object: its subject, the class of its payload (validated on
+ * receipt) and, as types only, what the caller gets back. `RpcClient.send(KeysGet, payload)`
+ * then checks the payload against the subject's class and returns the subject's reply type,
+ * so a subject cannot be paired with the wrong payload or read as the wrong answer (ADR 0072).
+ */
+
+/** A payload class: what the receiving service validates the message with. */
+export type PayloadClass<T> = abstract new (...args: never[]) => T;
+
+/** Request-reply: one request, one reply (`@MessagePattern(KeysGet.subject)` on the service). */
+export interface RpcMessage<Request, Reply> {
+  readonly kind: 'rpc';
+  readonly subject: string;
+  readonly payload: PayloadClass<Request>;
+  /** Types only, never set: what `send` returns. */
+  readonly reply?: Reply;
+}
+
+/** A streamed call: one request, then ordered chunks of `Chunk` (the service returns an Observable). */
+export interface RpcStreamMessage<Request, Chunk> {
+  readonly kind: 'stream';
+  readonly subject: string;
+  readonly payload: PayloadClass<Request>;
+  /** Types only, never set: what the stream yields. */
+  readonly chunk?: Chunk;
+}
+
+/** An event: published, never answered (core NATS or JetStream). The subject keeps its literal type (Nest's `@EventPattern` reads it). */
+export interface BusEvent<Payload, Subject extends string = string> {
+  readonly kind: 'event';
+  readonly subject: Subject;
+  readonly payload: PayloadClass<Payload>;
+}
+
+/** The request a message takes. */
+export type RequestOf<M> = M extends RpcMessage<infer R, unknown> | RpcStreamMessage<infer R, unknown> ? R : never;
+/** The answer a request-reply message gets. */
+export type ReplyOf<M> = M extends RpcMessage<unknown, infer R> ? R : never;
+/** What a streamed message yields. */
+export type ChunkOf<M> = M extends RpcStreamMessage<unknown, infer C> ? C : never;
+
+/** `rpcMessage<KeysGetRequest, ApiKeyView>(SUBJECTS.management.keysGet, KeysGetRequest)`: the class must be the request type. */
+export function rpcMessage<Request, Reply>(subject: string, payload: PayloadClass<Request>): RpcMessage<Request, Reply> {
+  return { kind: 'rpc', subject, payload };
+}
+
+/** `rpcStream<ChatStreamRequest, string>(SUBJECTS.inference.chatStream, ChatStreamRequest)`. */
+export function rpcStream<Request, Chunk>(subject: string, payload: PayloadClass<Request>): RpcStreamMessage<Request, Chunk> {
+  return { kind: 'stream', subject, payload };
+}
+
+export function busEvent<Payload, Subject extends string>(subject: Subject, payload: PayloadClass<Payload>): BusEvent<Payload, Subject> {
+  return { kind: 'event', subject, payload };
+}
+
+/** The payload of messages that carry none (health, JWKS): an empty object. */
+export class EmptyRequest {}

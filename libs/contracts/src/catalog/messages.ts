@@ -1,0 +1,190 @@
+/*
+ * Every message on the bus as one object (subject, payload class, reply or chunk type): the
+ * callers send these (`rpc.send(KeysGet, {...})`), the services listen on their subject
+ * (`@MessagePattern(KeysGet.subject)`). Subjects are not versioned; a change is additive
+ * only, and a breaking one gets a new subject (ADR 0072).
+ */
+import { ModelsListRequest, ChatCreateRequest } from '../messages/chat.messages.js';
+import { ChatStreamRequest, StreamCancelledEvent } from '../messages/stream.messages.js';
+import { AuthResolveRequest, type AuthResolveReply } from '../messages/auth.messages.js';
+import { KeysGetRequest, KeysListRequest } from '../messages/keys.messages.js';
+import {
+  CreditsAddRequest,
+  CreditsGetRequest,
+  KeysCreateRequest,
+  KeysDeleteForInternRequest,
+  KeysDeleteRequest,
+  KeysUpdateRequest,
+  type KeysCreateReply,
+} from '../messages/key-write.messages.js';
+import {
+  PresetsCreateVersionRequest,
+  PresetsGetRequest,
+  PresetsListRequest,
+  PresetsVersionGetRequest,
+  PresetsVersionsListRequest,
+} from '../messages/presets.messages.js';
+import { ByokResolveRequest, PresetsResolveRequest, type ByokResolveReply, type PresetResolveReply } from '../messages/resolve.messages.js';
+import { ByokCreateRequest, ByokDeleteRequest, ByokGetRequest, ByokListRequest, ByokUpdateRequest } from '../messages/byok.messages.js';
+import {
+  IdentityRequest,
+  OidcCallbackRequest,
+  type IdentityView,
+  type OidcCallbackView,
+  type OidcStartView,
+} from '../messages/identity.messages.js';
+import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
+import {
+  DaemonSignRequest,
+  InternExistsRequest,
+  InternRef,
+  InternsCreateRequest,
+  InternsListRequest,
+  InternsUpdateRequest,
+  type InternExistsReply,
+} from '../messages/interns.messages.js';
+import {
+  BatchAppendRequest,
+  BatchCreateRequest,
+  BatchListRequest,
+  BatchRef,
+  BatchResultsPageRequest,
+  BatchSubmitRequest,
+  type BatchCreatedReply,
+  type BatchResultsPage,
+} from '../messages/batches.messages.js';
+import {
+  NativeBatchCancelRequest,
+  NativeBatchDeleteRequest,
+  NativeBatchStatusRequest,
+  NativeBatchSubmitRequest,
+  type NativeBatchCancelReply,
+  type NativeBatchDeleteReply,
+  type NativeBatchStatusReply,
+  type NativeBatchSubmitReply,
+} from '../messages/native-batches.messages.js';
+import { InternsDeletedEvent } from '../events/interns-deleted.event.js';
+import { KeysChangedEvent, KeysUsedEvent, WorkspaceChangedEvent } from '../events/keys-changed.event.js';
+import type { HealthReply } from '../health.js';
+import type { ApiKeyView } from '../http/api-key.view.js';
+import type { CreditsView } from '../http/key-write.dto.js';
+import type { PageView, PresetVersionView, PresetView } from '../http/preset.view.js';
+import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from '../http/byok-credential.view.js';
+import type { ChatCompletionView, ModelListView } from '../http/chat-completion.view.js';
+import type { MessageView } from '../http/message.view.js';
+import type { ResponsesResponseView } from '../http/responses-response.view.js';
+import type { EmbeddingsView } from '../http/embeddings.view.js';
+import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
+import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
+import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
+import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
+
+/** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
+export type WithChangedKeys<T> = T & { changedKeyHashes: string[] };
+
+const M = SUBJECTS.management;
+const I = SUBJECTS.inference;
+const B = SUBJECTS.batch;
+const S = SUBJECTS.internSigning;
+
+// Health: every service answers `{}` on its own subject.
+export const HEALTH_MESSAGES: Record<ServiceName, RpcMessage<EmptyRequest, HealthReply>> = {
+  management: rpcMessage<EmptyRequest, HealthReply>(M.health, EmptyRequest),
+  inference: rpcMessage<EmptyRequest, HealthReply>(I.health, EmptyRequest),
+  batch: rpcMessage<EmptyRequest, HealthReply>(B.health, EmptyRequest),
+  internSigning: rpcMessage<EmptyRequest, HealthReply>(S.health, EmptyRequest),
+};
+
+// Management: keys, credits, presets, BYOK, identity, and what the gateway and inference resolve.
+export const AuthResolve = rpcMessage<AuthResolveRequest, AuthResolveReply>(M.authResolve, AuthResolveRequest);
+export const KeysList = rpcMessage<KeysListRequest, ApiKeyView[]>(M.keysList, KeysListRequest);
+export const KeysGet = rpcMessage<KeysGetRequest, ApiKeyView>(M.keysGet, KeysGetRequest);
+export const KeysCreate = rpcMessage<KeysCreateRequest, KeysCreateReply>(M.keysCreate, KeysCreateRequest);
+export const KeysUpdate = rpcMessage<KeysUpdateRequest, ApiKeyView>(M.keysUpdate, KeysUpdateRequest);
+export const KeysDelete = rpcMessage<KeysDeleteRequest, DeletedReply>(M.keysDelete, KeysDeleteRequest);
+export const KeysDeleteForIntern = rpcMessage<KeysDeleteForInternRequest, { deleted: number }>(
+  M.keysDeleteForIntern,
+  KeysDeleteForInternRequest,
+);
+export const CreditsGet = rpcMessage<CreditsGetRequest, CreditsView>(M.creditsGet, CreditsGetRequest);
+export const CreditsAdd = rpcMessage<CreditsAddRequest, CreditsView>(M.creditsAdd, CreditsAddRequest);
+export const PresetsCreateVersion = rpcMessage<PresetsCreateVersionRequest, PresetView>(
+  M.presetsCreateVersion,
+  PresetsCreateVersionRequest,
+);
+export const PresetsList = rpcMessage<PresetsListRequest, PageView<PresetView>>(M.presetsList, PresetsListRequest);
+export const PresetsGet = rpcMessage<PresetsGetRequest, PresetView>(M.presetsGet, PresetsGetRequest);
+export const PresetsVersionsList = rpcMessage<PresetsVersionsListRequest, PageView<PresetVersionView>>(
+  M.presetsVersionsList,
+  PresetsVersionsListRequest,
+);
+export const PresetsVersionGet = rpcMessage<PresetsVersionGetRequest, PresetVersionView>(M.presetsVersionGet, PresetsVersionGetRequest);
+export const PresetsResolve = rpcMessage<PresetsResolveRequest, PresetResolveReply>(M.presetsResolve, PresetsResolveRequest);
+export const ByokCreate = rpcMessage<ByokCreateRequest, ByokCredentialView>(M.byokCreate, ByokCreateRequest);
+export const ByokList = rpcMessage<ByokListRequest, ByokCredentialPage>(M.byokList, ByokListRequest);
+export const ByokGet = rpcMessage<ByokGetRequest, ByokCredentialView>(M.byokGet, ByokGetRequest);
+export const ByokUpdate = rpcMessage<ByokUpdateRequest, ByokCredentialView>(M.byokUpdate, ByokUpdateRequest);
+export const ByokDelete = rpcMessage<ByokDeleteRequest, DeletedReply>(M.byokDelete, ByokDeleteRequest);
+export const ByokResolve = rpcMessage<ByokResolveRequest, ByokResolveReply>(M.byokResolve, ByokResolveRequest);
+export const IdentityGet = rpcMessage<IdentityRequest, IdentityView>(M.identityGet, IdentityRequest);
+export const IdentityUnlink = rpcMessage<IdentityRequest, WithChangedKeys<IdentityView>>(M.identityUnlink, IdentityRequest);
+export const OidcStart = rpcMessage<IdentityRequest, OidcStartView>(M.identityOidcStart, IdentityRequest);
+export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
+
+// Inference: the front doors (each with its streamed twin), embeddings, models, native batches.
+export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
+/** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
+export const ChatStream = rpcStream<ChatStreamRequest, string>(I.chatStream, ChatStreamRequest);
+export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest);
+/** Chunks are Anthropic SSE events, already framed. */
+export const MessagesStream = rpcStream<ChatStreamRequest, string>(I.messagesStream, ChatStreamRequest);
+export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
+/** Chunks are Responses API events, already framed. */
+export const ResponsesStream = rpcStream<ChatStreamRequest, string>(I.responsesStream, ChatStreamRequest);
+export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
+export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
+export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
+  I.batchesNativeSubmit,
+  NativeBatchSubmitRequest,
+);
+export const NativeBatchStatus = rpcMessage<NativeBatchStatusRequest, NativeBatchStatusReply>(
+  I.batchesNativeStatus,
+  NativeBatchStatusRequest,
+);
+export const NativeBatchCancel = rpcMessage<NativeBatchCancelRequest, NativeBatchCancelReply>(
+  I.batchesNativeCancel,
+  NativeBatchCancelRequest,
+);
+export const NativeBatchDelete = rpcMessage<NativeBatchDeleteRequest, NativeBatchDeleteReply>(
+  I.batchesNativeDelete,
+  NativeBatchDeleteRequest,
+);
+
+// Batch.
+export const BatchesCreate = rpcMessage<BatchCreateRequest, BatchCreatedReply>(B.batchesCreate, BatchCreateRequest);
+export const BatchesAppend = rpcMessage<BatchAppendRequest, { stored: number }>(B.batchesAppend, BatchAppendRequest);
+export const BatchesSubmit = rpcMessage<BatchSubmitRequest, BatchView>(B.batchesSubmit, BatchSubmitRequest);
+export const BatchesAbort = rpcMessage<BatchRef, { aborted: boolean }>(B.batchesAbort, BatchRef);
+export const BatchesList = rpcMessage<BatchListRequest, BatchListView>(B.batchesList, BatchListRequest);
+export const BatchesGet = rpcMessage<BatchRef, BatchView>(B.batchesGet, BatchRef);
+export const BatchesResults = rpcMessage<BatchResultsPageRequest, BatchResultsPage>(B.batchesResults, BatchResultsPageRequest);
+export const BatchesCancel = rpcMessage<BatchRef, BatchView>(B.batchesCancel, BatchRef);
+export const BatchesDelete = rpcMessage<BatchRef, BatchDeletedView>(B.batchesDelete, BatchRef);
+
+// Intern-signing.
+export const InternsList = rpcMessage<InternsListRequest, InternListView>(S.list, InternsListRequest);
+export const InternsGet = rpcMessage<InternRef, InternView>(S.get, InternRef);
+export const InternsCreate = rpcMessage<InternsCreateRequest, InternView>(S.create, InternsCreateRequest);
+export const InternsUpdate = rpcMessage<InternsUpdateRequest, InternView>(S.update, InternsUpdateRequest);
+export const InternsDelete = rpcMessage<InternRef, DeleteInternView>(S.delete, InternRef);
+export const InternExists = rpcMessage<InternExistsRequest, InternExistsReply>(S.exists, InternExistsRequest);
+export const DaemonSign = rpcMessage<DaemonSignRequest, DaemonSignatureHeadersView>(S.daemonSign, DaemonSignRequest);
+export const DaemonJwks = rpcMessage<EmptyRequest, DaemonJwksView>(S.daemonJwks, EmptyRequest);
+
+// Events (core NATS; usage goes through JetStream with its own envelope, see usage-recorded.event.ts).
+export const KeysChanged = busEvent(EVENTS.keysChanged, KeysChangedEvent);
+export const KeysUsed = busEvent(EVENTS.keysUsed, KeysUsedEvent);
+export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
+export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
+export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
+export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
