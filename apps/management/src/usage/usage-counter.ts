@@ -5,7 +5,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 import { keyUsageAt, type KeyCounters } from './key-usage.js';
 import { periodStart, toDateString } from './usage-periods.js';
 
-export interface RecordOutcome {
+export interface CountOutcome {
   /** Generations of the batch counted now; the others had been counted before (redeliveries). */
   counted: string[];
   /** Keys whose cached principal is now stale: their key hit its limit, or the workspace ran dry. */
@@ -41,16 +41,16 @@ const ZERO = new Prisma.Decimal(0);
  * keys first (in hash order), then workspaces (in id order), so batches cannot deadlock.
  */
 @Injectable()
-export class UsageRecorder {
+export class UsageCounter {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaClient) {}
 
   /** One event: what tests and the replay of a single generation use. */
-  async record(event: UsageRecordedEvent, now = new Date()): Promise<{ counted: boolean; keysToRefresh: string[] }> {
-    const outcome = await this.recordBatch([event], now);
+  async count(event: UsageRecordedEvent, now = new Date()): Promise<{ counted: boolean; keysToRefresh: string[] }> {
+    const outcome = await this.countBatch([event], now);
     return { counted: outcome.counted.length === 1, keysToRefresh: outcome.keysToRefresh };
   }
 
-  async recordBatch(events: UsageRecordedEvent[], now = new Date()): Promise<RecordOutcome> {
+  async countBatch(events: UsageRecordedEvent[], now = new Date()): Promise<CountOutcome> {
     // Lines of a batch are charged with their batch, by its one `batch_charge` event (ADR 0046).
     const charged = events.filter((event) => !event.batchId);
     const unique = [...new Map(charged.map((event) => [event.generationId, event])).values()];
