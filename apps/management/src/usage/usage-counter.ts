@@ -31,6 +31,7 @@ interface KeyGroup {
 }
 
 const ZERO = new Prisma.Decimal(0);
+const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Counts generations exactly once (docs/adr/0017), a batch per transaction: the batch goes
@@ -127,11 +128,21 @@ function addToKey(tx: Transaction, group: KeyGroup): Promise<KeyRow[]> {
  */
 function groupByKeyAndPeriod(events: UsageRecordedEvent[]): KeyGroup[] {
   const groups = new Map<string, KeyGroup>();
+  // Periods depend only on the UTC day, which a batch's events nearly always share: worked out once per day.
+  const periodsOfDay = new Map<number, { day: string; week: string; month: string }>();
   for (const event of events) {
     const generatedAt = new Date(event.createdAt);
-    const day = toDateString(periodStart('daily', generatedAt));
-    const week = toDateString(periodStart('weekly', generatedAt));
-    const month = toDateString(periodStart('monthly', generatedAt));
+    const utcDay = Math.floor(generatedAt.getTime() / DAY_MS);
+    let periods = periodsOfDay.get(utcDay);
+    if (!periods) {
+      periods = {
+        day: toDateString(periodStart('daily', generatedAt)),
+        week: toDateString(periodStart('weekly', generatedAt)),
+        month: toDateString(periodStart('monthly', generatedAt)),
+      };
+      periodsOfDay.set(utcDay, periods);
+    }
+    const { day, week, month } = periods;
     const id = `${event.keyHash}|${day}|${week}|${month}`;
     const group = groups.get(id) ?? { keyHash: event.keyHash, day, week, month, cost: ZERO, byok: ZERO };
     group.cost = group.cost.plus(event.cost);
