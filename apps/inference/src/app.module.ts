@@ -38,7 +38,7 @@ import { PresetsService } from './resolution/presets.service.js';
 import { ProviderRouter } from './routing/provider-router.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { GenerationAccounting } from './usage/generation-accounting.service.js';
-import { UsageRecorder } from './usage/usage-recorder.service.js';
+import { GenerationUsagePublisher } from './usage/generation-usage-publisher.service.js';
 
 @Module({})
 export class AppModule {
@@ -90,7 +90,7 @@ export class AppModule {
         ProviderRouter,
         PresetsService,
         ByokCredentialsService,
-        UsageRecorder,
+        GenerationUsagePublisher,
         GenerationAccounting,
         GenerationsConsumer,
         ChatStreamService,

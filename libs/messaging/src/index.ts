@@ -9,9 +9,6 @@ export * from './health.js';
 /** @deprecated moved to `@gw/contracts` (issue 8); re-exported only for branches written before the move. */
 export { validateDto, describeValidationErrors, validationErrorToGatewayError, type UnknownProperties } from '@gw/contracts';
 export * from './nats-server.strategy.js';
-export * from './jetstream.js';
-export * from './batched-consumer.js';
-export * from './usage-event.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
 export * from './invalidated-fetch.js';

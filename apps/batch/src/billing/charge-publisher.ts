@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { ensureUsageStream, JetStreamPublisher, ResilientNatsConnection } from '@gw/messaging';
+import { JetStreamPublisher, ResilientNatsConnection } from '@gw/messaging';
+import { ensureUsageStream } from '@gw/usage';
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 

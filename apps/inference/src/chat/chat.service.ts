@@ -75,7 +75,9 @@ export class ChatService {
     });
     const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
     // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).
-    view.usage = sumUsageViews([...views, ...(prepared.plugins?.extraUsage ?? [])]);
+    const usages = [...views, ...(prepared.plugins?.extraUsage ?? [])];
+    // One call (the usual answer): its view, built just above, is the sum; no deep copy (as the stream path does).
+    view.usage = usages.length > 1 ? sumUsageViews(usages) : usages[0]!;
     if (finished.alignment) view.alignment = finished.alignment;
     return view;
   }

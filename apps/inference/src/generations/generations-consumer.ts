@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { EVENTS, JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
+import { EVENTS, JETSTREAM } from '@gw/contracts';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { UsageStreamConsumer, type UsageStreamConsumerStats } from '@gw/usage';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { insertGenerations } from './generation-rows.js';
@@ -19,11 +20,11 @@ const ROWS_PER_INSERT = 1_000;
 
 @Injectable()
 export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly consumer: BatchedUsageConsumer<UsageRecordedEvent>;
+  private readonly consumer: UsageStreamConsumer;
 
   constructor(nats: ResilientNatsConnection, prisma: PrismaService, @Inject(INFERENCE_ENV) env: InferenceEnv) {
     const logger = new Logger(GenerationsConsumer.name);
-    this.consumer = new BatchedUsageConsumer(nats, {
+    this.consumer = new UsageStreamConsumer(nats, {
       durableName: JETSTREAM.consumers.inferenceGenerations,
       filterSubject: EVENTS.usageRecorded,
       // Messages, each of 1..100 events: at most 2,000 rows per write, in INSERTs of 1,000.
@@ -32,8 +33,6 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       maxAckPending: 4_096,
       // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries (ADR 0032).
       maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
-      itemId: (event) => event.generationId,
-      parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');
@@ -45,7 +44,7 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
     });
   }
 
-  stats(): BatchedConsumerStats {
+  stats(): UsageStreamConsumerStats {
     return this.consumer.stats();
   }
 

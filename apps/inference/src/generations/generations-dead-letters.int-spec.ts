@@ -1,6 +1,7 @@
 import { validateEnv } from '@gw/config';
 import { EVENTS, JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { DEAD_LETTER_HEADERS, deadLetterSubject, ensureUsageStream, ResilientNatsConnection } from '@gw/messaging';
+import { DEAD_LETTER_HEADERS, deadLetterSubject, ResilientNatsConnection } from '@gw/messaging';
+import { ensureUsageStream } from '@gw/usage';
 import { PrivateNatsServer, testDatabaseUrl } from '@gw/testing';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';

@@ -140,7 +140,8 @@ export class ResponsesService {
       incomplete_details,
       error: null,
       output,
-      usage: sumUsage(usages),
+      // One step (the usual response): its usage, built for this answer, is the sum; no deep copy.
+      usage: usages.length > 1 ? sumUsage(usages) : usages[0]!,
       serviceTier: finished.completion.serviceTier,
     });
     if (request.serviceMetadata)

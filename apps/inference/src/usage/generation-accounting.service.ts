@@ -12,7 +12,7 @@ import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { recordGeneration } from './generation-metrics.js';
 import { recordGenerationOnSpan } from './generation-span.js';
-import { UsageRecorder } from './usage-recorder.service.js';
+import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
 
 export interface SettleInput {
   generationId: string;
@@ -41,7 +41,7 @@ export class GenerationAccounting {
 
   constructor(
     private readonly router: ProviderRouter,
-    private readonly usage: UsageRecorder,
+    private readonly usage: GenerationUsagePublisher,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);

@@ -1,5 +1,6 @@
 import { EVENTS, type UsageRecordedBatch, type UsageRecordedEvent } from '@gw/contracts';
-import { ensureUsageStream, JetStreamPublisher } from '@gw/messaging';
+import { JetStreamPublisher } from '@gw/messaging';
+import { ensureUsageStream } from '@gw/usage';
 import { createHash } from 'node:crypto';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { REQUEST_ID_HEADER, TRACEPARENT_HEADER } from '@gw/telemetry';

@@ -2,7 +2,8 @@ import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io
 import type { Subscription } from '@nats-io/transport-node';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { EVENTS, JETSTREAM, type KeysChangedEvent, type UsageRecordedEvent } from '@gw/contracts';
-import { ensureUsageStream, ResilientNatsConnection } from '@gw/messaging';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { ensureUsageStream } from '@gw/usage';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -11,7 +12,7 @@ import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type IssuedKey, type OwnerRef } from '../keys/key-issuer.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { UsageConsumer } from './usage-consumer.js';
-import { UsageRecorder } from './usage-recorder.js';
+import { UsageCounter } from './usage-counter.js';
 
 /**
  * The usage consumer on the real JetStream stream USAGE and a real PostgreSQL: every
@@ -27,7 +28,7 @@ describe('usage events counted exactly once', () => {
   let js: JetStreamClient;
   let jsm: JetStreamManager;
   let consumer: UsageConsumer;
-  let recorder: UsageRecorder;
+  let counter: UsageCounter;
   let owner: OwnerRef;
   let key: IssuedKey;
   const keysChanged: string[][] = [];
@@ -94,14 +95,14 @@ describe('usage events counted exactly once', () => {
     keysChangedSubscription = nats.connection.subscribe(EVENTS.keysChanged, {
       callback: (_error, message) => void keysChanged.push(message.json<{ data: KeysChangedEvent }>().data.keyHashes),
     });
-    recorder = new UsageRecorder(prisma);
-    // Counts attempts per generation, to see redeliveries (the real recorder does the work).
-    const recordBatch = recorder.recordBatch.bind(recorder);
-    recorder.recordBatch = (events, now) => {
+    counter = new UsageCounter(prisma);
+    // Counts attempts per generation, to see redeliveries (the real counter does the work).
+    const countBatch = counter.countBatch.bind(counter);
+    counter.countBatch = (events, now) => {
       for (const event of events) attemptsById.set(event.generationId, (attemptsById.get(event.generationId) ?? 0) + 1);
-      return recordBatch(events, now);
+      return countBatch(events, now);
     };
-    consumer = new UsageConsumer(nats, recorder, new ManagementEventsPublisher(nats), { durableName });
+    consumer = new UsageConsumer(nats, counter, new ManagementEventsPublisher(nats), { durableName });
     consumer.onApplicationBootstrap();
   });
 
@@ -200,7 +201,7 @@ describe('usage events counted exactly once', () => {
   it('counts once when a replica committed but died before acking (the event comes again)', async () => {
     const metered = await newKey();
     const event = usageEvent({ keyHash: metered.key.hash, cost: '0.75' });
-    expect((await recorder.record(event)).counted).toBe(true);
+    expect((await counter.count(event)).counted).toBe(true);
     await publish(event, event.generationId);
     await drained();
     expect(await ledgerRows(event.generationId)).toBe(1);
@@ -238,9 +239,9 @@ describe('usage events counted exactly once', () => {
   it('puts each event in the buckets of its own time, and a late event in the totals only', async () => {
     const metered = await newKey();
     const at = (iso: string, cost: string) => usageEvent({ keyHash: metered.key.hash, cost, createdAt: iso });
-    await recorder.record(at('2026-03-08T23:59:59.000Z', '1')); // Sunday: week of 2 March
-    await recorder.record(at('2026-03-09T00:00:00.000Z', '2')); // Monday 00:00 UTC: a new day and week
-    await recorder.record(at('2026-03-08T10:00:00.000Z', '4')); // late, from the past day and week
+    await counter.count(at('2026-03-08T23:59:59.000Z', '1')); // Sunday: week of 2 March
+    await counter.count(at('2026-03-09T00:00:00.000Z', '2')); // Monday 00:00 UTC: a new day and week
+    await counter.count(at('2026-03-08T10:00:00.000Z', '4')); // late, from the past day and week
     const stored = await counters(metered.key.hash);
     expect(String(stored.usage)).toBe('7');
     expect([String(stored.usageDaily), stored.dailyPeriodStart?.toISOString().slice(0, 10)]).toEqual(['2', '2026-03-09']);

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { BatchedUsageConsumer, parseUsageEvents, ResilientNatsConnection, type BatchedConsumerStats } from '@gw/messaging';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { UsageStreamConsumer, type UsageStreamConsumerStats } from '@gw/usage';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
 import { context, trace } from '@opentelemetry/api';
 import { runWithRequestId, tracingEnabled } from '@gw/telemetry';
 import { recordUsageBatch } from './usage-metrics.js';
 import { UsageCountSpans } from './usage-spans.js';
-import { UsageRecorder } from './usage-recorder.js';
+import { UsageCounter } from './usage-counter.js';
 
 /** LOG_LEVEL debug or trace: a line per counted event, with the request id of its generation. */
 const debugLogs = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
@@ -49,16 +50,16 @@ export interface UsageConsumerOptions {
  */
 @Injectable()
 export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly consumer: BatchedUsageConsumer<UsageRecordedEvent>;
+  private readonly consumer: UsageStreamConsumer;
 
   constructor(
     @Inject(MANAGEMENT_EVENTS_CONNECTION) nats: ResilientNatsConnection,
-    recorder: UsageRecorder,
+    counter: UsageCounter,
     events: ManagementEventsPublisher,
     @Inject(USAGE_CONSUMER_OPTIONS) options: UsageConsumerOptions,
   ) {
     const logger = new Logger(UsageConsumer.name);
-    this.consumer = new BatchedUsageConsumer(nats, {
+    this.consumer = new UsageStreamConsumer(nats, {
       durableName: options.durableName,
       filterSubject: EVENTS.usageRecorded,
       // Messages, each of 1..100 events (a publisher batches under load): at most 2,000 events a transaction.
@@ -67,14 +68,12 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       maxAckPending: 4_000,
       maxDeliveries: options.maxDeliveries,
       nakDelayMs: options.nakDelayMs,
-      itemId: (event) => event.generationId,
-      parse: (data) => parseUsageEvents(data, (index) => logger.error(`Left out invalid usage event #${index} of a batch`)),
       write: async (batch) => {
         // Tracing on: a span per event, in the trace of its generation (ADR 0050).
         const spans = tracingEnabled() ? new UsageCountSpans(batch) : undefined;
         let outcome;
         try {
-          outcome = await recorder.recordBatch(batch);
+          outcome = await counter.countBatch(batch);
         } catch (error) {
           spans?.fail(error);
           throw error;
@@ -89,7 +88,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
     });
   }
 
-  stats(): BatchedConsumerStats {
+  stats(): UsageStreamConsumerStats {
     return this.consumer.stats();
   }
 

@@ -6,7 +6,7 @@ import { PrismaModule } from '../prisma/prisma.module.js';
 import { KeysUsedController } from './keys-used.controller.js';
 import { LastUsedService } from './last-used.service.js';
 import { USAGE_CONSUMER_OPTIONS, UsageConsumer } from './usage-consumer.js';
-import { UsageRecorder } from './usage-recorder.js';
+import { UsageCounter } from './usage-counter.js';
 
 /** Usage events counted exactly once from JetStream (issue 3), and keys' last-used times. */
 @Module({
@@ -21,7 +21,7 @@ import { UsageRecorder } from './usage-recorder.js';
         maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
       }),
     },
-    UsageRecorder,
+    UsageCounter,
     UsageConsumer,
     LastUsedService,
   ],

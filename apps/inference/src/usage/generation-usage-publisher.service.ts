@@ -47,8 +47,8 @@ export interface GenerationOutcome {
  * generated and nothing is billed.
  */
 @Injectable()
-export class UsageRecorder implements OnModuleDestroy {
-  private readonly logger = new Logger(UsageRecorder.name);
+export class GenerationUsagePublisher implements OnModuleDestroy {
+  private readonly logger = new Logger(GenerationUsagePublisher.name);
   private readonly outbox: UsageOutbox;
   private readonly publisher: JetStreamUsagePublisher;
   private readonly ackTimeoutMs: number;

@@ -5,7 +5,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 import { keyUsageAt, type KeyCounters } from './key-usage.js';
 import { periodStart, toDateString } from './usage-periods.js';
 
-export interface RecordOutcome {
+export interface CountOutcome {
   /** Generations of the batch counted now; the others had been counted before (redeliveries). */
   counted: string[];
   /** Keys whose cached principal is now stale: their key hit its limit, or the workspace ran dry. */
@@ -31,6 +31,7 @@ interface KeyGroup {
 }
 
 const ZERO = new Prisma.Decimal(0);
+const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Counts generations exactly once (docs/adr/0017), a batch per transaction: the batch goes
@@ -41,16 +42,16 @@ const ZERO = new Prisma.Decimal(0);
  * keys first (in hash order), then workspaces (in id order), so batches cannot deadlock.
  */
 @Injectable()
-export class UsageRecorder {
+export class UsageCounter {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaClient) {}
 
   /** One event: what tests and the replay of a single generation use. */
-  async record(event: UsageRecordedEvent, now = new Date()): Promise<{ counted: boolean; keysToRefresh: string[] }> {
-    const outcome = await this.recordBatch([event], now);
+  async count(event: UsageRecordedEvent, now = new Date()): Promise<{ counted: boolean; keysToRefresh: string[] }> {
+    const outcome = await this.countBatch([event], now);
     return { counted: outcome.counted.length === 1, keysToRefresh: outcome.keysToRefresh };
   }
 
-  async recordBatch(events: UsageRecordedEvent[], now = new Date()): Promise<RecordOutcome> {
+  async countBatch(events: UsageRecordedEvent[], now = new Date()): Promise<CountOutcome> {
     // Lines of a batch are charged with their batch, by its one `batch_charge` event (ADR 0046).
     const charged = events.filter((event) => !event.batchId);
     const unique = [...new Map(charged.map((event) => [event.generationId, event])).values()];
@@ -127,11 +128,21 @@ function addToKey(tx: Transaction, group: KeyGroup): Promise<KeyRow[]> {
  */
 function groupByKeyAndPeriod(events: UsageRecordedEvent[]): KeyGroup[] {
   const groups = new Map<string, KeyGroup>();
+  // Periods depend only on the UTC day, which a batch's events nearly always share: worked out once per day.
+  const periodsOfDay = new Map<number, { day: string; week: string; month: string }>();
   for (const event of events) {
     const generatedAt = new Date(event.createdAt);
-    const day = toDateString(periodStart('daily', generatedAt));
-    const week = toDateString(periodStart('weekly', generatedAt));
-    const month = toDateString(periodStart('monthly', generatedAt));
+    const utcDay = Math.floor(generatedAt.getTime() / DAY_MS);
+    let periods = periodsOfDay.get(utcDay);
+    if (!periods) {
+      periods = {
+        day: toDateString(periodStart('daily', generatedAt)),
+        week: toDateString(periodStart('weekly', generatedAt)),
+        month: toDateString(periodStart('monthly', generatedAt)),
+      };
+      periodsOfDay.set(utcDay, periods);
+    }
+    const { day, week, month } = periods;
     const id = `${event.keyHash}|${day}|${week}|${month}`;
     const group = groups.get(id) ?? { keyHash: event.keyHash, day, week, month, cost: ZERO, byok: ZERO };
     group.cost = group.cost.plus(event.cost);

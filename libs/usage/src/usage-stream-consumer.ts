@@ -1,10 +1,9 @@
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { JETSTREAM } from '@gw/contracts';
-import { DeadLetterPublisher } from './dead-letters.js';
-import { classifyStoreError, type StoreErrorKind } from './store-errors.js';
-import { ensureUsageStream } from './jetstream.js';
-import type { ResilientNatsConnection } from './nats-connection.js';
+import { JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
+import { classifyStoreError, DeadLetterPublisher, type ResilientNatsConnection, type StoreErrorKind } from '@gw/messaging';
 import { counter } from '@gw/metrics';
+import { parseUsageEvents } from './usage-event.js';
+import { ensureUsageStream } from './usage-stream.js';
 
 /** Events a consumer gave up on and moved to DEAD_LETTERS (ADR 0032), for alerting. */
 const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', [
@@ -12,12 +11,12 @@ const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events mov
   'consumer',
 ]);
 
-export interface BatchLogger {
+export interface UsageStreamLogger {
   warn(message: string): void;
   error(message: string): void;
 }
 
-export interface BatchedConsumerOptions<T> {
+export interface UsageStreamConsumerOptions {
   /** Durable consumer name: replicas sharing it share the events, each delivered to one of them. */
   durableName: string;
   filterSubject: string;
@@ -32,22 +31,18 @@ export interface BatchedConsumerOptions<T> {
    * its message is terminated. The consumer's `max_deliver` is set above it (3x) as a backstop.
    */
   maxDeliveries?: number;
-  /** One message's items (a message may carry several); null for a message that can never be handled (it is terminated). */
-  parse(data: Uint8Array): Promise<T[] | null>;
-  /** Handles a batch atomically; a throw leaves the batch unstored (it is then split to find the culprit). */
-  write(items: T[]): Promise<void>;
-  /** The id an item is known by in logs and dead letters (the generation id). */
-  itemId(item: T): string;
+  /** Stores a batch of events atomically; a throw leaves the batch unstored (it is then split to find the culprit). */
+  write(events: UsageRecordedEvent[]): Promise<void>;
   /** Transient (retry all, no split), permanent (this data cannot be stored) or unknown; defaults to `classifyStoreError`. */
   classifyError?(error: unknown): StoreErrorKind;
-  logger: BatchLogger;
+  logger: UsageStreamLogger;
   /** For tests: how long to wait before subscribing again after a failure. */
   retryMs?: number;
   /** For tests: the first nak delay (doubles per delivery up to 30 s). */
   nakDelayMs?: number;
 }
 
-export interface BatchedConsumerStats {
+export interface UsageStreamConsumerStats {
   /** Events whose messages went to DEAD_LETTERS. */
   deadLettered: number;
   /** Messages terminated as malformed. */
@@ -60,19 +55,20 @@ const MAX_NAK_DELAY_MS = 30_000;
 const MAX_OUTAGE_RETRY_MS = 10_000;
 export const DEFAULT_MAX_DELIVERIES = 5;
 
-interface Unit<T> {
+interface Unit {
   message: JsMsg;
-  item: T;
+  item: UsageRecordedEvent;
 }
 
-interface Failure<T> {
-  unit: Unit<T>;
+interface Failure {
+  unit: Unit;
   error: unknown;
   kind: StoreErrorKind;
 }
 
 /**
- * A durable pull consumer of the USAGE stream that hands events to `write` in batches (by
+ * A durable pull consumer of the USAGE stream that parses each message into its usage events
+ * (`parseUsageEvents`, the compiled validator of ADR 0061) and hands them to `write` in batches (by
  * size or after `batchWaitMs`), one batch at a time, and acks a message only after its events
  * were written. With an idempotent `write` (ON CONFLICT DO NOTHING on the generation id) every
  * event counts exactly once however often it is delivered: a replica that dies before its ack
@@ -90,14 +86,14 @@ interface Failure<T> {
  *   reason, consumer, delivery count), logged on one line, counted, and terminated.
  * Malformed messages are terminated at once.
  */
-export class BatchedUsageConsumer<T> {
+export class UsageStreamConsumer {
   private stopped = false;
   private messages?: ConsumerMessages;
   private buffer: JsMsg[] = [];
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private running?: Promise<void>;
-  private readonly counts: BatchedConsumerStats = { deadLettered: 0, malformed: 0 };
+  private readonly counts: UsageStreamConsumerStats = { deadLettered: 0, malformed: 0 };
   private readonly maxDeliveries: number;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly classify: (error: unknown) => StoreErrorKind;
@@ -105,7 +101,7 @@ export class BatchedUsageConsumer<T> {
 
   constructor(
     private readonly nats: ResilientNatsConnection,
-    private readonly options: BatchedConsumerOptions<T>,
+    private readonly options: UsageStreamConsumerOptions,
   ) {
     this.maxDeliveries = Math.max(1, options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
     this.deadLetters = new DeadLetterPublisher(nats.connection);
@@ -117,7 +113,7 @@ export class BatchedUsageConsumer<T> {
     this.running ??= this.run();
   }
 
-  stats(): BatchedConsumerStats {
+  stats(): UsageStreamConsumerStats {
     return { ...this.counts };
   }
 
@@ -194,9 +190,11 @@ export class BatchedUsageConsumer<T> {
 
   private async write(batch: JsMsg[]): Promise<void> {
     const { logger, durableName } = this.options;
-    let units: Array<Unit<T>> = [];
+    let units: Array<Unit> = [];
     for (const message of batch) {
-      const parsed = await this.options.parse(message.data);
+      const parsed = parseUsageEvents(message.data, (index) =>
+        logger.error(`${durableName}: left out invalid usage event #${index} of a batch`),
+      );
       if (parsed === null) {
         logger.error(`${durableName}: terminated a malformed usage event (stream sequence ${message.seq})`);
         this.counts.malformed++;
@@ -210,7 +208,7 @@ export class BatchedUsageConsumer<T> {
     const allUnits = units;
 
     let outageRetries = 0;
-    const stored = new Set<Unit<T>>();
+    const stored = new Set<Unit>();
     for (;;) {
       const failures = await this.writeSplitting(units, stored);
       const somethingStored = stored.size > 0;
@@ -247,7 +245,7 @@ export class BatchedUsageConsumer<T> {
    * alone, down to single events: the failures returned are the events that fail alone
    * (or the whole set, when the error was transient). `stored` collects what was written.
    */
-  private async writeSplitting(units: Array<Unit<T>>, stored: Set<Unit<T>>): Promise<Array<Failure<T>>> {
+  private async writeSplitting(units: Array<Unit>, stored: Set<Unit>): Promise<Array<Failure>> {
     try {
       await this.options.write(units.map((unit) => unit.item));
       for (const unit of units) stored.add(unit);
@@ -263,9 +261,9 @@ export class BatchedUsageConsumer<T> {
   }
 
   /** Acks the messages whose every event was stored; naks or dead-letters the others. */
-  private async settle(batch: JsMsg[], units: Array<Unit<T>>, failures: Array<Failure<T>>): Promise<void> {
+  private async settle(batch: JsMsg[], units: Array<Unit>, failures: Array<Failure>): Promise<void> {
     const { logger, durableName } = this.options;
-    const failedBy = new Map<JsMsg, Array<Failure<T>>>();
+    const failedBy = new Map<JsMsg, Array<Failure>>();
     for (const failure of failures) failedBy.set(failure.unit.message, [...(failedBy.get(failure.unit.message) ?? []), failure]);
     const carrying = new Set(units.map((unit) => unit.message));
     for (const message of batch) {
@@ -276,7 +274,7 @@ export class BatchedUsageConsumer<T> {
         continue;
       }
       const deliveries = message.info.deliveryCount;
-      const ids = failed.map((failure) => this.options.itemId(failure.unit.item));
+      const ids = failed.map((failure) => failure.unit.item.generationId);
       const reason = describe(failed[0]!.error);
       if (deliveries < this.maxDeliveries) {
         const delay = Math.min(MAX_NAK_DELAY_MS, (this.options.nakDelayMs ?? 1_000) * 2 ** Math.min(5, deliveries - 1));
