@@ -88,6 +88,10 @@ type LimiterCommands = {
 
 const NO_LEASE: Lease = { release: async () => undefined };
 
+/** Lease ids: unique across replicas by a random prefix per process, then a counter (no UUID per request). */
+const LEASE_PREFIX = `${randomUUID()}:`;
+let leaseCounter = 0;
+
 /**
  * A key's requests per window and its requests in flight, both shared by every replica
  * through Redis, decided in **one** Redis command per request (ADR 0033, ADR 0064), plus the
@@ -124,7 +128,7 @@ export class KeyLimiter {
   async acquire(key: string, rateLimit: number, concurrencyLimit: number): Promise<KeyLimitsDecision> {
     const { rateName, concurrencyName, durationSeconds, leaseTtlMs } = this.options;
     const slotKey = `semaphore:conc:${concurrencyName}:${key}`;
-    const leaseId = randomUUID();
+    const leaseId = LEASE_PREFIX + (leaseCounter++).toString(36);
     let result: [number, number, number];
     try {
       if (this.store.redis.status !== 'ready') throw new Error('Redis connection is not ready');
