@@ -17,7 +17,8 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Sets the header before any handler runs, so a stream's raw head carries it too. */
 export function registerRequestIdHeader(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
 }

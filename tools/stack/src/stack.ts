@@ -83,7 +83,16 @@ export interface ProcessSpec {
   env: Record<string, string>;
   /** What answers 200 when the process is ready, if anything does. */
   readyUrl?: string;
+  /** Node flags of this process (before `STACK_NODE_ARGS`' ones, which may override them). */
+  nodeArgs?: readonly string[];
 }
+
+/**
+ * The gateway's young generation capped at 16 MB per semi-space, as its container image runs it
+ * (docker/Dockerfile, ADR 0065): V8 sizes it from the machine's memory (64 MB here), which the
+ * gateway's short-lived request garbage fills under load and keeps as RSS.
+ */
+export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16'] as const;
 
 function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
@@ -125,6 +134,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const gateway = (port: number): ProcessSpec => ({
     name: 'api-gateway',
     script: 'apps/api-gateway/dist/main.js',
+    nodeArgs: GATEWAY_NODE_ARGS,
     env: { ...common, ...seed('api-gateway'), PORT: String(port), HOST: '127.0.0.1' },
     readyUrl: `http://127.0.0.1:${port}/health/ready`,
   });
@@ -195,7 +205,7 @@ function nodeArgs(): string[] {
 /** Starts one process of the stack, its output appended to `<logDir>/<name>.log`. */
 export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false): StartedProcess {
   const log = openSync(join(logDir, `${spec.name}.log`), 'a');
-  const child = spawn(process.execPath, [...nodeArgs(), spec.script], {
+  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), ...nodeArgs(), spec.script], {
     cwd: WORKSPACE_ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', log, log],

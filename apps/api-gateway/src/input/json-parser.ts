@@ -34,15 +34,16 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
  * 400 naming the parameter, before any route reads it (values may reach a database query).
  */
 export function registerQueryCheck(fastify: FastifyInstance): void {
-  fastify.addHook('preValidation', async (request) => {
+  fastify.addHook('preValidation', (request, _reply, done) => {
     const query = request.query;
-    if (typeof query !== 'object' || query === null) return;
+    if (typeof query !== 'object' || query === null) return done();
     for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
       const values = Array.isArray(value) ? value : [value];
       if (name.includes('\u0000') || values.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
         const param = name.replaceAll('\u0000', '\\u0000');
-        throw GatewayError.badRequest(`${param}: query parameters must not contain the NUL character (\\u0000)`, { param });
+        return done(GatewayError.badRequest(`${param}: query parameters must not contain the NUL character (\\u0000)`, { param }));
       }
     }
+    done();
   });
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { ConcurrencyLimiter, LimiterStore, RequestRateLimiter, type RateDecision } from '@gw/rate-limit';
+import { KeyLimiter, LimiterStore, type RateDecision } from '@gw/rate-limit';
 import type { FastifyReply } from 'fastify';
 import { IS_PUBLIC } from '../auth/public.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
@@ -18,16 +18,19 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
  */
 @Injectable()
 export class KeyLimitsGuard implements CanActivate {
-  private readonly perMinute: RequestRateLimiter;
-  private readonly inFlight: ConcurrencyLimiter;
+  private readonly limits: KeyLimiter;
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(LimiterStore) store: LimiterStore,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {
-    this.perMinute = new RequestRateLimiter(store, { name: 'key-rpm', points: env.KEY_RATE_LIMIT_RPM, durationSeconds: 60 });
-    this.inFlight = new ConcurrencyLimiter(store, { name: 'key-concurrency', leaseTtlMs: env.KEY_CONCURRENCY_LEASE_MS });
+    this.limits = new KeyLimiter(store, {
+      rateName: 'key-rpm',
+      durationSeconds: 60,
+      concurrencyName: 'key-concurrency',
+      leaseTtlMs: env.KEY_CONCURRENCY_LEASE_MS,
+    });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -38,14 +41,10 @@ export class KeyLimitsGuard implements CanActivate {
     const reply = http.getResponse<FastifyReply>();
     const rpm = principal.rateLimits?.requestsPerMinute ?? this.env.KEY_RATE_LIMIT_RPM;
     const concurrency = principal.rateLimits?.concurrentRequests ?? this.env.KEY_CONCURRENCY_LIMIT;
-    // Both scripts leave in one write (ioredis auto-pipelining).
-    const [rate, slot] = await Promise.all([
-      this.perMinute.consume(principal.keyHash, rpm),
-      this.inFlight.tryAcquire(principal.keyHash, concurrency),
-    ]);
+    // One Redis command for both (ADR 0064): a window refusal takes no slot.
+    const { rate, slot } = await this.limits.acquire(principal.keyHash, rpm, concurrency);
     if (!rate.degraded) setRateHeaders(reply, rate);
-    if (!rate.allowed) {
-      if (slot.allowed) await slot.lease.release();
+    if (!rate.allowed || !slot) {
       throw tooMany(
         `Rate limit exceeded: ${rate.limit} requests per minute for this key`,
         'requests_per_minute',

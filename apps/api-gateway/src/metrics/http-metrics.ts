@@ -22,11 +22,38 @@ function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';
 }
 
+/** The series of one route and method, bound once: prom-client hashes a label object on every call otherwise. */
+interface RouteSeries {
+  duration: ReturnType<typeof duration.labels>;
+  /** `status key_kind` -> the counter's child. */
+  requests: Map<string, ReturnType<typeof requests.labels>>;
+}
+
+/** `method route` -> its series; bounded like the labels themselves (routes are patterns, methods few). */
+const seriesByRoute = new Map<string, RouteSeries>();
+
+function seriesOf(route: string, method: string): RouteSeries {
+  const id = `${method} ${route}`;
+  let series = seriesByRoute.get(id);
+  if (!series) {
+    series = { duration: duration.labels({ route, method }), requests: new Map() };
+    seriesByRoute.set(id, series);
+  }
+  return series;
+}
+
 function record(request: Timed, status: number): void {
   const route = routeOf(request);
-  requests.inc({ route, method: request.method, status: String(status), key_kind: request.principal?.keyKind ?? 'none' });
-  if (request.metricsStart !== undefined)
-    duration.observe({ route, method: request.method }, (performance.now() - request.metricsStart) / 1000);
+  const series = seriesOf(route, request.method);
+  const keyKind = request.principal?.keyKind ?? 'none';
+  const id = `${status} ${keyKind}`;
+  let counted = series.requests.get(id);
+  if (!counted) {
+    counted = requests.labels({ route, method: request.method, status: String(status), key_kind: keyKind });
+    series.requests.set(id, counted);
+  }
+  counted.inc();
+  if (request.metricsStart !== undefined) series.duration.observe((performance.now() - request.metricsStart) / 1000);
 }
 
 function finish(request: Timed, status: number): void {
@@ -38,13 +65,21 @@ function finish(request: Timed, status: number): void {
 
 /** Counts and times every answer, streams included (their time runs to the stream's end). */
 export function registerHttpMetrics(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request: Timed) => {
+  // Callback hooks (no promise per request and hook).
+  fastify.addHook('onRequest', (request: Timed, _reply, done) => {
     request.metricsStart = performance.now();
     inFlight.inc();
+    done();
   });
-  fastify.addHook('onResponse', async (request: Timed, reply) => finish(request, reply.statusCode));
+  fastify.addHook('onResponse', (request: Timed, reply, done) => {
+    finish(request, reply.statusCode);
+    done();
+  });
   // A client that leaves before the answer: 499 (nginx's "client closed"), counted once whatever follows.
-  fastify.addHook('onRequestAbort', async (request: Timed) => finish(request, 499));
+  fastify.addHook('onRequestAbort', (request: Timed, done) => {
+    finish(request, 499);
+    done();
+  });
 }
 
 /**

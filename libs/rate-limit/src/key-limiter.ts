@@ -1,0 +1,272 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { ConcurrencyDecision, Lease } from './concurrency.limiter.js';
+import type { LimiterStore } from './limiter-store.js';
+import { refusals } from './limiter-metrics.js';
+import type { RateDecision } from './request-rate.limiter.js';
+
+export interface KeyLimiterOptions {
+  /** The window counter's family, e.g. `key-rpm` (the key `<prefix>rate:<rateName>:<key>`, as `RequestRateLimiter` names it). */
+  rateName: string;
+  durationSeconds: number;
+  /** The in-flight set's family, e.g. `key-concurrency` (`<prefix>semaphore:conc:<name>:<key>`, as `ConcurrencyLimiter`). */
+  concurrencyName: string;
+  /** A held slot is renewed while its holder lives; a replica that dies loses its slots after at most this long. */
+  leaseTtlMs: number;
+}
+
+/** What one `acquire` decided: the window always; a slot only when the window allowed the request. */
+export interface KeyLimitsDecision {
+  rate: RateDecision;
+  /** Undefined when the window refused: no slot was asked for (nothing to give back). */
+  slot?: ConcurrencyDecision;
+}
+
+/**
+ * The window counter (rate-limiter-flexible's script, word for word) then, when the window
+ * allows, the in-flight slot (redis-semaphore's acquire script, word for word), in one script:
+ * one command and one round trip where the two libraries cost two scripts (ADR 0064). Same keys
+ * and the same data as those libraries, so replicas running either share the counts.
+ * Returns {consumed, window ttl ms, slot}: slot -1 not asked (window refused), 0 refused, 1 held.
+ */
+const ACQUIRE_LUA = `
+redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local consumed = redis.call('incrby', KEYS[1], 1)
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[1])
+  ttl = 1000 * ARGV[1]
+end
+if consumed > tonumber(ARGV[2]) then
+  return {consumed, ttl, -1}
+end
+local now = tonumber(ARGV[5])
+local leaseTtl = tonumber(ARGV[6])
+redis.call('zremrangebyscore', KEYS[2], '-inf', now - leaseTtl)
+if redis.call('zcard', KEYS[2]) < tonumber(ARGV[3]) then
+  redis.call('zadd', KEYS[2], now, ARGV[4])
+  redis.call('pexpire', KEYS[2], leaseTtl)
+  return {consumed, ttl, 1}
+end
+return {consumed, ttl, 0}
+`;
+
+/**
+ * Renews every lease this process holds in one in-flight set (redis-semaphore's refresh, for
+ * many members at once): a member still present gets the current time; one that is gone (its
+ * lease lapsed, e.g. after a long outage) is returned so the holder can be told.
+ */
+const RENEW_LUA = `
+local now = tonumber(ARGV[1])
+local leaseTtl = tonumber(ARGV[2])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - leaseTtl)
+local lost = {}
+for i = 3, #ARGV do
+  if redis.call('zscore', KEYS[1], ARGV[i]) then
+    redis.call('zadd', KEYS[1], now, ARGV[i])
+  else
+    lost[#lost + 1] = ARGV[i]
+  end
+end
+redis.call('pexpire', KEYS[1], leaseTtl)
+return lost
+`;
+
+type LimiterCommands = {
+  gwKeyLimitsAcquire(
+    rateKey: string,
+    slotKey: string,
+    windowSeconds: number,
+    rateLimit: number,
+    slotLimit: number,
+    leaseId: string,
+    now: number,
+    leaseTtlMs: number,
+  ): Promise<[number, number, number]>;
+  gwKeyLimitsRenew(slotKey: string, now: number, leaseTtlMs: number, ...leaseIds: string[]): Promise<string[]>;
+};
+
+const NO_LEASE: Lease = { release: async () => undefined };
+
+/** Lease ids: unique across replicas by a random prefix per process, then a counter (no UUID per request). */
+const LEASE_PREFIX = `${randomUUID()}:`;
+let leaseCounter = 0;
+
+/**
+ * A key's requests per window and its requests in flight, both shared by every replica
+ * through Redis, decided in **one** Redis command per request (ADR 0033, ADR 0064), plus the
+ * slot's `ZREM` when the request ends. Semantics of `RequestRateLimiter.consume` followed by
+ * `ConcurrencyLimiter.tryAcquire`: a fixed window from the key's first request; a refusal by
+ * the window counts in it and takes no slot; a refusal for concurrency has counted a point
+ * of the window. Releases of one loop turn leave as one `ZREM` per key; held leases are
+ * renewed together, every third of `leaseTtlMs`, by one timer per limiter (not one per
+ * request). Redis down: fail open (`degraded`), counted by the store.
+ */
+export class KeyLimiter {
+  private readonly logger = new Logger('RateLimit');
+  private readonly commands: LimiterCommands;
+  /** In-flight set key -> lease ids this process holds in it. */
+  private readonly held = new Map<string, Set<string>>();
+  private renewTimer?: NodeJS.Timeout;
+  private renewing = false;
+  /** Releases of this loop turn, per in-flight set: one `ZREM` per set for all of them. */
+  private releases = new Map<string, string[]>();
+  private releasesSent?: Promise<void>;
+
+  constructor(
+    private readonly store: LimiterStore,
+    private readonly options: KeyLimiterOptions,
+  ) {
+    const redis = store.redis;
+    if (!('gwKeyLimitsAcquire' in redis)) {
+      redis.defineCommand('gwKeyLimitsAcquire', { numberOfKeys: 2, lua: ACQUIRE_LUA });
+      redis.defineCommand('gwKeyLimitsRenew', { numberOfKeys: 1, lua: RENEW_LUA });
+    }
+    this.commands = redis as unknown as LimiterCommands;
+  }
+
+  async acquire(key: string, rateLimit: number, concurrencyLimit: number): Promise<KeyLimitsDecision> {
+    const { rateName, concurrencyName, durationSeconds, leaseTtlMs } = this.options;
+    const slotKey = `semaphore:conc:${concurrencyName}:${key}`;
+    const leaseId = LEASE_PREFIX + (leaseCounter++).toString(36);
+    let result: [number, number, number];
+    try {
+      if (this.store.redis.status !== 'ready') throw new Error('Redis connection is not ready');
+      const now = Date.now();
+      result = await this.commands.gwKeyLimitsAcquire(
+        `rate:${rateName}:${key}`,
+        slotKey,
+        durationSeconds,
+        rateLimit,
+        concurrencyLimit,
+        leaseId,
+        now,
+        leaseTtlMs,
+      );
+    } catch (error) {
+      this.store.reportUnavailable(rateName, error);
+      return {
+        rate: {
+          allowed: true,
+          limit: rateLimit,
+          remaining: rateLimit,
+          resetAt: Date.now() + durationSeconds * 1000,
+          retryAfterSeconds: 0,
+          degraded: true,
+        },
+        slot: { allowed: true, limit: concurrencyLimit, lease: NO_LEASE, degraded: true },
+      };
+    }
+    const [consumed, ttlMs, slot] = result;
+    const rateAllowed = slot !== -1;
+    const rate: RateDecision = {
+      allowed: rateAllowed,
+      limit: rateLimit,
+      remaining: Math.max(rateLimit - consumed, 0),
+      resetAt: Date.now() + ttlMs,
+      retryAfterSeconds: rateAllowed ? 0 : Math.max(1, Math.ceil(ttlMs / 1000)),
+      degraded: false,
+    };
+    if (!rateAllowed) {
+      refusals.inc({ limiter: rateName });
+      return { rate };
+    }
+    if (slot === 0) {
+      refusals.inc({ limiter: concurrencyName });
+      return { rate, slot: { allowed: false, limit: concurrencyLimit, retryAfterSeconds: 1, degraded: false } };
+    }
+    return { rate, slot: { allowed: true, limit: concurrencyLimit, lease: this.hold(slotKey, leaseId), degraded: false } };
+  }
+
+  /** Leases held by this process (all keys). */
+  get heldCount(): number {
+    let count = 0;
+    for (const ids of this.held.values()) count += ids.size;
+    return count;
+  }
+
+  /** Stops renewing (shutdown); held leases then lapse after `leaseTtlMs` unless released. */
+  close(): void {
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  private hold(slotKey: string, leaseId: string): Lease {
+    let ids = this.held.get(slotKey);
+    if (!ids) this.held.set(slotKey, (ids = new Set()));
+    ids.add(leaseId);
+    this.renewTimer ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.options.leaseTtlMs / 3))).unref();
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.forget(slotKey, leaseId);
+        await this.queueRelease(slotKey, leaseId);
+      },
+    };
+  }
+
+  /**
+   * Gives the slot back at the end of this loop turn, with the other releases of the turn (many
+   * requests end together under load): one `ZREM key id…` per in-flight set instead of one per
+   * request. Resolves once Redis answered; never rejects (a lease not removed lapses after leaseTtlMs).
+   */
+  private queueRelease(slotKey: string, leaseId: string): Promise<void> {
+    const ids = this.releases.get(slotKey);
+    if (ids) ids.push(leaseId);
+    else this.releases.set(slotKey, [leaseId]);
+    this.releasesSent ??= new Promise<void>((resolve) => setImmediate(() => void this.sendReleases().then(resolve)));
+    return this.releasesSent;
+  }
+
+  private async sendReleases(): Promise<void> {
+    const batch = this.releases;
+    this.releases = new Map();
+    this.releasesSent = undefined;
+    await Promise.all(
+      [...batch].map(async ([slotKey, ids]) => {
+        try {
+          await this.store.redis.zrem(slotKey, ...ids);
+        } catch (error) {
+          this.store.reportUnavailable(this.options.concurrencyName, error);
+        }
+      }),
+    );
+  }
+
+  private forget(slotKey: string, leaseId: string): void {
+    const ids = this.held.get(slotKey);
+    if (!ids) return;
+    ids.delete(leaseId);
+    if (ids.size === 0) this.held.delete(slotKey);
+    if (this.held.size === 0) this.close();
+  }
+
+  /** One command per in-flight set this process holds leases in; Redis down keeps the leases (they lapse if it lasts). */
+  private async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const now = Date.now();
+      await Promise.all(
+        [...this.held].map(async ([slotKey, ids]) => {
+          try {
+            const lost = await this.commands.gwKeyLimitsRenew(slotKey, now, this.options.leaseTtlMs, ...ids);
+            for (const leaseId of lost) {
+              // Still counted as held here until released; the slot in Redis is free for others.
+              this.logger.warn({ limiter: this.options.concurrencyName }, 'A concurrency lease expired while held');
+              ids.delete(leaseId);
+            }
+            if (ids.size === 0) this.held.delete(slotKey);
+          } catch (error) {
+            this.store.reportUnavailable('lease-renewal', error);
+          }
+        }),
+      );
+      if (this.held.size === 0) this.close();
+    } finally {
+      this.renewing = false;
+    }
+  }
+}
