@@ -1,10 +1,10 @@
-import { type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import { randomFillSync } from 'node:crypto';
 import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.js';
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
-import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
+import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js';
 import { timedRequest } from './rpc-metrics.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
@@ -154,9 +154,17 @@ export class RpcClient {
    * responses in order and rejects with the error (no responders 503, bus down 503, timeouts
    * 504, or the service's own error) after the packets before it. Breaking out of it drops
    * later packets; it does not stop the service (see EVENTS.streamCancelled).
+   * With `frames`, a service that supports them sends raw frames instead (ADR 0067): those
+   * packets are `Uint8Array`s, the bytes for the caller's client, possibly several frames each.
    */
   stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
-    const { headers, span } = outgoingCall(subject);
+    const call = outgoingCall(subject);
+    const { span } = call;
+    let { headers } = call;
+    if (options.frames) {
+      headers ??= natsHeaders();
+      headers.set(STREAM_HEADER, 'frames');
+    }
     const open: OpenStream = {
       id: this.nextId(),
       stream: undefined as unknown as RpcStream<unknown>,
@@ -355,9 +363,19 @@ export class RpcClient {
 }
 
 function onStreamPacket(stream: RpcStream<unknown>, message: Msg, data: Uint8Array): void {
-  if (message.headers?.hasError && message.headers.code === 503) {
-    stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
-    return;
+  const headers = message.headers;
+  if (headers) {
+    // Frames (ADR 0067): the body is bytes for the client, passed on untouched.
+    const frames = headers.get(STREAM_HEADER);
+    if (frames === 'frames' || frames === 'end') {
+      if (data.length > 0) stream.push(data);
+      if (frames === 'end') stream.end();
+      return;
+    }
+    if (headers.hasError && headers.code === 503) {
+      stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
+      return;
+    }
   }
   let packet: NestReplyPacket;
   try {
