@@ -6,7 +6,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Span } from '@openteleme
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { InFlightRequests } from './rpc-liveness.js';
-import { STREAM_HEADER } from './rpc-stream.js';
+import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
 import { StreamFrameWriter } from './stream-frame-writer.js';
 import { withHeaders } from './trace-headers.js';
 
@@ -166,9 +166,9 @@ export class PlainSubjectNatsServer extends ServerNats {
         // An emission of a handler that took the sink is a frame too.
         if (packet.response !== undefined) frames.write(String(packet.response));
         if (failed) {
-          // The frames written before the failure first, then Nest's error packet, which the caller reads as ever.
+          // The frames written before the failure first, then Nest's error packet, marked as such.
           frames.flush();
-          result = publish(packet);
+          result = natsMsg.respond(JSON.stringify({ ...packet, id }), { headers: STREAM_ERROR_HEADERS });
         } else if (packet.isDisposed === true) frames.end();
       } else {
         result = publish(packet);

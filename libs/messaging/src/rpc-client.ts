@@ -42,6 +42,8 @@ interface PendingCall extends Liveness {
 interface OpenStream extends Liveness {
   id: string;
   stream: RpcStream<unknown>;
+  /** The service answers with frames (ADR 0067): its messages without headers are frames too. */
+  frames?: boolean;
 }
 
 export interface RpcClientOptions {
@@ -280,7 +282,7 @@ export class RpcClient {
       // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
       if (open) {
         open.lastHeard = Date.now();
-        onStreamPacket(open.stream, message, data);
+        onStreamPacket(open, message, data);
       }
       return;
     }
@@ -362,20 +364,26 @@ export class RpcClient {
   }
 }
 
-function onStreamPacket(stream: RpcStream<unknown>, message: Msg, data: Uint8Array): void {
+function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array): void {
+  const { stream } = open;
   const headers = message.headers;
-  if (headers) {
-    // Frames (ADR 0067): the body is bytes for the client, passed on untouched.
-    const frames = headers.get(STREAM_HEADER);
-    if (frames === 'frames' || frames === 'end') {
-      if (data.length > 0) stream.push(data);
-      if (frames === 'end') stream.end();
-      return;
-    }
-    if (headers.hasError && headers.code === 503) {
-      stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
-      return;
-    }
+  const marker = headers?.get(STREAM_HEADER);
+  if (marker === 'frames' || marker === 'end') {
+    open.frames = true;
+    if (data.length > 0) stream.push(data);
+    if (marker === 'end') stream.end();
+    return;
+  }
+  // After the first message of frames (ADR 0067) the next ones carry no Gw-Stream (an object-store
+  // reference only its own header): the body is bytes for the client.
+  if (!marker && open.frames) {
+    if (data.length > 0) stream.push(data);
+    return;
+  }
+  // An error of a stream of frames is Nest's packet, marked `error`: read below.
+  if (marker !== 'error' && headers?.hasError && headers.code === 503) {
+    stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
+    return;
   }
   let packet: NestReplyPacket;
   try {

@@ -4,18 +4,20 @@ import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 /**
  * Stream frames (ADR 0067). A caller that can write a stream's packets to its client as they
  * are sends `Gw-Stream: frames` with the request; a handler that opted in (`useStreamFrames()`)
- * then replies with messages whose body is one or more frames, the exact bytes for the client,
- * and whose header says what they are: `Gw-Stream: frames`, or `Gw-Stream: end` for the last
- * (its body may be empty). An error is still Nest's `{err}` packet (no `Gw-Stream` header), and
- * so is every packet of a handler that did not opt in, or of a service that predates this: the
- * caller reads both.
+ * then replies with messages whose body is one or more frames, the exact bytes for the client.
+ * The first such message says so (`Gw-Stream: frames`); the ones after it carry no header at
+ * all (a header costs its encoding and decoding on every message), the last says
+ * `Gw-Stream: end` (its body may be empty), and an error is Nest's `{err}` packet marked
+ * `Gw-Stream: error`. Every packet of a handler that did not opt in, or of a service that
+ * predates frames, is Nest's packet as before (no `Gw-Stream`): the caller reads both.
  */
 export const STREAM_HEADER = 'Gw-Stream';
-export type StreamHeaderValue = 'frames' | 'end';
+export type StreamHeaderValue = 'frames' | 'end' | 'error';
 
 /** Shared, never mutated: nats.js encodes headers on each publish. */
 export const STREAM_FRAMES_HEADERS: MsgHdrs = streamHeaders('frames');
 export const STREAM_END_HEADERS: MsgHdrs = streamHeaders('end');
+export const STREAM_ERROR_HEADERS: MsgHdrs = streamHeaders('error');
 
 function streamHeaders(value: StreamHeaderValue): MsgHdrs {
   const headers = natsHeaders();

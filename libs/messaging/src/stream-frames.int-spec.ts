@@ -4,7 +4,7 @@ import { loggerParams } from '@gw/config';
 import { GatewayError } from '@gw/errors';
 import { Objm } from '@nats-io/obj';
 import { LoggerModule } from 'nestjs-pino';
-import { concat, from, map, Observable, of, throwError, timer } from 'rxjs';
+import { concat, map, Observable, of, throwError, timer } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RPC_BODIES_BUCKET } from './large-bodies.js';
 import { useStreamFrames } from './rpc-liveness.js';
@@ -45,9 +45,15 @@ class FramesProbeController {
     );
   }
 
+  @MessagePattern('probe.frames-refuse')
+  refuse(): Observable<string> {
+    return framed(throwError(() => new GatewayError(402, 'No credits left', { errorType: 'payment_required' })));
+  }
+
   @MessagePattern('probe.frames-big')
   big(): Observable<string> {
-    return framed(from(['first', 'x'.repeat(2 * MB), 'last']));
+    // The large frame is not the first message (which carries the Gw-Stream mark), and a small one follows it.
+    return framed(concat(of('first'), timer(5).pipe(map(() => 'x'.repeat(2 * MB))), of('last')));
   }
 
   /** A handler that never opted in: Nest packets whatever the caller accepts. */
@@ -113,6 +119,12 @@ describe('stream frames between RpcClient and PlainSubjectNatsServer on a real n
     const { packets, error } = await read(harness.client.stream('probe.frames-fail-mid', {}, { ...options, frames: true }));
     expect(text(packets)).toBe(sse('{"n":0}') + sse('{"n":1}'));
     expect(error).toMatchObject({ status: 502, errorType: 'provider_unavailable' });
+  });
+
+  it('fails before any frame with the service error, which a caller of frames still tells apart from a frame', async () => {
+    const { packets, error } = await read(harness.client.stream('probe.frames-refuse', {}, { ...options, frames: true }));
+    expect(packets).toEqual([]);
+    expect(error).toMatchObject({ status: 402, errorType: 'payment_required' });
   });
 
   it('sends a frame over max_payload through the object store, in order, and deletes it', async () => {
