@@ -155,21 +155,24 @@ export class PlainSubjectNatsServer extends ServerNats {
     request.replying = true;
     // Stream frames (ADR 0067): the handler writes them to this sink (useStreamFrames), past Nest's packets.
     const frames = request.framesAccepted ? new StreamFrameWriter((data, options) => natsMsg.respond(data, options)) : undefined;
-    if (frames) request.frameSink = (frame) => frames.write(frame);
+    if (frames) request.frameSink = { write: (frame) => frames.write(frame), end: () => frames.end() };
     const wrapped: Publisher = (packet) => {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
       const failed = packet.err !== undefined && packet.err !== null;
       const last = packet.isDisposed === true || failed;
       if (failed && request.span) markRpcFailure(request.span, packet.err);
       let result: unknown;
-      if (frames && request.frames && !frames.isEnded) {
-        // An emission of a handler that took the sink is a frame too.
-        if (packet.response !== undefined) frames.write(String(packet.response));
-        if (failed) {
-          // The frames written before the failure first, then Nest's error packet, marked as such.
-          frames.flush();
-          result = natsMsg.respond(JSON.stringify({ ...packet, id }), { headers: STREAM_ERROR_HEADERS });
-        } else if (packet.isDisposed === true) frames.end();
+      if (frames && request.frames) {
+        // A handler that ended its frames itself (FrameSink.end) left Nest's end nothing to say.
+        if (!frames.isEnded) {
+          // An emission of a handler that took the sink is a frame too.
+          if (packet.response !== undefined) frames.write(String(packet.response));
+          if (failed) {
+            // The frames written before the failure first, then Nest's error packet, marked as such.
+            frames.flush();
+            result = natsMsg.respond(JSON.stringify({ ...packet, id }), { headers: STREAM_ERROR_HEADERS });
+          } else if (packet.isDisposed === true) frames.end();
+        }
       } else {
         result = publish(packet);
       }

@@ -67,8 +67,16 @@ export function markCommitted(): void {
   current.getStore()?.commit();
 }
 
-/** Takes one frame: the exact bytes the caller's client receives (ADR 0067). */
-export type FrameSink = (frame: string) => void;
+/** Where a streaming handler writes its frames (ADR 0067). */
+export interface FrameSink {
+  /** One frame: the exact bytes the caller's client receives. */
+  write(frame: string): void;
+  /**
+   * The stream is complete: what is held goes out with the end marker in one message, without
+   * waiting for Nest's own end a tick later. Call it right before completing the Observable.
+   */
+  end(): void;
+}
 
 /**
  * Called by a streaming handler that can write each packet as the exact bytes its caller's

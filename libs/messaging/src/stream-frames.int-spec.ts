@@ -20,9 +20,24 @@ function framed(packets: Observable<string>): Observable<string> {
   if (!sink) return packets;
   return new Observable<string>((subscriber) =>
     packets.subscribe({
-      next: (packet) => sink(sse(packet)),
+      next: (packet) => sink.write(sse(packet)),
       error: (error) => subscriber.error(error),
       complete: () => subscriber.complete(),
+    }),
+  );
+}
+
+/** As `framed`, ending the frames itself (as inference's stream handlers do), so the last frames and the end share a message. */
+function framedEnding(packets: Observable<string>): Observable<string> {
+  const sink = useStreamFrames()!;
+  return new Observable<string>((subscriber) =>
+    packets.subscribe({
+      next: (packet) => sink.write(sse(packet)),
+      error: (error) => subscriber.error(error),
+      complete: () => {
+        sink.end();
+        subscriber.complete();
+      },
     }),
   );
 }
@@ -43,6 +58,11 @@ class FramesProbeController {
         throwError(() => new GatewayError(502, 'Provider cut the stream', { errorType: 'provider_unavailable' })),
       ),
     );
+  }
+
+  @MessagePattern('probe.frames-ending')
+  ending(): Observable<string> {
+    return framedEnding(concat(of('{"n":0}'), timer(5).pipe(map(() => '{"n":1}'))));
   }
 
   @MessagePattern('probe.frames-refuse')
@@ -101,6 +121,23 @@ describe('stream frames between RpcClient and PlainSubjectNatsServer on a real n
     // The five frames written in one turn share the first message; the two after the timer the next.
     expect(decoder.decode(packets[0] as Uint8Array)).toBe([0, 1, 2, 3, 4].map((n) => sse(`{"n":${n}}`)).join(''));
     expect(packets).toHaveLength(2);
+  });
+
+  it('sends the last frames and the end in one message when the handler ends its frames itself', async () => {
+    // Every reply message on the bus (heartbeats aside), seen by a second subscription to the inboxes.
+    const replies: string[] = [];
+    const spy = harness.connection.connection.subscribe('_INBOX.>', {
+      callback: (_error, message) => {
+        if (!message.headers?.get('Gw-Rpc')) replies.push(message.headers?.get('Gw-Stream') || 'bare');
+      },
+    });
+    const { packets, error } = await read(harness.client.stream('probe.frames-ending', {}, { ...options, frames: true }));
+    await harness.connection.connection.flush();
+    spy.unsubscribe();
+    expect(error).toBeUndefined();
+    expect(packets.map((packet) => decoder.decode(packet as Uint8Array))).toEqual([sse('{"n":0}'), sse('{"n":1}')]);
+    // The end message carried the last frame: two messages in all, nothing after it from Nest's own end.
+    expect(replies).toEqual(['frames', 'end']);
   });
 
   it('gives a caller that does not ask for frames (an older gateway) the packets as before', async () => {

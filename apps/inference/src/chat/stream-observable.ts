@@ -36,11 +36,15 @@ export function observeStream(
     const emit: (packet: string) => void = !sink
       ? (packet) => subscriber.next(packet)
       : frame === ALREADY_FRAMED
-        ? sink
-        : (packet) => sink(frame(packet));
+        ? (packet) => sink.write(packet)
+        : (packet) => sink.write(frame(packet));
     run(controller.signal, emit)
       .then(
-        () => subscriber.complete(),
+        () => {
+          // The last frames (the usage chunk) and the end in one message, not two.
+          sink?.end();
+          subscriber.complete();
+        },
         (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
       )
       .finally(() => cancellations.release(streamId, controller));
