@@ -12,6 +12,7 @@ import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
+import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
@@ -68,6 +69,8 @@ export class AppModule {
         AuthCacheService,
         KeyUsageTracker,
         ChatStreamRelay,
+        InferenceCallCanceller,
+        CancellableInferenceCalls,
         OpenApiDocumentHolder,
         BatchRateLimitGuard,
         { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },

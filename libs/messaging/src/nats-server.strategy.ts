@@ -6,6 +6,9 @@ import { context, SpanKind, SpanStatusCode, trace, type Span } from '@openteleme
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { InFlightRequests } from './rpc-liveness.js';
+import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
+import { StreamFrameWriter } from './stream-frame-writer.js';
+import { withHeaders } from './trace-headers.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   /** How often a request still being handled tells its caller the replica is alive (ADR 0025). */
@@ -34,7 +37,10 @@ type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unkn
  *   Nest's path;
  * - bodies over NATS's max_payload (ADR 0031): a request with `Gw-Body-Ref` is read from the
  *   object store RPC_BODIES before Nest sees it, and a reply too large for one message is put
- *   there and sent as a reference (in order with the packets after it).
+ *   there and sent as a reference (in order with the packets after it);
+ * - stream frames (ADR 0067): when the caller asked for them and the handler opted in
+ *   (`useStreamFrames()`), each emission goes out as raw bytes, frames of one turn in one
+ *   message (`StreamFrameWriter`), instead of a JSON packet per emission.
  */
 export class PlainSubjectNatsServer extends ServerNats {
   readonly inFlight: InFlightRequests;
@@ -114,6 +120,7 @@ export class PlainSubjectNatsServer extends ServerNats {
     this.inFlight.attach(this.internals().natsClient!);
     return this.inFlight.track(natsMsg.reply, async (request) => {
       request.span = span;
+      request.framesAccepted = natsMsg.headers?.get(STREAM_HEADER) === 'frames';
       try {
         let message = natsMsg;
         if (natsMsg.headers?.get(RPC_BODY_HEADER)) {
@@ -146,12 +153,29 @@ export class PlainSubjectNatsServer extends ServerNats {
     const request = this.inFlight.current();
     if (!request) return publish;
     request.replying = true;
+    // Stream frames (ADR 0067): the handler writes them to this sink (useStreamFrames), past Nest's packets.
+    const frames = request.framesAccepted ? new StreamFrameWriter((data, options) => natsMsg.respond(data, options)) : undefined;
+    if (frames) request.frameSink = { write: (frame) => frames.write(frame), end: () => frames.end() };
     const wrapped: Publisher = (packet) => {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
       const failed = packet.err !== undefined && packet.err !== null;
       const last = packet.isDisposed === true || failed;
       if (failed && request.span) markRpcFailure(request.span, packet.err);
-      const result = publish(packet);
+      let result: unknown;
+      if (frames && request.frames) {
+        // A handler that ended its frames itself (FrameSink.end) left Nest's end nothing to say.
+        if (!frames.isEnded) {
+          // An emission of a handler that took the sink is a frame too.
+          if (packet.response !== undefined) frames.write(String(packet.response));
+          if (failed) {
+            // The frames written before the failure first, then Nest's error packet, marked as such.
+            frames.flush();
+            result = natsMsg.respond(JSON.stringify({ ...packet, id }), { headers: STREAM_ERROR_HEADERS });
+          } else if (packet.isDisposed === true) frames.end();
+        }
+      } else {
+        result = publish(packet);
+      }
       if (last) {
         const pending = this.replyChains.get(request);
         if (pending) void pending.finally(() => this.inFlight.done(request));
@@ -212,8 +236,9 @@ export class PlainSubjectNatsServer extends ServerNats {
           return;
         }
         try {
+          // The reply's own headers (a stream frame's Gw-Stream, ADR 0067) travel with the reference.
           const { headers } = await bodies.put(data);
-          natsMsg.respond(EMPTY, { headers });
+          natsMsg.respond(EMPTY, { headers: withHeaders(headers, options?.headers) });
         } catch (error) {
           this.log.error(`A reply of ${data.length} bytes could not be stored in the object store: ${(error as Error).message}`);
           const err = toRpcError(

@@ -1,11 +1,11 @@
-import { type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
 import type { RpcMessage, RpcStreamMessage } from '@gw/contracts';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import { randomFillSync } from 'node:crypto';
 import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.js';
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
-import { RpcStream, type RpcStreamOptions } from './rpc-stream.js';
+import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js';
 import { timedRequest } from './rpc-metrics.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
@@ -43,6 +43,8 @@ interface PendingCall extends Liveness {
 interface OpenStream extends Liveness {
   id: string;
   stream: RpcStream<unknown>;
+  /** The service answers with frames (ADR 0067): its messages without headers are frames too. */
+  frames?: boolean;
 }
 
 export interface RpcClientOptions {
@@ -168,6 +170,8 @@ export class RpcClient {
    * responses in order and rejects with the error (no responders 503, bus down 503, timeouts
    * 504, or the service's own error) after the packets before it. Breaking out of it drops
    * later packets; it does not stop the service (see EVENTS.streamCancelled).
+   * With `frames`, a service that supports them sends raw frames instead (ADR 0067): those
+   * packets are `Uint8Array`s, the bytes for the caller's client, possibly several frames each.
    */
   stream<Request, Chunk>(
     message: RpcStreamMessage<Request, Chunk>,
@@ -177,7 +181,13 @@ export class RpcClient {
   stream<T>(subject: string, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T>;
   stream<T>(target: string | AnyRpcStreamMessage, data: unknown, options: RpcStreamOptions & RpcCallOptions): RpcStream<T> {
     const subject = typeof target === 'string' ? target : target.subject;
-    const { headers, span } = outgoingCall(subject);
+    const call = outgoingCall(subject);
+    const { span } = call;
+    let { headers } = call;
+    if (options.frames) {
+      headers ??= natsHeaders();
+      headers.set(STREAM_HEADER, 'frames');
+    }
     const open: OpenStream = {
       id: this.nextId(),
       stream: undefined as unknown as RpcStream<unknown>,
@@ -293,7 +303,7 @@ export class RpcClient {
       // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
       if (open) {
         open.lastHeard = Date.now();
-        onStreamPacket(open.stream, message, data);
+        onStreamPacket(open, message, data);
       }
       return;
     }
@@ -375,8 +385,24 @@ export class RpcClient {
   }
 }
 
-function onStreamPacket(stream: RpcStream<unknown>, message: Msg, data: Uint8Array): void {
-  if (message.headers?.hasError && message.headers.code === 503) {
+function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array): void {
+  const { stream } = open;
+  const headers = message.headers;
+  const marker = headers?.get(STREAM_HEADER);
+  if (marker === 'frames' || marker === 'end') {
+    open.frames = true;
+    if (data.length > 0) stream.push(data);
+    if (marker === 'end') stream.end();
+    return;
+  }
+  // After the first message of frames (ADR 0067) the next ones carry no Gw-Stream (an object-store
+  // reference only its own header): the body is bytes for the client.
+  if (!marker && open.frames) {
+    if (data.length > 0) stream.push(data);
+    return;
+  }
+  // An error of a stream of frames is Nest's packet, marked `error`: read below.
+  if (marker !== 'error' && headers?.hasError && headers.code === 503) {
     stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
     return;
   }

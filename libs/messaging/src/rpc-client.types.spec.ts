@@ -1,4 +1,4 @@
-import { ChatCreate, ChatStream, KeysGet, type ApiKeyView, type ChatCompletionView, type Principal } from '@gw/contracts';
+import { ChatCreate, ChatStream, KeysGet, type ApiKeyView, type ChatCompletionView, type Principal, type StreamPacket } from '@gw/contracts';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { RpcClient } from './rpc-client.js';
 import type { RpcStream } from './rpc-stream.js';
@@ -14,7 +14,7 @@ const timeouts = { firstPacketTimeoutMs: 1_000, idleTimeoutMs: 1_000 };
 function typedCalls(rpc: RpcClient): void {
   expectTypeOf(rpc.send(KeysGet, { principal, hash: 'a'.repeat(64) })).toEqualTypeOf<Promise<ApiKeyView>>();
   expectTypeOf(rpc.send(ChatCreate, { principal, body: {} })).toEqualTypeOf<Promise<ChatCompletionView>>();
-  expectTypeOf(rpc.stream(ChatStream, { principal, body: {}, streamId: 'stream-1' }, timeouts)).toEqualTypeOf<RpcStream<string>>();
+  expectTypeOf(rpc.stream(ChatStream, { principal, body: {}, streamId: 'stream-1' }, timeouts)).toEqualTypeOf<RpcStream<StreamPacket>>();
 
   // @ts-expect-error KeysGet needs a hash
   void rpc.send(KeysGet, { principal });

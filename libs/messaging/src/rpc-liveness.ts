@@ -37,6 +37,12 @@ export class InFlightRequest {
   replying = false;
   /** The handler's span (tracing on only, ADR 0050): ended when the last packet went out. */
   span?: Span;
+  /** The caller asked for stream frames (`Gw-Stream: frames`, ADR 0067). */
+  framesAccepted = false;
+  /** Where the handler writes its frames (set by the server when the caller accepts them). */
+  frameSink?: FrameSink;
+  /** The handler took the sink: the server sends its packets as frames. */
+  frames = false;
 
   constructor(
     readonly reply: string,
@@ -59,6 +65,32 @@ const current = new AsyncLocalStorage<InFlightRequest>();
  */
 export function markCommitted(): void {
   current.getStore()?.commit();
+}
+
+/** Where a streaming handler writes its frames (ADR 0067). */
+export interface FrameSink {
+  /** One frame: the exact bytes the caller's client receives. */
+  write(frame: string): void;
+  /**
+   * The stream is complete: what is held goes out with the end marker in one message, without
+   * waiting for Nest's own end a tick later. Call it right before completing the Observable.
+   */
+  end(): void;
+}
+
+/**
+ * Called by a streaming handler that can write each packet as the exact bytes its caller's
+ * client receives (an SSE frame), before it emits anything. When the caller accepts frames
+ * (ADR 0067) it answers the sink to write them to: the server sends them raw, frames written in
+ * the same turn in one message, and the handler's Observable only ends (or fails) the stream.
+ * Undefined (a caller that predates frames, or no request): emit packets as before, Nest sends
+ * them as JSON packets.
+ */
+export function useStreamFrames(): FrameSink | undefined {
+  const request = current.getStore();
+  if (!request?.frameSink) return undefined;
+  request.frames = true;
+  return request.frameSink;
 }
 
 /**

@@ -1,4 +1,29 @@
 import { GatewayError } from '@gw/errors';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+
+/**
+ * Stream frames (ADR 0067). A caller that can write a stream's packets to its client as they
+ * are sends `Gw-Stream: frames` with the request; a handler that opted in (`useStreamFrames()`)
+ * then replies with messages whose body is one or more frames, the exact bytes for the client.
+ * The first such message says so (`Gw-Stream: frames`); the ones after it carry no header at
+ * all (a header costs its encoding and decoding on every message), the last says
+ * `Gw-Stream: end` (its body may be empty), and an error is Nest's `{err}` packet marked
+ * `Gw-Stream: error`. Every packet of a handler that did not opt in, or of a service that
+ * predates frames, is Nest's packet as before (no `Gw-Stream`): the caller reads both.
+ */
+export const STREAM_HEADER = 'Gw-Stream';
+export type StreamHeaderValue = 'frames' | 'end' | 'error';
+
+/** Shared, never mutated: nats.js encodes headers on each publish. */
+export const STREAM_FRAMES_HEADERS: MsgHdrs = streamHeaders('frames');
+export const STREAM_END_HEADERS: MsgHdrs = streamHeaders('end');
+export const STREAM_ERROR_HEADERS: MsgHdrs = streamHeaders('error');
+
+function streamHeaders(value: StreamHeaderValue): MsgHdrs {
+  const headers = natsHeaders();
+  headers.set(STREAM_HEADER, value);
+  return headers;
+}
 
 export interface RpcStreamOptions {
   /** Longest wait from the request to the first packet (the service may be trying providers). */
@@ -15,6 +40,12 @@ export interface RpcStreamOptions {
   sizeOf?: (packet: unknown) => number;
   /** Told at once when the stream fails for a consumer that fell behind (to cancel the producer without waiting for the reader). */
   onSlowConsumer?: () => void;
+  /**
+   * The caller writes packets to its client as they are: the service may send frames, raw bytes
+   * (`Uint8Array` packets), instead of Nest's JSON packets (ADR 0067). Packets of a service that
+   * does not still come as Nest's `response` values.
+   */
+  frames?: boolean;
 }
 
 /** Bytes all buffered streams of a process may hold together. */
@@ -24,7 +55,8 @@ export interface BufferBudget {
   give(bytes: number): void;
 }
 
-const defaultSizeOf = (packet: unknown): number => (typeof packet === 'string' ? Buffer.byteLength(packet) : 0);
+const defaultSizeOf = (packet: unknown): number =>
+  typeof packet === 'string' ? Buffer.byteLength(packet) : packet instanceof Uint8Array ? packet.length : 0;
 
 const DEFAULT_MAX_BUFFERED_PACKETS = 10_000;
 
@@ -92,7 +124,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
       );
       this.options.onSlowConsumer?.();
     } else {
-      this.buffered.push(value);
+      this.buffered.push(this.keep(value));
     }
   }
 
@@ -111,6 +143,15 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     this.bufferedBytes += size;
     this.bufferedSizes.push(size);
     return true;
+  }
+
+  /**
+   * A frame is a view into the socket read it came in (nats.js does not copy), which may be far
+   * larger and shared with other streams: one that waits in the buffer is copied, so what the
+   * byte bounds count is what is held (ADR 0033). A frame handed to a waiting reader is not.
+   */
+  private keep(value: T): T {
+    return value instanceof Uint8Array && value.byteLength < value.buffer.byteLength ? (Buffer.copyBytesFrom(value) as T) : value;
   }
 
   private shiftBuffered(): T {

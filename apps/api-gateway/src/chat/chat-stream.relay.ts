@@ -1,19 +1,12 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  ChatStream,
-  StreamCancelled,
-  type ChatCreateRequest,
-  type ChatStreamRequest,
-  type RpcMessage,
-  type RpcStreamMessage,
-  type StreamCancelledEvent,
-} from '@gw/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { ChatStream, type ChatStreamRequest, type RpcStreamMessage, type StreamPacket } from '@gw/contracts';
 import { GatewayError, toEnvelope } from '@gw/errors';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { streamStarted } from '../metrics/http-metrics.js';
+import { InferenceCallCanceller } from './inference-calls.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
 import { StreamBufferBudget } from '../limits/stream-buffer-budget.js';
 import { closeIfStalled, drained } from '../limits/stream-stall.js';
@@ -32,11 +25,13 @@ const DONE = 'data: [DONE]\n\n';
  * endpoint (commit on the first packet, back-pressure, cancellation, idle timeout); only the
  * bytes differ: chat completions frame each chunk as `data:` and end with `[DONE]`, the
  * Responses API gets packets already framed (`event:` + `data:`) and ends without a marker.
+ * An inference that sends stream frames (ADR 0067) sends the client's bytes already framed,
+ * one or more frames a packet: those are written as they come and `frame` is not used.
  */
 export interface StreamFraming {
   /** The message inference streams this endpoint on. */
-  message: RpcStreamMessage<ChatStreamRequest, string>;
-  /** The bytes of one packet from inference. */
+  message: RpcStreamMessage<ChatStreamRequest, StreamPacket>;
+  /** The bytes of one packet from an inference that sends Nest packets (before ADR 0067). */
   frame(packet: string): string;
   /** The bytes of a clean end. */
   end: string;
@@ -55,6 +50,13 @@ export const CHAT_COMPLETIONS_SSE: StreamFraming = {
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
 };
 
+const decoder = new TextDecoder();
+
+/** A packet as text, for the error frame (only when a stream fails). */
+function packetText(packet: StreamPacket): string {
+  return typeof packet === 'string' ? packet : decoder.decode(packet);
+}
+
 /**
  * Relays a streamed chat completion from inference to the HTTP client as OpenAI streams it.
  * Until the first chunk arrives nothing is committed, so a refusal (402, 404, a provider's
@@ -62,15 +64,15 @@ export const CHAT_COMPLETIONS_SSE: StreamFraming = {
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
  * `data: [DONE]`, and a failure adds one error chunk (`errorChunk`) and ends without
  * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR 0016).
- * When the client goes away, inference is told to abort the provider call.
+ * When the client goes away, inference is told to abort the provider call
+ * (`InferenceCallCanceller`). Inference sends the chunks as frames, the client's bytes, which
+ * are written without being read (ADR 0067); an older inference's Nest packets are framed here.
  */
 @Injectable()
 export class ChatStreamRelay {
-  private readonly logger = new Logger(ChatStreamRelay.name);
-
   constructor(
     private readonly rpc: RpcClient,
-    @Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection,
+    private readonly canceller: InferenceCallCanceller,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(StreamBufferBudget) private readonly budget: StreamBufferBudget,
   ) {}
@@ -91,7 +93,8 @@ export class ChatStreamRelay {
       // and the stream ends with a slow_consumer error (ADR 0033).
       maxBufferedBytes: this.env.STREAM_MAX_BUFFERED_BYTES,
       budget: this.budget,
-      onSlowConsumer: () => this.cancel(streamId),
+      onSlowConsumer: () => this.canceller.cancel(streamId),
+      frames: true,
     });
     const raw = reply.raw;
     let finished = false;
@@ -99,18 +102,18 @@ export class ChatStreamRelay {
       if (finished) return;
       finished = true;
       void stream.return();
-      this.cancel(streamId);
+      this.canceller.cancel(streamId);
     };
     raw.once('close', onClose);
 
-    let first: IteratorResult<string>;
+    let first: IteratorResult<StreamPacket>;
     try {
       first = await stream.next();
     } catch (error) {
       raw.off('close', onClose);
       if (finished) return; // the client left while waiting: nobody to answer
       finished = true;
-      if (error instanceof GatewayError && error.errorType === 'timeout') this.cancel(streamId);
+      if (error instanceof GatewayError && error.errorType === 'timeout') this.canceller.cancel(streamId);
       throw error; // not committed yet: the exception filter sends the envelope with its status
     }
     if (finished) return;
@@ -128,10 +131,11 @@ export class ChatStreamRelay {
     const streamEnded = streamStarted(reply.request);
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     try {
-      for (let next: IteratorResult<string> = first; !next.done; next = await stream.next()) {
+      for (let next: IteratorResult<StreamPacket> = first; !next.done; next = await stream.next()) {
         if (finished) return;
-        lastPacket = next.value;
-        if (!raw.write(framing.frame(next.value))) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
+        const packet = next.value;
+        lastPacket = packet;
+        if (!raw.write(typeof packet === 'string' ? framing.frame(packet) : packet)) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
       }
       if (!finished) {
         raw.end(framing.end);
@@ -143,49 +147,15 @@ export class ChatStreamRelay {
       const failure = error instanceof GatewayError ? error : new GatewayError(500, 'Internal server error');
       // A stalled stream (idle timeout) or one the client could not keep up with may still be
       // running upstream; for a stream inference already ended, the cancellation is a no-op.
-      this.cancel(streamId);
+      this.canceller.cancel(streamId);
       // The error event of a failure may repeat the stream's first packet (its id, model, ...).
-      raw.end(framing.errorFrame(firstPacket, failure, lastPacket));
+      raw.end(framing.errorFrame(packetText(firstPacket), failure, packetText(lastPacket)));
       // A client that stopped reading (slow_consumer) may never take it: its socket goes too.
       if (!raw.writableFinished) closeIfStalled(raw, this.env.STREAM_STALL_TIMEOUT_MS);
     } finally {
       finished = true;
       raw.off('close', onClose);
       streamEnded();
-    }
-  }
-
-  /**
-   * A non-streamed inference request that a client leaving before the answer cancels: nobody
-   * pays for tokens nobody reads.
-   */
-  async sendCancellable<Reply>(
-    reply: FastifyReply,
-    message: RpcMessage<ChatCreateRequest, Reply>,
-    payload: ChatCreateRequest,
-  ): Promise<Reply> {
-    const requestId = randomUUID();
-    let answered = false;
-    const onClose = () => {
-      if (!answered) this.cancel(requestId);
-    };
-    reply.raw.once('close', onClose);
-    try {
-      return await this.rpc.send(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
-        resendUncommitted: INFERENCE_RESENDS,
-      });
-    } finally {
-      answered = true;
-      reply.raw.off('close', onClose);
-    }
-  }
-
-  /** Every inference replica hears it; the one running the stream (or request) aborts the provider call. */
-  cancel(streamId: string): void {
-    try {
-      this.nats.connection.publish(StreamCancelled.subject, JSON.stringify({ streamId } satisfies StreamCancelledEvent));
-    } catch (error) {
-      this.logger.warn({ err: error, streamId }, 'Could not publish a stream cancellation');
     }
   }
 }
@@ -197,10 +167,13 @@ interface ChunkHead {
   provider?: string | null;
 }
 
+/** The head of the stream's first chunk: a Nest packet's JSON, or the first `data:` line of frames (ADR 0067). */
 function chunkHead(first: string | undefined): ChunkHead | undefined {
   if (first === undefined) return undefined;
+  const lineEnd = first.indexOf('\n');
+  const json = first.startsWith('data: ') ? first.slice('data: '.length, lineEnd === -1 ? undefined : lineEnd) : first;
   try {
-    const { id, created, model, provider } = JSON.parse(first) as ChunkHead;
+    const { id, created, model, provider } = JSON.parse(json) as ChunkHead;
     return { id, created, model, provider };
   } catch {
     return undefined;

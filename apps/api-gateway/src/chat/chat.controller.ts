@@ -5,13 +5,17 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
+import { CancellableInferenceCalls } from './inference-calls.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
 export class ChatController {
-  constructor(private readonly streams: ChatStreamRelay) {}
+  constructor(
+    private readonly streams: ChatStreamRelay,
+    private readonly calls: CancellableInferenceCalls,
+  ) {}
 
   /** The reply is sent here, not by Nest: a stream takes the raw response over (reply.hijack). */
   @Post('completions')
@@ -44,7 +48,7 @@ export class ChatController {
       return;
     }
     // A client that leaves before the answer cancels the provider call.
-    const completion = await this.streams.sendCancellable(reply, ChatCreate, payload);
+    const completion = await this.calls.send(reply, ChatCreate, payload);
     void reply.status(200).send(completion);
   }
 }

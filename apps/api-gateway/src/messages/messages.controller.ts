@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
 import { ApiHeader } from '@nestjs/swagger';
@@ -35,7 +36,10 @@ const AnthropicVersion = createParamDecorator((_data: unknown, context: Executio
  */
 @Controller('v1')
 export class MessagesController {
-  constructor(private readonly streams: ChatStreamRelay) {}
+  constructor(
+    private readonly streams: ChatStreamRelay,
+    private readonly calls: CancellableInferenceCalls,
+  ) {}
 
   @Post('messages')
   @Doc(
@@ -69,7 +73,7 @@ export class MessagesController {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);
       return;
     }
-    const message = await this.streams.sendCancellable(reply, MessagesCreate, payload);
+    const message = await this.calls.send(reply, MessagesCreate, payload);
     void reply.status(200).send(message);
   }
 }

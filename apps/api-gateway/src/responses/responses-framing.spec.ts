@@ -44,4 +44,14 @@ describe('Responses stream framing in the gateway', () => {
     // Without output, clients keep the items the stream announced.
     expect(data.response).not.toHaveProperty('output');
   });
+
+  it('numbers on from the last event of a packet that holds several frames (ADR 0067)', () => {
+    const first = frame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress' } });
+    const last =
+      frame({ type: 'response.output_text.delta', sequence_number: 6, delta: 'x' }) +
+      frame({ type: 'response.output_text.delta', sequence_number: 7, delta: 'y' });
+    const failure = RESPONSES_FRAMING.errorFrame(first, new GatewayError(504, 'The stream stalled', { errorType: 'timeout' }), last);
+    const [errorEvent] = failure.split('\n\n');
+    expect(JSON.parse(errorEvent!.split('\n')[1]!.slice('data: '.length))).toMatchObject({ type: 'error', sequence_number: 8 });
+  });
 });

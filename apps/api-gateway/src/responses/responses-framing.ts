@@ -16,7 +16,8 @@ export const RESPONSES_FRAMING: StreamFraming = {
   end: '',
   errorFrame: (firstPacket, error, lastPacket) => {
     const created = firstPacket === undefined ? undefined : dataOf(firstPacket);
-    const previous = lastPacket === undefined ? undefined : dataOf(lastPacket);
+    // A packet of frames (ADR 0067) may hold several events: the last one sent is its last.
+    const previous = lastPacket === undefined ? undefined : dataOf(lastPacket, 'last');
     const sequence = typeof previous?.sequence_number === 'number' ? previous.sequence_number + 1 : 0;
     const { error: envelope } = toEnvelope(error);
     // Without `output`, clients keep the items the stream already announced.
@@ -37,9 +38,10 @@ export const RESPONSES_FRAMING: StreamFraming = {
   },
 };
 
-/** The JSON of an SSE frame's `data:` line. */
-function dataOf(frame: string): Record<string, unknown> | undefined {
-  const line = frame.split('\n').find((candidate) => candidate.startsWith('data: '));
+/** The JSON of the first (or last) `data:` line of one or more SSE frames. */
+function dataOf(frames: string, which: 'first' | 'last' = 'first'): Record<string, unknown> | undefined {
+  const lines = frames.split('\n').filter((candidate) => candidate.startsWith('data: '));
+  const line = which === 'first' ? lines[0] : lines.at(-1);
   if (!line) return undefined;
   try {
     return JSON.parse(line.slice('data: '.length)) as Record<string, unknown>;

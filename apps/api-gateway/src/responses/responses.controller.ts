@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
@@ -16,7 +17,10 @@ import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-do
  */
 @Controller('v1')
 export class ResponsesController {
-  constructor(private readonly streams: ChatStreamRelay) {}
+  constructor(
+    private readonly streams: ChatStreamRelay,
+    private readonly calls: CancellableInferenceCalls,
+  ) {}
 
   @Post('responses')
   @Doc('Create a model response (OpenAI Responses API, spec §4.5)')
@@ -45,7 +49,7 @@ export class ResponsesController {
       await this.streams.relay(reply, payload, RESPONSES_FRAMING);
       return;
     }
-    const response = await this.streams.sendCancellable(reply, ResponsesCreate, payload);
+    const response = await this.calls.send(reply, ResponsesCreate, payload);
     void reply.status(200).send(response);
   }
 }

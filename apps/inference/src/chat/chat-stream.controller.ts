@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
+import { TrustedPayload } from '@gw/messaging';
 import { ChatStreamRequest, ChatStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ChatStreamService } from './chat-stream.service.js';
@@ -9,8 +10,9 @@ import { ChatStreamService } from './chat-stream.service.js';
 export class ChatStreamController {
   constructor(private readonly chatStream: ChatStreamService) {}
 
+  /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(ChatStream.subject)
-  stream(@Payload() request: ChatStreamRequest): Observable<string> {
+  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
     return this.chatStream.stream(request);
   }
 }

@@ -17,7 +17,7 @@ import { ChatPreparation } from './chat-preparation.service.js';
 import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
-import { observeStream } from './stream-observable.js';
+import { SSE_DATA_FRAME, observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 
@@ -43,7 +43,7 @@ export class ChatStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), SSE_DATA_FRAME);
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {

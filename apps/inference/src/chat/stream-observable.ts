@@ -1,23 +1,50 @@
+import { useStreamFrames } from '@gw/messaging';
 import { Observable } from 'rxjs';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { StreamCancellations } from './stream-cancellations.js';
+
+/** A front door's packet as its client's bytes: a chat chunk becomes a `data:` line; Messages and Responses packets are framed already. */
+export type PacketFrame = (packet: string) => string;
+
+/** OpenAI's chat-completions SSE line for one serialised chunk. */
+export const SSE_DATA_FRAME: PacketFrame = (packet) => `data: ${packet}\n\n`;
+
+/** Packets that are their client's bytes already (Anthropic's and the Responses API's SSE events). */
+export const ALREADY_FRAMED: PacketFrame = (packet) => packet;
 
 /**
  * A streamed front door's run as the Observable Nest replies with, packet per emission:
  * registered under the gateway's stream id so a cancellation aborts the provider call, and
  * failing with the GatewayError the gateway renders (envelope before the first packet, an
  * error event after it).
+ *
+ * When the gateway accepts stream frames (ADR 0067), each packet is written as its client's
+ * bytes (through `frame`) to the NATS server's frame sink, which sends them raw, those of one
+ * turn in one message, without Nest's JSON packet; the Observable then only ends or fails the
+ * stream. An older gateway gets the packets as before, unframed.
  */
 export function observeStream(
   cancellations: StreamCancellations,
   streamId: string,
   run: (signal: AbortSignal, emit: (packet: string) => void) => Promise<void>,
+  frame: PacketFrame,
 ): Observable<string> {
+  // Inside the handler, so the request it answers is the current one.
+  const sink = useStreamFrames();
   return new Observable<string>((subscriber) => {
     const controller = cancellations.register(streamId);
-    run(controller.signal, (packet) => subscriber.next(packet))
+    const emit: (packet: string) => void = !sink
+      ? (packet) => subscriber.next(packet)
+      : frame === ALREADY_FRAMED
+        ? (packet) => sink.write(packet)
+        : (packet) => sink.write(frame(packet));
+    run(controller.signal, emit)
       .then(
-        () => subscriber.complete(),
+        () => {
+          // The last frames (the usage chunk) and the end in one message, not two.
+          sink?.end();
+          subscriber.complete();
+        },
         (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
       )
       .finally(() => cancellations.release(streamId, controller));

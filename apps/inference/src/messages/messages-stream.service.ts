@@ -6,7 +6,7 @@ import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { openFirstEvent, type OpenedStream } from '../chat/open-stream.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
-import { observeStream } from '../chat/stream-observable.js';
+import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { estimatePromptTokens } from '../pricing/token-estimate.js';
 import type { Charge } from '../pricing/charge.js';
@@ -54,7 +54,7 @@ export class MessagesStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
 import { TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, type MessageView, MessagesCreate, MessagesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
@@ -20,8 +20,9 @@ export class MessagesController {
     return this.messages.create(request);
   }
 
+  /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(MessagesStream.subject)
-  stream(@Payload() request: ChatStreamRequest): Observable<string> {
+  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
     return this.messagesStream.stream(request);
   }
 }

@@ -5,7 +5,7 @@ import type { Observable } from 'rxjs';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
-import { observeStream } from '../chat/stream-observable.js';
+import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -42,7 +42,7 @@ export class ResponsesStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit));
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (frame: string) => void): Promise<void> {

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
 import { TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, type ResponsesResponseView, ResponsesCreate, ResponsesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
@@ -20,9 +20,12 @@ export class ResponsesController {
     return this.responses.create(request);
   }
 
-  /** One reply packet per semantic event, already framed as SSE (`event:` + `data:`). */
+  /**
+   * One reply packet per semantic event, already framed as SSE (`event:` + `data:`). Not validated
+   * again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest.
+   */
   @MessagePattern(ResponsesStream.subject)
-  stream(@Payload() request: ChatStreamRequest): Observable<string> {
+  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
     return this.responsesStream.stream(request);
   }
 }

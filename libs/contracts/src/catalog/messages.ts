@@ -133,14 +133,20 @@ export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<Oidc
 
 // Inference: the front doors (each with its streamed twin), embeddings, models, native batches.
 export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
+/**
+ * What a stream yields: a Nest packet's chunk, already serialised, or, when the caller asked for
+ * frames (ADR 0067), the client's bytes, one or more frames a packet.
+ */
+export type StreamPacket = string | Uint8Array;
+
 /** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
-export const ChatStream = rpcStream<ChatStreamRequest, string>(I.chatStream, ChatStreamRequest);
+export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest);
 export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest);
 /** Chunks are Anthropic SSE events, already framed. */
-export const MessagesStream = rpcStream<ChatStreamRequest, string>(I.messagesStream, ChatStreamRequest);
+export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest);
 export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
 /** Chunks are Responses API events, already framed. */
-export const ResponsesStream = rpcStream<ChatStreamRequest, string>(I.responsesStream, ChatStreamRequest);
+export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(

@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { StreamCancelled, type ChatCreateRequest, type RpcMessage, type StreamCancelledEvent } from '@gw/contracts';
+import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { INFERENCE_RESENDS } from './inference-resends.js';
+
+/**
+ * Tells inference to stop a call whose client is gone. The gateway names each inference call
+ * (a stream's `streamId`, a non-streamed call's `requestId`); the event
+ * `events.inference.stream.cancelled` (ADR 0016; its name predates non-streamed calls) reaches
+ * every inference replica, and the one running the call aborts its provider request.
+ */
+@Injectable()
+export class InferenceCallCanceller {
+  private readonly logger = new Logger(InferenceCallCanceller.name);
+
+  constructor(@Inject(ResilientNatsConnection) private readonly nats: ResilientNatsConnection) {}
+
+  cancel(callId: string): void {
+    try {
+      this.nats.connection.publish(StreamCancelled.subject, JSON.stringify({ streamId: callId } satisfies StreamCancelledEvent));
+    } catch (error) {
+      this.logger.warn({ err: error, callId }, 'Could not publish an inference call cancellation');
+    }
+  }
+}
+
+/**
+ * Non-streamed inference calls of the front doors (chat completions, Messages, Responses): a
+ * client that leaves before the answer cancels the provider call, so nobody pays for tokens
+ * nobody reads. Streams go through `ChatStreamRelay`, which cancels the same way.
+ */
+@Injectable()
+export class CancellableInferenceCalls {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly canceller: InferenceCallCanceller,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  /** Sends `payload` (with a fresh `requestId`) as `message`, cancelled when `reply`'s client goes away first. */
+  async send<Reply>(reply: FastifyReply, message: RpcMessage<ChatCreateRequest, Reply>, payload: ChatCreateRequest): Promise<Reply> {
+    const requestId = randomUUID();
+    let answered = false;
+    const onClose = () => {
+      if (!answered) this.canceller.cancel(requestId);
+    };
+    reply.raw.once('close', onClose);
+    try {
+      return await this.rpc.send(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+        resendUncommitted: INFERENCE_RESENDS,
+      });
+    } finally {
+      answered = true;
+      reply.raw.off('close', onClose);
+    }
+  }
+}
