@@ -24,3 +24,4 @@ export * from './dead-letters.js';
 export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';
+export * from './direct-subject.js';
