@@ -37,14 +37,14 @@ export function serveDirect(server: PlainSubjectNatsServer, subject: string, que
   const internals = server as unknown as { natsClient: NatsConnection | null; subscriptions: Subscription[] };
   const connection = internals.natsClient;
   if (!connection) throw new Error(`serveDirect(${subject}) before the server is listening`);
-  const logger = new Logger('NatsServer');
+  const served: Served = { server, connection, subject, handler, logger: new Logger('NatsServer'), outbox: new Outbox() };
   const subscription = connection.subscribe(subject, {
     queue,
     callback: (error, message) => {
       if (error || !message.reply) return; // a request without a reply subject has nobody to answer
       const requestId = message.headers?.get(REQUEST_ID_HEADER) || undefined;
-      if (tracingEnabled()) void handleTraced(server, connection, subject, message, requestId, handler, logger);
-      else void runWithRequestId(requestId, () => handle(server, connection, subject, message, handler, logger));
+      if (tracingEnabled()) void handleTraced(served, message, requestId);
+      else void runWithRequestId(requestId, () => handle(served, message));
     },
   });
   // ServerNats keeps its subscriptions private, as PlainSubjectNatsServer reads them: close() drains this one too.
@@ -52,41 +52,56 @@ export function serveDirect(server: PlainSubjectNatsServer, subject: string, que
   return subscription;
 }
 
-async function handleTraced(
-  server: PlainSubjectNatsServer,
-  connection: NatsConnection,
-  subject: string,
-  message: Msg,
-  requestId: string | undefined,
-  handler: DirectHandler,
-  logger: Logger,
-): Promise<void> {
+/** One subject served: what its messages are handled with. */
+interface Served {
+  server: PlainSubjectNatsServer;
+  connection: NatsConnection;
+  subject: string;
+  handler: DirectHandler;
+  logger: Logger;
+  outbox: Outbox;
+}
+
+/**
+ * Replies leave together once per turn of the event loop (`setImmediate`): nats.js writes its
+ * outbound buffer to the socket in a microtask after the first publish into an empty buffer, so
+ * replies finished in different microtask waves or I/O callbacks each cost a socket write; on
+ * loopback a write is a system call and a wake-up of nats-server, the largest cost left per
+ * signature in a profile. Batched, every reply of the turn goes out in one write.
+ */
+class Outbox {
+  private pending: Array<() => void> = [];
+
+  add(send: () => void): void {
+    this.pending.push(send);
+    if (this.pending.length === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const sends = this.pending;
+    this.pending = [];
+    for (const send of sends) send();
+  }
+}
+
+async function handleTraced(served: Served, message: Msg, requestId: string | undefined): Promise<void> {
   const parent = extractTraceContext(message.headers);
   const span = tracer().startSpan(
-    subject,
+    served.subject,
     {
       kind: SpanKind.SERVER,
-      attributes: { [ATTR.messagingSystem]: 'nats', [ATTR.messagingDestination]: subject, [ATTR.messagingOperation]: 'process' },
+      attributes: { [ATTR.messagingSystem]: 'nats', [ATTR.messagingDestination]: served.subject, [ATTR.messagingOperation]: 'process' },
     },
     parent,
   );
   if (requestId) span.setAttribute(ATTR.requestId, requestId);
-  await context.with(trace.setSpan(parent, span), () =>
-    runWithRequestId(requestId, () => handle(server, connection, subject, message, handler, logger, span)),
-  );
+  await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => handle(served, message, span)));
 }
 
-async function handle(
-  server: PlainSubjectNatsServer,
-  connection: NatsConnection,
-  subject: string,
-  message: Msg,
-  handler: DirectHandler,
-  logger: Logger,
-  span?: Span,
-): Promise<void> {
-  if (DEBUG_LOGS) logger.debug(`Handling ${subject}`);
-  server.inFlight.attach(connection);
+async function handle(served: Served, message: Msg, span?: Span): Promise<void> {
+  const { server, logger } = served;
+  if (DEBUG_LOGS) logger.debug(`Handling ${served.subject}`);
+  server.inFlight.attach(served.connection);
   await server.inFlight.track(message.reply!, async (request) => {
     request.replying = true; // heartbeats while it runs (ADR 0025)
     let id: unknown;
@@ -94,7 +109,7 @@ async function handle(
     try {
       const packet = parsePacket(message);
       id = packet.id;
-      reply = JSON.stringify({ response: await handler(packet.data), isDisposed: true, id });
+      reply = JSON.stringify({ response: await served.handler(packet.data), isDisposed: true, id });
     } catch (error) {
       const err = toRpcError(error);
       if (!(error instanceof GatewayError)) {
@@ -105,14 +120,18 @@ async function handle(
       if (span) markFailure(span, err.status, err.error_type, err.message);
       reply = JSON.stringify({ err, isDisposed: true, id });
     }
-    try {
-      message.respond(encoder.encode(reply));
-    } catch {
-      // connection closing or closed: the caller's liveness timeout takes over
-    } finally {
-      span?.end();
-      server.inFlight.done(request);
-    }
+    const bytes = encoder.encode(reply);
+    // Still in flight until the reply is handed to the connection: a graceful stop waits for it.
+    served.outbox.add(() => {
+      try {
+        message.respond(bytes);
+      } catch {
+        // connection closing or closed: the caller's liveness timeout takes over
+      } finally {
+        span?.end();
+        server.inFlight.done(request);
+      }
+    });
   });
 }
 
