@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { QUEUE_GROUPS } from '@gw/contracts';
-import { bootstrapService, natsAuthFromEnv } from '@gw/messaging';
-import { AppModule } from './app.module.js';
+import { natsAuthFromEnv } from '@gw/messaging';
 import { InternSigningEnv } from './env.js';
+import { startInternSigningReplica } from './signing/serve-signing.js';
 
 const env = validateEnv(InternSigningEnv);
-await bootstrapService(AppModule.forRoot(env), {
+await startInternSigningReplica(env, {
   queue: QUEUE_GROUPS.internSigning,
   natsUrl: env.NATS_URL,
   natsAuth: natsAuthFromEnv(env, 'intern-signing'),

@@ -21,3 +21,4 @@ export * from './dead-letters.js';
 export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';
+export * from './direct-subject.js';

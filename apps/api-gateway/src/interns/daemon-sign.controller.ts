@@ -18,9 +18,9 @@ import { RpcClient } from '@gw/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { Public } from '../auth/public.decorator.js';
-import { DtoPipe } from '../input/dto-pipes.js';
 import { InternIdParam } from './intern-id.js';
 import { SIGN_TIMEOUT_MS, type SignDeadline } from './intern-routes.js';
+import { SignBody } from './sign-body.pipe.js';
 import { Answers, DeprecatedDoc, Doc, Fails, PathParam } from '../openapi/api-docs.js';
 
 const SIGN_FAILS = {
@@ -32,9 +32,6 @@ const SIGN_FAILS = {
 
 /** RFC 9745: when the alias was deprecated (spec 1.0.0, as served here since 2026-11-23). */
 const ALIAS_DEPRECATED_AT = '@1795392000';
-
-/** Sign bodies: unknown fields refused, and a 400 carries `reason: invalid_body` (spec §7.2). */
-const SignBody = new DtoPipe({ unknown: 'reject', reason: 'invalid_body' });
 
 /**
  * Deprecation and Link (RFC 9745, RFC 8288) on every answer of the alias that gets past the key

@@ -1,13 +1,11 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { TrustedPayload } from '@gw/messaging';
-import { DaemonSignRequest, type DaemonJwksView, type DaemonSignatureHeadersView, DaemonJwks, DaemonSign } from '@gw/contracts';
+import { type DaemonSignRequest, type DaemonJwksView, type DaemonSignatureHeadersView, DaemonJwks } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import type { RequestRateLimiter } from '@gw/rate-limit';
 import { SignableInterns } from '../interns/signable-interns.js';
 import { DaemonSigner } from './daemon-signer.js';
 import { SigningKeyRing } from './signing-key-ring.js';
-import { SIGN_RATE_LIMITER } from './signing.providers.js';
+import { InternTurns } from './intern-turns.js';
 import { initSignatureMetrics, recordSignature, recordSignatureFailure } from './signing-metrics.js';
 
 /** Spec §4.4: signs a body digest for a visible intern, naming the caller's verified OAuth subject. */
@@ -17,18 +15,19 @@ export class DaemonSigningController {
     private readonly interns: SignableInterns,
     private readonly signer: DaemonSigner,
     private readonly keys: SigningKeyRing,
-    @Inject(SIGN_RATE_LIMITER) private readonly turns: RequestRateLimiter,
+    private readonly turns: InternTurns,
   ) {
     initSignatureMetrics();
   }
 
   /**
-   * The gateway alone may send this (NATS permissions) and it validated the digest, route and
-   * intern id at the edge and built the principal itself: validating again was a fifth of this
-   * service's CPU per signature, so the payload is trusted as sent (ADR 0054).
+   * `interns.daemon.sign`, served by a plain NATS subscription rather than Nest's dispatch
+   * (`serveSigningSubject`, ADR 0070). The gateway alone may send this (NATS permissions) and it
+   * validated the digest, route and intern id at the edge and built the principal itself:
+   * validating again was a fifth of this service's CPU per signature, so the payload is trusted
+   * as sent (ADR 0054).
    */
-  @MessagePattern(DaemonSign.subject)
-  async sign(@TrustedPayload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
+  async sign(request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
     try {
       const headers = await this.signFor(request);
       recordSignature();
