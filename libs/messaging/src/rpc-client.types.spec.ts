@@ -1,4 +1,12 @@
-import { ChatCreate, ChatStream, KeysGet, type ApiKeyView, type ChatCompletionView, type Principal, type StreamPacket } from '@gw/contracts';
+import {
+  ChatCreate,
+  ChatStream,
+  KeysGet,
+  type ApiKeyView,
+  type ChatCompletionView,
+  type Principal,
+  type StreamPacket,
+} from '@gw/contracts';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { RpcClient } from './rpc-client.js';
 import type { RpcStream } from './rpc-stream.js';
