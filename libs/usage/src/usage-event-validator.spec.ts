@@ -196,6 +196,14 @@ describe('validUsageRecordedEvent (compiled) against class-validator', () => {
     }
   });
 
+  it('decides like class-validator on usage details nested in arrays (fast-check found `[[]]`)', async () => {
+    for (const usageDetails of [[[]], [[{ web_search_requests: 1 }]], [[{ web_search_requests: -1 }]], [[1]], [[[{ extra: 1 }]]]]) {
+      const json = JSON.stringify({ ...FULL, usageDetails });
+      const { expected, actual } = await both(json);
+      expect(actual, json).toEqual(expected);
+    }
+  });
+
   it('decides like class-validator on random events (fast-check)', async () => {
     const value = fc.oneof(fc.constantFrom(...EDGES), fc.jsonValue({ maxDepth: 2 }), fc.string({ unit: 'binary', maxLength: 140 }));
     const mutation = fc.dictionary(
@@ -227,8 +235,8 @@ describe('validUsageRecordedEvent (compiled) against class-validator', () => {
         ),
       ].sort();
     expect(Object.keys(USAGE_RECORDED_EVENT_SCHEMA.properties as object).sort()).toEqual(declared(UsageRecordedEvent));
-    const details = (USAGE_RECORDED_EVENT_SCHEMA.properties as Record<string, { anyOf: Array<{ anyOf: Array<{ properties: object }> }> }>)
-      .usageDetails!.anyOf[1]!.anyOf[0]!.properties;
+    const defs = USAGE_RECORDED_EVENT_SCHEMA.$defs as Record<string, { anyOf: Array<{ properties: object }> }>;
+    const details = defs.usageDetails!.anyOf[0]!.properties;
     expect(Object.keys(details).sort()).toEqual(declared(UsageDetails));
   });
 });

@@ -15,7 +15,7 @@ import { DECIMAL_STRING, KEY_HASH_PATTERN, TRACEPARENT_PATTERN, type UsageRecord
  * - `@IsOptional()` lets `null` through as well as a missing property;
  * - undeclared properties are removed (whitelist), at the top level and in `usageDetails`;
  * - a top-level property named like an `Object.prototype` member is refused (`validateDto`);
- * - `@ValidateNested()` on `usageDetails` takes an object or an array of objects.
+ * - `@ValidateNested()` on `usageDetails` takes an object or an array of them, nested to any depth.
  */
 
 /** Amounts are stored with 18 decimals (numeric(38,18)); a finer cost could not be counted exactly. */
@@ -50,6 +50,11 @@ const USAGE_DETAILS: SchemaObject = {
 const INHERITED_NAMES = Object.getOwnPropertyNames(Object.prototype);
 
 export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
+  $defs: {
+    // `@ValidateNested()` walks arrays at any depth (`[[{...}]]` passes class-validator), so the
+    // schema recurses too: an object, or an array of what this accepts.
+    usageDetails: { anyOf: [USAGE_DETAILS, { type: 'array', items: { $ref: '#/$defs/usageDetails' } }] },
+  },
   type: 'object',
   additionalProperties: false,
   required: [
@@ -96,7 +101,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     kind: { enum: [null, 'generation', 'batch_charge'] },
     attempts: optionalInteger(1),
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
-    usageDetails: optional({ anyOf: [USAGE_DETAILS, { type: 'array', items: USAGE_DETAILS }] }),
+    usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
     requestId: { type: ['string', 'null'], [MAX_LENGTH_KEYWORD]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },
