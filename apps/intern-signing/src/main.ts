@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { QUEUE_GROUPS } from '@gw/contracts';
-import { natsAuthFromEnv } from '@gw/messaging';
+import { bootstrapService, natsAuthFromEnv } from '@gw/messaging';
+import { AppModule } from './app.module.js';
 import { InternSigningEnv } from './env.js';
-import { startInternSigningReplica } from './signing/serve-signing.js';
 
 const env = validateEnv(InternSigningEnv);
-await startInternSigningReplica(env, {
+await bootstrapService(AppModule.forRoot(env), {
   queue: QUEUE_GROUPS.internSigning,
   natsUrl: env.NATS_URL,
   natsAuth: natsAuthFromEnv(env, 'intern-signing'),

@@ -1,10 +1,10 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { validateEnv } from '@gw/config';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { ResilientNatsConnection, RpcClient, startServiceReplica } from '@gw/messaging';
 import { testDatabaseUrl } from '@gw/testing';
 import { inject } from 'vitest';
 import { InternSigningEnv } from './env.js';
-import { startInternSigningReplica } from './signing/serve-signing.js';
+import { AppModule } from './app.module.js';
 
 /** A fixed test signing key: `<kid>:<seed>` (never used outside tests). */
 export const TEST_SIGNING_SEED = Buffer.alloc(32, 42);
@@ -28,7 +28,7 @@ export async function startInternSigning(name: string, overrides: Record<string,
     REDIS_KEY_PREFIX: inject('redisKeyPrefix'),
     ...overrides,
   });
-  const service = (await startInternSigningReplica(env, { queue: 'intern-signing', natsUrl })).app;
+  const service = (await startServiceReplica(AppModule.forRoot(env), { queue: 'intern-signing', natsUrl })).app;
   const nats = await ResilientNatsConnection.open({ servers: natsUrl, name });
   return { service, nats, rpc: new RpcClient(nats, 5_000) };
 }

@@ -1,13 +1,24 @@
-import { Logger } from '@nestjs/common';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { GatewayError, toRpcError } from '@gw/errors';
+import { Logger, type Type } from '@nestjs/common';
+import type { Msg, MsgHdrs, Subscription } from '@nats-io/transport-node';
+import { validateDto } from '@gw/contracts';
+import { GatewayError, toRpcError, type RpcErrorPayload } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
+import { JSON_REPLY_HEADERS, REPLY_HEADER } from './json-reply.js';
 import { RPC_BODY_HEADER } from './large-bodies.js';
 import type { PlainSubjectNatsServer } from './nats-server.strategy.js';
 
 /** A request-reply handler served without Nest's dispatch: the request's `data`, its reply (or a thrown error). */
 export type DirectHandler = (data: unknown) => Promise<unknown>;
+
+export interface ServeDirectOptions {
+  /**
+   * The payload's contract class: `data` is validated with it (unknown fields stripped, a 400 on
+   * failure), as `PayloadValidationPipe` does on Nest's path. Unset: the payload is trusted as
+   * it arrived (ADR 0054, 0056): only for subjects whose every caller validated it.
+   */
+  payload?: Type<object>;
+}
 
 /** LOG_LEVEL debug or trace: a line per message handled, as PlainSubjectNatsServer writes (ADR 0050). */
 const DEBUG_LOGS = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
@@ -17,48 +28,59 @@ const decoder = new TextDecoder();
 
 /**
  * Serves one hot request-reply subject with a plain NATS subscription on the service's own
- * transport connection, beside Nest's (ADR 0070). Nest's microservice dispatch (context
+ * transport connection, beside Nest's (ADR 0070, generalised by ADR 0079, which also gives the
+ * `@ServedSubject` decorator that calls this at start). Nest's microservice dispatch (context
  * creation, pipes, interceptors, filters, RxJS, serializer) was the largest cost of a daemon
- * signature after the Ed25519 signature itself. Kept from the transport, so callers see no
- * difference:
+ * signature after the signature itself, and a share of every chat request. Kept from the
+ * transport, so callers see no difference:
  * - the wire format `{pattern, data, id}` in, `{response | err, isDisposed: true, id}` back, the
  *   error as the one typed shape (`toRpcError`), an unexpected error logged with an `error_id`
- *   and answered as a bare 500, as `AllRpcExceptionsFilter` does;
+ *   and answered as a bare 500, as `AllRpcExceptionsFilter` does; with `Gw-Reply: json` on the
+ *   request, a success is the answer's JSON alone (ADR 0078);
+ * - payload validation with the contract class unless the subject is trusted (`options.payload`);
  * - the queue group, so the replicas share the subject;
  * - liveness (ADR 0025): the request is one of the server's in-flight requests, so it gets
- *   heartbeats while it runs;
+ *   heartbeats while it runs and `markCommitted()` works in its handler;
  * - graceful stop (ADR 0026): the subscription joins the server's own list, so `close()` drains
- *   it first and waits for its requests like any other;
+ *   it first and waits for its requests like any other, and answers those still running at the
+ *   end of the grace period with the retryable 503;
+ * - bodies over max_payload (ADR 0031): a request body in the object store is read first, a
+ *   reply too large for one message is stored there;
  * - the request id and, with tracing on, a SERVER span continuing the caller's trace (ADR 0050).
- * Not supported, and refused with a 400: request bodies through the object store (ADR 0031);
- * the subjects served this way carry small payloads.
  */
-export function serveDirect(server: PlainSubjectNatsServer, subject: string, queue: string, handler: DirectHandler): Subscription {
-  const internals = server as unknown as { natsClient: NatsConnection | null; subscriptions: Subscription[] };
-  const connection = internals.natsClient;
-  if (!connection) throw new Error(`serveDirect(${subject}) before the server is listening`);
-  const served: Served = { server, connection, subject, handler, logger: new Logger('NatsServer'), outbox: new Outbox() };
-  const subscription = connection.subscribe(subject, {
-    queue,
-    callback: (error, message) => {
-      if (error || !message.reply) return; // a request without a reply subject has nobody to answer
-      const requestId = message.headers?.get(REQUEST_ID_HEADER) || undefined;
-      if (tracingEnabled()) void handleTraced(served, message, requestId);
-      else void runWithRequestId(requestId, () => handle(served, message));
-    },
+export function serveDirect(
+  server: PlainSubjectNatsServer,
+  subject: string,
+  queue: string,
+  handler: DirectHandler,
+  options: ServeDirectOptions = {},
+): Subscription {
+  const served: Served = {
+    server,
+    subject,
+    handler,
+    payload: options.payload,
+    logger: new Logger('NatsServer'),
+    errors: new Logger('RpcExceptions'),
+    outbox: new Outbox(),
+  };
+  return server.subscribeServed(subject, queue, (message) => {
+    if (!message.reply) return; // a request without a reply subject has nobody to answer
+    const requestId = message.headers?.get(REQUEST_ID_HEADER) || undefined;
+    if (tracingEnabled()) void handleTraced(served, message, requestId);
+    else void runWithRequestId(requestId, () => handle(served, message));
   });
-  // ServerNats keeps its subscriptions private, as PlainSubjectNatsServer reads them: close() drains this one too.
-  internals.subscriptions.push(subscription);
-  return subscription;
 }
 
 /** One subject served: what its messages are handled with. */
 interface Served {
   server: PlainSubjectNatsServer;
-  connection: NatsConnection;
   subject: string;
   handler: DirectHandler;
+  payload: Type<object> | undefined;
   logger: Logger;
+  /** Unexpected errors are logged under the context AllRpcExceptionsFilter uses. */
+  errors: Logger;
   outbox: Outbox;
 }
 
@@ -66,8 +88,8 @@ interface Served {
  * Replies leave together once per turn of the event loop (`setImmediate`): nats.js writes its
  * outbound buffer to the socket in a microtask after the first publish into an empty buffer, so
  * replies finished in different microtask waves or I/O callbacks each cost a socket write; on
- * loopback a write is a system call and a wake-up of nats-server, the largest cost left per
- * signature in a profile. Batched, every reply of the turn goes out in one write.
+ * loopback a write is a system call and a wake-up of nats-server. Batched, every reply of the
+ * turn goes out in one write.
  */
 class Outbox {
   private pending: Array<() => void> = [];
@@ -99,45 +121,83 @@ async function handleTraced(served: Served, message: Msg, requestId: string | un
 }
 
 async function handle(served: Served, message: Msg, span?: Span): Promise<void> {
-  const { server, logger } = served;
-  if (DEBUG_LOGS) logger.debug(`Handling ${served.subject}`);
-  server.inFlight.attach(served.connection);
+  const { server } = served;
+  if (DEBUG_LOGS) served.logger.debug(`Handling ${served.subject}`);
   await server.inFlight.track(message.reply!, async (request) => {
     request.replying = true; // heartbeats while it runs (ADR 0025)
+    request.span = span; // ended when the reply has left (InFlightRequests.done)
     let id: unknown;
-    let reply: string;
+    let answered = false;
+    // The grace period of a graceful stop ended first: a retryable 503 now, as on Nest's path.
+    server.onAbandon(request, (err) => {
+      answered = true;
+      respond(message, JSON.stringify({ err, isDisposed: true, id }));
+    });
+    // Object-store replies (ADR 0031) are chained to the request found in this async context.
+    const replier = server.withLargeReplies(message);
+    let body: string;
+    let headers: MsgHdrs | undefined;
     try {
-      const packet = parsePacket(message);
+      const packet = parsePacket(message.headers?.get(RPC_BODY_HEADER) ? await storedBody(server, message) : message);
       id = packet.id;
-      reply = JSON.stringify({ response: await served.handler(packet.data), isDisposed: true, id });
-    } catch (error) {
-      const err = toRpcError(error);
-      if (!(error instanceof GatewayError)) {
-        const errorId = crypto.randomUUID();
-        logger.error({ errorId, err: error }, 'Unhandled error in message handler');
-        err.metadata = { ...err.metadata, error_id: errorId };
+      const data = served.payload ? await validateDto(served.payload, packet.data, 'strip') : packet.data;
+      const answer = await served.handler(data);
+      if (answer !== undefined && message.headers?.get(REPLY_HEADER) === 'json') {
+        body = JSON.stringify(answer);
+        headers = JSON_REPLY_HEADERS;
+      } else {
+        body = JSON.stringify({ response: answer, isDisposed: true, id });
       }
+    } catch (error) {
+      const err = rpcError(served, error);
       if (span) markFailure(span, err.status, err.error_type, err.message);
-      reply = JSON.stringify({ err, isDisposed: true, id });
+      body = JSON.stringify({ err, isDisposed: true, id });
     }
-    const bytes = encoder.encode(reply);
+    const bytes = encoder.encode(body);
     // Still in flight until the reply is handed to the connection: a graceful stop waits for it.
     served.outbox.add(() => {
-      try {
-        message.respond(bytes);
-      } catch {
-        // connection closing or closed: the caller's liveness timeout takes over
-      } finally {
-        span?.end();
-        server.inFlight.done(request);
-      }
+      if (!answered) respond(replier, bytes, headers);
+      server.replied(request);
     });
   });
 }
 
+function respond(message: Msg, body: Uint8Array | string, headers?: MsgHdrs): void {
+  try {
+    message.respond(body, headers ? { headers } : undefined);
+  } catch {
+    // connection closing or closed: the caller's liveness timeout takes over
+  }
+}
+
+/** The request body from the object store; a failure is the retryable 503 Nest's path answers. */
+async function storedBody(server: PlainSubjectNatsServer, message: Msg): Promise<Msg> {
+  try {
+    return await server.withStoredBody(message);
+  } catch (error) {
+    new Logger('NatsServer').warn(
+      `Request body of ${message.subject} could not be read from the object store: ${(error as Error).message}`,
+    );
+    throw new GatewayError(503, 'The request body could not be read; send it again', {
+      errorType: 'server',
+      metadata: { reason: 'body_lost', retryable: true },
+    });
+  }
+}
+
+/** What AllRpcExceptionsFilter makes of a handler's error. */
+function rpcError(served: Served, error: unknown): RpcErrorPayload {
+  const err = toRpcError(error);
+  if (!(error instanceof GatewayError)) {
+    const errorId = crypto.randomUUID();
+    served.errors.error({ errorId, err: error }, 'Unhandled error in message handler');
+    err.metadata = { ...err.metadata, error_id: errorId };
+  }
+  return err;
+}
+
 /** Nest's request packet `{pattern, data, id}`; anything else is a 400 (never a crash of the subscription). */
 function parsePacket(message: Msg): { data: unknown; id: unknown } {
-  if (message.headers?.get(RPC_BODY_HEADER)) throw badPacket('request bodies through the object store are not served on this subject');
   let packet: unknown;
   try {
     packet = JSON.parse(decoder.decode(message.data));

@@ -22,3 +22,5 @@ export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';
 export * from './direct-subject.js';
+export * from './served-subject.decorator.js';
+export * from './json-reply.js';

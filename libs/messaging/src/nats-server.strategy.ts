@@ -5,7 +5,7 @@ import { GatewayError, toRpcError } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
-import { InFlightRequests } from './rpc-liveness.js';
+import { InFlightRequests, type InFlightRequest } from './rpc-liveness.js';
 import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
 import { StreamFrameWriter } from './stream-frame-writer.js';
 import { withHeaders } from './trace-headers.js';
@@ -210,17 +210,51 @@ export class PlainSubjectNatsServer extends ServerNats {
     return this.largeBodies;
   }
 
+  /**
+   * The queue group's subscription to one subject on the transport connection, served by
+   * `callback` without Nest's dispatch (ADR 0070, 0079); `close()` drains it with Nest's own.
+   */
+  subscribeServed(subject: string, queue: string, callback: (message: Msg) => void): Subscription {
+    const { natsClient: connection, subscriptions } = this.internals();
+    if (!connection) throw new Error(`Serving ${subject} before the server is listening`);
+    const subscription = connection.subscribe(subject, {
+      queue,
+      callback: (error, message) => {
+        if (!error) callback(message);
+      },
+    });
+    subscriptions.push(subscription);
+    this.inFlight.attach(connection);
+    return subscription;
+  }
+
+  /**
+   * A served request's last reply was handed to the connection (ADR 0079): it leaves the
+   * in-flight set once a reply still on its way through the object store has left too.
+   */
+  replied(request: InFlightRequest): void {
+    const pending = this.replyChains.get(request);
+    if (pending) void pending.finally(() => this.inFlight.done(request));
+    else this.inFlight.done(request);
+  }
+
+  /** What a served request answers when the shutdown grace period ends before it did (ADR 0026). */
+  onAbandon(request: InFlightRequest, answer: (err: unknown) => void): void {
+    this.publishers.set(request, (packet) => answer(packet.err));
+  }
+
   /** The message as Nest would have received it had the body fitted: same subject, reply and headers, the stored bytes. */
-  private async withStoredBody(natsMsg: Msg): Promise<Msg> {
+  async withStoredBody(natsMsg: Msg): Promise<Msg> {
     const data = await this.bodies().get(natsMsg.headers!.get(RPC_BODY_HEADER));
     return Object.create(natsMsg, { data: { value: data } }) as Msg;
   }
 
   /**
    * Replies too large for one message go through the object store; once one did, the packets
-   * after it queue behind it so the caller still reads them in order.
+   * after it queue behind it so the caller still reads them in order. Call inside the request's
+   * `inFlight.track`.
    */
-  private withLargeReplies(natsMsg: Msg): Msg {
+  withLargeReplies(natsMsg: Msg): Msg {
     const bodies = this.bodies();
     const request = this.inFlight.current();
     let chain: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type Subscription } fro
 import type { RpcMessage, RpcStreamMessage } from '@gw/contracts';
 import { fromRpcError, GatewayError, isRpcErrorPayload } from '@gw/errors';
 import { randomFillSync } from 'node:crypto';
+import { acceptingJson, REPLY_HEADER, type JsonText } from './json-reply.js';
 import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.js';
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
@@ -38,6 +39,8 @@ interface PendingCall extends Liveness {
   reject: (error: GatewayError) => void;
   timer: NodeJS.Timeout;
   subject: string;
+  /** Answered as the reply's JSON text (`sendJson`, ADR 0078). */
+  json: boolean;
 }
 
 interface OpenStream extends Liveness {
@@ -120,11 +123,39 @@ export class RpcClient {
   /** A call by bare subject, for subjects outside the contracts (tests, benches). */
   send<T>(subject: string, data: unknown, timeoutMs?: number, options?: RpcCallOptions): Promise<T>;
   send<T>(target: string | AnyRpcMessage, data: unknown, timeoutMs = this.defaultTimeoutMs, options: RpcCallOptions = {}): Promise<T> {
-    const subject = typeof target === 'string' ? target : target.subject;
+    return this.call<T>(typeof target === 'string' ? target : target.subject, data, timeoutMs, options, false);
+  }
+
+  /**
+   * The same call, answered as the reply's JSON text (ADR 0078), for a caller that forwards the
+   * answer without reading it: the request says `Gw-Reply: json`, and a served subject (ADR 0079)
+   * replies with the bytes of `JSON.stringify(answer)`, which are returned as they are (not
+   * parsed). A service that answers a Nest packet instead (another subject, an older replica)
+   * still works: its `response` is stringified here. Errors are thrown as by `send`.
+   */
+  sendJson<Request, Reply>(
+    message: RpcMessage<Request, Reply>,
+    data: NoInfer<Request>,
+    timeoutMs?: number,
+    options?: RpcCallOptions,
+  ): Promise<JsonText<Reply>>;
+  sendJson<T>(subject: string, data: unknown, timeoutMs?: number, options?: RpcCallOptions): Promise<JsonText<T>>;
+  sendJson<T>(
+    target: string | AnyRpcMessage,
+    data: unknown,
+    timeoutMs = this.defaultTimeoutMs,
+    options: RpcCallOptions = {},
+  ): Promise<JsonText<T>> {
+    return this.call<JsonText<T>>(typeof target === 'string' ? target : target.subject, data, timeoutMs, options, true);
+  }
+
+  private call<T>(subject: string, data: unknown, timeoutMs: number, options: RpcCallOptions, json: boolean): Promise<T> {
     if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
     const id = this.nextId();
     // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
-    const { headers, span } = outgoingCall(subject);
+    const outgoing = outgoingCall(subject);
+    const { span } = outgoing;
+    const headers = json ? acceptingJson(outgoing.headers) : outgoing.headers;
     return timedRequest(
       subject,
       span,
@@ -145,6 +176,7 @@ export class RpcClient {
           reject,
           timer,
           subject,
+          json,
           lastHeard: Date.now(),
           committed: false,
           resendsLeft,
@@ -313,7 +345,13 @@ export class RpcClient {
     }
     let reply: NestReplyPacket;
     try {
-      reply = JSON.parse(decoder.decode(data)) as NestReplyPacket;
+      const text = decoder.decode(data);
+      // The answer's own JSON (ADR 0078): only a call that asked for it gets one.
+      if (message.headers?.get(REPLY_HEADER) === 'json') {
+        call.resolve(call.json ? text : JSON.parse(text));
+        return;
+      }
+      reply = JSON.parse(text) as NestReplyPacket;
     } catch {
       call.reject(new GatewayError(500, 'Internal server error'));
       return;
@@ -321,7 +359,7 @@ export class RpcClient {
     if (reply.err !== undefined && reply.err !== null) {
       call.reject(isRpcErrorPayload(reply.err) ? fromRpcError(reply.err) : new GatewayError(500, 'Internal server error'));
     } else {
-      call.resolve(reply.response);
+      call.resolve(call.json ? JSON.stringify(reply.response) : reply.response);
     }
   }
 

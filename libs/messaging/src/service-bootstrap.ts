@@ -13,6 +13,7 @@ import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
+import { serveDecoratedSubjects } from './served-subject.decorator.js';
 import { DEFAULT_HEARTBEAT_MS } from './rpc-liveness.js';
 
 export interface ServiceBootstrapOptions {
@@ -88,6 +89,8 @@ export async function startServiceReplica(
   app.useGlobalPipes(new PayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
   await app.listen();
+  // Hot subjects on plain subscriptions beside Nest's (ADR 0079), subscribed before the flush below.
+  serveDecoratedSubjects(app, strategy, options.queue);
   // Ready means subscribed: a request sent right after this returns must not meet "no responders".
   await strategy.flush();
   const lifecycle = new ReplicaLifecycle();

@@ -12,6 +12,7 @@ import { Observable } from 'rxjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcClient } from './rpc-client.js';
+import { ServedSubject } from './served-subject.decorator.js';
 import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 /*
@@ -38,7 +39,22 @@ class TracedController {
   private readonly log = new Logger('Traced');
 
   @MessagePattern('traced.call')
-  async call(): Promise<{ requestId?: string }> {
+  call(): Promise<{ requestId?: string }> {
+    return this.callUpstream();
+  }
+
+  /** The same, served from its own subscription (ADR 0079). */
+  @ServedSubject('traced.served-call')
+  servedCall(): Promise<{ requestId?: string }> {
+    return this.callUpstream();
+  }
+
+  @ServedSubject('traced.served-fail')
+  servedFail(): never {
+    throw new GatewayError(503, 'upstream down', { errorType: 'server' });
+  }
+
+  private async callUpstream(): Promise<{ requestId?: string }> {
     this.log.log('calling upstream');
     const response = await request(upstreamUrl, { method: 'POST', body: '{}' });
     await response.body.text();
@@ -102,28 +118,37 @@ describe('trace context and request id over NATS (tracing on)', () => {
     return found;
   };
 
-  it("continues the caller trace in the handler, and the handler's undici call under it, with the request id", async () => {
-    exporter.reset();
-    const root = tracer().startSpan('edge', { kind: SpanKind.SERVER });
-    const reply = await context.with(trace.setSpan(context.active(), root), () =>
-      runWithRequestId('req-traced-1', () => client.send<{ requestId?: string }>('traced.call', {})),
-    );
-    root.end();
-    expect(reply.requestId).toBe('req-traced-1');
-    const traceId = root.spanContext().traceId;
-    const clientSpan = byName('traced.call', SpanKind.CLIENT);
-    const serverSpan = byName('traced.call', SpanKind.SERVER);
-    const http = exporter.getFinishedSpans().find((span) => span.parentSpanContext?.spanId === serverSpan.spanContext().spanId);
-    for (const span of [clientSpan, serverSpan, http!]) expect(span.spanContext().traceId).toBe(traceId);
-    expect(clientSpan.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
-    expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
-    expect(serverSpan.attributes['gw.request_id']).toBe('req-traced-1');
-    expect(http?.attributes['http.request.method']).toBe('POST');
-    // The provider sees the undici span as its parent (W3C traceparent on the HTTP call).
-    expect(traceparentSeenUpstream).toBe(`00-${traceId}-${http!.spanContext().spanId}-01`);
-    const line = lines.find((entry) => entry.msg === 'calling upstream');
-    expect(line).toMatchObject({ request_id: 'req-traced-1', trace_id: traceId, span_id: serverSpan.spanContext().spanId, name: 'traced' });
-  });
+  it.each(['traced.call', 'traced.served-call'])(
+    "%s: continues the caller trace in the handler, and the handler's undici call under it, with the request id",
+    async (subject) => {
+      exporter.reset();
+      lines.length = 0;
+      const root = tracer().startSpan('edge', { kind: SpanKind.SERVER });
+      const reply = await context.with(trace.setSpan(context.active(), root), () =>
+        runWithRequestId('req-traced-1', () => client.send<{ requestId?: string }>(subject, {})),
+      );
+      root.end();
+      expect(reply.requestId).toBe('req-traced-1');
+      const traceId = root.spanContext().traceId;
+      const clientSpan = byName(subject, SpanKind.CLIENT);
+      const serverSpan = byName(subject, SpanKind.SERVER);
+      const http = exporter.getFinishedSpans().find((span) => span.parentSpanContext?.spanId === serverSpan.spanContext().spanId);
+      for (const span of [clientSpan, serverSpan, http!]) expect(span.spanContext().traceId).toBe(traceId);
+      expect(clientSpan.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+      expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+      expect(serverSpan.attributes['gw.request_id']).toBe('req-traced-1');
+      expect(http?.attributes['http.request.method']).toBe('POST');
+      // The provider sees the undici span as its parent (W3C traceparent on the HTTP call).
+      expect(traceparentSeenUpstream).toBe(`00-${traceId}-${http!.spanContext().spanId}-01`);
+      const line = lines.find((entry) => entry.msg === 'calling upstream');
+      expect(line).toMatchObject({
+        request_id: 'req-traced-1',
+        trace_id: traceId,
+        span_id: serverSpan.spanContext().spanId,
+        name: 'traced',
+      });
+    },
+  );
 
   it('carries both on a stream; the handler span ends with its last packet', async () => {
     exporter.reset();
@@ -139,14 +164,17 @@ describe('trace context and request id over NATS (tracing on)', () => {
     expect(serverSpan.spanContext().traceId).toBe(clientSpan.spanContext().traceId);
   });
 
-  it('marks both spans failed on a 5xx answer, with its status and type', async () => {
-    exporter.reset();
-    await expect(client.send('traced.fail', {})).rejects.toMatchObject({ status: 503 });
-    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
-      const span = byName('traced.fail', kind);
-      expect(span.status.code).toBe(SpanStatusCode.ERROR);
-      expect(span.attributes['http.response.status_code']).toBe(503);
-      expect(span.attributes['error.type']).toBe('server');
-    }
-  });
+  it.each(['traced.fail', 'traced.served-fail'])(
+    '%s: marks both spans failed on a 5xx answer, with its status and type',
+    async (subject) => {
+      exporter.reset();
+      await expect(client.sendJson(subject, {})).rejects.toMatchObject({ status: 503 });
+      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+        const span = byName(subject, kind);
+        expect(span.status.code).toBe(SpanStatusCode.ERROR);
+        expect(span.attributes['http.response.status_code']).toBe(503);
+        expect(span.attributes['error.type']).toBe('server');
+      }
+    },
+  );
 });

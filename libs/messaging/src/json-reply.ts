@@ -1,0 +1,33 @@
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+
+/*
+ * Raw JSON replies (ADR 0078). A caller that only forwards a service's answer (the gateway's
+ * non-streamed front doors) asks for it as the answer's own JSON text, `Gw-Reply: json` on the
+ * request; a served subject (ADR 0079) then replies with `JSON.stringify(answer)` as the message
+ * body, marked `Gw-Reply: json`, instead of Nest's `{"response":…,"isDisposed":true,"id":…}`
+ * packet. The caller sends those bytes to its client as they are: one stringify in the service,
+ * no parse and no second stringify in the caller. Errors keep Nest's `{err}` packet, unmarked.
+ * A service that does not know the header answers a packet, which the caller still reads.
+ */
+
+/** Request: "I accept the answer as raw JSON"; reply: "this body is the answer's JSON". */
+export const REPLY_HEADER = 'Gw-Reply';
+
+/** The answer's JSON text exactly as the service serialised it; `T` is what it holds. */
+export type JsonText<T> = string & { readonly __jsonOf?: T };
+
+function replyHeaders(): MsgHdrs {
+  const hdrs = natsHeaders();
+  hdrs.set(REPLY_HEADER, 'json');
+  return hdrs;
+}
+
+/** The headers of a raw JSON reply (shared: never modified). */
+export const JSON_REPLY_HEADERS: MsgHdrs = replyHeaders();
+
+/** The call's headers with `Gw-Reply: json` added (a new set when it had none). */
+export function acceptingJson(headers: MsgHdrs | undefined): MsgHdrs {
+  const hdrs = headers ?? natsHeaders();
+  hdrs.set(REPLY_HEADER, 'json');
+  return hdrs;
+}
