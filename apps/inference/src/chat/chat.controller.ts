@@ -1,6 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { TrustedPayload } from '@gw/messaging';
+import { ServedSubject } from '@gw/messaging';
 import { type ChatCompletionView, type ChatCreateRequest, ChatCreate } from '@gw/contracts';
 import { ChatService } from './chat.service.js';
 
@@ -8,9 +7,12 @@ import { ChatService } from './chat.service.js';
 export class ChatController {
   constructor(private readonly chat: ChatService) {}
 
-  /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
-  @MessagePattern(ChatCreate.subject)
-  create(@TrustedPayload() request: ChatCreateRequest): Promise<ChatCompletionView> {
+  /**
+   * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
+   * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
+   */
+  @ServedSubject(ChatCreate, { trusted: true })
+  create(request: ChatCreateRequest): Promise<ChatCompletionView> {
     return this.chat.create(request);
   }
 }

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ServedSubject } from '@gw/messaging';
 import { EmbeddingsCreateRequest, type EmbeddingsView, EmbeddingsCreate } from '@gw/contracts';
 import { EmbeddingsService } from './embeddings.service.js';
 
@@ -7,8 +7,9 @@ import { EmbeddingsService } from './embeddings.service.js';
 export class EmbeddingsController {
   constructor(private readonly embeddings: EmbeddingsService) {}
 
-  @MessagePattern(EmbeddingsCreate.subject)
-  create(@Payload() request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
+  /** Served from its own NATS subscription (ADR 0079); the payload is validated with EmbeddingsCreateRequest, as Nest's pipe did. */
+  @ServedSubject(EmbeddingsCreate)
+  create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
     return this.embeddings.create(request);
   }
 }

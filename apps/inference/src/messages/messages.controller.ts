@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { TrustedPayload } from '@gw/messaging';
+import { ServedSubject, TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, type MessageView, MessagesCreate, MessagesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
@@ -14,9 +14,12 @@ export class MessagesController {
     private readonly messagesStream: MessagesStreamService,
   ) {}
 
-  /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
-  @MessagePattern(MessagesCreate.subject)
-  create(@TrustedPayload() request: ChatCreateRequest): Promise<MessageView> {
+  /**
+   * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
+   * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
+   */
+  @ServedSubject(MessagesCreate, { trusted: true })
+  create(request: ChatCreateRequest): Promise<MessageView> {
     return this.messages.create(request);
   }
 

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { TrustedPayload } from '@gw/messaging';
+import { ServedSubject, TrustedPayload } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, type ResponsesResponseView, ResponsesCreate, ResponsesStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ResponsesStreamService } from './responses-stream.service.js';
@@ -14,9 +14,12 @@ export class ResponsesController {
     private readonly responsesStream: ResponsesStreamService,
   ) {}
 
-  /** Not validated again (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
-  @MessagePattern(ResponsesCreate.subject)
-  create(@TrustedPayload() request: ChatCreateRequest): Promise<ResponsesResponseView> {
+  /**
+   * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
+   * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
+   */
+  @ServedSubject(ResponsesCreate, { trusted: true })
+  create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
     return this.responses.create(request);
   }
 
