@@ -48,7 +48,6 @@ export class ChatController {
       return;
     }
     // A client that leaves before the answer cancels the provider call.
-    const completion = await this.calls.send(reply, ChatCreate, payload);
-    void reply.status(200).send(completion);
+    await this.calls.forward(reply, ChatCreate, payload);
   }
 }

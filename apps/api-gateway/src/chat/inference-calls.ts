@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { StreamCancelled, type ChatCreateRequest, type RpcMessage, type StreamCancelledEvent } from '@gw/contracts';
-import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { ResilientNatsConnection, RpcClient, type JsonText } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
+
+/** What Fastify sets for an object it serialises itself: a forwarded JSON answer gets the same header. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Tells inference to stop a call whose client is gone. The gateway names each inference call
@@ -40,8 +43,22 @@ export class CancellableInferenceCalls {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  /** Sends `payload` (with a fresh `requestId`) as `message`, cancelled when `reply`'s client goes away first. */
-  async send<Reply>(reply: FastifyReply, message: RpcMessage<ChatCreateRequest, Reply>, payload: ChatCreateRequest): Promise<Reply> {
+  /**
+   * Sends `payload` (with a fresh `requestId`) as `message` and answers `reply` with the answer's
+   * JSON as inference serialised it (ADR 0078: neither parsed nor serialised again here), status
+   * 200; cancelled when `reply`'s client goes away first. A failure is thrown, for the exception filter.
+   */
+  async forward<Reply>(reply: FastifyReply, message: RpcMessage<ChatCreateRequest, Reply>, payload: ChatCreateRequest): Promise<void> {
+    const answer = await this.send(reply, message, payload);
+    void reply.status(200).type(JSON_CONTENT_TYPE).send(answer);
+  }
+
+  /** Sends `payload` (with a fresh `requestId`) as `message`, cancelled when `reply`'s client goes away first; the answer as JSON text. */
+  async send<Reply>(
+    reply: FastifyReply,
+    message: RpcMessage<ChatCreateRequest, Reply>,
+    payload: ChatCreateRequest,
+  ): Promise<JsonText<Reply>> {
     const requestId = randomUUID();
     let answered = false;
     const onClose = () => {
@@ -49,7 +66,7 @@ export class CancellableInferenceCalls {
     };
     reply.raw.once('close', onClose);
     try {
-      return await this.rpc.send(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+      return await this.rpc.sendJson(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
         resendUncommitted: INFERENCE_RESENDS,
       });
     } finally {

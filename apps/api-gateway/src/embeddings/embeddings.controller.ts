@@ -1,8 +1,10 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { EmbeddingsRequestDto, type EmbeddingsView, type Principal, EmbeddingsCreate } from '@gw/contracts';
+import { Body, Controller, Inject, Post, Res } from '@nestjs/common';
+import { EmbeddingsRequestDto, type Principal, EmbeddingsCreate } from '@gw/contracts';
 import { RpcClient } from '@gw/messaging';
+import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
+import { JSON_CONTENT_TYPE } from '../chat/inference-calls.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Answers, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
@@ -19,11 +21,17 @@ export class EmbeddingsController {
   @Doc('Create embeddings')
   @Answers(200, 'EmbeddingsAnswer', 'The embeddings and their usage')
   @Fails(INFERENCE_FAILS)
-  @HttpCode(200)
-  async create(@CurrentPrincipal() principal: Principal, @Body(PassThroughBody) body: EmbeddingsRequestDto): Promise<EmbeddingsView> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body(PassThroughBody) body: EmbeddingsRequestDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
-    return this.rpc.send(EmbeddingsCreate, { principal, body: body as unknown as Record<string, unknown> }, this.env.INFERENCE_TIMEOUT_MS, {
+    const payload = { principal, body: body as unknown as Record<string, unknown> };
+    // The answer's JSON as inference serialised it, sent as it is (ADR 0078).
+    const answer = await this.rpc.sendJson(EmbeddingsCreate, payload, this.env.INFERENCE_TIMEOUT_MS, {
       resendUncommitted: INFERENCE_RESENDS,
     });
+    void reply.status(200).type(JSON_CONTENT_TYPE).send(answer);
   }
 }

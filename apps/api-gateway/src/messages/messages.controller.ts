@@ -73,7 +73,6 @@ export class MessagesController {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);
       return;
     }
-    const message = await this.calls.send(reply, MessagesCreate, payload);
-    void reply.status(200).send(message);
+    await this.calls.forward(reply, MessagesCreate, payload);
   }
 }

@@ -49,7 +49,6 @@ export class ResponsesController {
       await this.streams.relay(reply, payload, RESPONSES_FRAMING);
       return;
     }
-    const response = await this.calls.send(reply, ResponsesCreate, payload);
-    void reply.status(200).send(response);
+    await this.calls.forward(reply, ResponsesCreate, payload);
   }
 }

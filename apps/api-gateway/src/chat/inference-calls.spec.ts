@@ -1,0 +1,61 @@
+import { ChatCreate, type ChatCreateRequest, type Principal } from '@gw/contracts';
+import type { RpcClient } from '@gw/messaging';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import type { GatewayEnv } from '../env.js';
+import { CancellableInferenceCalls, type InferenceCallCanceller } from './inference-calls.js';
+
+/*
+ * ADR 0078: a non-streamed answer is forwarded as the JSON text inference serialised, not parsed
+ * and serialised again. The client must not see a difference: the same bytes, status and
+ * headers as when the gateway sent the parsed object (Fastify's own serialisation).
+ */
+const answers: unknown[] = [
+  {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1_764_000_000,
+    model: 'gpt-4o-mini',
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'Hé \u2028 😀 "quoted" \\ back' }, finish_reason: 'stop', logprobs: null },
+    ],
+    usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cost: 0.000_001_5 },
+  },
+  { nested: { '2': 'numeric keys', a: [1, -0, 1e21, 5e-324, true, null] } },
+];
+
+describe('CancellableInferenceCalls.forward', () => {
+  it.each(answers)('answers the client byte for byte as sending the parsed answer did', async (answer) => {
+    const json = JSON.stringify(answer);
+    const sent: unknown[] = [];
+    const rpc = {
+      sendJson: (_message: unknown, payload: unknown) => {
+        sent.push(payload);
+        return Promise.resolve(json);
+      },
+    } as unknown as RpcClient;
+    const canceller = { cancel: () => undefined } as unknown as InferenceCallCanceller;
+    const calls = new CancellableInferenceCalls(rpc, canceller, { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv);
+    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest;
+
+    const app = Fastify();
+    app.post('/before', async (_request, reply) => {
+      void reply.status(200).send(JSON.parse(json));
+      return reply;
+    });
+    app.post('/after', async (_request, reply) => {
+      await calls.forward(reply, ChatCreate, payload);
+      return reply;
+    });
+    const before = await app.inject({ method: 'POST', url: '/before' });
+    const after = await app.inject({ method: 'POST', url: '/after' });
+    await app.close();
+
+    expect(after.statusCode).toBe(200);
+    expect(after.rawPayload.equals(before.rawPayload)).toBe(true);
+    expect(after.body).toBe(json);
+    expect(after.headers['content-type']).toBe(before.headers['content-type']);
+    expect(after.headers['content-length']).toBe(before.headers['content-length']);
+    expect(sent[0]).toMatchObject({ requestId: expect.any(String) });
+  });
+});
