@@ -1,13 +1,22 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 
-/** The management database, through Prisma 7 and the node-postgres driver adapter. */
+/**
+ * The management database, through Prisma 7 and the node-postgres driver adapter. `pool` is
+ * the adapter's own pool: the usage counter runs its one prepared statement on it directly
+ * (ADR 0082), without a second set of connections.
+ */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
+  readonly pool: pg.Pool;
+
   constructor(@Inject(MANAGEMENT_ENV) env: ManagementEnv) {
-    super({ adapter: new PrismaPg({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE }) });
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
+    super({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+    this.pool = pool;
   }
 
   /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
