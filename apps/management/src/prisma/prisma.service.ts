@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -15,6 +15,10 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
 
   constructor(@Inject(MANAGEMENT_ENV) env: ManagementEnv) {
     const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
+    // An idle connection the server closed: the pool drops it. Without a listener the pool's 'error'
+    // would be thrown (Prisma adds its own only on its first query, and the counter may come first).
+    const logger = new Logger(PrismaService.name);
+    pool.on('error', (error) => logger.warn(`Idle database connection lost: ${error.message}`));
     super({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
     this.pool = pool;
   }
