@@ -138,7 +138,7 @@ describe('KeyLimiter: the window and the in-flight slot in one Redis command', (
       expect(await replicaA.redis.zcard(`semaphore:conc:km-turn-conc:${key}`)).toBe(3);
       expect(await replicaA.redis.zcard(`semaphore:conc:km-seq-conc:${key}`)).toBe(3);
       await Promise.all(
-        [...concurrent, ...sequential].map((decision) => (decision.slot?.allowed ? decision.slot.lease.release() : undefined)),
+        [...concurrent, ...sequential].flatMap((decision) => (decision.slot?.allowed ? [decision.slot.lease.release()] : [])),
       );
       expect(await replicaA.redis.zcard(`semaphore:conc:km-turn-conc:${key}`)).toBe(0);
     } finally {

@@ -1,4 +1,4 @@
-import { Controller, Get, type ExecutionContext } from '@nestjs/common';
+import { Controller, Get, type ExecutionContext, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { describe, expect, it, vi } from 'vitest';
 import { IS_PUBLIC, Public, isPublicRoute } from './public.decorator.js';
@@ -29,7 +29,7 @@ const contextOf = (controller: object, handler: object) =>
 describe('isPublicRoute', () => {
   it('answers as Reflector.getAllAndOverride does, per handler and per class', () => {
     const reflector = new Reflector();
-    const cases: Array<[object, object, boolean]> = [
+    const cases: Array<[Type<unknown>, (...args: never[]) => unknown, boolean]> = [
       [OpenController, OpenController.prototype.list, true],
       [MixedController, MixedController.prototype.probe, true],
       [MixedController, MixedController.prototype.closed, false],
