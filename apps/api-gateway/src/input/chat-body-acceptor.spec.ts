@@ -252,6 +252,17 @@ describe('acceptsChatCompletionBody (compiled acceptor in front of class-validat
     expect(await differential({ ...BENCH_BODY, user: '\uD83D\uDE00'.repeat(257) })).toBe(false);
   });
 
+  it('decides like class-validator with every modelled field set alone to each edge value and around its bounds', async () => {
+    for (const [name, schema] of Object.entries(
+      CHAT_BODY_ACCEPTOR_SCHEMA.properties as Record<string, { minimum?: number; maximum?: number }>,
+    )) {
+      const around = [schema.minimum, schema.maximum].flatMap((bound) =>
+        bound === undefined ? [] : [bound, bound - 1, bound + 1, bound - 1e-9, bound + 1e-9, bound - 0.5, bound + 0.5],
+      );
+      for (const edge of [...EDGES, ...around, undefined]) await differential({ ...BENCH_BODY, [name]: edge });
+    }
+  }, 60_000);
+
   it('never accepts what class-validator refuses, and the pipe answers the same (fast-check)', async () => {
     let accepted = 0;
     let runs = 0;
