@@ -22,3 +22,4 @@ export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';
 export * from './direct-subject.js';
+export * from './stream-window.js';
