@@ -139,6 +139,16 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Min(100)
   @Max(3_600_000)
   STREAM_STALL_TIMEOUT_MS: number = 30_000;
+
+  /**
+   * Flow control per stream (ADR 0084): the bytes of one stream the gateway lets inference send
+   * ahead of what the client took; inference then stops reading the provider until credit comes.
+   * A stalled client so holds at most about this much here. 0 turns it off (the bounds above only).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(16 * 1024 * 1024)
+  STREAM_FLOW_WINDOW_BYTES: number = 64 * 1024;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

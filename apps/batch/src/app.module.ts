@@ -14,6 +14,7 @@ import { HealthController } from './health/health.controller.js';
 import { NativeBatches } from './native/native-batches.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { BatchRunner } from './worker/batch-runner.service.js';
+import { BatchSignals } from './worker/batch-signals.js';
 import { BatchSweeper } from './worker/batch-sweeper.service.js';
 import { LineClaims } from './worker/line-claims.js';
 import { LineExecutor } from './worker/line-executor.js';
@@ -52,6 +53,7 @@ export class AppModule {
         NativeBatches,
         LineClaims,
         LineExecutor,
+        BatchSignals,
         BatchRunner,
         BatchSweeper,
       ],

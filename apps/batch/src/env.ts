@@ -15,8 +15,14 @@ export class BatchEnv extends DatabaseServiceEnv {
   /** How long a claimed line stays leased to its replica without renewal (ADR 0045). */
   @IsInt() @Min(1_000) @Max(3_600_000) BATCH_LEASE_MS: number = 60_000;
 
-  /** Pause between two claims when nothing was runnable, and between two sweeps. */
+  /** Pause between two claims when nothing was runnable, and between two sweeps, while batches are active. */
   @IsInt() @Min(10) @Max(60_000) BATCH_POLL_MS: number = 500;
+
+  /**
+   * The same pauses when this replica has nothing to do (no line running, no batch before its end):
+   * a batch submitted or cancelled here wakes the worker at once (ADR 0083).
+   */
+  @IsInt() @Min(10) @Max(300_000) BATCH_IDLE_POLL_MS: number = 5_000;
 
   /** Time-out of one line's inference call (below the lease, which is renewed meanwhile). */
   @IsInt() @Min(1_000) @Max(600_000) BATCH_LINE_TIMEOUT_MS: number = 120_000;

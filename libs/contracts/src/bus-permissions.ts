@@ -138,6 +138,7 @@ export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.streamCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
+  { subject: EVENTS.streamCredit, publishers: ['api-gateway'], subscribers: ['inference'] },
 ];
 
 /** Dead letters of the JetStream consumers (`dead.<stream>.<consumer>`, issue 9 item 1). */

@@ -99,6 +99,12 @@ export const EVENTS = {
   presetsChanged: 'events.presets.changed',
   /** Gateway -> every inference replica (no queue group): the client of a stream went away. */
   streamCancelled: 'events.inference.stream.cancelled',
+  /**
+   * Gateway -> the one inference replica running a stream: credit for a flow-controlled stream
+   * (ADR 0084), on `events.inference.stream.credit.<replica>.<stream>` as the replica named it in
+   * the stream's first message; one wildcard subscription per replica.
+   */
+  streamCredit: 'events.inference.stream.credit.>',
   /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
   internsDeleted: 'events.interns.deleted',
 } as const;

@@ -24,3 +24,4 @@ export * from './trace-headers.js';
 export * from './direct-subject.js';
 export * from './served-subject.decorator.js';
 export * from './json-reply.js';
+export * from './stream-window.js';

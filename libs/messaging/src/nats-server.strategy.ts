@@ -1,13 +1,22 @@
 import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
-import type { Msg, NatsConnection, PublishOptions, Subscription } from '@nats-io/transport-node';
+import {
+  headers as natsHeaders,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type PublishOptions,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { GatewayError, toRpcError } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { InFlightRequests, type InFlightRequest } from './rpc-liveness.js';
+import { randomToken } from './rpc-client.js';
 import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
 import { StreamFrameWriter } from './stream-frame-writer.js';
+import { parseWindow, STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER, StreamWindow } from './stream-window.js';
 import { withHeaders } from './trace-headers.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
@@ -40,7 +49,11 @@ type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unkn
  *   there and sent as a reference (in order with the packets after it);
  * - stream frames (ADR 0067): when the caller asked for them and the handler opted in
  *   (`useStreamFrames()`), each emission goes out as raw bytes, frames of one turn in one
- *   message (`StreamFrameWriter`), instead of a JSON packet per emission.
+ *   message (`StreamFrameWriter`), instead of a JSON packet per emission;
+ * - flow control per stream of frames (ADR 0084): a caller that announced a window
+ *   (`Gw-Stream-Window`) is told in the first message where to send its credit
+ *   (`events.<service>.stream.credit.<replica>.<stream>`, one wildcard subscription per replica),
+ *   and the handler pauses its source while a window is unacknowledged (`currentStreamWindow`).
  */
 export class PlainSubjectNatsServer extends ServerNats {
   readonly inFlight: InFlightRequests;
@@ -50,6 +63,12 @@ export class PlainSubjectNatsServer extends ServerNats {
   private largeBodies?: LargeBodies;
   /** Replies of a request still on their way through the object store: its end waits for them. */
   private readonly replyChains = new WeakMap<object, Promise<void>>();
+  /** Flow-controlled streams in flight by the last token of their credit subject (ADR 0084). */
+  private readonly windows = new Map<string, StreamWindow>();
+  /** `events.<service>.stream.credit.<replica>` per service this replica took windowed streams for, subscribed on first use. */
+  private readonly creditPrefixes = new Map<string, string>();
+  private readonly replicaToken = randomToken();
+  private windowSequence = 0;
 
   constructor(private readonly serverOptions: NatsServerOptions) {
     super(serverOptions);
@@ -121,6 +140,8 @@ export class PlainSubjectNatsServer extends ServerNats {
     return this.inFlight.track(natsMsg.reply, async (request) => {
       request.span = span;
       request.framesAccepted = natsMsg.headers?.get(STREAM_HEADER) === 'frames';
+      const windowBytes = request.framesAccepted ? parseWindow(natsMsg.headers?.get(STREAM_WINDOW_HEADER)) : undefined;
+      if (windowBytes) request.window = new StreamWindow(windowBytes);
       try {
         let message = natsMsg;
         if (natsMsg.headers?.get(RPC_BODY_HEADER)) {
@@ -154,7 +175,14 @@ export class PlainSubjectNatsServer extends ServerNats {
     if (!request) return publish;
     request.replying = true;
     // Stream frames (ADR 0067): the handler writes them to this sink (useStreamFrames), past Nest's packets.
-    const frames = request.framesAccepted ? new StreamFrameWriter((data, options) => natsMsg.respond(data, options)) : undefined;
+    const window = request.framesAccepted ? request.window : undefined;
+    const creditKey = window ? (++this.windowSequence).toString(36) : undefined;
+    const frames = request.framesAccepted
+      ? new StreamFrameWriter(
+          (data, options) => natsMsg.respond(data, options),
+          window && creditKey ? { window, firstHeaders: this.openWindow(natsMsg.subject, creditKey, window) } : undefined,
+        )
+      : undefined;
     if (frames) request.frameSink = { write: (frame) => frames.write(frame), end: () => frames.end() };
     const wrapped: Publisher = (packet) => {
       // Nest marks the end with isDisposed (merged into the last queued packet) or sends err.
@@ -176,6 +204,10 @@ export class PlainSubjectNatsServer extends ServerNats {
       } else {
         result = publish(packet);
       }
+      if (last && creditKey) {
+        this.windows.delete(creditKey);
+        window!.release();
+      }
       if (last) {
         const pending = this.replyChains.get(request);
         if (pending) void pending.finally(() => this.inFlight.done(request));
@@ -185,6 +217,31 @@ export class PlainSubjectNatsServer extends ServerNats {
     };
     this.publishers.set(request, wrapped);
     return wrapped;
+  }
+
+  /**
+   * Registers a stream's window under its credit subject and answers the headers of its first
+   * message of frames, which name that subject. The replica's credit subscription is made on its
+   * first windowed stream, on the connection the frames go out on, so it is registered at
+   * nats-server before the caller can have read anything to grant credit for.
+   */
+  private openWindow(channel: string, key: string, window: StreamWindow): MsgHdrs {
+    const service = channel.split('.')[0]!;
+    let prefix = this.creditPrefixes.get(service);
+    if (!prefix) {
+      prefix = `events.${service}.stream.credit.${this.replicaToken}`;
+      this.creditPrefixes.set(service, prefix);
+      const start = prefix.length + 1;
+      const decoder = new TextDecoder();
+      this.internals().natsClient!.subscribe(`${prefix}.*`, {
+        callback: (_error, message) => this.windows.get(message.subject.slice(start))?.grant(Number(decoder.decode(message.data))),
+      });
+    }
+    this.windows.set(key, window);
+    const headers = natsHeaders();
+    headers.set(STREAM_HEADER, 'frames');
+    headers.set(STREAM_CREDIT_HEADER, `${prefix}.${key}`);
+    return headers;
   }
 
   override async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { connectionInbox, type ResilientNatsConnection } from './nats-connection
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js';
 import { timedRequest } from './rpc-metrics.js';
+import { STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER } from './stream-window.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
@@ -219,6 +220,8 @@ export class RpcClient {
     if (options.frames) {
       headers ??= natsHeaders();
       headers.set(STREAM_HEADER, 'frames');
+      // Flow control (ADR 0084): at most this many bytes of the stream unread here.
+      if (options.window) headers.set(STREAM_WINDOW_HEADER, String(options.window));
     }
     const open: OpenStream = {
       id: this.nextId(),
@@ -335,7 +338,7 @@ export class RpcClient {
       // Otherwise: a late reply after a timeout, or a packet of a stream nobody reads any more.
       if (open) {
         open.lastHeard = Date.now();
-        onStreamPacket(open, message, data);
+        onStreamPacket(open, message, data, this.nats);
       }
       return;
     }
@@ -423,11 +426,16 @@ export class RpcClient {
   }
 }
 
-function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array): void {
+function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array, nats: ResilientNatsConnection): void {
   const { stream } = open;
   const headers = message.headers;
   const marker = headers?.get(STREAM_HEADER);
   if (marker === 'frames' || marker === 'end') {
+    if (!open.frames && marker === 'frames') {
+      // The service takes credit (ADR 0084) on the subject it names, for the bytes read from now on.
+      const creditSubject = headers!.get(STREAM_CREDIT_HEADER);
+      if (creditSubject) stream.grantCredit((consumed) => publishCredit(nats, creditSubject, consumed));
+    }
     open.frames = true;
     if (data.length > 0) stream.push(data);
     if (marker === 'end') stream.end();
@@ -457,6 +465,15 @@ function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array): void 
   }
   if ('response' in packet) stream.push(packet.response);
   if (packet.isDisposed === true) stream.end();
+}
+
+/** A grant of credit: the bytes of the stream consumed so far, as decimal text. */
+function publishCredit(nats: ResilientNatsConnection, subject: string, consumed: number): void {
+  try {
+    nats.connection.publish(subject, String(consumed));
+  } catch {
+    // The bus is gone: the stream fails on its own (liveness, idle timeout).
+  }
 }
 
 /**

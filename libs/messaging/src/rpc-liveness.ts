@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { StreamWindow } from './stream-window.js';
 
 /*
  * Liveness of a request while a service works on it (ADR 0025). A replica that is killed
@@ -43,6 +44,8 @@ export class InFlightRequest {
   frameSink?: FrameSink;
   /** The handler took the sink: the server sends its packets as frames. */
   frames = false;
+  /** The caller's flow-control window on this stream of frames (ADR 0084), when it announced one. */
+  window?: StreamWindow;
 
   constructor(
     readonly reply: string,
@@ -91,6 +94,18 @@ export function useStreamFrames(): FrameSink | undefined {
   if (!request?.frameSink) return undefined;
   request.frames = true;
   return request.frameSink;
+}
+
+/**
+ * The flow-control window of the stream of frames the caller is handling (ADR 0084): a handler
+ * that took the frame sink asks `whenOpen()` before it pulls more from its source (the
+ * provider's body), so a caller whose client stopped reading pauses the source instead of
+ * receiving frames it would have to hold. Undefined when the caller announced no window (an
+ * older gateway), for packets that are not frames, and outside a request.
+ */
+export function currentStreamWindow(): StreamWindow | undefined {
+  const request = current.getStore();
+  return request?.frames ? request.window : undefined;
 }
 
 /**

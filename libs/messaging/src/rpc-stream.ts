@@ -1,5 +1,6 @@
 import { GatewayError } from '@gw/errors';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { CreditGrants } from './stream-window.js';
 
 /**
  * Stream frames (ADR 0067). A caller that can write a stream's packets to its client as they
@@ -46,6 +47,13 @@ export interface RpcStreamOptions {
    * does not still come as Nest's `response` values.
    */
   frames?: boolean;
+  /**
+   * Flow control (ADR 0084, frames only): the bytes of this stream the caller holds at most. It is
+   * announced with the request; a service that supports it names a credit subject in its first
+   * message and stops sending once a window is unacknowledged, and the stream grants credit as the
+   * consumer reads. A service that predates it sends as before (the other bounds still apply).
+   */
+  window?: number;
 }
 
 /** Bytes all buffered streams of a process may hold together. */
@@ -85,6 +93,8 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
   private waiter: Waiter<T> | undefined;
   private timer: NodeJS.Timeout;
   private received = false;
+  /** Credit for the producer as the consumer reads (ADR 0084), once the service named where to send it. */
+  private credit: CreditGrants | undefined;
 
   constructor(
     /** The subject the request went to. */
@@ -94,6 +104,14 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     private readonly release: (error?: GatewayError) => void,
   ) {
     this.timer = setTimeout(() => this.onTimeout(), options.firstPacketTimeoutMs);
+  }
+
+  /**
+   * The service supports flow control (ADR 0084): from now on, credit for the bytes the consumer
+   * reads goes to `send` (the cumulative count), half a window at a time.
+   */
+  grantCredit(send: (consumed: number) => void): void {
+    if (this.options.window && !this.credit) this.credit = new CreditGrants(this.options.window, send);
   }
 
   /** Packets received so far (the consumer may not have read them all). */
@@ -113,6 +131,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     if (this.waiter) {
       const { resolve } = this.waiter;
       this.waiter = undefined;
+      if (this.credit && value instanceof Uint8Array) this.credit.took(value.length);
       resolve({ value, done: false });
     } else if (this.buffered.length >= (this.options.maxBufferedPackets ?? DEFAULT_MAX_BUFFERED_PACKETS) || !this.hold(value)) {
       this.dropBuffered();
@@ -156,6 +175,8 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
 
   private shiftBuffered(): T {
     const value = this.buffered.shift()!;
+    // Once the service ended the stream, credit would tell it nothing.
+    if (this.credit && !this.finished && value instanceof Uint8Array) this.credit.took(value.length);
     const size = this.bufferedSizes.shift();
     if (size !== undefined) {
       this.bufferedBytes -= size;

@@ -1,5 +1,6 @@
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { STREAM_END_HEADERS, STREAM_FRAMES_HEADERS } from './rpc-stream.js';
+import type { StreamWindow } from './stream-window.js';
 
 /** A coalesced message stops growing here, far below max_payload, so one message never holds up the connection for long. */
 export const MAX_COALESCED_CHARS = 64 * 1024;
@@ -21,7 +22,14 @@ export class StreamFrameWriter {
   private marked = false;
   private ended = false;
 
-  constructor(private readonly respond: Respond) {}
+  constructor(
+    private readonly respond: Respond,
+    /**
+     * Flow control (ADR 0084): the bytes sent are counted against the caller's window; the first
+     * message names the credit subject (`firstHeaders`).
+     */
+    private readonly flow?: { window: StreamWindow; firstHeaders: MsgHdrs },
+  ) {}
 
   get isEnded(): boolean {
     return this.ended;
@@ -44,11 +52,12 @@ export class StreamFrameWriter {
     if (this.held.length === 0) return;
     const data = this.held;
     this.held = '';
+    if (this.flow) this.flow.window.sent(Buffer.byteLength(data));
     if (this.marked) {
       this.respond(data, {});
     } else {
       this.marked = true;
-      this.respond(data, { headers: STREAM_FRAMES_HEADERS });
+      this.respond(data, { headers: this.flow?.firstHeaders ?? STREAM_FRAMES_HEADERS });
     }
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import '@gw/testing';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { KeyLimiter, type KeyLimitsDecision } from './key-limiter.js';
 import { LimiterStore } from './limiter-store.js';
@@ -113,6 +113,49 @@ describe('KeyLimiter: the window and the in-flight slot in one Redis command', (
     expect((await window.consume(key)).allowed).toBe(false); // 5 > 3
     await held(mine).release();
     if (theirs.allowed) await theirs.lease.release();
+  });
+
+  it('decides the acquires of one loop turn, sent in one pipeline, exactly as the same acquires one after the other', async () => {
+    const together = new KeyLimiter(replicaA, options('km-turn'));
+    const alone = new KeyLimiter(replicaB, options('km-seq'));
+    const summary = ({ rate, slot }: KeyLimitsDecision) => [rate.allowed, rate.remaining, rate.retryAfterSeconds > 0, slot?.allowed];
+    const key = randomUUID();
+    const pipelines = vi.spyOn(replicaA.redis, 'pipeline');
+    try {
+      // 9 requests of one key, 6 per minute and 3 in flight: 3 held, 3 refused for concurrency (counted), 3 by the window.
+      const concurrent = await Promise.all(Array.from({ length: 9 }, () => together.acquire(key, 6, 3)));
+      expect(pipelines).toHaveBeenCalledTimes(1); // one write, one round trip
+      const sequential: KeyLimitsDecision[] = [];
+      for (let n = 0; n < 9; n++) sequential.push(await alone.acquire(key, 6, 3));
+      expect(concurrent.map(summary)).toEqual(sequential.map(summary));
+      expect(concurrent.map(({ rate, slot }) => (!rate.allowed ? 'rate' : slot?.allowed ? 'held' : 'concurrency'))).toEqual([
+        ...Array(3).fill('held'),
+        ...Array(3).fill('concurrency'),
+        ...Array(3).fill('rate'),
+      ]);
+      // Redis holds what it held for the sequential calls.
+      expect(await replicaA.redis.get(`rate:km-turn-rpm:${key}`)).toBe(await replicaA.redis.get(`rate:km-seq-rpm:${key}`));
+      expect(await replicaA.redis.zcard(`semaphore:conc:km-turn-conc:${key}`)).toBe(3);
+      expect(await replicaA.redis.zcard(`semaphore:conc:km-seq-conc:${key}`)).toBe(3);
+      await Promise.all(
+        [...concurrent, ...sequential].flatMap((decision) => (decision.slot?.allowed ? [decision.slot.lease.release()] : [])),
+      );
+      expect(await replicaA.redis.zcard(`semaphore:conc:km-turn-conc:${key}`)).toBe(0);
+    } finally {
+      pipelines.mockRestore();
+      together.close();
+      alone.close();
+    }
+  });
+
+  it('sends a turn’s releases before its acquires: a slot given back frees it for a request of the same turn', async () => {
+    const limiter = new KeyLimiter(replicaA, options('km-order'));
+    const key = randomUUID();
+    const first = held(await limiter.acquire(key, 10, 1));
+    const [, next, refused] = await Promise.all([first.release(), limiter.acquire(key, 10, 1), limiter.acquire(key, 10, 1)]);
+    expect(next.slot?.allowed).toBe(true);
+    expect(refused.slot?.allowed).toBe(false);
+    await held(next).release();
   });
 
   it('sends one command per acquire, and one per key for the releases of a loop turn (MONITOR)', async () => {

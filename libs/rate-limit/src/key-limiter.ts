@@ -72,19 +72,36 @@ redis.call('pexpire', KEYS[1], leaseTtl)
 return lost
 `;
 
+/** The acquire script's arguments: rate key, slot key, window s, rate limit, slot limit, lease id, now, lease TTL ms. */
+type AcquireArgs = [string, string, number, number, number, string, number, number];
+type AcquireReply = [number, number, number];
+
 type LimiterCommands = {
-  gwKeyLimitsAcquire(
-    rateKey: string,
-    slotKey: string,
-    windowSeconds: number,
-    rateLimit: number,
-    slotLimit: number,
-    leaseId: string,
-    now: number,
-    leaseTtlMs: number,
-  ): Promise<[number, number, number]>;
+  gwKeyLimitsAcquire(...args: AcquireArgs): Promise<AcquireReply>;
   gwKeyLimitsRenew(slotKey: string, now: number, leaseTtlMs: number, ...leaseIds: string[]): Promise<string[]>;
 };
+
+/** The same commands queued on an ioredis pipeline (sent by `exec`, one write, replies in order). */
+type LimiterPipeline = {
+  gwKeyLimitsAcquire(...args: AcquireArgs): LimiterPipeline;
+  zrem(key: string, ...members: string[]): LimiterPipeline;
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+};
+
+interface PendingAcquire {
+  args: AcquireArgs;
+  resolve: (reply: AcquireReply) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The limiter's Redis work of one event-loop turn, sent together on `setImmediate` (ADR 0077). */
+interface Turn {
+  /** Releases per in-flight set: one `ZREM set id…` per set. */
+  releases: Map<string, string[]>;
+  acquires: PendingAcquire[];
+  /** Resolves once the turn's commands were answered (or failed); never rejects. */
+  sent: Promise<void>;
+}
 
 const NO_LEASE: Lease = { release: async () => undefined };
 
@@ -98,9 +115,12 @@ let leaseCounter = 0;
  * slot's `ZREM` when the request ends. Semantics of `RequestRateLimiter.consume` followed by
  * `ConcurrencyLimiter.tryAcquire`: a fixed window from the key's first request; a refusal by
  * the window counts in it and takes no slot; a refusal for concurrency has counted a point
- * of the window. Releases of one loop turn leave as one `ZREM` per key; held leases are
- * renewed together, every third of `leaseTtlMs`, by one timer per limiter (not one per
- * request). Redis down: fail open (`degraded`), counted by the store.
+ * of the window. All the acquires and releases of one event-loop turn leave in one pipeline
+ * (one write, one round trip; ADR 0077): the releases first, one `ZREM` per key, then one
+ * acquire script per request, in the order they were asked, so Redis decides exactly as for
+ * the same calls made one after the other. Held leases are renewed together, every third of
+ * `leaseTtlMs`, by one timer per limiter (not one per request). Redis down: fail open
+ * (`degraded`), counted by the store.
  */
 export class KeyLimiter {
   private readonly logger = new Logger('RateLimit');
@@ -109,9 +129,8 @@ export class KeyLimiter {
   private readonly held = new Map<string, Set<string>>();
   private renewTimer?: NodeJS.Timeout;
   private renewing = false;
-  /** Releases of this loop turn, per in-flight set: one `ZREM` per set for all of them. */
-  private releases = new Map<string, string[]>();
-  private releasesSent?: Promise<void>;
+  /** The commands of this loop turn, not sent yet. */
+  private turn?: Turn;
 
   constructor(
     private readonly store: LimiterStore,
@@ -129,20 +148,20 @@ export class KeyLimiter {
     const { rateName, concurrencyName, durationSeconds, leaseTtlMs } = this.options;
     const slotKey = `semaphore:conc:${concurrencyName}:${key}`;
     const leaseId = LEASE_PREFIX + (leaseCounter++).toString(36);
-    let result: [number, number, number];
+    let result: AcquireReply;
     try {
       if (this.store.redis.status !== 'ready') throw new Error('Redis connection is not ready');
-      const now = Date.now();
-      result = await this.commands.gwKeyLimitsAcquire(
+      const args: AcquireArgs = [
         `rate:${rateName}:${key}`,
         slotKey,
         durationSeconds,
         rateLimit,
         concurrencyLimit,
         leaseId,
-        now,
+        Date.now(),
         leaseTtlMs,
-      );
+      ];
+      result = await new Promise<AcquireReply>((resolve, reject) => this.currentTurn().acquires.push({ args, resolve, reject }));
     } catch (error) {
       this.store.reportUnavailable(rateName, error);
       return {
@@ -208,31 +227,69 @@ export class KeyLimiter {
   }
 
   /**
-   * Gives the slot back at the end of this loop turn, with the other releases of the turn (many
+   * Gives the slot back at the end of this loop turn, with the turn's other commands (many
    * requests end together under load): one `ZREM key id…` per in-flight set instead of one per
    * request. Resolves once Redis answered; never rejects (a lease not removed lapses after leaseTtlMs).
    */
   private queueRelease(slotKey: string, leaseId: string): Promise<void> {
-    const ids = this.releases.get(slotKey);
+    const turn = this.currentTurn();
+    const ids = turn.releases.get(slotKey);
     if (ids) ids.push(leaseId);
-    else this.releases.set(slotKey, [leaseId]);
-    this.releasesSent ??= new Promise<void>((resolve) => setImmediate(() => void this.sendReleases().then(resolve)));
-    return this.releasesSent;
+    else turn.releases.set(slotKey, [leaseId]);
+    return turn.sent;
   }
 
-  private async sendReleases(): Promise<void> {
-    const batch = this.releases;
-    this.releases = new Map();
-    this.releasesSent = undefined;
-    await Promise.all(
-      [...batch].map(async ([slotKey, ids]) => {
-        try {
-          await this.store.redis.zrem(slotKey, ...ids);
-        } catch (error) {
-          this.store.reportUnavailable(this.options.concurrencyName, error);
-        }
-      }),
-    );
+  /** This loop turn's batch, opened by its first command and sent on `setImmediate`. */
+  private currentTurn(): Turn {
+    if (this.turn) return this.turn;
+    let markSent!: () => void;
+    const turn: Turn = { releases: new Map(), acquires: [], sent: new Promise<void>((resolve) => (markSent = resolve)) };
+    this.turn = turn;
+    setImmediate(() => void this.send(turn).finally(markSent));
+    return turn;
+  }
+
+  /**
+   * One command alone is sent as such; two or more in one ioredis pipeline (one write, replies
+   * in order): the releases, then the acquires in the order they were asked. Redis runs them
+   * one after the other, as if each had been sent on its own.
+   */
+  private async send(turn: Turn): Promise<void> {
+    this.turn = undefined;
+    const { releases, acquires } = turn;
+    if (releases.size === 0 && acquires.length === 1) {
+      const { args, resolve, reject } = acquires[0]!;
+      await this.commands.gwKeyLimitsAcquire(...args).then(resolve, reject);
+      return;
+    }
+    if (releases.size === 1 && acquires.length === 0) {
+      const [[slotKey, ids]] = releases;
+      await this.store.redis
+        .zrem(slotKey, ...ids)
+        .catch((error: unknown) => this.store.reportUnavailable(this.options.concurrencyName, error));
+      return;
+    }
+    const pipeline = this.store.redis.pipeline() as unknown as LimiterPipeline;
+    for (const [slotKey, ids] of releases) pipeline.zrem(slotKey, ...ids);
+    for (const { args } of acquires) pipeline.gwKeyLimitsAcquire(...args);
+    let replies: Array<[Error | null, unknown]> | null = null;
+    let failure: unknown = new Error('Redis sent no reply to the limiter pipeline');
+    try {
+      replies = await pipeline.exec();
+    } catch (error) {
+      failure = error;
+    }
+    let index = 0;
+    for (let count = releases.size; count > 0; count--) {
+      const error = replies?.[index++]?.[0] ?? (replies ? null : failure);
+      if (error) this.store.reportUnavailable(this.options.concurrencyName, error);
+    }
+    for (const { resolve, reject } of acquires) {
+      const reply = replies?.[index++];
+      if (!reply) reject(failure);
+      else if (reply[0]) reject(reply[0]);
+      else resolve(reply[1] as AcquireReply);
+    }
   }
 
   private forget(slotKey: string, leaseId: string): void {

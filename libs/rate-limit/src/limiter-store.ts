@@ -43,8 +43,9 @@ export class LimiterStore {
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 500,
       connectTimeout: 2_000,
-      // Both limiters of one request (window and concurrency) leave in one write.
-      enableAutoPipelining: true,
+      // Off: auto-pipelining costs CPU on every command (a Pipeline per tick, a promise per
+      // command); KeyLimiter batches its own commands per loop turn instead (ADR 0077).
+      enableAutoPipelining: false,
       // Reconnect forever, at most every 2 s; failing open meanwhile.
       retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     });

@@ -19,7 +19,14 @@ import {
   type BenchResult,
   type TargetResult,
 } from './report.ts';
-import { concurrencyScenario, upstreamConnections, writeBenchCatalog, type ConcurrencyScenarioResult } from './concurrency-scenario.ts';
+import {
+  concurrencyScenario,
+  LONG_MODEL,
+  LONG_UPSTREAM_MODEL,
+  upstreamConnections,
+  writeBenchCatalog,
+  type ConcurrencyScenarioResult,
+} from './concurrency-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 
 /**
@@ -123,14 +130,18 @@ function streamTargets(chat: Target[]): StreamTargetSpec[] {
       (target): target is Target & { name: StreamTargetSpec['name'] } =>
         target.name === 'direct' || target.name === 'gateway' || target.name === 'portkey',
     )
-    .map((target) => ({
-      name: target.name,
-      label: target.label,
-      url: target.url,
-      headers: target.headers,
-      body: streamed(target.body),
-      processes: target.processes,
-    }));
+    .map((target) => {
+      const long = target.name === 'direct' ? LONG_UPSTREAM_MODEL : target.name === 'gateway' ? LONG_MODEL : undefined;
+      return {
+        name: target.name,
+        label: target.label,
+        url: target.url,
+        headers: target.headers,
+        body: streamed(target.body),
+        processes: target.processes,
+        ...(long ? { longBody: streamed(JSON.stringify({ ...(JSON.parse(target.body) as object), model: long })) } : {}),
+      };
+    });
 }
 
 function describe(figures: RunFigures): string {
@@ -234,14 +245,17 @@ async function main(): Promise<number> {
   let runningPortkey: RunningPortkey | undefined;
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
-    // The concurrency scenario's slow model, in a catalog of the run's own (the shipped one plus
-    // that model), and an upstream connection pool as large as the streams it holds at once
-    // (inference's default, 256 per origin, would queue the rest behind the slow ones).
+    // The bench's own models (the concurrency scenario's slow and firehose ones, the stream
+    // scenario's long reply), in a catalog of the run's own (the shipped one plus those), and an
+    // upstream connection pool as large as the streams it holds at once (inference's default, 256
+    // per origin, would queue the rest behind the slow ones).
     const env =
-      options.concurrencyStreams > 0
+      options.concurrencyStreams > 0 || options.streams
         ? {
             MODEL_CATALOG_PATH: writeBenchCatalog(WORKSPACE_ROOT, isolated.stateDir, options.concurrencySeconds),
-            UPSTREAM_CONNECTIONS: String(upstreamConnections(options.concurrencyStreams + options.stalledClients)),
+            ...(options.concurrencyStreams > 0
+              ? { UPSTREAM_CONNECTIONS: String(upstreamConnections(options.concurrencyStreams + options.stalledClients)) }
+              : {}),
           }
         : undefined;
     const stack = await isolated.start(controller.signal, env ? { env } : {});

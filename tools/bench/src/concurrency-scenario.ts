@@ -54,10 +54,17 @@ export const FIREHOSE_MODEL = 'sim/bench-firehose';
 const FIREHOSE_REPLY_TOKENS = 100_000;
 
 /**
- * The shipped catalog plus the bench's slow model (a copy of the catalog's `sim/gpt-4o-mini-slow` with its own upstream) and
- * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply).
+ * The stream scenario's long reply (ADR 0087): 180 tokens, 60 content chunks, so 64 `data:`
+ * events against the short reply's 12; the difference gives the marginal CPU of a chunk.
  */
-export function withSlowModel(catalog: { models: CatalogModel[] }, seconds: number): { models: CatalogModel[] } {
+export const LONG_MODEL = 'sim/bench-long';
+export const LONG_UPSTREAM_MODEL = 'gpt-4o-mini;reply-tokens=180';
+
+/**
+ * The shipped catalog plus the bench's slow model (a copy of the catalog's `sim/gpt-4o-mini-slow` with its own upstream),
+ * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply) and its long reply (a copy of `sim/gpt-4o-mini`).
+ */
+export function withBenchModels(catalog: { models: CatalogModel[] }, seconds: number): { models: CatalogModel[] } {
   const template = catalog.models.find((model) => model.id === 'sim/gpt-4o-mini-slow');
   if (!template) throw new Error('the catalog has no sim/gpt-4o-mini-slow to copy');
   const model: CatalogModel = {
@@ -79,15 +86,24 @@ export function withSlowModel(catalog: { models: CatalogModel[] }, seconds: numb
       upstreamModel: `gpt-4o-mini;reply-tokens=${FIREHOSE_REPLY_TOKENS}`,
     })),
   };
-  const ours = new Set([SLOW_MODEL, FIREHOSE_MODEL]);
-  return { ...catalog, models: [...catalog.models.filter((entry) => !ours.has(entry.id)), model, firehose] };
+  const longTemplate = catalog.models.find((entry) => entry.id === 'sim/gpt-4o-mini');
+  if (!longTemplate) throw new Error('the catalog has no sim/gpt-4o-mini to copy');
+  const long: CatalogModel = {
+    ...longTemplate,
+    id: LONG_MODEL,
+    listed: false,
+    name: 'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
+    endpoints: longTemplate.endpoints.map((endpoint) => ({ ...endpoint, upstreamModel: LONG_UPSTREAM_MODEL })),
+  };
+  const ours = new Set([SLOW_MODEL, FIREHOSE_MODEL, LONG_MODEL]);
+  return { ...catalog, models: [...catalog.models.filter((entry) => !ours.has(entry.id)), model, firehose, long] };
 }
 
 /** Writes the bench stack's catalog into `dir`; returns its path (inference's MODEL_CATALOG_PATH). */
 export function writeBenchCatalog(root: string, dir: string, seconds: number): string {
   const shipped = JSON.parse(readFileSync(join(root, 'apps/inference/catalog/models.json'), 'utf8')) as { models: CatalogModel[] };
   const path = join(dir, 'bench-catalog.json');
-  writeFileSync(path, `${JSON.stringify(withSlowModel(shipped, seconds), null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify(withBenchModels(shipped, seconds), null, 2)}\n`);
   return path;
 }
 

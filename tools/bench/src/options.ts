@@ -40,7 +40,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --concurrency-streams <n>  concurrent slow streams held by the gateway (default 2000; 0 skips the concurrency scenario)
   --concurrency-seconds <s>  how long each slow stream lasts (default 60)
   --stalled-clients <n>   clients that stop reading in the concurrency scenario's second phase (default 200; 0 skips it)
-  --stalled-tokens <n>    tokens each stalled client asks for (default 20000, about 2 MB: past the loopback socket buffers)
+  --stalled-tokens <n>    tokens each stalled client asks for (default 100000, about 10 MB: past the loopback buffers and the gateway's own bounds)
   -h, --help              this text
 
 A quick run: npm run bench -- --rounds 1 --batch-lines 0 --concurrency-streams 200 --concurrency-seconds 5`;
@@ -88,6 +88,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     concurrencyStreams: integer(values['concurrency-streams'], '--concurrency-streams', 0) ?? 2_000,
     concurrencySeconds: integer(values['concurrency-seconds'], '--concurrency-seconds') ?? 60,
     stalledClients: integer(values['stalled-clients'], '--stalled-clients', 0) ?? 200,
-    stalledTokens: integer(values['stalled-tokens'], '--stalled-tokens') ?? 20_000,
+    stalledTokens: integer(values['stalled-tokens'], '--stalled-tokens') ?? 100_000,
   };
 }

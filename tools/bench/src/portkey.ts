@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, httpOk, waitFor } from '@gw/stack';
 
@@ -10,6 +10,14 @@ import { freePort, httpOk, waitFor } from '@gw/stack';
  */
 export const PORTKEY_VERSION = '1.15.2';
 
+/**
+ * Portkey 1.15.2 takes `@hono/node-server@^1.3.3`; npm resolves the newest 1.x, whose response
+ * handling answers every stream with 500 `TypeError: immutable` on Node 24
+ * (Portkey-AI/gateway#1389). 1.14.1 is inside Portkey's own range and streams, so the install
+ * pins it with an npm override: Portkey is measured as it works, not as a broken install.
+ */
+const NODE_SERVER_VERSION = '1.14.1';
+
 export interface RunningPortkey {
   url: string;
   pid: number;
@@ -17,7 +25,7 @@ export interface RunningPortkey {
 }
 
 function installDir(root: string): string {
-  return join(root, '.bench-cache', `portkey-${PORTKEY_VERSION}`);
+  return join(root, '.bench-cache', `portkey-${PORTKEY_VERSION}-node-server-${NODE_SERVER_VERSION}`);
 }
 
 /** Installs the pinned version once; returns the path of its server script, or an error text. */
@@ -26,21 +34,23 @@ export function ensurePortkeyInstalled(root: string): { script: string } | { err
   const script = join(dir, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
   if (existsSync(script)) return { script };
   mkdirSync(dir, { recursive: true });
-  const install = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-package-lock',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      `@portkey-ai/gateway@${PORTKEY_VERSION}`,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  // A manifest of its own, so the override applies (npm reads overrides from the root package only).
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        private: true,
+        dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION },
+        overrides: { '@hono/node-server': NODE_SERVER_VERSION },
+      },
+      null,
+      2,
+    )}\n`,
   );
+  const install = spawnSync('npm', ['install', '--prefix', dir, '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (install.status !== 0 || !existsSync(script)) {
     return {
       error: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${(install.stderr || install.stdout).trim().split('\n').slice(-3).join(' ')}`,

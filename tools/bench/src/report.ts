@@ -216,7 +216,7 @@ export function formatStreams(result: StreamScenarioResult): string {
       `CPU ${run.cpuMicrosPerStream.total ?? 0} µs/stream (machine ${run.cpuMicrosPerStream.machine ?? 0})`
     );
   };
-  const { addedFirstTokenMs, addedCpuMicrosPerChunk, gatewayMultipleOfPortkey } = result.comparison;
+  const { addedFirstTokenMs, addedCpuMicrosPerChunk, marginalCpuMicrosPerChunk, gatewayMultipleOfPortkey } = result.comparison;
   return [
     'Streams (stream: true, include_usage):',
     row(direct),
@@ -224,7 +224,8 @@ export function formatStreams(result: StreamScenarioResult): string {
     ...(portkey ? [row(portkey)] : []),
     ...(result.portkeySkipped ? [`  Portkey not measured: ${result.portkeySkipped}`] : []),
     `  gateway adds: first token ${fixed(addedFirstTokenMs.mean, 3)} ms mean (p50 ${fixed(addedFirstTokenMs.p50, 3)}, p99 ${fixed(addedFirstTokenMs.p99, 3)}); ` +
-      `CPU ${addedCpuMicrosPerChunk.machine} µs per chunk machine-wide (${addedCpuMicrosPerChunk.total} µs in the named processes)` +
+      `CPU per chunk machine-wide: ${marginalCpuMicrosPerChunk ?? '–'} µs marginal (long − short reply), ` +
+      `${addedCpuMicrosPerChunk.machine} µs with the per-stream work spread over ${gateway.throughput.chunksPerStream} chunks (${addedCpuMicrosPerChunk.total} µs in the named processes)` +
       (gatewayMultipleOfPortkey === undefined ? '' : `; ×${fixed(gatewayMultipleOfPortkey, 2)} Portkey's streams/s`),
     formatGoals(result.goals),
   ].join('\n');

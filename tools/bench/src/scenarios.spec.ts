@@ -6,12 +6,14 @@ import {
   SLOW_MODEL,
   slowUpstreamModel,
   upstreamConnections,
-  withSlowModel,
+  withBenchModels,
   FIREHOSE_MODEL,
+  LONG_MODEL,
   type PhaseResult,
 } from './concurrency-scenario.ts';
 import {
   compareStreams,
+  marginalCpuPerChunk,
   streamGoals,
   type StreamScenarioResult,
   type StreamThroughput,
@@ -19,18 +21,22 @@ import {
 } from './stream-scenario.ts';
 import { summarize } from './stats.ts';
 
-function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { total: number; machine: number }): StreamTargetResult {
-  const throughput: StreamThroughput = {
+function streamRun(streamsPerSecond: number, cpu: { total: number; machine: number }, chunksPerStream = 12): StreamThroughput {
+  return {
     connections: 32,
     seconds: 6,
     streamsPerSecond,
     streams: 100,
     failed: 0,
-    chunksPerStream: 12,
+    chunksPerStream,
     streamMs: summarize([1]),
     cpuMicrosPerStream: cpu,
-    cpuMicrosPerChunk: { total: cpu.total / 12, machine: cpu.machine / 12 },
+    cpuMicrosPerChunk: { total: cpu.total / chunksPerStream, machine: cpu.machine / chunksPerStream },
   };
+}
+
+function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { total: number; machine: number }): StreamTargetResult {
+  const throughput = streamRun(streamsPerSecond, cpu);
   return {
     label: 'x',
     url: 'http://x',
@@ -60,7 +66,7 @@ describe('stream scenario figures', () => {
     const goals = streamGoals(compareStreams(targets));
     expect(goals.map((goal) => [goal.value, goal.met])).toEqual([
       [1.533, false],
-      [120, false],
+      [undefined, undefined],
       [1.29, false],
     ]);
     const { portkey: _portkey, ...withoutPortkey } = targets;
@@ -68,11 +74,46 @@ describe('stream scenario figures', () => {
   });
 });
 
+describe('marginal CPU per chunk (ADR 0087)', () => {
+  const at = (short: number, long: number) => ({
+    short: streamRun(1, { total: 0, machine: short }),
+    long: streamRun(1, { total: 0, machine: long }, 64),
+  });
+  const target = (rounds: Array<ReturnType<typeof at>>): StreamTargetResult => ({
+    ...streamTarget([1], 1, { total: 0, machine: 0 }),
+    rounds: rounds.map((round) => round.short),
+    longRounds: rounds.map((round) => round.long),
+  });
+
+  it("takes the gateway's extra CPU for 52 more events less the direct path's, the median of the rounds", () => {
+    // Round 1: ((2400 − 1560) − (300 − 120)) / 52 = 12.69; round 2: ((2600 − 1500) − (320 − 100)) / 52 = 16.92; round 3: 10.
+    const direct = target([at(120, 300), at(100, 320), at(100, 100)]);
+    const gateway = target([at(1560, 2400), at(1500, 2600), at(1500, 2020)]);
+    expect(marginalCpuPerChunk(direct, gateway)).toBe(12.7);
+    const goals = streamGoals({ ...compareStreams({ direct, gateway }) });
+    expect(goals[1]).toMatchObject({ value: 12.7, met: true });
+  });
+
+  it('leaves out rounds where noise made the figure negative, and is absent when none is left', () => {
+    const direct = target([at(100, 600), at(100, 300)]);
+    const gateway = target([at(1500, 1700), at(1500, 2220)]);
+    expect(marginalCpuPerChunk(direct, gateway)).toBe(10);
+    expect(marginalCpuPerChunk(target([at(100, 600)]), target([at(1500, 1700)]))).toBeUndefined();
+    expect(
+      marginalCpuPerChunk(streamTarget([1], 1, { total: 0, machine: 0 }), streamTarget([1], 1, { total: 0, machine: 0 })),
+    ).toBeUndefined();
+  });
+});
+
 describe('concurrency scenario', () => {
-  it('adds its slow model and its firehose to the shipped catalog, as copies with their own upstreams', () => {
+  it('adds its slow model, its firehose and its long reply to the shipped catalog, as copies with their own upstreams', () => {
     const shipped = JSON.parse(readFileSync(`${WORKSPACE_ROOT}/apps/inference/catalog/models.json`, 'utf8'));
-    const catalog = withSlowModel(shipped, 60);
-    expect(catalog.models).toHaveLength(shipped.models.length + 2);
+    const catalog = withBenchModels(shipped, 60);
+    expect(catalog.models).toHaveLength(shipped.models.length + 3);
+    expect(catalog.models.find((entry) => entry.id === LONG_MODEL)).toMatchObject({
+      listed: false,
+      endpoints: [expect.objectContaining({ upstreamModel: 'gpt-4o-mini;reply-tokens=180' })],
+    });
     expect(catalog.models.find((entry) => entry.id === FIREHOSE_MODEL)).toMatchObject({
       listed: false,
       endpoints: [expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;reply-tokens=100000' })],
@@ -83,7 +124,7 @@ describe('concurrency scenario', () => {
       expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' }),
     ]);
     expect(slowUpstreamModel(5)).toBe('gpt-4o-mini;chunk-delay=227;reply-tokens=57');
-    expect(withSlowModel(catalog, 5).models).toHaveLength(catalog.models.length);
+    expect(withBenchModels(catalog, 5).models).toHaveLength(catalog.models.length);
   });
 
   it("sizes inference's upstream pool for every stream at once, within its bounds", () => {

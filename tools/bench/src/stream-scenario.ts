@@ -18,6 +18,11 @@ export interface StreamTargetSpec extends StreamTarget {
   name: 'direct' | 'gateway' | 'portkey';
   /** Server-side processes of the path, for the CPU figures. */
   processes: NamedProcess[];
+  /**
+   * The same request for a long reply (`LONG_STREAM_EVENTS`-odd events): direct and gateway
+   * only, for the marginal CPU per chunk (ADR 0087).
+   */
+  longBody?: string;
 }
 
 export interface StreamThroughput {
@@ -46,6 +51,8 @@ export interface StreamTargetResult {
   /** Per round; `throughput` is the round with the median streams/s. */
   rounds: StreamThroughput[];
   throughput: StreamThroughput;
+  /** Per round, the long-reply run at the same connections (direct and gateway only, ADR 0087). */
+  longRounds?: StreamThroughput[];
 }
 
 export interface StreamScenarioResult {
@@ -55,8 +62,18 @@ export interface StreamScenarioResult {
   comparison: {
     /** gateway − direct first-token time at 1 connection, ms. */
     addedFirstTokenMs: { mean: number; p50: number; p99: number };
-    /** (gateway − direct) CPU per stream ÷ chunks per stream, µs; `machine` is the whole machine's. */
+    /**
+     * (gateway − direct) CPU per stream ÷ chunks per stream, µs; `machine` is the whole machine's.
+     * The per-stream work (auth, limits, usage, ledger) is in it, spread over 12 chunks.
+     */
     addedCpuMicrosPerChunk: { total: number; machine: number };
+    /**
+     * What one more chunk costs the gateway path, machine-wide µs (ADR 0087): per round,
+     * ((gateway long − gateway short) − (direct long − direct short)) CPU per stream ÷ (long − short
+     * events); the median of the rounds. Absent when no round gave a positive figure (noise larger
+     * than the effect) or the long runs were not made.
+     */
+    marginalCpuMicrosPerChunk?: number;
     /** gateway streams/s ÷ Portkey's, at `connections` connections. */
     gatewayMultipleOfPortkey?: number;
   };
@@ -134,8 +151,9 @@ export async function streamScenario(
   signal: AbortSignal,
 ): Promise<StreamScenarioResult> {
   const problems: string[] = [];
-  // One stream each first. Ours must work; Portkey's failure is Portkey's (1.15.2 answers 500 to
-  // streams on Node 24: TypeError: immutable, Portkey-AI/gateway#1389), so it is left out, with why.
+  // One stream each first. Ours must work; Portkey's failure is Portkey's (with a newer
+  // @hono/node-server than the pinned one, 1.15.2 answers 500 to streams on Node 24: TypeError:
+  // immutable, Portkey-AI/gateway#1389), so it is left out, with why.
   const targets: StreamTargetSpec[] = [];
   let portkeySkipped: string | undefined;
   for (const target of requested) {
@@ -149,6 +167,7 @@ export async function streamScenario(
   }
   const samples = new Map<string, StreamOutcome[]>(targets.map((target) => [target.name, []]));
   const runs = new Map<string, StreamThroughput[]>(targets.map((target) => [target.name, []]));
+  const longRuns = new Map<string, StreamThroughput[]>(targets.map((target) => [target.name, []]));
   for (let index = 1; index <= options.rounds; index += 1) {
     for (const target of targets) {
       step(
@@ -171,6 +190,17 @@ export async function streamScenario(
         `    ${run.streamsPerSecond} streams/s (${run.chunksPerStream} chunks each), first token p50 ${summarize(sequential.filter(complete).map((outcome) => outcome.firstDataMs ?? 0)).p50} ms at 1 connection, ` +
           `CPU ${run.cpuMicrosPerChunk.total} µs/chunk (machine ${run.cpuMicrosPerChunk.machine})`,
       );
+      if (target.longBody) {
+        const long = await throughputRun({ ...target, body: target.longBody }, options, signal);
+        if (long.failed > 0)
+          problems.push(
+            `${target.label} long streams, ${options.connections} connections: ${long.failed} of ${long.streams} streams incomplete`,
+          );
+        longRuns.get(target.name)!.push(long);
+        console.log(
+          `    long replies: ${long.streamsPerSecond} streams/s (${long.chunksPerStream} chunks each), CPU ${long.cpuMicrosPerStream.machine ?? 0} µs/stream machine-wide`,
+        );
+      }
     }
   }
   const results = Object.fromEntries(
@@ -184,6 +214,7 @@ export async function streamScenario(
         wholeStream: summarize(outcomes.map((outcome) => outcome.totalMs)),
         rounds,
         throughput: [...rounds].sort((a, b) => a.streamsPerSecond - b.streamsPerSecond)[Math.floor(rounds.length / 2)]!,
+        ...(longRuns.get(target.name)!.length > 0 ? { longRounds: longRuns.get(target.name)! } : {}),
       };
       return [target.name, result];
     }),
@@ -215,10 +246,35 @@ export function compareStreams(targets: StreamScenarioResult['targets']): Stream
       p99: round(gateway.firstToken.p99 - direct.firstToken.p99, 3),
     },
     addedCpuMicrosPerChunk: { total: added('total'), machine: added('machine') },
+    ...optional('marginalCpuMicrosPerChunk', marginalCpuPerChunk(direct, gateway)),
     ...(portkey && portkey.throughput.streamsPerSecond > 0
       ? { gatewayMultipleOfPortkey: round(gateway.throughput.streamsPerSecond / Math.max(1e-9, portkey.throughput.streamsPerSecond), 2) }
       : {}),
   };
+}
+
+const optional = <K extends string>(key: K, value: number | undefined) =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+
+/**
+ * The marginal machine-wide CPU of one more chunk through the gateway (ADR 0087): per round, the
+ * gateway's extra CPU for the long reply over the short one, less the simulator's and the
+ * client's own extra (the direct path's), over the extra events; the median of the rounds that
+ * gave a positive figure (a negative one is noise larger than the effect, not a free chunk).
+ */
+export function marginalCpuPerChunk(direct: StreamTargetResult, gateway: StreamTargetResult): number | undefined {
+  const figures: number[] = [];
+  const rounds = Math.min(direct.rounds.length, gateway.rounds.length, direct.longRounds?.length ?? 0, gateway.longRounds?.length ?? 0);
+  for (let index = 0; index < rounds; index += 1) {
+    const [shortDirect, shortGateway] = [direct.rounds[index]!, gateway.rounds[index]!];
+    const [longDirect, longGateway] = [direct.longRounds![index]!, gateway.longRounds![index]!];
+    const extraEvents = longGateway.chunksPerStream - shortGateway.chunksPerStream;
+    if (extraEvents <= 0) continue;
+    const machine = (run: StreamThroughput) => run.cpuMicrosPerStream.machine ?? 0;
+    const figure = (machine(longGateway) - machine(shortGateway) - (machine(longDirect) - machine(shortDirect))) / extraEvents;
+    if (figure > 0) figures.push(figure);
+  }
+  return figures.length > 0 ? round(median(figures), 1) : undefined;
 }
 
 /** Issue 17's stream goals against the comparison (machine-wide CPU, as the issue counts it). */
@@ -226,8 +282,8 @@ export function streamGoals(comparison: StreamScenarioResult['comparison']): Goa
   return [
     atMost('time to first token added (mean, 1 connection)', comparison.addedFirstTokenMs.mean, STREAM_GOALS.addedTtftMs, 'ms'),
     atMost(
-      'CPU added per streamed chunk (machine-wide)',
-      comparison.addedCpuMicrosPerChunk.machine,
+      'CPU added per streamed chunk, marginal (machine-wide, ADR 0087)',
+      comparison.marginalCpuMicrosPerChunk,
       STREAM_GOALS.addedCpuMicrosPerChunk,
       'µs',
     ),

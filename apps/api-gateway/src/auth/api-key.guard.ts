@@ -2,10 +2,10 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AuthCacheService } from './auth-cache.service.js';
 import { KeyUsageTracker } from './key-usage.tracker.js';
-import { IS_PUBLIC } from './public.decorator.js';
+import { isPublicRoute } from './public.decorator.js';
 
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -41,9 +41,10 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (isPublicRoute(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const keyHash = createHash('sha256').update(presentedKey(request.headers)).digest('hex');
+    // One-shot hash (no Hash object per request).
+    const keyHash = hash('sha256', presentedKey(request.headers), 'hex');
     const principal = await this.authCache.resolve(keyHash);
     if (!principal) throw GatewayError.unauthorized('Invalid API key');
     request.principal = principal;

@@ -95,6 +95,11 @@ export class ChatStreamRelay {
       budget: this.budget,
       onSlowConsumer: () => this.canceller.cancel(streamId),
       frames: true,
+      // Flow control (ADR 0084): inference sends at most this far ahead of what the client took
+      // (credit is granted as packets are read, which is after the socket drained), so a client
+      // that stopped reading holds one window here and pauses its provider; the bounds above and
+      // the stall timeout still end a stream whose client never drains.
+      window: this.env.STREAM_FLOW_WINDOW_BYTES || undefined,
     });
     const raw = reply.raw;
     let finished = false;

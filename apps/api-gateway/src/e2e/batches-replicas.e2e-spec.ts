@@ -160,7 +160,8 @@ describe('a batch replica killed mid-run', () => {
     ]);
     expect(still[0]!.equal).toBe(true);
     await run.restartProcess('batch-1');
-  });
+    // Its polls wait up to 60 + 30 + 120 s on a loaded machine: the test's own bound covers them.
+  }, 240_000);
 
   it('answers 502 (spec §4.1: batch service unavailable) while no batch replica runs, and serves again once one is back', async () => {
     run.process('batch-1').child.kill('SIGKILL');
@@ -172,5 +173,5 @@ describe('a batch replica killed mid-run', () => {
     await run.restartProcess('batch-1');
     await run.restartProcess('batch-2');
     await expect.poll(async () => (await call('/batches?limit=1')).status, { timeout: 30_000, interval: 200 }).toBe(200);
-  });
+  }, 120_000);
 });

@@ -222,4 +222,59 @@ describe('a client that reads nothing', () => {
       await nats.close();
     }
   });
+
+  it('holds about one flow-control window while others stream to the end, then is cut (ADR 0084)', async () => {
+    const nats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
+    // The gateway's credentials, to see what inference sends to the gateway's inboxes.
+    const gatewayNats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'api-gateway')) });
+    const cancelled: string[] = [];
+    let credits = 0;
+    let repliedBytes = 0;
+    const subscriptions = [
+      nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => void cancelled.push(message.string()) }),
+      // Credit goes to the one replica running each stream; this extra subscriber sees it too.
+      nats.subscribe(EVENTS.streamCredit, { callback: () => void credits++ }),
+      gatewayNats.subscribe('_INBOX.api-gateway.>', { callback: (_error, message) => void (repliedBytes += message.data.length) }),
+    ];
+    try {
+      const started = Date.now();
+      const { drain } = unreadStream({ model: 'sim/gpt-4o-mini-firehose', stream: true, n: 4, logprobs: true, top_logprobs: 5, messages });
+      // Readers meanwhile, each to its [DONE]: the stalled stream does not hold them up.
+      const readers = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const response = await fetch(`${stack.baseUrl}/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'sim/gpt-4o-mini', messages, stream: true }),
+          });
+          return { status: response.status, text: await response.text() };
+        }),
+      );
+      for (const reader of readers) {
+        expect(reader.status).toBe(200);
+        expect(reader.text.endsWith('data: [DONE]\n\n')).toBe(true);
+      }
+      // The gateway granted credit as the sockets drained (the readers', and the stalled one's until its buffers filled).
+      expect(credits).toBeGreaterThan(0);
+      // Still cut by the stall timeout: a client that never drains is not held forever, and its provider call is cancelled.
+      await until(
+        async () => cancelled.length,
+        (count) => count > 0,
+        15_000,
+      );
+      expect(cancelled.length).toBeGreaterThanOrEqual(1);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      // It got what the socket buffers and one window held, far from the ~55 MB stream, and no [DONE].
+      const [total, tail] = (await drain()).split(/:(.*)/s);
+      expect(tail).not.toContain('[DONE]');
+      // Inference sent about what the client’s socket took plus one window (64 KiB), not the ~55 MB
+      // it would have read from the provider without flow control (the readers' streams are small).
+      await gatewayNats.flush();
+      expect(repliedBytes).toBeLessThan(Number(total) + 512 * 1024);
+    } finally {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      await nats.close();
+      await gatewayNats.close();
+    }
+  });
 });

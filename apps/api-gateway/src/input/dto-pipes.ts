@@ -1,6 +1,8 @@
 import type { ArgumentMetadata, PipeTransform, Type } from '@nestjs/common';
 import { validateDto, type UnknownProperties } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { ChatCompletionRequestDto } from '@gw/contracts';
+import { acceptsChatCompletionBody } from './chat-body-acceptor.js';
 
 /** Types that carry no class-validator rules: a parameter declared with one of them was not meant for this pipe. */
 const NOT_A_DTO = new Set<unknown>([undefined, Object, String, Number, Boolean, Array]);
@@ -18,6 +20,12 @@ export interface DtoPipeOptions {
   absentAsEmpty?: boolean;
   /** `metadata.reason` of the 400, for routes whose errors carry one (interns, spec §7.2). */
   reason?: string;
+  /**
+   * Compiled acceptors per DTO class (ADR 0076), for `returns: 'raw'` only: one that says yes
+   * passes the body on without class-validator; one that says no (a refusal, or a shape it does
+   * not model) leaves the decision and the 400 to class-validator, as without it.
+   */
+  acceptors?: ReadonlyMap<Type<object>, (value: unknown) => boolean>;
 }
 
 /**
@@ -35,6 +43,8 @@ export class DtoPipe implements PipeTransform {
     if (NOT_A_DTO.has(type))
       throw new Error(`DtoPipe on a ${metadata.type} parameter without a DTO class (use a value import of the class)`);
     const input = value == null && this.options.absentAsEmpty ? {} : value;
+    // Accepted by the compiled subset of the rules: the same body `validateDto` would pass on (raw).
+    if (this.options.returns === 'raw' && this.options.acceptors?.get(type!)?.(input) === true) return input;
     try {
       const dto = await validateDto(type!, input, this.options.unknown);
       return this.options.returns === 'raw' ? input : dto;
@@ -49,7 +59,11 @@ export class DtoPipe implements PipeTransform {
 }
 
 /** A body forwarded to a provider: unknown fields pass on, the received object is forwarded as is. */
-export const PassThroughBody = new DtoPipe({ unknown: 'keep', returns: 'raw' });
+export const PassThroughBody = new DtoPipe({
+  unknown: 'keep',
+  returns: 'raw',
+  acceptors: new Map([[ChatCompletionRequestDto, acceptsChatCompletionBody]]),
+});
 /** A body the gateway reads field by field: unknown fields are a 400; an absent body is a 400. */
 export const StrictBody = new DtoPipe({ unknown: 'reject' });
 /** As `StrictBody`, but an absent body is `{}` (writes whose every field is optional). */

@@ -4,7 +4,7 @@ import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { KeyLimiter, LimiterStore, type RateDecision } from '@gw/rate-limit';
 import type { FastifyReply } from 'fastify';
-import { IS_PUBLIC } from '../auth/public.decorator.js';
+import { isPublicRoute } from '../auth/public.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
 /**
@@ -34,7 +34,7 @@ export class KeyLimitsGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (isPublicRoute(this.reflector, context)) return true;
     const http = context.switchToHttp();
     const principal = http.getRequest<{ principal?: Principal }>().principal;
     if (!principal) return true; // the auth guard refused already, or the route takes no key

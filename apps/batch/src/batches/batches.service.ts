@@ -16,6 +16,7 @@ import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
 import { Clock } from '../clock/clock.js';
 import { NativeBatches } from '../native/native-batches.js';
+import { BatchSignals } from '../worker/batch-signals.js';
 import { BatchStore } from './batch-store.js';
 import { isTerminal } from './batch-transitions.js';
 import { batchView, resultItem, usageOf } from './batch-view.js';
@@ -33,6 +34,7 @@ export class BatchesService {
     private readonly clock: Clock,
     private readonly guard: CostGuard,
     private readonly native: NativeBatches,
+    private readonly signals: BatchSignals,
   ) {}
 
   private get prisma() {
@@ -96,6 +98,8 @@ export class BatchesService {
       where: { id: batch.id },
       data: { submittedAt: this.clock.now(), totalCount: total },
     });
+    // This replica's sweep starts it now rather than at its next idle poll (ADR 0083).
+    this.signals.batchChanged();
     return batchView(
       submitted,
       usageOf(submitted, () => []),
@@ -173,6 +177,7 @@ export class BatchesService {
     if (batch.upstream) await this.native.cancel(batch);
     const moved = await this.store.transition(batchId, 'cancelling', {}, undefined, [status]);
     if (!moved) return this.cancel(principal, batchId);
+    this.signals.batchChanged();
     return batchView(moved, await this.usage(moved), null);
   }
 

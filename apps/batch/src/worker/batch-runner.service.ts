@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../clock/clock.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
+import { BatchSignals } from './batch-signals.js';
 import { LineClaims, type ClaimedLine } from './line-claims.js';
 import { LineExecutor } from './line-executor.js';
 
@@ -21,6 +22,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private loop: Promise<void> | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
   /** Lines finished by this replica (for tests and metrics). */
   finished = 0;
 
@@ -29,6 +31,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly executor: LineExecutor,
     private readonly clock: Clock,
     @Inject(BATCH_ENV) private readonly env: BatchEnv,
+    private readonly signals: BatchSignals,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -38,6 +41,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.unsubscribe = this.signals.onLinesRunnable(() => this.wake?.());
     this.loop = this.run();
     this.renewTimer = setInterval(() => void this.renew(), Math.max(500, Math.floor(this.env.BATCH_LEASE_MS / 3)));
   }
@@ -45,6 +49,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Stops claiming and waits for the lines in flight to be stored. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.wake?.();
     clearInterval(this.renewTimer);
     await this.loop;
@@ -77,19 +82,22 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
         });
         this.running.set(line.id, work);
       }
-      // Full, or nothing to run: wait for a line to finish or for the next poll.
-      if (claimed.length === 0 || this.running.size >= this.env.BATCH_CONCURRENCY) await this.pause();
+      // Full, or nothing to run: wait for a line to finish, a wake-up, or the next poll, which is
+      // BATCH_IDLE_POLL_MS when nothing runs here (ADR 0083).
+      if (claimed.length === 0 || this.running.size >= this.env.BATCH_CONCURRENCY) {
+        await this.pause(this.running.size === 0 ? this.env.BATCH_IDLE_POLL_MS : this.env.BATCH_POLL_MS);
+      }
     }
   }
 
-  private pause(): Promise<void> {
+  private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         this.wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, this.env.BATCH_POLL_MS);
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

@@ -8,6 +8,7 @@ import { GatewayError } from '@gw/errors';
 import { TERMINAL_BATCH_STATUSES } from '@gw/contracts';
 import { Prisma } from '../generated/prisma/client.js';
 import { NativeBatches, type UpstreamBatch } from '../native/native-batches.js';
+import { BatchSignals } from './batch-signals.js';
 import { LineClaims } from './line-claims.js';
 
 /** Most batches one step of a sweep takes at once. */
@@ -20,13 +21,19 @@ const UNPAID_RETRY_MS = 60_000;
 /**
  * The time-driven moves of every batch (ADR 0044), run by every replica: each move is a
  * compare-and-set, so replicas sweeping at once do each move once. All time comes from the
- * injectable clock, so tests call `sweep()` after moving it.
+ * injectable clock, so tests call `sweep()` after moving it. Sweeps run every BATCH_POLL_MS
+ * while a batch is before its end, every BATCH_IDLE_POLL_MS otherwise, and at once when a
+ * batch is submitted or cancelled on this replica (ADR 0083).
  */
 @Injectable()
 export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BatchSweeper.name);
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  /** A wake-up came during a sweep: sweep again right after it. */
+  private again = false;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
   /** Batch id -> when the balance last fell short (this replica's memory; a restart only retries sooner). */
   private readonly unpaidSince = new Map<string, number>();
 
@@ -38,26 +45,64 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly claims: LineClaims,
     private readonly clock: Clock,
     @Inject(BATCH_ENV) private readonly env: BatchEnv,
+    private readonly signals: BatchSignals,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.env.BATCH_WORKER !== 'true') return;
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep()
-        .catch((error: unknown) => this.logger.warn(`Batch sweep failed: ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => (this.sweeping = undefined));
-    }, this.env.BATCH_POLL_MS);
+    this.stopped = false;
+    this.unsubscribe = this.signals.onBatchChanged(() => this.soon());
+    this.schedule(this.env.BATCH_POLL_MS);
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
     await this.sweeping;
+  }
+
+  /** A sweep now, or right after the one running. */
+  private soon(): void {
+    if (this.stopped) return;
+    if (this.sweeping) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep()
+        .then(() => this.active())
+        .catch((error: unknown) => {
+          this.logger.warn(`Batch sweep failed: ${error instanceof Error ? error.message : String(error)}`);
+          return true;
+        })
+        .then((active) => {
+          this.sweeping = undefined;
+          const again = this.again;
+          this.again = false;
+          this.schedule(again ? 0 : active ? this.env.BATCH_POLL_MS : this.env.BATCH_IDLE_POLL_MS);
+        });
+    }, ms);
+  }
+
+  /** Whether a submitted batch is not at its end yet: then the sweeps keep their short period. */
+  private async active(): Promise<boolean> {
+    const batch = await this.prisma.batch.findFirst({
+      where: { submittedAt: { not: null }, status: { notIn: [...TERMINAL_BATCH_STATUSES] } },
+      select: { id: true },
+    });
+    return batch !== null;
   }
 
   /** One pass over every kind of move. */
   async sweep(): Promise<void> {
-    await this.claims.reclaimExpired(this.clock.now());
-    await this.start();
+    // Lines given back by an expired lease, or of a batch started here: the runner need not wait for its poll.
+    const reclaimed = await this.claims.reclaimExpired(this.clock.now());
+    const started = await this.start();
+    if (reclaimed > 0 || started > 0) this.signals.linesRunnable();
     await this.pollNative();
     await this.expire();
     await this.complete();
@@ -72,8 +117,9 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return this.store.prisma;
   }
 
-  /** validating -> in_progress (run here, or at the provider), or failed when the native submit refuses it. */
-  private async start(): Promise<void> {
+  /** validating -> in_progress (run here, or at the provider), or failed when the native submit refuses it; returns how many run here. */
+  private async start(): Promise<number> {
+    let local = 0;
     const batches = await this.prisma.batch.findMany({
       where: { status: 'validating', submittedAt: { not: null } },
       take: SWEEP_PAGE,
@@ -90,6 +136,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
           undefined,
           ['validating'],
         );
+        if (started && !submission.native) local++;
         if (!started && submission.native) {
           // Cancelled (or started by another replica) meanwhile: the upstream batch we made is not the batch's.
           await this.native
@@ -104,6 +151,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         await this.finalizer.fail(batch.id, message);
       }
     }
+    return local;
   }
 
   /** Native batches due for a poll: their results become lines once the provider has them (ADR 0047 contract). */

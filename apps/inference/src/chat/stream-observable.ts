@@ -1,4 +1,4 @@
-import { useStreamFrames } from '@gw/messaging';
+import { currentStreamWindow, useStreamFrames } from '@gw/messaging';
 import { Observable } from 'rxjs';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { StreamCancellations } from './stream-cancellations.js';
@@ -21,7 +21,9 @@ export const ALREADY_FRAMED: PacketFrame = (packet) => packet;
  * When the gateway accepts stream frames (ADR 0067), each packet is written as its client's
  * bytes (through `frame`) to the NATS server's frame sink, which sends them raw, those of one
  * turn in one message, without Nest's JSON packet; the Observable then only ends or fails the
- * stream. An older gateway gets the packets as before, unframed.
+ * stream. An older gateway gets the packets as before, unframed. With a flow-control window
+ * (ADR 0084) the provider's events wait for the gateway's credit (`openFirstEvent`); a
+ * cancellation releases a paused stream so it ends.
  */
 export function observeStream(
   cancellations: StreamCancellations,
@@ -31,8 +33,14 @@ export function observeStream(
 ): Observable<string> {
   // Inside the handler, so the request it answers is the current one.
   const sink = useStreamFrames();
+  const window = currentStreamWindow();
   return new Observable<string>((subscriber) => {
     const controller = cancellations.register(streamId);
+    // A cancelled stream paused for credit (ADR 0084) goes on at once, to see the abort and end.
+    if (window) {
+      if (controller.signal.aborted) window.release();
+      else controller.signal.addEventListener('abort', () => window.release(), { once: true });
+    }
     const emit: (packet: string) => void = !sink
       ? (packet) => subscriber.next(packet)
       : frame === ALREADY_FRAMED

@@ -1,19 +1,79 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
-import { Prisma } from '../generated/prisma/client.js';
+import type { QueryConfig } from 'pg';
 
-/** One INSERT of many generation rows; a generation already recorded (a redelivery) is skipped. */
-export function insertGenerations(events: UsageRecordedEvent[]): Prisma.Sql {
-  const rows = events.map(
-    (event) => Prisma.sql`(${event.generationId}, ${event.workspaceId}::uuid, ${event.keyHash}, ${event.userId}::uuid, ${event.model},
-      ${event.provider}, ${event.upstreamModel}, ${event.status}::"GenerationStatus", ${event.promptTokens}, ${event.completionTokens},
-      ${event.cachedTokens}, ${event.reasoningTokens}, ${event.tokensEstimated}, ${event.cost}::numeric, ${event.upstreamCost}::numeric,
-      ${event.isByok}, ${event.latencyMs}, ${event.sessionId ?? null}, ${event.batchId ?? null}, ${event.attempts ?? 1},
-      ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)})`,
-  );
-  return Prisma.sql`
-    INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
-      completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
-      session_id, batch_id, attempts, endpoints_tried, usage_details, created_at)
-    VALUES ${Prisma.join(rows)}
-    ON CONFLICT (id) DO NOTHING`;
+/**
+ * One INSERT of any number of generation rows, the same SQL text whatever the count: each column
+ * travels as one array parameter and `unnest()` turns them back into rows (ADR 0081). Its name
+ * makes node-postgres prepare it once per connection, so PostgreSQL parses and plans it once,
+ * not once per batch size as the multi-row VALUES form did. A generation already recorded (a
+ * redelivery) is skipped.
+ *
+ * `endpoints_tried` (a list per row) travels as its own array literal, cast per row; the usage
+ * details as JSON text, cast to jsonb.
+ */
+const INSERT_GENERATIONS = `
+  INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
+    completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
+    session_id, batch_id, attempts, endpoints_tried, usage_details, created_at)
+  SELECT r.id, r.workspace_id, r.key_hash, r.user_id, r.model, r.provider, r.upstream_model, r.status, r.prompt_tokens,
+    r.completion_tokens, r.cached_tokens, r.reasoning_tokens, r.tokens_estimated, r.cost, r.upstream_cost, r.is_byok,
+    r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at
+  FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::"GenerationStatus"[],
+    $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::numeric[], $15::numeric[], $16::bool[], $17::int[],
+    $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[])
+    AS r(id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
+      cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
+      attempts, endpoints_tried, usage_details, created_at)
+  ON CONFLICT (id) DO NOTHING`;
+
+/** The statement and its 23 array parameters for these events (any number of them). */
+export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryConfig {
+  const columns: unknown[][] = Array.from({ length: 23 }, () => new Array<unknown>(events.length));
+  for (let row = 0; row < events.length; row++) {
+    const event = events[row]!;
+    columns[0]![row] = event.generationId;
+    columns[1]![row] = event.workspaceId;
+    columns[2]![row] = event.keyHash;
+    columns[3]![row] = event.userId;
+    columns[4]![row] = event.model;
+    columns[5]![row] = event.provider;
+    columns[6]![row] = event.upstreamModel;
+    columns[7]![row] = event.status;
+    columns[8]![row] = event.promptTokens;
+    columns[9]![row] = event.completionTokens;
+    columns[10]![row] = event.cachedTokens;
+    columns[11]![row] = event.reasoningTokens;
+    columns[12]![row] = event.tokensEstimated;
+    columns[13]![row] = event.cost;
+    columns[14]![row] = event.upstreamCost;
+    columns[15]![row] = event.isByok;
+    columns[16]![row] = event.latencyMs;
+    columns[17]![row] = event.sessionId ?? null;
+    columns[18]![row] = event.batchId ?? null;
+    columns[19]![row] = event.attempts ?? 1;
+    columns[20]![row] = textArrayLiteral(event.endpointsTried ?? []);
+    columns[21]![row] = event.usageDetails ? JSON.stringify(event.usageDetails) : null;
+    columns[22]![row] = timestamp(event.createdAt);
+  }
+  return { name: 'inference_insert_generations', text: INSERT_GENERATIONS, values: columns };
+}
+
+/** A PostgreSQL array literal of texts: every element quoted, `"` and `\` escaped. */
+export function textArrayLiteral(items: readonly string[]): string {
+  let literal = '{';
+  for (let index = 0; index < items.length; index++) {
+    if (index > 0) literal += ',';
+    literal += `"${items[index]!.replace(/[\\"]/g, '\\$&')}"`;
+  }
+  return `${literal}}`;
+}
+
+/**
+ * The instant as UTC ISO text, read as JavaScript reads it (as the Prisma path did with
+ * `new Date(createdAt)`, so a time without a zone stays local time, not PostgreSQL's session zone);
+ * text that is no date goes as it is, for PostgreSQL to refuse.
+ */
+function timestamp(createdAt: string): string {
+  const date = new Date(createdAt);
+  return Number.isNaN(date.getTime()) ? createdAt : date.toISOString();
 }

@@ -8,16 +8,15 @@ import { insertGenerations } from './generation-rows.js';
 
 /**
  * Writes the `generations` table from the USAGE stream (durable consumer
- * `inference-generations`, shared by every replica): up to 1,000 events per INSERT with
- * ON CONFLICT DO NOTHING on the generation id (raw SQL: Prisma's createMany cost ~10 % of
- * inference's CPU under bench load, compiling the same statement shape for every batch), acknowledged only after the insert committed,
- * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014). A batch
+ * `inference-generations`, shared by every replica): one INSERT per batch (up to 2,000 events) with
+ * ON CONFLICT DO NOTHING on the generation id, acknowledged only after the insert committed,
+ * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014). The INSERT
+ * is one prepared statement over array parameters (`unnest()`), sent on the Prisma client's
+ * node-postgres pool without Prisma (ADR 0081: Prisma's createMany, then its raw multi-row
+ * VALUES, cost inference CPU on every batch). A batch
  * the database refuses is split; an event it refuses alone is dead-lettered after
  * CONSUMER_MAX_DELIVERIES deliveries (ADR 0032).
  */
-/** 22 parameters a row: 1,000 rows stay well under PostgreSQL's 65,535 bind parameters. */
-const ROWS_PER_INSERT = 1_000;
-
 @Injectable()
 export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly consumer: UsageStreamConsumer;
@@ -27,7 +26,7 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
     this.consumer = new UsageStreamConsumer(nats, {
       durableName: JETSTREAM.consumers.inferenceGenerations,
       filterSubject: EVENTS.usageRecorded,
-      // Messages, each of 1..100 events: at most 2,000 rows per write, in INSERTs of 1,000.
+      // Messages, each of 1..100 events: at most 2,000 rows per write.
       batchSize: 20,
       batchWaitMs: 20,
       maxAckPending: 4_096,
@@ -36,9 +35,8 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');
-        for (let start = 0; start < events.length; start += ROWS_PER_INSERT) {
-          await prisma.$executeRaw(insertGenerations(events.slice(start, start + ROWS_PER_INSERT)));
-        }
+        // One statement of 23 array parameters, however many rows (no bind-parameter limit to split for).
+        if (events.length > 0) await prisma.pool.query(insertGenerations(events));
       },
       logger,
     });

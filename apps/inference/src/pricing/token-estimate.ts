@@ -8,6 +8,17 @@ export function estimateTokens(text: string): number {
   return estimateTokensOfLength(text.length);
 }
 
+/**
+ * The prompt's text for an estimate, given as is or as a function that builds it: adapters pass
+ * `() => JSON.stringify(messages)`, which then runs only when the provider sent no counts (a
+ * serialisation of the whole prompt per request otherwise spent for nothing).
+ */
+export type PromptText = string | (() => string);
+
+export function estimatePromptText(promptText: PromptText): number {
+  return estimateTokens(typeof promptText === 'string' ? promptText : promptText());
+}
+
 export function estimateTokensOfLength(characters: number): number {
   return Math.ceil(characters / CHARS_PER_TOKEN);
 }

@@ -22,6 +22,7 @@ import { UsageCounter } from './usage-counter.js';
 describe('usage events counted exactly once', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   // Its own durable name: other test files' services consume USAGE under the production name.
   const durableName = `usage-spec-${randomUUID()}`;
   let nats: ResilientNatsConnection;
@@ -95,7 +96,7 @@ describe('usage events counted exactly once', () => {
     keysChangedSubscription = nats.connection.subscribe(EVENTS.keysChanged, {
       callback: (_error, message) => void keysChanged.push(message.json<{ data: KeysChangedEvent }>().data.keyHashes),
     });
-    counter = new UsageCounter(prisma);
+    counter = new UsageCounter(pool);
     // Counts attempts per generation, to see redeliveries (the real counter does the work).
     const countBatch = counter.countBatch.bind(counter);
     counter.countBatch = (events, now) => {
@@ -111,6 +112,7 @@ describe('usage events counted exactly once', () => {
     await jsm?.consumers.delete(JETSTREAM.usageStream, durableName).catch(() => undefined);
     await consumer?.beforeApplicationShutdown();
     await nats?.close();
+    await pool.end();
     await prisma.$disconnect();
   });
 
@@ -177,7 +179,7 @@ describe('usage events counted exactly once', () => {
   it('counts once when a crash kills the counting transaction mid-way and the event is redelivered', async () => {
     const metered = await newKey();
     const event = usageEvent({ keyHash: metered.key.hash, cost: '0.5' });
-    // Hold the workspace row so the transaction stops after writing the ledger and the key.
+    // Hold the workspace row so the statement stops after writing the ledger and the key.
     const blocker = new pg.Client({ connectionString: databaseUrl });
     await blocker.connect();
     try {
@@ -273,8 +275,9 @@ describe('usage events counted exactly once', () => {
 });
 
 /**
- * The backend pid of the counting transaction once its workspace update waits for the blocker's row lock. Asked
- * outside the blocker's transaction: pg_stat_activity is a snapshot within one transaction.
+ * The backend pid of the counting statement once it waits for the blocker's workspace row lock. Asked
+ * outside the blocker's transaction: pg_stat_activity is a snapshot within one transaction. Matched on
+ * the ledger insert near its start: pg_stat_activity keeps only the first 1 kB of a statement.
  */
 async function waitForBlockedStatement(blocker: pg.Client): Promise<number> {
   const deadline = Date.now() + 10_000;
@@ -282,7 +285,7 @@ async function waitForBlockedStatement(blocker: pg.Client): Promise<number> {
     await blocker.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await blocker.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%usage_total%' AND pid <> pg_backend_pid()`,
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO usage_ledger%' AND pid <> pg_backend_pid()`,
     );
     if (rows[0]) return rows[0].pid;
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -42,8 +42,8 @@ export interface UsageConsumerOptions {
 
 /**
  * Counts usage events from the JetStream stream USAGE (docs/adr/0017): a durable pull consumer
- * with explicit acks hands them over in batches of up to 20 messages (or after 20 ms); each batch is
- * counted in one transaction and acked only after it committed. A database outage holds the
+ * with explicit acks hands them over in batches of up to 100 messages (or after 20 ms); each batch is
+ * counted by one SQL statement (ADR 0082) and acked only after it committed. A database outage holds the
  * batch and retries it; a batch the database refuses is split, and an event it refuses alone is
  * dead-lettered after its delivery limit (ADR 0032); a malformed event is terminated and logged.
  * Then gateways are told about keys that reached their limit or workspaces that ran dry.
@@ -62,8 +62,9 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
     this.consumer = new UsageStreamConsumer(nats, {
       durableName: options.durableName,
       filterSubject: EVENTS.usageRecorded,
-      // Messages, each of 1..100 events (a publisher batches under load): at most 2,000 events a transaction.
-      batchSize: 20,
+      // Messages, each of 1..100 events (a publisher batches under load): up to 100 messages per
+      // statement (ADR 0082), whatever arrived within 20 ms.
+      batchSize: 100,
       batchWaitMs: 20,
       maxAckPending: 4_000,
       maxDeliveries: options.maxDeliveries,

@@ -3,6 +3,7 @@ import { JETSTREAM } from '@gw/contracts';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 import { ManagementEventsModule } from '../messaging/management-events.module.js';
 import { PrismaModule } from '../prisma/prisma.module.js';
+import { PrismaService } from '../prisma/prisma.service.js';
 import { KeysUsedController } from './keys-used.controller.js';
 import { LastUsedService } from './last-used.service.js';
 import { USAGE_CONSUMER_OPTIONS, UsageConsumer } from './usage-consumer.js';
@@ -21,7 +22,7 @@ import { UsageCounter } from './usage-counter.js';
         maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
       }),
     },
-    UsageCounter,
+    { provide: UsageCounter, inject: [PrismaService], useFactory: (prisma: PrismaService) => new UsageCounter(prisma.pool) },
     UsageConsumer,
     LastUsedService,
   ],

@@ -34,7 +34,7 @@ export async function validateDto<T extends object>(schema: new () => T, value: 
   }
   const inherited = inheritedNameAsKey(value, unknown === 'reject');
   if (inherited) throw GatewayError.badRequest(inherited, { param: inherited.split(':')[0] });
-  const instance = plainToInstance(schema, value);
+  const instance = toInstance(schema, value);
   const errors = await validate(instance, {
     whitelist: unknown !== 'keep',
     forbidNonWhitelisted: unknown === 'reject',
@@ -43,6 +43,23 @@ export async function validateDto<T extends object>(schema: new () => T, value: 
   });
   if (errors.length > 0) throw validationErrorToGatewayError(errors);
   return instance;
+}
+
+/**
+ * `plainToInstance`, with its one known throw made a 400: class-transformer reads
+ * `value.constructor` of nested typed objects and throws a TypeError when a body sets a key of
+ * that name deeper down (`messages[0].tool_calls[0].constructor`, or a JSON schema's property
+ * called `constructor`), which was a 500. The answer names the property, as the top-level check
+ * does; such a body cannot be validated, so it is refused rather than passed on unchecked.
+ */
+function toInstance<T extends object>(schema: new () => T, value: object): T {
+  try {
+    return plainToInstance(schema, value);
+  } catch (error) {
+    const inherited = error instanceof TypeError ? inheritedNameAsKey(value, true) : undefined;
+    if (inherited) throw GatewayError.badRequest(inherited, { param: inherited.split(':')[0] });
+    throw error;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../../pricing/token-estimate.js';
+import { estimatePromptText, estimateTokens, type PromptText } from '../../pricing/token-estimate.js';
 import type { AnnotationView, ChatChoiceView } from '@gw/contracts';
 import { reportedTier } from '../../routing/service-tier.js';
 import { webSearchCitation } from '../assistant-message.js';
@@ -115,7 +115,7 @@ function searchResultAnnotations(content: unknown): AnnotationView[] {
 /** A Messages API response as one chat-completions choice. */
 export function normalizeAnthropicMessage(
   response: AnthropicMessageResponse,
-  options: { excludeReasoning: boolean; promptText: string },
+  options: { excludeReasoning: boolean; promptText: PromptText },
 ): NormalizedCompletion {
   const text: string[] = [];
   const reasoning: string[] = [];
@@ -161,7 +161,7 @@ export function normalizeAnthropicMessage(
     choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
     usage: normalizeAnthropicUsage(response.usage) ?? {
       // Anthropic always reports usage; a host imitating it might not.
-      promptTokens: estimateTokens(options.promptText),
+      promptTokens: estimatePromptText(options.promptText),
       completionTokens: estimateTokens(text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')),
       cachedTokens: 0,
       reasoningTokens: 0,

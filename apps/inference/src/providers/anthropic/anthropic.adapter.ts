@@ -36,7 +36,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
     return normalizeAnthropicMessage(parsed, {
       excludeReasoning: excludesReasoning(body),
-      promptText: JSON.stringify(upstreamBody.messages),
+      promptText: () => JSON.stringify(upstreamBody.messages),
     });
   }
 
@@ -65,7 +65,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
     const usage =
       normalizeAnthropicUsage(parsed.usage) ??
-      normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: JSON.stringify(upstreamBody.messages) }).usage;
+      normalizeAnthropicMessage(parsed, { excludeReasoning: false, promptText: () => JSON.stringify(upstreamBody.messages) }).usage;
     return { message: parsed, usage };
   }
 

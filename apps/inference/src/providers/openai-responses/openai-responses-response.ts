@@ -1,5 +1,5 @@
 import type { ChatChoiceView } from '@gw/contracts';
-import { estimateTokens } from '../../pricing/token-estimate.js';
+import { estimatePromptText, estimateTokens, type PromptText } from '../../pricing/token-estimate.js';
 import { normalizeAnnotations } from '../assistant-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
@@ -114,7 +114,7 @@ export function normalizeResponsesUsage(usage: ResponsesUsage | null | undefined
 }
 
 /** A Responses object as the normalised chat completion the pipeline prices and the front doors render. */
-export function normalizeResponsesObject(response: ResponsesObject, promptText: string): NormalizedCompletion {
+export function normalizeResponsesObject(response: ResponsesObject, promptText: PromptText): NormalizedCompletion {
   const parts = readOutputItems(response.output ?? []);
   const message: ChatChoiceView['message'] & { reasoning_details?: Json[] } = {
     role: 'assistant',
@@ -144,7 +144,7 @@ export function normalizeResponsesObject(response: ResponsesObject, promptText: 
       },
     ],
     usage: normalizeResponsesUsage(response.usage) ?? {
-      promptTokens: estimateTokens(promptText),
+      promptTokens: estimatePromptText(promptText),
       completionTokens: estimateTokens(parts.text + parts.toolCalls.map((call) => call.function.arguments).join('')),
       cachedTokens: 0,
       reasoningTokens: 0,

@@ -38,7 +38,7 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
     const parsed = response.body as ResponsesObject | undefined;
     if (!parsed || !Array.isArray(parsed.output)) throw transportFailure(provider.id, 'protocol', 'sent a malformed response');
     if (parsed.status === 'failed') throw streamErrorFailure(provider.id, { message: parsed.error?.message, code: parsed.error?.code });
-    return normalizeResponsesObject(parsed, JSON.stringify(body.messages ?? ''));
+    return normalizeResponsesObject(parsed, () => JSON.stringify(body.messages ?? ''));
   }
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {

@@ -180,6 +180,22 @@ describe('OpenAI-format response', () => {
     expect(normalized.choices[0]!.native_finish_reason).toBe('eos');
   });
 
+  it('builds the prompt text for an estimate only when the provider sent no counts', () => {
+    let built = 0;
+    const promptText = () => {
+      built++;
+      return 'x'.repeat(40);
+    };
+    const reported = { prompt_tokens: 3, completion_tokens: 4 };
+    expect(normalizeOpenAiResponse({ choices: [{ message: { content: 'a' } }], usage: reported }, promptText).usage.promptTokens).toBe(3);
+    expect(built).toBe(0);
+    expect(normalizeOpenAiResponse({ choices: [{ message: { content: 'a' } }] }, promptText).usage).toMatchObject({
+      promptTokens: 10,
+      estimated: true,
+    });
+    expect(built).toBe(1);
+  });
+
   it("maps the finish reasons of compatible hosts onto OpenAI's set", () => {
     expect(normalizeFinishReason('length')).toBe('length');
     expect(normalizeFinishReason('max_tokens')).toBe('length');

@@ -1,5 +1,5 @@
 import type { ChatChoiceView } from '@gw/contracts';
-import { estimateTokens } from '../../pricing/token-estimate.js';
+import { estimatePromptText, estimateTokens, type PromptText } from '../../pricing/token-estimate.js';
 import { normalizeAssistantMessage, normalizeLogprobs } from '../assistant-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
@@ -47,7 +47,7 @@ export function normalizeFinishReason(native: string | null | undefined): string
 }
 
 /** A chat completion of an OpenAI-compatible host, normalised (assistant-message.ts). */
-export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: string): NormalizedCompletion {
+export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: PromptText): NormalizedCompletion {
   const choices: ChatChoiceView[] = (response.choices ?? []).map((choice, position) => {
     return {
       index: choice.index ?? position,
@@ -66,7 +66,7 @@ export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText
     serviceTier: response.service_tier ?? null,
     choices,
     usage: normalizeOpenAiUsage(response.usage) ?? {
-      promptTokens: estimateTokens(promptText),
+      promptTokens: estimatePromptText(promptText),
       completionTokens: estimateTokens(completionText),
       cachedTokens: 0,
       reasoningTokens: 0,

@@ -32,7 +32,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     }
     const parsed = response.body as OpenAiChatResponse | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
-    return normalizeOpenAiResponse(parsed, JSON.stringify(body.messages ?? ''));
+    return normalizeOpenAiResponse(parsed, () => JSON.stringify(body.messages ?? ''));
   }
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {

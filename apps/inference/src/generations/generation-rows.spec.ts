@@ -1,0 +1,58 @@
+import type { UsageRecordedEvent } from '@gw/contracts';
+import { describe, expect, it } from 'vitest';
+import { insertGenerations, textArrayLiteral } from './generation-rows.js';
+
+const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent => ({
+  generationId: 'gen-1',
+  workspaceId: '00000000-0000-4000-8000-000000000001',
+  keyHash: 'a'.repeat(64),
+  userId: '00000000-0000-4000-8000-000000000002',
+  model: 'sim/gpt-4o-mini',
+  provider: 'simulator-openai',
+  upstreamModel: 'gpt-4o-mini',
+  status: 'failed',
+  isByok: true,
+  promptTokens: 1,
+  completionTokens: 2,
+  cachedTokens: 3,
+  reasoningTokens: 4,
+  tokensEstimated: true,
+  cost: '0.5',
+  upstreamCost: '1.5',
+  latencyMs: 6,
+  createdAt: '2026-11-27T12:00:00.5+02:00',
+  ...overrides,
+});
+
+describe('insertGenerations', () => {
+  it('is one named statement of 23 column arrays, a row per event in order', () => {
+    const query = insertGenerations([event(), event({ generationId: 'gen-2', sessionId: 's', batchId: 'b', attempts: 2 })]);
+    expect(query.name).toBe('inference_insert_generations');
+    expect(query.text).toContain('unnest(');
+    expect(query.values).toHaveLength(23);
+    for (const column of query.values!) expect(column).toHaveLength(2);
+    expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
+    expect(query.values![7]).toEqual(['failed', 'failed']);
+    expect(query.values![17]).toEqual([null, 's']); // session id
+    expect(query.values![18]).toEqual([null, 'b']); // batch id
+    expect(query.values![19]).toEqual([1, 2]); // attempts, 1 when absent
+  });
+
+  it('sends the endpoints as array literals, usage details as JSON, the time as UTC', () => {
+    const query = insertGenerations([event({ endpointsTried: ['a', 'b'], usageDetails: { cacheWriteTokens: 5 } as never })]);
+    expect(query.values![20]).toEqual(['{"a","b"}']);
+    expect(query.values![21]).toEqual(['{"cacheWriteTokens":5}']);
+    expect(query.values![22]).toEqual(['2026-11-27T10:00:00.500Z']);
+    const bare = insertGenerations([event({ createdAt: 'not a date' })]);
+    expect(bare.values![20]).toEqual(['{}']);
+    expect(bare.values![21]).toEqual([null]);
+    expect(bare.values![22]).toEqual(['not a date']); // left for PostgreSQL to refuse
+  });
+});
+
+describe('textArrayLiteral', () => {
+  it('quotes every element and escapes quotes and backslashes', () => {
+    expect(textArrayLiteral([])).toBe('{}');
+    expect(textArrayLiteral(['NULL', '', 'a,b', 'c"d', 'e\\f', '{g}'])).toBe('{"NULL","","a,b","c\\"d","e\\\\f","{g}"}');
+  });
+});
