@@ -60,43 +60,43 @@ const FIREHOSE_REPLY_TOKENS = 100_000;
 export const LONG_MODEL = 'sim/bench-long';
 export const LONG_UPSTREAM_MODEL = 'gpt-4o-mini;reply-tokens=180';
 
+/** An unlisted copy of the catalog's `templateId` under `id`, every endpoint sending `upstreamModel`. */
+function copyOf(catalog: { models: CatalogModel[] }, templateId: string, id: string, name: string, upstreamModel: string): CatalogModel {
+  const template = catalog.models.find((entry) => entry.id === templateId);
+  if (!template) throw new Error(`the catalog has no ${templateId} to copy`);
+  return { ...template, id, listed: false, name, endpoints: template.endpoints.map((endpoint) => ({ ...endpoint, upstreamModel })) };
+}
+
 /**
  * The shipped catalog plus the bench's slow model (a copy of the catalog's `sim/gpt-4o-mini-slow` with its own upstream),
  * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply) and its long reply (a copy of `sim/gpt-4o-mini`).
  */
 export function withBenchModels(catalog: { models: CatalogModel[] }, seconds: number): { models: CatalogModel[] } {
-  const template = catalog.models.find((model) => model.id === 'sim/gpt-4o-mini-slow');
-  if (!template) throw new Error('the catalog has no sim/gpt-4o-mini-slow to copy');
-  const model: CatalogModel = {
-    ...template,
-    id: SLOW_MODEL,
-    listed: false,
-    name: `Simulated GPT-4o mini streaming a reply over about ${seconds} s (bench concurrency scenario)`,
-    endpoints: template.endpoints.map((endpoint) => ({ ...endpoint, upstreamModel: slowUpstreamModel(seconds) })),
-  };
-  const firehoseTemplate = catalog.models.find((entry) => entry.id === 'sim/gpt-4o-mini-firehose');
-  if (!firehoseTemplate) throw new Error('the catalog has no sim/gpt-4o-mini-firehose to copy');
-  const firehose: CatalogModel = {
-    ...firehoseTemplate,
-    id: FIREHOSE_MODEL,
-    listed: false,
-    name: `Simulated GPT-4o mini streaming ${FIREHOSE_REPLY_TOKENS.toLocaleString('en')} tokens as fast as it can (bench stalled clients)`,
-    endpoints: firehoseTemplate.endpoints.map((endpoint) => ({
-      ...endpoint,
-      upstreamModel: `gpt-4o-mini;reply-tokens=${FIREHOSE_REPLY_TOKENS}`,
-    })),
-  };
-  const longTemplate = catalog.models.find((entry) => entry.id === 'sim/gpt-4o-mini');
-  if (!longTemplate) throw new Error('the catalog has no sim/gpt-4o-mini to copy');
-  const long: CatalogModel = {
-    ...longTemplate,
-    id: LONG_MODEL,
-    listed: false,
-    name: 'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
-    endpoints: longTemplate.endpoints.map((endpoint) => ({ ...endpoint, upstreamModel: LONG_UPSTREAM_MODEL })),
-  };
-  const ours = new Set([SLOW_MODEL, FIREHOSE_MODEL, LONG_MODEL]);
-  return { ...catalog, models: [...catalog.models.filter((entry) => !ours.has(entry.id)), model, firehose, long] };
+  const ours = [
+    copyOf(
+      catalog,
+      'sim/gpt-4o-mini-slow',
+      SLOW_MODEL,
+      `Simulated GPT-4o mini streaming a reply over about ${seconds} s (bench concurrency scenario)`,
+      slowUpstreamModel(seconds),
+    ),
+    copyOf(
+      catalog,
+      'sim/gpt-4o-mini-firehose',
+      FIREHOSE_MODEL,
+      `Simulated GPT-4o mini streaming ${FIREHOSE_REPLY_TOKENS.toLocaleString('en')} tokens as fast as it can (bench stalled clients)`,
+      `gpt-4o-mini;reply-tokens=${FIREHOSE_REPLY_TOKENS}`,
+    ),
+    copyOf(
+      catalog,
+      'sim/gpt-4o-mini',
+      LONG_MODEL,
+      'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
+      LONG_UPSTREAM_MODEL,
+    ),
+  ];
+  const ids = new Set(ours.map((model) => model.id));
+  return { ...catalog, models: [...catalog.models.filter((entry) => !ids.has(entry.id)), ...ours] };
 }
 
 /** Writes the bench stack's catalog into `dir`; returns its path (inference's MODEL_CATALOG_PATH). */
