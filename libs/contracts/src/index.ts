@@ -43,5 +43,6 @@ export * from './messages/batches.messages.js';
 export * from './messages/native-batches.messages.js';
 export * from './plugins.js';
 export * from './validation/validate-dto.js';
+export * from './validation/length-keywords.js';
 export * from './catalog/message-descriptor.js';
 export * from './catalog/messages.js';

@@ -16,18 +16,12 @@ export const REPLY_HEADER = 'Gw-Reply';
 /** The answer's JSON text exactly as the service serialised it; `T` is what it holds. */
 export type JsonText<T> = string & { readonly __jsonOf?: T };
 
-function replyHeaders(): MsgHdrs {
-  const hdrs = natsHeaders();
-  hdrs.set(REPLY_HEADER, 'json');
-  return hdrs;
-}
-
-/** The headers of a raw JSON reply (shared: never modified). */
-export const JSON_REPLY_HEADERS: MsgHdrs = replyHeaders();
-
 /** The call's headers with `Gw-Reply: json` added (a new set when it had none). */
 export function acceptingJson(headers: MsgHdrs | undefined): MsgHdrs {
   const hdrs = headers ?? natsHeaders();
   hdrs.set(REPLY_HEADER, 'json');
   return hdrs;
 }
+
+/** The headers of a raw JSON reply (shared: never modified). */
+export const JSON_REPLY_HEADERS: MsgHdrs = acceptingJson(undefined);

@@ -1,6 +1,13 @@
 import { Ajv, type SchemaObject } from 'ajv';
-import { isISO8601, isUUID, maxLength } from 'class-validator';
-import { DECIMAL_STRING, KEY_HASH_PATTERN, TRACEPARENT_PATTERN, type UsageRecordedEvent } from '@gw/contracts';
+import { isISO8601, isUUID } from 'class-validator';
+import {
+  CLASS_VALIDATOR_LENGTH_KEYWORDS,
+  CV_MAX_LENGTH,
+  DECIMAL_STRING,
+  KEY_HASH_PATTERN,
+  TRACEPARENT_PATTERN,
+  type UsageRecordedEvent,
+} from '@gw/contracts';
 
 /**
  * The rules of `UsageRecordedEvent` (libs/contracts, class-validator decorators) as one JSON
@@ -20,9 +27,6 @@ import { DECIMAL_STRING, KEY_HASH_PATTERN, TRACEPARENT_PATTERN, type UsageRecord
 
 /** Amounts are stored with 18 decimals (numeric(38,18)); a finer cost could not be counted exactly. */
 const MAX_COST_DECIMALS = 18;
-
-/** `@MaxLength(n)`: validator.js's length (a surrogate pair or a variation selector counts once). */
-const MAX_LENGTH_KEYWORD = 'cvMaxLength';
 
 const optional = (schema: SchemaObject): SchemaObject => ({ anyOf: [{ type: 'null' }, schema] });
 
@@ -78,7 +82,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     'createdAt',
   ],
   properties: {
-    generationId: { type: 'string', [MAX_LENGTH_KEYWORD]: 128 },
+    generationId: { type: 'string', [CV_MAX_LENGTH]: 128 },
     workspaceId: { type: 'string', format: 'cv-uuid' },
     keyHash: { type: 'string', pattern: KEY_HASH_PATTERN.source },
     userId: { type: 'string', format: 'cv-uuid' },
@@ -96,13 +100,13 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     upstreamCost: { type: 'string', pattern: DECIMAL_STRING.source },
     latencyMs: { type: 'integer', minimum: 0 },
     createdAt: { type: 'string', format: 'cv-iso8601-strict' },
-    sessionId: { type: ['string', 'null'], [MAX_LENGTH_KEYWORD]: 256 },
+    sessionId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
     batchId: { type: ['string', 'null'] },
     kind: { enum: [null, 'generation', 'batch_charge'] },
     attempts: optionalInteger(1),
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
     usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
-    requestId: { type: ['string', 'null'], [MAX_LENGTH_KEYWORD]: 128 },
+    requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },
 };
@@ -118,15 +122,8 @@ const ajv = new Ajv({
     'cv-uuid': { type: 'string', validate: (value: string) => isUUID(value) },
     'cv-iso8601-strict': { type: 'string', validate: (value: string) => isISO8601(value, { strict: true }) },
   },
-  keywords: [
-    {
-      keyword: MAX_LENGTH_KEYWORD,
-      type: 'string',
-      schemaType: 'number',
-      // Within the limit in UTF-16 units is within it for validator.js too (it counts some pairs once).
-      validate: (max: number, value: string) => value.length <= max || maxLength(value, max),
-    },
-  ],
+  // `@MaxLength(n)`: validator.js's length, by class-validator's own function.
+  keywords: CLASS_VALIDATOR_LENGTH_KEYWORDS,
 });
 
 const validate = ajv.compile<UsageRecordedEvent>(USAGE_RECORDED_EVENT_SCHEMA);

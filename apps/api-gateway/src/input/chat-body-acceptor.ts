@@ -1,6 +1,12 @@
 import { Ajv, type SchemaObject } from 'ajv';
-import { maxLength, minLength } from 'class-validator';
-import { MESSAGE_ROLES, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from '@gw/contracts';
+import {
+  CLASS_VALIDATOR_LENGTH_KEYWORDS,
+  CV_MAX_LENGTH,
+  CV_MIN_LENGTH,
+  MESSAGE_ROLES,
+  SERVICE_TIERS,
+  SESSION_ID_MAX_LENGTH,
+} from '@gw/contracts';
 
 /**
  * A compiled acceptor in front of class-validator for `POST /v1/chat/completions` (ADR 0076).
@@ -19,16 +25,13 @@ import { MESSAGE_ROLES, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from '@gw/contrac
  * it never accepts a body class-validator refuses.
  */
 
-const MIN_LENGTH_KEYWORD = 'cvMinLength';
-const MAX_LENGTH_KEYWORD = 'cvMaxLength';
-
 const numberIn = (minimum: number, maximum: number): SchemaObject => ({ type: ['number', 'null'], minimum, maximum });
 const intIn = (minimum: number, maximum?: number): SchemaObject =>
   maximum === undefined ? { type: ['integer', 'null'], minimum } : { type: ['integer', 'null'], minimum, maximum };
 const optionalBoolean: SchemaObject = { type: ['boolean', 'null'] };
 const optionalString: SchemaObject = { type: ['string', 'null'] };
 const boundedString = (max: number): SchemaObject => ({
-  anyOf: [{ type: 'null' }, { type: 'string', [MAX_LENGTH_KEYWORD]: max }],
+  anyOf: [{ type: 'null' }, { type: 'string', [CV_MAX_LENGTH]: max }],
 });
 
 /**
@@ -78,7 +81,7 @@ export const CHAT_BODY_ACCEPTOR_SCHEMA: SchemaObject = {
   // `model` is required because `preset` is not modelled (`@ValidateIf` validates model whenever preset is absent).
   required: ['model', 'messages'],
   properties: {
-    model: { type: 'string', [MIN_LENGTH_KEYWORD]: 1 },
+    model: { type: 'string', [CV_MIN_LENGTH]: 1 },
     messages: { type: 'array', minItems: 1, items: MESSAGE },
     models: { type: ['array', 'null'], items: { type: 'string' } },
     temperature: numberIn(0, 2),
@@ -114,21 +117,8 @@ export const CHAT_BODY_ACCEPTOR_SCHEMA: SchemaObject = {
 const ajv = new Ajv({
   allErrors: false,
   strict: true,
-  // Lengths below are class-validator's own functions; nothing else counts characters.
-  keywords: [
-    {
-      keyword: MIN_LENGTH_KEYWORD,
-      type: 'string',
-      schemaType: 'number',
-      validate: (min: number, value: string) => minLength(value, min),
-    },
-    {
-      keyword: MAX_LENGTH_KEYWORD,
-      type: 'string',
-      schemaType: 'number',
-      validate: (max: number, value: string) => maxLength(value, max),
-    },
-  ],
+  // Lengths are counted by class-validator's own functions; nothing else counts characters.
+  keywords: CLASS_VALIDATOR_LENGTH_KEYWORDS,
 });
 
 const accepts = ajv.compile(CHAT_BODY_ACCEPTOR_SCHEMA);

@@ -1,7 +1,6 @@
 import type { ArgumentMetadata, PipeTransform, Type } from '@nestjs/common';
-import { validateDto, type UnknownProperties } from '@gw/contracts';
+import { ChatCompletionRequestDto, validateDto, type UnknownProperties } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { ChatCompletionRequestDto } from '@gw/contracts';
 import { acceptsChatCompletionBody } from './chat-body-acceptor.js';
 
 /** Types that carry no class-validator rules: a parameter declared with one of them was not meant for this pipe. */
