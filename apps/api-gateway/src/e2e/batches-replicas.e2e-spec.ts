@@ -43,7 +43,9 @@ beforeAll(async () => {
   writeFileSync(catalogPath, JSON.stringify(catalog));
   stack = await run.start(new AbortController().signal, {
     replicas: 2,
-    env: { MODEL_CATALOG_PATH: catalogPath, BATCH_LEASE_MS: '3000', BATCH_POLL_MS: '100' },
+    // Both replicas poll every 100 ms, idle or not: the test needs both running lines of one batch,
+    // and an idle replica otherwise joins a batch started elsewhere only at its idle poll (5 s, ADR 0083).
+    env: { MODEL_CATALOG_PATH: catalogPath, BATCH_LEASE_MS: '3000', BATCH_POLL_MS: '100', BATCH_IDLE_POLL_MS: '100' },
   });
   management = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   await management.connect();
