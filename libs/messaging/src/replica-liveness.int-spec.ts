@@ -310,6 +310,10 @@ describe('a replica stopped gracefully (SIGTERM)', () => {
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'draining' });
+    // a's UNSUB and the caller's requests travel on two connections, which nats-server reads
+    // independently: a PING on a's connection answered means its UNSUB was read (a full
+    // suite's load once let a request in before it).
+    await a.server.unwrap<NatsConnection>().flush();
 
     const during = await Promise.all(Array.from({ length: 20 }, (_, index) => client.send<string>('work.do', { tag: `new-${index}` })));
     expect(new Set(during)).toEqual(new Set(['b']));
