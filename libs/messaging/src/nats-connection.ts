@@ -1,5 +1,6 @@
 import { connect, createInbox, nkeyAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefix, type BusUser } from '@gw/contracts';
+import { writeOncePerTurn } from './writes-per-turn.js';
 
 /**
  * Who a process is on the bus (ADR 0035): its nkey seed (the server knows the public key and
@@ -59,7 +60,7 @@ export class ResilientNatsConnection {
       pingInterval: 10_000,
       ...natsAuthOptions(options.auth),
     });
-    return new ResilientNatsConnection(connection);
+    return new ResilientNatsConnection(writeOncePerTurn(connection));
   }
 
   isConnected(): boolean {

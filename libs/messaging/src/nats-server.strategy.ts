@@ -18,6 +18,7 @@ import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
 import { StreamFrameWriter } from './stream-frame-writer.js';
 import { parseWindow, STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER, StreamWindow } from './stream-window.js';
 import { withHeaders } from './trace-headers.js';
+import { writeOncePerTurn } from './writes-per-turn.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   /** How often a request still being handled tells its caller the replica is alive (ADR 0025). */
@@ -85,6 +86,11 @@ export class PlainSubjectNatsServer extends ServerNats {
       this.connected = status === 'connected';
     });
     await super.listen(callback);
+  }
+
+  /** Nest's connection, writing once per loop turn like every connection of the services (ADR 0088). */
+  override async createNatsClient(): Promise<NatsConnection> {
+    return writeOncePerTurn(await super.createNatsClient());
   }
 
   /** Resolves once nats-server has registered every subscription (a PING/PONG round trip). */
