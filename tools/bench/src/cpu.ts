@@ -17,6 +17,22 @@ export function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/**
+ * System calls a process has made so far (`syscr`, `syscw` of /proc/<pid>/io: reads and writes of
+ * any kind, sockets included); undefined when it is gone. A count of work, not time: on a noisy
+ * machine it moves far less than CPU, and a write to a loopback socket is also a wake-up of the peer.
+ */
+export function processSyscalls(pid: number): { read: number; write: number } | undefined {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const read = /^syscr:\s+(\d+)$/m.exec(io);
+    const write = /^syscw:\s+(\d+)$/m.exec(io);
+    return read && write ? { read: Number(read[1]), write: Number(write[1]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface NamedProcess {
   name: string;
   pid: number;
@@ -60,12 +76,35 @@ export function sharedStoreProcesses(): NamedProcess[] {
  */
 export class CpuMeter {
   private readonly start = new Map<number, number>();
+  private readonly syscallsStart = new Map<number, { read: number; write: number }>();
   private readonly processes: NamedProcess[];
   private readonly machineStart = machineBusyMs();
 
   constructor(processes: NamedProcess[]) {
     this.processes = [...processes, ...sharedStoreProcesses()];
-    for (const { pid } of this.processes) this.start.set(pid, processCpuMs(pid) ?? 0);
+    for (const { pid } of this.processes) {
+      this.start.set(pid, processCpuMs(pid) ?? 0);
+      this.syscallsStart.set(pid, processSyscalls(pid) ?? { read: 0, write: 0 });
+    }
+  }
+
+  /**
+   * Read and write system calls per request of each named process since construction (the
+   * shared stores summed over their processes), to two decimals: how many socket reads and
+   * writes, hence wake-ups, a request costs each process (ADR 0088).
+   */
+  syscallsPerRequest(requests: number): Record<string, { read: number; write: number }> {
+    const result: Record<string, { read: number; write: number }> = {};
+    const perRequest = (count: number) => (requests > 0 ? Math.round((count * 100) / requests) / 100 : 0);
+    for (const { name, pid } of this.processes) {
+      const end = processSyscalls(pid);
+      const start = this.syscallsStart.get(pid);
+      if (!end || !start) continue;
+      const sum = (result[name] ??= { read: 0, write: 0 });
+      sum.read = Math.round((sum.read + perRequest(end.read - start.read)) * 100) / 100;
+      sum.write = Math.round((sum.write + perRequest(end.write - start.write)) * 100) / 100;
+    }
+    return result;
   }
 
   /**

@@ -31,6 +31,8 @@ export interface RunFigures {
    * Steadier than req/s on a busy machine: it is work done, not waiting.
    */
   cpuMicrosPerRequest: Record<string, number>;
+  /** Read and write system calls per request of the same processes (`CpuMeter.syscallsPerRequest`). */
+  syscallsPerRequest: Record<string, { read: number; write: number }>;
 }
 
 /** One autocannon run; `signal` stops it early (the partial result is returned). */
@@ -80,6 +82,7 @@ export async function run(target: Target, connections: number, duration: number,
     timeouts: result.timeouts,
     statusCodes,
     cpuMicrosPerRequest: cpu.microsPerRequest(result.requests.total),
+    syscallsPerRequest: cpu.syscallsPerRequest(result.requests.total),
   };
 }
 
