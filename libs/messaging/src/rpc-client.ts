@@ -377,15 +377,20 @@ export class RpcClient {
     }
   }
 
-  /** Calls whose replica went silent: sent again elsewhere when allowed, failed otherwise. */
+  /**
+   * Calls whose replica went silent: sent again elsewhere when allowed, failed otherwise. And
+   * streams whose last grant of credit may have been lost get it again (ADR 0084).
+   */
   private sweep(): void {
-    const silentSince = Date.now() - this.livenessTimeoutMs;
+    const now = Date.now();
+    const silentSince = now - this.livenessTimeoutMs;
     for (const [id, call] of this.pending) {
       if (call.lastHeard > silentSince) continue;
       if (this.resend(call, call.subject, (newId) => this.pending.set(newId, call))) this.pending.delete(id);
       else this.settle(id)?.reject(replicaLost(call.subject, this.livenessTimeoutMs));
     }
     for (const [id, open] of this.streams) {
+      open.stream.resendCreditIfSilent(now);
       if (open.lastHeard > silentSince) continue;
       if (
         !open.stream.started &&

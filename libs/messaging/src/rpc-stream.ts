@@ -54,7 +54,16 @@ export interface RpcStreamOptions {
    * consumer reads. A service that predates it sends as before (the other bounds still apply).
    */
   window?: number;
+  /**
+   * With a window: the last grant is sent again when no packet arrived this long after it (ADR 0084,
+   * a grant lost while the producer's connection reconnected). Default 2,000 ms; checked by
+   * `RpcClient`'s liveness sweep (once a second).
+   */
+  creditResendMs?: number;
 }
+
+/** Default of `RpcStreamOptions.creditResendMs`. */
+export const DEFAULT_CREDIT_RESEND_MS = 2_000;
 
 /** Bytes all buffered streams of a process may hold together. */
 export interface BufferBudget {
@@ -119,8 +128,18 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
     return this.received;
   }
 
+  /**
+   * Sends the last grant of credit again if it may have been lost (`creditResendMs`); not while
+   * packets wait for the consumer (then the consumer is what the stream waits for, not credit).
+   */
+  resendCreditIfSilent(now: number): void {
+    if (this.finished || this.buffered.length > 0) return;
+    this.credit?.resendIfSilent(now, this.options.creditResendMs ?? DEFAULT_CREDIT_RESEND_MS);
+  }
+
   push(value: T): void {
     if (this.finished) return;
+    this.credit?.arrived();
     if (this.received) {
       this.timer.refresh(); // restarts the idle wait without allocating a timer per packet
     } else {

@@ -124,4 +124,26 @@ describe('flow control of a stream of frames', () => {
     }
     expect(bytes).toBe(FRAMES * FRAME_BYTES);
   });
+
+  it('sends a lost grant again, so a producer stopped on it resumes before the idle timeout', async () => {
+    // NATS core drops a grant whose subscriber is away (reconnecting): here the bus loses the first two.
+    const connection = harness.connection.connection;
+    const publish = connection.publish.bind(connection);
+    const lost: string[] = [];
+    connection.publish = (subject, payload, publishOptions) => {
+      if (subject.startsWith('events.probe.stream.credit.') && lost.length < 2) lost.push(String(payload));
+      else publish(subject, payload, publishOptions);
+    };
+    try {
+      const started = Date.now();
+      const stream = harness.client.stream('probe.flow', {}, { ...options, idleTimeoutMs: 10_000, window: WINDOW, creditResendMs: 500 });
+      await expect(readAll(stream)).resolves.toBe(FRAMES * FRAME_BYTES);
+      expect(lost).toHaveLength(2);
+      expect(Number(lost[1])).toBeGreaterThanOrEqual(Number(lost[0])); // the same cumulative grant, sent again
+      // Two silences of the resend period plus the sweep's second each, far below the idle timeout.
+      expect(Date.now() - started).toBeLessThan(6_000);
+    } finally {
+      connection.publish = publish;
+    }
+  });
 });

@@ -85,6 +85,30 @@ describe('CreditGrants (the consumer of a flow-controlled stream)', () => {
     for (const size of messages) grants.took(size);
     expect(window.isOpen).toBe(true);
   });
+
+  it('sends the last grant again once nothing arrived for the silence after it, and only then', () => {
+    const sent: number[] = [];
+    const grants = new CreditGrants(100, (consumed) => sent.push(consumed));
+    const start = Date.now();
+    grants.resendIfSilent(start + 10_000, 2_000);
+    expect(sent).toEqual([]); // nothing granted yet: nothing to repeat
+    grants.arrived();
+    grants.took(60);
+    expect(sent).toEqual([60]);
+    grants.resendIfSilent(start + 1_000, 2_000); // sees the arrival: quiet from now on
+    grants.resendIfSilent(start + 2_500, 2_000);
+    expect(sent).toEqual([60]);
+    grants.resendIfSilent(start + 3_000, 2_000);
+    expect(sent).toEqual([60, 60]); // the producer may be stopped on a lost grant
+    grants.resendIfSilent(start + 4_000, 2_000);
+    expect(sent).toEqual([60, 60]); // at most one per silence
+    grants.arrived(); // the producer heard it and sends again
+    grants.resendIfSilent(start + 5_500, 2_000);
+    grants.resendIfSilent(start + 7_000, 2_000);
+    expect(sent).toEqual([60, 60]);
+    grants.resendIfSilent(start + 7_500, 2_000);
+    expect(sent).toEqual([60, 60, 60]);
+  });
 });
 
 describe('gatedByWindow', () => {

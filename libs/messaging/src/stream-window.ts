@@ -86,6 +86,12 @@ export class CreditGrants {
   private consumed = 0;
   private granted = 0;
   private readonly step: number;
+  /** When the last grant went out (ms since the epoch). */
+  private grantedAt = 0;
+  /** Packets arrived so far, the count the last check saw, and since when it has not moved. */
+  private arrivals = 0;
+  private arrivalsSeen = 0;
+  private quietSince = 0;
 
   constructor(
     readonly window: number,
@@ -99,8 +105,35 @@ export class CreditGrants {
     this.consumed += bytes;
     if (this.consumed - this.granted >= this.step) {
       this.granted = this.consumed;
+      this.grantedAt = Date.now();
       this.send(this.consumed);
     }
+  }
+
+  /** A packet of the stream arrived (counted, not timed: this runs for every frame). */
+  arrived(): void {
+    this.arrivals += 1;
+  }
+
+  /**
+   * Called now and then (`RpcClient`'s sweep, once a second): sends the last grant again when
+   * nothing arrived for `silentMs` since it went out. NATS core drops a message whose subscriber
+   * is not there at that moment (the producer's connection reconnecting after a NATS restart), and
+   * a producer stopped at a full window whose grant was lost would wait for the stream's idle
+   * timeout. Grants are cumulative, so a repeat is harmless; a stream that never granted (a short
+   * or slow one) sends nothing, and one whose producer is only slow gets one small message per
+   * `silentMs`.
+   */
+  resendIfSilent(now: number, silentMs: number): void {
+    if (this.granted === 0) return;
+    if (this.arrivals !== this.arrivalsSeen) {
+      this.arrivalsSeen = this.arrivals;
+      this.quietSince = now;
+      return;
+    }
+    if (now - Math.max(this.quietSince, this.grantedAt) < silentMs) return;
+    this.grantedAt = now;
+    this.send(this.granted);
   }
 }
 
