@@ -129,12 +129,10 @@ async function handle(served: Served, message: Msg, span?: Span): Promise<void> 
     let id: unknown;
     let answered = false;
     // The grace period of a graceful stop ended first: a retryable 503 now, as on Nest's path.
-    server.onAbandon(request, (err) => {
+    request.abandon = ({ err }) => {
       answered = true;
       respond(message, JSON.stringify({ err, isDisposed: true, id }));
-    });
-    // Object-store replies (ADR 0031) are chained to the request found in this async context.
-    const replier = server.withLargeReplies(message);
+    };
     let body: string;
     let headers: MsgHdrs | undefined;
     try {
@@ -154,17 +152,18 @@ async function handle(served: Served, message: Msg, span?: Span): Promise<void> 
       body = JSON.stringify({ err, isDisposed: true, id });
     }
     const bytes = encoder.encode(body);
-    // Still in flight until the reply is handed to the connection: a graceful stop waits for it.
+    // Still in flight until the reply is handed to the connection (or, over max_payload, stored
+    // and sent by reference, ADR 0031): a graceful stop waits for it.
     served.outbox.add(() => {
-      if (!answered) respond(replier, bytes, headers);
+      if (!answered) server.sendReply(request, message, bytes, headers);
       server.replied(request);
     });
   });
 }
 
-function respond(message: Msg, body: Uint8Array | string, headers?: MsgHdrs): void {
+function respond(message: Msg, body: string): void {
   try {
-    message.respond(body, headers ? { headers } : undefined);
+    message.respond(body);
   } catch {
     // connection closing or closed: the caller's liveness timeout takes over
   }

@@ -12,6 +12,7 @@ import { GatewayError, toRpcError } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
+import { RelayedMsg } from './relayed-msg.js';
 import { InFlightRequests, type InFlightRequest } from './rpc-liveness.js';
 import { randomToken } from './rpc-client.js';
 import { STREAM_ERROR_HEADERS, STREAM_HEADER } from './rpc-stream.js';
@@ -29,6 +30,8 @@ type NatsServerOptions = NonNullable<NatsOptions['options']> & {
 
 /** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id), in every service. */
 const DEBUG_LOGS = ['debug', 'trace'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
+
+const encoder = new TextEncoder();
 
 type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unknown }) => unknown;
 
@@ -59,11 +62,8 @@ type Publisher = (packet: { err?: unknown; isDisposed?: boolean; response?: unkn
 export class PlainSubjectNatsServer extends ServerNats {
   readonly inFlight: InFlightRequests;
   private readonly log = new Logger('NatsServer');
-  private readonly publishers = new WeakMap<object, Publisher>();
   private connected = false;
   private largeBodies?: LargeBodies;
-  /** Replies of a request still on their way through the object store: its end waits for them. */
-  private readonly replyChains = new WeakMap<object, Promise<void>>();
   /** Flow-controlled streams in flight by the last token of their credit subject (ADR 0084). */
   private readonly windows = new Map<string, StreamWindow>();
   /** `events.<service>.stream.credit.<replica>` per service this replica took windowed streams for, subscribed on first use. */
@@ -161,11 +161,11 @@ export class PlainSubjectNatsServer extends ServerNats {
                 metadata: { reason: 'body_lost', retryable: true },
               }),
             );
-            natsMsg.respond(new TextEncoder().encode(JSON.stringify({ err, isDisposed: true })));
+            natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
             return undefined;
           }
         }
-        return await super.handleMessage(channel, this.withLargeReplies(message));
+        return await super.handleMessage(channel, this.withLargeReplies(message, request));
       } finally {
         // An event sent with a reply subject, or a failure before Nest took the request over.
         if (!request.replying) this.inFlight.done(request);
@@ -214,14 +214,10 @@ export class PlainSubjectNatsServer extends ServerNats {
         this.windows.delete(creditKey);
         window!.release();
       }
-      if (last) {
-        const pending = this.replyChains.get(request);
-        if (pending) void pending.finally(() => this.inFlight.done(request));
-        else this.inFlight.done(request);
-      }
+      if (last) this.replied(request);
       return result;
     };
-    this.publishers.set(request, wrapped);
+    request.abandon = wrapped;
     return wrapped;
   }
 
@@ -292,36 +288,46 @@ export class PlainSubjectNatsServer extends ServerNats {
   }
 
   /**
-   * A served request's last reply was handed to the connection (ADR 0079): it leaves the
-   * in-flight set once a reply still on its way through the object store has left too.
+   * A request's last reply was handed to the connection: it leaves the in-flight set once a
+   * reply still on its way through the object store has left too.
    */
   replied(request: InFlightRequest): void {
-    const pending = this.replyChains.get(request);
+    const pending = request.replyChain;
     if (pending) void pending.finally(() => this.inFlight.done(request));
     else this.inFlight.done(request);
   }
 
-  /** What a served request answers when the shutdown grace period ends before it did (ADR 0026). */
-  onAbandon(request: InFlightRequest, answer: (err: unknown) => void): void {
-    this.publishers.set(request, (packet) => answer(packet.err));
+  /**
+   * A served request's one reply (ADR 0079): inline when it fits, the common case, at the cost of
+   * `respond` alone; else through the object store (ADR 0031), and `replied` waits until it left.
+   * Nothing is wrapped or registered per request for the rare large reply (ADR 0086).
+   */
+  sendReply(request: InFlightRequest, natsMsg: Msg, bytes: Uint8Array, headers?: MsgHdrs): void {
+    const options = headers ? { headers } : undefined;
+    if (this.bodies().tooLargeInline(bytes.length)) {
+      request.replyChain = this.sendStored(natsMsg, bytes, options);
+      return;
+    }
+    try {
+      natsMsg.respond(bytes, options);
+    } catch {
+      // connection closing or closed: the caller's liveness timeout takes over
+    }
   }
 
   /** The message as Nest would have received it had the body fitted: same subject, reply and headers, the stored bytes. */
   async withStoredBody(natsMsg: Msg): Promise<Msg> {
     const data = await this.bodies().get(natsMsg.headers!.get(RPC_BODY_HEADER));
-    return Object.create(natsMsg, { data: { value: data } }) as Msg;
+    return new RelayedMsg(natsMsg, data, undefined);
   }
 
   /**
    * Replies too large for one message go through the object store; once one did, the packets
-   * after it queue behind it so the caller still reads them in order. Call inside the request's
-   * `inFlight.track`.
+   * after it queue behind it so the caller still reads them in order.
    */
-  withLargeReplies(natsMsg: Msg): Msg {
+  private withLargeReplies(natsMsg: Msg, request: InFlightRequest): Msg {
     const bodies = this.bodies();
-    const request = this.inFlight.current();
     let chain: Promise<void> | undefined;
-    const encoder = new TextEncoder();
     const respond = (payload: Uint8Array | string = EMPTY, options?: PublishOptions): boolean => {
       // Nest's serializer hands over a JSON string; a string fits when even 3 bytes a character would.
       const fits = typeof payload === 'string' ? !bodies.tooLargeInline(payload.length * 3) : !bodies.tooLargeInline(payload.length);
@@ -332,25 +338,34 @@ export class PlainSubjectNatsServer extends ServerNats {
           natsMsg.respond(data, options);
           return;
         }
-        try {
-          // The reply's own headers (a stream frame's Gw-Stream, ADR 0067) travel with the reference.
-          const { headers } = await bodies.put(data);
-          natsMsg.respond(EMPTY, { headers: withHeaders(headers, options?.headers) });
-        } catch (error) {
-          this.log.error(`A reply of ${data.length} bytes could not be stored in the object store: ${(error as Error).message}`);
-          const err = toRpcError(
-            new GatewayError(503, 'The reply could not be sent', {
-              errorType: 'server',
-              metadata: { reason: 'reply_lost', retryable: true },
-            }),
-          );
-          natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
-        }
+        await this.sendStored(natsMsg, data, options);
       });
-      if (request) this.replyChains.set(request, chain);
+      request.replyChain = chain;
       return true;
     };
-    return Object.create(natsMsg, { respond: { value: respond } }) as Msg;
+    return new RelayedMsg(natsMsg, undefined, respond);
+  }
+
+  /** A reply by reference to the object store; if it cannot be stored, the retryable 503 `reply_lost` instead. */
+  private async sendStored(natsMsg: Msg, data: Uint8Array, options?: PublishOptions): Promise<void> {
+    try {
+      // The reply's own headers (a stream frame's Gw-Stream, ADR 0067; Gw-Reply, ADR 0078) travel with the reference.
+      const { headers } = await this.bodies().put(data);
+      natsMsg.respond(EMPTY, { headers: withHeaders(headers, options?.headers) });
+    } catch (error) {
+      this.log.error(`A reply of ${data.length} bytes could not be stored in the object store: ${(error as Error).message}`);
+      const err = toRpcError(
+        new GatewayError(503, 'The reply could not be sent', {
+          errorType: 'server',
+          metadata: { reason: 'reply_lost', retryable: true },
+        }),
+      );
+      try {
+        natsMsg.respond(encoder.encode(JSON.stringify({ err, isDisposed: true })));
+      } catch {
+        // connection closing or closed: the caller's liveness timeout takes over (and no rejection for `replied` to leave unhandled)
+      }
+    }
   }
 
   /** ServerNats keeps its connection and subscriptions private; this class needs both. */
@@ -370,7 +385,7 @@ export class PlainSubjectNatsServer extends ServerNats {
     );
     for (const request of requests) {
       try {
-        this.publishers.get(request)?.({ err });
+        request.abandon?.({ err });
       } catch {
         // the connection may be gone
       }

@@ -46,6 +46,14 @@ export class InFlightRequest {
   frames = false;
   /** The caller's flow-control window on this stream of frames (ADR 0084), when it announced one. */
   window?: StreamWindow;
+  /**
+   * What answers the caller when a graceful stop's grace period ends before the request did
+   * (ADR 0026): Nest's publisher, or a served subject's answer. A field rather than a WeakMap
+   * entry, as every request sets it (ADR 0086).
+   */
+  abandon?: (packet: { err: unknown }) => unknown;
+  /** Replies still on their way through the object store (ADR 0031): the request ends once they have left. */
+  replyChain?: Promise<void>;
 
   constructor(
     readonly reply: string,

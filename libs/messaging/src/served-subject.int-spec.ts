@@ -173,9 +173,23 @@ describe('@ServedSubject', () => {
   it('reads a request body and sends a reply over max_payload through the object store', async () => {
     await start();
     const request = { text: 't'.repeat(2 * MB), replyBytes: 2 * MB };
+    const nest = await client.send('nest.work', request);
     const served = await client.sendJson('served.work', request);
-    expect(served).toBe(JSON.stringify(await client.send('nest.work', request)));
+    expect(served).toBe(JSON.stringify(nest));
     expect(served.length).toBeGreaterThan(2 * MB);
+    // Nest's packet too (no Gw-Reply header to carry with the reference).
+    expect(await client.send('served.work', request)).toEqual(nest);
+  });
+
+  it('on stop, sends a reply still on its way through the object store before it closes', async () => {
+    const replica = await start();
+    const request = { text: 'slow', wait: 300, replyBytes: 2 * MB };
+    const nest = client.sendJson('nest.work', request);
+    const served = client.sendJson('served.work', request);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await replica.stop();
+    expect((await served).length).toBeGreaterThan(2 * MB);
+    expect(await served).toBe(await nest);
   });
 
   it('keeps a caller waiting past its liveness timeout with heartbeats (committed)', async () => {
