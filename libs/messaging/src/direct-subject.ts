@@ -62,7 +62,6 @@ export function serveDirect(
     payload: options.payload,
     logger: new Logger('NatsServer'),
     errors: new Logger('RpcExceptions'),
-    outbox: new Outbox(),
   };
   return server.subscribeServed(subject, queue, (message) => {
     if (!message.reply) return; // a request without a reply subject has nobody to answer
@@ -81,29 +80,6 @@ interface Served {
   logger: Logger;
   /** Unexpected errors are logged under the context AllRpcExceptionsFilter uses. */
   errors: Logger;
-  outbox: Outbox;
-}
-
-/**
- * Replies leave together once per turn of the event loop (`setImmediate`): nats.js writes its
- * outbound buffer to the socket in a microtask after the first publish into an empty buffer, so
- * replies finished in different microtask waves or I/O callbacks each cost a socket write; on
- * loopback a write is a system call and a wake-up of nats-server. Batched, every reply of the
- * turn goes out in one write.
- */
-class Outbox {
-  private pending: Array<() => void> = [];
-
-  add(send: () => void): void {
-    this.pending.push(send);
-    if (this.pending.length === 1) setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    const sends = this.pending;
-    this.pending = [];
-    for (const send of sends) send();
-  }
 }
 
 async function handleTraced(served: Served, message: Msg, requestId: string | undefined): Promise<void> {
@@ -153,11 +129,10 @@ async function handle(served: Served, message: Msg, span?: Span): Promise<void> 
     }
     const bytes = encoder.encode(body);
     // Still in flight until the reply is handed to the connection (or, over max_payload, stored
-    // and sent by reference, ADR 0031): a graceful stop waits for it.
-    served.outbox.add(() => {
-      if (!answered) server.sendReply(request, message, bytes, headers);
-      server.replied(request);
-    });
+    // and sent by reference, ADR 0031): a graceful stop waits for it. The connection writes the
+    // replies of one loop turn together (ADR 0088).
+    if (!answered) server.sendReply(request, message, bytes, headers);
+    server.replied(request);
   });
 }
 
