@@ -43,11 +43,11 @@ describe('batch worker idle poll', () => {
       expect(claim).toHaveBeenCalledTimes(1);
       await vi.advanceTimersByTimeAsync(100);
       expect(claim).toHaveBeenCalledTimes(2);
-      signals.linesRunnable();
+      signals.linesRunnable('started');
       await vi.advanceTimersByTimeAsync(0);
       expect(claim).toHaveBeenCalledTimes(3);
       await worker.stop();
-      signals.linesRunnable();
+      signals.linesRunnable('started');
       await vi.advanceTimersByTimeAsync(10_000);
       expect(claim).toHaveBeenCalledTimes(3);
     });
@@ -93,22 +93,22 @@ describe('batch worker idle poll', () => {
       sweep.onApplicationBootstrap();
       await vi.advanceTimersByTimeAsync(500);
       expect(passes).toHaveBeenCalledTimes(1);
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(2);
 
       let finish: () => void = () => undefined;
       passes.mockImplementationOnce(() => new Promise<void>((resolve) => (finish = resolve)));
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(3);
-      signals.batchChanged(); // during that sweep
+      signals.batchChanged('submitted'); // during that sweep
       finish();
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(4);
 
       await sweep.onModuleDestroy();
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(10_000);
       expect(passes).toHaveBeenCalledTimes(4);
     });
