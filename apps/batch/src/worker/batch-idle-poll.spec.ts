@@ -51,6 +51,22 @@ describe('batch worker idle poll', () => {
       await vi.advanceTimersByTimeAsync(10_000);
       expect(claim).toHaveBeenCalledTimes(3);
     });
+    it('claims again at once when lines became runnable while a claim was in flight', async () => {
+      const signals = new BatchSignals();
+      const { claim, runner: worker } = runner(signals);
+      let answer: (lines: never[]) => void = () => undefined;
+      claim.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+      worker.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(claim).toHaveBeenCalledTimes(1);
+      signals.linesRunnable('started'); // its query may have run before the batch was started
+      answer([]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(claim).toHaveBeenCalledTimes(2);
+      await vi.advanceTimersByTimeAsync(4_900);
+      expect(claim).toHaveBeenCalledTimes(2);
+      await worker.stop();
+    });
   });
 
   describe('sweeper', () => {
