@@ -101,7 +101,12 @@ describe('batch wake-ups across replicas', () => {
   it('starts and runs a batch submitted through a replica without a worker well within BATCH_IDLE_POLL_MS, on both workers', async () => {
     const sweptBefore = sweeps.mock.calls.length;
     const who = principal();
-    const { id } = await api.batches.create({ principal: who, endpoint: '/v1/chat/completions', model: 'sim/model', completionWindow: '24h' });
+    const { id } = await api.batches.create({
+      principal: who,
+      endpoint: '/v1/chat/completions',
+      model: 'sim/model',
+      completionWindow: '24h',
+    });
     const lines = Array.from({ length: LINES }, (_, n) => ({
       index: n,
       custom_id: `c-${n}`,
@@ -150,7 +155,7 @@ describe('batch wake-ups across replicas', () => {
       const worker = await listener(true);
       const apiOnly = await listener(false);
       const seen: string[] = [];
-      const tap = probe.connection.subscribe(BatchesChanged.subject, { callback: (_error, message) => seen.push(message.string()) });
+      const tap = probe.connection.subscribe(BatchesChanged.subject, { callback: (_error, message) => void seen.push(message.string()) });
       await probe.connection.flush();
 
       await publish({ reason: 'started', replica: 'another-replica' });

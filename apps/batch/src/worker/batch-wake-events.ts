@@ -50,7 +50,9 @@ export class BatchWakeEvents implements OnModuleInit, OnModuleDestroy {
       this.nats.connection.publish(BatchesChanged.subject, JSON.stringify({ reason, replica: this.replica } satisfies BatchesChangedEvent));
     } catch (error) {
       // The bus is closed or refused it: the other replicas find the work at their idle poll.
-      this.logger.warn(`Could not publish ${BatchesChanged.subject} (${reason}): ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Could not publish ${BatchesChanged.subject} (${reason}): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
