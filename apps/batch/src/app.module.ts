@@ -16,6 +16,7 @@ import { PrismaService } from './prisma/prisma.service.js';
 import { BatchRunner } from './worker/batch-runner.service.js';
 import { BatchSignals } from './worker/batch-signals.js';
 import { BatchSweeper } from './worker/batch-sweeper.service.js';
+import { BatchWakeEvents } from './worker/batch-wake-events.js';
 import { LineClaims } from './worker/line-claims.js';
 import { LineExecutor } from './worker/line-executor.js';
 
@@ -54,6 +55,7 @@ export class AppModule {
         LineClaims,
         LineExecutor,
         BatchSignals,
+        BatchWakeEvents,
         BatchRunner,
         BatchSweeper,
       ],

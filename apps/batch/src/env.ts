@@ -20,7 +20,7 @@ export class BatchEnv extends DatabaseServiceEnv {
 
   /**
    * The same pauses when this replica has nothing to do (no line running, no batch before its end):
-   * a batch submitted or cancelled here wakes the worker at once (ADR 0083).
+   * a batch submitted or cancelled on any replica wakes the worker at once (ADR 0083, events.batches.changed).
    */
   @IsInt() @Min(10) @Max(300_000) BATCH_IDLE_POLL_MS: number = 5_000;
 

@@ -134,6 +134,7 @@ export interface EventRoute {
 export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.keysChanged, publishers: ['management'], subscribers: ['api-gateway'] },
   { subject: EVENTS.internsDeleted, publishers: ['intern-signing'], subscribers: ['intern-signing'] },
+  { subject: EVENTS.batchesChanged, publishers: ['batch'], subscribers: ['batch'] },
   { subject: EVENTS.keysUsed, publishers: ['api-gateway'], subscribers: ['management'] },
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },

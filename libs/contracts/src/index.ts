@@ -9,6 +9,7 @@ export * from './messages/chat.messages.js';
 export * from './messages/resolve.messages.js';
 export * from './messages/byok.messages.js';
 export * from './messages/stream.messages.js';
+export * from './events/batches-changed.event.js';
 export * from './events/interns-deleted.event.js';
 export * from './events/keys-changed.event.js';
 export * from './events/usage-recorded.event.js';

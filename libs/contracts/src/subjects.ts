@@ -107,6 +107,8 @@ export const EVENTS = {
   streamCredit: 'events.inference.stream.credit.>',
   /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
   internsDeleted: 'events.interns.deleted',
+  /** Batch -> every batch replica: a batch was submitted, cancelled or started, or lines given back (ADR 0083). */
+  batchesChanged: 'events.batches.changed',
 } as const;
 
 /** JetStream names. Durable consumers are per service, so each counts every event once. */

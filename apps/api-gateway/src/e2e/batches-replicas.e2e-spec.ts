@@ -43,9 +43,18 @@ beforeAll(async () => {
   writeFileSync(catalogPath, JSON.stringify(catalog));
   stack = await run.start(new AbortController().signal, {
     replicas: 2,
-    // Both replicas poll every 100 ms, idle or not: the test needs both running lines of one batch,
-    // and an idle replica otherwise joins a batch started elsewhere only at its idle poll (5 s, ADR 0083).
-    env: { MODEL_CATALOG_PATH: catalogPath, BATCH_LEASE_MS: '3000', BATCH_POLL_MS: '100', BATCH_IDLE_POLL_MS: '100' },
+    // The test needs both replicas running lines of one batch. An idle replica's own poll waits a
+    // minute here, so the one that did not take the submit is brought in by the other's
+    // `events.batches.changed` alone (ADR 0083 amended), through the bus permissions of the stack.
+    // The workspace may run 16 lines at once, so both replicas' 8 slots fill when the batch starts:
+    // a replica whose claim found the workspace full is not woken by lines finishing elsewhere.
+    env: {
+      MODEL_CATALOG_PATH: catalogPath,
+      BATCH_LEASE_MS: '3000',
+      BATCH_POLL_MS: '100',
+      BATCH_IDLE_POLL_MS: '60000',
+      BATCH_WORKSPACE_CONCURRENCY: '16',
+    },
   });
   management = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   await management.connect();

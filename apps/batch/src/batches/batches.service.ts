@@ -98,8 +98,8 @@ export class BatchesService {
       where: { id: batch.id },
       data: { submittedAt: this.clock.now(), totalCount: total },
     });
-    // This replica's sweep starts it now rather than at its next idle poll (ADR 0083).
-    this.signals.batchChanged();
+    // The sweeps start it now rather than at their next idle poll: this replica's, and the others' by the event (ADR 0083).
+    this.signals.batchChanged('submitted');
     return batchView(
       submitted,
       usageOf(submitted, () => []),
@@ -177,7 +177,7 @@ export class BatchesService {
     if (batch.upstream) await this.native.cancel(batch);
     const moved = await this.store.transition(batchId, 'cancelling', {}, undefined, [status]);
     if (!moved) return this.cancel(principal, batchId);
-    this.signals.batchChanged();
+    this.signals.batchChanged('cancelled');
     return batchView(moved, await this.usage(moved), null);
   }
 

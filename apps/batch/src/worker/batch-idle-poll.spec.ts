@@ -43,13 +43,29 @@ describe('batch worker idle poll', () => {
       expect(claim).toHaveBeenCalledTimes(1);
       await vi.advanceTimersByTimeAsync(100);
       expect(claim).toHaveBeenCalledTimes(2);
-      signals.linesRunnable();
+      signals.linesRunnable('started');
       await vi.advanceTimersByTimeAsync(0);
       expect(claim).toHaveBeenCalledTimes(3);
       await worker.stop();
-      signals.linesRunnable();
+      signals.linesRunnable('started');
       await vi.advanceTimersByTimeAsync(10_000);
       expect(claim).toHaveBeenCalledTimes(3);
+    });
+    it('claims again at once when lines became runnable while a claim was in flight', async () => {
+      const signals = new BatchSignals();
+      const { claim, runner: worker } = runner(signals);
+      let answer: (lines: never[]) => void = () => undefined;
+      claim.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+      worker.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(claim).toHaveBeenCalledTimes(1);
+      signals.linesRunnable('started'); // its query may have run before the batch was started
+      answer([]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(claim).toHaveBeenCalledTimes(2);
+      await vi.advanceTimersByTimeAsync(4_900);
+      expect(claim).toHaveBeenCalledTimes(2);
+      await worker.stop();
     });
   });
 
@@ -93,22 +109,22 @@ describe('batch worker idle poll', () => {
       sweep.onApplicationBootstrap();
       await vi.advanceTimersByTimeAsync(500);
       expect(passes).toHaveBeenCalledTimes(1);
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(2);
 
       let finish: () => void = () => undefined;
       passes.mockImplementationOnce(() => new Promise<void>((resolve) => (finish = resolve)));
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(3);
-      signals.batchChanged(); // during that sweep
+      signals.batchChanged('submitted'); // during that sweep
       finish();
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveBeenCalledTimes(4);
 
       await sweep.onModuleDestroy();
-      signals.batchChanged();
+      signals.batchChanged('submitted');
       await vi.advanceTimersByTimeAsync(10_000);
       expect(passes).toHaveBeenCalledTimes(4);
     });

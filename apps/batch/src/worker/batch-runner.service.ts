@@ -22,6 +22,8 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private loop: Promise<void> | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /** A wake-up came while no pause was waiting (a claim in flight): the next pause ends at once. */
+  private woken = false;
   private unsubscribe: (() => void) | undefined;
   /** Lines finished by this replica (for tests and metrics). */
   finished = 0;
@@ -41,7 +43,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unsubscribe = this.signals.onLinesRunnable(() => this.wake?.());
+    this.unsubscribe = this.signals.onLinesRunnable(() => this.nudge());
     this.loop = this.run();
     this.renewTimer = setInterval(() => void this.renew(), Math.max(500, Math.floor(this.env.BATCH_LEASE_MS / 3)));
   }
@@ -78,7 +80,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
       for (const line of claimed) {
         const work = this.execute(line).finally(() => {
           this.running.delete(line.id);
-          this.wake?.();
+          this.nudge();
         });
         this.running.set(line.id, work);
       }
@@ -90,7 +92,17 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** Claim again now: ends the pause, or the next one when a claim is in flight (its query may have missed the lines). */
+  private nudge(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+
   private pause(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

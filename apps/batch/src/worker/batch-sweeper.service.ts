@@ -23,7 +23,7 @@ const UNPAID_RETRY_MS = 60_000;
  * compare-and-set, so replicas sweeping at once do each move once. All time comes from the
  * injectable clock, so tests call `sweep()` after moving it. Sweeps run every BATCH_POLL_MS
  * while a batch is before its end, every BATCH_IDLE_POLL_MS otherwise, and at once when a
- * batch is submitted or cancelled on this replica (ADR 0083).
+ * batch is submitted or cancelled on this replica or, by `events.batches.changed`, on another (ADR 0083).
  */
 @Injectable()
 export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -99,10 +99,12 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One pass over every kind of move. */
   async sweep(): Promise<void> {
-    // Lines given back by an expired lease, or of a batch started here: the runner need not wait for its poll.
+    // Lines given back by an expired lease, or of a batch started here: the runners (this replica's
+    // and, by the event, the others') need not wait for their poll.
     const reclaimed = await this.claims.reclaimExpired(this.clock.now());
     const started = await this.start();
-    if (reclaimed > 0 || started > 0) this.signals.linesRunnable();
+    if (started > 0) this.signals.linesRunnable('started');
+    else if (reclaimed > 0) this.signals.linesRunnable('lines');
     await this.pollNative();
     await this.expire();
     await this.complete();

@@ -64,6 +64,7 @@ import {
   type NativeBatchSubmitReply,
 } from '../messages/native-batches.messages.js';
 import { InternsDeletedEvent } from '../events/interns-deleted.event.js';
+import { BatchesChangedEvent } from '../events/batches-changed.event.js';
 import { KeysChangedEvent, KeysUsedEvent, WorkspaceChangedEvent } from '../events/keys-changed.event.js';
 import type { HealthReply } from '../health.js';
 import type { ApiKeyView } from '../http/api-key.view.js';
@@ -194,3 +195,4 @@ export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
 export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
 export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
 export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
+export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);
