@@ -94,17 +94,20 @@ export class CpuMeter {
    * writes, hence wake-ups, a request costs each process (ADR 0088).
    */
   syscallsPerRequest(requests: number): Record<string, { read: number; write: number }> {
-    const result: Record<string, { read: number; write: number }> = {};
-    const perRequest = (count: number) => (requests > 0 ? Math.round((count * 100) / requests) / 100 : 0);
+    const counts: Record<string, { read: number; write: number }> = {};
     for (const { name, pid } of this.processes) {
       const end = processSyscalls(pid);
       const start = this.syscallsStart.get(pid);
       if (!end || !start) continue;
-      const sum = (result[name] ??= { read: 0, write: 0 });
-      sum.read = Math.round((sum.read + perRequest(end.read - start.read)) * 100) / 100;
-      sum.write = Math.round((sum.write + perRequest(end.write - start.write)) * 100) / 100;
+      const sum = (counts[name] ??= { read: 0, write: 0 });
+      sum.read += end.read - start.read;
+      sum.write += end.write - start.write;
     }
-    return result;
+    // Summed first, divided once: many PostgreSQL backends with a few calls each still add up.
+    const perRequest = (count: number) => (requests > 0 ? Math.round((count * 100) / requests) / 100 : 0);
+    return Object.fromEntries(
+      Object.entries(counts).map(([name, { read, write }]) => [name, { read: perRequest(read), write: perRequest(write) }]),
+    );
   }
 
   /**
