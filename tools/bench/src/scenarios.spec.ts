@@ -32,6 +32,7 @@ function streamRun(streamsPerSecond: number, cpu: { total: number; machine: numb
     streamMs: summarize([1]),
     cpuMicrosPerStream: cpu,
     cpuMicrosPerChunk: { total: cpu.total / chunksPerStream, machine: cpu.machine / chunksPerStream },
+    syscallsPerStream: {},
   };
 }
 

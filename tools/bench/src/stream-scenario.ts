@@ -40,6 +40,8 @@ export interface StreamThroughput {
   cpuMicrosPerStream: Record<string, number>;
   /** The same ÷ chunksPerStream. */
   cpuMicrosPerChunk: { total: number; machine: number };
+  /** Read and write system calls per stream of the same processes: a count the machine's speed hardly moves. */
+  syscallsPerStream: Record<string, { read: number; write: number }>;
 }
 
 export interface StreamTargetResult {
@@ -136,6 +138,7 @@ async function throughputRun(target: StreamTargetSpec, options: StreamScenarioOp
     streamMs: summarize(good.map((outcome) => outcome.totalMs)),
     cpuMicrosPerStream,
     cpuMicrosPerChunk: { total: perChunk(cpuMicrosPerStream.total), machine: perChunk(cpuMicrosPerStream.machine) },
+    syscallsPerStream: cpu.syscallsPerRequest(good.length),
   };
 }
 
