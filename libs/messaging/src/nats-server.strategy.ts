@@ -26,12 +26,6 @@ type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   heartbeatMs: number;
   /** Largest reply sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
   inlineMaxBytes?: number;
-  /**
-   * The app's own client connection (`ResilientNatsConnection`), asked for when the server
-   * starts listening: the server subscribes and replies on it instead of opening a second
-   * connection (ADR 0089). Undefined, or a function answering undefined: a connection of its own.
-   */
-  sharedConnection?: () => NatsConnection | undefined;
 };
 
 /** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id), in every service. */
@@ -76,8 +70,6 @@ export class PlainSubjectNatsServer extends ServerNats {
   private readonly creditPrefixes = new Map<string, string>();
   private readonly replicaToken = randomToken();
   private windowSequence = 0;
-  /** False when the connection is the app's (ADR 0089): `close()` then leaves it open for the app to close. */
-  private ownsConnection = true;
 
   constructor(private readonly serverOptions: NatsServerOptions) {
     super(serverOptions);
@@ -96,18 +88,8 @@ export class PlainSubjectNatsServer extends ServerNats {
     await super.listen(callback);
   }
 
-  /**
-   * The app's client connection when it has one (ADR 0089): one connection per process, so the
-   * replies, markers and frames of a loop turn leave in the same write as its JetStream
-   * publishes and calls out. Otherwise a connection of its own, writing once per loop turn
-   * like every connection of the services (ADR 0088).
-   */
+  /** Nest's connection, writing once per loop turn like every connection of the services (ADR 0088). */
   override async createNatsClient(): Promise<NatsConnection> {
-    const shared = this.serverOptions.sharedConnection?.();
-    if (shared) {
-      this.ownsConnection = false;
-      return shared;
-    }
     return writeOncePerTurn(await super.createNatsClient());
   }
 
@@ -273,15 +255,6 @@ export class PlainSubjectNatsServer extends ServerNats {
     const idle = await this.inFlight.whenIdle(graceMs);
     if (!idle) this.abandonInFlight();
     this.inFlight.stop();
-    if (!this.ownsConnection) {
-      // The app's connection: what was answered leaves now; the app closes it after its own
-      // shutdown hooks (consumers still ack through it).
-      await connection.flush().catch(() => undefined);
-      this.statusEventEmitter.removeAllListeners();
-      this.internals().natsClient = null;
-      this.connected = false;
-      return;
-    }
     try {
       await connection.drain();
     } catch {

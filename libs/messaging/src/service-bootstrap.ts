@@ -9,8 +9,7 @@ import type { Server } from 'node:http';
 import { closeHealthServer, startHealthServer } from './lifecycle/health-server.js';
 import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
 import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { natsAuthOptions, ResilientNatsConnection, type NatsAuth } from './nats-connection.js';
+import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
@@ -49,15 +48,6 @@ export interface ServiceReplica {
   stop(): Promise<void>;
 }
 
-/** The app's `ResilientNatsConnection` (`NatsClientModule`), once its providers exist; undefined without that module. */
-function appConnection(app: INestMicroservice | undefined): NatsConnection | undefined {
-  try {
-    return app?.get(ResilientNatsConnection, { strict: false }).connection;
-  } catch {
-    return undefined; // no NatsClientModule in this app
-  }
-}
-
 /** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
 export async function bootstrapService(
   module: Type<unknown> | DynamicModule,
@@ -71,15 +61,14 @@ export async function bootstrapService(
  * order (ADR 0026): readiness turns 503; the queue-group subscriptions drain (NATS sends new
  * requests to the other replicas, those already delivered are handled); the requests and
  * streams in flight finish, up to the grace period, after which their callers get a retryable
- * 503; the server's connection flushes (it is the app's own, ADR 0089, closed last); then Nest's
- * shutdown hooks close consumers, the client connection and the database.
+ * 503; the server connection flushes and closes; then Nest's shutdown hooks close consumers,
+ * client connections and the database.
  */
 export async function startServiceReplica(
   module: Type<unknown> | DynamicModule,
   options: ServiceBootstrapOptions,
 ): Promise<ServiceReplica> {
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-  const created: { app?: INestMicroservice } = {};
   const strategy = new PlainSubjectNatsServer({
     servers: options.natsUrl.split(','),
     queue: options.queue,
@@ -91,13 +80,11 @@ export async function startServiceReplica(
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...natsAuthOptions(options.natsAuth),
     inlineMaxBytes: options.inlineMaxBytes,
-    // One connection per process (ADR 0089): the app's client connection, when its module has one.
-    sharedConnection: () => appConnection(created.app),
   });
   initServiceMetrics(options.queue);
   // Off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051); service.name defaults to the queue group.
   await initTracing(options.queue);
-  const app = (created.app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true }));
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
