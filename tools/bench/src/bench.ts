@@ -5,6 +5,8 @@ import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
 import type { NamedProcess } from './cpu.ts';
 import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
+import { chatVersusPortkey, formatPairedRounds } from './chat-goals.ts';
+import { formatGoals } from './goals.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
@@ -291,6 +293,7 @@ async function main(): Promise<number> {
     const directResult = medianResult(rounds.direct!);
     const gatewayResult = medianResult(rounds.gateway!);
     const portkeyResult = rounds.portkey ? medianResult(rounds.portkey) : undefined;
+    const paired = rounds.portkey ? chatVersusPortkey(rounds.direct!, rounds.gateway!, rounds.portkey) : undefined;
     const responsesResult = medianResult(rounds.responses!);
     const signResult = medianResult(rounds.sign!);
 
@@ -370,6 +373,7 @@ async function main(): Promise<number> {
                   gatewayResult.throughput.requestsPerSecond / Math.max(1e-9, portkeyResult.throughput.requestsPerSecond),
                   2,
                 ),
+                paired: paired!,
               },
             }
           : {}),
@@ -378,7 +382,9 @@ async function main(): Promise<number> {
       ...(batch ? { batch } : {}),
       ...(streams ? { streams } : {}),
       ...(concurrency ? { concurrency } : {}),
-      ...(streams || concurrency ? { goals: [...(streams?.goals ?? []), ...(concurrency?.goals ?? [])] } : {}),
+      ...(paired || streams || concurrency
+        ? { goals: [...(paired?.goals ?? []), ...(streams?.goals ?? []), ...(concurrency?.goals ?? [])] }
+        : {}),
     };
     const file = writeResult(WORKSPACE_ROOT, result);
 
@@ -403,6 +409,7 @@ async function main(): Promise<number> {
         `Against Portkey's gateway ${PORTKEY_VERSION} on the same machine and simulator: ×${result.comparison.portkey.gatewayThroughputMultiple.toFixed(2)} its throughput; ` +
           `Portkey adds ${result.comparison.portkey.addedMeanLatencyMs.toFixed(3)} ms mean at 1 connection.`,
       );
+      console.log(`${formatGoals(result.comparison.portkey.paired.goals)}\n  ${formatPairedRounds(result.comparison.portkey.paired)}`);
     }
     if (batch) {
       const { idle, duringBatch } = batch.interactive;

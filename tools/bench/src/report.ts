@@ -45,8 +45,10 @@ export interface BenchResult {
     responses: Comparison & { versusChatCompletions: Comparison };
     /** The same figures for Portkey's gateway against direct, and ours against Portkey's. */
     portkey?: Comparison & {
-      /** Our req/s ÷ Portkey's req/s at `connections` connections (the team's goal: ≥ 8). */
+      /** Our req/s ÷ Portkey's req/s at `connections` connections, from the median rounds of each. */
       gatewayThroughputMultiple: number;
+      /** Issue 17's chat goals as ratios taken within each round, and their medians (`chat-goals.ts`). */
+      paired: import('./chat-goals.ts').ChatVersusPortkey;
     };
   };
   /** Why Portkey was not measured, when it was not. */
@@ -57,7 +59,10 @@ export interface BenchResult {
   streams?: StreamScenarioResult;
   /** The concurrency scenario (issue 17), unless skipped with --concurrency-streams 0. */
   concurrency?: ConcurrencyScenarioResult;
-  /** Issue 17's stream and concurrency goals, each with its figure and met / not met (also inside each scenario). */
+  /**
+   * Issue 17's goals, each with its figure and met / not met: chat against Portkey, then streams
+   * and concurrency (also inside each scenario).
+   */
   goals?: Goal[];
 }
 
