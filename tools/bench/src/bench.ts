@@ -365,7 +365,7 @@ async function main(): Promise<number> {
       comparison: {
         ...compare(directResult, gatewayResult),
         responses: { ...compare(directResult, responsesResult), versusChatCompletions: compare(gatewayResult, responsesResult) },
-        ...(portkeyResult
+        ...(portkeyResult && paired
           ? {
               portkey: {
                 ...compare(directResult, portkeyResult),
@@ -373,7 +373,7 @@ async function main(): Promise<number> {
                   gatewayResult.throughput.requestsPerSecond / Math.max(1e-9, portkeyResult.throughput.requestsPerSecond),
                   2,
                 ),
-                paired: paired!,
+                paired,
               },
             }
           : {}),
