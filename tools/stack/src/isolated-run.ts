@@ -71,6 +71,8 @@ export class IsolatedStackRun {
   private nats: PrivateNatsServer | undefined;
   private stack: Stack | undefined;
   private tornDown: Promise<void> | undefined;
+  /** The stack did not come up: its error names the log folder, so teardown keeps it. */
+  private startFailed = false;
 
   /** `kind` names the run in database and folder names (`e2e`, `bench`). */
   private readonly kind: string;
@@ -151,7 +153,10 @@ export class IsolatedStackRun {
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
       daemonSigningKeys: this.daemonSigningKeys,
     });
-    this.stack = await untilAborted(starting, signal);
+    this.stack = await untilAborted(starting, signal).catch((error: unknown) => {
+      this.startFailed = !signal.aborted;
+      throw error;
+    });
     return {
       baseUrl: this.stack.baseUrl,
       baseUrls: this.stack.baseUrls,
@@ -205,7 +210,10 @@ export class IsolatedStackRun {
     if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${name} to be ready again`, 120_000, 100);
   }
 
-  /** Stops the processes and the nats-server and drops the databases; safe to call twice. */
+  /**
+   * Stops the processes and the nats-server and drops the databases; safe to call twice. The logs
+   * go unless `keepLogs`, or the stack failed to start (its error points at them).
+   */
   teardown(keepLogs: boolean): Promise<void> {
     this.tornDown ??= this.doTeardown(keepLogs);
     return this.tornDown;
@@ -233,7 +241,7 @@ export class IsolatedStackRun {
     if (this.stackStarting) await attempt('stopping the remaining child processes', () => stopProcessesGracefully(ownChildPids()));
     if (this.nats) await attempt('stopping nats-server', () => this.nats!.stop());
     if (this.databasesCreated) await attempt(`dropping the ${this.prefix}_* databases`, () => dropTestDatabases(this.prefix));
-    if (!keepLogs) rmSync(this.stateDir, { recursive: true, force: true });
+    if (!keepLogs && !this.startFailed) rmSync(this.stateDir, { recursive: true, force: true });
     if (problems.length > 0) throw new Error(`teardown incomplete: ${problems.join('; ')}`);
   }
 }
