@@ -222,6 +222,15 @@ export function spawnProcess(spec: ProcessSpec, logDir: string, detached = false
 /** The processes that serve `/metrics` (one replica each). */
 export const METRICS_PROCESSES = ['api-gateway', 'management', 'inference', 'batch', 'intern-signing'] as const;
 
+/**
+ * Throws when a process of the stack has ended: waiting for it to be ready would only run into
+ * the timeout (a replica that could not bind its probe port, say), and its log says why.
+ */
+export function assertRunning(processes: readonly StartedProcess[]): void {
+  const ended = processes.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
+  if (ended) throw new Error(`${ended.name} ended (${ended.child.exitCode ?? ended.child.signalCode}) before the stack was ready`);
+}
+
 /** Starts the simulators, the four services and the gateway, and waits until all are ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
@@ -244,16 +253,36 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   // Each process takes a few seconds of CPU to start: more of them on the same cores take longer.
   const startupMs = 60_000 * Math.max(1, Math.ceil(processes.length / 6));
+  const whileRunning = (check: () => Promise<boolean>) => () => {
+    assertRunning(processes);
+    return check();
+  };
   try {
-    await waitFor(() => isPortOpen('127.0.0.1', options.simulatorPort), 'the provider simulator', startupMs);
-    await waitFor(() => isPortOpen('127.0.0.1', options.searchSimulatorPort), 'the search simulator', startupMs);
     await waitFor(
-      () => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`),
+      whileRunning(() => isPortOpen('127.0.0.1', options.simulatorPort)),
+      'the provider simulator',
+      startupMs,
+    );
+    await waitFor(
+      whileRunning(() => isPortOpen('127.0.0.1', options.searchSimulatorPort)),
+      'the search simulator',
+      startupMs,
+    );
+    await waitFor(
+      whileRunning(() => httpOk(`http://127.0.0.1:${gatewayPorts[0]}/health/services`)),
       'the gateway and every service to be ready',
       startupMs,
       250,
     );
-    for (const spec of specs) if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${spec.name} to be ready`, startupMs, 250);
+    for (const spec of specs) {
+      if (spec.readyUrl)
+        await waitFor(
+          whileRunning(() => httpOk(spec.readyUrl!)),
+          `${spec.name} to be ready`,
+          startupMs,
+          250,
+        );
+    }
   } catch (error) {
     stopProcesses(processes.map((entry) => entry.pid));
     throw new Error(`${(error as Error).message}; see the logs in ${logDir}`, { cause: error });
