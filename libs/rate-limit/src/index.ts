@@ -1,5 +1,4 @@
 export * from './limiter-store.js';
 export * from './request-rate.limiter.js';
-export * from './concurrency.limiter.js';
 export * from './rate-limit.module.js';
 export * from './key-limiter.js';

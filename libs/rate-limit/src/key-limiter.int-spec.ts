@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import '@gw/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { KeyLimiter, type KeyLimitsDecision } from './key-limiter.js';
 import { LimiterStore } from './limiter-store.js';
-import { RequestRateLimiter } from './request-rate.limiter.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -17,8 +15,7 @@ function held(decision: KeyLimitsDecision) {
 /**
  * The per-key limiter of the gateway (ADR 0033, ADR 0064) on the real Redis: the semantics of
  * the rate window followed by the concurrency semaphore, shared by two stores standing for two
- * replicas, in one Redis command per request (counted with MONITOR), and on the same keys as
- * `RequestRateLimiter` and `ConcurrencyLimiter`, so replicas of either version share the counts.
+ * replicas, in one Redis command per request (counted with MONITOR).
  */
 describe('KeyLimiter: the window and the in-flight slot in one Redis command', () => {
   let replicaA: LimiterStore;
@@ -97,22 +94,6 @@ describe('KeyLimiter: the window and the in-flight slot in one Redis command', (
     expect((await limiter.acquire(key, 1, 10)).rate.allowed).toBe(false);
     await sleep(1_100);
     expect((await limiter.acquire(key, 1, 10)).rate.allowed).toBe(true);
-  });
-
-  it('shares its counts with RequestRateLimiter and ConcurrencyLimiter (same keys, same data)', async () => {
-    const key = randomUUID();
-    const combined = new KeyLimiter(replicaA, options('km-compat'));
-    const window = new RequestRateLimiter(replicaB, { name: 'km-compat-rpm', points: 3, durationSeconds: 60 });
-    const semaphore = new ConcurrencyLimiter(replicaB, { name: 'km-compat-conc', leaseTtlMs: 10_000 });
-    expect((await window.consume(key)).remaining).toBe(2);
-    const mine = await combined.acquire(key, 3, 2);
-    expect(mine.rate.remaining).toBe(1);
-    const theirs = await semaphore.tryAcquire(key, 2);
-    expect(theirs.allowed).toBe(true);
-    expect((await combined.acquire(key, 3, 2)).slot?.allowed).toBe(false); // two held: one each
-    expect((await window.consume(key)).allowed).toBe(false); // 5 > 3
-    await held(mine).release();
-    if (theirs.allowed) await theirs.lease.release();
   });
 
   it('decides the acquires of one loop turn, sent in one pipeline, exactly as the same acquires one after the other', async () => {

@@ -9,7 +9,7 @@ export interface KeyLimiterOptions {
   /** The window counter's family, e.g. `key-rpm` (the key `<prefix>rate:<rateName>:<key>`, as `RequestRateLimiter` names it). */
   rateName: string;
   durationSeconds: number;
-  /** The in-flight set's family, e.g. `key-concurrency` (`<prefix>semaphore:conc:<name>:<key>`, as `ConcurrencyLimiter`). */
+  /** The in-flight set's family, e.g. `key-concurrency` (`<prefix>semaphore:conc:<name>:<key>`). */
   concurrencyName: string;
   /** A held slot is renewed while its holder lives; a replica that dies loses its slots after at most this long. */
   leaseTtlMs: number;
@@ -113,7 +113,7 @@ let leaseCounter = 0;
  * A key's requests per window and its requests in flight, both shared by every replica
  * through Redis, decided in **one** Redis command per request (ADR 0033, ADR 0064), plus the
  * slot's `ZREM` when the request ends. Semantics of `RequestRateLimiter.consume` followed by
- * `ConcurrencyLimiter.tryAcquire`: a fixed window from the key's first request; a refusal by
+ * a semaphore with leases: a fixed window from the key's first request; a refusal by
  * the window counts in it and takes no slot; a refusal for concurrency has counted a point
  * of the window. All the acquires and releases of one event-loop turn leave in one pipeline
  * (one write, one round trip; ADR 0077): the releases first, one `ZREM` per key, then one

@@ -15,7 +15,7 @@ class LimiterStoreLifecycle implements OnApplicationShutdown {
 /**
  * One `LimiterStore` (Redis connection) per app, global, closed on shutdown. Build limiters
  * from it where they are used: `new RequestRateLimiter(store, {...})`,
- * `new ConcurrencyLimiter(store, {...})`.
+ * `new KeyLimiter(store, {...})`.
  */
 @Global()
 @Module({})
