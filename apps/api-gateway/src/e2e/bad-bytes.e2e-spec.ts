@@ -35,22 +35,82 @@ const batch = (extra: Record<string, unknown>, line: unknown) => ({
 });
 
 const CASES: Case[] = [
-  { method: 'POST', path: () => '/chat/completions', key: api, body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: '__LONE__' }] }, param: 'messages[0].content' },
-  { method: 'POST', path: () => '/chat/completions', key: api, body: { model: 'sim/gpt-4o-mini', messages, stop: ['__LONE__'] }, param: 'stop[0]' },
+  {
+    method: 'POST',
+    path: () => '/chat/completions',
+    key: api,
+    body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: '__LONE__' }] },
+    param: 'messages[0].content',
+  },
+  {
+    method: 'POST',
+    path: () => '/chat/completions',
+    key: api,
+    body: { model: 'sim/gpt-4o-mini', messages, stop: ['__LONE__'] },
+    param: 'stop[0]',
+  },
   { method: 'POST', path: () => '/responses', key: api, body: { model: 'sim/gpt-4o-mini', input: '__LONE__' }, param: 'input' },
-  { method: 'POST', path: () => '/messages', key: api, body: { model: 'sim/claude-sonnet', max_tokens: 8, messages, system: '__LONE__' }, param: 'system' },
-  { method: 'POST', path: () => '/embeddings', key: api, body: { model: 'sim/text-embedding-3-small', input: ['__LONE__'] }, param: 'input[0]' },
+  {
+    method: 'POST',
+    path: () => '/messages',
+    key: api,
+    body: { model: 'sim/claude-sonnet', max_tokens: 8, messages, system: '__LONE__' },
+    param: 'system',
+  },
+  {
+    method: 'POST',
+    path: () => '/embeddings',
+    key: api,
+    body: { model: 'sim/text-embedding-3-small', input: ['__LONE__'] },
+    param: 'input[0]',
+  },
   { method: 'POST', path: () => '/keys', key: management, body: { name: '__LONE__' }, param: 'name' },
   { method: 'PATCH', path: () => `/keys/${keyHash}`, key: management, body: { name: 'ok', limit_reset: '__LONE__' }, param: 'limit_reset' },
-  { method: 'POST', path: () => '/byok', key: management, body: { provider: 'openai', key: 'sk-bad-bytes-0123456789', allowed_models: ['__LONE__'] }, param: 'allowed_models[0]' },
+  {
+    method: 'POST',
+    path: () => '/byok',
+    key: management,
+    body: { provider: 'openai', key: 'sk-bad-bytes-0123456789', allowed_models: ['__LONE__'] },
+    param: 'allowed_models[0]',
+  },
   { method: 'PATCH', path: () => `/byok/${byokId}`, key: management, body: { name: '__LONE__' }, param: 'name' },
-  { method: 'POST', path: () => '/presets/bad-bytes/chat/completions', key: management, body: { model: '__LONE__', messages }, param: 'model' },
-  { method: 'POST', path: () => '/presets/bad-bytes/chat/completions', key: management, body: { model: 'sim/gpt-4o-mini', messages, stop: '__LONE__' }, param: 'stop' },
+  {
+    method: 'POST',
+    path: () => '/presets/bad-bytes/chat/completions',
+    key: management,
+    body: { model: '__LONE__', messages },
+    param: 'model',
+  },
+  {
+    method: 'POST',
+    path: () => '/presets/bad-bytes/chat/completions',
+    key: management,
+    body: { model: 'sim/gpt-4o-mini', messages, stop: '__LONE__' },
+    param: 'stop',
+  },
   { method: 'POST', path: () => '/interns', key: api, body: { name: '__LONE__' }, param: 'name' },
   { method: 'PATCH', path: () => `/interns/${NO_INTERN}`, key: api, body: { name: '__LONE__' }, param: 'name' },
-  { method: 'POST', path: () => '/batches', key: api, body: batch({ metadata: { tag: '__LONE__' } }, { custom_id: 'a', body: { messages } }), param: 'metadata.tag' },
-  { method: 'POST', path: () => '/batches', key: api, body: batch({}, { custom_id: 'a', body: { messages: [{ role: 'user', content: '__LONE__' }] } }), param: 'requests[0].body.messages[0].content' },
-  { method: 'POST', path: () => '/batches', key: api, body: batch({}, { custom_id: '__LONE__', body: { messages } }), param: 'requests[0].custom_id' },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    body: batch({ metadata: { tag: '__LONE__' } }, { custom_id: 'a', body: { messages } }),
+    param: 'metadata.tag',
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    body: batch({}, { custom_id: 'a', body: { messages: [{ role: 'user', content: '__LONE__' }] } }),
+    param: 'requests[0].body.messages[0].content',
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    body: batch({}, { custom_id: '__LONE__', body: { messages } }),
+    param: 'requests[0].custom_id',
+  },
 ];
 
 function deep(levels: number): string {
@@ -59,15 +119,40 @@ function deep(levels: number): string {
 
 /** Every route with a body, its body holding a 5,000-level value where it is read first. */
 const DEEP: Array<{ method: 'POST' | 'PATCH'; path: () => string; key: () => string; text: string }> = [
-  ...CASES.filter((c, index) => CASES.findIndex((other) => other.path() === c.path() && other.method === c.method) === index && c.path() !== '/batches').map(
-    (c) => ({ method: c.method, path: c.path, key: c.key, text: JSON.stringify({ deep: '__DEEP__' }) }),
-  ),
+  ...CASES.filter(
+    (c, index) => CASES.findIndex((other) => other.path() === c.path() && other.method === c.method) === index && c.path() !== '/batches',
+  ).map((c) => ({ method: c.method, path: c.path, key: c.key, text: JSON.stringify({ deep: '__DEEP__' }) })),
   { method: 'POST', path: () => '/credits', key: management, text: JSON.stringify({ amount: 1, deep: '__DEEP__' }) },
-  { method: 'POST', path: () => `/interns/${NO_INTERN}/daemon/sign`, key: api, text: JSON.stringify({ bodySha256: 'a'.repeat(64), deep: '__DEEP__' }) },
-  { method: 'POST', path: () => '/batches', key: api, text: JSON.stringify(batch({ metadata: '__DEEP__' }, { custom_id: 'a', body: { messages } })) },
-  { method: 'POST', path: () => '/batches', key: api, text: JSON.stringify(batch({ provider: '__DEEP__' }, { custom_id: 'a', body: { messages } })) },
-  { method: 'POST', path: () => '/batches', key: api, text: JSON.stringify(batch({}, { custom_id: 'a', body: { messages, metadata: '__DEEP__' } })) },
-  { method: 'POST', path: () => '/batches', key: api, text: JSON.stringify(batch({}, { custom_id: 'a', body: { messages, model: '__DEEP__' } })) },
+  {
+    method: 'POST',
+    path: () => `/interns/${NO_INTERN}/daemon/sign`,
+    key: api,
+    text: JSON.stringify({ bodySha256: 'a'.repeat(64), deep: '__DEEP__' }),
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    text: JSON.stringify(batch({ metadata: '__DEEP__' }, { custom_id: 'a', body: { messages } })),
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    text: JSON.stringify(batch({ provider: '__DEEP__' }, { custom_id: 'a', body: { messages } })),
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    text: JSON.stringify(batch({}, { custom_id: 'a', body: { messages, metadata: '__DEEP__' } })),
+  },
+  {
+    method: 'POST',
+    path: () => '/batches',
+    key: api,
+    text: JSON.stringify(batch({}, { custom_id: 'a', body: { messages, model: '__DEEP__' } })),
+  },
 ];
 
 async function send(method: string, path: string, key: string, text: string) {
@@ -78,7 +163,10 @@ describe('bad bytes and races (issue 35)', () => {
   beforeAll(async () => {
     const key = await call('/keys', { key: stack.managementKey, body: { name: 'bad bytes target' } });
     keyHash = (key.body as { data: { hash: string } }).data.hash;
-    const byok = await call('/byok', { key: stack.managementKey, body: { provider: 'openai', key: 'sk-bad-bytes-target-0123', name: 'target' } });
+    const byok = await call('/byok', {
+      key: stack.managementKey,
+      body: { provider: 'openai', key: 'sk-bad-bytes-target-0123', name: 'target' },
+    });
     byokId = (byok.body as { data: { id: string } }).data.id;
   });
 
@@ -121,12 +209,18 @@ describe('bad bytes and races (issue 35)', () => {
     let flip = 0;
     await Promise.all([
       ...Array.from({ length: 6 }, () => loop(async () => (await call('/models', { key })).status)),
-      loop(async () => (await call(`/keys/${data.hash}`, { key: stack.managementKey, method: 'PATCH', body: { name: `race ${flip++}` } })).status),
+      loop(
+        async () =>
+          (await call(`/keys/${data.hash}`, { key: stack.managementKey, method: 'PATCH', body: { name: `race ${flip++}` } })).status,
+      ),
       loop(async () => (await call('/identity', { key, method: 'DELETE' })).status),
     ]);
     await call(`/keys/${data.hash}`, { key: stack.managementKey, method: 'DELETE' });
     const summary = JSON.stringify(Object.fromEntries(statuses));
-    expect([...statuses.keys()].filter((status) => status >= 500), summary).toEqual([]);
+    expect(
+      [...statuses.keys()].filter((status) => status >= 500),
+      summary,
+    ).toEqual([]);
     expect(statuses.get(200) ?? 0, summary).toBeGreaterThan(50);
   }, 20_000);
 });
