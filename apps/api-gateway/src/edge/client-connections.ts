@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { counter, gauge } from '@gw/metrics';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawEnvelope } from '../errors/raw-errors.js';
@@ -25,6 +26,8 @@ interface SocketState {
 const STATE = Symbol('gw.connection');
 type TrackedSocket = Socket & { [STATE]?: SocketState };
 
+const refused = counter('gateway_connections_refused_total', 'Connections refused at accept by a connection cap', ['limit_type']);
+
 /** How long a refused socket may stay open after its answer left (it reads and drops what arrives). */
 const REFUSED_LINGER_MS = 200;
 
@@ -38,7 +41,12 @@ export class ClientConnections {
   private total = 0;
   private readonly clients = new Map<string, ClientCount>();
 
-  constructor(private readonly caps: ConnectionCaps) {}
+  constructor(private readonly caps: ConnectionCaps) {
+    const open = () => this.total;
+    gauge('gateway_connections_open', 'Connections this replica holds open', [], function () {
+      this.set(open());
+    });
+  }
 
   /** Puts the caps in front of the server's own connection listeners (call before listen). */
   guard(server: Server): void {
@@ -49,11 +57,6 @@ export class ClientConnections {
       if (refusal) return refuse(socket, refusal);
       for (const listener of listeners) listener.call(server, socket);
     });
-  }
-
-  /** What this replica holds now (metrics, tests). */
-  counts(address: string): ClientCount {
-    return { ...(this.clients.get(address) ?? { open: 0, unauthenticated: 0 }) };
   }
 
   private admit(socket: TrackedSocket): GatewayError | undefined {
@@ -99,6 +102,7 @@ export function markAuthenticated(socket: Socket | undefined): void {
 }
 
 function tooMany(status: 429 | 503, limitType: string, limit: number): GatewayError {
+  refused.inc({ limit_type: limitType });
   const whose = status === 503 ? 'this gateway replica' : 'your address';
   return new GatewayError(status, `Too many open connections from ${whose} (${limit}); close idle ones or retry later`, {
     errorType: status === 429 ? 'rate_limit_exceeded' : 'server',
