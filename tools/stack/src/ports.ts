@@ -32,10 +32,10 @@ export function ephemeralPortRange(
 }
 
 /**
- * A port free right now that no connection will take before its server binds it, and never the
- * same twice in this process. Chosen outside the ephemeral range: a port the kernel picked for a
- * bind to port 0 (the old way) could be given to an outgoing connection, or to the next such bind,
- * in the seconds before the process it was meant for listened, which then failed (EADDRINUSE).
+ * A port free right now, never the same twice in this process, outside the ephemeral range. A
+ * port the kernel picked for a bind to port 0 (the old way) could be drawn again by the next such
+ * bind, here or in another process, in the seconds before the process it was meant for listened:
+ * two processes of one stack got the same port and one failed (EADDRINUSE).
  */
 export async function freePort(random: () => number = Math.random, range = ephemeralPortRange()): Promise<number> {
   const [ephemeralLow, ephemeralHigh] = range;
