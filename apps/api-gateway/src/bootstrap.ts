@@ -10,6 +10,7 @@ import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
 import { registerBatchUploadHook } from './batches/batch-upload.hook.js';
+import { edgeServerOptions, registerEdgeGuards } from './edge/edge-server.js';
 import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -28,6 +29,7 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
   // Errors raised before a route (bad URLs, what Node's HTTP parser refuses) are the envelope too (ADR 0034).
   const adapter = new FastifyAdapter({
+    ...edgeServerOptions(env),
     bodyLimit: env.BODY_LIMIT_BYTES,
     frameworkErrors,
     clientErrorHandler,
@@ -41,6 +43,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
   const fastify = app.getHttpAdapter().getInstance();
+  registerEdgeGuards(app.getHttpServer() as Server, fastify, env);
   registerRequestIdHeader(fastify);
   registerRequestContext(fastify);
   registerHttpMetrics(fastify);

@@ -44,6 +44,52 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Max(1_000_000)
   BATCH_API_RATE_LIMIT_RPM: number = 600;
 
+  /** Headers of a request must arrive within this long, else 408 and the socket closed (at most REQUEST_TIMEOUT_MS). */
+  @IsInt()
+  @Min(1_000)
+  @Max(120_000)
+  HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /**
+   * A whole request, headers and body, must arrive within this long, else 408 and the socket
+   * closed (ADR 0091): a slow or unfinished body holds nothing longer. A batch upload of
+   * BATCH_MAX_BYTES must fit in it: raise both together.
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
+  REQUEST_TIMEOUT_MS: number = 60_000;
+
+  /** An idle keep-alive connection is closed after this long (above a load balancer's idle timeout). */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  KEEP_ALIVE_TIMEOUT_MS: number = 72_000;
+
+  /** Open connections this replica accepts; past it a new one gets 503 and is closed (0: no cap; ADR 0091). */
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  MAX_CONNECTIONS: number = 16_384;
+
+  /**
+   * Open connections one client address may hold; past it a new one gets 429 and is closed (0:
+   * no cap). The address is the TCP peer's: behind a proxy, size it for the proxy (ADR 0091).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  MAX_CONNECTIONS_PER_CLIENT: number = 8_192;
+
+  /**
+   * Connections of one client address on which no request has presented a valid key yet (slow
+   * or idle sockets, unauthenticated floods); past it a new one gets 429 and is closed (0: no cap).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  MAX_UNAUTHENTICATED_CONNECTIONS_PER_CLIENT: number = 4_096;
+
   /** Upper bound for one chat completion through inference, in milliseconds. */
   @IsInt()
   @Min(1000)

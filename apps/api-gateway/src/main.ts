@@ -13,7 +13,7 @@ await initTracing('api-gateway');
 const app = await createGateway(env);
 await app.listen({ port: env.PORT, host: env.HOST });
 // Prometheus on a port of its own, never on the public API (issue 16).
-const metrics = env.METRICS_PORT ? await startMetricsServer(env.METRICS_PORT, env.HOST) : undefined;
+const metrics = env.METRICS_PORT ? await startMetricsServer(env.METRICS_PORT, env.METRICS_HOST) : undefined;
 shutdownOnSignals({
   graceMs: env.SHUTDOWN_GRACE_MS,
   shutdown: async () => {

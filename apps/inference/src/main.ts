@@ -14,5 +14,6 @@ await bootstrapService(AppModule.forRoot(env), {
   shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   healthPort: env.HEALTH_PORT,
   metricsPort: env.METRICS_PORT,
+  metricsHost: env.METRICS_HOST,
   handleSignals: true,
 });

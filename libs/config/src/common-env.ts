@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, registerDecorator, ValidateIf } from 'class-validator';
 
 /** A path to a file that exists (TLS certificates and keys): checked at start, not at the first reconnect. */
 function IsExistingFile(): PropertyDecorator {
@@ -86,6 +86,14 @@ export class CommonEnv {
   @Min(0)
   @Max(65_535)
   METRICS_PORT: number = 0;
+
+  /**
+   * Address `GET /metrics` listens on: loopback unless told otherwise, since it has no auth
+   * (issue 35). The Helm chart sets 0.0.0.0 and admits only Prometheus by NetworkPolicy.
+   */
+  @IsString()
+  @MinLength(1)
+  METRICS_HOST: string = '127.0.0.1';
 }
 
 /** Variables of a service that owns a database. */

@@ -19,14 +19,12 @@ describe('EventInvalidatedCache over NATS', () => {
   const malformed: unknown[] = [];
   let version = 0;
   const cache = new EventInvalidatedCache<string, string>({
-    lru: {
-      max: 100,
-      ttl: 60_000,
-      fetchMethod: async (key) => {
-        lookups.push(key);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        return `${key}@${++version}`;
-      },
+    max: 100,
+    ttlMs: 60_000,
+    lookup: async (key) => {
+      lookups.push(key);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { value: `${key}@${++version}` };
     },
     invalidatedBy: subject,
     invalidate: (message, entries) => {

@@ -11,7 +11,6 @@ export { validateDto, describeValidationErrors, validationErrorToGatewayError, t
 export * from './nats-server.strategy.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
-export * from './invalidated-fetch.js';
 export * from './event-invalidated-cache.js';
 export * from './rpc-liveness.js';
 export * from './lifecycle/replica-lifecycle.js';

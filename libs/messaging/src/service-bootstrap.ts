@@ -31,6 +31,8 @@ export interface ServiceBootstrapOptions {
   healthHost?: string;
   /** Port of `GET /metrics` (Prometheus, libs/metrics); 0 or unset: none. */
   metricsPort?: number;
+  /** Address of `GET /metrics` (METRICS_HOST); default loopback: it has no auth. */
+  metricsHost?: string;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
   /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
@@ -98,7 +100,7 @@ export async function startServiceReplica(
   if (options.healthPort) {
     health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', lifecycle, () => strategy.isConnected());
   }
-  const metrics = options.metricsPort ? await startMetricsServer(options.metricsPort, options.healthHost ?? '0.0.0.0') : undefined;
+  const metrics = options.metricsPort ? await startMetricsServer(options.metricsPort, options.metricsHost ?? '127.0.0.1') : undefined;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {

@@ -7,8 +7,9 @@ const TEXT = { 'content-type': 'text/plain' };
 /**
  * `GET /metrics` in Prometheus's text format, on a port of its own: the services speak only NATS,
  * and the gateway keeps its public port for the API (issue 16). Port 0 or unset: no server.
+ * `host` is METRICS_HOST: loopback unless the deployment exposes it to Prometheus (issue 35).
  */
-export function startMetricsServer(port: number, host = '0.0.0.0'): Promise<Server> {
+export function startMetricsServer(port: number, host: string): Promise<Server> {
   return startProbeServer(
     port,
     host,

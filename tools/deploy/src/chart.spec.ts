@@ -321,6 +321,8 @@ describe('inference-gateway chart', () => {
       const pod = deployment(manifests, service).spec.template;
       const container = pod.spec.containers[0]!;
       expect(container.env?.find((e) => e.name === 'METRICS_PORT')?.value, service).toBe('9464');
+      // Loopback is the services' default; the pod's port must be reachable by Prometheus.
+      expect(container.env?.find((e) => e.name === 'METRICS_HOST')?.value, service).toBe('0.0.0.0');
       expect((container as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toContainEqual(
         expect.objectContaining({ name: 'metrics', containerPort: 9464 }),
       );

@@ -3,6 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { hash } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { markAuthenticated } from '../edge/client-connections.js';
 import { AuthCacheService } from './auth-cache.service.js';
 import { KeyUsageTracker } from './key-usage.tracker.js';
 import { isPublicRoute } from './public.decorator.js';
@@ -10,6 +12,7 @@ import { isPublicRoute } from './public.decorator.js';
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
   principal?: Principal;
+  raw?: { socket?: Socket };
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -48,6 +51,7 @@ export class ApiKeyGuard implements CanActivate {
     const principal = await this.authCache.resolve(keyHash);
     if (!principal) throw GatewayError.unauthorized('Invalid API key');
     request.principal = principal;
+    markAuthenticated(request.raw?.socket);
     this.usage.touch(keyHash);
     return true;
   }

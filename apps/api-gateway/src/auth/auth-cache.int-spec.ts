@@ -86,6 +86,25 @@ describe('AuthCacheService', () => {
     expect(lookups).toBe(2);
   });
 
+  it('never fails a request while its key keeps changing (events faster than lookups)', async () => {
+    const hash = 'f'.repeat(64);
+    replies.set(hash, { principal: principal(hash), ttlSeconds: 60 });
+    const changed = JSON.stringify({ pattern: EVENTS.keysChanged, data: { keyHashes: [hash] } });
+    const churn = setInterval(() => nats.connection.publish(EVENTS.keysChanged, changed), 3);
+    try {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, async (_, i) => {
+          await new Promise((resolve) => setTimeout(resolve, i * 4));
+          return cache.resolve(hash);
+        }),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+      expect(outcomes.every((outcome) => outcome.status === 'fulfilled' && outcome.value?.keyHash === hash)).toBe(true);
+    } finally {
+      clearInterval(churn);
+    }
+  });
+
   it('ignores a malformed event', async () => {
     nats.connection.publish(EVENTS.keysChanged, 'not json');
     await nats.connection.flush();

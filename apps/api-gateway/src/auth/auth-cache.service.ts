@@ -29,16 +29,12 @@ export class AuthCacheService implements OnModuleInit, OnModuleDestroy {
   ) {
     const maxTtlMs = env.AUTH_CACHE_TTL_SECONDS * 1000;
     this.cache = new EventInvalidatedCache<string, CachedPrincipal>({
-      lru: {
-        max: env.AUTH_CACHE_MAX_ENTRIES,
-        ttl: Math.max(1, maxTtlMs),
-        fetchMethod: async (keyHash, _stale, { options }) => {
-          cacheMisses.inc();
-          const reply = await this.rpc.send(AuthResolve, { keyHash });
-          // A ttl of 0 would mean "forever" to lru-cache: 1 ms is "do not keep".
-          options.ttl = Math.max(1, Math.min(maxTtlMs, reply.ttlSeconds * 1000));
-          return reply.principal ?? false;
-        },
+      max: env.AUTH_CACHE_MAX_ENTRIES,
+      ttlMs: maxTtlMs,
+      lookup: async (keyHash) => {
+        cacheMisses.inc();
+        const reply = await this.rpc.send(AuthResolve, { keyHash });
+        return { value: reply.principal ?? false, ttlMs: Math.min(maxTtlMs, reply.ttlSeconds * 1000) };
       },
       invalidatedBy: KeysChanged.subject,
       invalidate: (message, entries) => {

@@ -1,7 +1,6 @@
 import { ChatCompletionRequestDto, EmbeddingsRequestDto, MessagesRequestDto, ResponsesRequestDto, type BatchEndpoint } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { validateDto } from '@gw/messaging';
-import { checkJsonBody } from '../input/json-body.js';
 
 /** Each line's body is validated with the DTO of the live endpoint it names (issue 13). */
 const DTO_OF: Record<BatchEndpoint, new () => object> = {
@@ -12,9 +11,10 @@ const DTO_OF: Record<BatchEndpoint, new () => object> = {
 };
 
 /**
- * A line's body: an object, no NUL anywhere (lines are stored in PostgreSQL's jsonb, which
- * refuses it), `model` absent or the batch's, not streamed, and valid for its endpoint. Every
- * refusal is a 400 naming the line's index and the field (`requests[3].body.messages: ...`).
+ * A line's body, already walked by `checkJsonBody` (depth, NUL, lone surrogates: lines are
+ * stored in PostgreSQL's jsonb): an object, `model` absent or the batch's, not streamed, and
+ * valid for its endpoint. Every refusal is a 400 naming the line's index and the field
+ * (`requests[3].body.messages: ...`).
  */
 export async function validateLineBody(
   endpoint: BatchEndpoint,
@@ -35,8 +35,6 @@ export async function validateLineBody(
   if (record.stream !== undefined && record.stream !== false) {
     throw GatewayError.badRequest(`${at}.stream: batch requests are not streamed`, { param: `${at}.stream`, index });
   }
-  const refusal = checkJsonBody(record);
-  if (refusal) throw prefixed(refusal, at, index);
   try {
     await validateDto(DTO_OF[endpoint], { ...record, model }, 'keep');
   } catch (error) {

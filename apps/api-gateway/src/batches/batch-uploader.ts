@@ -16,6 +16,7 @@ import {
 import { GatewayError } from '@gw/errors';
 import type { RpcClient } from '@gw/messaging';
 import type { BatchLimits } from './batch-limits.js';
+import { checkJsonBody } from '../input/json-body.js';
 import { validateLineBody } from './batch-line-validator.js';
 import { asBatchServiceError } from './batch-service-error.js';
 
@@ -108,6 +109,8 @@ export class BatchUploader {
       }
       if (this.sawRequests)
         this.failure = GatewayError.badRequest(`${String(key)}: comes after requests. ${ORDER_RULE}`, { param: String(key) });
+      // Depth, NUL and lone surrogates before anything serialises or stores the field.
+      this.failure ??= checkJsonBody(value, undefined, String(key));
       (this.header as Record<string, unknown>)[String(key)] = value;
     };
     let parseError: Error | undefined;
@@ -157,7 +160,9 @@ export class BatchUploader {
         param: `${at}.${unknown}`,
         index,
       });
-    if (typeof customId !== 'string' || customId.length === 0 || customId.length > CUSTOM_ID_MAX_LENGTH || customId.includes('\u0000')) {
+    const customIdRefusal = typeof customId === 'string' ? checkJsonBody(customId, undefined, `${at}.custom_id`) : undefined;
+    if (customIdRefusal) throw new GatewayError(400, customIdRefusal.message, { metadata: { ...customIdRefusal.metadata, index } });
+    if (typeof customId !== 'string' || customId.length === 0 || customId.length > CUSTOM_ID_MAX_LENGTH) {
       throw GatewayError.badRequest(`${at}.custom_id: must be a non-empty string of at most ${CUSTOM_ID_MAX_LENGTH} characters`, {
         param: `${at}.custom_id`,
         index,
@@ -169,6 +174,12 @@ export class BatchUploader {
         { param: `${at}.custom_id`, index },
       );
     this.customIds.add(customId);
+    // Walked before anything serialises it: JSON.stringify recurses, a deep line overflowed the stack.
+    const refusal = checkJsonBody(body, undefined, `${at}.body`);
+    if (refusal) {
+      const message = refusal.message.startsWith(at) ? refusal.message : `${at}.body: ${refusal.message}`;
+      throw new GatewayError(refusal.status, message, { metadata: { param: `${at}.body`, ...refusal.metadata, index } });
+    }
     const lineBytes = Buffer.byteLength(JSON.stringify(value));
     if (lineBytes > this.limits.maxLineBytes) {
       throw tooLarge(

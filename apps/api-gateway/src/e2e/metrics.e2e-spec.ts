@@ -116,6 +116,20 @@ describe('series of batch, intern signing and endpoint health (issue 16)', () =>
   });
 });
 
+describe('where /metrics listens (issue 35)', () => {
+  it('listens on loopback only by default (METRICS_HOST): another local address is refused on every process', async () => {
+    const processes = Object.entries(stack.metricsUrls);
+    expect(processes.length).toBeGreaterThanOrEqual(5);
+    for (const [name, url] of processes) {
+      expect((await fetch(url)).status, name).toBe(200);
+      // 127.0.0.2 is this machine too: a server bound to 0.0.0.0 would answer it.
+      const elsewhere = new URL(url);
+      elsewhere.hostname = '127.0.0.2';
+      await expect(fetch(elsewhere, { signal: AbortSignal.timeout(2_000) }), name).rejects.toThrow();
+    }
+  });
+});
+
 describe('request ids (issue 16)', () => {
   it('answers every request with an x-request-id, keeps a usable one from the caller, and puts it in error envelopes', async () => {
     const ok = await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}` } });

@@ -40,12 +40,18 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? new GatewayError(431, 'The request line and headers are larger than 16 KB', { errorType: 'invalid_request' })
         : GatewayError.badRequest('The HTTP request is malformed');
-  const body = JSON.stringify(toEnvelope(failure));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawEnvelope(failure));
   socket.destroy();
+}
+
+/** A whole HTTP/1.1 answer carrying `failure`'s envelope, for a socket no request object owns; it closes the connection. */
+export function rawEnvelope(failure: GatewayError, headers: Record<string, string> = {}): string {
+  const body = JSON.stringify(toEnvelope(failure));
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`
+  );
 }

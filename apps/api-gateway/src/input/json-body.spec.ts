@@ -41,6 +41,20 @@ describe('checkJsonBody', () => {
     expect(nulAllowedUnder('/v1/keys')).toBeUndefined();
   });
 
+  it('refuses a lone surrogate in any string or property name, provider-only fields included, and keeps pairs', () => {
+    const lone = JSON.parse('"\\ud800"') as string;
+    expect(checkJsonBody({ model: lone })?.metadata).toEqual({ param: 'model' });
+    expect(checkJsonBody({ stop: ['ok', `x${lone}`] })?.message).toMatch(/^stop\[1\]: must be valid Unicode/);
+    expect(checkJsonBody({ messages: [{ role: 'user', content: lone }] }, PROVIDER_ONLY_FIELDS)?.metadata).toEqual({
+      param: 'messages[0].content',
+    });
+    expect(checkJsonBody({ metadata: { [lone]: 'v' } })?.metadata).toEqual({ param: 'metadata' });
+    expect(checkJsonBody({ a: JSON.parse('"\\udc00\\ud800"') as string }, undefined, 'requests[2].body')?.metadata).toEqual({
+      param: 'requests[2].body.a',
+    });
+    expect(checkJsonBody({ content: '\u{1F600} \ud83d\ude00' })).toBeUndefined();
+  });
+
   it('refuses the prototype-poisoning keys like unknown fields', () => {
     expect(checkJsonBody(JSON.parse('{"a":{"__proto__":{"x":1}}}'))?.message).toBe('a.__proto__: property __proto__ should not exist');
     expect(checkJsonBody(JSON.parse('{"constructor":{"prototype":{}}}'))?.message).toBe(

@@ -51,6 +51,7 @@ export class BatchesService {
         id,
         workspaceId: principal.workspaceId,
         keyHash: principal.keyHash,
+        internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
         principal: principalToStore(principal),
         endpoint: request.endpoint,
         model: request.model,
@@ -108,19 +109,19 @@ export class BatchesService {
   }
 
   async abort(principal: Principal, batchId: string): Promise<{ aborted: boolean }> {
-    const { count } = await this.prisma.batch.deleteMany({ where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: null } });
+    const { count } = await this.prisma.batch.deleteMany({ where: { id: batchId, ...visibleTo(principal), submittedAt: null } });
     return { aborted: count === 1 };
   }
 
   async list(request: BatchListRequest): Promise<BatchListView> {
-    const where: Prisma.BatchWhereInput = { workspaceId: request.principal.workspaceId, submittedAt: { not: null } };
+    const where: Prisma.BatchWhereInput = { ...visibleTo(request.principal), submittedAt: { not: null } };
     if (request.status?.length) where.status = { in: request.status };
     const created: Prisma.DateTimeFilter = {};
     if (request.createdAfter !== undefined) created.gte = new Date(request.createdAfter * 1000);
     if (request.createdBefore !== undefined) created.lt = new Date(request.createdBefore * 1000);
     if (request.after) {
       const cursor = await this.prisma.batch.findFirst({
-        where: { id: request.after, workspaceId: request.principal.workspaceId },
+        where: { id: request.after, ...visibleTo(request.principal) },
         select: { createdAt: true, id: true },
       });
       if (!cursor) throw GatewayError.badRequest(`after: no batch ${request.after}`, { param: 'after' });
@@ -215,10 +216,10 @@ export class BatchesService {
     return this.store.lineUsages(batch.id).then((usages) => usageOf(batch, () => usages));
   }
 
-  /** A submitted batch of the caller's workspace, or 404. */
+  /** A submitted batch the caller may see (`visibleTo`), or 404. */
   private async owned(principal: Principal, batchId: string): Promise<Batch> {
     const batch = await this.prisma.batch.findFirst({
-      where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: { not: null } },
+      where: { id: batchId, ...visibleTo(principal), submittedAt: { not: null } },
     });
     if (!batch) throw GatewayError.notFound(`No batch ${batchId}`);
     return batch;
@@ -233,12 +234,21 @@ export class BatchesService {
     return batch;
   }
 
-  /** A batch of the caller's workspace still being uploaded. */
+  /** A batch the caller may see, still being uploaded. */
   private async upload(principal: Principal, batchId: string): Promise<Batch> {
-    const batch = await this.prisma.batch.findFirst({ where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: null } });
+    const batch = await this.prisma.batch.findFirst({ where: { id: batchId, ...visibleTo(principal), submittedAt: null } });
     if (!batch) throw GatewayError.notFound(`No batch upload ${batchId}`);
     return batch;
   }
+}
+
+/**
+ * The batches a key may see and act on: its workspace's; an intern key only its intern's
+ * (spec §4.4: an intern's key is confined to that intern), others answer 404 to it.
+ */
+function visibleTo(principal: Principal): Prisma.BatchWhereInput {
+  if (principal.keyKind !== 'intern') return { workspaceId: principal.workspaceId };
+  return { workspaceId: principal.workspaceId, internId: principal.internId ?? { in: [] } };
 }
 
 /** What lines need to act as the submitter: the principal minus what changes per request. */

@@ -13,7 +13,7 @@ const RESOLVE_TIMEOUT_MS = 3_000;
  * in this replica's memory only, for at most 30 s; `events.byok.changed` drops a workspace's
  * entry at once. Concurrent misses share one request. If management cannot be reached when
  * an entry has expired, the last known credentials are used rather than failing the request
- * (allowStaleOnFetchRejection); with nothing known, the request fails: routing without
+ * (staleOnFailure); with nothing known, the request fails: routing without
  * knowing a workspace's `is_byok_only` keys could bill it for calls it wanted on its own key.
  * The keys are never logged.
  */
@@ -27,15 +27,12 @@ export class ByokCredentialsService implements OnModuleInit, OnModuleDestroy {
     private readonly nats: ResilientNatsConnection,
   ) {
     this.cache = new EventInvalidatedCache<string, ResolvedByokCredential[]>({
-      lru: {
-        max: MAX_WORKSPACES,
-        ttl: TTL_MS,
-        allowStaleOnFetchRejection: true,
-        noDeleteOnFetchRejection: true,
-        fetchMethod: async (workspaceId) => {
-          const reply = await this.rpc.send(ByokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
-          return reply.credentials ?? [];
-        },
+      max: MAX_WORKSPACES,
+      ttlMs: TTL_MS,
+      staleOnFailure: true,
+      lookup: async (workspaceId) => {
+        const reply = await this.rpc.send(ByokResolve, { workspaceId }, RESOLVE_TIMEOUT_MS);
+        return { value: reply.credentials ?? [] };
       },
       invalidatedBy: ByokChanged.subject,
       invalidate: (message, entries) => {

@@ -24,11 +24,9 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
     private readonly nats: ResilientNatsConnection,
   ) {
     this.cache = new EventInvalidatedCache<string, PresetResolveReply, { workspaceId: string; slug: string }>({
-      lru: {
-        max: MAX_PRESETS,
-        ttl: TTL_MS,
-        fetchMethod: (_key, _stale, { context }) => this.rpc.send(PresetsResolve, context, RESOLVE_TIMEOUT_MS),
-      },
+      max: MAX_PRESETS,
+      ttlMs: TTL_MS,
+      lookup: async (_key, context) => ({ value: await this.rpc.send(PresetsResolve, context!, RESOLVE_TIMEOUT_MS) }),
       invalidatedBy: PresetsChanged.subject,
       // Keys are `<workspace>/<slug>`: the event names the workspace only.
       invalidate: (message, entries) => {
@@ -58,7 +56,7 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
   ): Promise<Record<string, unknown>> {
     const reference = presetReferenceOf(body);
     if (!reference) return body;
-    const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { context: { workspaceId, slug: reference.slug } });
+    const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { workspaceId, slug: reference.slug });
     return applyPreset(body, reference, preset!, variables);
   }
 }

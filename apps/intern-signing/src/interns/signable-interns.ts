@@ -28,11 +28,9 @@ export class SignableInterns implements OnModuleInit, OnModuleDestroy {
   ) {
     this.cache = new EventInvalidatedCache<string, Intern>({
       // An unknown intern is not cached (undefined), so one created later is found at once.
-      lru: {
-        max: MAX_ENTRIES,
-        ttl: TTL_MS,
-        fetchMethod: async (id) => (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined,
-      },
+      max: MAX_ENTRIES,
+      ttlMs: TTL_MS,
+      lookup: async (id) => ({ value: (await this.prisma.intern.findUnique({ where: { id } })) ?? undefined }),
       invalidatedBy: InternsDeleted.subject,
       invalidate: (message, entries) => {
         for (const id of message.json<InternsDeletedEvent>().internIds ?? []) entries.delete(id);
