@@ -4,6 +4,7 @@ import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply } from './plugin-models.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
+import { steeredToolInput, steeredToolName } from './steered-tool.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
 function blocksOf(content: unknown): Json[] {
@@ -72,7 +73,7 @@ export interface MessagePlan {
   serviceTier: 'standard' | 'priority';
 }
 
-function pickTool(tools: unknown, choice: unknown): Json | undefined {
+function pickTool(tools: unknown, choice: unknown, userText: string): Json | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   if (isRecord(choice) && choice.type === 'none') return undefined;
   // A gateway's server tools are called only when the user asks for them (search-agent.ts).
@@ -81,7 +82,11 @@ function pickTool(tools: unknown, choice: unknown): Json | undefined {
     const named = custom.find((t) => t.name === choice.name);
     if (named) return named;
   }
-  return custom[0];
+  const steered = steeredToolName(
+    userText,
+    custom.map((t) => String(t.name)),
+  );
+  return custom.find((t) => t.name === steered) ?? custom[0];
 }
 
 export function thinkingEnabled(body: Json, d: Directives): boolean {
@@ -90,7 +95,9 @@ export function thinkingEnabled(body: Json, d: Directives): boolean {
 
 /** Decides the assistant message for a (validated) Messages API request. */
 export function planMessage(body: Json, d: Directives, promptTokens: number): MessagePlan {
-  const messages = body.messages as Json[];
+  // System messages inside the conversation are instructions, not turns: the model answers the last turn.
+  const turns = (body.messages as Json[]).filter((m) => m.role !== 'system');
+  const messages = turns.length > 0 ? turns : (body.messages as Json[]);
   const last = messages[messages.length - 1]!;
   // The user's last words: tool results come back in user messages too, without text.
   const lastUser =
@@ -118,7 +125,7 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   const tool = decision
     ? { name: decision.name, input: decision.input }
     : last.role === 'user' && results.length === 0
-      ? pickTool(body.tools, body.tool_choice)
+      ? pickTool(body.tools, body.tool_choice, userText)
       : undefined;
 
   const content: ContentBlock[] = [];
@@ -138,7 +145,12 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   let stopReason: MessagePlan['stopReason'];
   let stopSequence: string | null = null;
   if (tool) {
-    const input = decision ? decision.input : toolInput(tool.input_schema, userText);
+    const steered = !decision && steeredToolName(userText, [String(tool.name)]) !== undefined;
+    const input = decision
+      ? decision.input
+      : steered
+        ? steeredToolInput(tool.input_schema, userText, String(tool.name))
+        : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
     content.push({
       type: 'tool_use',
