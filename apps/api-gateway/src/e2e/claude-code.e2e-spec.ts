@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stack } from './e2e-helpers.js';
+
+/** The real Claude Code CLI, installed as a devDependency (its native binary). */
+const CLAUDE = resolve('node_modules/.bin/claude');
+const CLI_TIMEOUT_MS = 50_000;
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `claude -p` headless, as a user points it at a gateway: only the base URL (the origin, the
+ * CLI adds /v1/messages) and a key of the stack; a fresh HOME and working folder; telemetry,
+ * updates and other traffic off (there is no internet here). Every tool stays on.
+ */
+function runClaude(prompt: string, model: string, cwd: string, home: string): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_BASE_URL: new URL(stack.baseUrl).origin,
+    ANTHROPIC_API_KEY: stack.apiKey,
+    // Side tasks (titles, summaries) go to the "haiku" slot: kept on a model of the catalog.
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+  return new Promise((done) => {
+    execFile(
+      CLAUDE,
+      ['-p', prompt, '--output-format', 'json', '--model', model],
+      { cwd, env, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+/** One model per upstream format: Anthropic's relayed as it is, OpenAI's translated both ways. */
+describe.each(['sim/claude-sonnet', 'sim/gpt-4o-mini'])('Claude Code (claude -p) through the gateway on %s', (model) => {
+  it('reads a file with its Read tool and answers from it, exit 0', { timeout: 60_000 }, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'claude-code-cwd-'));
+    const home = mkdtempSync(join(tmpdir(), 'claude-code-home-'));
+    folders.push(cwd, home);
+    const note = join(cwd, 'note.txt');
+    writeFileSync(note, 'The secret word is pumpernickel.\n');
+
+    // The simulated model calls the tool the prompt names ("use the Read tool") with the path written after it.
+    const run = await runClaude(`Use the Read tool to read ${note} and tell me the secret word.`, model, cwd, home);
+
+    const context = `exit ${run.code}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}`;
+    expect(run.code, context).toBe(0);
+    const result = JSON.parse(run.stdout) as { type: string; is_error: boolean; num_turns: number; result: string };
+    expect(result, context).toMatchObject({ type: 'result', is_error: false });
+    // Two model turns: the Read call, then the answer quoting what the tool read.
+    expect(result.num_turns).toBeGreaterThanOrEqual(2);
+    expect(result.result).toContain('The secret word is pumpernickel.');
+  });
+});
