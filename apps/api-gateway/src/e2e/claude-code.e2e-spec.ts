@@ -45,6 +45,19 @@ function runClaude(prompt: string, model: string, cwd: string, home: string): Pr
   });
 }
 
+/**
+ * The gateway's answers to POST /v1/messages by status, from its metrics: Claude Code quietly
+ * retries a refused request with fewer features, so a passing run alone would hide a refusal.
+ */
+async function messagesAnswers(): Promise<Map<string, number>> {
+  const text = await (await fetch(stack.metricsUrls['api-gateway']!)).text();
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^gateway_http_requests_total\{route="\/v1\/messages",method="POST",status="(\d+)"[^}]*\} (\d+)$/gm)) {
+    counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + Number(match[2]));
+  }
+  return counts;
+}
+
 const folders: string[] = [];
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
@@ -59,6 +72,7 @@ describe.each(['sim/claude-sonnet', 'sim/gpt-4o-mini'])('Claude Code (claude -p)
     const note = join(cwd, 'note.txt');
     writeFileSync(note, 'The secret word is pumpernickel.\n');
 
+    const before = await messagesAnswers();
     // The simulated model calls the tool the prompt names ("use the Read tool") with the path written after it.
     const run = await runClaude(`Use the Read tool to read ${note} and tell me the secret word.`, model, cwd, home);
 
@@ -69,5 +83,10 @@ describe.each(['sim/claude-sonnet', 'sim/gpt-4o-mini'])('Claude Code (claude -p)
     // Two model turns: the Read call, then the answer quoting what the tool read.
     expect(result.num_turns).toBeGreaterThanOrEqual(2);
     expect(result.result).toContain('The secret word is pumpernickel.');
+
+    const after = await messagesAnswers();
+    const answered = [...after].map(([status, count]) => [status, count - (before.get(status) ?? 0)] as const).filter(([, n]) => n > 0);
+    expect(Object.fromEntries(answered), 'every request the CLI sent was answered 200').toEqual({ '200': expect.any(Number) });
+    expect(after.get('200')! - (before.get('200') ?? 0)).toBeGreaterThanOrEqual(2);
   });
 });
