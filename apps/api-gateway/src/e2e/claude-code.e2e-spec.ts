@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stack } from './e2e-helpers.js';
 
-/** The real Claude Code CLI, installed as a devDependency (its native binary). */
-const CLAUDE = resolve('node_modules/.bin/claude');
+/** The real Claude Code CLI, installed as a devDependency: the binary its package.json names. */
+const manifest = fileURLToPath(import.meta.resolve('@anthropic-ai/claude-code/package.json'));
+const CLAUDE = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { claude: string } }).bin.claude);
 const CLI_TIMEOUT_MS = 50_000;
 
 interface CliRun {
