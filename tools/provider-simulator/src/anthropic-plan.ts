@@ -4,7 +4,7 @@ import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply } from './plugin-models.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
-import { steeredToolInput, steeredToolName } from './steered-tool.ts';
+import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
 function blocksOf(content: unknown): Json[] {
@@ -73,20 +73,28 @@ export interface MessagePlan {
   serviceTier: 'standard' | 'priority';
 }
 
-function pickTool(tools: unknown, choice: unknown, userText: string): Json | undefined {
+function pickTool(tools: unknown, choice: unknown, userText: string): { tool: Json; steered?: SteeredTool } | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   if (isRecord(choice) && choice.type === 'none') return undefined;
   // A gateway's server tools are called only when the user asks for them (search-agent.ts).
   const custom = tools.filter((t): t is Json => isRecord(t) && typeof t.name === 'string' && !SERVER_TOOL_NAMES.has(t.name));
   if (isRecord(choice) && choice.type === 'tool') {
     const named = custom.find((t) => t.name === choice.name);
-    if (named) return named;
+    if (named) return { tool: named };
   }
-  const steered = steeredToolName(
+  const steered = steeredTool(
     userText,
     custom.map((t) => String(t.name)),
   );
-  return custom.find((t) => t.name === steered) ?? custom[0];
+  const tool = custom.find((t) => t.name === steered?.name);
+  if (tool) return { tool, steered };
+  return custom[0] ? { tool: custom[0] } : undefined;
+}
+
+/** The instructions' text: the system prompt and any system message inside the conversation. */
+function instructionsOf(body: Json): string {
+  const inside = (body.messages as Json[]).filter((m) => m.role === 'system').flatMap((m) => blocksOf(m.content));
+  return [...blocksOf(body.system), ...inside].map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
 }
 
 export function thinkingEnabled(body: Json, d: Directives): boolean {
@@ -122,11 +130,8 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
       ? body.tools.filter(isRecord).map((t) => String(t.name))
       : [];
   const decision = serverToolCall(offered, userText, sinceUser);
-  const tool = decision
-    ? { name: decision.name, input: decision.input }
-    : last.role === 'user' && results.length === 0
-      ? pickTool(body.tools, body.tool_choice, userText)
-      : undefined;
+  const picked = !decision && last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const tool = decision ? { name: decision.name, input: decision.input } : picked?.tool;
 
   const content: ContentBlock[] = [];
   const pieces: string[][] = [];
@@ -145,11 +150,10 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   let stopReason: MessagePlan['stopReason'];
   let stopSequence: string | null = null;
   if (tool) {
-    const steered = !decision && steeredToolName(userText, [String(tool.name)]) !== undefined;
     const input = decision
       ? decision.input
-      : steered
-        ? steeredToolInput(tool.input_schema, userText, String(tool.name))
+      : picked?.steered
+        ? steeredToolInput(tool.input_schema, userText, picked.steered, workingDirectoryOf(instructionsOf(body)))
         : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
     content.push({

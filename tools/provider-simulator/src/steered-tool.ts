@@ -1,25 +1,60 @@
+import { posix } from 'node:path';
 import { valueFromSchema } from './reply.ts';
 
 /**
- * A user can steer the simulated model to one tool by naming it: "use the <Name> tool" (any
- * case) makes it call that tool when it is offered, instead of the first one. Its input fills
- * only the schema's required properties, and a string property named like a path takes the
- * first absolute path written after the tool's name (how a coding agent's Read or Bash tool is
- * driven in tests: "Use the Read tool to read /tmp/x/note.txt").
+ * How a user steers the simulated model to one of the offered tools (how tests drive a coding
+ * agent's Read or Bash tool), instead of the first one:
+ * - "use the <Name> tool" (any case) anywhere in the user's text;
+ * - or the tool's name as a word followed, within three words, by a file path ("Read note.txt",
+ *   "read the file /tmp/x/note.txt"); the last such mention wins.
+ * The input fills only the schema's required properties; a string one named like a path or file
+ * takes that path, a relative one joined to the working directory the instructions state
+ * ("working directory: /abs", as Claude Code's environment block says).
  */
-export function steeredToolName(userText: string, offered: readonly string[]): string | undefined {
-  for (const match of userText.matchAll(/\buse the ([A-Za-z0-9_-]+) tool\b/gi)) {
-    const named = offered.find((name) => name.toLowerCase() === match[1]!.toLowerCase());
-    if (named) return named;
-  }
-  return undefined;
+export interface SteeredTool {
+  name: string;
+  /** The path written after the tool's name, if any. */
+  path?: string;
 }
 
-/** The steered tool's input: its required properties, paths from the text after its name. */
-export function steeredToolInput(schema: unknown, userText: string, name: string): Record<string, unknown> {
-  const at = userText.toLowerCase().indexOf(`use the ${name.toLowerCase()} tool`);
-  const after = at < 0 ? userText : userText.slice(at);
-  const path = /(?:^|\s)(\/[^\s"'`<>]+?)[.,;:!?)]*(?=\s|$)/.exec(after)?.[1];
+const PATH = String.raw`(\/[^\s"'\`<>]+?|[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]+)[.,;:!?)]*(?=\s|$)`;
+
+export function steeredTool(userText: string, offered: readonly string[]): SteeredTool | undefined {
+  const byName = (word: string) => offered.find((name) => name.toLowerCase() === word.toLowerCase());
+  for (const match of userText.matchAll(/\buse the ([A-Za-z0-9_-]+) tool\b/gi)) {
+    const name = byName(match[1]!);
+    if (name) return { name, path: firstPath(userText.slice(match.index)) };
+  }
+  let found: SteeredTool | undefined;
+  const after = new RegExp(String.raw`^\s+(?:[\w-]+\s+){0,3}?${PATH}`);
+  for (const word of userText.matchAll(/\b[A-Za-z][A-Za-z0-9_-]*\b/g)) {
+    const name = byName(word[0]);
+    const path = name ? after.exec(userText.slice(word.index + word[0].length))?.[1] : undefined;
+    if (name && path !== undefined) found = { name, path };
+  }
+  return found;
+}
+
+function firstPath(text: string): string | undefined {
+  return new RegExp(String.raw`(?:^|\s)${PATH}`).exec(text)?.[1];
+}
+
+/** The working directory the instructions state, if any. */
+export function workingDirectoryOf(instructions: string): string | undefined {
+  return /working directory:\s*(\/[^\s"'`<>]+)/i.exec(instructions)?.[1];
+}
+
+/** The steered tool's input: its required properties, the path (made absolute when it can be) where one is wanted. */
+export function steeredToolInput(
+  schema: unknown,
+  userText: string,
+  steered: SteeredTool,
+  workingDirectory?: string,
+): Record<string, unknown> {
+  const path =
+    steered.path === undefined || steered.path.startsWith('/') || workingDirectory === undefined
+      ? steered.path
+      : posix.join(workingDirectory, steered.path);
   const record = (schema ?? {}) as { properties?: Record<string, unknown>; required?: unknown };
   const properties = record.properties ?? {};
   const required = Array.isArray(record.required) ? (record.required as string[]) : Object.keys(properties);

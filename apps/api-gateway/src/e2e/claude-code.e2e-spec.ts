@@ -71,12 +71,12 @@ describe.each(['sim/claude-sonnet', 'sim/gpt-4o-mini'])('Claude Code (claude -p)
     const cwd = mkdtempSync(join(tmpdir(), 'claude-code-cwd-'));
     const home = mkdtempSync(join(tmpdir(), 'claude-code-home-'));
     folders.push(cwd, home);
-    const note = join(cwd, 'note.txt');
-    writeFileSync(note, 'The secret word is pumpernickel.\n');
+    writeFileSync(join(cwd, 'note.txt'), 'The secret word is pumpernickel.\n');
 
     const before = await messagesAnswers();
-    // The simulated model calls the tool the prompt names ("use the Read tool") with the path written after it.
-    const run = await runClaude(`Use the Read tool to read ${note} and tell me the secret word.`, model, cwd, home);
+    // The simulated model calls the offered tool the prompt names, on the file named after it,
+    // relative to the working directory Claude Code states in its instructions.
+    const run = await runClaude('Read note.txt and tell me the secret word.', model, cwd, home);
 
     const context = `exit ${run.code}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}`;
     expect(run.code, context).toBe(0);
