@@ -20,7 +20,9 @@ interface CliRun {
 /**
  * `claude -p` headless, as a user points it at a gateway: only the base URL (the origin, the
  * CLI adds /v1/messages) and a key of the stack; a fresh HOME and working folder; telemetry,
- * updates and other traffic off (there is no internet here). Every tool stays on.
+ * updates and other traffic off (there is no internet here). Every tool stays on. In `-p` mode this
+ * CLI sends no side request to its small "haiku" model (seen in the gateway's metrics: only
+ * /v1/messages on the model asked for), so that slot is left at its default.
  */
 function runClaude(prompt: string, model: string, cwd: string, home: string): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = {
@@ -28,8 +30,6 @@ function runClaude(prompt: string, model: string, cwd: string, home: string): Pr
     HOME: home,
     ANTHROPIC_BASE_URL: new URL(stack.baseUrl).origin,
     ANTHROPIC_API_KEY: stack.apiKey,
-    // Side tasks (titles, summaries) go to the "haiku" slot: kept on a model of the catalog.
-    ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
