@@ -87,6 +87,10 @@ describe.each(models)('/v1/messages as Anthropic serves it today, on an $format-
     const longer = await anthropic.messages.countTokens({ model, system: 'You are terse.', messages: body.messages });
     expect(longer.input_tokens).toBeGreaterThan(counted.input_tokens);
 
+    const unauthorized = await call('/messages/count_tokens', { key: null, body });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.body).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+
     const unknown = await anthropic.messages.countTokens({ ...body, model: 'nope/model' }).catch((error: unknown) => error);
     expect(unknown).toBeInstanceOf(NotFoundError);
     expect((unknown as NotFoundError).type).toBe('not_found_error');

@@ -234,6 +234,8 @@ function toolResultText(content: unknown, isError: boolean, where: string): stri
   else if (Array.isArray(content)) {
     text = (content as Block[])
       .map((block, index) => {
+        // Tool search's answer (a deferred tool made callable): chat tools are all sent in full, so it is only a note.
+        if (block.type === 'tool_reference') return `Tool loaded: ${String(block.tool_name)}`;
         if (block.type !== 'text')
           throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
         return String(block.text ?? '');

@@ -32,6 +32,21 @@ describe('chatBodyFromMessages: what an OpenAI-format model gets', () => {
     ]);
   });
 
+  it("keeps tool search's tool_reference results as a note (every tool is sent in full)", () => {
+    const chat = chatBodyFromMessages({
+      ...base,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }],
+        },
+      ],
+    });
+    expect((chat.messages as unknown[]).at(-1)).toEqual({ role: 'tool', tool_call_id: 't1', content: 'Tool loaded: WebFetch' });
+  });
+
   it('turns output_config.format and output_format into response_format, and effort into reasoning.effort', () => {
     const expected = { type: 'json_schema', json_schema: { name: 'output', schema, strict: true } };
     const fromConfig = chatBodyFromMessages({ ...base, output_config: { format: { type: 'json_schema', schema }, effort: 'xhigh' } });
