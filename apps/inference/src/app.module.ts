@@ -14,6 +14,7 @@ import { ChatService } from './chat/chat.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MessagesService } from './messages/messages.service.js';
 import { MessagesStreamService } from './messages/messages-stream.service.js';
+import { MessagesCountTokensService } from './messages/messages-count-tokens.service.js';
 import { ModelCalls } from './chat/model-calls.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { EmbeddingsService } from './embeddings/embeddings.service.js';
@@ -83,6 +84,7 @@ export class AppModule {
         PluginPipeline,
         MessagesService,
         MessagesStreamService,
+        MessagesCountTokensService,
         ModelCalls,
         ResponsesPreparation,
         ResponsesService,

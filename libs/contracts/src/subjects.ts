@@ -44,6 +44,8 @@ export const SUBJECTS = {
     messagesCreate: 'inference.messages.create',
     /** Streamed messages: one packet per Anthropic SSE event, already framed (`event: ...\ndata: ...\n\n`). */
     messagesStream: 'inference.messages.stream',
+    /** `POST /v1/messages/count_tokens`: a Messages body's input tokens, counted without a generation. */
+    messagesCountTokens: 'inference.messages.count-tokens',
     /** Responses API (`ChatCreateRequest` with a Responses body): the spec §2.6 response object. */
     responsesCreate: 'inference.responses.create',
     /** Streamed Responses API (`ChatStreamRequest`): one packet per semantic event, already framed as SSE. */

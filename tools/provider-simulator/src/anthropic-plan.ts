@@ -4,6 +4,7 @@ import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply } from './plugin-models.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
+import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
 function blocksOf(content: unknown): Json[] {
@@ -72,16 +73,28 @@ export interface MessagePlan {
   serviceTier: 'standard' | 'priority';
 }
 
-function pickTool(tools: unknown, choice: unknown): Json | undefined {
+function pickTool(tools: unknown, choice: unknown, userText: string): { tool: Json; steered?: SteeredTool } | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   if (isRecord(choice) && choice.type === 'none') return undefined;
   // A gateway's server tools are called only when the user asks for them (search-agent.ts).
   const custom = tools.filter((t): t is Json => isRecord(t) && typeof t.name === 'string' && !SERVER_TOOL_NAMES.has(t.name));
   if (isRecord(choice) && choice.type === 'tool') {
     const named = custom.find((t) => t.name === choice.name);
-    if (named) return named;
+    if (named) return { tool: named };
   }
-  return custom[0];
+  const steered = steeredTool(
+    userText,
+    custom.map((t) => String(t.name)),
+  );
+  const tool = custom.find((t) => t.name === steered?.name);
+  if (tool) return { tool, steered };
+  return custom[0] ? { tool: custom[0] } : undefined;
+}
+
+/** The instructions' text: the system prompt and any system message inside the conversation. */
+function instructionsOf(body: Json): string {
+  const inside = (body.messages as Json[]).filter((m) => m.role === 'system').flatMap((m) => blocksOf(m.content));
+  return [...blocksOf(body.system), ...inside].map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
 }
 
 export function thinkingEnabled(body: Json, d: Directives): boolean {
@@ -90,7 +103,9 @@ export function thinkingEnabled(body: Json, d: Directives): boolean {
 
 /** Decides the assistant message for a (validated) Messages API request. */
 export function planMessage(body: Json, d: Directives, promptTokens: number): MessagePlan {
-  const messages = body.messages as Json[];
+  // System messages inside the conversation are instructions, not turns: the model answers the last turn.
+  const turns = (body.messages as Json[]).filter((m) => m.role !== 'system');
+  const messages = turns.length > 0 ? turns : (body.messages as Json[]);
   const last = messages[messages.length - 1]!;
   // The user's last words: tool results come back in user messages too, without text.
   const lastUser =
@@ -115,11 +130,8 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
       ? body.tools.filter(isRecord).map((t) => String(t.name))
       : [];
   const decision = serverToolCall(offered, userText, sinceUser);
-  const tool = decision
-    ? { name: decision.name, input: decision.input }
-    : last.role === 'user' && results.length === 0
-      ? pickTool(body.tools, body.tool_choice)
-      : undefined;
+  const picked = !decision && last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const tool = decision ? { name: decision.name, input: decision.input } : picked?.tool;
 
   const content: ContentBlock[] = [];
   const pieces: string[][] = [];
@@ -138,7 +150,11 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   let stopReason: MessagePlan['stopReason'];
   let stopSequence: string | null = null;
   if (tool) {
-    const input = decision ? decision.input : toolInput(tool.input_schema, userText);
+    const input = decision
+      ? decision.input
+      : picked?.steered
+        ? steeredToolInput(tool.input_schema, userText, picked.steered, workingDirectoryOf(instructionsOf(body)))
+        : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
     content.push({
       type: 'tool_use',

@@ -200,3 +200,62 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(r.json).toEqual({ input_tokens: 10 });
   });
 });
+
+describe("Anthropic's betas and today's fields", () => {
+  const withSystem = req({
+    messages: [
+      { role: 'user', content: 'Hello' },
+      { role: 'system', content: 'Be brief.' },
+    ],
+  });
+
+  it('takes a system message inside messages only with the mid-conversation-system beta', async () => {
+    const refused = await post(url, withSystem, ANTHROPIC_AUTH);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toMatch(/Unexpected role "system"/);
+    const taken = await post(url, withSystem, { ...ANTHROPIC_AUTH, 'anthropic-beta': 'other-1, mid-conversation-system-2026-04-07' });
+    expect(taken.status).toBe(200);
+    expect(taken.json.content[0].text).toMatch(/^Simulated reply to: Hello/);
+  });
+
+  it('takes context_management only with its beta', async () => {
+    const body = req({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } });
+    const refused = await post(url, body, ANTHROPIC_AUTH);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toBe('context_management: Extra inputs are not permitted');
+    expect((await post(url, body, { ...ANTHROPIC_AUTH, 'anthropic-beta': 'context-management-2025-06-27' })).status).toBe(200);
+  });
+
+  it('count_tokens answers {input_tokens} and refuses what the count endpoint does not take', async () => {
+    const countUrl = `${url}/count_tokens`;
+    const counted = await post(countUrl, { model: 'claude-sim', messages: [{ role: 'user', content: 'Hello, world!' }] }, ANTHROPIC_AUTH);
+    expect(counted.status).toBe(200);
+    expect(counted.json).toEqual({ input_tokens: expect.any(Number) });
+    const message = await post(url, req(), ANTHROPIC_AUTH);
+    expect(counted.json.input_tokens).toBe(message.json.usage.input_tokens);
+    const refused = await post(countUrl, req(), ANTHROPIC_AUTH);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toBe('max_tokens: Extra inputs are not permitted');
+  });
+
+  it('calls the tool the user names ("use the Read tool") with the path written after it, required properties only', async () => {
+    const tools = [
+      { name: 'Agent', input_schema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] } },
+      {
+        name: 'Read',
+        input_schema: {
+          type: 'object',
+          properties: { file_path: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
+          required: ['file_path'],
+        },
+      },
+    ];
+    const text = 'Use the Read tool to read /tmp/x/note.txt, then answer.';
+    const r = await post(url, req({ tools, messages: [{ role: 'user', content: text }] }), ANTHROPIC_AUTH);
+    expect(r.json.stop_reason).toBe('tool_use');
+    expect(r.json.content.at(-1)).toMatchObject({ type: 'tool_use', name: 'Read', input: { file_path: '/tmp/x/note.txt' } });
+    // Unnamed: the first tool, as before.
+    const first = await post(url, req({ tools, messages: [{ role: 'user', content: 'Hello' }] }), ANTHROPIC_AUTH);
+    expect(first.json.content.at(-1)).toMatchObject({ type: 'tool_use', name: 'Agent' });
+  });
+});

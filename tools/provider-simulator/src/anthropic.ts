@@ -29,7 +29,19 @@ export function checkAnthropicHeaders(req: IncomingMessage): { status: number; b
   return undefined;
 }
 
-function validateMessages(body: Json): AnthropicErrorBody | undefined {
+/** The betas a request names in `anthropic-beta` (comma-separated, possibly repeated). */
+export function betasOf(req: IncomingMessage): Set<string> {
+  const raw = req.headers['anthropic-beta'];
+  const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return new Set(values.flatMap((value) => value.split(',').map((name) => name.trim())).filter(Boolean));
+}
+
+/** `system` messages inside `messages` need this beta; without it Anthropic refuses them. */
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
+/** `context_management` needs this beta; without it the field is unknown. */
+export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27';
+
+function validateMessages(body: Json, betas: ReadonlySet<string>): AnthropicErrorBody | undefined {
   const messages = body.messages;
   if (messages === undefined) return invalid('messages: Field required');
   if (!Array.isArray(messages)) return invalid('messages: Input should be a valid list');
@@ -37,6 +49,10 @@ function validateMessages(body: Json): AnthropicErrorBody | undefined {
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
     if (!isRecord(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
+    if (m.role === 'system' && betas.has(MID_CONVERSATION_SYSTEM_BETA)) {
+      if (typeof m.content !== 'string' && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Field required`);
+      continue;
+    }
     if (m.role === 'system') {
       return invalid(
         'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
@@ -83,9 +99,11 @@ function validateOutputConfig(config: unknown): AnthropicErrorBody | undefined {
   return undefined;
 }
 
-export function validateRequest(body: Json): AnthropicErrorBody | undefined {
+export function validateRequest(body: Json, betas: ReadonlySet<string> = new Set()): AnthropicErrorBody | undefined {
   const extra = Object.keys(body).find((field) => !ANTHROPIC_FIELDS.has(field));
   if (extra !== undefined) return invalid(`${extra}: Extra inputs are not permitted`);
+  if (body.context_management !== undefined && !betas.has(CONTEXT_MANAGEMENT_BETA))
+    return invalid('context_management: Extra inputs are not permitted');
   if (isRecord(body.metadata)) {
     const extraMetadata = Object.keys(body.metadata).find((field) => field !== 'user_id');
     if (extraMetadata !== undefined) return invalid(`metadata.${extraMetadata}: Extra inputs are not permitted`);
@@ -102,7 +120,7 @@ export function validateRequest(body: Json): AnthropicErrorBody | undefined {
   if (max === undefined) return invalid('max_tokens: Field required');
   if (typeof max !== 'number' || !Number.isInteger(max)) return invalid('max_tokens: Input should be a valid integer');
   if (max < 1) return invalid('max_tokens: Input should be greater than or equal to 1');
-  const messagesError = validateMessages(body);
+  const messagesError = validateMessages(body, betas);
   if (messagesError) return messagesError;
   const t = body.temperature;
   if (t !== undefined && (typeof t !== 'number' || t < 0 || t > 1)) return invalid('temperature: Input should be less than or equal to 1');
@@ -151,7 +169,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   const pre = await preamble(req, res, raw);
   if (!pre) return;
   const { body, base, directives: d } = pre;
-  const error = validateRequest(body);
+  const error = validateRequest(body, betasOf(req));
   if (error) return sendJson(res, 400, error);
   const inputTokens = countInputTokens(body);
   if (inputTokens > d.context) return sendJson(res, 400, invalid(`prompt is too long: ${inputTokens} tokens > ${d.context} maximum`));
@@ -170,13 +188,34 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   });
 }
 
+/** What the count endpoint takes: a message's input, without max_tokens, stream or sampling. */
+const COUNT_TOKENS_FIELDS = new Set([
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'context_management',
+  'mcp_servers',
+  'cache_control',
+]);
+
 /** POST /v1/messages/count_tokens */
 export async function handleCountTokens(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
   const pre = await preamble(req, res, raw);
   if (!pre) return;
   const { body } = pre;
+  const extra = Object.keys(body).find((field) => !COUNT_TOKENS_FIELDS.has(field));
+  if (extra !== undefined) return sendJson(res, 400, invalid(`${extra}: Extra inputs are not permitted`));
   if (typeof body.model !== 'string' || body.model === '') return sendJson(res, 400, invalid('model: Field required'));
-  const error = validateMessages(body);
+  const betas = betasOf(req);
+  if (body.context_management !== undefined && !betas.has(CONTEXT_MANAGEMENT_BETA))
+    return sendJson(res, 400, invalid('context_management: Extra inputs are not permitted'));
+  const formatError = validateOutputConfig(body.output_config);
+  if (formatError) return sendJson(res, 400, formatError);
+  const error = validateMessages(body, betas);
   if (error) return sendJson(res, 400, error);
   sendJson(res, 200, { input_tokens: countInputTokens(body) });
 }

@@ -2,6 +2,7 @@ import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply, guardReply, judgeReply, sloppyJson } from './plugin-models.ts';
 import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
+import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -77,7 +78,7 @@ function callableTools(tools: unknown, toolChoice: unknown): string[] {
   return names;
 }
 
-function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
+function pickTool(tools: unknown, toolChoice: unknown, userText: string): { tool: Json; steered?: SteeredTool } | undefined {
   if (!Array.isArray(tools) || tools.length === 0 || toolChoice === 'none') return undefined;
   // A gateway's server tools are called only when the user asks for them (search-agent.ts).
   const fns = tools.filter(
@@ -86,9 +87,15 @@ function pickTool(tools: unknown, toolChoice: unknown): Json | undefined {
   if (isRecord(toolChoice) && isRecord(toolChoice.function)) {
     const wanted = toolChoice.function.name;
     const named = fns.find((t) => (t.function as Json).name === wanted);
-    if (named) return named.function as Json;
+    if (named) return { tool: named.function as Json };
   }
-  return fns[0]?.function as Json | undefined;
+  const steered = steeredTool(
+    userText,
+    fns.map((t) => String((t.function as Json).name)),
+  );
+  const chosen = fns.find((t) => (t.function as Json).name === steered?.name);
+  if (chosen) return { tool: chosen.function as Json, steered };
+  return fns[0] ? { tool: fns[0].function as Json } : undefined;
 }
 
 function jsonContent(format: unknown, text: string): string | undefined {
@@ -110,7 +117,8 @@ function stopList(stop: unknown): string[] {
 /** Decides every choice of a chat completion from the (validated) request body. */
 export function planChat(body: Json, d: Directives, promptTokens: number, model = ''): ChatPlan {
   const messages = body.messages as Json[];
-  const last = messages[messages.length - 1]!;
+  // A system message after the last turn is an instruction, not a turn: the model answers the turn.
+  const last = [...messages].reverse().find((m) => m.role !== 'system' && m.role !== 'developer') ?? messages[messages.length - 1]!;
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const userText = lastUser ? messageText(lastUser) : '';
   const n = typeof body.n === 'number' ? body.n : 1;
@@ -120,7 +128,7 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
   let toolResults: string[] | undefined;
   if (last.role === 'tool') {
     toolResults = [];
-    for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) toolResults.unshift(messageText(messages[i]!));
+    for (let i = messages.lastIndexOf(last); i >= 0 && messages[i]!.role === 'tool'; i--) toolResults.unshift(messageText(messages[i]!));
   }
   const lastUserAt = lastUser ? messages.lastIndexOf(lastUser) : -1;
   const resultsSinceUser = messages
@@ -128,7 +136,12 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     .filter((m) => m.role === 'tool')
     .map(messageText);
   const decision = serverToolCall(callableTools(body.tools, body.tool_choice), userText, resultsSinceUser);
-  const tool = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
+  const picked = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const tool = picked?.tool;
+  const instructions = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map(messageText)
+    .join('\n');
 
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < n; index++) {
@@ -150,7 +163,11 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     }
     if (tool) {
       const name = String(tool.name ?? 'tool');
-      const args = JSON.stringify(toolInput(tool.parameters, userText));
+      const args = JSON.stringify(
+        picked?.steered
+          ? steeredToolInput(tool.parameters, userText, picked.steered, workingDirectoryOf(instructions))
+          : toolInput(tool.parameters, userText),
+      );
       const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
       const pieces = splitPieces(args);
       choices.push({

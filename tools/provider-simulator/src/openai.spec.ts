@@ -285,3 +285,21 @@ describe('other routes', () => {
     expect(a.json).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
   });
 });
+
+describe('steering the simulated model', () => {
+  it('calls the function the user names ("use the X tool"), and answers the turn before a trailing system message', async () => {
+    const read = {
+      type: 'function',
+      function: { name: 'Read', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
+    };
+    const messages = [
+      { role: 'user', content: 'Use the Read tool to read /tmp/x/note.txt' },
+      { role: 'system', content: 'Be brief.' },
+    ];
+    const r = await post(chatUrl, { model: 'gpt-sim', messages, tools: [weatherTool, read] }, OPENAI_AUTH);
+    expect(r.json.choices[0].finish_reason).toBe('tool_calls');
+    const call = r.json.choices[0].message.tool_calls[0];
+    expect(call.function.name).toBe('Read');
+    expect(JSON.parse(call.function.arguments)).toEqual({ file_path: '/tmp/x/note.txt' });
+  });
+});

@@ -40,6 +40,8 @@ export interface StreamFraming {
    * packet (id, model, ...) or follow the last one sent (a Responses `sequence_number`).
    */
   errorFrame(firstPacket: string | undefined, failure: GatewayError, lastPacket?: string): string;
+  /** Response headers the first packet calls for, set before the stream is committed. */
+  headersOf?(firstPacket: string): Record<string, string> | undefined;
 }
 
 /** OpenAI's chat-completions stream (ADR 0016). */
@@ -134,7 +136,8 @@ export class ChatStreamRelay {
     let lastPacket = firstPacket;
     reply.hijack();
     const streamEnded = streamStarted(reply.request);
-    raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
+    const extra = framing.headersOf?.(packetText(firstPacket));
+    raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...extra, ...SSE_HEADERS });
     try {
       for (let next: IteratorResult<StreamPacket> = first; !next.done; next = await stream.next()) {
         if (finished) return;

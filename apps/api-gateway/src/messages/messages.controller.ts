@@ -1,5 +1,12 @@
 import { Body, Controller, createParamDecorator, Headers, Post, Req, Res, type ExecutionContext } from '@nestjs/common';
-import { MessagesRequestDto, SESSION_ID_MAX_LENGTH, type Principal, MessagesCreate } from '@gw/contracts';
+import {
+  MessagesCountTokens,
+  MessagesCountTokensRequestDto,
+  MessagesCreate,
+  MessagesRequestDto,
+  SESSION_ID_MAX_LENGTH,
+  type Principal,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -8,8 +15,14 @@ import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
+import { warningHeaderOf } from './gateway-warnings.js';
+import { anthropicBetasOf } from './anthropic-beta.js';
+import { JSON_CONTENT_TYPE } from '../chat/inference-calls.js';
+import { RpcClient } from '@gw/messaging';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { Inject } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
+import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -28,17 +41,24 @@ const AnthropicVersion = createParamDecorator((_data: unknown, context: Executio
   return version;
 });
 
+/** The header that says who counted the tokens of `/v1/messages/count_tokens`. */
+export const TOKEN_COUNT_HEADER = 'x-token-count-source';
+
 /**
  * POST /v1/messages: Anthropic's Messages API for every chat model of the catalog, answered
  * by inference (a message, or Anthropic's SSE events with `stream: true`; ADR 0029). The key
  * may come as `x-api-key` as well as a bearer token (ApiKeyGuard). Validation, session header,
- * routing-metadata opt-in, cancellation on disconnect: as on chat completions.
+ * routing-metadata opt-in, cancellation on disconnect: as on chat completions. `anthropic-beta`
+ * goes on to Anthropic-format endpoints; what an endpoint left out is the `x-gateway-warning`
+ * header (ADR 0098). POST /v1/messages/count_tokens counts a body's input tokens.
  */
 @Controller('v1')
 export class MessagesController {
   constructor(
     private readonly streams: ChatStreamRelay,
     private readonly calls: CancellableInferenceCalls,
+    private readonly rpc: RpcClient,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
   @Post('messages')
@@ -68,11 +88,43 @@ export class MessagesController {
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
+      anthropicBeta: anthropicBetasOf(request.headers),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);
       return;
     }
-    await this.calls.forward(reply, MessagesCreate, payload);
+    const answer = await this.calls.send(reply, MessagesCreate, payload);
+    const warning = warningHeaderOf(answer);
+    if (warning) void reply.headers(warning);
+    void reply.status(200).type(JSON_CONTENT_TYPE).send(answer);
+  }
+
+  @Post('messages/count_tokens')
+  @Doc(
+    "Count a message's input tokens (Anthropic's count_tokens)",
+    "Anthropic's own count on an Anthropic-format model; otherwise the chat form counted with gpt-tokenizer (o200k_base). `x-token-count-source` says which. Nothing is generated or charged.",
+  )
+  @ApiHeader({ name: 'anthropic-version', required: false, schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } })
+  @Answers(200, 'MessageTokenCountAnswer', 'The input tokens, as Anthropic answers them')
+  @Fails(INFERENCE_FAILS)
+  async countTokens(
+    @CurrentPrincipal() principal: Principal,
+    @AnthropicVersion() _version: string | undefined,
+    @Body(PassThroughBody) body: MessagesCountTokensRequestDto,
+    @Req() request: { headers: Record<string, string | string[] | undefined> },
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const payload = {
+      principal,
+      body: body as unknown as Record<string, unknown>,
+      anthropicBeta: anthropicBetasOf(request.headers),
+    };
+    const { input_tokens: inputTokens, counted_by: countedBy } = await this.rpc.send(
+      MessagesCountTokens,
+      payload,
+      this.env.INFERENCE_TIMEOUT_MS,
+    );
+    void reply.status(200).header(TOKEN_COUNT_HEADER, countedBy).type(JSON_CONTENT_TYPE).send({ input_tokens: inputTokens });
   }
 }

@@ -8,7 +8,7 @@ import { buildEmbeddingsView } from '../embeddings/embeddings-view.js';
 import { upstreamBody as embeddingsUpstreamBody, type UpstreamEmbeddings } from '../embeddings/openai-embeddings.client.js';
 import { chatBodyFromMessages } from '../messages/chat-body-from-messages.js';
 import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDraft } from '../messages/message-from-completion.js';
-import { assertTranslatable } from '../messages/messages-attempt.js';
+import { translationWarnings } from '../messages/messages-attempt.js';
 import { nativeAnthropicBody } from '../messages/native-body.js';
 import type { Charge } from '../pricing/charge.js';
 import { anthropicBody, excludesReasoning } from '../providers/anthropic/anthropic.adapter.js';
@@ -146,7 +146,8 @@ const openAiMessages: LineCodec = {
   path: '/v1/chat/completions',
   encode(body, { attempt, endUserHash }) {
     const chat = chatBodyFromMessages(body);
-    assertTranslatable({ request: body, chat }, attempt);
+    // Refuses what the line needs; what is left out (context_management) is not reported on a batch line.
+    translationWarnings({ request: body, chat }, attempt);
     return { body: buildOpenAiChatBody(chat, attempt.endpoint, endUserHash) };
   },
   decode(answer, context) {

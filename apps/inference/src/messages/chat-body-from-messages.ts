@@ -20,14 +20,23 @@ const TRANSLATED = new Set([
   'thinking',
   'metadata',
   'stream',
+  'output_config',
+  'output_format',
 ]);
 
 /**
- * Anthropic Messages fields with no chat-completions counterpart: on an Anthropic-format
- * endpoint they go out as sent; on an OpenAI-format one they cannot be honoured, so the
- * request is refused rather than silently answered without them.
+ * Anthropic Messages fields with no chat-completions counterpart, sent as they are to an
+ * Anthropic-format endpoint. Refused on an OpenAI-format one: the answer would be wrong
+ * without them (a container's files, an MCP server's tools).
  */
-export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'context_management'] as const;
+export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers'] as const;
+
+/**
+ * Anthropic-only fields an OpenAI-format endpoint cannot honour but the answer stays right
+ * without: `context_management` only trims old context to save room. Left out there, and the
+ * answer says so (`gateway_warnings`, the `x-gateway-warning` header).
+ */
+export const DROPPABLE_FIELDS = ['context_management'] as const;
 
 /**
  * A `POST /v1/messages` body as the gateway's internal form, a chat-completions body: what
@@ -41,7 +50,7 @@ export function chatBodyFromMessages(body: Record<string, unknown>): Record<stri
   refuseServiceTools(body);
   const chat: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
-    if (!TRANSLATED.has(field) && !(ANTHROPIC_ONLY_FIELDS as readonly string[]).includes(field)) chat[field] = value;
+    if (!TRANSLATED.has(field) && !ANTHROPIC_FIELDS.has(field)) chat[field] = value;
   }
   chat.model = body.model;
   chat.max_tokens = body.max_tokens;
@@ -54,9 +63,53 @@ export function chatBodyFromMessages(body: Record<string, unknown>): Record<stri
   const tools = chatTools(body.tools);
   if (tools) chat.tools = tools;
   Object.assign(chat, chatToolChoice(body.tool_choice));
-  const reasoning = reasoningOf(body.thinking);
-  if (reasoning) chat.reasoning = reasoning;
+  // A thinking budget already says how hard to think: effort only where none was given.
+  const budgeted = reasoningOf(body.thinking);
+  const effort = effortOf(body.output_config);
+  const reasoning = budgeted?.max_tokens !== undefined ? budgeted : { ...budgeted, ...effort };
+  if (Object.keys(reasoning).length > 0) chat.reasoning = reasoning;
+  const format = responseFormatOf(body);
+  if (format) chat.response_format = format;
   return chat;
+}
+
+const ANTHROPIC_FIELDS = new Set<string>([...ANTHROPIC_ONLY_FIELDS, ...DROPPABLE_FIELDS]);
+
+const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
+
+/** `output_config.effort` as the chat form's reasoning effort (the same five words as OpenAI's). */
+function effortOf(config: unknown): Record<string, unknown> {
+  const effort = (config as { effort?: unknown } | null | undefined)?.effort;
+  if (effort === undefined || effort === null) return {};
+  if (typeof effort !== 'string' || !EFFORTS.has(effort))
+    throw GatewayError.badRequest('output_config.effort must be one of low, medium, high, xhigh, max', { param: 'output_config.effort' });
+  return { effort };
+}
+
+/**
+ * Structured outputs: `output_config.format` (and the older `output_format`), a JSON schema,
+ * as the chat form's `response_format` so OpenAI-format models answer in that schema too.
+ */
+function responseFormatOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const format = outputFormatOf(body);
+  if (!format) return undefined;
+  return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+}
+
+/** The requested JSON-schema output format, from `output_config.format` or `output_format`; undefined when none. */
+export function outputFormatOf(body: Record<string, unknown>): { type: 'json_schema'; schema: Record<string, unknown> } | undefined {
+  const config = body.output_config;
+  if (config !== undefined && config !== null && (typeof config !== 'object' || Array.isArray(config)))
+    throw GatewayError.badRequest('output_config must be an object', { param: 'output_config' });
+  const fromConfig = (config as { format?: unknown } | null | undefined)?.format;
+  const format = fromConfig ?? body.output_format;
+  if (format === undefined || format === null) return undefined;
+  const { type, schema } = format as Record<string, unknown>;
+  const param = fromConfig === undefined || fromConfig === null ? 'output_format' : 'output_config.format';
+  if (type !== 'json_schema') throw GatewayError.badRequest(`${param}.type must be "json_schema"`, { param });
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw GatewayError.badRequest(`${param}.schema must be a JSON schema object`, { param });
+  return { type, schema: schema as Record<string, unknown> };
 }
 
 function systemMessages(system: unknown): ChatMessage[] {
@@ -81,7 +134,9 @@ function conversation(messages: unknown): ChatMessage[] {
   return (messages as Array<{ role?: unknown; content?: unknown }>).flatMap((message, position) => {
     if (message.role === 'user') return userMessages(message.content, position);
     if (message.role === 'assistant') return [assistantMessage(message.content, position)];
-    throw GatewayError.badRequest(`messages[${position}].role must be "user" or "assistant"`);
+    // Mid-conversation instructions (Claude Code's): a system message in place, which chat takes anywhere.
+    if (message.role === 'system') return systemMessages(message.content);
+    throw GatewayError.badRequest(`messages[${position}].role must be "user", "assistant" or "system"`);
   });
 }
 
@@ -179,6 +234,8 @@ function toolResultText(content: unknown, isError: boolean, where: string): stri
   else if (Array.isArray(content)) {
     text = (content as Block[])
       .map((block, index) => {
+        // Tool search's answer (a deferred tool made callable): chat tools are all sent in full, so it is only a note.
+        if (block.type === 'tool_reference') return `Tool loaded: ${String(block.tool_name)}`;
         if (block.type !== 'text')
           throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
         return String(block.text ?? '');

@@ -1,7 +1,7 @@
 import { GatewayError } from '@gw/errors';
 import type { PreparedChat } from '../chat/chat-preparation.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
-import { ANTHROPIC_ONLY_FIELDS } from './chat-body-from-messages.js';
+import { ANTHROPIC_ONLY_FIELDS, DROPPABLE_FIELDS } from './chat-body-from-messages.js';
 import { nativeAnthropicBody } from './native-body.js';
 
 /** A `/v1/messages` request as each upstream format takes it. */
@@ -10,6 +10,8 @@ export interface MessagesRequestForms {
   request: Record<string, unknown>;
   /** Its chat-completions form before the preset (chatBodyFromMessages). */
   chat: Record<string, unknown>;
+  /** The caller's `anthropic-beta` values. */
+  betas?: string[];
 }
 
 /** The Messages body for an Anthropic-format attempt (see native-body.ts). */
@@ -33,9 +35,10 @@ export function nativeBodyFor(
 
 /**
  * What an OpenAI-format endpoint cannot take from a Messages request: Anthropic server tools
- * and Anthropic-only fields. Refused with 400 naming them, never dropped in silence.
+ * and the Anthropic-only fields the answer needs are refused with 400 naming them; what it can
+ * do without (context_management, the beta flags) is left out and named in the warnings returned.
  */
-export function assertTranslatable(forms: MessagesRequestForms, attempt: RouteAttempt): void {
+export function translationWarnings(forms: MessagesRequestForms, attempt: RouteAttempt): string[] {
   const provider = attempt.endpoint.provider.name;
   for (const field of ANTHROPIC_ONLY_FIELDS) {
     if (forms.request[field] !== undefined && forms.request[field] !== null) {
@@ -51,4 +54,11 @@ export function assertTranslatable(forms: MessagesRequestForms, attempt: RouteAt
       `The ${String(server.type)} tool is not supported by ${attempt.modelId} on ${provider} (an OpenAI-format provider)`,
       { param: 'tools' },
     );
+  const where = `${attempt.modelId} on ${provider} (an OpenAI-format provider)`;
+  const warnings = DROPPABLE_FIELDS.filter((field) => forms.request[field] !== undefined && forms.request[field] !== null).map(
+    (field) => `${field} was left out: not supported by ${where}`,
+  );
+  if (forms.betas && forms.betas.length > 0)
+    warnings.push(`anthropic-beta ${forms.betas.join(',')} was not sent: not supported by ${where}`);
+  return warnings;
 }

@@ -20,10 +20,12 @@ import { GenerationAccounting } from '../usage/generation-accounting.service.js'
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { ChunksToMessageEvents, frameOf, type MessageEvent } from './message-events.js';
 import { messageUsageView } from './message-from-completion.js';
-import { assertTranslatable, nativeBodyFor, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBetas } from './native-body.js';
 
 /** The opened upstream stream of the answering attempt, in its own format. */
-type OpenedSource = ({ kind: 'native' } & OpenedStream<AnthropicStreamData>) | ({ kind: 'chat' } & OpenedStream<StreamEvent>);
+type OpenedSource =
+  ({ kind: 'native' } & OpenedStream<AnthropicStreamData>) | ({ kind: 'chat'; warnings: string[] } & OpenedStream<StreamEvent>);
 
 interface StreamRun {
   id: string;
@@ -32,6 +34,8 @@ interface StreamRun {
   attempt: RouteAttempt;
   tracker: AttemptTracker;
   serviceMetadata?: ServiceMetadataView;
+  /** What the answering endpoint could not take and was left out (message_start's `gateway_warnings`). */
+  warnings: string[];
   emit: (event: MessageEvent) => void;
 }
 
@@ -58,7 +62,7 @@ export class MessagesStreamService {
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
-    const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
+    const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body), betas: request.anthropicBeta };
     const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
     const {
       result: opened,
@@ -72,6 +76,7 @@ export class MessagesStreamService {
       attempt,
       tracker,
       serviceMetadata: request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined,
+      warnings: opened.kind === 'chat' ? opened.warnings : [],
       emit: (event) => emitFrame(frameOf(event)),
     };
     if (opened.kind === 'native') await this.relayNative(run, opened);
@@ -88,16 +93,22 @@ export class MessagesStreamService {
     if (endpoint.provider.format === 'anthropic') {
       return openFirstEvent(
         endpoint.provider.id,
-        () => this.anthropic.streamNative(endpoint, nativeBodyFor(forms, attempt, prepared, true), context),
+        () =>
+          this.anthropic.streamNative(
+            endpoint,
+            nativeBodyFor(forms, attempt, prepared, true),
+            context,
+            nativeBetas(forms.request, forms.betas),
+          ),
         (first) => first.type === 'message_start',
       ).then((opened) => ({ kind: 'native' as const, ...opened }));
     }
-    assertTranslatable(forms, attempt);
+    const warnings = translationWarnings(forms, attempt);
     return openFirstEvent(
       endpoint.provider.id,
       () => this.adapters.for(endpoint.provider.format).stream(endpoint, prepared.body, context),
       (first) => first.type === 'chunk',
-    ).then((opened) => ({ kind: 'chat' as const, ...opened }));
+    ).then((opened) => ({ kind: 'chat' as const, warnings, ...opened }));
   }
 
   /** An Anthropic-format endpoint's events, as they come. */
@@ -182,6 +193,7 @@ export class MessagesStreamService {
       provider: run.attempt.endpoint.provider.name,
     };
     if (run.serviceMetadata) message.service_metadata = run.serviceMetadata;
+    if (run.warnings.length > 0) message.gateway_warnings = run.warnings;
     return message;
   }
 

@@ -1,7 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { ServedSubject, TrustedPayload } from '@gw/messaging';
-import { ChatCreateRequest, ChatStreamRequest, type MessageView, MessagesCreate, MessagesStream } from '@gw/contracts';
+import {
+  ChatCreateRequest,
+  ChatStreamRequest,
+  type MessageTokenCountView,
+  type MessageView,
+  MessagesCountTokens,
+  MessagesCreate,
+  MessagesStream,
+} from '@gw/contracts';
+import { MessagesCountTokensService } from './messages-count-tokens.service.js';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
@@ -12,6 +21,7 @@ export class MessagesController {
   constructor(
     private readonly messages: MessagesService,
     private readonly messagesStream: MessagesStreamService,
+    private readonly counts: MessagesCountTokensService,
   ) {}
 
   /**
@@ -21,6 +31,12 @@ export class MessagesController {
   @ServedSubject(MessagesCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<MessageView> {
     return this.messages.create(request);
+  }
+
+  /** Validated at the gateway's edge like a message, as the create subject is. */
+  @ServedSubject(MessagesCountTokens, { trusted: true })
+  countTokens(request: ChatCreateRequest): Promise<MessageTokenCountView> {
+    return this.counts.count(request);
   }
 
   /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */

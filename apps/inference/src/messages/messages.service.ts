@@ -10,11 +10,13 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDraft } from './message-from-completion.js';
-import { assertTranslatable, nativeBodyFor, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBetas } from './native-body.js';
 
 interface MessageResult {
   draft: MessageDraft;
   usage: NormalizedUsage;
+  warnings: string[];
 }
 
 /**
@@ -46,17 +48,18 @@ export class MessagesService {
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<MessageView> {
-    const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body) };
+    const forms: MessagesRequestForms = { request: request.body, chat: chatBodyFromMessages(request.body), betas: request.anthropicBeta };
     const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, signal);
     const { result, attempt, tracker } = await this.calls.run<MessageResult>(prepared, async (current, context) => {
       const { endpoint } = current;
       if (endpoint.provider.format === 'anthropic') {
-        const native = await this.anthropic.completeNative(endpoint, nativeBodyFor(forms, current, prepared, false), context);
-        return { draft: draftFromNative(native.message), usage: native.usage };
+        const body = nativeBodyFor(forms, current, prepared, false);
+        const native = await this.anthropic.completeNative(endpoint, body, context, nativeBetas(forms.request, forms.betas));
+        return { draft: draftFromNative(native.message), usage: native.usage, warnings: [] };
       }
-      assertTranslatable(forms, current);
+      const warnings = translationWarnings(forms, current);
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);
-      return { draft: draftFromCompletion(completion), usage: completion.usage };
+      return { draft: draftFromCompletion(completion), usage: completion.usage, warnings };
     });
     const id = newGenerationId();
     const charge = await this.accounting.settle({
@@ -85,6 +88,7 @@ export class MessagesService {
       provider: attempt.endpoint.provider.name,
     };
     if (serviceMetadata) view.service_metadata = serviceMetadata;
+    if (result.warnings.length > 0) view.gateway_warnings = result.warnings;
     return view;
   }
 }

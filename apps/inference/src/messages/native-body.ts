@@ -15,6 +15,7 @@ export const MESSAGES_API_FIELDS = new Set([
   'tools',
   'tool_choice',
   'thinking',
+  'output_config',
   'service_tier',
   'container',
   'mcp_servers',
@@ -31,6 +32,17 @@ export interface NativeBodyInput {
   endUserHash?: string;
 }
 
+/** The beta a `system` message inside `messages` needs on Anthropic's API. */
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
+
+/** The `anthropic-beta` values for an Anthropic-format endpoint: the caller's, plus what its body needs. */
+export function nativeBetas(request: Record<string, unknown>, callerBetas: readonly string[] | undefined): string[] {
+  const betas = new Set(callerBetas ?? []);
+  const messages = Array.isArray(request.messages) ? (request.messages as Array<{ role?: unknown }>) : [];
+  if (messages.some((message) => message.role === 'system')) betas.add(MID_CONVERSATION_SYSTEM_BETA);
+  return [...betas];
+}
+
 /**
  * The body for an Anthropic-format endpoint: the caller's own Messages body, changed only
  * where the gateway must (ADR 0029): the upstream model id, the
@@ -41,6 +53,11 @@ export function nativeAnthropicBody(input: NativeBodyInput): Record<string, unkn
   const { request, chat, prepared } = input;
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(request)) if (MESSAGES_API_FIELDS.has(field) && value !== null) body[field] = value;
+  // The older spelling of structured outputs goes out as the current one.
+  if (request.output_format !== undefined && request.output_format !== null) {
+    const config = (body.output_config as Record<string, unknown> | undefined) ?? {};
+    body.output_config = { ...config, format: config.format ?? request.output_format };
+  }
   Object.assign(body, presetAdditions(chat, prepared));
   body.model = input.upstreamModel;
   const metadata = { ...((request.metadata as Record<string, unknown> | undefined) ?? {}) };

@@ -72,7 +72,7 @@ import type { CreditsView } from '../http/key-write.dto.js';
 import type { PageView, PresetVersionView, PresetView } from '../http/preset.view.js';
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from '../http/byok-credential.view.js';
 import type { ChatCompletionView, ModelListView } from '../http/chat-completion.view.js';
-import type { MessageView } from '../http/message.view.js';
+import type { MessageTokenCountView, MessageView } from '../http/message.view.js';
 import type { ResponsesResponseView } from '../http/responses-response.view.js';
 import type { EmbeddingsView } from '../http/embeddings.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
@@ -143,6 +143,7 @@ export type StreamPacket = string | Uint8Array;
 /** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
 export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest);
 export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest);
+export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCountView>(I.messagesCountTokens, ChatCreateRequest);
 /** Chunks are Anthropic SSE events, already framed. */
 export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest);
 export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);

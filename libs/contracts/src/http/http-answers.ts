@@ -5,7 +5,7 @@ import type { ChatCompletionView, ModelListView } from './chat-completion.view.j
 import type { EmbeddingsView } from './embeddings.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
-import type { MessageView } from './message.view.js';
+import type { MessageTokenCountBody, MessageView } from './message.view.js';
 import type { PageView, PresetVersionView, PresetView } from './preset.view.js';
 import type { ResponsesResponseView } from './responses-response.view.js';
 import type { IdentityView, OidcStartView } from '../messages/identity.messages.js';
@@ -26,6 +26,7 @@ export type ChatCompletionAnswer = ChatCompletionView;
 export type ModelListAnswer = ModelListView;
 export type EmbeddingsAnswer = EmbeddingsView;
 export type MessageAnswer = MessageView;
+export type MessageTokenCountAnswer = MessageTokenCountBody;
 export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
 export type PresetAnswer = DataEnvelope<PresetView>;

@@ -20,6 +20,23 @@ export interface MessageView {
   /** The provider that answered (the gateway's addition, as on chat completions). */
   provider?: string;
   service_metadata?: ServiceMetadataView;
+  /**
+   * What the answering endpoint could not take and was left out because the answer stays
+   * correct without it (`context_management` on an OpenAI-format model, ...); the gateway
+   * repeats it in the `x-gateway-warning` header.
+   */
+  gateway_warnings?: string[];
+}
+
+/** `POST /v1/messages/count_tokens`'s answer, as Anthropic's. */
+export interface MessageTokenCountBody {
+  input_tokens: number;
+}
+
+/** Inference's count: the answer, plus who counted (the gateway sends it as a header). */
+export interface MessageTokenCountView extends MessageTokenCountBody {
+  /** `anthropic` (the provider's own count endpoint) or the tokenizer that counted, e.g. `gpt-tokenizer:o200k_base`. */
+  counted_by: string;
 }
 
 /** Anthropic's usage, plus the gateway's cost fields as on chat completions. */

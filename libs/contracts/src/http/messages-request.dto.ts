@@ -45,8 +45,9 @@ export class MessagesMetadataDto {
 }
 
 export class MessagesInputMessageDto {
-  @IsIn(['user', 'assistant'])
-  role!: 'user' | 'assistant';
+  /** `system` anywhere in the conversation, as Anthropic takes it from Claude Code today. */
+  @IsIn(['user', 'assistant', 'system'])
+  role!: 'user' | 'assistant' | 'system';
 
   /** A string, or content blocks (text, image, document, tool_use, tool_result, thinking, ...). */
   @IsTextOrBlocks()
@@ -118,4 +119,37 @@ export class MessagesRequestDto {
   @IsString()
   @MaxLength(SESSION_ID_MAX_LENGTH)
   session_id?: string;
+}
+
+/**
+ * `POST /v1/messages/count_tokens`: what Anthropic's count endpoint takes (no max_tokens, no
+ * sampling). Fields not modelled here (output_config, context_management, mcp_servers, the
+ * gateway's routing fields) pass on as sent.
+ */
+export class MessagesCountTokensRequestDto {
+  @IsString()
+  @MinLength(1)
+  model!: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => MessagesInputMessageDto)
+  messages!: MessagesInputMessageDto[];
+
+  @IsOptional()
+  @IsTextOrBlocks()
+  system?: string | Array<Record<string, unknown>>;
+
+  @IsOptional()
+  @IsArray()
+  tools?: Array<Record<string, unknown>>;
+
+  @IsOptional()
+  @IsObject()
+  tool_choice?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsObject()
+  thinking?: Record<string, unknown>;
 }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 
@@ -35,6 +35,14 @@ export class ChatCreateRequest {
   @IsString()
   @MaxLength(64)
   requestId?: string;
+
+  /** `/v1/messages`: the caller's `anthropic-beta` values, sent on to Anthropic-format endpoints. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
+  anthropicBeta?: string[];
 }
 
 export class ModelsListRequest {

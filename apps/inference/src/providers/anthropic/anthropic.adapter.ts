@@ -48,12 +48,13 @@ export class AnthropicAdapter implements ProviderAdapter {
     endpoint: RoutableEndpoint,
     upstreamBody: Record<string, unknown>,
     context: ChatCallContext,
+    betas: readonly string[] = [],
   ): Promise<NativeAnthropicMessage> {
     const { provider } = endpoint;
     const response = await this.upstream.postJson(
       provider.id,
       `${provider.baseUrl}/messages`,
-      headers(endpoint, context),
+      headers(endpoint, context, betas),
       JSON.stringify(upstreamBody),
       context.signal,
     );
@@ -74,18 +75,46 @@ export class AnthropicAdapter implements ProviderAdapter {
     endpoint: RoutableEndpoint,
     upstreamBody: Record<string, unknown>,
     context: ChatCallContext,
+    betas: readonly string[] = [],
   ): Promise<AsyncIterable<AnthropicStreamData>> {
     const { provider } = endpoint;
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
       `${provider.baseUrl}/messages`,
-      headers(endpoint, context),
+      headers(endpoint, context, betas),
       JSON.stringify(upstreamBody),
       context.signal,
       anthropicErrorDetail,
     );
     return anthropicRawEvents(provider.id, text);
+  }
+
+  /**
+   * Anthropic's own count of a Messages body's input tokens (`POST {baseUrl}/messages/count_tokens`),
+   * for the `/v1/messages/count_tokens` front door.
+   */
+  async countTokensNative(
+    endpoint: RoutableEndpoint,
+    upstreamBody: Record<string, unknown>,
+    context: ChatCallContext,
+    betas: readonly string[],
+  ): Promise<number> {
+    const { provider } = endpoint;
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${provider.baseUrl}/messages/count_tokens`,
+      headers(endpoint, context, betas),
+      JSON.stringify(upstreamBody),
+      context.signal,
+    );
+    if (response.status >= 400) {
+      const detail = anthropicErrorDetail(response.body);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
+    }
+    const count = (response.body as { input_tokens?: unknown } | undefined)?.input_tokens;
+    if (typeof count !== 'number') throw transportFailure(provider.id, 'protocol', 'sent a malformed token count');
+    return count;
   }
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
@@ -110,9 +139,11 @@ export interface NativeAnthropicMessage {
   usage: NormalizedUsage;
 }
 
-/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
-function headers(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
-  return { 'x-api-key': context.apiKey ?? endpoint.provider.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+/** A BYOK key (context.apiKey) wins over the catalog provider's key; the caller's betas go as one header. */
+function headers(endpoint: RoutableEndpoint, context: ChatCallContext, betas: readonly string[] = []): Record<string, string> {
+  const sent: Record<string, string> = { 'x-api-key': context.apiKey ?? endpoint.provider.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+  if (betas.length > 0) sent['anthropic-beta'] = betas.join(',');
+  return sent;
 }
 
 /** `reasoning.exclude: true`: the model still thinks, the answer carries no reasoning. */
