@@ -19,7 +19,11 @@ async function probe(apiKey: string): Promise<{ answered: number; refusals: APIE
     while (next < 100) {
       next++;
       try {
-        await client.chat.completions.create({ model: 'sim/gpt-4o-mini-firehose', max_tokens: 2000, messages: [{ role: 'user', content: 'Go' }] });
+        await client.chat.completions.create({
+          model: 'sim/gpt-4o-mini-firehose',
+          max_tokens: 2000,
+          messages: [{ role: 'user', content: 'Go' }],
+        });
         answered++;
       } catch (error) {
         if (!(error instanceof APIError)) throw error;
@@ -57,7 +61,6 @@ afterAll(async () => {
 });
 
 describe('spend reserved before the call', () => {
-
   it('holds a key with limit 0.01 to its limit under 100 chats (max_tokens 2000) at 50 concurrent', async () => {
     const created = await call('/keys', { key: stack.managementKey, body: { name: `reserved-${randomUUID()}`, limit: 0.01 } });
     expect(created.status).toBe(201);
@@ -98,7 +101,6 @@ describe('spend reserved before the call', () => {
 });
 
 describe('a stream the client leaves', () => {
-
   it('is billed for what was generated, never above max_tokens, and its record says how it was estimated', async () => {
     const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
     const controller = new AbortController();

@@ -43,7 +43,13 @@ export class SpendHolds {
     const id = randomUUID();
     await this.rpc.send(
       SpendReserve,
-      { reservationId: id, workspaceId: principal.workspaceId, keyHash: principal.keyHash, amount: amount.toFixed(), ttlSeconds: this.ttlSeconds },
+      {
+        reservationId: id,
+        workspaceId: principal.workspaceId,
+        keyHash: principal.keyHash,
+        amount: amount.toFixed(),
+        ttlSeconds: this.ttlSeconds,
+      },
       RESERVE_TIMEOUT_MS,
     );
     this.holds.set(principal, { id, workspaceId: principal.workspaceId, amount, charged: new Prisma.Decimal(0) });

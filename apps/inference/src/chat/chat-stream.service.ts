@@ -45,7 +45,12 @@ export class ChatStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)), SSE_DATA_FRAME);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      SSE_DATA_FRAME,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {

@@ -88,12 +88,19 @@ describe('StreamTally', () => {
     });
   });
 
-  it('never bills an estimate above the answer\'s maximum (max_tokens times n), and says so', () => {
+  it("never bills an estimate above the answer's maximum (max_tokens times n), and says so", () => {
     const tally = new StreamTally();
     tally.add(chunk({ content: 'x'.repeat(644) }));
     // 644 characters -> 161 tokens, above max_tokens 120: billed 120.
-    expect(tally.usage({ messages, max_tokens: 120 })).toMatchObject({ completionTokens: 120, estimatedFromCharacters: 644, estimateCappedAt: 120 });
-    expect(tally.usage({ messages, max_completion_tokens: 50, max_tokens: 500, n: 2 })).toMatchObject({ completionTokens: 100, estimateCappedAt: 100 });
+    expect(tally.usage({ messages, max_tokens: 120 })).toMatchObject({
+      completionTokens: 120,
+      estimatedFromCharacters: 644,
+      estimateCappedAt: 120,
+    });
+    expect(tally.usage({ messages, max_completion_tokens: 50, max_tokens: 500, n: 2 })).toMatchObject({
+      completionTokens: 100,
+      estimateCappedAt: 100,
+    });
     expect(tally.usage({ messages, max_tokens: 500 })).toMatchObject({ completionTokens: 161, estimatedFromCharacters: 644 });
     expect(tally.usage({ messages, max_tokens: 500 }).estimateCappedAt).toBeUndefined();
   });

@@ -56,7 +56,12 @@ export class MessagesStreamService {
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)), ALREADY_FRAMED);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      ALREADY_FRAMED,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {

@@ -28,12 +28,21 @@ describe('spend reservations', () => {
     await prisma.$disconnect();
   });
 
-  async function world(settings: { credits: string; limit?: string }) {
+  async function world(settings: {
+    credits: string;
+    limit?: string;
+    limitReset?: 'daily' | 'weekly' | 'monthly';
+    counters?: Prisma.ApiKeyUpdateInput;
+  }) {
     const tag = randomUUID();
     const owner = await createWorkspaceWithOwner(prisma, { workspaceName: tag, email: `${tag}@example.com`, userName: 'Spender' });
     await prisma.workspace.update({ where: { id: owner.workspaceId }, data: { creditsTotal: new Prisma.Decimal(settings.credits) } });
     const { key } = await issueKey(prisma, owner, { kind: 'standard', name: 'spender' });
-    if (settings.limit) await prisma.apiKey.update({ where: { hash: key.hash }, data: { limit: new Prisma.Decimal(settings.limit) } });
+    if (settings.limit)
+      await prisma.apiKey.update({
+        where: { hash: key.hash },
+        data: { limit: new Prisma.Decimal(settings.limit), limitReset: settings.limitReset ?? null, ...settings.counters },
+      });
     return { workspaceId: owner.workspaceId, userId: owner.userId, keyHash: key.hash };
   }
 
@@ -59,6 +68,32 @@ describe('spend reservations', () => {
     expect(held).toBe(8);
     expect(reasons).toEqual(new Set(['key_limit_reached']));
     expect(refused[0]).toMatchObject({ status: 402, errorType: 'payment_required' });
+  });
+
+  it('counts only the current period of a key with a reset, and its BYOK usage when the key says so', async () => {
+    const today = new Date(new Date().toISOString().slice(0, 10));
+    const yesterday = new Date(today.getTime() - 24 * 3600 * 1000);
+    const stale = await world({
+      credits: '100',
+      limit: '0.01',
+      limitReset: 'daily',
+      counters: { usage: new Prisma.Decimal('5'), usageDaily: new Prisma.Decimal('5'), dailyPeriodStart: yesterday },
+    });
+    // Yesterday's 5 does not count today: the whole 0.01 is there.
+    await hold(stale, '0.01');
+    const byok = await world({
+      credits: '100',
+      limit: '0.01',
+      limitReset: 'daily',
+      counters: {
+        includeByokInLimit: true,
+        usageDaily: new Prisma.Decimal('0.004'),
+        byokUsageDaily: new Prisma.Decimal('0.004'),
+        dailyPeriodStart: today,
+      },
+    });
+    await expect(hold(byok, '0.0021')).rejects.toMatchObject({ status: 402, metadata: { reason: 'key_limit_reached' } });
+    await hold(byok, '0.002');
   });
 
   it('holds 50 concurrent worst cases within the workspace balance, and refuses the rest with 402 insufficient_credits', async () => {
@@ -107,7 +142,11 @@ describe('spend reservations', () => {
     expect(await prisma.spendReservation.count({ where: { workspaceId: w.workspaceId } })).toBe(1);
   });
 
-  function usageEvent(w: { workspaceId: string; keyHash: string; userId: string }, cost: string, reservationId: string): UsageRecordedEvent {
+  function usageEvent(
+    w: { workspaceId: string; keyHash: string; userId: string },
+    cost: string,
+    reservationId: string,
+  ): UsageRecordedEvent {
     return {
       generationId: `gen-${randomUUID()}`,
       workspaceId: w.workspaceId,

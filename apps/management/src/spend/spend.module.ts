@@ -8,6 +8,8 @@ import { SpendReservations } from './spend-reservations.js';
 @Module({
   imports: [PrismaModule],
   controllers: [SpendController],
-  providers: [{ provide: SpendReservations, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SpendReservations(prisma.pool) }],
+  providers: [
+    { provide: SpendReservations, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SpendReservations(prisma.pool) },
+  ],
 })
 export class SpendModule {}

@@ -17,7 +17,7 @@ export interface UsageDatabase {
 }
 
 /** A limited key's counters after the statement, every number as text (exact decimals). */
-export interface KeyRowJson {
+interface KeyRowJson {
   hash: string;
   limit: string;
   limitReset: KeyCounters['limitReset'];
@@ -205,7 +205,7 @@ function columns(events: UsageRecordedEvent[]): unknown[] {
 const decimal = (value: string) => new Prisma.Decimal(value);
 const date = (value: string | null) => (value === null ? null : new Date(`${value}T00:00:00.000Z`));
 
-export function toCounters(key: KeyRowJson): KeyCounters {
+function toCounters(key: KeyRowJson): KeyCounters {
   return {
     limit: decimal(key.limit),
     limitReset: key.limitReset,
