@@ -9,14 +9,14 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const management = new pg.Client({ connectionString: stack.managementDatabaseUrl });
 const inference = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
 
-/** The issue's probe: 100 chats of up to 2,000 tokens (a 30,000-token reply cut by max_tokens) at 50 concurrent. */
-async function probe(apiKey: string): Promise<{ answered: number; refusals: APIError[] }> {
+/** The issue's probe: `total` chats of up to 2,000 tokens (a 30,000-token reply cut by max_tokens) at `concurrency`. */
+async function probe(apiKey: string, concurrency = 50, total = 100): Promise<{ answered: number; refusals: APIError[] }> {
   const client = new OpenAI({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
   let next = 0;
   let answered = 0;
   const refusals: APIError[] = [];
   const worker = async () => {
-    while (next < 100) {
+    while (next < total) {
       next++;
       try {
         await client.chat.completions.create({
@@ -31,7 +31,7 @@ async function probe(apiKey: string): Promise<{ answered: number; refusals: APIE
       }
     }
   };
-  await Promise.all(Array.from({ length: 50 }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return { answered, refusals };
 }
 
@@ -61,15 +61,21 @@ afterAll(async () => {
 });
 
 describe('spend reserved before the call', () => {
-  it('holds a key with limit 0.01 to its limit under 100 chats (max_tokens 2000) at 50 concurrent', async () => {
-    const created = await call('/keys', { key: stack.managementKey, body: { name: `reserved-${randomUUID()}`, limit: 0.01 } });
+  it.each([
+    [50, 100],
+    [500, 1000],
+  ])('holds a key with limit 0.01 to its limit under chats of max_tokens 2000 at %i concurrent (%i chats)', async (concurrency, total) => {
+    const created = await call('/keys', {
+      key: stack.managementKey,
+      body: { name: `reserved-${randomUUID()}`, limit: 0.01, rate_limit: { concurrent_requests: 1000 } },
+    });
     expect(created.status).toBe(201);
     const { key } = created.body as { key: string };
-    const { answered, refusals } = await probe(key);
-    console.log(`key limit 0.01: ${answered} answered, ${refusals.length} refused`);
+    const { answered, refusals } = await probe(key, concurrency, total);
+    console.log(`key limit 0.01 at ${concurrency} concurrent: ${answered} answered, ${refusals.length} refused`);
     // Each answer costs 0.0012 and its worst case a little more: eight fit in 0.01.
     expect(answered).toBeGreaterThan(0);
-    expect(answered + refusals.length).toBe(100);
+    expect(answered + refusals.length).toBe(total);
     for (const refusal of refusals) {
       expect(refusal.status).toBe(402);
       expect((refusal.error as { metadata?: Record<string, unknown> }).metadata).toMatchObject({
@@ -78,7 +84,7 @@ describe('spend reserved before the call', () => {
       });
     }
     const spent = await countedSpend(sha256(key), answered);
-    console.log(`key limit 0.01: billed ${spent}`);
+    console.log(`key limit 0.01 at ${concurrency} concurrent: billed ${spent}`);
     expect(spent).toBeLessThanOrEqual(0.01);
   });
 
