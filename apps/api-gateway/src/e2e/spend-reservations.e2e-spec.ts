@@ -106,6 +106,28 @@ describe('spend reserved before the call', () => {
   });
 });
 
+describe('a call that fails', () => {
+  it('gives its hold back at once: the limit it held is there for the next call', async () => {
+    // One worst case (about 0.0012) fits in 0.002, two do not.
+    const created = await call('/keys', { key: stack.managementKey, body: { name: `released-${randomUUID()}`, limit: 0.002 } });
+    const client = new OpenAI({ apiKey: (created.body as { key: string }).key, baseURL: stack.baseUrl, maxRetries: 0 });
+    const ask = (model: string) => client.chat.completions.create({ model, max_tokens: 2000, messages: [{ role: 'user', content: 'Go' }] });
+    // The only endpoint answers 429: nothing generated, nothing billed.
+    await expect(ask('sim/gpt-4o-mini-rate-limited')).rejects.toMatchObject({ status: 429 });
+    // The release is an event: the next call may be asked before it is applied, so it is polled.
+    await expect
+      .poll(
+        async () =>
+          ask('sim/gpt-4o-mini-firehose').then(
+            () => 200,
+            (error: APIError) => error.status,
+          ),
+        { timeout: 5_000 },
+      )
+      .toBe(200);
+  });
+});
+
 describe('a stream the client leaves', () => {
   it('is billed for what was generated, never above max_tokens, and its record says how it was estimated', async () => {
     const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
