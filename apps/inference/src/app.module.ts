@@ -10,6 +10,7 @@ import { ChatStreamController } from './chat/chat-stream.controller.js';
 import { ChatStreamService } from './chat/chat-stream.service.js';
 import { StreamCancellations } from './chat/stream-cancellations.js';
 import { ChatPreparation } from './chat/chat-preparation.service.js';
+import { SpendHolds } from './billing/spend-holds.service.js';
 import { ChatService } from './chat/chat.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MessagesService } from './messages/messages.service.js';
@@ -94,6 +95,7 @@ export class AppModule {
         ByokCredentialsService,
         GenerationUsagePublisher,
         GenerationAccounting,
+        SpendHolds,
         GenerationsConsumer,
         ChatStreamService,
         StreamCancellations,

@@ -44,6 +44,15 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Matches(/^(0(\.\d+)?|1(\.0+)?)$/)
   BYOK_FEE_RATE: string = '0';
 
+  /**
+   * How long a spend reservation is held at most (docs/adr/0093): a call that runs longer loses
+   * its hold, and a replica that dies holds its calls' worst cases this long.
+   */
+  @IsInt()
+  @Min(60)
+  @Max(3_600)
+  SPEND_RESERVATION_TTL_SECONDS: number = 900;
+
   /** Reported as service_metadata.region. */
   @IsString()
   SERVICE_REGION: string = 'local';

@@ -10,6 +10,7 @@ import { HealthModule } from './health/health.module.js';
 import { IdentityModule } from './identity/identity.module.js';
 import { KeysModule } from './keys/keys.module.js';
 import { PresetsModule } from './presets/presets.module.js';
+import { SpendModule } from './spend/spend.module.js';
 import { UsageModule } from './usage/usage.module.js';
 
 /** The validated environment, visible to every feature module. */
@@ -45,6 +46,7 @@ export class AppModule {
         ByokModule,
         PresetsModule,
         UsageModule,
+        SpendModule,
       ],
     };
   }

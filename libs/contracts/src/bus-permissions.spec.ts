@@ -47,7 +47,9 @@ describe('bus permissions (ADR 0035)', () => {
 
   it('gives inference only what one request needs from management', () => {
     const fromManagement = publishes('inference').filter((subject) => subject.startsWith('management.'));
-    expect(fromManagement.sort()).toEqual([SUBJECTS.management.byokResolve, SUBJECTS.management.presetsResolve].sort());
+    expect(fromManagement.sort()).toEqual(
+      [SUBJECTS.management.byokResolve, SUBJECTS.management.presetsResolve, SUBJECTS.management.spendReserve].sort(),
+    );
   });
 
   it('lets only inference ask for and receive decrypted BYOK secrets', () => {

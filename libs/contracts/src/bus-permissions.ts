@@ -78,6 +78,8 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     principal: true,
   })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
+  // Inference reserves a call's worst case before paying a provider (ADR 0093).
+  { subject: m.spendReserve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
   ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList].map((subject) => ({
     subject,
@@ -136,6 +138,7 @@ export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.internsDeleted, publishers: ['intern-signing'], subscribers: ['intern-signing'] },
   { subject: EVENTS.batchesChanged, publishers: ['batch'], subscribers: ['batch'] },
   { subject: EVENTS.keysUsed, publishers: ['api-gateway'], subscribers: ['management'] },
+  { subject: EVENTS.spendReleased, publishers: ['inference'], subscribers: ['management'] },
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.streamCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },

@@ -10,9 +10,12 @@ export type SpendBlock = (typeof SPEND_BLOCKS)[number];
 
 export const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
-/** Largest per-key override of requests per minute, and of requests or streams in flight. */
+/**
+ * Largest per-key override of requests per minute, and of requests or streams in flight: a
+ * management key cannot lift its own keys past these (in flight: twenty times the default).
+ */
 export const MAX_KEY_REQUESTS_PER_MINUTE = 1_000_000;
-export const MAX_KEY_CONCURRENT_REQUESTS = 100_000;
+export const MAX_KEY_CONCURRENT_REQUESTS = 1_000;
 
 /**
  * A key's own request limits, set by a management key (ADR 0033); a member that is null or

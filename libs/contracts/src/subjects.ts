@@ -29,6 +29,8 @@ export const SUBJECTS = {
     byokDelete: 'management.byok.delete',
     /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
     byokResolve: 'management.byok.resolve',
+    /** Inference -> management: hold a call's worst-case charge before any provider is paid (ADR 0093). */
+    spendReserve: 'management.spend.reserve',
     /** Personal identity by OIDC login (ADR 0037). */
     identityGet: 'management.identity.get',
     identityUnlink: 'management.identity.unlink',
@@ -96,6 +98,8 @@ export const EVENTS = {
   keysChanged: 'events.keys.changed',
   /** Gateway -> management, batched: keys seen in use, for last_used_at. */
   keysUsed: 'events.keys.used',
+  /** Inference -> management: a request ended; what its reservation held beyond its charges is free again. */
+  spendReleased: 'events.spend.released',
   /** Management -> inference: drop cached BYOK credentials / presets of a workspace. */
   byokChanged: 'events.byok.changed',
   presetsChanged: 'events.presets.changed',

@@ -46,6 +46,8 @@ const USAGE_DETAILS: SchemaObject = {
       'server_tool_calls_executed',
       'server_tool_calls_requested',
       'web_search_requests',
+      'estimated_from_characters',
+      'estimate_capped_at',
     ].map((name) => [name, optionalInteger(0)]),
   ),
 };
@@ -106,6 +108,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     attempts: optionalInteger(1),
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
     usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
+    reservationId: optional({ type: 'string', format: 'cv-uuid' }),
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },

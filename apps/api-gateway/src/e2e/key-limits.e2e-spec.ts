@@ -106,8 +106,14 @@ describe('requests per minute per key', () => {
     expect(after.headers.get('x-ratelimit-limit')).toBe('10');
   });
 
-  it('refuses a bad rate_limit with 400', async () => {
-    for (const rateLimit of [{ requests_per_minute: 0 }, { concurrent_requests: 1.5 }, { burst: 3 }, 'fast']) {
+  it('refuses a bad rate_limit with 400, and a management key cannot lift its keys past 1,000 in flight', async () => {
+    for (const rateLimit of [
+      { requests_per_minute: 0 },
+      { concurrent_requests: 1.5 },
+      { concurrent_requests: 1001 },
+      { burst: 3 },
+      'fast',
+    ]) {
       const result = await call('/keys', { key: stack.managementKey, body: { name: 'bad limits', rate_limit: rateLimit } });
       expect(result.status, JSON.stringify(rateLimit)).toBe(400);
       envelopeOf(result);

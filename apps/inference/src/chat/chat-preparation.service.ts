@@ -1,6 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
+import { worstCaseChatCharge } from '../billing/worst-case-charge.js';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { PluginPipeline, type PluginSession } from '../plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
@@ -36,8 +41,9 @@ export interface PreparedChat {
 /**
  * What a chat request goes through before its first provider call, streamed or not, in this
  * order: the spend check (402 before anything else), the preset, the plugins' checks and the
- * auto-router's choice, the session id, the workspace's BYOK keys, the routing plan, then the
- * prompt plugins on the routed request (ADR 0048).
+ * auto-router's choice, the session id, the workspace's BYOK keys, the routing plan, the spend
+ * reservation of its worst case (ADR 0093), then the prompt plugins on the routed request (ADR 0048).
+ * The caller ends the reservation when the request ends (`SpendHolds.around`).
  */
 @Injectable()
 export class ChatPreparation {
@@ -46,7 +52,14 @@ export class ChatPreparation {
     private readonly presets: PresetsService,
     private readonly byok: ByokCredentialsService,
     private readonly plugins: PluginPipeline,
-  ) {}
+    private readonly holds: SpendHolds,
+    private readonly catalog: CatalogService,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+  }
+
+  private readonly byokFeeRate: Prisma.Decimal;
 
   /**
    * `request.body` is the internal form (a chat-completions body; other front doors translate
@@ -67,6 +80,9 @@ export class ChatPreparation {
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body: chosen });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     const plan = this.router.plan({ principal, body: chosen, sessionId, credentials });
+    // The worst case is held before anything is paid for (a plugin's search included); 402 when it does not fit.
+    const contextLengthOf = (modelId: string) => this.catalog.resolve(modelId).config.contextLength;
+    await this.holds.reserve(principal, worstCaseChatCharge(plan.attempts, chosen, contextLengthOf, this.byokFeeRate));
     const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;

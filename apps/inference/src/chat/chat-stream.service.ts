@@ -20,6 +20,7 @@ import { StreamCancellations } from './stream-cancellations.js';
 import { SSE_DATA_FRAME, observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -40,10 +41,16 @@ export class ChatStreamService {
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
+    private readonly holds: SpendHolds,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), SSE_DATA_FRAME);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      SSE_DATA_FRAME,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {
@@ -74,7 +81,7 @@ export class ChatStreamService {
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
     const settle = async (status: 'succeeded' | 'failed') => {
-      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(body.messages));
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(body));
       const charge = await this.accounting.settle({
         generationId: head.id,
         principal,
@@ -184,7 +191,7 @@ async function streamServerTools(
       head.provider = attempt.endpoint.provider.name;
       if (upstreamBody) emit(JSON.stringify(debugChunkView(head, provenance, { step: stepNumber, echo_upstream_body: upstreamBody })));
       let firstToken = false;
-      const completion = await drainStep(opened, body.messages, (event) => {
+      const completion = await drainStep(opened, body, (event) => {
         if (timings && !firstToken && carriesTokens(event)) {
           firstToken = true;
           timings.mark('first_token_received');

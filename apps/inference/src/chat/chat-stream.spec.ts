@@ -68,7 +68,7 @@ describe('StreamTally', () => {
     const tally = new StreamTally();
     tally.add(chunk({ content: 'Hello' }));
     tally.add({ type: 'usage', usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, estimated: false } });
-    expect(tally.usage(messages)).toMatchObject({ promptTokens: 9, completionTokens: 1, estimated: false });
+    expect(tally.usage({ messages })).toMatchObject({ promptTokens: 9, completionTokens: 1, estimated: false });
   });
 
   it('estimates from what was generated (content, reasoning, tool-call fragments) when the provider sent nothing', () => {
@@ -78,6 +78,30 @@ describe('StreamTally', () => {
     tally.add(chunk({ reasoning: 'y'.repeat(8) }));
     tally.add(chunk({ tool_calls: [{ index: 0, function: { name: 'get', arguments: '{"a":1}' } }] }));
     // 20 + 8 + 3 + 7 = 38 characters -> 10 tokens; prompt 40 characters -> 10 tokens + 4 for the message.
-    expect(tally.usage(messages)).toEqual({ promptTokens: 14, completionTokens: 10, cachedTokens: 0, reasoningTokens: 0, estimated: true });
+    expect(tally.usage({ messages })).toEqual({
+      promptTokens: 14,
+      completionTokens: 10,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
+      estimatedFromCharacters: 38,
+    });
+  });
+
+  it("never bills an estimate above the answer's maximum (max_tokens times n), and says so", () => {
+    const tally = new StreamTally();
+    tally.add(chunk({ content: 'x'.repeat(644) }));
+    // 644 characters -> 161 tokens, above max_tokens 120: billed 120.
+    expect(tally.usage({ messages, max_tokens: 120 })).toMatchObject({
+      completionTokens: 120,
+      estimatedFromCharacters: 644,
+      estimateCappedAt: 120,
+    });
+    expect(tally.usage({ messages, max_completion_tokens: 50, max_tokens: 500, n: 2 })).toMatchObject({
+      completionTokens: 100,
+      estimateCappedAt: 100,
+    });
+    expect(tally.usage({ messages, max_tokens: 500 })).toMatchObject({ completionTokens: 161, estimatedFromCharacters: 644 });
+    expect(tally.usage({ messages, max_tokens: 500 }).estimateCappedAt).toBeUndefined();
   });
 });

@@ -17,6 +17,7 @@ import { ChatPreparation } from './chat-preparation.service.js';
 import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
@@ -33,17 +34,20 @@ export class ChatService {
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
+    private readonly holds: SpendHolds,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    if (!request.requestId) return this.complete(request);
-    const controller = this.cancellations.register(request.requestId);
-    try {
-      return await this.complete(request, controller.signal);
-    } finally {
-      this.cancellations.release(request.requestId, controller);
-    }
+    return this.holds.around(request.principal, async () => {
+      if (!request.requestId) return this.complete(request);
+      const controller = this.cancellations.register(request.requestId);
+      try {
+        return await this.complete(request, controller.signal);
+      } finally {
+        this.cancellations.release(request.requestId, controller);
+      }
+    });
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {

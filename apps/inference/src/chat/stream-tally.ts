@@ -1,10 +1,11 @@
-import { estimatePromptTokens, estimateTokensOfLength } from '../pricing/token-estimate.js';
+import { completionTokenBound, estimatePromptTokens, estimateTokensOfLength } from '../pricing/token-estimate.js';
 import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
 
 /**
  * What a stream produced, to price it at its end: the provider's own counts when it sent a
  * usage event, otherwise (a stream cut short, or a host that ignores `include_usage`) an
- * estimate from the characters generated so far, flagged `estimated`.
+ * estimate from the characters generated so far, flagged `estimated`, never above the request's
+ * maximum, with what it was made from in the generation record's usage details.
  */
 export class StreamTally {
   private providerUsage: NormalizedUsage | undefined;
@@ -27,14 +28,24 @@ export class StreamTally {
     }
   }
 
-  usage(messages: unknown): NormalizedUsage {
+  /**
+   * `body` is the chat request as sent: its messages for the prompt estimate, and its maximum
+   * (`completionTokenBound`), above which a completion estimate is never billed: characters over
+   * four is a rule of thumb, and the provider could not have generated more than the maximum.
+   */
+  usage(body: Record<string, unknown>): NormalizedUsage {
     if (this.providerUsage) return this.providerUsage;
+    const estimate = estimateTokensOfLength(this.generatedCharacters);
+    const bound = completionTokenBound(body);
+    const capped = bound !== undefined && estimate > bound;
     return {
-      promptTokens: estimatePromptTokens(messages),
-      completionTokens: estimateTokensOfLength(this.generatedCharacters),
+      promptTokens: estimatePromptTokens(body.messages),
+      completionTokens: capped ? bound : estimate,
       cachedTokens: 0,
       reasoningTokens: 0,
       estimated: true,
+      estimatedFromCharacters: this.generatedCharacters,
+      ...(capped ? { estimateCappedAt: bound } : {}),
     };
   }
 }

@@ -1,7 +1,11 @@
 import { estimateTokens } from '../pricing/token-estimate.js';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EmbeddingsCreateRequest, EmbeddingsView } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
+import { worstCaseEmbeddingsCharge } from '../billing/worst-case-charge.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
 import { hashEndUser } from '../chat/chat-preparation.service.js';
@@ -26,9 +30,19 @@ export class EmbeddingsService {
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
     private readonly accounting: GenerationAccounting,
-  ) {}
+    private readonly holds: SpendHolds,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
+    this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
+  }
 
-  async create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
+  private readonly byokFeeRate: Prisma.Decimal;
+
+  create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
+    return this.holds.around(request.principal, () => this.embed(request));
+  }
+
+  private async embed(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
     const { principal, body } = request;
     assertMaySpend(principal);
     const modelId = String(body.model);
@@ -36,6 +50,7 @@ export class EmbeddingsService {
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
     // No `models` fallback list for embeddings: vectors of two models are not interchangeable.
     const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials, purpose: 'embeddings' });
+    await this.holds.reserve(principal, worstCaseEmbeddingsCharge(plan.attempts, body.input, this.byokFeeRate));
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
       this.client.create(current.endpoint, body, callContextFor(current, base)),

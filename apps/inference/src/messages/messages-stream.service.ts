@@ -22,6 +22,7 @@ import { ChunksToMessageEvents, frameOf, type MessageEvent } from './message-eve
 import { messageUsageView } from './message-from-completion.js';
 import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 /** The opened upstream stream of the answering attempt, in its own format. */
 type OpenedSource =
@@ -55,10 +56,16 @@ export class MessagesStreamService {
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
+    private readonly holds: SpendHolds,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      ALREADY_FRAMED,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
@@ -163,12 +170,12 @@ export class MessagesStreamService {
         if (event.type === 'chunk') for (const out of blocks.add(event)) run.emit(out);
       }
     } catch (error) {
-      await this.settle(run, tally.usage(run.prepared.body.messages), 'failed').catch(() => undefined);
+      await this.settle(run, tally.usage(run.prepared.body), 'failed').catch(() => undefined);
       throw error;
     }
     const { events, stopReason } = blocks.finish();
     for (const out of events) run.emit(out);
-    const usage = tally.usage(run.prepared.body.messages);
+    const usage = tally.usage(run.prepared.body);
     const charge = await this.settle(run, usage, 'succeeded');
     run.emit({
       type: 'message_delta',

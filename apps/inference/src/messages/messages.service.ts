@@ -12,6 +12,7 @@ import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDraft } from './message-from-completion.js';
 import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 interface MessageResult {
   draft: MessageDraft;
@@ -34,17 +35,20 @@ export class MessagesService {
     private readonly cancellations: StreamCancellations,
     private readonly adapters: AdapterRegistry,
     private readonly anthropic: AnthropicAdapter,
+    private readonly holds: SpendHolds,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<MessageView> {
-    if (!request.requestId) return this.complete(request);
-    const controller = this.cancellations.register(request.requestId);
-    try {
-      return await this.complete(request, controller.signal);
-    } finally {
-      this.cancellations.release(request.requestId, controller);
-    }
+    return this.holds.around(request.principal, async () => {
+      if (!request.requestId) return this.complete(request);
+      const controller = this.cancellations.register(request.requestId);
+      try {
+        return await this.complete(request, controller.signal);
+      } finally {
+        this.cancellations.release(request.requestId, controller);
+      }
+    });
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<MessageView> {

@@ -55,3 +55,16 @@ function textLength(content: unknown): number {
 function stringLength(value: unknown): number {
   return typeof value === 'string' ? value.length : 0;
 }
+
+/**
+ * The most completion tokens a chat answer can have: `max_completion_tokens` (else `max_tokens`)
+ * for each of its `n` choices; undefined when the request sets no maximum.
+ */
+export function completionTokenBound(body: Record<string, unknown>): number | undefined {
+  const asked = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens);
+  return asked === undefined ? undefined : asked * (positiveInt(body.n) ?? 1);
+}
+
+function positiveInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}

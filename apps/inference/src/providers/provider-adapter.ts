@@ -20,6 +20,9 @@ export interface NormalizedUsage {
   serverToolUse?: ServerToolUse;
   /** True when the provider reported no counts and they were estimated. */
   estimated: boolean;
+  /** An estimated completion: the characters it was estimated from, and the maximum it was cut to when above it. */
+  estimatedFromCharacters?: number;
+  estimateCappedAt?: number;
 }
 
 /** Spec §2.1 server_tool_use: a server-run web search counts in both requested and web_search_requests. */

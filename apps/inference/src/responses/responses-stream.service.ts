@@ -20,6 +20,7 @@ import { webSearchCallItem } from './server-tool-items.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { toResponsesUsage } from './responses-view.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -39,10 +40,16 @@ export class ResponsesStreamService {
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
+    private readonly holds: SpendHolds,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      ALREADY_FRAMED,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (frame: string) => void): Promise<void> {
@@ -69,7 +76,7 @@ export class ResponsesStreamService {
               writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
               writer.start(request.serviceMetadata ? { service_metadata: this.accounting.metadata(prepared.plan, tracker) } : {});
             }
-            const completion = await drainStep(opened, body.messages, (event) => writer!.add(withLoopText(event, text)));
+            const completion = await drainStep(opened, body, (event) => writer!.add(withLoopText(event, text)));
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost) => {
@@ -126,7 +133,7 @@ export class ResponsesStreamService {
     const tally = new StreamTally();
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
-      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body.messages));
+      const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body));
       const charge = await this.accounting.settle({
         generationId: newGenerationId(),
         principal,

@@ -14,6 +14,7 @@ import { loopOutputItems } from './server-tool-items.js';
 import { runSteps, sumUsage } from './response-steps.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { outputItemsOf, responseObject, statusOf, toResponsesUsage } from './responses-view.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 /**
  * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
@@ -31,17 +32,20 @@ export class ResponsesService {
     private readonly cancellations: StreamCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
+    private readonly holds: SpendHolds,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
-    if (!request.requestId) return this.respond(request);
-    const controller = this.cancellations.register(request.requestId);
-    try {
-      return await this.respond(request, controller.signal);
-    } finally {
-      this.cancellations.release(request.requestId, controller);
-    }
+    return this.holds.around(request.principal, async () => {
+      if (!request.requestId) return this.respond(request);
+      const controller = this.cancellations.register(request.requestId);
+      try {
+        return await this.respond(request, controller.signal);
+      } finally {
+        this.cancellations.release(request.requestId, controller);
+      }
+    });
   }
 
   private async respond(request: ChatCreateRequest, signal?: AbortSignal): Promise<ResponsesResponseView> {

@@ -15,7 +15,7 @@ type ChunkEvent = Extract<StreamEvent, { type: 'chunk' }>;
  */
 export async function drainStep(
   opened: OpenedStream,
-  messages: unknown,
+  body: Record<string, unknown>,
   forward: (event: ChunkEvent) => void,
 ): Promise<NormalizedCompletion> {
   const tally = new StreamTally();
@@ -74,6 +74,6 @@ export async function drainStep(
     systemFingerprint,
     serviceTier,
     choices: [{ index: 0, message, finish_reason: finishReason, native_finish_reason: nativeFinishReason, logprobs: null }],
-    usage: tally.usage(messages),
+    usage: tally.usage(body),
   };
 }

@@ -2,18 +2,26 @@ import { SUBJECTS, type ByokResolveReply, type PresetResolveReply, type Resolved
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
 /**
- * Stands in for the management service on a real NATS server: answers the two subjects
- * inference asks (`management.byok.resolve`, `management.presets.resolve`) in Nest's wire
- * format, from in-memory tables, and counts the questions (to see caching at work).
+ * Stands in for the management service on a real NATS server: answers the subjects inference
+ * asks (`management.byok.resolve`, `management.presets.resolve`, and `management.spend.reserve`,
+ * always held) in Nest's wire format, from in-memory tables, and counts the questions (to see
+ * caching at work).
  */
 export class FakeManagement {
   readonly credentials = new Map<string, ResolvedByokCredential[]>();
   readonly presets = new Map<string, PresetResolveReply>();
-  readonly calls = { byok: 0, presets: 0 };
+  readonly calls = { byok: 0, presets: 0, reserves: 0 };
   private readonly subscriptions: Subscription[];
 
   constructor(connection: NatsConnection) {
     this.subscriptions = [
+      connection.subscribe(SUBJECTS.management.spendReserve, {
+        callback: (_error, message) => {
+          const { id } = message.json<{ id: string }>();
+          this.calls.reserves++;
+          message.respond(JSON.stringify({ id, response: { reserved: true }, isDisposed: true }));
+        },
+      }),
       connection.subscribe(SUBJECTS.management.byokResolve, {
         callback: (_error, message) => {
           const { id, data } = message.json<{ id: string; data: { workspaceId: string } }>();

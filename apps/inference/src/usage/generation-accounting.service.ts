@@ -13,6 +13,7 @@ import { buildServiceMetadata } from '../routing/routing-metadata.js';
 import { recordGeneration } from './generation-metrics.js';
 import { recordGenerationOnSpan } from './generation-span.js';
 import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 
 export interface SettleInput {
   generationId: string;
@@ -42,6 +43,7 @@ export class GenerationAccounting {
   constructor(
     private readonly router: ProviderRouter,
     private readonly usage: GenerationUsagePublisher,
+    private readonly holds: SpendHolds,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
@@ -73,6 +75,7 @@ export class GenerationAccounting {
       sessionId: input.sessionId,
       batchId: input.batchId,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+      reservationId: this.holds.settle(input.principal, charge.charged),
     });
     return charge;
   }

@@ -34,6 +34,8 @@ export interface GenerationOutcome {
   batchId?: string;
   /** Endpoint keys tried, in order, the answering one last. */
   endpointsTried?: string[];
+  /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
+  reservationId?: string;
 }
 
 /**
@@ -169,6 +171,7 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;
+  if (outcome.reservationId) event.reservationId = outcome.reservationId;
   if (outcome.endpointsTried) {
     event.attempts = outcome.endpointsTried.length;
     event.endpointsTried = outcome.endpointsTried;

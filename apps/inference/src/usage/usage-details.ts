@@ -4,7 +4,7 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 /**
  * The detail counts of a generation beyond its columns (cache writes, audio, file, video and
  * image tokens, server tools), as the usage event and the generation record carry them:
- * only what the provider reported, in the spec's field names.
+ * only what the provider reported, in the spec's field names, and how an estimate was made.
  */
 export function usageDetailsOf(usage: NormalizedUsage): UsageDetails | undefined {
   const details: UsageDetails = {};
@@ -20,5 +20,7 @@ export function usageDetailsOf(usage: NormalizedUsage): UsageDetails | undefined
   put('server_tool_calls_executed', usage.serverToolUse?.toolCallsExecuted);
   put('server_tool_calls_requested', usage.serverToolUse?.toolCallsRequested);
   put('web_search_requests', usage.serverToolUse?.webSearchRequests);
+  put('estimated_from_characters', usage.estimatedFromCharacters);
+  put('estimate_capped_at', usage.estimateCappedAt);
   return Object.keys(details).length > 0 ? details : undefined;
 }

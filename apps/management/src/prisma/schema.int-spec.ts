@@ -96,6 +96,18 @@ describe('management schema against its migrations', () => {
     await prisma.creditGrant.create({ data: creditGrant });
     expectRoundTrip(creditGrant, await prisma.creditGrant.findUnique({ where: { id: creditGrant.id } }));
 
+    const reservation = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      keyHash: 'c'.repeat(64),
+      amount: new Prisma.Decimal('0.000123456789012345'),
+      released: true,
+      expiresAt: at,
+      createdAt: at,
+    };
+    await prisma.spendReservation.create({ data: reservation });
+    expectRoundTrip(reservation, await prisma.spendReservation.findUnique({ where: { id: reservation.id } }));
+
     const byokCredential = {
       id: randomUUID(),
       workspaceId: workspace.id,
@@ -174,6 +186,7 @@ describe('management schema against its migrations', () => {
       'PresetVersion',
       'UsageLedgerEntry',
       'CreditGrant',
+      'SpendReservation',
       'OidcLoginState',
     ]);
   });

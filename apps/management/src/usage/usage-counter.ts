@@ -71,21 +71,22 @@ const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: stri
  * 3. the keys locked in hash order, then updated; only then (the `count(*)` sub-selects run
  *    first, to completion) the workspaces locked in id order, then updated: the lock order of
  *    ADR 0017, so two replicas' statements cannot deadlock;
- * 4. returned: the counted ids, the limited keys' counters (the limit check needs `now`, done in
+ * 4. the events' spend reservations (ADR 0093) lowered by their costs, last, under the workspace locks;
+ * 5. returned: the counted ids, the limited keys' counters (the limit check needs `now`, done in
  *    JS by `keyUsageAt`) and the enabled keys of workspaces this batch ran dry.
  */
 const COUNT_SQL = `
 WITH ev AS (
   SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::numeric[], $5::numeric[], $6::boolean[],
-      $7::timestamptz[], $8::date[], $9::date[], $10::date[])
-    AS e(generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at, day, week, month)
+      $7::timestamptz[], $8::date[], $9::date[], $10::date[], $11::uuid[])
+    AS e(generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at, day, week, month, reservation_id)
 ), inserted AS (
   INSERT INTO usage_ledger (generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at)
   SELECT generation_id, workspace_id, key_hash, cost, upstream_cost, is_byok, generated_at FROM ev
   ON CONFLICT (generation_id) DO NOTHING
   RETURNING generation_id
 ), counted AS (
-  SELECT ev.workspace_id, ev.key_hash, ev.cost, CASE WHEN ev.is_byok THEN ev.upstream_cost ELSE 0 END AS byok,
+  SELECT ev.workspace_id, ev.key_hash, ev.cost, CASE WHEN ev.is_byok THEN ev.upstream_cost ELSE 0 END AS byok, ev.reservation_id,
     ev.day, ev.week, ev.month,
     max(ev.day) OVER k AS last_day, max(ev.week) OVER k AS last_week, max(ev.month) OVER k AS last_month
   FROM ev JOIN inserted USING (generation_id)
@@ -116,6 +117,10 @@ WITH ev AS (
   FROM workspace_sums s
   WHERE w.id = s.workspace_id AND (SELECT count(*) FROM locked_workspaces) >= 0
   RETURNING w.id, w.credits_total - w.usage_total AS balance, s.cost
+), settled AS (
+  UPDATE spend_reservations r SET amount = r.amount - s.cost
+  FROM (SELECT reservation_id, sum(cost) AS cost FROM counted WHERE reservation_id IS NOT NULL GROUP BY reservation_id) s
+  WHERE r.id = s.reservation_id AND (SELECT count(*) FROM updated_workspaces) >= 0
 )
 SELECT
   ARRAY(SELECT generation_id FROM inserted) AS counted,
@@ -170,7 +175,7 @@ export class UsageCounter {
 /** The statement's parameters: one array per column, the periods worked out once per UTC day. */
 function columns(events: UsageRecordedEvent[]): unknown[] {
   const periodsOfDay = new Map<number, [string, string, string]>();
-  const cols: unknown[][] = Array.from({ length: 10 }, () => new Array<unknown>(events.length));
+  const cols: unknown[][] = Array.from({ length: 11 }, () => new Array<unknown>(events.length));
   events.forEach((event, i) => {
     const generatedAt = new Date(event.createdAt);
     const utcDay = Math.floor(generatedAt.getTime() / DAY_MS);
@@ -192,6 +197,7 @@ function columns(events: UsageRecordedEvent[]): unknown[] {
     // Millisecond precision, as the ledger's timestamptz(3) and Prisma's Date had it.
     cols[6][i] = generatedAt.toISOString();
     [cols[7][i], cols[8][i], cols[9][i]] = periods;
+    cols[10][i] = event.reservationId ?? null;
   });
   return cols;
 }

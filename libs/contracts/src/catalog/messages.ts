@@ -33,6 +33,7 @@ import {
   type OidcCallbackView,
   type OidcStartView,
 } from '../messages/identity.messages.js';
+import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
 import {
   DaemonSignRequest,
@@ -126,6 +127,7 @@ export const ByokList = rpcMessage<ByokListRequest, ByokCredentialPage>(M.byokLi
 export const ByokGet = rpcMessage<ByokGetRequest, ByokCredentialView>(M.byokGet, ByokGetRequest);
 export const ByokUpdate = rpcMessage<ByokUpdateRequest, ByokCredentialView>(M.byokUpdate, ByokUpdateRequest);
 export const ByokDelete = rpcMessage<ByokDeleteRequest, DeletedReply>(M.byokDelete, ByokDeleteRequest);
+export const SpendReserve = rpcMessage<SpendReserveRequest, SpendReserveReply>(M.spendReserve, SpendReserveRequest);
 export const ByokResolve = rpcMessage<ByokResolveRequest, ByokResolveReply>(M.byokResolve, ByokResolveRequest);
 export const IdentityGet = rpcMessage<IdentityRequest, IdentityView>(M.identityGet, IdentityRequest);
 export const IdentityUnlink = rpcMessage<IdentityRequest, WithChangedKeys<IdentityView>>(M.identityUnlink, IdentityRequest);
@@ -192,6 +194,7 @@ export const DaemonJwks = rpcMessage<EmptyRequest, DaemonJwksView>(S.daemonJwks,
 // Events (core NATS; usage goes through JetStream with its own envelope, see usage-recorded.event.ts).
 export const KeysChanged = busEvent(EVENTS.keysChanged, KeysChangedEvent);
 export const KeysUsed = busEvent(EVENTS.keysUsed, KeysUsedEvent);
+export const SpendReleased = busEvent(EVENTS.spendReleased, SpendReleasedEvent);
 export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
 export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
 export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);

@@ -36,6 +36,10 @@ export class UsageDetails {
   @IsOptional() @IsInt() @Min(0) server_tool_calls_executed?: number;
   @IsOptional() @IsInt() @Min(0) server_tool_calls_requested?: number;
   @IsOptional() @IsInt() @Min(0) web_search_requests?: number;
+  /** A stream cut before the provider's counts: the characters its completion estimate was made from. */
+  @IsOptional() @IsInt() @Min(0) estimated_from_characters?: number;
+  /** Set when that estimate was above the answer's bound (`max_tokens` x `n`) and billed at the bound. */
+  @IsOptional() @IsInt() @Min(0) estimate_capped_at?: number;
 }
 
 /**
@@ -151,6 +155,11 @@ export class UsageRecordedEvent {
   @ValidateNested()
   @Type(() => UsageDetails)
   usageDetails?: UsageDetails;
+
+  /** The spend reservation this generation settles (ADR 0093): management takes its cost off the hold. */
+  @IsOptional()
+  @IsUUID()
+  reservationId?: string;
 
   /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
   @IsOptional()

@@ -1,0 +1,46 @@
+import type { SpendReleasedEvent, SpendReserveRequest } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import type pg from 'pg';
+import { periodStart, toDateString } from '../usage/usage-periods.js';
+
+/** The migration's `spend_reserve` function: the checks and the hold under the workspace row's lock. */
+const RESERVE_SQL = `SELECT spend_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS refused`;
+
+const RELEASE_SQL = `UPDATE spend_reservations SET amount = amount - $3, released = true WHERE id = $1 AND workspace_id = $2 AND NOT released`;
+
+type Refusal = 'insufficient_credits' | 'key_limit_reached';
+
+/**
+ * Spend reserved before a generating call (docs/adr/0093), in management's database beside the
+ * counters it is checked against: a hold is taken under the workspace row's lock, the lock the
+ * usage count also takes, so the holds and the settled spend are read as of one commit. The count
+ * takes each event's cost off its hold in the same statement that adds it to the counters.
+ */
+export class SpendReservations {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Holds `amount` for the call, or throws the 402 of the limit it does not fit in. */
+  async reserve(request: SpendReserveRequest, now = new Date()): Promise<void> {
+    const periods = (['daily', 'weekly', 'monthly'] as const).map((cadence) => toDateString(periodStart(cadence, now)));
+    const { rows } = await this.pool.query<{ refused: Refusal | null }>({
+      name: 'spend-reserve',
+      text: RESERVE_SQL,
+      values: [request.reservationId, request.workspaceId, request.keyHash, request.amount, request.ttlSeconds, ...periods],
+    });
+    const refused = rows[0]?.refused;
+    if (refused) throw refusal(refused, request.amount);
+  }
+
+  /** The call ended: what its events will not settle is free at once. Repeating it changes nothing. */
+  async release(event: SpendReleasedEvent): Promise<void> {
+    await this.pool.query({ name: 'spend-release', text: RELEASE_SQL, values: [event.reservationId, event.workspaceId, event.unused] });
+  }
+}
+
+function refusal(reason: Refusal, amount: string): GatewayError {
+  const message =
+    reason === 'insufficient_credits'
+      ? 'The workspace has not enough credits left for this request at its max_tokens; add credits or lower max_tokens'
+      : 'This API key has not enough of its spend limit left for this request at its max_tokens; raise the limit or lower max_tokens';
+  return new GatewayError(402, message, { errorType: 'payment_required', metadata: { reason, reserved_cost: Number(amount) } });
+}
