@@ -106,7 +106,7 @@ export class RpcClient {
     this.inboxPrefix = `${connectionInbox(nats.connection)}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
-    this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes });
+    this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes, placement: nats.jetstream });
     if (this.livenessTimeoutMs > 0) {
       // One timer for every call: a call answered within the liveness timeout costs nothing more.
       this.sweeper = setInterval(() => this.sweep(), Math.min(1_000, Math.max(50, this.livenessTimeoutMs / 4)));

@@ -7,6 +7,8 @@ export {
   IsolatedStackRun,
   type IsolatedStack,
   POSTGRES_URL,
+  PrivateNatsCluster,
+  PrivateNatsNode,
   PrivateNatsServer,
   runPrefix,
   testDatabaseNames,
