@@ -10,6 +10,8 @@ export {
   PrivateNatsCluster,
   PrivateNatsNode,
   PrivateNatsServer,
+  PrivateRedisServer,
+  TcpRelay,
   runPrefix,
   testDatabaseNames,
   testDatabaseUrl,

@@ -5,3 +5,5 @@ export * from './isolation.ts';
 export * from './isolated-run.ts';
 export * from './nats-auth.ts';
 export * from './nats-cluster.ts';
+export * from './private-redis.ts';
+export * from './tcp-relay.ts';

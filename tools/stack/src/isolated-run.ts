@@ -100,6 +100,10 @@ export class IsolatedStackRun {
       env?: Record<string, string>;
       /** 3: a NATS cluster of three nodes, the services with every URL and JETSTREAM_REPLICAS=3. */
       natsNodes?: number;
+      /** The PostgreSQL server the services connect to (a relay a test cuts); the databases are made directly. */
+      servicesPostgresUrl?: string;
+      /** The Redis the services use (a test's own server); default the machine's. */
+      redisUrl?: string;
     } = {},
   ): Promise<IsolatedStack> {
     await ensurePostgres(POSTGRES_URL);
@@ -113,7 +117,9 @@ export class IsolatedStackRun {
     const natsSeeds = await generateBusSeeds();
     const natsNodes = options.natsNodes ?? 1;
     this.nats =
-      natsNodes > 1 ? await PrivateNatsCluster.start({ size: natsNodes, seeds: natsSeeds }) : await PrivateNatsServer.start({ seeds: natsSeeds });
+      natsNodes > 1
+        ? await PrivateNatsCluster.start({ size: natsNodes, seeds: natsSeeds })
+        : await PrivateNatsServer.start({ seeds: natsSeeds });
     signal.throwIfAborted();
     const keys = seedKeys(testDatabaseUrl(this.prefix, 'management'));
     signal.throwIfAborted();
@@ -130,9 +136,9 @@ export class IsolatedStackRun {
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
       natsSeeds,
-      redisUrl: REDIS_URL,
+      redisUrl: options.redisUrl ?? REDIS_URL,
       redisKeyPrefix: `${this.prefix}:`,
-      postgresUrl: POSTGRES_URL,
+      postgresUrl: options.servicesPostgresUrl ?? POSTGRES_URL,
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
@@ -191,7 +197,10 @@ export class IsolatedStackRun {
   processes(): Array<{ name: string; pid: number }> {
     const services = (this.stack?.processes ?? []).map(({ name, pid }) => ({ name, pid }));
     if (this.nats instanceof PrivateNatsCluster)
-      return [...services, ...this.nats.nodes.flatMap((node) => (node.pid === undefined ? [] : [{ name: `nats-${node.name}`, pid: node.pid }]))];
+      return [
+        ...services,
+        ...this.nats.nodes.flatMap((node) => (node.pid === undefined ? [] : [{ name: `nats-${node.name}`, pid: node.pid }])),
+      ];
     const natsPid = this.nats?.pid;
     return natsPid === undefined ? services : [...services, { name: 'nats-server', pid: natsPid }];
   }

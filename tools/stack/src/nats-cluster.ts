@@ -23,17 +23,23 @@ const CLUSTER_NAME = 'gw-test';
 
 /** One node of the cluster: client, route and monitoring ports and a store that survive its restarts. */
 export class PrivateNatsNode {
+  readonly name: string;
+  readonly port: number;
+  readonly monitorPort: number;
+  /** nats-server's log (a failed start says why there). */
+  readonly logPath: string;
+  private readonly binary: string;
+  private readonly configPath: string;
   private child: ChildProcess | undefined;
 
-  constructor(
-    readonly name: string,
-    readonly port: number,
-    readonly monitorPort: number,
-    private readonly binary: string,
-    private readonly configPath: string,
-    /** nats-server's log (a failed start says why there). */
-    readonly logPath: string,
-  ) {}
+  constructor(options: { name: string; port: number; monitorPort: number; binary: string; configPath: string; logPath: string }) {
+    this.name = options.name;
+    this.port = options.port;
+    this.monitorPort = options.monitorPort;
+    this.binary = options.binary;
+    this.configPath = options.configPath;
+    this.logPath = options.logPath;
+  }
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
@@ -74,10 +80,13 @@ export class PrivateNatsNode {
 }
 
 export class PrivateNatsCluster {
-  private constructor(
-    readonly nodes: PrivateNatsNode[],
-    private readonly dir: string,
-  ) {}
+  readonly nodes: PrivateNatsNode[];
+  private readonly dir: string;
+
+  private constructor(nodes: PrivateNatsNode[], dir: string) {
+    this.nodes = nodes;
+    this.dir = dir;
+  }
 
   static async start(options: PrivateNatsClusterOptions = {}): Promise<PrivateNatsCluster> {
     const binary = natsServerBinary();
@@ -93,7 +102,12 @@ export class PrivateNatsCluster {
       mkdirSync(storeDir, { recursive: true });
       const base = options.seeds
         ? (JSON.parse(
-            await authenticatedNatsConfig({ host: '127.0.0.1', port: port.client, storeDir: join(storeDir, 'store'), seeds: options.seeds }),
+            await authenticatedNatsConfig({
+              host: '127.0.0.1',
+              port: port.client,
+              storeDir: join(storeDir, 'store'),
+              seeds: options.seeds,
+            }),
           ) as Record<string, unknown>)
         : { listen: `127.0.0.1:${port.client}`, jetstream: { store_dir: join(storeDir, 'store') } };
       const config = {
@@ -108,7 +122,16 @@ export class PrivateNatsCluster {
       };
       const configPath = join(storeDir, 'nats.conf');
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-      nodes.push(new PrivateNatsNode(name, port.client, port.monitor, binary, configPath, join(storeDir, 'nats.log')));
+      nodes.push(
+        new PrivateNatsNode({
+          name,
+          port: port.client,
+          monitorPort: port.monitor,
+          binary,
+          configPath,
+          logPath: join(storeDir, 'nats.log'),
+        }),
+      );
     }
     const cluster = new PrivateNatsCluster(nodes, dir);
     try {

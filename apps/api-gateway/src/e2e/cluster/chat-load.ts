@@ -120,7 +120,9 @@ export class Ledger {
 
   /** The key's spend, as management counted it (numeric, as text). */
   async billed(): Promise<string> {
-    const { rows } = await this.database.query<{ usage: string }>('SELECT usage::text AS usage FROM api_keys WHERE hash = $1', [this.keyHash]);
+    const { rows } = await this.database.query<{ usage: string }>('SELECT usage::text AS usage FROM api_keys WHERE hash = $1', [
+      this.keyHash,
+    ]);
     return rows[0]!.usage;
   }
 
@@ -144,7 +146,8 @@ export class Ledger {
    */
   async settledBilled(expected: string, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
-    while (!(await this.equal(await this.billed(), expected)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (!(await this.equal(await this.billed(), expected)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 250));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     return this.billed();
   }
@@ -210,7 +213,11 @@ export async function usageStreamState(stack: IsolatedStack): Promise<{
       const info = await manager.streams.info(JETSTREAM.usageStream);
       stream ??= { replicas: info.config.num_replicas, leader: info.cluster?.leader };
       const consumer = await manager.consumers.info(JETSTREAM.usageStream, durable);
-      consumers[durable] = { pending: consumer.num_pending, ackPending: consumer.num_ack_pending, replicas: consumer.config.num_replicas ?? 0 };
+      consumers[durable] = {
+        pending: consumer.num_pending,
+        ackPending: consumer.num_ack_pending,
+        replicas: consumer.config.num_replicas ?? 0,
+      };
     } finally {
       await nats.close();
     }

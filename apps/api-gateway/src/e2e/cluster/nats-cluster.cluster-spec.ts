@@ -57,7 +57,7 @@ async function underLoad(name: string, fault: () => Promise<void>): Promise<void
   const figures = report(outcomes);
   const delivered = await usageDelivered(stack);
   let books = await ledger.reconcile(allOutcomes);
-  for (const deadline = Date.now() + 30_000; books.answeredMissingOrWrong > 0 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; books.answeredMissingOrWrong > 0 && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     books = await ledger.reconcile(allOutcomes);
   }
@@ -101,7 +101,7 @@ describe('a 3-node NATS cluster under load', () => {
       await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
       // The survivors elect a new leader (stream info times out during the election).
       let newLeader: string | undefined;
-      for (const deadline = Date.now() + 20_000; !newLeader && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 20_000; !newLeader && Date.now() < deadline;) {
         newLeader = (await usageStreamState(stack).catch(() => undefined))?.leader;
       }
       expect(newLeader).toBeTruthy();
