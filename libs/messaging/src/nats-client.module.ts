@@ -35,7 +35,13 @@ export class NatsClientModule implements OnApplicationShutdown {
       providers: [
         {
           provide: ResilientNatsConnection,
-          useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name, auth: options.auth, jetstream: options.jetstream }),
+          useFactory: () =>
+            ResilientNatsConnection.open({
+              servers: options.natsUrl,
+              name: options.name,
+              auth: options.auth,
+              jetstream: options.jetstream,
+            }),
         },
         {
           provide: RpcClient,

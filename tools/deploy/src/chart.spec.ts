@@ -354,7 +354,10 @@ describe('inference-gateway chart', () => {
   });
 
   it('gives every service JETSTREAM_REPLICAS: 1 against one nats-server, 3 against the bundled 3-node cluster', () => {
-    for (const [valueSet, replicas] of [['defaults', '1'], ['bundled', '3']] as const) {
+    for (const [valueSet, replicas] of [
+      ['defaults', '1'],
+      ['bundled', '3'],
+    ] as const) {
       const manifests = render(valueSet);
       for (const service of SERVICES) {
         const env = deployment(manifests, service).spec.template.spec.containers[0]?.env ?? [];
