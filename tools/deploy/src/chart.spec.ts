@@ -364,6 +364,9 @@ describe('inference-gateway chart', () => {
         expect(env.find((e) => e.name === 'JETSTREAM_REPLICAS')?.value, `${valueSet} ${service}`).toBe(replicas);
       }
     }
+    // On the cluster an answer waits out a stream leader's election rather than failing at 10 s.
+    const inference = deployment(render('bundled'), 'inference').spec.template.spec.containers[0]?.env ?? [];
+    expect(inference.find((e) => e.name === 'USAGE_ACK_TIMEOUT_MS')?.value).toBe('30000');
   });
 
   it('routes the gateway with SSE-friendly buffering and timeouts', () => {
@@ -392,7 +395,7 @@ describe('inference-gateway chart', () => {
         podDisruptionBudget: { enabled: boolean };
         podTemplate: { topologySpreadConstraints: Record<string, { maxSkew: number; whenUnsatisfiable: string }> };
       };
-      'inference-gateway': { config: Record<string, string> };
+      'inference-gateway': { config: Record<string, string>; inference: { env: Record<string, string> } };
     };
     expect(values.global.bundled).toEqual({ nats: true, postgresql: true });
     expect(values.nats.config.jetstream.enabled).toBe(true);
@@ -405,5 +408,6 @@ describe('inference-gateway chart', () => {
       whenUnsatisfiable: 'DoNotSchedule',
     });
     expect(values['inference-gateway'].config['JETSTREAM_REPLICAS']).toBe('3');
+    expect(values['inference-gateway'].inference.env['USAGE_ACK_TIMEOUT_MS']).toBe('30000');
   });
 });

@@ -23,7 +23,8 @@ let failed = false;
 const allOutcomes: Outcome[] = [];
 
 beforeAll(async () => {
-  stack = await run.start(new AbortController().signal, { natsNodes: 3 });
+  // As the bundled chart sets it: an answer waits out a stream leader's election (seconds, more on a loaded machine).
+  stack = await run.start(new AbortController().signal, { natsNodes: 3, env: { USAGE_ACK_TIMEOUT_MS: '30000' } });
   ledger = await Ledger.open(stack);
 }, 400_000);
 
