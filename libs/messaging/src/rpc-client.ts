@@ -7,7 +7,7 @@ import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js';
-import { timedRequest } from './rpc-metrics.js';
+import { requestResends, timedRequest } from './rpc-metrics.js';
 import { STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER } from './stream-window.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
@@ -415,6 +415,7 @@ export class RpcClient {
       ? this.publish(subject, EMPTY, id, state.headers ?? refHeaders(state.bodyRef))
       : this.publish(subject, withId(state.bytes!, id), id, state.headers);
     if (!sent) return false;
+    requestResends.inc({ subject });
     state.resendsLeft -= 1;
     state.lastHeard = Date.now();
     register(id);

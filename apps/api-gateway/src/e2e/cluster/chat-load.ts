@@ -225,6 +225,15 @@ export async function usageStreamState(stack: IsolatedStack): Promise<{
   return { ...stream!, consumers };
 }
 
+/** The gateway's calls sent again after their replica went silent (`nats_request_resends_total`, all subjects). */
+export async function gatewayResends(stack: IsolatedStack): Promise<number> {
+  const text = await (await fetch(stack.metricsUrls['api-gateway']!)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('nats_request_resends_total{'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
 /** Polls until no usage event waits for a consumer (nothing pending, nothing unacknowledged). */
 export async function usageDelivered(stack: IsolatedStack, timeoutMs = 60_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
