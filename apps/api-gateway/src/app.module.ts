@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, ReplicaLifecycle, natsAuthFromEnv } from '@gw/messaging';
+import { NatsClientModule, ReplicaLifecycle, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { RateLimitModule } from '@gw/rate-limit';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
@@ -41,6 +41,7 @@ export class AppModule {
           natsUrl: env.NATS_URL,
           name: 'api-gateway',
           auth: natsAuthFromEnv(env, 'api-gateway'),
+          jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
           livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS,
         }),

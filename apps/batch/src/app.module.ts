@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { ChargePublisher } from './billing/charge-publisher.js';
 import { CostGuard } from './billing/cost-guard.service.js';
 import { BatchFinalizer } from './batches/batch-finalizer.js';
@@ -38,6 +38,7 @@ export class AppModule {
           natsUrl: env.NATS_URL,
           name: 'batch-client',
           auth: natsAuthFromEnv(env, 'batch'),
+          jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         }),
       ],

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { QUEUE_GROUPS } from '@gw/contracts';
-import { bootstrapService, natsAuthFromEnv } from '@gw/messaging';
+import { bootstrapService, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { initBatchMetrics } from '@gw/metrics';
 import { AppModule } from './app.module.js';
 import { BatchEnv } from './env.js';
@@ -13,6 +13,7 @@ await bootstrapService(AppModule.forRoot(env), {
   queue: QUEUE_GROUPS.batch,
   natsUrl: env.NATS_URL,
   natsAuth: natsAuthFromEnv(env, 'batch'),
+  jetstream: jetStreamPlacementFromEnv(env),
   heartbeatMs: env.RPC_HEARTBEAT_MS,
   shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   healthPort: env.HEALTH_PORT,

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { NativeBatchesController } from './batches-native/native-batches.controller.js';
 import { NativeBatchesService } from './batches-native/native-batches.service.js';
 import { CatalogService } from './catalog/catalog.service.js';
@@ -53,6 +53,7 @@ export class AppModule {
           natsUrl: env.NATS_URL,
           name: 'inference-client',
           auth: natsAuthFromEnv(env, 'inference'),
+          jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
           livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS,
         }),

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { RateLimitModule } from '@gw/rate-limit';
 import { INTERN_SIGNING_ENV, type InternSigningEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
@@ -30,6 +30,7 @@ export class AppModule {
           natsUrl: env.NATS_URL,
           name: 'intern-signing-client',
           auth: natsAuthFromEnv(env, 'intern-signing'),
+          jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, natsAuthFromEnv } from '@gw/messaging';
+import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { AuthModule } from './auth/auth.module.js';
 import { ByokModule } from './byok/byok.module.js';
 import { CreditsModule } from './credits/credits.module.js';
@@ -36,6 +36,7 @@ export class AppModule {
           natsUrl: env.NATS_URL,
           name: 'management-client',
           auth: natsAuthFromEnv(env, 'management'),
+          jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         }),
         HealthModule,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { QUEUE_GROUPS } from '@gw/contracts';
-import { bootstrapService, natsAuthFromEnv } from '@gw/messaging';
+import { bootstrapService, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { AppModule } from './app.module.js';
 import { ManagementEnv } from './env.js';
 
@@ -10,6 +10,7 @@ await bootstrapService(AppModule.forRoot(env), {
   queue: QUEUE_GROUPS.management,
   natsUrl: env.NATS_URL,
   natsAuth: natsAuthFromEnv(env, 'management'),
+  jetstream: jetStreamPlacementFromEnv(env),
   heartbeatMs: env.RPC_HEARTBEAT_MS,
   shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   healthPort: env.HEALTH_PORT,

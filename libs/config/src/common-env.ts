@@ -47,6 +47,21 @@ export class CommonEnv {
   @IsExistingFile()
   NATS_TLS_KEY_FILE?: string;
 
+  /**
+   * Copies of every JetStream stream, consumer and object store this process creates: 1 on a
+   * single nats-server, 3 on a cluster (one node down then stops nothing). Existing streams with
+   * fewer are raised on start; a cluster smaller than this refuses the stream and says so.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  JETSTREAM_REPLICAS: number = 1;
+
+  /** Comma-separated server tags a stream's placement requires (multi-zone clusters); unset: anywhere. */
+  @ValidateIf((env: CommonEnv) => Boolean(env.JETSTREAM_PLACEMENT_TAGS))
+  @Matches(/^[^,\s]+(,[^,\s]+)*$/, { message: 'JETSTREAM_PLACEMENT_TAGS must be comma-separated tags without spaces' })
+  JETSTREAM_PLACEMENT_TAGS?: string;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

@@ -25,6 +25,16 @@ describe('validateEnv', () => {
     expect(problems).not.toMatch(/secret-password/);
   });
 
+  it('takes the JetStream replicas (1 by default) and placement tags, and refuses what no cluster has (ADR 0096)', () => {
+    const base = { DATABASE_URL: 'postgresql://localhost/x' };
+    expect(validateEnv(DatabaseServiceEnv, base).JETSTREAM_REPLICAS).toBe(1);
+    const clustered = validateEnv(DatabaseServiceEnv, { ...base, JETSTREAM_REPLICAS: '3', JETSTREAM_PLACEMENT_TAGS: 'az:a,ssd' });
+    expect([clustered.JETSTREAM_REPLICAS, clustered.JETSTREAM_PLACEMENT_TAGS]).toEqual([3, 'az:a,ssd']);
+    for (const wrong of [{ JETSTREAM_REPLICAS: '0' }, { JETSTREAM_REPLICAS: '7' }, { JETSTREAM_PLACEMENT_TAGS: 'az a' }]) {
+      expect(() => validateEnv(DatabaseServiceEnv, { ...base, ...wrong }), JSON.stringify(wrong)).toThrow(/JETSTREAM_/);
+    }
+  });
+
   it('checks the NATS credentials at start and never echoes the seed (ADR 0035)', () => {
     const seed = `SU${'A'.repeat(56)}`;
     const env = validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: seed, NATS_TLS_CA_FILE: '' });

@@ -1,6 +1,7 @@
 import { jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { JETSTREAM } from '@gw/contracts';
+import { ensureStream, type JetStreamPlacement } from './jetstream-placement.js';
 import { JetStreamPublisher } from './jetstream-publisher.js';
 
 /** Dead letters are kept 30 days: long enough to notice, fix and replay. */
@@ -26,26 +27,20 @@ export function deadLetterSubject(stream: string, consumer: string): string {
   return `${JETSTREAM.deadLetterSubjectPrefix}.${stream}.${consumer}`;
 }
 
-/** Creates the DEAD_LETTERS stream (`dead.>`, 30 days) when it is missing. */
-export async function ensureDeadLetterStream(connection: NatsConnection): Promise<JetStreamManager> {
+/** Creates the DEAD_LETTERS stream (`dead.>`, 30 days) with `placement`'s replicas, or raises an existing one's. */
+export async function ensureDeadLetterStream(connection: NatsConnection, placement: JetStreamPlacement): Promise<JetStreamManager> {
   const manager = await jetstreamManager(connection);
-  try {
-    await manager.streams.info(JETSTREAM.deadLetterStream);
-  } catch {
-    try {
-      await manager.streams.add({
-        name: JETSTREAM.deadLetterStream,
-        subjects: [`${JETSTREAM.deadLetterSubjectPrefix}.>`],
-        retention: RetentionPolicy.Limits,
-        max_age: DEAD_LETTER_MAX_AGE_NS,
-        duplicate_window: DUPLICATE_WINDOW_NS,
-      });
-    } catch (error) {
-      await manager.streams.info(JETSTREAM.deadLetterStream).catch(() => {
-        throw error;
-      });
-    }
-  }
+  await ensureStream(
+    manager,
+    {
+      name: JETSTREAM.deadLetterStream,
+      subjects: [`${JETSTREAM.deadLetterSubjectPrefix}.>`],
+      retention: RetentionPolicy.Limits,
+      max_age: DEAD_LETTER_MAX_AGE_NS,
+      duplicate_window: DUPLICATE_WINDOW_NS,
+    },
+    placement,
+  );
   return manager;
 }
 
@@ -73,13 +68,14 @@ export class DeadLetterPublisher {
 
   constructor(
     private readonly connection: NatsConnection,
+    private readonly placement: JetStreamPlacement,
     timeoutMs = 5_000,
   ) {
     this.publisher = new JetStreamPublisher(connection, timeoutMs);
   }
 
   async publish(letter: DeadLetter): Promise<void> {
-    this.streamReady ??= ensureDeadLetterStream(this.connection);
+    this.streamReady ??= ensureDeadLetterStream(this.connection, this.placement);
     try {
       await this.streamReady;
       const headers = natsHeaders();

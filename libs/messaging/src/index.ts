@@ -17,6 +17,7 @@ export * from './lifecycle/replica-lifecycle.js';
 export * from './lifecycle/shutdown-on-signals.js';
 export * from './lifecycle/health-server.js';
 export * from './dead-letters.js';
+export * from './jetstream-placement.js';
 export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';

@@ -13,7 +13,14 @@ interface PendingPublish {
   resolve: (ack: { seq: number; duplicate: boolean }) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  /** Sends the message again (same id: JetStream drops a second copy). */
+  send: () => void;
+  /** The last answer was "no responders": said in the timeout's error. */
+  noStream?: boolean;
 }
+
+/** Pause before sending again a message no stream leader took (an election in progress). */
+const NO_LEADER_RETRY_MS = 250;
 
 const encoder = new TextEncoder();
 
@@ -23,6 +30,8 @@ const encoder = new TextEncoder();
  * instead of a request per message. The library's publish goes through `nc.request()`, which
  * builds two Error objects (with stack traces) per call: ~4 % of inference's CPU under bench
  * load, where every generation publishes one usage event (the same finding as ADR 0003).
+ * No stream listening (no responders) is retried within the timeout: on a cluster that is a
+ * leader election, over in seconds, and a publish that waits it out is not an error.
  */
 export class JetStreamPublisher {
   private readonly pending = new Map<string, PendingPublish>();
@@ -53,16 +62,21 @@ export class JetStreamPublisher {
     const id = (++this.sequence).toString(36);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
+        const call = this.pending.get(id);
         this.pending.delete(id);
-        reject(new Error(`JetStream did not acknowledge ${subject} within ${this.timeoutMs} ms`));
+        const why = call?.noStream ? ' (no stream is listening on it)' : '';
+        reject(new Error(`JetStream did not acknowledge ${subject} within ${this.timeoutMs} ms${why}`));
       }, this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      try {
-        headers.set('Nats-Msg-Id', messageId);
-        this.connection.publish(subject, payload, { reply: this.inboxPrefix + id, headers });
-      } catch (error) {
-        this.settle(id)?.reject(error as Error);
-      }
+      headers.set('Nats-Msg-Id', messageId);
+      const send = () => {
+        try {
+          this.connection.publish(subject, payload, { reply: this.inboxPrefix + id, headers });
+        } catch (error) {
+          this.settle(id)?.reject(error as Error);
+        }
+      };
+      this.pending.set(id, { resolve, reject, timer, send });
+      send();
     });
   }
 
@@ -72,12 +86,16 @@ export class JetStreamPublisher {
   }
 
   private onReply(message: Msg): void {
-    const call = this.settle(message.subject.slice(this.inboxPrefix.length));
-    if (!call) return; // late answer after a timeout
+    const id = message.subject.slice(this.inboxPrefix.length);
     if (message.headers?.hasError && message.headers.code === 503) {
-      call.reject(new Error('no stream is listening on this subject'));
+      const waiting = this.pending.get(id);
+      if (!waiting) return;
+      waiting.noStream = true;
+      setTimeout(() => this.pending.get(id) === waiting && waiting.send(), NO_LEADER_RETRY_MS);
       return;
     }
+    const call = this.settle(id);
+    if (!call) return; // late answer after a timeout
     let ack: PubAckReply;
     try {
       ack = message.json<PubAckReply>();

@@ -1,7 +1,8 @@
-import { StorageType } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
+import { reconcileReplicas, serverPlacement, SINGLE_NODE, type JetStreamPlacement } from './jetstream-placement.js';
 
 /**
  * Header of a request or reply whose body is not in the message but in the object store
@@ -22,6 +23,8 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 export interface LargeBodiesOptions {
   /** Largest body sent inline; larger ones go by reference. Default: the server's max_payload minus 16 KB. */
   inlineMaxBytes?: number;
+  /** Replicas and tags of the bucket's stream; default one copy. */
+  placement?: JetStreamPlacement;
 }
 
 /**
@@ -72,13 +75,26 @@ export class LargeBodies {
   }
 
   private bucket(): Promise<ObjectStore> {
-    this.store ??= new Objm(this.connection).create(RPC_BODIES_BUCKET, {
+    this.store ??= this.openBucket();
+    this.store.catch(() => (this.store = undefined));
+    return this.store;
+  }
+
+  /** Opens (or creates) the bucket, raising the replicas of one made with fewer. */
+  private async openBucket(): Promise<ObjectStore> {
+    const placement = this.options.placement ?? SINGLE_NODE;
+    const store = await new Objm(this.connection).create(RPC_BODIES_BUCKET, {
       ttl: BODY_TTL_NS,
       storage: StorageType.File,
       description: 'RPC bodies over max_payload (ADR 0031)',
+      replicas: placement.replicas,
+      ...(placement.tags.length > 0 ? { placement: serverPlacement(placement) } : {}),
     });
-    this.store.catch(() => (this.store = undefined));
-    return this.store;
+    if ((await store.status()).replicas < placement.replicas) {
+      const manager = await jetstreamManager(this.connection);
+      await reconcileReplicas(manager, (await manager.streams.info(`OBJ_${RPC_BODIES_BUCKET}`)).config, placement);
+    }
+    return store;
   }
 }
 

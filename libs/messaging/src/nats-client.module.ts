@@ -1,4 +1,5 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { JetStreamPlacement } from './jetstream-placement.js';
 import { ResilientNatsConnection, type NatsAuth } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
 
@@ -11,6 +12,8 @@ export interface NatsClientOptions {
   livenessTimeoutMs?: number;
   /** The app's credentials on the bus (ADR 0035). */
   auth?: NatsAuth;
+  /** Replicas and tags of the JetStream streams and stores the app creates (`jetStreamPlacementFromEnv`). */
+  jetstream?: JetStreamPlacement;
 }
 
 /**
@@ -32,7 +35,13 @@ export class NatsClientModule implements OnApplicationShutdown {
       providers: [
         {
           provide: ResilientNatsConnection,
-          useFactory: () => ResilientNatsConnection.open({ servers: options.natsUrl, name: options.name, auth: options.auth }),
+          useFactory: () =>
+            ResilientNatsConnection.open({
+              servers: options.natsUrl,
+              name: options.name,
+              auth: options.auth,
+              jetstream: options.jetstream,
+            }),
         },
         {
           provide: RpcClient,

@@ -1,5 +1,6 @@
 import { connect, createInbox, nkeyAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefix, type BusUser } from '@gw/contracts';
+import { SINGLE_NODE, type JetStreamPlacement } from './jetstream-placement.js';
 import { writeOncePerTurn } from './writes-per-turn.js';
 
 /**
@@ -36,6 +37,8 @@ export interface NatsConnectOptions {
   servers: string;
   name: string;
   auth?: NatsAuth;
+  /** Replicas and tags of the JetStream streams and stores made through this connection; default one copy. */
+  jetstream?: JetStreamPlacement;
 }
 
 /**
@@ -46,7 +49,11 @@ export interface NatsConnectOptions {
 export class ResilientNatsConnection {
   private connected = true;
 
-  private constructor(readonly connection: NatsConnection) {
+  private constructor(
+    readonly connection: NatsConnection,
+    /** Where the streams, consumers and stores made through this connection are placed. */
+    readonly jetstream: JetStreamPlacement,
+  ) {
     void this.watchStatus();
   }
 
@@ -60,7 +67,7 @@ export class ResilientNatsConnection {
       pingInterval: 10_000,
       ...natsAuthOptions(options.auth),
     });
-    return new ResilientNatsConnection(writeOncePerTurn(connection));
+    return new ResilientNatsConnection(writeOncePerTurn(connection), options.jetstream ?? SINGLE_NODE);
   }
 
   isConnected(): boolean {

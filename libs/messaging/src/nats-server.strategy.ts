@@ -11,6 +11,7 @@ import {
 import { GatewayError, toRpcError } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
+import type { JetStreamPlacement } from './jetstream-placement.js';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
 import { RelayedMsg } from './relayed-msg.js';
 import { InFlightRequests, type InFlightRequest } from './rpc-liveness.js';
@@ -26,6 +27,8 @@ type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   heartbeatMs: number;
   /** Largest reply sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
   inlineMaxBytes?: number;
+  /** Replicas and tags of the object store of large bodies, when this server creates it. */
+  jetstream?: JetStreamPlacement;
 };
 
 /** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id), in every service. */
@@ -265,7 +268,10 @@ export class PlainSubjectNatsServer extends ServerNats {
   }
 
   private bodies(): LargeBodies {
-    this.largeBodies ??= new LargeBodies(this.internals().natsClient!, { inlineMaxBytes: this.serverOptions.inlineMaxBytes });
+    this.largeBodies ??= new LargeBodies(this.internals().natsClient!, {
+      inlineMaxBytes: this.serverOptions.inlineMaxBytes,
+      placement: this.serverOptions.jetstream,
+    });
     return this.largeBodies;
   }
 

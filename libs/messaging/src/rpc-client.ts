@@ -7,7 +7,7 @@ import { EMPTY, LargeBodies, refHeaders, RPC_BODY_HEADER } from './large-bodies.
 import { connectionInbox, type ResilientNatsConnection } from './nats-connection.js';
 import { DEFAULT_LIVENESS_TIMEOUT_MS, RPC_PROGRESS_HEADER } from './rpc-liveness.js';
 import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js';
-import { timedRequest } from './rpc-metrics.js';
+import { requestResends, timedRequest } from './rpc-metrics.js';
 import { STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER } from './stream-window.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
 
@@ -106,7 +106,7 @@ export class RpcClient {
     this.inboxPrefix = `${connectionInbox(nats.connection)}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
-    this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes });
+    this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes, placement: nats.jetstream });
     if (this.livenessTimeoutMs > 0) {
       // One timer for every call: a call answered within the liveness timeout costs nothing more.
       this.sweeper = setInterval(() => this.sweep(), Math.min(1_000, Math.max(50, this.livenessTimeoutMs / 4)));
@@ -415,6 +415,7 @@ export class RpcClient {
       ? this.publish(subject, EMPTY, id, state.headers ?? refHeaders(state.bodyRef))
       : this.publish(subject, withId(state.bytes!, id), id, state.headers);
     if (!sent) return false;
+    requestResends.inc({ subject });
     state.resendsLeft -= 1;
     state.lastHeard = Date.now();
     register(id);

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { closeHealthServer, startHealthServer } from './lifecycle/health-server.js';
 import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
 import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
+import type { JetStreamPlacement } from './jetstream-placement.js';
 import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
 import { PlainSubjectNatsServer } from './nats-server.strategy.js';
 import { PayloadValidationPipe } from './payload-validation.pipe.js';
@@ -37,6 +38,8 @@ export interface ServiceBootstrapOptions {
   handleSignals?: boolean;
   /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
   inlineMaxBytes?: number;
+  /** Replicas and tags of the JetStream stores the server side creates (`jetStreamPlacementFromEnv`); default one copy. */
+  jetstream?: JetStreamPlacement;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -82,6 +85,7 @@ export async function startServiceReplica(
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...natsAuthOptions(options.natsAuth),
     inlineMaxBytes: options.inlineMaxBytes,
+    jetstream: options.jetstream,
   });
   initServiceMetrics(options.queue);
   // Off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051); service.name defaults to the queue group.

@@ -104,7 +104,7 @@ export class UsageStreamConsumer {
     private readonly options: UsageStreamConsumerOptions,
   ) {
     this.maxDeliveries = Math.max(1, options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
-    this.deadLetters = new DeadLetterPublisher(nats.connection);
+    this.deadLetters = new DeadLetterPublisher(nats.connection, nats.jetstream);
     this.classify = options.classifyError ?? classifyStoreError;
   }
 
@@ -144,7 +144,7 @@ export class UsageStreamConsumer {
 
   private async consume(): Promise<void> {
     const { durableName, filterSubject, maxAckPending, batchSize } = this.options;
-    const manager = await ensureUsageStream(this.nats.connection);
+    const manager = await ensureUsageStream(this.nats.connection, this.nats.jetstream);
     const maxDeliver = this.maxDeliveries * 3;
     const existing = await manager.consumers.info(JETSTREAM.usageStream, durableName).catch(() => null);
     if (!existing) {
@@ -156,12 +156,23 @@ export class UsageStreamConsumer {
         max_ack_pending: maxAckPending,
         ack_wait: ACK_WAIT_NS,
         max_deliver: maxDeliver,
+        // Explicit rather than inherited from the stream: a consumer on fewer nodes than its stream stops with them.
+        num_replicas: this.nats.jetstream.replicas,
       });
-    } else if (existing.config.max_deliver !== maxDeliver) {
-      // A consumer made before delivery limits existed (max_deliver -1: forever).
-      await manager.consumers.update(JETSTREAM.usageStream, durableName, { max_deliver: maxDeliver }).catch((error: Error) => {
-        this.options.logger.warn(`${durableName}: could not set max_deliver ${maxDeliver} (${error.message})`);
-      });
+    } else {
+      // A consumer made before delivery limits existed (max_deliver -1: forever), or with fewer
+      // copies than configured (0: it follows its stream, already raised by ensureUsageStream).
+      const replicas = this.nats.jetstream.replicas;
+      const current = existing.config.num_replicas ?? 0;
+      const fewer = current > 0 && current < replicas;
+      if (existing.config.max_deliver !== maxDeliver || fewer) {
+        this.options.logger.warn(
+          `${durableName}: max_deliver ${existing.config.max_deliver}, ${existing.config.num_replicas} replica(s); updating to ${maxDeliver}, ${replicas}`,
+        );
+        await manager.consumers
+          .update(JETSTREAM.usageStream, durableName, { max_deliver: maxDeliver, ...(fewer ? { num_replicas: replicas } : {}) })
+          .catch((error: Error) => this.options.logger.warn(`${durableName}: could not update it (${error.message})`));
+      }
     }
     const consumer = await jetstream(this.nats.connection).consumers.get(JETSTREAM.usageStream, durableName);
     this.messages = await consumer.consume({ max_messages: batchSize * 2 });

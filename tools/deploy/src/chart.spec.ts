@@ -355,6 +355,22 @@ describe('inference-gateway chart', () => {
     expect(policies).toEqual(expect.arrayContaining(['gw-inference-gateway-nats', 'gw-inference-gateway-postgresql']));
   });
 
+  it('gives every service JETSTREAM_REPLICAS: 1 against one nats-server, 3 against the bundled 3-node cluster', () => {
+    for (const [valueSet, replicas] of [
+      ['defaults', '1'],
+      ['bundled', '3'],
+    ] as const) {
+      const manifests = render(valueSet);
+      for (const service of SERVICES) {
+        const env = deployment(manifests, service).spec.template.spec.containers[0]?.env ?? [];
+        expect(env.find((e) => e.name === 'JETSTREAM_REPLICAS')?.value, `${valueSet} ${service}`).toBe(replicas);
+      }
+    }
+    // On the cluster an answer waits out a stream leader's election rather than failing at 10 s.
+    const inference = deployment(render('bundled'), 'inference').spec.template.spec.containers[0]?.env ?? [];
+    expect(inference.find((e) => e.name === 'USAGE_ACK_TIMEOUT_MS')?.value).toBe('30000');
+  });
+
   it('routes the gateway with SSE-friendly buffering and timeouts', () => {
     const manifests = render('scaled');
     const ingress = ofKind(manifests, 'Ingress')[0];
@@ -375,9 +391,25 @@ describe('inference-gateway chart', () => {
     expect(byName['inference-gateway']?.repository).toBe('file://../inference-gateway');
     const values = parse(readFileSync(join(WORKSPACE_ROOT, 'k8s/inference-gateway-bundled/values.yaml'), 'utf8')) as {
       global: { bundled: { nats: boolean; postgresql: boolean } };
-      nats: { enabled: boolean; config: { jetstream: { enabled: boolean } } };
+      nats: {
+        enabled: boolean;
+        config: { cluster: { enabled: boolean; replicas: number }; jetstream: { enabled: boolean } };
+        podDisruptionBudget: { enabled: boolean };
+        podTemplate: { topologySpreadConstraints: Record<string, { maxSkew: number; whenUnsatisfiable: string }> };
+      };
+      'inference-gateway': { config: Record<string, string>; inference: { env: Record<string, string> } };
     };
     expect(values.global.bundled).toEqual({ nats: true, postgresql: true });
     expect(values.nats.config.jetstream.enabled).toBe(true);
+    // Three NATS nodes, one per Kubernetes node, one down at a time (the NATS chart's PDB is
+    // maxUnavailable 1): a JetStream quorum of two always stands, and the services keep three copies.
+    expect(values.nats.config.cluster).toEqual({ enabled: true, replicas: 3 });
+    expect(values.nats.podDisruptionBudget.enabled).toBe(true);
+    expect(values.nats.podTemplate.topologySpreadConstraints['kubernetes.io/hostname']).toEqual({
+      maxSkew: 1,
+      whenUnsatisfiable: 'DoNotSchedule',
+    });
+    expect(values['inference-gateway'].config['JETSTREAM_REPLICAS']).toBe('3');
+    expect(values['inference-gateway'].inference.env['USAGE_ACK_TIMEOUT_MS']).toBe('30000');
   });
 });

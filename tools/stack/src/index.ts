@@ -4,3 +4,6 @@ export * from './stack.ts';
 export * from './isolation.ts';
 export * from './isolated-run.ts';
 export * from './nats-auth.ts';
+export * from './nats-cluster.ts';
+export * from './private-redis.ts';
+export * from './tcp-relay.ts';

@@ -13,6 +13,7 @@ import {
   testDatabaseUrl,
 } from './isolation.ts';
 import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
+import { PrivateNatsCluster } from './nats-cluster.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
 import {
   METRICS_PROCESSES,
@@ -68,7 +69,7 @@ export class IsolatedStackRun {
   readonly daemonSigningKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
   private databasesCreated = false;
   private stackStarting = false;
-  private nats: PrivateNatsServer | undefined;
+  private nats: PrivateNatsServer | PrivateNatsCluster | undefined;
   private stack: Stack | undefined;
   private tornDown: Promise<void> | undefined;
   /** The stack did not come up: its error names the log folder, so teardown keeps it. */
@@ -92,7 +93,19 @@ export class IsolatedStackRun {
    * never races a half-made database); the wait for the stack to be ready (up to a minute) is
    * abandoned at once on abort, and teardown then ends the processes it had spawned.
    */
-  async start(signal: AbortSignal, options: { replicas?: number; env?: Record<string, string> } = {}): Promise<IsolatedStack> {
+  async start(
+    signal: AbortSignal,
+    options: {
+      replicas?: number;
+      env?: Record<string, string>;
+      /** 3: a NATS cluster of three nodes, the services with every URL and JETSTREAM_REPLICAS=3. */
+      natsNodes?: number;
+      /** The PostgreSQL server the services connect to (a relay a test cuts); the databases are made directly. */
+      servicesPostgresUrl?: string;
+      /** The Redis the services use (a test's own server); default the machine's. */
+      redisUrl?: string;
+    } = {},
+  ): Promise<IsolatedStack> {
     await ensurePostgres(POSTGRES_URL);
     await ensureRedis(REDIS_URL);
     signal.throwIfAborted();
@@ -102,7 +115,11 @@ export class IsolatedStackRun {
     // The run's bus is configured as production's: every service with its own nkey and the
     // permissions of the table in @gw/contracts, anonymous clients refused (ADR 0035).
     const natsSeeds = await generateBusSeeds();
-    this.nats = await PrivateNatsServer.start({ seeds: natsSeeds });
+    const natsNodes = options.natsNodes ?? 1;
+    this.nats =
+      natsNodes > 1
+        ? await PrivateNatsCluster.start({ size: natsNodes, seeds: natsSeeds })
+        : await PrivateNatsServer.start({ seeds: natsSeeds });
     signal.throwIfAborted();
     const keys = seedKeys(testDatabaseUrl(this.prefix, 'management'));
     signal.throwIfAborted();
@@ -119,9 +136,9 @@ export class IsolatedStackRun {
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
       natsSeeds,
-      redisUrl: REDIS_URL,
+      redisUrl: options.redisUrl ?? REDIS_URL,
       redisKeyPrefix: `${this.prefix}:`,
-      postgresUrl: POSTGRES_URL,
+      postgresUrl: options.servicesPostgresUrl ?? POSTGRES_URL,
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
@@ -141,6 +158,7 @@ export class IsolatedStackRun {
         KEY_CONCURRENCY_LIMIT: '1000000',
         // A client that reads nothing is cut after this long (the e2e test of stalled readers).
         ...(this.kind === 'e2e' ? { STREAM_STALL_TIMEOUT_MS: String(E2E_STREAM_STALL_TIMEOUT_MS) } : {}),
+        ...(natsNodes > 1 ? { JETSTREAM_REPLICAS: String(Math.min(3, natsNodes)) } : {}),
         ...options.env,
       },
       replicas,
@@ -178,8 +196,19 @@ export class IsolatedStackRun {
   /** Every process of the running stack by name, nats-server included (the bench reads their CPU time). */
   processes(): Array<{ name: string; pid: number }> {
     const services = (this.stack?.processes ?? []).map(({ name, pid }) => ({ name, pid }));
+    if (this.nats instanceof PrivateNatsCluster)
+      return [
+        ...services,
+        ...this.nats.nodes.flatMap((node) => (node.pid === undefined ? [] : [{ name: `nats-${node.name}`, pid: node.pid }])),
+      ];
     const natsPid = this.nats?.pid;
     return natsPid === undefined ? services : [...services, { name: 'nats-server', pid: natsPid }];
+  }
+
+  /** The run's NATS cluster (started with `natsNodes`), whose nodes a test stops and starts. */
+  natsCluster(): PrivateNatsCluster {
+    if (!(this.nats instanceof PrivateNatsCluster)) throw new Error('this run has a single nats-server');
+    return this.nats;
   }
 
   /** The running process of that name (`inference-1`, `api-gateway-2`, ...). */

@@ -2,7 +2,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { validateEnv } from '@gw/config';
 import { JETSTREAM, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection } from '@gw/messaging';
+import { bootstrapService, ResilientNatsConnection, SINGLE_NODE } from '@gw/messaging';
 import { ensureUsageStream } from '@gw/usage';
 import { principalFixture, testDatabaseUrl } from '@gw/testing';
 import type { JetStreamManager } from '@nats-io/jetstream';
@@ -106,7 +106,7 @@ describe('batches run by the service', () => {
   beforeAll(async () => {
     nats = await ResilientNatsConnection.open({ servers: inject('natsUrl'), name: 'batches-int-spec' });
     peers = new FakePeers(nats.connection);
-    jsm = await ensureUsageStream(nats.connection);
+    jsm = await ensureUsageStream(nats.connection, SINGLE_NODE);
     await nats.connection.flush();
     a = await replica();
     b = await replica();

@@ -19,7 +19,7 @@ export class ChargePublisher {
 
   async publish(event: UsageRecordedEvent): Promise<void> {
     this.client ??= new JetStreamPublisher(this.nats.connection, PUBLISH_TIMEOUT_MS);
-    this.streamReady ??= ensureUsageStream(this.nats.connection);
+    this.streamReady ??= ensureUsageStream(this.nats.connection, this.nats.jetstream);
     try {
       await this.streamReady;
       await this.client.publish(EVENTS.usageRecorded, JSON.stringify(event), event.generationId);

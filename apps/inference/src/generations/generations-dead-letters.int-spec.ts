@@ -1,6 +1,6 @@
 import { validateEnv } from '@gw/config';
 import { EVENTS, JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { DEAD_LETTER_HEADERS, deadLetterSubject, ResilientNatsConnection } from '@gw/messaging';
+import { DEAD_LETTER_HEADERS, deadLetterSubject, ResilientNatsConnection, SINGLE_NODE } from '@gw/messaging';
 import { ensureUsageStream } from '@gw/usage';
 import { PrivateNatsServer, testDatabaseUrl } from '@gw/testing';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -142,7 +142,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
   beforeAll(async () => {
     natsServer = await PrivateNatsServer.start();
     nats = await ResilientNatsConnection.open({ servers: natsServer.url, name: 'generations-dead-letters-spec' });
-    jsm = await ensureUsageStream(nats.connection);
+    jsm = await ensureUsageStream(nats.connection, SINGLE_NODE);
     js = jetstream(nats.connection);
     reader = new PrismaService(envFor(databaseUrl));
   });

@@ -56,7 +56,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
   private readonly ackTimeoutMs: number;
 
   constructor(nats: ResilientNatsConnection, @Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const publisher = (this.publisher = new JetStreamUsagePublisher(nats.connection));
+    const publisher = (this.publisher = new JetStreamUsagePublisher(nats.connection, nats.jetstream));
     this.ackTimeoutMs = env.USAGE_ACK_TIMEOUT_MS;
     let lastErrorLog = 0;
     this.outbox = new UsageOutbox(publisher.publish, {

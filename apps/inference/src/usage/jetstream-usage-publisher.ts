@@ -1,5 +1,5 @@
 import { EVENTS, type UsageRecordedBatch, type UsageRecordedEvent } from '@gw/contracts';
-import { JetStreamPublisher } from '@gw/messaging';
+import { JetStreamPublisher, type JetStreamPlacement } from '@gw/messaging';
 import { ensureUsageStream } from '@gw/usage';
 import { createHash } from 'node:crypto';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
@@ -26,13 +26,16 @@ export class JetStreamUsagePublisher {
   private readonly client: JetStreamPublisher;
   private streamReady: Promise<unknown> | undefined;
 
-  constructor(private readonly connection: NatsConnection) {
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly placement: JetStreamPlacement,
+  ) {
     this.client = new JetStreamPublisher(connection, PUBLISH_TIMEOUT_MS);
   }
 
   /** One event goes out bare (`Nats-Msg-Id` = its generation id), several as `{events}` (a hash of their ids). */
   readonly publish = async (events: UsageRecordedEvent[]): Promise<void> => {
-    this.streamReady ??= ensureUsageStream(this.connection);
+    this.streamReady ??= ensureUsageStream(this.connection, this.placement);
     try {
       await this.streamReady;
       if (events.length === 1)

@@ -2,7 +2,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { validateEnv } from '@gw/config';
 import { JETSTREAM, SUBJECTS, type ChatCompletionView, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { bootstrapService, ResilientNatsConnection, RpcClient, SINGLE_NODE } from '@gw/messaging';
 import { ensureUsageStream } from '@gw/usage';
 import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
 import { principalFixture, PrivateNatsServer, testDatabaseUrl } from '@gw/testing';
@@ -109,7 +109,7 @@ describe('usage is durable before the answer', () => {
     nats = await ResilientNatsConnection.open({ servers: natsServer.url, name: 'usage-durable-spec' });
     rpc = new RpcClient(nats, 30_000);
     management = new FakeManagement(nats.connection);
-    jsm = await ensureUsageStream(nats.connection);
+    jsm = await ensureUsageStream(nats.connection, SINGLE_NODE);
     await nats.connection.flush();
   });
 

@@ -1,5 +1,5 @@
 import { JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { ResilientNatsConnection, SINGLE_NODE } from '@gw/messaging';
 import { PrivateNatsServer } from '@gw/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
@@ -39,7 +39,7 @@ describe('usage outbox to JetStream', () => {
   beforeAll(async () => {
     server = await PrivateNatsServer.start();
     nats = await ResilientNatsConnection.open({ servers: server.url, name: 'usage-outbox-spec' });
-    outbox = new UsageOutbox(new JetStreamUsagePublisher(nats.connection).publish, {
+    outbox = new UsageOutbox(new JetStreamUsagePublisher(nats.connection, SINGLE_NODE).publish, {
       maxPending: 1_000,
       retryDelayMs: 50,
       maxRetryDelayMs: 250,

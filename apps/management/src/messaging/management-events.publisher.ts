@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { type KeysChangedEvent, type WorkspaceChangedEvent, ByokChanged, KeysChanged, PresetsChanged } from '@gw/contracts';
-import { natsAuthFromEnv, ResilientNatsConnection } from '@gw/messaging';
+import { jetStreamPlacementFromEnv, natsAuthFromEnv, ResilientNatsConnection } from '@gw/messaging';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 
 /** Management's own NATS connection for events and the usage consumer (not the RPC server's). */
@@ -10,7 +10,12 @@ export const MANAGEMENT_EVENTS_CONNECTION_PROVIDER: Provider = {
   provide: MANAGEMENT_EVENTS_CONNECTION,
   inject: [MANAGEMENT_ENV],
   useFactory: (env: ManagementEnv) =>
-    ResilientNatsConnection.open({ servers: env.NATS_URL, name: 'management-events', auth: natsAuthFromEnv(env, 'management') }),
+    ResilientNatsConnection.open({
+      servers: env.NATS_URL,
+      name: 'management-events',
+      auth: natsAuthFromEnv(env, 'management'),
+      jetstream: jetStreamPlacementFromEnv(env),
+    }),
 };
 
 /** KeysChangedEvent carries at most this many hashes (its contract's bound). */

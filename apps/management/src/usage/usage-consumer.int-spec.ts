@@ -2,7 +2,7 @@ import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io
 import type { Subscription } from '@nats-io/transport-node';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { EVENTS, JETSTREAM, type KeysChangedEvent, type UsageRecordedEvent } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { ResilientNatsConnection, SINGLE_NODE } from '@gw/messaging';
 import { ensureUsageStream } from '@gw/usage';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
@@ -91,7 +91,7 @@ describe('usage events counted exactly once', () => {
     await prisma.workspace.update({ where: { id: owner.workspaceId }, data: { creditsTotal: new Prisma.Decimal(1000) } });
     key = await issueKey(prisma, owner, { kind: 'standard', name: 'metered' });
     nats = await ResilientNatsConnection.open({ servers: inject('natsUrl'), name: 'usage-spec' });
-    jsm = await ensureUsageStream(nats.connection);
+    jsm = await ensureUsageStream(nats.connection, SINGLE_NODE);
     js = jetstream(nats.connection);
     keysChangedSubscription = nats.connection.subscribe(EVENTS.keysChanged, {
       callback: (_error, message) => void keysChanged.push(message.json<{ data: KeysChangedEvent }>().data.keyHashes),
