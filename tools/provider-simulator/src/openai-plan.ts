@@ -2,6 +2,7 @@ import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply, guardReply, judgeReply, sloppyJson } from './plugin-models.ts';
 import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
+import { steeredToolCall } from './tool-steering.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -127,8 +128,10 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     .slice(lastUserAt + 1)
     .filter((m) => m.role === 'tool')
     .map(messageText);
-  const decision = serverToolCall(callableTools(body.tools, body.tool_choice), userText, resultsSinceUser);
-  const tool = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
+  const callable = callableTools(body.tools, body.tool_choice);
+  const decision = serverToolCall(callable, userText, resultsSinceUser);
+  const steered = !decision && last.role === 'user' ? steeredToolCall(callable, userText) : undefined;
+  const tool = !decision && !steered && last.role === 'user' ? pickTool(body.tools, body.tool_choice) : undefined;
 
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < n; index++) {
@@ -148,9 +151,9 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
       });
       continue;
     }
-    if (tool) {
-      const name = String(tool.name ?? 'tool');
-      const args = JSON.stringify(toolInput(tool.parameters, userText));
+    if (tool || steered) {
+      const name = steered ? steered.name : String(tool!.name ?? 'tool');
+      const args = steered ? steered.arguments : JSON.stringify(toolInput(tool!.parameters, userText));
       const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
       const pieces = splitPieces(args);
       choices.push({

@@ -47,6 +47,16 @@ export interface ServerToolsPlan {
 
 const TOOL_KEYS = new Set(['type', 'max_results', 'parameters']);
 
+/** The prefixes a server tool's type is spelled with: the service's own and OpenRouter's (`openrouter:web_search`). */
+const SERVER_TOOL_PREFIXES = ['service:', 'openrouter:'] as const;
+
+/** The server tool a tool type names (`service:web_search` or `openrouter:web_search` -> `web_search`), else undefined. */
+export function serverToolName(type: unknown): string | undefined {
+  if (typeof type !== 'string') return undefined;
+  const prefix = SERVER_TOOL_PREFIXES.find((candidate) => type.startsWith(candidate));
+  return prefix ? type.slice(prefix.length) : undefined;
+}
+
 /**
  * The request's `service:*` tools (internal chat form) as function tools the model can call,
  * and the loop's bounds. Undefined when the request offers no server tool. 400s that name the
@@ -59,15 +69,15 @@ export function extractServerTools(body: Json): { body: Json; plan?: ServerTools
   const stopWhen = parseStopConditions(body.stop_server_tools_when);
   const { max_tool_calls: _max, stop_server_tools_when: _stop, ...rest } = body;
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
-  if (!tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:'))) return { body: rest };
+  if (!tools.some((tool) => serverToolName(tool?.type) !== undefined)) return { body: rest };
 
   const plan: ServerToolsPlan = { tools: new Map(), maxToolCalls, ...(stopWhen ? { stopWhen } : {}) };
   const functionNames = new Set(
     tools.filter((tool) => tool.type === 'function').map((tool) => String((tool.function as Json | undefined)?.name ?? '')),
   );
   const presented = tools.map((tool, position) => {
-    if (typeof tool.type !== 'string' || !tool.type.startsWith('service:')) return tool;
-    const kind = tool.type.slice('service:'.length);
+    const kind = serverToolName(tool.type);
+    if (kind === undefined) return tool;
     if (!(kind in SERVER_TOOLS)) {
       throw GatewayError.badRequest(
         `tools[${position}]: the server tool ${tool.type} is not supported; supported: ${Object.keys(SERVER_TOOLS)

@@ -26,7 +26,29 @@ export interface ResponsesFunctionCallItemView {
   id: string;
   call_id: string;
   name: string;
+  /** The namespace tool the function belongs to, when it came in one. */
+  namespace?: string;
   arguments: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+/** A call of a client's `custom` tool: its free-text `input`. */
+export interface ResponsesCustomToolCallItemView {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+  input: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+/** A call of the client's `local_shell` tool: the command for the client to run. */
+export interface ResponsesLocalShellCallItemView {
+  type: 'local_shell_call';
+  id: string;
+  call_id: string;
+  action: { type: 'exec'; command: string[]; env: Record<string, string>; working_directory?: string; timeout_ms?: number };
   status: 'in_progress' | 'completed' | 'incomplete';
 }
 
@@ -60,6 +82,8 @@ export interface ResponsesWebSearchCallItemView {
 export type ResponsesOutputItemView =
   | ResponsesMessageItemView
   | ResponsesFunctionCallItemView
+  | ResponsesCustomToolCallItemView
+  | ResponsesLocalShellCallItemView
   | ResponsesReasoningItemView
   | ResponsesImageItemView
   | ResponsesWebSearchCallItemView;

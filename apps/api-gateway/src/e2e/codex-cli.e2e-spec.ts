@@ -1,0 +1,92 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stack } from './e2e-helpers.js';
+
+/** The launcher of the real Codex CLI (`@openai/codex`, its native binary inside the package). */
+const CODEX = createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
+const SECRET = 'the parrot is named Kestrel-4471';
+
+interface CodexRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `codex exec` headless with the given config, in its own CODEX_HOME and working folder. */
+function codexExec(home: string, cwd: string, prompt: string): Promise<CodexRun> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [CODEX, 'exec', '--json', '--output-last-message', join(home, 'last-message.txt'), prompt],
+      {
+        cwd,
+        timeout: 50_000,
+        // Only what the test gives: no key or setting of the machine leaks in.
+        env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, GATEWAY_API_KEY: stack.apiKey },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+    // The prompt is the argument: an open stdin would be read as more of it.
+    child.stdin?.end();
+  });
+}
+
+describe('the Codex CLI (codex exec) against the gateway, with only a custom provider configured', () => {
+  let home: string;
+  let work: string;
+
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'gw-codex-home-'));
+    work = mkdtempSync(join(tmpdir(), 'gw-codex-work-'));
+    writeFileSync(join(work, 'note.txt'), `${SECRET}\n`);
+    // A git repository, as Codex expects its working folder to be.
+    execFileSync('git', ['init', '-q'], { cwd: work, stdio: 'ignore' });
+    writeFileSync(
+      join(home, 'config.toml'),
+      [
+        'model = "sim/gpt-4o-mini"',
+        'model_provider = "gateway"',
+        'check_for_update_on_startup = false',
+        '',
+        '[analytics]',
+        'enabled = false',
+        '',
+        '[feedback]',
+        'enabled = false',
+        '',
+        '[model_providers.gateway]',
+        'name = "Inference gateway"',
+        `base_url = "${stack.baseUrl}"`,
+        'env_key = "GATEWAY_API_KEY"',
+        'wire_api = "responses"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs a shell command the model asks for and answers with what the file says', { timeout: 60_000 }, async () => {
+    const run = await codexExec(
+      home,
+      work,
+      'What does note.txt say? To read it, call exec_command with {"cmd": "cat note.txt"} and then tell me.',
+    );
+    const events = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type: string; item?: { type: string; command?: string; aggregated_output?: string } });
+    expect(run.code, `codex exec failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
+    const command = events.find((event) => event.type === 'item.completed' && event.item?.type === 'command_execution');
+    expect(command?.item?.command).toContain('cat note.txt');
+    expect(command?.item?.aggregated_output).toContain(SECRET);
+    expect(readFileSync(join(home, 'last-message.txt'), 'utf8')).toContain(SECRET);
+  });
+});
