@@ -37,6 +37,7 @@ export * from './http/intern.dto.js';
 export * from './messages/interns.messages.js';
 export * from './http/responses-request.dto.js';
 export * from './http/responses-response.view.js';
+export * from './http/anthropic-model-info.view.js';
 export type * from './http/http-answers.js';
 export * from './messages/identity.messages.js';
 export * from './http/batch.view.js';
