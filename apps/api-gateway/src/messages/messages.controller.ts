@@ -9,7 +9,7 @@ import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
 import { ApiHeader } from '@nestjs/swagger';
-import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -52,6 +52,7 @@ export class MessagesController {
     "Anthropic's Server-Sent Events (`message_start` ... `message_stop`; `event: error` after the first event)",
   )
   @Fails(INFERENCE_FAILS)
+  @InferenceHeaders()
   async create(
     @CurrentPrincipal() principal: Principal,
     @AnthropicVersion() _version: string | undefined,

@@ -95,7 +95,25 @@ export const undescribedConstraints = new Map<string, string[]>();
  * queries the gateway validates are described by the very rules that validate them.
  */
 export function requestSchemas(): Record<string, JsonSchema> {
-  return withNullables(validationMetadatasToSchemas(OPTIONS)) as Record<string, JsonSchema>;
+  return withDeprecations(withNullables(validationMetadatasToSchemas(OPTIONS)) as Record<string, JsonSchema>);
+}
+
+/** Body fields still accepted but deprecated (spec §9), per request class, with what replaces them. */
+const ROUTE_ALIAS = "Deprecated alias of `provider.sort`'s partition: `fallback` is `model`, `sort` is `none`";
+const MAX_TOKENS = 'Deprecated: use `max_completion_tokens` (some providers enforce a minimum of 16)';
+const DEPRECATED_FIELDS: Record<string, Record<string, string>> = {
+  ChatCompletionRequestDto: { route: ROUTE_ALIAS, max_tokens: MAX_TOKENS },
+  PresetChatRequestDto: { route: ROUTE_ALIAS, max_tokens: MAX_TOKENS },
+  ResponsesRequestDto: { route: ROUTE_ALIAS },
+};
+
+function withDeprecations(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  for (const [owner, fields] of Object.entries(DEPRECATED_FIELDS)) {
+    const properties = schemas[owner]?.properties as Record<string, JsonSchema> | undefined;
+    for (const [field, description] of Object.entries(fields))
+      if (properties?.[field]) properties[field] = { ...properties[field], deprecated: true, description };
+  }
+  return schemas;
 }
 
 /** One class's schema, inherited rules included (a query class may only extend a shared one). */
@@ -128,7 +146,7 @@ function withNullables<T>(schemas: T): T {
       const { description, ...inner } = schema;
       for (const key of Object.keys(schema)) delete schema[key];
       Object.assign(schema, { anyOf: [inner, { type: 'null' }] }, description ? { description } : {});
-    } else if (typeof schema.type === 'string') {
+    } else if (typeof schema.type === 'string' && schema.type !== 'null') {
       schema.type = [schema.type, 'null'];
       if (Array.isArray(schema.enum)) schema.enum = [...(schema.enum as unknown[]), null];
     }

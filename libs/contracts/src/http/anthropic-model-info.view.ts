@@ -1,3 +1,5 @@
+import type { Integer } from './integer.js';
+
 /** Anthropic's `ModelInfo` (`@anthropic-ai/sdk` `models.retrieve`), answered to callers that speak Anthropic's API. */
 export interface AnthropicModelInfoView {
   type: 'model';
@@ -11,6 +13,6 @@ export interface AnthropicModelInfoView {
   line: null;
   deprecated_at: null;
   retires_at: null;
-  max_input_tokens: number | null;
-  max_tokens: number | null;
+  max_input_tokens: Integer | null;
+  max_tokens: Integer | null;
 }

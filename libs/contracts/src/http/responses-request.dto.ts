@@ -280,7 +280,8 @@ export class ResponsesRequestDto {
   @IsIn([false], { message: 'store must be false: this gateway does not store responses' })
   store?: false;
 
-  /** Spec §4.5: not supported, any non-null value is a 400. */
+  /** Spec §4.5: not supported, any non-null value is a 400 (left out or null: nothing to check). */
+  @IsOptional()
   @IsAbsent({ message: 'previous_response_id is not supported: send the full conversation in input (responses are not stored)' })
   previous_response_id?: null;
 
