@@ -44,6 +44,7 @@ export * from './http/batch.view.js';
 export * from './messages/batches.messages.js';
 export * from './messages/native-batches.messages.js';
 export * from './plugins.js';
+export * from './stop-conditions.js';
 export * from './validation/validate-dto.js';
 export * from './validation/length-keywords.js';
 export * from './catalog/message-descriptor.js';

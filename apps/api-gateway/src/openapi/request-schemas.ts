@@ -1,4 +1,4 @@
-import { BUILT_PLUGIN_IDS, EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS } from '@gw/contracts';
+import { BUILT_PLUGIN_IDS, EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS, STOP_CONDITION_FIELDS } from '@gw/contracts';
 import { ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
@@ -60,6 +60,15 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', anyOf: [objectWith('type'), objectWith('role')] } }],
   }),
   isTextOrBlocks: () => textOrParts,
+  isStopConditions: () => ({
+    type: 'array',
+    minItems: 1,
+    items: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', enum: Object.keys(STOP_CONDITION_FIELDS) } },
+    },
+  }),
   isCreditAmount: () => typed('number', { description: 'At most 6 decimals' }),
   isEmbeddingsInput: () => ({
     anyOf: [

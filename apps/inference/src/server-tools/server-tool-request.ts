@@ -1,3 +1,4 @@
+import { STOP_CONDITION_FIELDS, stopConditionsProblem, type StopCondition } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 
 type Json = Record<string, unknown>;
@@ -29,12 +30,7 @@ const SERVER_TOOLS: Record<ServerToolKind, { description: string; parameters: Js
   },
 };
 
-export type StopCondition =
-  | { type: 'step_count_is'; step_count: number }
-  | { type: 'max_cost'; max_cost_in_dollars: number }
-  | { type: 'has_tool_call'; tool_name: string }
-  | { type: 'max_tokens_used'; max_tokens: number }
-  | { type: 'finish_reason_is'; reason: string };
+export type { StopCondition };
 
 export interface ServerToolsPlan {
   /** Function name the model sees -> the server tool it runs. */
@@ -124,39 +120,12 @@ function parseMaxToolCalls(value: unknown): number {
   return value as number;
 }
 
-const CONDITION_FIELDS: Record<StopCondition['type'], { field: string; kind: 'count' | 'amount' | 'name' }> = {
-  step_count_is: { field: 'step_count', kind: 'count' },
-  max_cost: { field: 'max_cost_in_dollars', kind: 'amount' },
-  has_tool_call: { field: 'tool_name', kind: 'name' },
-  max_tokens_used: { field: 'max_tokens', kind: 'count' },
-  finish_reason_is: { field: 'reason', kind: 'name' },
-};
-
 function parseStopConditions(value: unknown): StopCondition[] | undefined {
+  const problem = stopConditionsProblem(value);
+  if (problem) throw GatewayError.badRequest(problem, { reason: 'invalid_stop_condition' });
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length === 0)
-    throw GatewayError.badRequest('stop_server_tools_when must be an array of at least one stop condition');
-  return value.map((raw: Json, position) => {
-    const where = `stop_server_tools_when[${position}]`;
-    const spec = CONDITION_FIELDS[raw?.type as StopCondition['type']];
-    if (!spec) {
-      throw GatewayError.badRequest(
-        `${where}: unknown stop condition ${String(raw?.type)}; known: ${Object.keys(CONDITION_FIELDS).join(', ')}`,
-        { reason: 'invalid_stop_condition' },
-      );
-    }
-    const field = raw[spec.field];
-    const valid =
-      spec.kind === 'count'
-        ? Number.isInteger(field) && (field as number) >= 1
-        : spec.kind === 'amount'
-          ? typeof field === 'number' && Number.isFinite(field) && field >= 0
-          : typeof field === 'string' && field.length > 0;
-    if (!valid) {
-      const expected =
-        spec.kind === 'count' ? 'a positive integer' : spec.kind === 'amount' ? 'a number of dollars, 0 or more' : 'a non-empty string';
-      throw GatewayError.badRequest(`${where}: ${raw.type} needs ${spec.field}, ${expected}`, { reason: 'invalid_stop_condition' });
-    }
-    return { type: raw.type, [spec.field]: field } as StopCondition;
+  return (value as Json[]).map((raw) => {
+    const field = STOP_CONDITION_FIELDS[raw.type as StopCondition['type']].field;
+    return { type: raw.type, [field]: raw[field] } as StopCondition;
   });
 }
