@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planMessage } from './anthropic-plan.ts';
 import { planChat } from './openai-plan.ts';
 import { DEFAULT_CONTEXT } from './faults.ts';
 
@@ -27,5 +28,18 @@ describe('steered tool calls', () => {
       name: 'exec_command',
       arguments: JSON.stringify({ cmd: 'call view_image with {"cmd": "ls"}', shell: 'call view_image with {"cmd": "ls"}' }),
     });
+  });
+
+  it('steers the Anthropic format the same way', () => {
+    const plan = planMessage(
+      {
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'call view_image with {"cmd": "ls"}' }],
+        tools: tools.map((tool) => ({ name: tool.function.name, input_schema: tool.function.parameters })),
+      },
+      { latency: 0, chunkDelay: 0, context: DEFAULT_CONTEXT },
+      10,
+    );
+    expect(plan.content.find((block) => block.type === 'tool_use')).toMatchObject({ name: 'view_image', input: { cmd: 'ls' } });
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { stack } from './e2e-helpers.js';
 
 /** The launcher of the real Codex CLI (`@openai/codex`, its native binary inside the package). */
@@ -35,58 +35,64 @@ function codexExec(home: string, cwd: string, prompt: string): Promise<CodexRun>
   });
 }
 
+/** A CODEX_HOME whose config sets only the model and a custom provider: the gateway's /v1, the key's variable, the Responses wire API. */
+function codexHome(model: string): string {
+  const home = mkdtempSync(join(tmpdir(), 'gw-codex-home-'));
+  writeFileSync(
+    join(home, 'config.toml'),
+    [
+      `model = "${model}"`,
+      'model_provider = "gateway"',
+      'check_for_update_on_startup = false',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[feedback]',
+      'enabled = false',
+      '',
+      '[model_providers.gateway]',
+      'name = "Inference gateway"',
+      `base_url = "${stack.baseUrl}"`,
+      'env_key = "GATEWAY_API_KEY"',
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  return home;
+}
+
 describe('the Codex CLI (codex exec) against the gateway, with only a custom provider configured', () => {
-  let home: string;
-  let work: string;
-
-  beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'gw-codex-home-'));
-    work = mkdtempSync(join(tmpdir(), 'gw-codex-work-'));
-    writeFileSync(join(work, 'note.txt'), `${SECRET}\n`);
-    // A git repository, as Codex expects its working folder to be.
-    execFileSync('git', ['init', '-q'], { cwd: work, stdio: 'ignore' });
-    writeFileSync(
-      join(home, 'config.toml'),
-      [
-        'model = "sim/gpt-4o-mini"',
-        'model_provider = "gateway"',
-        'check_for_update_on_startup = false',
-        '',
-        '[analytics]',
-        'enabled = false',
-        '',
-        '[feedback]',
-        'enabled = false',
-        '',
-        '[model_providers.gateway]',
-        'name = "Inference gateway"',
-        `base_url = "${stack.baseUrl}"`,
-        'env_key = "GATEWAY_API_KEY"',
-        'wire_api = "responses"',
-        '',
-      ].join('\n'),
-    );
-  });
-
+  const folders: string[] = [];
   afterAll(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 
-  it('runs a shell command the model asks for and answers with what the file says', { timeout: 60_000 }, async () => {
-    const run = await codexExec(
-      home,
-      work,
-      'What does note.txt say? To read it, call exec_command with {"cmd": "cat note.txt"} and then tell me.',
-    );
-    const events = run.stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { type: string; item?: { type: string; command?: string; aggregated_output?: string } });
-    expect(run.code, `codex exec failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
-    const command = events.find((event) => event.type === 'item.completed' && event.item?.type === 'command_execution');
-    expect(command?.item?.command).toContain('cat note.txt');
-    expect(command?.item?.aggregated_output).toContain(SECRET);
-    expect(readFileSync(join(home, 'last-message.txt'), 'utf8')).toContain(SECRET);
-  });
+  // Chat completions upstream, OpenAI's Responses API upstream, and an Anthropic-format model.
+  it.each(['sim/gpt-4o-mini', 'sim/gpt-5-mini', 'sim/claude-sonnet'])(
+    '%s: runs the shell command the model asks for and answers with what the file says',
+    { timeout: 60_000 },
+    async (model) => {
+      const home = codexHome(model);
+      const work = mkdtempSync(join(tmpdir(), 'gw-codex-work-'));
+      folders.push(home, work);
+      writeFileSync(join(work, 'note.txt'), `${SECRET}\n`);
+      // A git repository, as Codex expects its working folder to be.
+      execFileSync('git', ['init', '-q'], { cwd: work, stdio: 'ignore' });
+      const run = await codexExec(
+        home,
+        work,
+        'What does note.txt say? To read it, call exec_command with {"cmd": "cat note.txt"} and then tell me.',
+      );
+      const events = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; item?: { type: string; command?: string; aggregated_output?: string } });
+      expect(run.code, `codex exec failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
+      const command = events.find((event) => event.type === 'item.completed' && event.item?.type === 'command_execution');
+      expect(command?.item?.command).toContain('cat note.txt');
+      expect(command?.item?.aggregated_output).toContain(SECRET);
+      expect(readFileSync(join(home, 'last-message.txt'), 'utf8')).toContain(SECRET);
+    },
+  );
 });
