@@ -95,4 +95,14 @@ describe('the Codex CLI (codex exec) against the gateway, with only a custom pro
       expect(readFileSync(join(home, 'last-message.txt'), 'utf8')).toContain(SECRET);
     },
   );
+
+  it('its web_search tool runs as the gateway web search: the answer cites the result', { timeout: 60_000 }, async () => {
+    const home = codexHome('sim/gpt-4o-mini');
+    const work = mkdtempSync(join(tmpdir(), 'gw-codex-work-'));
+    folders.push(home, work);
+    execFileSync('git', ['init', '-q'], { cwd: work, stdio: 'ignore' });
+    const run = await codexExec(home, work, 'Search the web for the capital of Atlantis.');
+    expect(run.code, `codex exec failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
+    expect(readFileSync(join(home, 'last-message.txt'), 'utf8')).toContain(`${stack.searchSimulatorUrl}/pages/atlantis-capital`);
+  });
 });
