@@ -3,6 +3,7 @@ import { promptCacheUsage } from './anthropic-cache.ts';
 import type { Directives } from './faults.ts';
 import { isRecord, type Json } from './json.ts';
 import { contextCitingReply } from './plugin-models.ts';
+import { steeredToolCall } from './tool-steering.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
@@ -130,8 +131,21 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
       ? body.tools.filter(isRecord).map((t) => String(t.name))
       : [];
   const decision = serverToolCall(offered, userText, sinceUser);
-  const picked = !decision && last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice, userText) : undefined;
-  const tool = decision ? { name: decision.name, input: decision.input } : picked?.tool;
+  const forced = isRecord(body.tool_choice) && body.tool_choice.type === 'tool' ? String(body.tool_choice.name) : undefined;
+  const steered =
+    !decision && last.role === 'user' && results.length === 0
+      ? steeredToolCall(
+          offered.filter((name) => forced === undefined || name === forced),
+          userText,
+        )
+      : undefined;
+  const picked =
+    !decision && !steered && last.role === 'user' && results.length === 0 ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const tool = decision
+    ? { name: decision.name, input: decision.input }
+    : steered
+      ? { name: steered.name, input: JSON.parse(steered.arguments) as Json }
+      : picked?.tool;
 
   const content: ContentBlock[] = [];
   const pieces: string[][] = [];
@@ -152,9 +166,11 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
   if (tool) {
     const input = decision
       ? decision.input
-      : picked?.steered
-        ? steeredToolInput(tool.input_schema, userText, picked.steered, workingDirectoryOf(instructionsOf(body)))
-        : toolInput(tool.input_schema, userText);
+      : steered
+        ? (tool.input as Json)
+        : picked?.steered
+          ? steeredToolInput(tool.input_schema, userText, picked.steered, workingDirectoryOf(instructionsOf(body)))
+          : toolInput(tool.input_schema, userText);
     const json = JSON.stringify(input);
     content.push({
       type: 'tool_use',

@@ -3,6 +3,7 @@ import { isRecord, type Json } from './json.ts';
 import { contextCitingReply, guardReply, judgeReply, sloppyJson } from './plugin-models.ts';
 import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
 import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
+import { steeredToolCall } from './tool-steering.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -135,8 +136,10 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     .slice(lastUserAt + 1)
     .filter((m) => m.role === 'tool')
     .map(messageText);
-  const decision = serverToolCall(callableTools(body.tools, body.tool_choice), userText, resultsSinceUser);
-  const picked = !decision && last.role === 'user' ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const callable = callableTools(body.tools, body.tool_choice);
+  const decision = serverToolCall(callable, userText, resultsSinceUser);
+  const steered = !decision && last.role === 'user' ? steeredToolCall(callable, userText) : undefined;
+  const picked = !decision && !steered && last.role === 'user' ? pickTool(body.tools, body.tool_choice, userText) : undefined;
   const tool = picked?.tool;
   const instructions = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
@@ -161,13 +164,15 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
       });
       continue;
     }
-    if (tool) {
-      const name = String(tool.name ?? 'tool');
-      const args = JSON.stringify(
-        picked?.steered
-          ? steeredToolInput(tool.parameters, userText, picked.steered, workingDirectoryOf(instructions))
-          : toolInput(tool.parameters, userText),
-      );
+    if (tool || steered) {
+      const name = steered ? steered.name : String(tool!.name ?? 'tool');
+      const args = steered
+        ? steered.arguments
+        : JSON.stringify(
+            picked?.steered
+              ? steeredToolInput(tool!.parameters, userText, picked.steered, workingDirectoryOf(instructions))
+              : toolInput(tool!.parameters, userText),
+          );
       const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
       const pieces = splitPieces(args);
       choices.push({

@@ -7,7 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
-import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
@@ -25,6 +25,7 @@ export class ChatController {
   )
   @AnswersOrStreams('ChatCompletionAnswer', 'Server-Sent Events of `chat.completion.chunk` objects ending with `data: [DONE]`')
   @Fails(INFERENCE_FAILS)
+  @InferenceHeaders()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body(PassThroughBody) body: ChatCompletionRequestDto,

@@ -5,14 +5,17 @@ describe('wantsServiceMetadata', () => {
   it('is off by default and with "disabled"', () => {
     expect(wantsServiceMetadata({})).toBe(false);
     expect(wantsServiceMetadata({ 'x-service-metadata': 'disabled' })).toBe(false);
+    expect(wantsServiceMetadata({ 'x-openrouter-metadata': 'disabled' })).toBe(false);
   });
 
-  it('is on with "enabled" on the current or the legacy header, in any case', () => {
+  it('is on with "enabled" on the current, the OpenRouter or the legacy header, in any case', () => {
     expect(wantsServiceMetadata({ 'x-service-metadata': 'Enabled' })).toBe(true);
+    expect(wantsServiceMetadata({ 'x-openrouter-metadata': 'enabled' })).toBe(true);
     expect(wantsServiceMetadata({ 'x-service-experimental-metadata': 'enabled' })).toBe(true);
   });
 
-  it('refuses other values with a 400', () => {
-    expect(() => wantsServiceMetadata({ 'x-service-metadata': 'yes' })).toThrow(expect.objectContaining({ status: 400 }));
+  it('leaves values it does not know alone, as the open enum of the SDK implies', () => {
+    expect(wantsServiceMetadata({ 'x-openrouter-metadata': 'verbose' })).toBe(false);
+    expect(wantsServiceMetadata({ 'x-service-metadata': 'yes', 'x-openrouter-metadata': 'enabled' })).toBe(true);
   });
 });

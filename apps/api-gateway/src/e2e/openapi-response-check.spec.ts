@@ -20,6 +20,15 @@ describe('OpenApiResponseCheck', () => {
     );
   });
 
+  it('lets a wildcard route ({path}) take the rest of the URL, slashes too, and nothing else', () => {
+    const model = (url: string) => check.problems({ method: 'GET', url, status: 404, contentType: json, body: envelope(404) });
+    expect(model('http://h/v1/models/sim/gpt-4o-mini')).toEqual([]);
+    expect(model('http://h/v1/models/sim%2Fgpt-4o-mini')).toEqual([]);
+    expect(check.problems({ method: 'GET', url: 'http://h/v1/keys/a/b', status: 200, contentType: json, body: '{}' })[0]).toMatch(
+      /undocumented route/,
+    );
+  });
+
   it('refuses an undocumented status', () => {
     expect(check.problems({ method: 'GET', url: 'http://h/health', status: 418, contentType: json, body: envelope(418) })[0]).toMatch(
       /undocumented status/,

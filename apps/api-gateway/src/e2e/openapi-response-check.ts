@@ -39,7 +39,13 @@ export class OpenApiResponseCheck {
     this.routes = Object.keys(document.paths)
       .map((template) => ({
         template,
-        pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        // A trailing `{path}` is a wildcard route (Nest's `*`): it takes the rest of the URL, slashes too.
+        pattern: new RegExp(
+          `^${template
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\{path\}$/, '.+')
+            .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+        ),
         params: (template.match(/\{/g) ?? []).length,
       }))
       // A literal segment wins over a parameter: /v1/presets/{slug}/versions before /v1/presets/{slug}/{x}.

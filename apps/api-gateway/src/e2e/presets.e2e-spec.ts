@@ -143,6 +143,13 @@ describe('presets through the gateway', () => {
     ['no messages', { messages: undefined }, /messages/],
     ['an empty messages array', { messages: [] }, /messages/],
     ['a model naming another preset', { model: '@preset/other' }, /model/],
+    ['an empty stop_server_tools_when', { stop_server_tools_when: [] }, /stop_server_tools_when must be an array of at least one/],
+    [
+      'an unknown stop condition',
+      { stop_server_tools_when: [{ type: 'when_bored' }] },
+      /stop_server_tools_when\[0\]: unknown stop condition/,
+    ],
+    ['a stop condition without its value', { stop_server_tools_when: [{ type: 'step_count_is' }] }, /step_count_is needs step_count/],
   ])('answers 400 with the envelope for %s, and stores nothing', async (_name, override, message) => {
     const slug = freshSlug('bad');
     const result = await post(slug, { model: 'sim/gpt-4o-mini', messages, ...override });
@@ -157,6 +164,16 @@ describe('presets through the gateway', () => {
     const result = await post(slug, { messages });
     expect(result.status).toBe(400);
     expect(envelopeOf(result).message).toMatch(/slug/);
+  });
+
+  it('stores valid stop_server_tools_when, and a chat naming the preset runs with them', async () => {
+    const slug = freshSlug('stops');
+    const stops = [{ type: 'step_count_is', step_count: 1 }];
+    const created = await post(slug, { model: 'sim/gpt-4o-mini', messages, stop_server_tools_when: stops });
+    expect(created.status).toBe(200);
+    expect((created.body as { data: Preset }).data.designated_version.config).toMatchObject({ stop_server_tools_when: stops });
+    const used = await call('/chat/completions', { body: { model: `@preset/${slug}`, messages } });
+    expect(used.status).toBe(200);
   });
 
   it('enforces the same bounds on POST /v1/chat/completions', async () => {

@@ -380,7 +380,10 @@ describe('failures', () => {
       [{ truncation: 'sometimes' }, /truncation/],
       [{ include: ['everything'] }, /include/],
       [{ tools: [{ type: 'service:code_interpreter' }] }, /service:code_interpreter is not supported/],
-      [{ tools: [{ type: 'web_search_preview' }] }, /only function tools/],
+      [
+        { tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] },
+        /tools of type file_search are not supported: it searches vector stores/,
+      ],
       [{ plugins: [{ id: 'fusion' }] }, /fusion plugin is not supported here/],
       [{ plugins: [{ id: 'telepathy' }] }, /unknown plugin "telepathy"/],
       [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, /item_reference/],

@@ -22,7 +22,7 @@ import { RpcClient } from '@gw/messaging';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Inject } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
+import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -72,6 +72,7 @@ export class MessagesController {
     "Anthropic's Server-Sent Events (`message_start` ... `message_stop`; `event: error` after the first event)",
   )
   @Fails(INFERENCE_FAILS)
+  @InferenceHeaders()
   async create(
     @CurrentPrincipal() principal: Principal,
     @AnthropicVersion() _version: string | undefined,

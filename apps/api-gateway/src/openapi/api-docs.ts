@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { KeyKind } from '@gw/contracts';
 import answerSchemas from './answer-schemas.json' with { type: 'json' };
 
@@ -50,6 +50,40 @@ export const Fails = (errors: Record<number, string>) =>
     ...Object.entries(errors).map(([status, description]) =>
       ApiResponse({ status: Number(status), description, content: { 'application/json': { schema: ref('ErrorEnvelope') } } }),
     ),
+  );
+
+/**
+ * The headers every inference front door reads (chat, responses, messages): the session id and
+ * the routing-metadata opt-in under its three spellings (the value is an open enum: only
+ * `enabled` turns it on; ADR 0101).
+ */
+export const InferenceHeaders = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'x-session-id',
+      required: false,
+      description: "Session id (sticky routing, cache affinity); the body's `session_id` wins when both are sent",
+      schema: { type: 'string', maxLength: 256 },
+    }),
+    ApiHeader({
+      name: 'x-service-metadata',
+      required: false,
+      description: '`enabled` adds the routing metadata under `service_metadata`; `disabled` (the default) and other values do not',
+      schema: { type: 'string', examples: ['enabled', 'disabled'] },
+    }),
+    ApiHeader({
+      name: 'x-openrouter-metadata',
+      required: false,
+      description: 'The same opt-in as `x-service-metadata`, as `@openrouter/sdk` sends it (`xOpenRouterMetadata`)',
+      schema: { type: 'string', examples: ['enabled', 'disabled'] },
+    }),
+    ApiHeader({
+      name: 'x-service-experimental-metadata',
+      required: false,
+      deprecated: true,
+      description: 'Deprecated spelling of `x-service-metadata`, still accepted',
+      schema: { type: 'string', examples: ['enabled', 'disabled'] },
+    }),
   );
 
 /** Which key kinds may call the operation (management, standard, intern), as OpenAPI security alternatives. */

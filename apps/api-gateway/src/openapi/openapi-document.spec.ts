@@ -75,6 +75,32 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/v1/interns/{internId}/daemon/sign']!.post!.responses['408']).toBeDefined();
   });
 
+  it('leaves optional what is optional, types whole numbers integer, describes the metadata opt-in and the deprecations', () => {
+    const schemas = document.components!.schemas as Record<string, { required?: string[]; properties: Record<string, any> }>;
+    expect(schemas.ResponsesRequestDto!.required ?? []).not.toContain('previous_response_id');
+    expect(schemas.ResponsesRequestDto!.properties.previous_response_id).toMatchObject({ type: 'null' });
+    for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/messages']) {
+      const headers = Object.fromEntries(
+        (document.paths[path]!.post!.parameters as Array<{ name: string; in: string; required?: boolean; deprecated?: boolean }>)
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => [parameter.name, parameter]),
+      );
+      expect(headers['x-session-id']).toMatchObject({ required: false });
+      expect(headers['x-service-metadata']).toMatchObject({ required: false });
+      expect(headers['x-openrouter-metadata']).toMatchObject({ required: false });
+      expect(headers['x-service-experimental-metadata']).toMatchObject({ required: false, deprecated: true });
+    }
+    expect(schemas.Integer).toMatchObject({ type: 'integer' });
+    expect(schemas.ChatUsageView!.properties.prompt_tokens).toEqual({ $ref: '#/components/schemas/Integer' });
+    expect(schemas.ResponsesUsageView!.properties.input_tokens).toEqual({ $ref: '#/components/schemas/Integer' });
+    expect((schemas.ChatCompletionAnswer ?? schemas.ChatCompletionView)!.properties.created).toEqual({
+      $ref: '#/components/schemas/Integer',
+    });
+    expect(schemas.ChatCompletionRequestDto!.properties.route).toMatchObject({ deprecated: true });
+    expect(schemas.ChatCompletionRequestDto!.properties.max_tokens).toMatchObject({ deprecated: true });
+    expect(schemas.ResponsesRequestDto!.properties.route).toMatchObject({ deprecated: true });
+  });
+
   it('describes every custom validation constraint of the DTOs', () => {
     const used = Object.keys(document.components?.schemas ?? {});
     expect([...undescribedConstraints].filter(([owner]) => used.includes(owner))).toEqual([]);

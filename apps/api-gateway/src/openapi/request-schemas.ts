@@ -1,4 +1,4 @@
-import { BUILT_PLUGIN_IDS, EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS } from '@gw/contracts';
+import { BUILT_PLUGIN_IDS, EMBEDDINGS_MAX_INPUTS, LOGIT_BIAS_RANGE, METADATA_LIMITS, STOP_CONDITION_FIELDS } from '@gw/contracts';
 import { ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
@@ -60,6 +60,15 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', anyOf: [objectWith('type'), objectWith('role')] } }],
   }),
   isTextOrBlocks: () => textOrParts,
+  isStopConditions: () => ({
+    type: 'array',
+    minItems: 1,
+    items: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', enum: Object.keys(STOP_CONDITION_FIELDS) } },
+    },
+  }),
   isCreditAmount: () => typed('number', { description: 'At most 6 decimals' }),
   isEmbeddingsInput: () => ({
     anyOf: [
@@ -95,7 +104,25 @@ export const undescribedConstraints = new Map<string, string[]>();
  * queries the gateway validates are described by the very rules that validate them.
  */
 export function requestSchemas(): Record<string, JsonSchema> {
-  return withNullables(validationMetadatasToSchemas(OPTIONS)) as Record<string, JsonSchema>;
+  return withDeprecations(withNullables(validationMetadatasToSchemas(OPTIONS)) as Record<string, JsonSchema>);
+}
+
+/** Body fields still accepted but deprecated (spec §9), per request class, with what replaces them. */
+const ROUTE_ALIAS = "Deprecated alias of `provider.sort`'s partition: `fallback` is `model`, `sort` is `none`";
+const MAX_TOKENS = 'Deprecated: use `max_completion_tokens` (some providers enforce a minimum of 16)';
+const DEPRECATED_FIELDS: Record<string, Record<string, string>> = {
+  ChatCompletionRequestDto: { route: ROUTE_ALIAS, max_tokens: MAX_TOKENS },
+  PresetChatRequestDto: { route: ROUTE_ALIAS, max_tokens: MAX_TOKENS },
+  ResponsesRequestDto: { route: ROUTE_ALIAS },
+};
+
+function withDeprecations(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  for (const [owner, fields] of Object.entries(DEPRECATED_FIELDS)) {
+    const properties = schemas[owner]?.properties as Record<string, JsonSchema> | undefined;
+    for (const [field, description] of Object.entries(fields))
+      if (properties?.[field]) properties[field] = { ...properties[field], deprecated: true, description };
+  }
+  return schemas;
 }
 
 /** One class's schema, inherited rules included (a query class may only extend a shared one). */
@@ -128,7 +155,7 @@ function withNullables<T>(schemas: T): T {
       const { description, ...inner } = schema;
       for (const key of Object.keys(schema)) delete schema[key];
       Object.assign(schema, { anyOf: [inner, { type: 'null' }] }, description ? { description } : {});
-    } else if (typeof schema.type === 'string') {
+    } else if (typeof schema.type === 'string' && schema.type !== 'null') {
       schema.type = [schema.type, 'null'];
       if (Array.isArray(schema.enum)) schema.enum = [...(schema.enum as unknown[]), null];
     }

@@ -8,7 +8,7 @@ import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
-import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
+import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
@@ -29,6 +29,7 @@ export class ResponsesController {
     'Server-Sent Events (`event:` + `data:`) of the Responses API, `response.failed` on a failure after the first event',
   )
   @Fails(INFERENCE_FAILS)
+  @InferenceHeaders()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body(PassThroughBody) body: ResponsesRequestDto,

@@ -33,6 +33,7 @@ import { AnthropicBatchApi } from './anthropic-batch-api.js';
 import { codecFor, type LineOptions } from './line-codecs.js';
 import { parseHandle } from './native-batch-handle.js';
 import { OpenAiBatchApi } from './openai-batch-api.js';
+import { serverToolName } from '../server-tools/server-tool-request.js';
 import type { BatchTarget, ProviderBatchApi, UpstreamLineRow } from './provider-batch-api.js';
 
 /** `gen-batch-<32 hex>`: the same for a line on every poll, so the batch service can count it once. */
@@ -55,8 +56,7 @@ function gatewayOnlyReason(lines: NativeBatchSubmitRequest['lines']): string | u
         return `requests[${index}] uses ${field}, which the gateway applies at run time`;
     }
     const tools = Array.isArray(body.tools) ? (body.tools as Array<{ type?: unknown }>) : [];
-    if (tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:')))
-      return `requests[${index}] uses a server tool the gateway runs`;
+    if (tools.some((tool) => serverToolName(tool?.type) !== undefined)) return `requests[${index}] uses a server tool the gateway runs`;
   }
   return undefined;
 }

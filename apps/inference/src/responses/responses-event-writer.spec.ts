@@ -14,7 +14,9 @@ function writer(includeEncryptedReasoning = false) {
     model: 'sim/gpt-4o-mini',
     echo: echoedConfiguration({ instructions: 'Be brief.' }),
   };
-  const instance = new ResponsesEventWriter(head, { includeEncryptedReasoning, truncation: 'disabled' }, (frame) => frames.push(frame));
+  const instance = new ResponsesEventWriter(head, { includeEncryptedReasoning, truncation: 'disabled', clientTools: new Map() }, (frame) =>
+    frames.push(frame),
+  );
   const events = (): Event[] =>
     frames.map((frame) => {
       const [eventLine, dataLine] = frame.split('\n');

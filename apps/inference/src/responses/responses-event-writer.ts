@@ -1,6 +1,5 @@
 import type {
   ResponsesWebSearchCallItemView,
-  ResponsesFunctionCallItemView,
   ResponsesImageItemView,
   ResponsesMessageItemView,
   ResponsesOutputItemView,
@@ -9,10 +8,10 @@ import type {
 } from '@gw/contracts';
 import type { GatewayError } from '@gw/errors';
 import type { StreamEvent } from '../providers/provider-adapter.js';
+import { clientCallItem } from './client-tools.js';
 import type { ResponsesOptions } from './responses-request.js';
 import {
   failedState,
-  functionCallItem,
   imageItems,
   messageItem,
   newItemId,
@@ -222,13 +221,15 @@ export class ResponsesEventWriter {
         args: '',
       };
       this.calls.set(index, call);
-      this.addItem(call, functionCallItem(call.id, call.callId, call.name, '', 'in_progress'));
+      this.addItem(call, clientCallItem(this.options.clientTools, call.id, call.callId, call.name, '', 'in_progress'));
     } else if (typeof fn.name === 'string' && call.name === '') {
       call.name = fn.name;
     }
     if (typeof fn.arguments === 'string' && fn.arguments.length > 0) {
       call.args += fn.arguments;
-      this.send('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: fn.arguments });
+      // A custom or local_shell call's input is known whole only from its complete arguments.
+      if (!this.options.clientTools.has(call.name) || this.options.clientTools.get(call.name)?.kind === 'function')
+        this.send('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: fn.arguments });
     }
   }
 
@@ -337,13 +338,19 @@ export class ResponsesEventWriter {
 
   private closeCall(call: OpenCall): void {
     if (!this.isOpen(call)) return;
-    this.send('response.function_call_arguments.done', {
-      item_id: call.id,
-      output_index: call.index,
-      name: call.name,
-      arguments: call.args,
-    });
-    this.done(call, functionCallItem(call.id, call.callId, call.name, call.args, 'completed') satisfies ResponsesFunctionCallItemView);
+    const item = clientCallItem(this.options.clientTools, call.id, call.callId, call.name, call.args, 'completed');
+    if (item.type === 'function_call')
+      this.send('response.function_call_arguments.done', {
+        item_id: call.id,
+        output_index: call.index,
+        name: item.name,
+        arguments: call.args,
+      });
+    else if (item.type === 'custom_tool_call') {
+      this.send('response.custom_tool_call_input.delta', { item_id: call.id, output_index: call.index, delta: item.input });
+      this.send('response.custom_tool_call_input.done', { item_id: call.id, output_index: call.index, input: item.input });
+    }
+    this.done(call, item);
   }
 
   private isOpen(item: OpenItem): boolean {
@@ -369,7 +376,13 @@ export class ResponsesEventWriter {
     const stillOpen = (index: number) => this.open.some((open) => open.index === index);
     const output = state.incompleteItems
       ? this.output.map((item, index): ResponsesOutputItemView =>
-          (item.type === 'message' || item.type === 'function_call') && stillOpen(index) ? { ...item, status: 'incomplete' } : item,
+          (item.type === 'message' ||
+            item.type === 'function_call' ||
+            item.type === 'custom_tool_call' ||
+            item.type === 'local_shell_call') &&
+          stillOpen(index)
+            ? { ...item, status: 'incomplete' }
+            : item,
         )
       : [...this.output];
     const response = responseObject(this.head, {

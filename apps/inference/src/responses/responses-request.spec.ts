@@ -46,7 +46,7 @@ describe('Responses request -> internal form (chat body)', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object' }, strict: true } },
       verbosity: 'low',
     });
-    expect(options).toEqual({ includeEncryptedReasoning: true, truncation: 'auto' });
+    expect(options).toEqual({ includeEncryptedReasoning: true, truncation: 'auto', clientTools: new Map() });
   });
 
   it('turns function_call items into the assistant turn tool calls and function_call_output into tool messages', () => {
@@ -168,7 +168,9 @@ describe('Responses request -> internal form (chat body)', () => {
       tools: [{ type: 'service:web_search' }],
       max_tool_calls: 3,
     });
-    expect(refusal({ input: 'Hi', tools: [{ type: 'file_search' }] }).message).toMatch(/file_search.*only function tools/);
+    expect(refusal({ input: 'Hi', tools: [{ type: 'file_search' }] }).message).toMatch(
+      /tools\[0\]: tools of type file_search are not supported: it searches vector stores/,
+    );
     // Plugins pass to the internal form; the plugin pipeline judges and runs them (ADR 0048).
     expect(translate({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] }).chatBody).toMatchObject({
       plugins: [{ id: 'web' }, { id: 'moderation' }],

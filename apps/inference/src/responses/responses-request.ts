@@ -1,5 +1,7 @@
 import { GatewayError } from '@gw/errors';
 import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { answeredCallId, chatToolCallOf } from './client-tool-inputs.js';
+import { translateTools, type ClientToolNames } from './client-tools.js';
 import { decodeReasoningContent } from './reasoning-content.js';
 
 type Json = Record<string, unknown>;
@@ -45,6 +47,8 @@ export interface ResponsesOptions {
   includeEncryptedReasoning: boolean;
   /** `auto` drops the oldest input items to fit the context window; `disabled` (default) refuses. */
   truncation: 'auto' | 'disabled';
+  /** The client's tools the model sees under another name or shape (namespaced, custom, local_shell). */
+  clientTools: ClientToolNames;
 }
 
 export interface TranslatedResponsesRequest {
@@ -59,12 +63,11 @@ export interface TranslatedResponsesRequest {
  * A Responses-API body (already bounded by the gateway's ResponsesRequestDto) as the
  * internal form (ADR 0023): `instructions` and `input` -> messages (function calls and their
  * outputs -> assistant tool calls and tool messages; reasoning items -> the next assistant
- * message's reasoning details), function tools flattened -> chat tools, `text.format` ->
+ * message's reasoning details), tools -> chat tools (client-tools.ts), `text.format` ->
  * `response_format`, `max_output_tokens` -> `max_completion_tokens`, `prompt` -> the preset
  * it names. What cannot be served is a 400 that names it, never silently dropped.
  */
 export function translateResponsesRequest(body: Json, workspaceId: string): TranslatedResponsesRequest {
-  refuseUnsupported(body);
   const chat: Json = {};
   for (const field of SAME_NAME) if (body[field] !== undefined && body[field] !== null) chat[field] = body[field];
   chat.messages = toMessages(body.instructions, body.input);
@@ -73,7 +76,8 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
     chat.logprobs = true;
     chat.top_logprobs = body.top_logprobs;
   }
-  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = (body.tools as Json[]).map(toChatTool);
+  const tools = translateTools(Array.isArray(body.tools) ? (body.tools as Json[]) : []);
+  if (tools.chatTools.length > 0) chat.tools = tools.chatTools;
   if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = toChatToolChoice(body.tool_choice);
   const text = (body.text ?? {}) as { format?: Json; verbosity?: unknown };
   if (text.format) chat.response_format = toResponseFormat(text.format);
@@ -94,23 +98,10 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
     options: {
       includeEncryptedReasoning: include.includes('reasoning.encrypted_content'),
       truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
+      clientTools: tools.names,
     },
     presetVariables,
   };
-}
-
-/** Requests this front door cannot serve yet: each a 400 that names what to change. */
-function refuseUnsupported(body: Json): void {
-  for (const [position, tool] of ((body.tools as Json[] | undefined) ?? []).entries()) {
-    if (tool.type === 'function') continue;
-    const type = String(tool.type);
-    // Server tools are checked (and unknown ones refused by name) by extractServerTools.
-    if (type.startsWith('service:')) continue;
-    throw GatewayError.badRequest(
-      `tools[${position}]: tools of type ${type} are not supported; only function tools and server tools (service:web_search, service:web_fetch) are`,
-      { reason: 'unsupported_tool', tool: type },
-    );
-  }
 }
 
 function toMessages(instructions: unknown, input: unknown): Json[] {
@@ -155,25 +146,19 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
         }
         break;
       }
-      case 'function_call': {
+      case 'function_call':
+      case 'custom_tool_call':
+      case 'local_shell_call': {
         const turn = assistant();
         attachReasoning(turn);
-        if (typeof item.call_id !== 'string' || typeof item.name !== 'string')
-          throw GatewayError.badRequest(`input[${position}]: a function_call needs call_id and name`);
-        const calls = (turn.tool_calls as Json[] | undefined) ?? [];
-        calls.push({
-          id: item.call_id,
-          type: 'function',
-          function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' },
-        });
-        turn.tool_calls = calls;
+        turn.tool_calls = [...((turn.tool_calls as Json[] | undefined) ?? []), chatToolCallOf(item, position)];
         break;
       }
-      case 'function_call_output': {
-        if (typeof item.call_id !== 'string') throw GatewayError.badRequest(`input[${position}]: a function_call_output needs call_id`);
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content: outputText(item.output, position) });
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'local_shell_call_output':
+        messages.push({ role: 'tool', tool_call_id: answeredCallId(item, position), content: outputText(item.output, position) });
         break;
-      }
       case 'reasoning':
         pendingReasoning.push(...decodeReasoningContent(item));
         break;
@@ -249,23 +234,13 @@ function outputText(output: unknown, position: number): string {
   throw GatewayError.badRequest(`input[${position}].output must be a string or an array of content parts`);
 }
 
-/** `{type: "function", name, description, parameters, strict}` as chat's nested function tool. */
-function toChatTool(tool: Json, position: number): Json {
-  if (typeof tool.type === 'string' && tool.type.startsWith('service:')) return { ...tool };
-  if (typeof tool.name !== 'string' || tool.name.length === 0)
-    throw GatewayError.badRequest(`tools[${position}]: a function tool needs a name`);
-  const fn: Json = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
-  if (typeof tool.description === 'string') fn.description = tool.description;
-  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
-  return { type: 'function', function: fn };
-}
-
 function toChatToolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
   const named = choice as { type?: unknown; name?: unknown };
-  if (named.type === 'function' && typeof named.name === 'string') return { type: 'function', function: { name: named.name } };
+  if ((named.type === 'function' || named.type === 'custom') && typeof named.name === 'string')
+    return { type: 'function', function: { name: named.name } };
   throw GatewayError.badRequest(
-    `tool_choice of type ${String(named.type)} is not supported; use "auto", "none", "required" or {type: "function", name}`,
+    `tool_choice of type ${String(named.type)} is not supported; use "auto", "none", "required", {type: "function", name} or {type: "custom", name}`,
   );
 }
 

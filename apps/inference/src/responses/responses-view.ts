@@ -11,6 +11,7 @@ import type {
 import type { GatewayError } from '@gw/errors';
 import { randomUUID } from 'node:crypto';
 import type { NormalizedCompletion } from '../providers/provider-adapter.js';
+import { clientCallItem } from './client-tools.js';
 import { encodeReasoningContent } from './reasoning-content.js';
 import type { ResponsesOptions } from './responses-request.js';
 
@@ -197,7 +198,7 @@ export function outputItemsOf(completion: NormalizedCompletion, options: Respons
     items.push(messageItem(newItemId('msg'), text, (message.annotations ?? []).map(toResponsesAnnotation), message.refusal, status));
   }
   for (const call of calls)
-    items.push(functionCallItem(newItemId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
+    items.push(clientCallItem(options.clientTools, newItemId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
   items.push(...imageItems((message as { images?: unknown }).images));
   return items;
 }

@@ -1,3 +1,4 @@
+import { STOP_CONDITION_FIELDS, stopConditionsProblem, type StopCondition } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 
 type Json = Record<string, unknown>;
@@ -29,12 +30,7 @@ const SERVER_TOOLS: Record<ServerToolKind, { description: string; parameters: Js
   },
 };
 
-export type StopCondition =
-  | { type: 'step_count_is'; step_count: number }
-  | { type: 'max_cost'; max_cost_in_dollars: number }
-  | { type: 'has_tool_call'; tool_name: string }
-  | { type: 'max_tokens_used'; max_tokens: number }
-  | { type: 'finish_reason_is'; reason: string };
+export type { StopCondition };
 
 export interface ServerToolsPlan {
   /** Function name the model sees -> the server tool it runs. */
@@ -46,6 +42,16 @@ export interface ServerToolsPlan {
 }
 
 const TOOL_KEYS = new Set(['type', 'max_results', 'parameters']);
+
+/** The prefixes a server tool's type is spelled with: the service's own and OpenRouter's (`openrouter:web_search`). */
+const SERVER_TOOL_PREFIXES = ['service:', 'openrouter:'] as const;
+
+/** The server tool a tool type names (`service:web_search` or `openrouter:web_search` -> `web_search`), else undefined. */
+export function serverToolName(type: unknown): string | undefined {
+  if (typeof type !== 'string') return undefined;
+  const prefix = SERVER_TOOL_PREFIXES.find((candidate) => type.startsWith(candidate));
+  return prefix ? type.slice(prefix.length) : undefined;
+}
 
 /**
  * The request's `service:*` tools (internal chat form) as function tools the model can call,
@@ -59,15 +65,15 @@ export function extractServerTools(body: Json): { body: Json; plan?: ServerTools
   const stopWhen = parseStopConditions(body.stop_server_tools_when);
   const { max_tool_calls: _max, stop_server_tools_when: _stop, ...rest } = body;
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
-  if (!tools.some((tool) => typeof tool?.type === 'string' && tool.type.startsWith('service:'))) return { body: rest };
+  if (!tools.some((tool) => serverToolName(tool?.type) !== undefined)) return { body: rest };
 
   const plan: ServerToolsPlan = { tools: new Map(), maxToolCalls, ...(stopWhen ? { stopWhen } : {}) };
   const functionNames = new Set(
     tools.filter((tool) => tool.type === 'function').map((tool) => String((tool.function as Json | undefined)?.name ?? '')),
   );
   const presented = tools.map((tool, position) => {
-    if (typeof tool.type !== 'string' || !tool.type.startsWith('service:')) return tool;
-    const kind = tool.type.slice('service:'.length);
+    const kind = serverToolName(tool.type);
+    if (kind === undefined) return tool;
     if (!(kind in SERVER_TOOLS)) {
       throw GatewayError.badRequest(
         `tools[${position}]: the server tool ${tool.type} is not supported; supported: ${Object.keys(SERVER_TOOLS)
@@ -114,39 +120,12 @@ function parseMaxToolCalls(value: unknown): number {
   return value as number;
 }
 
-const CONDITION_FIELDS: Record<StopCondition['type'], { field: string; kind: 'count' | 'amount' | 'name' }> = {
-  step_count_is: { field: 'step_count', kind: 'count' },
-  max_cost: { field: 'max_cost_in_dollars', kind: 'amount' },
-  has_tool_call: { field: 'tool_name', kind: 'name' },
-  max_tokens_used: { field: 'max_tokens', kind: 'count' },
-  finish_reason_is: { field: 'reason', kind: 'name' },
-};
-
 function parseStopConditions(value: unknown): StopCondition[] | undefined {
+  const problem = stopConditionsProblem(value);
+  if (problem) throw GatewayError.badRequest(problem, { reason: 'invalid_stop_condition' });
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length === 0)
-    throw GatewayError.badRequest('stop_server_tools_when must be an array of at least one stop condition');
-  return value.map((raw: Json, position) => {
-    const where = `stop_server_tools_when[${position}]`;
-    const spec = CONDITION_FIELDS[raw?.type as StopCondition['type']];
-    if (!spec) {
-      throw GatewayError.badRequest(
-        `${where}: unknown stop condition ${String(raw?.type)}; known: ${Object.keys(CONDITION_FIELDS).join(', ')}`,
-        { reason: 'invalid_stop_condition' },
-      );
-    }
-    const field = raw[spec.field];
-    const valid =
-      spec.kind === 'count'
-        ? Number.isInteger(field) && (field as number) >= 1
-        : spec.kind === 'amount'
-          ? typeof field === 'number' && Number.isFinite(field) && field >= 0
-          : typeof field === 'string' && field.length > 0;
-    if (!valid) {
-      const expected =
-        spec.kind === 'count' ? 'a positive integer' : spec.kind === 'amount' ? 'a number of dollars, 0 or more' : 'a non-empty string';
-      throw GatewayError.badRequest(`${where}: ${raw.type} needs ${spec.field}, ${expected}`, { reason: 'invalid_stop_condition' });
-    }
-    return { type: raw.type, [spec.field]: field } as StopCondition;
+  return (value as Json[]).map((raw) => {
+    const field = STOP_CONDITION_FIELDS[raw.type as StopCondition['type']].field;
+    return { type: raw.type, [field]: raw[field] } as StopCondition;
   });
 }

@@ -18,6 +18,7 @@ import {
   AgreesWithReasoningEffort,
   IsArrayOfObjectsWith,
   IsPluginList,
+  IsStopConditions,
   IsLogitBias,
   IsMessageContent,
   IsRequestMetadata,
@@ -252,6 +253,11 @@ export class ChatCompletionParamsDto {
   @IsOptional()
   @IsPluginList()
   plugins?: Array<Record<string, unknown>>;
+
+  /** The server-tool loop's stop conditions (ADR 0041): checked here too, so a preset never stores a list every use would refuse. */
+  @IsOptional()
+  @IsStopConditions()
+  stop_server_tools_when?: Array<Record<string, unknown>>;
 }
 
 /**

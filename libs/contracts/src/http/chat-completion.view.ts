@@ -1,8 +1,9 @@
+import type { Integer } from './integer.js';
 /** The chat-completion result of spec §2.1, as the gateway returns it. */
 export interface ChatCompletionView {
   id: string;
   object: 'chat.completion';
-  created: number;
+  created: Integer;
   model: string;
   provider: string | null;
   system_fingerprint: string | null;
@@ -17,14 +18,14 @@ export interface ChatCompletionView {
 
 /** Spec §2.6 `alignment`: one entry per judged answer. */
 export interface AlignmentView {
-  calls: Array<{ call: number; outcome: string; rules: Array<{ broken: boolean; probability: number }> }>;
+  calls: Array<{ call: Integer; outcome: string; rules: Array<{ broken: boolean; probability: number }> }>;
 }
 
 /** Spec §2.6 routing metadata. */
 export interface ServiceMetadataView {
-  attempt: number;
-  endpoints: { available: Array<{ model: string; provider: string; selected: boolean }>; total: number };
-  generation_time: number;
+  attempt: Integer;
+  endpoints: { available: Array<{ model: string; provider: string; selected: boolean }>; total: Integer };
+  generation_time: Integer;
   is_byok: boolean;
   region: string;
   requested: string;
@@ -35,7 +36,7 @@ export interface ServiceMetadataView {
 }
 
 export interface ChatChoiceView {
-  index: number;
+  index: Integer;
   message: ChatResponseMessageView;
   finish_reason: string | null;
   native_finish_reason: string | null;
@@ -56,7 +57,7 @@ export interface LogprobTopEntryView {
 
 /** Spec §2.1's three annotation kinds, in OpenAI's / OpenRouter's nested shape. */
 export type AnnotationView =
-  | { type: 'url_citation'; url_citation: { url: string; title: string; start_index: number; end_index: number; content?: string } }
+  | { type: 'url_citation'; url_citation: { url: string; title: string; start_index: Integer; end_index: Integer; content?: string } }
   | {
       type: 'web_search_citation';
       web_search_citation: { url: string; title: string | null; cited_text?: string; encrypted_index?: string };
@@ -64,7 +65,7 @@ export type AnnotationView =
   | { type: 'file'; file: { hash: string; content: unknown; name?: string } };
 
 export interface ChatToolCallView {
-  index: number;
+  index: Integer;
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
@@ -84,17 +85,17 @@ export interface ChatResponseMessageView {
 }
 
 export interface ChatUsageView {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
+  prompt_tokens: Integer;
+  completion_tokens: Integer;
+  total_tokens: Integer;
   prompt_tokens_details?: {
-    cached_tokens: number | null;
-    cache_write_tokens?: number | null;
-    audio_tokens?: number | null;
-    file_tokens?: number | null;
-    video_tokens?: number | null;
+    cached_tokens: Integer | null;
+    cache_write_tokens?: Integer | null;
+    audio_tokens?: Integer | null;
+    file_tokens?: Integer | null;
+    video_tokens?: Integer | null;
   };
-  completion_tokens_details?: { reasoning_tokens: number | null; audio_tokens?: number | null; image_tokens?: number | null };
+  completion_tokens_details?: { reasoning_tokens: Integer | null; audio_tokens?: Integer | null; image_tokens?: Integer | null };
   /** Spec §2.1: server tools the provider ran; both objects carry the same counts. */
   server_tool_use?: ServerToolUseView;
   server_tool_use_details?: ServerToolUseView;
@@ -115,9 +116,9 @@ export interface ChatUsageView {
 }
 
 export interface ServerToolUseView {
-  tool_calls_executed: number | null;
-  tool_calls_requested: number | null;
-  web_search_requests: number | null;
+  tool_calls_executed: Integer | null;
+  tool_calls_requested: Integer | null;
+  web_search_requests: Integer | null;
 }
 
 /**
@@ -128,13 +129,13 @@ export interface ModelView {
   id: string;
   canonical_slug: string;
   object: 'model';
-  created: number;
+  created: Integer;
   owned_by: string;
   name: string;
-  context_length: number;
+  context_length: Integer;
   architecture: { modality: string; input_modalities: string[]; output_modalities: string[] };
   pricing: { prompt: string; completion: string; input_cache_read: string };
-  top_provider: { context_length: number; max_completion_tokens: number | null; is_moderated: boolean };
+  top_provider: { context_length: Integer; max_completion_tokens: Integer | null; is_moderated: boolean };
   per_request_limits: null;
   default_parameters: null;
   supported_parameters: string[];
@@ -145,6 +146,6 @@ export interface ModelView {
 export interface ModelListView {
   object: 'list';
   data: ModelView[];
-  total_count: number;
+  total_count: Integer;
   links: { next: string | null };
 }

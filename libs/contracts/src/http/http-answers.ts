@@ -1,7 +1,8 @@
 import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js';
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
-import type { ChatCompletionView, ModelListView } from './chat-completion.view.js';
+import type { AnthropicModelInfoView } from './anthropic-model-info.view.js';
+import type { ChatCompletionView, ModelListView, ModelView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
@@ -24,6 +25,8 @@ export type ByokCredentialAnswer = DataEnvelope<ByokCredentialView>;
 export type ByokCredentialPageAnswer = ByokCredentialPage;
 export type ChatCompletionAnswer = ChatCompletionView;
 export type ModelListAnswer = ModelListView;
+/** One model: OpenAI's list entry, or Anthropic's ModelInfo to a caller that speaks Anthropic's API. */
+export type ModelAnswer = ModelView | AnthropicModelInfoView;
 export type EmbeddingsAnswer = EmbeddingsView;
 export type MessageAnswer = MessageView;
 export type MessageTokenCountAnswer = MessageTokenCountBody;

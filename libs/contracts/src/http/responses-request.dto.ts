@@ -1,6 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
@@ -22,6 +21,7 @@ import {
   IsRequestMetadata,
   IsResponsesInput,
   IsResponsesToolChoice,
+  IsStopConditions,
   OptionalNumberIn,
   OptionalIntIn,
 } from './validators.js';
@@ -106,12 +106,6 @@ export class CacheControlDto {
   ttl?: string;
 }
 
-export class StopConditionDto {
-  @IsString()
-  @MinLength(1)
-  type!: string;
-}
-
 /**
  * `POST /v1/responses` (spec §4.5, §8): the bounded fields of a Responses-API body, under the
  * names `@openrouter/sdk` (`ResponsesRequest`) and `openai` send. As on chat, the rest of the
@@ -157,11 +151,8 @@ export class ResponsesRequestDto {
   max_tool_calls?: number;
 
   @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ValidateNested({ each: true })
-  @Type(() => StopConditionDto)
-  stop_server_tools_when?: StopConditionDto[];
+  @IsStopConditions()
+  stop_server_tools_when?: Array<Record<string, unknown>>;
 
   @OptionalNumberIn(0, 2)
   temperature?: number;
@@ -280,7 +271,8 @@ export class ResponsesRequestDto {
   @IsIn([false], { message: 'store must be false: this gateway does not store responses' })
   store?: false;
 
-  /** Spec §4.5: not supported, any non-null value is a 400. */
+  /** Spec §4.5: not supported, any non-null value is a 400 (left out or null: nothing to check). */
+  @IsOptional()
   @IsAbsent({ message: 'previous_response_id is not supported: send the full conversation in input (responses are not stored)' })
   previous_response_id?: null;
 

@@ -1,3 +1,4 @@
+import type { Integer } from './integer.js';
 import type { ServerToolUseView, ServiceMetadataView } from './chat-completion.view.js';
 
 /** An `output_text` part of a message item (annotations as OpenAI's: url_citation, file_citation, ...). */
@@ -26,7 +27,29 @@ export interface ResponsesFunctionCallItemView {
   id: string;
   call_id: string;
   name: string;
+  /** The namespace tool the function belongs to, when it came in one. */
+  namespace?: string;
   arguments: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+/** A call of a client's `custom` tool: its free-text `input`. */
+export interface ResponsesCustomToolCallItemView {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+  input: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+/** A call of the client's `local_shell` tool: the command for the client to run. */
+export interface ResponsesLocalShellCallItemView {
+  type: 'local_shell_call';
+  id: string;
+  call_id: string;
+  action: { type: 'exec'; command: string[]; env: Record<string, string>; working_directory?: string; timeout_ms?: Integer };
   status: 'in_progress' | 'completed' | 'incomplete';
 }
 
@@ -60,17 +83,19 @@ export interface ResponsesWebSearchCallItemView {
 export type ResponsesOutputItemView =
   | ResponsesMessageItemView
   | ResponsesFunctionCallItemView
+  | ResponsesCustomToolCallItemView
+  | ResponsesLocalShellCallItemView
   | ResponsesReasoningItemView
   | ResponsesImageItemView
   | ResponsesWebSearchCallItemView;
 
 /** Spec §2.6 usage. */
 export interface ResponsesUsageView {
-  input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
-  output_tokens: number;
-  output_tokens_details: { reasoning_tokens: number };
-  total_tokens: number;
+  input_tokens: Integer;
+  input_tokens_details: { cached_tokens: Integer };
+  output_tokens: Integer;
+  output_tokens_details: { reasoning_tokens: Integer };
+  total_tokens: Integer;
   cost: number;
   is_byok: boolean;
   cost_details: { upstream_inference_cost: number | null; upstream_inference_input_cost: number; upstream_inference_output_cost: number };
@@ -86,8 +111,8 @@ export interface ResponsesUsageView {
 export interface ResponsesResponseView {
   id: string;
   object: 'response';
-  created_at: number;
-  completed_at: number | null;
+  created_at: Integer;
+  completed_at: Integer | null;
   model: string;
   status: 'completed' | 'incomplete' | 'in_progress' | 'failed' | 'cancelled' | 'queued';
   error: { code: string; message: string; metadata?: Record<string, unknown> } | null;
@@ -99,7 +124,7 @@ export interface ResponsesResponseView {
   error_type?: string;
   service_metadata?: ServiceMetadataView;
   /** The alignment plugin's record (spec §2.6, beta). */
-  alignment?: { calls: Array<{ call: number; outcome: string; rules: Array<{ broken: boolean; probability: number }> }> };
+  alignment?: { calls: Array<{ call: Integer; outcome: string; rules: Array<{ broken: boolean; probability: number }> }> };
   /** The echoed configuration: instructions, tools, tool_choice, temperature, top_p, reasoning, text, truncation, ... */
   [echoed: string]: unknown;
 }

@@ -1,5 +1,6 @@
 import { IsInt, IsNumber, IsOptional, Max, Min, registerDecorator, type ValidationOptions } from 'class-validator';
 import { pluginIdProblem } from '../plugins.js';
+import { stopConditionsProblem } from '../stop-conditions.js';
 
 /** `stop`: a string, or an array of at most `maxItems` strings (spec §8: 4). */
 export function IsStopSequences(maxItems: number, options?: ValidationOptions) {
@@ -234,6 +235,18 @@ export function IsPluginList(options?: ValidationOptions) {
       propertyName,
       options: { message: (args) => problem(args.value) ?? `${propertyName} is invalid`, ...options },
       validator: { validate: (value: unknown) => problem(value) === undefined },
+    });
+}
+
+/** `stop_server_tools_when`: at least one condition, each of a known kind with its value (stop-conditions.ts). */
+export function IsStopConditions(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isStopConditions',
+      target: target.constructor,
+      propertyName,
+      options: { message: (args) => stopConditionsProblem(args.value) ?? `${propertyName} is invalid`, ...options },
+      validator: { validate: (value: unknown) => stopConditionsProblem(value) === undefined },
     });
 }
 
