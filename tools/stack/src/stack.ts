@@ -97,6 +97,12 @@ export interface ProcessSpec {
  */
 export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'] as const;
 
+/**
+ * The simulated AWS account's keys (provider-simulator's defaults): the Bedrock simulator models
+ * sign with them through the standard AWS chain, as a deployment signs with its own.
+ */
+const SIMULATOR_AWS_KEYS = { AWS_ACCESS_KEY_ID: 'AKIASIMULATOR0000001', AWS_SECRET_ACCESS_KEY: 'simulator/secret/key/0000000000000000000' };
+
 function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
@@ -125,7 +131,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     {
       name: 'inference',
       script: 'apps/inference/dist/main.js',
-      env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl },
+      env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl, ...SIMULATOR_AWS_KEYS },
     },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
     {

@@ -73,7 +73,8 @@ const ZERO_USAGE: NormalizedUsage = { promptTokens: 0, completionTokens: 0, cach
  */
 @Injectable()
 export class NativeBatchesService {
-  private readonly apis: Record<ProviderFormat, ProviderBatchApi>;
+  /** The formats with a batch API of their own (the catalog refuses `batch` on any other). */
+  private readonly apis: Record<NativeBatchHandle['api'], ProviderBatchApi>;
   private readonly byokFeeRate: Prisma.Decimal;
 
   constructor(
@@ -117,13 +118,15 @@ export class NativeBatchesService {
       if ('reason' in encoded) return { native: false, reason: encoded.reason };
       try {
         const codec = codecFor(endpoint, attempt.endpoint.provider.format)!;
-        const submitted = await this.apis[attempt.endpoint.provider.format].submit(targetOf(attempt), encoded.lines, {
+        // A codec exists only for the formats that have a batch API.
+        const api = attempt.endpoint.provider.format as NativeBatchHandle['api'];
+        const submitted = await this.apis[api].submit(targetOf(attempt), encoded.lines, {
           batchId: request.batchId,
           path: codec.path,
         });
         const handle: NativeBatchHandle = {
           v: 1,
-          api: attempt.endpoint.provider.format,
+          api,
           provider: attempt.endpoint.provider.id,
           endpointId: attempt.endpointKey,
           model: attempt.modelId,

@@ -1,0 +1,83 @@
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { GatewayError } from '@gw/errors';
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
+import type { ProviderConfig } from '../../catalog/catalog.schema.js';
+import { INFERENCE_ENV, type InferenceEnv } from '../../env.js';
+
+/** A workspace's own AWS keys (BYOK), as its credential's secret holds them. */
+interface StaticKeys {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * One Bedrock runtime client per region, endpoint and credential, kept for reuse (each holds a
+ * keep-alive pool). The catalog's own providers sign with the standard AWS chain (env, profile,
+ * web identity for EKS IRSA, instance role); a BYOK credential signs with the keys it carries.
+ * The SDK never retries: routing decides what is tried next, and a retried call is billed twice.
+ */
+@Injectable()
+export class BedrockClients implements OnModuleDestroy {
+  private readonly clients = new LRUCache<string, BedrockRuntimeClient>({
+    max: 256,
+    dispose: (client) => client.destroy(),
+  });
+
+  constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {}
+
+  for(provider: ProviderConfig, byokSecret?: string, region?: string): BedrockRuntimeClient {
+    const keys = byokSecret === undefined ? undefined : parseKeys(byokSecret);
+    const chosenRegion = region ?? provider.region ?? '';
+    const key = [provider.id, chosenRegion, provider.baseUrl, keys ? digest(byokSecret!) : 'chain'].join('|');
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new BedrockRuntimeClient({
+        region: chosenRegion,
+        ...(provider.baseUrl ? { endpoint: provider.baseUrl } : {}),
+        ...(keys ? { credentials: keys } : {}),
+        maxAttempts: 1,
+        // HTTP/1.1 with keep-alive, as the gateway's other calls: Converse needs no HTTP/2 (only the
+        // bidirectional stream API does, which is not used), and its timeouts are the same knobs.
+        requestHandler: new NodeHttpHandler({
+          connectionTimeout: this.env.UPSTREAM_CONNECT_TIMEOUT_MS,
+          requestTimeout: this.env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+        }),
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  onModuleDestroy(): void {
+    this.clients.clear();
+  }
+}
+
+function digest(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** `{"accessKeyId", "secretAccessKey", "sessionToken"?}`: what a Bedrock BYOK credential stores. */
+export function parseKeys(secret: string): StaticKeys {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secret);
+  } catch {
+    parsed = undefined;
+  }
+  const keys = parsed as Partial<StaticKeys> | undefined;
+  if (!keys || typeof keys.accessKeyId !== 'string' || typeof keys.secretAccessKey !== 'string') {
+    throw new GatewayError(400, 'The Bedrock credential must hold {"accessKeyId", "secretAccessKey", "sessionToken"?}', {
+      errorType: 'invalid_request',
+    });
+  }
+  return {
+    accessKeyId: keys.accessKeyId,
+    secretAccessKey: keys.secretAccessKey,
+    ...(typeof keys.sessionToken === 'string' ? { sessionToken: keys.sessionToken } : {}),
+  };
+}
