@@ -30,29 +30,50 @@ describe('Azure OpenAI (real openai AzureOpenAI client)', () => {
   });
 
   it('answers the v1 API with the deployment as model', async () => {
-    const v1 = new OpenAI({ baseURL: `${sim.url}/azure/openai/v1`, apiKey: 'unused', defaultHeaders: { 'api-key': SIM_AZURE_API_KEY }, maxRetries: 0 });
+    const v1 = new OpenAI({
+      baseURL: `${sim.url}/azure/openai/v1`,
+      apiKey: 'unused',
+      defaultHeaders: { 'api-key': SIM_AZURE_API_KEY },
+      maxRetries: 0,
+    });
     const res = await v1.chat.completions.create({ model: 'gpt-4o-mini-prod', messages: hello });
     expect(res.choices[0]!.message.content).toMatch(/^Simulated reply to: Tell me a joke\./);
   });
 
   it('refuses a wrong key, a missing or unknown api-version as Azure does', async () => {
     await expect(azure({ apiKey: 'nope' }).chat.completions.create({ model: '', messages: hello })).rejects.toMatchObject({ status: 401 });
-    await expect(azure({ apiVersion: '2019-01-01' }).chat.completions.create({ model: '', messages: hello })).rejects.toMatchObject({ status: 400 });
-    const noVersion = await post(`${sim.url}/azure/openai/deployments/d/chat/completions`, { messages: hello }, { 'api-key': SIM_AZURE_API_KEY });
+    await expect(azure({ apiVersion: '2019-01-01' }).chat.completions.create({ model: '', messages: hello })).rejects.toMatchObject({
+      status: 400,
+    });
+    const noVersion = await post(
+      `${sim.url}/azure/openai/deployments/d/chat/completions`,
+      { messages: hello },
+      { 'api-key': SIM_AZURE_API_KEY },
+    );
     expect(noVersion.status).toBe(404);
-    const bearer = await post(`${sim.url}/azure/openai/v1/chat/completions`, { model: 'd', messages: hello }, { authorization: 'Bearer sk-sim' });
+    const bearer = await post(
+      `${sim.url}/azure/openai/v1/chat/completions`,
+      { model: 'd', messages: hello },
+      { authorization: 'Bearer sk-sim' },
+    );
     expect(bearer.status).toBe(401);
   });
 
   it('filters a prompt with the content_filter error and an answer with finish_reason content_filter', async () => {
-    await expect(azure({ deployment: 'gpt;content-filter=prompt' }).chat.completions.create({ model: '', messages: hello })).rejects.toMatchObject({
+    await expect(
+      azure({ deployment: 'gpt;content-filter=prompt' }).chat.completions.create({ model: '', messages: hello }),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'content_filter',
       error: { innererror: { code: 'ResponsibleAIPolicyViolation' } },
     });
     const res = await azure({ deployment: 'gpt;content-filter=output' }).chat.completions.create({ model: '', messages: hello });
     expect(res.choices[0]!.finish_reason).toBe('content_filter');
-    const stream = await azure({ deployment: 'gpt;content-filter=output' }).chat.completions.create({ model: '', messages: hello, stream: true });
+    const stream = await azure({ deployment: 'gpt;content-filter=output' }).chat.completions.create({
+      model: '',
+      messages: hello,
+      stream: true,
+    });
     let finish: string | null = null;
     for await (const chunk of stream) finish = chunk.choices[0]?.finish_reason ?? finish;
     expect(finish).toBe('content_filter');

@@ -8,7 +8,15 @@ import { handleChatCompletions } from './openai.ts';
 export const SIM_AZURE_API_KEY = process.env.SIMULATOR_AZURE_API_KEY || 'azure-sim-key';
 
 /** GA and preview versions of the deployments API this resource answers; any other is refused. */
-const API_VERSIONS = new Set(['2024-02-01', '2024-06-01', '2024-10-21', '2024-12-01-preview', '2025-01-01-preview', '2025-03-01-preview', '2025-04-01-preview']);
+const API_VERSIONS = new Set([
+  '2024-02-01',
+  '2024-06-01',
+  '2024-10-21',
+  '2024-12-01-preview',
+  '2025-01-01-preview',
+  '2025-03-01-preview',
+  '2025-04-01-preview',
+]);
 
 const azureError = (code: string, message: string, extra: Record<string, unknown> = {}) => ({ error: { code, message, ...extra } });
 
@@ -29,16 +37,36 @@ const OUTPUT_FILTER = { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: { f
  * `;content-filter=prompt` on the deployment answers Azure's 400 content_filter error,
  * `;content-filter=output` ends the answer with finish_reason `content_filter`.
  */
-export async function handleAzure(req: IncomingMessage, res: ServerResponse, raw: Buffer, path: string, query: URLSearchParams): Promise<void> {
+export async function handleAzure(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Buffer,
+  path: string,
+  query: URLSearchParams,
+): Promise<void> {
   const deployments = /^\/azure\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/.exec(path);
   const v1 = /^\/azure\/openai\/v1\/(chat\/completions|embeddings)$/.exec(path);
   if (!deployments && !v1) return sendJson(res, 404, azureError('404', 'Resource not found'));
   const key = req.headers['api-key'];
   if (typeof key !== 'string' || key === '') {
-    return sendJson(res, 401, azureError('401', 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.'));
+    return sendJson(
+      res,
+      401,
+      azureError(
+        '401',
+        'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
+      ),
+    );
   }
   if (key !== SIM_AZURE_API_KEY) {
-    return sendJson(res, 401, azureError('401', 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.'));
+    return sendJson(
+      res,
+      401,
+      azureError(
+        '401',
+        'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+      ),
+    );
   }
   const version = query.get('api-version');
   if (deployments) {
@@ -55,7 +83,8 @@ export async function handleAzure(req: IncomingMessage, res: ServerResponse, raw
   if (filter === 'prompt') {
     return sendJson(res, 400, {
       error: {
-        message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+        message:
+          "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
         type: null,
         param: 'prompt',
         code: 'content_filter',
@@ -88,7 +117,10 @@ function addFilterResults(res: ServerResponse, filtered: boolean): void {
         if (filtered) choice.finish_reason = 'content_filter';
       }
     }
-    if (json.object === 'chat.completion') json.prompt_filter_results = [{ prompt_index: 0, content_filter_results: { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: SAFE } }];
+    if (json.object === 'chat.completion')
+      json.prompt_filter_results = [
+        { prompt_index: 0, content_filter_results: { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: SAFE } },
+      ];
     return json;
   };
   const transform = (text: string): string => {
@@ -108,6 +140,8 @@ function addFilterResults(res: ServerResponse, filtered: boolean): void {
     const { 'content-length': _length, ...rest } = headers ?? {};
     return writeHead(status, rest as never);
   }) as never;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? transform(chunk) : chunk, ...(rest as []))) as never;
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => end(typeof chunk === 'string' && chunk !== '' ? transform(chunk) : chunk, ...(rest as []))) as never;
+  res.write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(typeof chunk === 'string' ? transform(chunk) : chunk, ...(rest as []))) as never;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) =>
+    end(typeof chunk === 'string' && chunk !== '' ? transform(chunk) : chunk, ...(rest as []))) as never;
 }

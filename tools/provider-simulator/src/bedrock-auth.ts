@@ -19,7 +19,8 @@ export interface AwsAuthError {
   message: string;
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
 
 function parseAmzDate(value: string): number | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
@@ -31,14 +32,24 @@ function parseAmzDate(value: string): number | undefined {
  * signer, from the secret of the access key it names) over the method, the raw path, the query,
  * the headers it says it signed and the body, and compared. Bedrock's 403 wording on failure.
  */
-export async function verifySigV4(req: IncomingMessage, rawPath: string, query: URLSearchParams, body: Buffer, service: string): Promise<AwsAuthError | undefined> {
+export async function verifySigV4(
+  req: IncomingMessage,
+  rawPath: string,
+  query: URLSearchParams,
+  body: Buffer,
+  service: string,
+): Promise<AwsAuthError | undefined> {
   const header = req.headers.authorization;
   if (typeof header !== 'string' || header === '') {
     return { status: 403, type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   }
   const m = AUTHORIZATION.exec(header);
   if (!m) {
-    return { status: 403, type: 'IncompleteSignatureException', message: `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${header.split(' ')[0]}` };
+    return {
+      status: 403,
+      type: 'IncompleteSignatureException',
+      message: `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${header.split(' ')[0]}`,
+    };
   }
   const [, accessKeyId, day, region, signedService, signedHeaders, signature] = m as unknown as string[];
   if (accessKeyId !== SIM_AWS_ACCESS_KEY_ID) {
@@ -50,14 +61,23 @@ export async function verifySigV4(req: IncomingMessage, rawPath: string, query: 
   const amzDate = req.headers['x-amz-date'];
   const signedAt = typeof amzDate === 'string' ? parseAmzDate(amzDate) : undefined;
   if (signedAt === undefined || !String(amzDate).startsWith(day!)) {
-    return { status: 403, type: 'InvalidSignatureException', message: 'Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.' };
+    return {
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: 'Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.',
+    };
   }
   if (Math.abs(Date.now() - signedAt) > MAX_SKEW_MS) {
     const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-    return { status: 403, type: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is now earlier than ${now} (${now} - 5 min.)` };
+    return {
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: `Signature expired: ${amzDate} is now earlier than ${now} (${now} - 5 min.)`,
+    };
   }
   const names = signedHeaders!.split(';');
-  if (!names.includes('host')) return { status: 403, type: 'InvalidSignatureException', message: "'Host' must be a 'SignedHeader' in the AWS Authorization." };
+  if (!names.includes('host'))
+    return { status: 403, type: 'InvalidSignatureException', message: "'Host' must be a 'SignedHeader' in the AWS Authorization." };
   const headers: Record<string, string> = {};
   for (const name of names) {
     const value = req.headers[name];
@@ -87,7 +107,8 @@ export async function verifySigV4(req: IncomingMessage, rawPath: string, query: 
     } as never,
     { signingDate: new Date(signedAt), signableHeaders: new Set(names) },
   );
-  const expected = /Signature=([0-9a-f]{64})/.exec(String((signed as { headers: Record<string, string> }).headers.authorization))?.[1] ?? '';
+  const expected =
+    /Signature=([0-9a-f]{64})/.exec(String((signed as unknown as { headers: Record<string, string> }).headers.authorization))?.[1] ?? '';
   const given = Buffer.from(signature!);
   return expected.length === given.length && timingSafeEqual(Buffer.from(expected), given) ? undefined : signatureMismatch();
 }

@@ -83,14 +83,22 @@ export function renderConverseEvents(plan: MessagePlan, stop: ConverseStop, trac
   const frames: EventFrame[] = [eventFrame('messageStart', { role: 'assistant' })];
   plan.content.forEach((block, index) => {
     if (block.type === 'tool_use')
-      frames.push(eventFrame('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
+      frames.push(
+        eventFrame('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: block.id, name: block.name } } }),
+      );
     for (const piece of groupPieces(plan.pieces[index] ?? [], PIECES_PER_DELTA)) {
       const delta =
-        block.type === 'text' ? { text: piece } : block.type === 'tool_use' ? { toolUse: { input: piece } } : { reasoningContent: { text: piece } };
+        block.type === 'text'
+          ? { text: piece }
+          : block.type === 'tool_use'
+            ? { toolUse: { input: piece } }
+            : { reasoningContent: { text: piece } };
       frames.push(eventFrame('contentBlockDelta', { contentBlockIndex: index, delta }, true));
     }
     if (block.type === 'thinking')
-      frames.push(eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: block.signature } } }));
+      frames.push(
+        eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: block.signature } } }),
+      );
     frames.push(eventFrame('contentBlockStop', { contentBlockIndex: index }));
   });
   frames.push(eventFrame('messageStop', { stopReason: stop }));

@@ -26,7 +26,13 @@ export async function sendEventStream(res: ServerResponse, frames: EventFrame[],
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', ...opts.headers });
   res.flushHeaders();
   const stopAt = opts.cut ?? opts.errorAfter;
-  const last = stopAt === undefined ? frames.length - 1 : cutIndex(frames.map((f): Frame => ({ data: '', content: f.content })), stopAt);
+  const last =
+    stopAt === undefined
+      ? frames.length - 1
+      : cutIndex(
+          frames.map((f): Frame => ({ data: '', content: f.content })),
+          stopAt,
+        );
   for (let i = 0; i <= last; i++) {
     if (i > 0) await sleep(opts.chunkDelay);
     if (res.destroyed) return;

@@ -19,7 +19,9 @@ export function toAnthropicBody(body: Json): Json {
     out.tools = tools.flatMap((tool) => {
       const spec = tool.toolSpec as Json | undefined;
       if (!spec) return [];
-      return [{ name: spec.name, ...(spec.description ? { description: spec.description } : {}), input_schema: (spec.inputSchema as Json).json }];
+      return [
+        { name: spec.name, ...(spec.description ? { description: spec.description } : {}), input_schema: (spec.inputSchema as Json).json },
+      ];
     });
     const choice = (body.toolConfig as Json).toolChoice as Json | undefined;
     if (choice?.any) out.tool_choice = { type: 'any' };
@@ -40,14 +42,25 @@ function blocks(content: Json[]): Json[] {
       const last = out[out.length - 1];
       if (last) last.cache_control = { type: 'ephemeral' };
     } else if (typeof block.text === 'string') out.push({ type: 'text', text: block.text });
-    else if (isRecord(block.image)) out.push({ type: 'image', source: { type: 'base64', media_type: `image/${String(block.image.format)}`, data: (block.image.source as Json).bytes } });
+    else if (isRecord(block.image))
+      out.push({
+        type: 'image',
+        source: { type: 'base64', media_type: `image/${String(block.image.format)}`, data: (block.image.source as Json).bytes },
+      });
     else if (isRecord(block.document)) out.push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: '' } });
-    else if (isRecord(block.toolUse)) out.push({ type: 'tool_use', id: block.toolUse.toolUseId, name: block.toolUse.name, input: block.toolUse.input });
+    else if (isRecord(block.toolUse))
+      out.push({ type: 'tool_use', id: block.toolUse.toolUseId, name: block.toolUse.name, input: block.toolUse.input });
     else if (isRecord(block.toolResult)) {
-      const text = (block.toolResult.content as Json[]).map((part) => (typeof part.text === 'string' ? part.text : JSON.stringify(part.json ?? ''))).join(' ');
+      const text = (block.toolResult.content as Json[])
+        .map((part) => (typeof part.text === 'string' ? part.text : JSON.stringify(part.json ?? '')))
+        .join(' ');
       out.push({ type: 'tool_result', tool_use_id: block.toolResult.toolUseId, content: text });
     } else if (isRecord(block.reasoningContent) && isRecord(block.reasoningContent.reasoningText))
-      out.push({ type: 'thinking', thinking: block.reasoningContent.reasoningText.text, signature: block.reasoningContent.reasoningText.signature });
+      out.push({
+        type: 'thinking',
+        thinking: block.reasoningContent.reasoningText.text,
+        signature: block.reasoningContent.reasoningText.signature,
+      });
   }
   return out;
 }

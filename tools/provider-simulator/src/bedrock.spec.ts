@@ -11,7 +11,13 @@ let sim: RunningSimulator;
 let bedrock: BedrockRuntimeClient;
 const MODEL = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const client = (secretAccessKey: string, accessKeyId = SIM_AWS_ACCESS_KEY_ID) =>
-  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: `${sim.url}/bedrock`, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+  new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: `${sim.url}/bedrock`,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),
+  });
 
 beforeAll(async () => {
   sim = await startSimulator();
@@ -39,7 +45,7 @@ async function signedPost(path: string, body: unknown): Promise<{ status: number
     headers: { host: url.host, 'content-type': 'application/json' },
     body: text,
   } as never);
-  const res = await fetch(url, { method: 'POST', headers: (signed as { headers: Record<string, string> }).headers, body: text });
+  const res = await fetch(url, { method: 'POST', headers: (signed as unknown as { headers: Record<string, string> }).headers, body: text });
   return { status: res.status, headers: res.headers, json: await res.json() };
 }
 
@@ -63,7 +69,9 @@ describe('Bedrock Converse (real AWS SDK)', () => {
       name: 'InvalidSignatureException',
       $metadata: { httpStatusCode: 403 },
     });
-    await expect(client(SIM_AWS_SECRET_ACCESS_KEY, 'AKIAUNKNOWN000000000').send(new ConverseCommand({ modelId: MODEL, ...hello }))).rejects.toMatchObject({
+    await expect(
+      client(SIM_AWS_SECRET_ACCESS_KEY, 'AKIAUNKNOWN000000000').send(new ConverseCommand({ modelId: MODEL, ...hello })),
+    ).rejects.toMatchObject({
       name: 'UnrecognizedClientException',
     });
     const stale = new BedrockRuntimeClient({
@@ -86,7 +94,9 @@ describe('Bedrock Converse (real AWS SDK)', () => {
     expect(leaked.status).toBe(400);
     expect(leaked.headers.get('x-amzn-errortype')).toMatch(/^ValidationException/);
     expect(leaked.json.message).toMatch(/extraneous key \[topK\]/);
-    expect((await signedPost(`/bedrock/model/${MODEL}/converse`, { ...hello, temperature: 0.2 })).json.message).toMatch(/extraneous key \[temperature\]/);
+    expect((await signedPost(`/bedrock/model/${MODEL}/converse`, { ...hello, temperature: 0.2 })).json.message).toMatch(
+      /extraneous key \[temperature\]/,
+    );
     expect((await signedPost(`/bedrock/model/${MODEL}/converse`, hello)).status).toBe(200);
     await expect(
       bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'assistant', content: [{ text: 'hi' }] }] })),
@@ -108,7 +118,9 @@ describe('Bedrock Converse (real AWS SDK)', () => {
     const toolConfig = {
       tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }],
     };
-    const first = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Weather in Paris' }] }], toolConfig }));
+    const first = await bedrock.send(
+      new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Weather in Paris' }] }], toolConfig }),
+    );
     expect(first.stopReason).toBe('tool_use');
     const call = first.output!.message!.content![0]!.toolUse!;
     expect(call).toMatchObject({ name: 'get_weather', input: { city: 'Weather in Paris' } });

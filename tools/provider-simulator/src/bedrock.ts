@@ -24,8 +24,19 @@ const EXCEPTIONS: Record<number, [string, string]> = {
 /** Model ids (and inference profile ids, `us.` / `eu.` / `apac.` / `global.`) of the families Bedrock serves. */
 const MODEL_ID = /^((us|eu|apac|global)\.)?(anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|qwen|writer)\.[A-Za-z0-9._:-]+$/;
 
-export function sendBedrockError(res: ServerResponse, status: number, type: string, message: string, headers?: Record<string, string>): void {
-  sendJson(res, status, { message }, { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': requestId(), ...headers });
+export function sendBedrockError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers?: Record<string, string>,
+): void {
+  sendJson(
+    res,
+    status,
+    { message },
+    { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': requestId(), ...headers },
+  );
 }
 
 /** A guardrail the simulated account has: it blocks any prompt that says "forbidden". */
@@ -35,12 +46,21 @@ function guardrailVerdict(body: Json, anthropic: Json): { blocked: boolean; trac
   const text = JSON.stringify(anthropic.messages);
   const blocked = /\bforbidden\b/i.test(text);
   const assessment = { topicPolicy: { topics: [{ name: 'Forbidden', type: 'DENY', action: blocked ? 'BLOCKED' : 'NONE' }] } };
-  const trace = config.trace === 'enabled' || config.trace === 'enabled_full' ? { guardrail: { inputAssessment: { [String(config.guardrailIdentifier)]: assessment } } } : undefined;
+  const trace =
+    config.trace === 'enabled' || config.trace === 'enabled_full'
+      ? { guardrail: { inputAssessment: { [String(config.guardrailIdentifier)]: assessment } } }
+      : undefined;
   return { blocked, trace };
 }
 
 /** POST /bedrock/model/{modelId}/converse and /converse-stream */
-export async function handleConverse(req: IncomingMessage, res: ServerResponse, raw: Buffer, rawPath: string, query: URLSearchParams): Promise<void> {
+export async function handleConverse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Buffer,
+  rawPath: string,
+  query: URLSearchParams,
+): Promise<void> {
   const m = /^\/bedrock\/model\/([^/]+)\/(converse|converse-stream)$/.exec(rawPath)!;
   const modelId = decodeURIComponent(m[1]!);
   const stream = m[2] === 'converse-stream';

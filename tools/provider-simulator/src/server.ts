@@ -107,7 +107,9 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const result = await readBody(req);
       if (!result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
       const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
-      return path.startsWith('/azure/') ? handleAzure(req, res, result.body, path, query) : handleConverse(req, res, result.body, path, query);
+      return path.startsWith('/azure/')
+        ? handleAzure(req, res, result.body, path, query)
+        : handleConverse(req, res, result.body, path, query);
     }
     const handler = bodyHandlerFor(path);
     if (handler) {

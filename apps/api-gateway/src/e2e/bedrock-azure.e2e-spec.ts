@@ -76,10 +76,17 @@ describe.each(models)('$model through the gateway', ({ model, provider, prompt, 
   });
 
   it('@anthropic-ai/sdk: messages.create and messages.stream', async () => {
-    const message = await anthropic.messages.create({ model, max_tokens: 256, system: 'Be brief.', messages: [{ role: 'user', content: 'Tell me about gateways' }] });
+    const message = await anthropic.messages.create({
+      model,
+      max_tokens: 256,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Tell me about gateways' }],
+    });
     expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
     expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
-    const final = await anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] }).finalMessage();
+    const final = await anthropic.messages
+      .stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] })
+      .finalMessage();
     expect(final.stop_reason).toBe('end_turn');
     expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
   });
@@ -92,7 +99,9 @@ describe('Bedrock and Azure specifics through the gateway', () => {
   });
 
   it('Bedrock throttling is a 429 rate_limit_exceeded with the provider wait as Retry-After', async () => {
-    const result = await call('/chat/completions', { body: { model: 'sim/bedrock-claude-throttled', messages: [{ role: 'user', content: 'hi' }] } });
+    const result = await call('/chat/completions', {
+      body: { model: 'sim/bedrock-claude-throttled', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(result.status).toBe(429);
     expect(result.headers.get('retry-after')).toBe('3');
     expect(envelopeOf(result).metadata).toMatchObject({ error_type: 'rate_limit_exceeded', retry_after: 3 });

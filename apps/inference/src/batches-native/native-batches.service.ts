@@ -16,7 +16,6 @@ import { GatewayError } from '@gw/errors';
 import { createHash } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
-import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
 import { hashEndUser } from '../chat/chat-preparation.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';

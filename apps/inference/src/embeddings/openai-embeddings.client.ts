@@ -30,7 +30,11 @@ export class OpenAiEmbeddingsClient {
     const target =
       provider.format === 'azure'
         ? azureTarget(endpoint, context, 'embeddings')
-        : { url: `${provider.baseUrl}/embeddings`, headers: { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` }, deployment: endpoint.upstreamModel };
+        : {
+            url: `${provider.baseUrl}/embeddings`,
+            headers: { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
+            deployment: endpoint.upstreamModel,
+          };
     const response = await this.upstream.postJson(
       provider.id,
       target.url,

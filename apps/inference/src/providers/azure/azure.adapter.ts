@@ -18,7 +18,11 @@ import { azureTarget, type AzureOverrides } from './azure-target.js';
 export class AzureOpenAiAdapter implements ProviderAdapter {
   constructor(private readonly upstream: UpstreamClient) {}
 
-  async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext & AzureOverrides): Promise<NormalizedCompletion> {
+  async complete(
+    endpoint: RoutableEndpoint,
+    body: Record<string, unknown>,
+    context: ChatCallContext & AzureOverrides,
+  ): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const target = azureTarget(endpoint, context, 'chat/completions');
     const upstreamBody = { ...buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), model: target.deployment };
@@ -32,10 +36,17 @@ export class AzureOpenAiAdapter implements ProviderAdapter {
     return normalizeOpenAiResponse(parsed, () => JSON.stringify(body.messages ?? ''));
   }
 
-  async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext & AzureOverrides): Promise<AsyncIterable<StreamEvent>> {
+  async stream(
+    endpoint: RoutableEndpoint,
+    body: Record<string, unknown>,
+    context: ChatCallContext & AzureOverrides,
+  ): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const target = azureTarget(endpoint, context, 'chat/completions');
-    const upstreamBody = { ...buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey), model: target.deployment };
+    const upstreamBody = {
+      ...buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey),
+      model: target.deployment,
+    };
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(provider.id, target.url, target.headers, JSON.stringify(upstreamBody), context.signal);
     return openAiStreamEvents(provider.id, text);

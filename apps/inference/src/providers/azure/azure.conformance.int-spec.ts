@@ -15,7 +15,11 @@ import { AzureOpenAiAdapter } from './azure.adapter.js';
 describe('Azure OpenAI conformance (adapter -> simulator)', () => {
   const sim = simulatorUpstream();
   let adapter: AzureOpenAiAdapter;
-  const pricing = { prompt: new Prisma.Decimal('0.00000015'), completion: new Prisma.Decimal('0.0000006'), cachedPrompt: new Prisma.Decimal('0.000000075') };
+  const pricing = {
+    prompt: new Prisma.Decimal('0.00000015'),
+    completion: new Prisma.Decimal('0.0000006'),
+    cachedPrompt: new Prisma.Decimal('0.000000075'),
+  };
   const endpoint = (deployment = 'gpt-4o-mini-prod', options: { apiVersion?: string | null; apiKey?: string } = {}): RoutableEndpoint => ({
     provider: {
       id: 'sim-azure',
@@ -29,8 +33,14 @@ describe('Azure OpenAI conformance (adapter -> simulator)', () => {
     pricing,
     supportedParameters: new Set([...SIMULATOR_PARAMETERS, 'user']),
   });
-  const ask = (text: string, extra: Record<string, unknown> = {}) => ({ model: 'sim/azure', messages: [{ role: 'user', content: text }], ...extra });
-  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }];
+  const ask = (text: string, extra: Record<string, unknown> = {}) => ({
+    model: 'sim/azure',
+    messages: [{ role: 'user', content: text }],
+    ...extra,
+  });
+  const tools = [
+    { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } },
+  ];
 
   async function drain(events: AsyncIterable<StreamEvent>): Promise<{ text: string; chunks: StreamEvent[]; usage?: NormalizedUsage }> {
     const chunks: StreamEvent[] = [];
@@ -71,7 +81,11 @@ describe('Azure OpenAI conformance (adapter -> simulator)', () => {
 
   it('JSON schema: the answer is an object of that schema', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
-    const completion = await adapter.complete(endpoint(), ask('Give JSON', { response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }), {});
+    const completion = await adapter.complete(
+      endpoint(),
+      ask('Give JSON', { response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }),
+      {},
+    );
     expect(JSON.parse(completion.choices[0]!.message.content!)).toMatchObject({ answer: expect.any(String) });
   });
 
@@ -90,10 +104,20 @@ describe('Azure OpenAI conformance (adapter -> simulator)', () => {
     expect(prompt.gatewayError).toMatchObject({ status: 400, errorType: 'content_policy_violation' });
   });
 
-  const errorCases: Array<[string, RoutableEndpoint | (() => RoutableEndpoint), { status: number; errorType: string; retryable: boolean; retryAfterMs?: number }]> = [
-    ['rate limit with Retry-After', () => endpoint('gpt;status=429;retry-after=6'), { status: 429, errorType: 'rate_limit_exceeded', retryable: true, retryAfterMs: 6000 }],
+  const errorCases: Array<
+    [string, RoutableEndpoint | (() => RoutableEndpoint), { status: number; errorType: string; retryable: boolean; retryAfterMs?: number }]
+  > = [
+    [
+      'rate limit with Retry-After',
+      () => endpoint('gpt;status=429;retry-after=6'),
+      { status: 429, errorType: 'rate_limit_exceeded', retryable: true, retryAfterMs: 6000 },
+    ],
     ['wrong api-key', () => endpoint('gpt', { apiKey: 'nope' }), { status: 502, errorType: 'provider_unavailable', retryable: false }],
-    ['unsupported api-version', () => endpoint('gpt', { apiVersion: '2019-01-01' }), { status: 400, errorType: 'invalid_request', retryable: false }],
+    [
+      'unsupported api-version',
+      () => endpoint('gpt', { apiVersion: '2019-01-01' }),
+      { status: 400, errorType: 'invalid_request', retryable: false },
+    ],
     ['context too long', () => endpoint('gpt;context=3'), { status: 400, errorType: 'context_length_exceeded', retryable: false }],
     ['overloaded', () => endpoint('gpt;status=503'), { status: 503, errorType: 'provider_unavailable', retryable: true }],
     ['server error', () => endpoint('gpt;status=500'), { status: 502, errorType: 'provider_unavailable', retryable: true }],
@@ -117,7 +141,11 @@ describe('Azure OpenAI conformance (adapter -> simulator)', () => {
   });
 
   it('embeddings on a deployment, billed by the prompt tokens Azure reports', async () => {
-    const embeddings = await new OpenAiEmbeddingsClient(sim.upstream).create(endpoint('embed-small'), { model: 'm', input: ['one two', 'three'] }, {});
+    const embeddings = await new OpenAiEmbeddingsClient(sim.upstream).create(
+      endpoint('embed-small'),
+      { model: 'm', input: ['one two', 'three'] },
+      {},
+    );
     expect(embeddings.data).toHaveLength(2);
     expect(embeddings.usage).toMatchObject({ prompt_tokens: 3 });
   });

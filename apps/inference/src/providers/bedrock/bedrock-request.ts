@@ -23,20 +23,19 @@ const IMAGE_FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = {
  * Anthropic's block shape (system apart, strict turns, tool results in user turns, cache
  * markers), which Converse shares block for block; each block is then written in Converse's words.
  */
-export function buildConverseInput(
-  body: Record<string, unknown>,
-  modelId: string,
-  guardrail?: BedrockGuardrail,
-): ConverseCommandInput {
+export function buildConverseInput(body: Record<string, unknown>, modelId: string, guardrail?: BedrockGuardrail): ConverseCommandInput {
   const jsonObject = (body.response_format as { type?: unknown } | undefined)?.type === 'json_object';
   // Converse constrains output by a schema only: "any JSON object" is the schema that says exactly that.
-  const source = jsonObject ? { ...body, response_format: { type: 'json_schema', json_schema: { name: 'json_object', schema: { type: 'object' } } } } : body;
+  const source = jsonObject
+    ? { ...body, response_format: { type: 'json_schema', json_schema: { name: 'json_object', schema: { type: 'object' } } } }
+    : body;
   const anthropic = buildAnthropicBody(source, modelId, { stream: false });
   const input: ConverseCommandInput = {
     modelId,
-    messages: (anthropic.messages as Array<{ role: 'user' | 'assistant'; content: AnthropicBlock[] }>).map(
-      (message): Message => ({ role: message.role, content: message.content.flatMap(contentBlock) }),
-    ),
+    messages: (anthropic.messages as Array<{ role: 'user' | 'assistant'; content: AnthropicBlock[] }>).map((message): Message => ({
+      role: message.role,
+      content: message.content.flatMap(contentBlock),
+    })),
   };
   const system = anthropic.system as AnthropicBlock[] | undefined;
   if (system) input.system = system.flatMap(systemBlock);
@@ -118,7 +117,9 @@ function convert(block: AnthropicBlock): ContentBlock {
       const { media_type, data } = base64Source(block, 'image');
       const format = IMAGE_FORMATS[media_type.toLowerCase()];
       if (!format)
-        throw new GatewayError(400, `Bedrock takes png, jpeg, gif or webp images, not ${media_type}`, { errorType: 'unsupported_image_format' });
+        throw new GatewayError(400, `Bedrock takes png, jpeg, gif or webp images, not ${media_type}`, {
+          errorType: 'unsupported_image_format',
+        });
       return { image: { format, source: { bytes: Buffer.from(data, 'base64') } } };
     }
     case 'document': {
@@ -130,7 +131,10 @@ function convert(block: AnthropicBlock): ContentBlock {
     case 'tool_use':
       return { toolUse: { toolUseId: String(block.id), name: String(block.name), input: block.input as never } };
     case 'tool_result': {
-      const content = typeof block.content === 'string' ? [{ text: block.content }] : (block.content as AnthropicBlock[]).map((b) => ({ text: String(b.text) }));
+      const content =
+        typeof block.content === 'string'
+          ? [{ text: block.content }]
+          : (block.content as AnthropicBlock[]).map((b) => ({ text: String(b.text) }));
       return { toolResult: { toolUseId: String(block.tool_use_id), content: content.length > 0 ? content : [{ text: '' }] } };
     }
     case 'thinking':

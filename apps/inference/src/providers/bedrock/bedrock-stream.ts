@@ -64,7 +64,10 @@ export async function* bedrockStreamEvents(
       } else if (event.messageStop) {
         stopped = true;
         const native = event.messageStop.stopReason ?? null;
-        yield { type: 'chunk', choices: [{ index: 0, delta: {}, finish_reason: bedrockFinishReason(native), native_finish_reason: native }] };
+        yield {
+          type: 'chunk',
+          choices: [{ index: 0, delta: {}, finish_reason: bedrockFinishReason(native), native_finish_reason: native }],
+        };
       } else if (event.metadata) usage = normalizeBedrockUsage(event.metadata.usage);
     }
   } catch (error) {
@@ -86,7 +89,9 @@ function reasoningDelta(
     });
   }
   if (typeof delta.signature === 'string')
-    return chunk({ reasoning_details: [{ type: 'reasoning.text', signature: delta.signature, format: BEDROCK_REASONING_FORMAT, index: blockIndex }] });
+    return chunk({
+      reasoning_details: [{ type: 'reasoning.text', signature: delta.signature, format: BEDROCK_REASONING_FORMAT, index: blockIndex }],
+    });
   if (delta.redactedContent) {
     const data = Buffer.from(delta.redactedContent).toString('base64');
     return chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data, format: BEDROCK_REASONING_FORMAT, index: blockIndex }] });

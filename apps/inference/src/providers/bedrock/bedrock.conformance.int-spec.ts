@@ -51,11 +51,13 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
   const tools = [
     {
       type: 'function',
-      function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+      },
     },
   ];
-  const PNG =
-    'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
   async function drain(events: AsyncIterable<StreamEvent>): Promise<{ text: string; chunks: StreamEvent[]; usage?: NormalizedUsage }> {
     const chunks: StreamEvent[] = [];
@@ -69,7 +71,9 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     // The catalog's Bedrock providers sign with the standard AWS chain: here, its environment step.
     process.env.AWS_ACCESS_KEY_ID = SIM_AWS_ACCESS_KEY_ID;
     process.env.AWS_SECRET_ACCESS_KEY = SIM_AWS_SECRET_ACCESS_KEY;
-    clients = new BedrockClients(validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '2000' }));
+    clients = new BedrockClients(
+      validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '2000' }),
+    );
     adapter = new BedrockAdapter(clients);
   });
   afterAll(() => {
@@ -82,7 +86,14 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     expect(completion.choices[0]!.message.content).toMatch(/^Simulated reply to: Hello there\./);
     expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'end_turn' });
     // system "Be brief." 3 + "Hello there" 2 + 3 per message + 3 per request; the reply is 24 tokens.
-    expect(completion.usage).toEqual({ promptTokens: 11, completionTokens: 24, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, estimated: false });
+    expect(completion.usage).toEqual({
+      promptTokens: 11,
+      completionTokens: 24,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      estimated: false,
+    });
     expect(computeCost(pricing, completion.usage).total.toString()).toBe('0.000393');
   });
 
@@ -132,17 +143,35 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
 
   it('JSON schema: outputConfig constrains the answer; json_object asks for any object', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' }, n: { type: 'number' } }, required: ['answer', 'n'] };
-    const structured = await adapter.complete(endpoint(), ask('Give JSON', { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema } } }), {});
+    const structured = await adapter.complete(
+      endpoint(),
+      ask('Give JSON', { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema } } }),
+      {},
+    );
     expect(JSON.parse(structured.choices[0]!.message.content!)).toMatchObject({ answer: expect.any(String), n: 1 });
     const object = await adapter.complete(endpoint(), ask('Give JSON', { response_format: { type: 'json_object' } }), {});
     expect(typeof JSON.parse(object.choices[0]!.message.content!)).toBe('object');
   });
 
   it('image: a data: URL goes as bytes and counts; a URL is refused before any call', async () => {
-    const withImage = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: PNG } }] }] };
+    const withImage = {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'image_url', image_url: { url: PNG } },
+          ],
+        },
+      ],
+    };
     const completion = await adapter.complete(endpoint(), withImage, {});
     expect(completion.usage.promptTokens).toBe(1 + 85 + 3 + 3);
-    const byUrl = { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] };
+    const byUrl = {
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
+    };
     await expect(adapter.complete(endpoint(), byUrl, {})).rejects.toMatchObject({ status: 400, errorType: 'invalid_image' });
   });
 
@@ -162,10 +191,22 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
   });
 
   const errorCases: Array<[string, string, { status: number; errorType: string; retryable: boolean; retryAfterMs?: number }]> = [
-    ['throttling with Retry-After', ';status=429;retry-after=3', { status: 429, errorType: 'rate_limit_exceeded', retryable: true, retryAfterMs: 3000 }],
-    ['model not ready', ';status=429;bedrock-error=ModelNotReadyException', { status: 503, errorType: 'provider_unavailable', retryable: true }],
+    [
+      'throttling with Retry-After',
+      ';status=429;retry-after=3',
+      { status: 429, errorType: 'rate_limit_exceeded', retryable: true, retryAfterMs: 3000 },
+    ],
+    [
+      'model not ready',
+      ';status=429;bedrock-error=ModelNotReadyException',
+      { status: 503, errorType: 'provider_unavailable', retryable: true },
+    ],
     ['service unavailable', ';status=503', { status: 503, errorType: 'provider_unavailable', retryable: true }],
-    ['quota', ';status=400;bedrock-error=ServiceQuotaExceededException', { status: 429, errorType: 'rate_limit_exceeded', retryable: true }],
+    [
+      'quota',
+      ';status=400;bedrock-error=ServiceQuotaExceededException',
+      { status: 429, errorType: 'rate_limit_exceeded', retryable: true },
+    ],
     ['validation', ';status=400', { status: 400, errorType: 'invalid_request', retryable: false }],
     ['access denied (the gateway credential)', ';status=403', { status: 502, errorType: 'provider_unavailable', retryable: false }],
     ['model timeout', ';status=408', { status: 504, errorType: 'timeout', retryable: true }],
@@ -174,7 +215,10 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     ['context too long', ';context=5', { status: 400, errorType: 'context_length_exceeded', retryable: false }],
   ];
   it.each(errorCases)('error: %s', async (_name, directives, expected) => {
-    for (const call of [() => adapter.complete(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {}), () => adapter.stream(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {})]) {
+    for (const call of [
+      () => adapter.complete(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {}),
+      () => adapter.stream(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {}),
+    ]) {
       const failure = await failureOf(call());
       expect({ status: failure.gatewayError.status, errorType: failure.gatewayError.errorType, retryable: failure.retryable }).toEqual({
         status: expected.status,
