@@ -34,6 +34,7 @@ export class OpenAiEmbeddingsClient {
             url: `${provider.baseUrl}/embeddings`,
             headers: { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
             deployment: endpoint.upstreamModel,
+            tenantEndpoint: false,
           };
     const response = await this.upstream.postJson(
       provider.id,
@@ -41,6 +42,7 @@ export class OpenAiEmbeddingsClient {
       target.headers,
       JSON.stringify(upstreamBody(body, target.deployment, context.endUserHash)),
       context.signal,
+      target.tenantEndpoint,
     );
     if (response.status >= 400) {
       const detail = openAiErrorDetail(response.body);

@@ -63,8 +63,6 @@ export interface ChatCallContext {
   sessionCacheKey?: string;
   /** Overrides the catalog provider's key: a BYOK credential, plaintext in memory only. */
   apiKey?: string;
-  /** A BYOK credential's own region (Bedrock), overriding the catalog provider's. */
-  region?: string;
   signal?: AbortSignal;
   /**
    * Streaming with `debug.echo_upstream_body`: the adapter hands over the exact body it sends

@@ -6,7 +6,7 @@ import { buildOpenAiChatBody, buildOpenAiStreamBody } from '../openai/openai-req
 import { normalizeOpenAiResponse, type OpenAiChatResponse } from '../openai/openai-response.js';
 import { openAiStreamEvents } from '../openai/openai-stream.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
-import { azureTarget, type AzureOverrides } from './azure-target.js';
+import { azureTarget } from './azure-target.js';
 
 /**
  * Azure OpenAI: OpenAI's chat-completions wire format (the OpenAI codec, unchanged) at Azure's
@@ -18,15 +18,18 @@ import { azureTarget, type AzureOverrides } from './azure-target.js';
 export class AzureOpenAiAdapter implements ProviderAdapter {
   constructor(private readonly upstream: UpstreamClient) {}
 
-  async complete(
-    endpoint: RoutableEndpoint,
-    body: Record<string, unknown>,
-    context: ChatCallContext & AzureOverrides,
-  ): Promise<NormalizedCompletion> {
+  async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const target = azureTarget(endpoint, context, 'chat/completions');
     const upstreamBody = { ...buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), model: target.deployment };
-    const response = await this.upstream.postJson(provider.id, target.url, target.headers, JSON.stringify(upstreamBody), context.signal);
+    const response = await this.upstream.postJson(
+      provider.id,
+      target.url,
+      target.headers,
+      JSON.stringify(upstreamBody),
+      context.signal,
+      target.tenantEndpoint,
+    );
     if (response.status >= 400) {
       const detail = openAiErrorDetail(response.body);
       throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
@@ -36,11 +39,7 @@ export class AzureOpenAiAdapter implements ProviderAdapter {
     return normalizeOpenAiResponse(parsed, () => JSON.stringify(body.messages ?? ''));
   }
 
-  async stream(
-    endpoint: RoutableEndpoint,
-    body: Record<string, unknown>,
-    context: ChatCallContext & AzureOverrides,
-  ): Promise<AsyncIterable<StreamEvent>> {
+  async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const target = azureTarget(endpoint, context, 'chat/completions');
     const upstreamBody = {
@@ -48,7 +47,15 @@ export class AzureOpenAiAdapter implements ProviderAdapter {
       model: target.deployment,
     };
     context.onUpstreamBody?.(upstreamBody);
-    const text = await this.upstream.postStream(provider.id, target.url, target.headers, JSON.stringify(upstreamBody), context.signal);
+    const text = await this.upstream.postStream(
+      provider.id,
+      target.url,
+      target.headers,
+      JSON.stringify(upstreamBody),
+      context.signal,
+      openAiErrorDetail,
+      target.tenantEndpoint,
+    );
     return openAiStreamEvents(provider.id, text);
   }
 }

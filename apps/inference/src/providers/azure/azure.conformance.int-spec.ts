@@ -1,10 +1,13 @@
+import { validateEnv } from '@gw/config';
 import { SIM_AZURE_API_KEY } from '@gw/provider-simulator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { OpenAiEmbeddingsClient } from '../../embeddings/openai-embeddings.client.js';
+import { InferenceEnv } from '../../env.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { computeCost } from '../../pricing/cost.js';
 import { failureOf, SIMULATOR_PARAMETERS, simulatorUpstream } from '../../testing/spec-helpers.js';
+import { UpstreamClient } from '../../upstream/upstream-client.js';
 import type { NormalizedUsage, StreamEvent } from '../provider-adapter.js';
 import { AzureOpenAiAdapter } from './azure.adapter.js';
 
@@ -138,6 +141,51 @@ describe('Azure OpenAI conformance (adapter -> simulator)', () => {
   it('cut stream: a final failure once the answer began', async () => {
     const failure = await failureOf(drain(await adapter.stream(endpoint('gpt;cut=2'), ask('Hello there'), {})));
     expect(failure).toMatchObject({ retryable: false, gatewayError: { status: 502 } });
+  });
+
+  describe("BYOK: the workspace's own resource, deployment and key", () => {
+    const own = (endpointUrl: string, deployment = 'my-deployment') =>
+      JSON.stringify({ apiKey: SIM_AZURE_API_KEY, endpoint: endpointUrl, deployment });
+    const env = (allowed: string) => validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', BYOK_ALLOWED_ORIGINS: allowed });
+
+    it('a plain key uses the catalog resource; a JSON credential its own endpoint and deployment', async () => {
+      const plain = await adapter.complete(endpoint(), ask('Hello there'), { apiKey: SIM_AZURE_API_KEY });
+      expect(plain.choices[0]!.finish_reason).toBe('stop');
+      const upstream = new UpstreamClient(env(sim.simulator.url));
+      try {
+        // The catalog deployment would fail (status=401): the credential's own deployment answers.
+        const completion = await new AzureOpenAiAdapter(upstream).complete(endpoint('gpt;status=401'), ask('Hello there'), {
+          apiKey: own(`${sim.simulator.url}/azure`),
+        });
+        expect(completion.choices[0]!.finish_reason).toBe('stop');
+      } finally {
+        await upstream.onModuleDestroy();
+      }
+    });
+
+    it('refuses a loopback or private endpoint unless the operator allowed its origin', async () => {
+      const port = new URL(sim.simulator.url).port;
+      const upstream = new UpstreamClient(env(''));
+      try {
+        const guarded = new AzureOpenAiAdapter(upstream);
+        for (const target of [`${sim.simulator.url}/azure`, `http://localhost:${port}/azure`, 'http://169.254.169.254', 'http://[::1]:1']) {
+          for (const call of [
+            () => guarded.complete(endpoint(), ask('Hello there'), { apiKey: own(target) }),
+            () => guarded.stream(endpoint(), ask('Hello there'), { apiKey: own(target) }),
+          ]) {
+            const failure = await failureOf(call());
+            expect(failure.gatewayError).toMatchObject({ status: 400, errorType: 'invalid_request' });
+            expect(failure.gatewayError.message).toMatch(/private, loopback or link-local/);
+          }
+        }
+      } finally {
+        await upstream.onModuleDestroy();
+      }
+      await expect(adapter.complete(endpoint(), ask('Hello there'), { apiKey: own('ftp://x') })).rejects.toMatchObject({ status: 400 });
+      await expect(
+        adapter.complete(endpoint(), ask('Hello there'), { apiKey: own(`${sim.simulator.url}/azure?x=1`) }),
+      ).rejects.toMatchObject({ status: 400 });
+    });
   });
 
   it('embeddings on a deployment, billed by the prompt tokens Azure reports', async () => {

@@ -12,7 +12,12 @@ interface StaticKeys {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
+  /** The workspace's own region, in place of the catalog provider's. */
+  region?: string;
 }
+
+/** An AWS region name (`us-east-1`, `ap-southeast-2`, `us-gov-west-1`): it becomes part of a host name. */
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /**
  * One Bedrock runtime client per region, endpoint and credential, kept for reuse (each holds a
@@ -29,9 +34,10 @@ export class BedrockClients implements OnModuleDestroy {
 
   constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {}
 
-  for(provider: ProviderConfig, byokSecret?: string, region?: string): BedrockRuntimeClient {
-    const keys = byokSecret === undefined ? undefined : parseKeys(byokSecret);
-    const chosenRegion = region ?? provider.region ?? '';
+  for(provider: ProviderConfig, byokSecret?: string): BedrockRuntimeClient {
+    const parsed = byokSecret === undefined ? undefined : parseKeys(byokSecret);
+    const chosenRegion = parsed?.region ?? provider.region ?? '';
+    const keys = parsed && { accessKeyId: parsed.accessKeyId, secretAccessKey: parsed.secretAccessKey, sessionToken: parsed.sessionToken };
     const key = [provider.id, chosenRegion, provider.baseUrl, keys ? digest(byokSecret!) : 'chain'].join('|');
     let client = this.clients.get(key);
     if (!client) {
@@ -61,7 +67,7 @@ function digest(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** `{"accessKeyId", "secretAccessKey", "sessionToken"?}`: what a Bedrock BYOK credential stores. */
+/** `{"accessKeyId", "secretAccessKey", "sessionToken"?, "region"?}`: what a Bedrock BYOK credential stores. */
 export function parseKeys(secret: string): StaticKeys {
   let parsed: unknown;
   try {
@@ -71,13 +77,18 @@ export function parseKeys(secret: string): StaticKeys {
   }
   const keys = parsed as Partial<StaticKeys> | undefined;
   if (!keys || typeof keys.accessKeyId !== 'string' || typeof keys.secretAccessKey !== 'string') {
-    throw new GatewayError(400, 'The Bedrock credential must hold {"accessKeyId", "secretAccessKey", "sessionToken"?}', {
+    throw new GatewayError(400, 'The Bedrock credential must hold {"accessKeyId", "secretAccessKey", "sessionToken"?, "region"?}', {
       errorType: 'invalid_request',
     });
   }
+  if (keys.region !== undefined && (typeof keys.region !== 'string' || !REGION.test(keys.region)))
+    throw new GatewayError(400, 'The Bedrock credential region must be an AWS region name such as us-east-1', {
+      errorType: 'invalid_request',
+    });
   return {
     accessKeyId: keys.accessKeyId,
     secretAccessKey: keys.secretAccessKey,
     ...(typeof keys.sessionToken === 'string' ? { sessionToken: keys.sessionToken } : {}),
+    ...(keys.region !== undefined ? { region: keys.region } : {}),
   };
 }

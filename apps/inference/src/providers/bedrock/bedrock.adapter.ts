@@ -23,7 +23,7 @@ export class BedrockAdapter implements ProviderAdapter {
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const input = buildConverseInput(withoutUnsupported(body, endpoint), endpoint.upstreamModel, provider.guardrail);
-    const client = this.clients.for(provider, context.apiKey, context.region);
+    const client = this.clients.for(provider, context.apiKey);
     // From here Bedrock may do (and bill) the work: the gateway must not resend this request.
     markCommitted();
     let output;
@@ -42,7 +42,7 @@ export class BedrockAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const input = buildConverseInput(withoutUnsupported(body, endpoint), endpoint.upstreamModel, provider.guardrail);
     context.onUpstreamBody?.(input as unknown as Record<string, unknown>);
-    const client = this.clients.for(provider, context.apiKey, context.region);
+    const client = this.clients.for(provider, context.apiKey);
     // Ending the iteration early aborts the call, as for the other adapters.
     const controller = new AbortController();
     const onAbort = () => controller.abort();

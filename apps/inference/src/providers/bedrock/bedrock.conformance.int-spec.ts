@@ -236,8 +236,15 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     const byok = JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: 'not-the-secret' });
     const failure = await failureOf(adapter.complete(endpoint(), ask('Hello there'), { apiKey: byok }));
     expect(failure.gatewayError).toMatchObject({ status: 502, errorType: 'provider_unavailable' });
-    const good = JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY });
+    const good = JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY, region: 'eu-west-1' });
     expect((await adapter.complete(endpoint(), ask('Hello there'), { apiKey: good })).choices[0]!.finish_reason).toBe('stop');
+    // The region becomes part of a host name: only a region name is taken.
+    const odd = JSON.stringify({
+      accessKeyId: SIM_AWS_ACCESS_KEY_ID,
+      secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY,
+      region: 'evil.example.com/x',
+    });
+    await expect(adapter.complete(endpoint(), ask('Hello there'), { apiKey: odd })).rejects.toMatchObject({ status: 400 });
   });
 
   it('cut stream and mid-stream exception: final failures after the answer began', async () => {
