@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError } from 'openai';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /**
@@ -129,5 +129,63 @@ describe('Bedrock and Azure specifics through the gateway', () => {
     const result = await openai.embeddings.create({ model: 'sim/azure-text-embedding-3-small', input: ['one two', 'three'] });
     expect(result.data).toHaveLength(2);
     expect(result.usage.prompt_tokens).toBe(3);
+  });
+});
+
+describe("BYOK on Bedrock and Azure: the workspace's own keys, region, resource and deployment", () => {
+  const credentials: string[] = [];
+  let own: { key: string; data: { hash: string } };
+  const simulatorPort = new URL(stack.simulatorUrl).port;
+
+  const store = async (provider: string, key: string) => {
+    const created = await call('/byok', {
+      key: stack.managementKey,
+      body: { provider, key, name: `e2e ${provider}`, is_byok_only: true, allowed_api_key_hashes: [own.data.hash] },
+    });
+    expect(created.status).toBe(201);
+    credentials.push((created.body as { data: { id: string } }).data.id);
+  };
+  const ask = (model: string) => call('/chat/completions', { key: own.key, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+
+  beforeAll(async () => {
+    const created = await call('/keys', { key: stack.managementKey, method: 'POST', body: { name: 'bedrock-azure byok' } });
+    own = created.body as typeof own;
+    await store(
+      'simulator-bedrock',
+      JSON.stringify({
+        accessKeyId: 'AKIASIMULATOR0000001',
+        secretAccessKey: 'simulator/secret/key/0000000000000000000',
+        region: 'eu-west-1',
+      }),
+    );
+    // A loopback resource under another name than the one the operator allowed: refused.
+    await store(
+      'simulator-azure',
+      JSON.stringify({ apiKey: 'azure-sim-key', endpoint: `http://localhost:${simulatorPort}/azure`, deployment: 'mine' }),
+    );
+    await store(
+      'simulator-azure-v1',
+      JSON.stringify({ apiKey: 'azure-sim-key', endpoint: `${stack.simulatorUrl}/azure`, deployment: 'mine' }),
+    );
+  });
+  afterAll(async () => {
+    for (const id of credentials) await call(`/byok/${id}`, { key: stack.managementKey, method: 'DELETE' });
+  });
+
+  it('signs Bedrock calls with the stored keys and marks them BYOK', async () => {
+    await expect.poll(async () => (await ask('sim/bedrock-claude')).status, { timeout: 5_000 }).toBe(200);
+    const usage = ((await ask('sim/bedrock-claude')).body as { usage: { is_byok: boolean } }).usage;
+    expect(usage.is_byok).toBe(true);
+  });
+
+  it("calls the credential's own Azure resource when the operator allows its origin, refuses a private one otherwise", async () => {
+    await expect.poll(async () => (await ask('sim/azure-gpt-4o-mini-v1')).status, { timeout: 5_000 }).toBe(200);
+    expect(((await ask('sim/azure-gpt-4o-mini-v1')).body as { usage: { is_byok: boolean } }).usage.is_byok).toBe(true);
+    const refused = await ask('sim/azure-gpt-4o-mini');
+    expect(refused.status).toBe(400);
+    expect(envelopeOf(refused)).toMatchObject({
+      message: expect.stringMatching(/private, loopback or link-local/),
+      metadata: { error_type: 'invalid_request' },
+    });
   });
 });
