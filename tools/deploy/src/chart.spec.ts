@@ -196,7 +196,9 @@ describe('inference-gateway chart', () => {
     const inference = deployment(manifests, 'inference');
     const env = inference.spec.template.spec.containers[0]!.env ?? [];
     expect(env).toEqual(expect.arrayContaining([{ name: 'AWS_REGION', value: 'eu-west-1' }]));
-    const secret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name === 'gw-inference-gateway-inference');
+    const secret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find(
+      (s) => s.metadata.name === 'gw-inference-gateway-inference',
+    );
     expect(Buffer.from(secret?.data['AZURE_OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('test-azure-openai-provider-secret');
     const accounts = ofKind<{ metadata: { annotations?: Record<string, string> } }>(manifests, 'ServiceAccount');
     const annotated = accounts.filter((account) => account.metadata.annotations?.['eks.amazonaws.com/role-arn']);
