@@ -28,6 +28,7 @@ import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { AzureOpenAiAdapter } from './providers/azure/azure.adapter.js';
 import { BedrockAdapter } from './providers/bedrock/bedrock.adapter.js';
 import { BedrockClients } from './providers/bedrock/bedrock-clients.js';
+import { BedrockEmbeddings } from './providers/bedrock/bedrock-embeddings.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
 import { OpenAiResponsesAdapter } from './providers/openai-responses/openai-responses.adapter.js';
 import { ResponsesController } from './responses/responses.controller.js';
@@ -78,6 +79,7 @@ export class AppModule {
         OpenAiResponsesAdapter,
         BedrockClients,
         BedrockAdapter,
+        BedrockEmbeddings,
         AzureOpenAiAdapter,
         OpenAiEmbeddingsClient,
         EmbeddingsService,

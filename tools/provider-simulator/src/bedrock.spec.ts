@@ -1,4 +1,10 @@
-import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  type ConverseStreamOutput,
+} from '@aws-sdk/client-bedrock-runtime';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -159,6 +165,21 @@ describe('Bedrock Converse (real AWS SDK)', () => {
       for await (const _event of out.stream!) void _event;
     };
     await expect(read()).rejects.toMatchObject({ name: 'ModelStreamErrorException' });
+  });
+
+  it('embeds with Titan through a signed InvokeModel, strict on its body', async () => {
+    const invoke = (body: unknown) =>
+      bedrock.send(
+        new InvokeModelCommand({ modelId: 'amazon.titan-embed-text-v2:0', contentType: 'application/json', body: JSON.stringify(body) }),
+      );
+    const out = JSON.parse(Buffer.from((await invoke({ inputText: 'one two', dimensions: 256 })).body).toString());
+    expect(out.embedding).toHaveLength(256);
+    expect(out.inputTextTokenCount).toBe(2);
+    await expect(invoke({ inputText: 'x', dimensions: 300 })).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(invoke({ inputText: 'x', input: 'y' })).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringMatching(/extraneous key \[input\]/),
+    });
   });
 
   it('intervenes with the guardrail and reports its trace', async () => {

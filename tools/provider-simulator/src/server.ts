@@ -6,6 +6,7 @@ import { handleBatchRoute, handleCreateBatch } from './batches/openai-batches.ts
 import { handleFileRoute, handleUploadFile } from './batches/openai-files.ts';
 import { handleAzure } from './azure.ts';
 import { handleConverse } from './bedrock.ts';
+import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
@@ -103,13 +104,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       return sendJson(res, 200, { status: 'ok' });
     }
     // Bedrock signs the raw path and Azure reads its query: both take the request as it came.
-    if (/^\/bedrock\/model\/[^/]+\/converse(-stream)?$/.test(path) || path.startsWith('/azure/')) {
+    if (/^\/bedrock\/model\/[^/]+\/(converse|converse-stream|invoke)$/.test(path) || path.startsWith('/azure/')) {
       const result = await readBody(req);
       if (!result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
       const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
-      return path.startsWith('/azure/')
-        ? handleAzure(req, res, result.body, path, query)
-        : handleConverse(req, res, result.body, path, query);
+      if (path.startsWith('/azure/')) return handleAzure(req, res, result.body, path, query);
+      if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
+      return handleConverse(req, res, result.body, path, query);
     }
     const handler = bodyHandlerFor(path);
     if (handler) {

@@ -95,7 +95,14 @@ describe.each(models)('$model through the gateway', ({ model, provider, prompt, 
 describe('Bedrock and Azure specifics through the gateway', () => {
   it('lists the simulator models of both providers', async () => {
     const ids = (await openai.models.list()).data.map((entry) => entry.id);
-    expect(ids).toEqual(expect.arrayContaining(['sim/bedrock-claude', 'sim/azure-gpt-4o-mini', 'sim/azure-text-embedding-3-small']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'sim/bedrock-claude',
+        'sim/bedrock-titan-embed-text-v2',
+        'sim/azure-gpt-4o-mini',
+        'sim/azure-text-embedding-3-small',
+      ]),
+    );
   });
 
   it('Bedrock throttling is a 429 rate_limit_exceeded with the provider wait as Retry-After', async () => {
@@ -123,6 +130,17 @@ describe('Bedrock and Azure specifics through the gateway', () => {
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(400);
     expect((error as APIError).error).toMatchObject({ metadata: { error_type: 'content_policy_violation' } });
+  });
+
+  it('embeddings with Titan on Bedrock (InvokeModel), priced per prompt token', async () => {
+    const result = await openai.embeddings.create({
+      model: 'sim/bedrock-titan-embed-text-v2',
+      input: ['one two', 'three'],
+      dimensions: 256,
+    });
+    expect(result.data.map((item) => item.embedding.length)).toEqual([256, 256]);
+    expect(result.usage.prompt_tokens).toBe(3);
+    expect((result.usage as unknown as { cost: number }).cost).toBeCloseTo(3 * 0.00000002, 12);
   });
 
   it('embeddings on an Azure deployment, priced per prompt token', async () => {

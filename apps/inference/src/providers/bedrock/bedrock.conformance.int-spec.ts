@@ -8,6 +8,7 @@ import { computeCost } from '../../pricing/cost.js';
 import { failureOf, simulatorUpstream } from '../../testing/spec-helpers.js';
 import type { NormalizedUsage, StreamEvent } from '../provider-adapter.js';
 import { BedrockClients } from './bedrock-clients.js';
+import { BedrockEmbeddings } from './bedrock-embeddings.js';
 import { BedrockAdapter } from './bedrock.adapter.js';
 
 /**
@@ -245,6 +246,22 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
       region: 'evil.example.com/x',
     });
     await expect(adapter.complete(endpoint(), ask('Hello there'), { apiKey: odd })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('embeddings: Titan through InvokeModel, one call a text, counts summed, float or base64', async () => {
+    const embeddings = new BedrockEmbeddings(clients);
+    const titan = endpoint('amazon.titan-embed-text-v2:0');
+    const floats = await embeddings.create(titan, { model: 'm', input: ['one two', 'three'], dimensions: 256 }, {});
+    expect(floats.data.map((item) => (item.embedding as number[]).length)).toEqual([256, 256]);
+    expect(floats.usage).toEqual({ prompt_tokens: 3 });
+    const packed = await embeddings.create(titan, { model: 'm', input: 'one two', dimensions: 256, encoding_format: 'base64' }, {});
+    const bytes = Buffer.from(packed.data[0]!.embedding as string, 'base64');
+    expect(bytes.length).toBe(256 * 4);
+    expect(bytes.readFloatLE(0)).toBeCloseTo((floats.data[0]!.embedding as number[])[0]!, 6);
+    // Titan's own limits are its answer: 300 dimensions is a ValidationException.
+    const refused = await failureOf(embeddings.create(titan, { model: 'm', input: 'x', dimensions: 300 }, {}));
+    expect(refused.gatewayError).toMatchObject({ status: 400, errorType: 'invalid_request' });
+    await expect(embeddings.create(titan, { model: 'm', input: [[1, 2]] }, {})).rejects.toMatchObject({ status: 400 });
   });
 
   it('cut stream and mid-stream exception: final failures after the answer began', async () => {
