@@ -97,12 +97,6 @@ export interface ProcessSpec {
  */
 export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'] as const;
 
-/**
- * The simulated AWS account's keys (provider-simulator's defaults): the Bedrock simulator models
- * sign with them through the standard AWS chain, as a deployment signs with its own.
- */
-const SIMULATOR_AWS_KEYS = { AWS_ACCESS_KEY_ID: 'AKIASIMULATOR0000001', AWS_SECRET_ACCESS_KEY: 'simulator/secret/key/0000000000000000000' };
-
 function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
@@ -137,7 +131,6 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
         ...search,
         ...db('inference'),
         SIMULATOR_URL: simulatorUrl,
-        ...SIMULATOR_AWS_KEYS,
         // A BYOK credential may name the simulator as its own Azure resource; every other private address stays refused.
         BYOK_ALLOWED_ORIGINS: simulatorUrl,
       },

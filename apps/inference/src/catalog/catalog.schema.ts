@@ -50,8 +50,9 @@ export class ProviderConfig {
   baseUrl!: string;
 
   /**
-   * Empty means "not configured": endpoints on this provider are not offered. Bedrock signs
-   * with the AWS credential chain instead, and is configured once it has a `region`.
+   * Empty means "not configured": endpoints on this provider are not offered. Bedrock is
+   * configured by its `region` and signs with the AWS credential chain, or with the static keys
+   * this holds as `{"accessKeyId", "secretAccessKey"}` JSON.
    */
   @IsString()
   apiKey!: string;

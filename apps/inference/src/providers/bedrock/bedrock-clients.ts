@@ -21,8 +21,9 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /**
  * One Bedrock runtime client per region, endpoint and credential, kept for reuse (each holds a
- * keep-alive pool). The catalog's own providers sign with the standard AWS chain (env, profile,
- * web identity for EKS IRSA, instance role); a BYOK credential signs with the keys it carries.
+ * keep-alive pool). A catalog provider signs with the standard AWS chain (env, profile, web
+ * identity for EKS IRSA, instance role), or with static keys in its `apiKey` (the simulator's
+ * account); a BYOK credential signs with the keys it carries.
  * The SDK never retries: routing decides what is tried next, and a retried call is billed twice.
  */
 @Injectable()
@@ -35,10 +36,12 @@ export class BedrockClients implements OnModuleDestroy {
   constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {}
 
   for(provider: ProviderConfig, byokSecret?: string): BedrockRuntimeClient {
-    const parsed = byokSecret === undefined ? undefined : parseKeys(byokSecret);
+    // The catalog provider's own keys (its `apiKey`, the same JSON) when it has some, else the chain.
+    const secret = byokSecret ?? (provider.apiKey !== '' ? provider.apiKey : undefined);
+    const parsed = secret === undefined ? undefined : parseKeys(secret);
     const chosenRegion = parsed?.region ?? provider.region ?? '';
     const keys = parsed && { accessKeyId: parsed.accessKeyId, secretAccessKey: parsed.secretAccessKey, sessionToken: parsed.sessionToken };
-    const key = [provider.id, chosenRegion, provider.baseUrl, keys ? digest(byokSecret!) : 'chain'].join('|');
+    const key = [provider.id, chosenRegion, provider.baseUrl, secret === undefined ? 'chain' : digest(secret)].join('|');
     let client = this.clients.get(key);
     if (!client) {
       client = new BedrockRuntimeClient({

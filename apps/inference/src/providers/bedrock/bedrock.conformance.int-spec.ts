@@ -233,6 +233,25 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     }
   });
 
+  it("a catalog provider's own static keys sign without the chain (the simulator's account)", async () => {
+    const chain = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    const own = new BedrockClients(validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x' }));
+    try {
+      const keyed = endpoint();
+      keyed.provider = {
+        ...keyed.provider,
+        apiKey: JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY }),
+      };
+      expect((await new BedrockAdapter(own).complete(keyed, ask('Hello there'), {})).choices[0]!.finish_reason).toBe('stop');
+    } finally {
+      own.onModuleDestroy();
+      process.env.AWS_ACCESS_KEY_ID = chain.id;
+      process.env.AWS_SECRET_ACCESS_KEY = chain.secret;
+    }
+  });
+
   it('error: a wrong secret (BYOK keys) is the provider refusing the credential', async () => {
     const byok = JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: 'not-the-secret' });
     const failure = await failureOf(adapter.complete(endpoint(), ask('Hello there'), { apiKey: byok }));
