@@ -6,6 +6,7 @@ import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { excludesReasoning } from '../anthropic/anthropic.adapter.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { BedrockClients } from './bedrock-clients.js';
+import { transportFailure, type UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { bedrockFailure } from './bedrock-errors.js';
 import { buildConverseInput } from './bedrock-request.js';
 import { normalizeConverseOutput } from './bedrock-response.js';
@@ -30,7 +31,7 @@ export class BedrockAdapter implements ProviderAdapter {
     try {
       output = await client.send(new ConverseCommand(input), { abortSignal: context.signal });
     } catch (error) {
-      throw bedrockFailure(provider.id, error);
+      throw context.signal?.aborted ? cancelled(provider.id) : bedrockFailure(provider.id, error);
     }
     return normalizeConverseOutput(output, {
       excludeReasoning: excludesReasoning(body),
@@ -55,18 +56,33 @@ export class BedrockAdapter implements ProviderAdapter {
       events = output.stream;
     } catch (error) {
       context.signal?.removeEventListener('abort', onAbort);
-      throw bedrockFailure(provider.id, error);
+      throw controller.signal.aborted ? cancelled(provider.id) : bedrockFailure(provider.id, error);
     }
-    return relay(bedrockStreamEvents(provider.id, events, { excludeReasoning: excludesReasoning(body) }), () => {
-      context.signal?.removeEventListener('abort', onAbort);
-      controller.abort();
-    });
+    return relay(
+      bedrockStreamEvents(provider.id, events, { excludeReasoning: excludesReasoning(body) }),
+      () => (controller.signal.aborted ? cancelled(provider.id) : undefined),
+      () => {
+        context.signal?.removeEventListener('abort', onAbort);
+        controller.abort();
+      },
+    );
   }
 }
 
-async function* relay(events: AsyncIterable<StreamEvent>, done: () => void): AsyncGenerator<StreamEvent> {
+/** The SDK reports an aborted read in the socket's words: the caller's abort is what it was. */
+function cancelled(provider: string): UpstreamFailure {
+  return transportFailure(provider, 'aborted', 'call was cancelled');
+}
+
+async function* relay(
+  events: AsyncIterable<StreamEvent>,
+  abortFailure: () => UpstreamFailure | undefined,
+  done: () => void,
+): AsyncGenerator<StreamEvent> {
   try {
     yield* events;
+  } catch (error) {
+    throw abortFailure() ?? error;
   } finally {
     done();
   }

@@ -283,6 +283,23 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     await expect(embeddings.create(titan, { model: 'm', input: [[1, 2]] }, {})).rejects.toMatchObject({ status: 400 });
   });
 
+  it('cancellation: an abort mid-stream ends the iteration as aborted; leaving the loop closes the call', async () => {
+    const controller = new AbortController();
+    const events = await adapter.stream(endpoint(`${CLAUDE};chunk-delay=40`), ask('Hello there'), { signal: controller.signal });
+    const seen: StreamEvent[] = [];
+    const reading = (async () => {
+      for await (const event of events) {
+        seen.push(event);
+        if (seen.length === 2) controller.abort();
+      }
+    })();
+    const failure = await failureOf(reading);
+    expect(failure.kind).toBe('aborted');
+    expect(seen.length).toBeLessThan(5);
+    const left = await adapter.stream(endpoint(`${CLAUDE};chunk-delay=40`), ask('Hello there'), {});
+    for await (const event of left) if (event.type === 'chunk') break;
+  });
+
   it('cut stream and mid-stream exception: final failures after the answer began', async () => {
     const cut = await adapter.stream(endpoint(`${CLAUDE};cut=2`), ask('Hello there'), {});
     const cutFailure = await failureOf(drain(cut));
