@@ -1,7 +1,7 @@
 import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../provider-adapter.js';
-import { buildConverseInput } from './bedrock-request.js';
+import { buildConverseInput, converseWireBody } from './bedrock-request.js';
 import { bedrockFinishReason, normalizeConverseOutput } from './bedrock-response.js';
 import { bedrockStreamEvents } from './bedrock-stream.js';
 
@@ -87,6 +87,9 @@ describe('Converse request', () => {
     );
     expect(input.messages![0]!.content![0]).toEqual({ image: { format: 'webp', source: { bytes: Buffer.from('img') } } });
     expect(input.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(converseWireBody(input).messages).toEqual([
+      { role: 'user', content: [{ image: { format: 'webp', source: { bytes: Buffer.from('img').toString('base64') } } }] },
+    ]);
     const tiff = `data:image/tiff;base64,${Buffer.from('img').toString('base64')}`;
     expect(() =>
       buildConverseInput({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: tiff } }] }] }, MODEL),

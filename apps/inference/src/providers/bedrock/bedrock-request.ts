@@ -156,3 +156,13 @@ function base64Source(block: AnthropicBlock, what: string): { media_type: string
   }
   return { media_type: source.media_type, data: source.data };
 }
+
+/** The request as it travels (bytes as base64, as the SDK writes them), for `debug.echo_upstream_body`. */
+export function converseWireBody(input: ConverseCommandInput): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(input, function (this: Record<string, unknown>, key: string, value: unknown) {
+      const original = this[key];
+      return original instanceof Uint8Array ? Buffer.from(original).toString('base64') : value;
+    }),
+  ) as Record<string, unknown>;
+}

@@ -8,7 +8,7 @@ import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEven
 import { BedrockClients } from './bedrock-clients.js';
 import { transportFailure, type UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { bedrockFailure } from './bedrock-errors.js';
-import { buildConverseInput } from './bedrock-request.js';
+import { buildConverseInput, converseWireBody } from './bedrock-request.js';
 import { normalizeConverseOutput } from './bedrock-response.js';
 import { bedrockStreamEvents } from './bedrock-stream.js';
 
@@ -42,7 +42,7 @@ export class BedrockAdapter implements ProviderAdapter {
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
     const input = buildConverseInput(withoutUnsupported(body, endpoint), endpoint.upstreamModel, provider.guardrail);
-    context.onUpstreamBody?.(input as unknown as Record<string, unknown>);
+    if (context.onUpstreamBody) context.onUpstreamBody(converseWireBody(input));
     const client = this.clients.for(provider, context.apiKey);
     // Ending the iteration early aborts the call, as for the other adapters.
     const controller = new AbortController();
