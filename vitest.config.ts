@@ -9,13 +9,16 @@ import { defineConfig } from 'vitest/config';
 // Workspace libraries resolve to their TypeScript source through the "@gw/source"
 // export condition, so unit and integration tests need no build.
 const sourceCondition = ['@gw/source', 'module', 'node', 'development|production'];
+// Node itself loads the dependencies Vite leaves external, with the SSR conditions: without
+// "module", which would pick bundler builds (the AWS SDK's imports files without extensions).
+const nodeCondition = sourceCondition.filter((condition) => condition !== 'module');
 const ignored = ['**/node_modules/**', '**/dist/**'];
 
 // Inline projects extend this file (plugins, resolve), so they list only what differs.
 export default defineConfig({
   plugins: [swc.vite({ tsconfigFile: 'tsconfig.base.json', module: { type: 'es6' } })],
   resolve: { conditions: sourceCondition },
-  ssr: { resolve: { conditions: sourceCondition } },
+  ssr: { resolve: { conditions: nodeCondition } },
   test: {
     setupFiles: ['reflect-metadata'],
     reporters: process.env.GW_TEST_JSON ? ['default', ['json', { outputFile: process.env.GW_TEST_JSON }]] : ['default'],

@@ -27,6 +27,10 @@ import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
+import { AzureOpenAiAdapter } from './providers/azure/azure.adapter.js';
+import { BedrockAdapter } from './providers/bedrock/bedrock.adapter.js';
+import { BedrockClients } from './providers/bedrock/bedrock-clients.js';
+import { BedrockEmbeddings } from './providers/bedrock/bedrock-embeddings.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
 import { OpenAiResponsesAdapter } from './providers/openai-responses/openai-responses.adapter.js';
 import { ResponsesController } from './responses/responses.controller.js';
@@ -76,6 +80,10 @@ export class AppModule {
         OpenAiAdapter,
         AnthropicAdapter,
         OpenAiResponsesAdapter,
+        BedrockClients,
+        BedrockAdapter,
+        BedrockEmbeddings,
+        AzureOpenAiAdapter,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         NativeBatchesService,

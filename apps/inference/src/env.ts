@@ -113,6 +113,16 @@ export class InferenceEnv extends DatabaseServiceEnv {
   })
   WEB_FETCH_ALLOWED_ORIGINS: string = '';
 
+  /**
+   * Origins (`scheme://host:port`, comma-separated) a BYOK credential's own endpoint (an Azure
+   * resource) may name although they resolve to private, loopback or link-local addresses: the
+   * local provider simulator in tests and `npm run up`. Empty (the default): every such address is refused.
+   */
+  @Matches(/^(\s*https?:\/\/[^\s,/]+\s*)(,\s*https?:\/\/[^\s,/]+\s*)*$|^$/, {
+    message: 'BYOK_ALLOWED_ORIGINS must be comma-separated http(s)://host:port origins',
+  })
+  BYOK_ALLOWED_ORIGINS: string = '';
+
   @IsInt()
   @Min(1_024)
   @Max(50 * 1024 * 1024)

@@ -191,6 +191,20 @@ describe('inference-gateway chart', () => {
     expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
   });
 
+  it('gives inference its AWS region and Azure endpoint as env, the Azure key from its Secret, and the IRSA role on its ServiceAccount only', () => {
+    const manifests = render('scaled');
+    const inference = deployment(manifests, 'inference');
+    const env = inference.spec.template.spec.containers[0]!.env ?? [];
+    expect(env).toEqual(expect.arrayContaining([{ name: 'AWS_REGION', value: 'eu-west-1' }]));
+    const secret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find(
+      (s) => s.metadata.name === 'gw-inference-gateway-inference',
+    );
+    expect(Buffer.from(secret?.data['AZURE_OPENAI_API_KEY'] ?? '', 'base64').toString()).toBe('test-azure-openai-provider-secret');
+    const accounts = ofKind<{ metadata: { annotations?: Record<string, string> } }>(manifests, 'ServiceAccount');
+    const annotated = accounts.filter((account) => account.metadata.annotations?.['eks.amazonaws.com/role-arn']);
+    expect(annotated.map((account) => account.metadata.name)).toEqual(['gw-inference-gateway-inference']);
+  });
+
   it('gives management the OIDC issuer, client id and redirect URL, the client secret only from a Secret, and egress to the issuer', () => {
     const envOf = (set: string) => deployment(render(set), 'management').spec.template.spec.containers[0]?.env ?? [];
     const scaled = envOf('scaled');

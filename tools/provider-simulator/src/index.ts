@@ -44,3 +44,5 @@ export { createSimulatorServer } from './server.ts';
 export { resetFaultCounters, parseDirectives, type Directives } from './faults.ts';
 export { countTokens } from './tokens.ts';
 export { configureBatches } from './batches/batch-jobs.ts';
+export { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from './bedrock-auth.ts';
+export { SIM_AZURE_API_KEY } from './azure.ts';

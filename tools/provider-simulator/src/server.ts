@@ -4,6 +4,9 @@ import { handleCountTokens, handleMessages } from './anthropic.ts';
 import { handleCreateMessageBatch, handleMessageBatchRoute } from './batches/anthropic-batches.ts';
 import { handleBatchRoute, handleCreateBatch } from './batches/openai-batches.ts';
 import { handleFileRoute, handleUploadFile } from './batches/openai-files.ts';
+import { handleAzure } from './azure.ts';
+import { handleConverse } from './bedrock.ts';
+import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
@@ -99,6 +102,15 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       resetPromptCache();
       req.resume();
       return sendJson(res, 200, { status: 'ok' });
+    }
+    // Bedrock signs the raw path and Azure reads its query: both take the request as it came.
+    if (/^\/bedrock\/model\/[^/]+\/(converse|converse-stream|invoke)$/.test(path) || path.startsWith('/azure/')) {
+      const result = await readBody(req);
+      if (!result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
+      const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+      if (path.startsWith('/azure/')) return handleAzure(req, res, result.body, path, query);
+      if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
+      return handleConverse(req, res, result.body, path, query);
     }
     const handler = bodyHandlerFor(path);
     if (handler) {

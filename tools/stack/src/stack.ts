@@ -125,7 +125,15 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     {
       name: 'inference',
       script: 'apps/inference/dist/main.js',
-      env: { ...common, ...seed('inference'), ...search, ...db('inference'), SIMULATOR_URL: simulatorUrl },
+      env: {
+        ...common,
+        ...seed('inference'),
+        ...search,
+        ...db('inference'),
+        SIMULATOR_URL: simulatorUrl,
+        // A BYOK credential may name the simulator as its own Azure resource; every other private address stays refused.
+        BYOK_ALLOWED_ORIGINS: simulatorUrl,
+      },
     },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
     {

@@ -44,4 +44,21 @@ describe('model catalog', () => {
       /format[\s\S]*contextLength[\s\S]*prompt[\s\S]*completion[\s\S]*duplicate id p[\s\S]*unknown provider ghost/,
     );
   });
+
+  it('takes bedrock providers by region (the SDK endpoint when baseUrl is empty) and azure ones with an api-version', () => {
+    const bedrock = { id: 'b', name: 'B', format: 'bedrock', baseUrl: '', apiKey: '', region: 'us-east-1' };
+    const azure = { id: 'z', name: 'Z', format: 'azure', baseUrl: 'https://r.openai.azure.com', apiKey: 'k', apiVersion: '2024-10-21' };
+    const ok = parseCatalog({ providers: [bedrock, azure], models: [{ ...model, endpoints: [{ ...model.endpoints[0], provider: 'b' }] }] });
+    expect(ok.providers.map((entry) => entry.format)).toEqual(['bedrock', 'azure']);
+    expect(() => parseCatalog({ providers: [{ ...bedrock, region: undefined }], models: [] })).toThrow(/a bedrock provider needs a region/);
+    expect(() => parseCatalog({ providers: [{ ...provider, baseUrl: '' }], models: [] })).toThrow(/baseUrl/);
+    expect(() => parseCatalog({ providers: [{ ...provider, region: 'us-east-1' }], models: [] })).toThrow(
+      /region and guardrail are for bedrock/,
+    );
+    expect(() => parseCatalog({ providers: [{ ...azure, apiVersion: 'latest' }], models: [] })).toThrow(/apiVersion/);
+    const batch = { ...model.endpoints[0], provider: 'b', batch: { pricing: { prompt: '0.1', completion: '0.2' } } };
+    expect(() => parseCatalog({ providers: [bedrock], models: [{ ...model, endpoints: [batch] }] })).toThrow(
+      /batch needs an openai or anthropic provider/,
+    );
+  });
 });

@@ -28,6 +28,12 @@ export function parseCatalog(raw: unknown): CatalogConfig {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
     if (provider.responsesApi && provider.format !== 'openai')
       problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai`);
+    if (provider.format === 'bedrock' && provider.region === undefined)
+      problems.push(`catalog.providers.${provider.id}: a bedrock provider needs a region (empty: not configured)`);
+    if ((provider.region !== undefined || provider.guardrail) && provider.format !== 'bedrock')
+      problems.push(`catalog.providers.${provider.id}: region and guardrail are for bedrock providers`);
+    if (provider.apiVersion !== undefined && provider.format !== 'azure')
+      problems.push(`catalog.providers.${provider.id}: apiVersion is for azure providers`);
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();
@@ -36,6 +42,9 @@ export function parseCatalog(raw: unknown): CatalogConfig {
     modelIds.add(model.id);
     for (const endpoint of model.endpoints ?? []) {
       if (!providerIds.has(endpoint.provider)) problems.push(`catalog.models.${model.id}: unknown provider ${endpoint.provider}`);
+      const format = catalog.providers.find((provider) => provider.id === endpoint.provider)?.format;
+      if (endpoint.batch && format !== 'openai' && format !== 'anthropic')
+        problems.push(`catalog.models.${model.id}: batch needs an openai or anthropic provider`);
     }
   }
   if (problems.length > 0) throw new Error(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);

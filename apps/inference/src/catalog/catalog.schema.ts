@@ -10,14 +10,29 @@ import {
   Matches,
   Min,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
-export const PROVIDER_FORMATS = ['openai', 'anthropic'] as const;
+export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 /** A non-negative decimal written as a string, so prices never pass through a float. */
 const DECIMAL = /^\d+(\.\d+)?$/;
+
+export class GuardrailConfig {
+  @IsString()
+  @MinLength(1)
+  identifier!: string;
+
+  @IsString()
+  @MinLength(1)
+  version!: string;
+
+  @IsOptional()
+  @IsIn(['enabled', 'disabled', 'enabled_full'])
+  trace?: 'enabled' | 'disabled' | 'enabled_full';
+}
 
 export class ProviderConfig {
   @Matches(/^[a-z0-9][a-z0-9-]*$/)
@@ -29,12 +44,34 @@ export class ProviderConfig {
   @IsIn(PROVIDER_FORMATS)
   format!: ProviderFormat;
 
+  /** Bedrock: empty means the SDK's own endpoint for the region (or `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`). */
+  @ValidateIf((provider: ProviderConfig) => provider.format !== 'bedrock' || provider.baseUrl !== '')
   @Matches(/^https?:\/\/\S+$/)
   baseUrl!: string;
 
-  /** Empty means "not configured": endpoints on this provider are not offered. */
+  /**
+   * Empty means "not configured": endpoints on this provider are not offered. Bedrock is
+   * configured by its `region` and signs with the AWS credential chain, or with the static keys
+   * this holds as `{"accessKeyId", "secretAccessKey"}` JSON.
+   */
   @IsString()
   apiKey!: string;
+
+  /** Bedrock: the AWS region its calls are signed for (empty: not configured). */
+  @IsOptional()
+  @IsString()
+  region?: string;
+
+  /** Azure OpenAI: the `api-version` of the deployments API; unset: the v1 API (`/openai/v1`). */
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/)
+  apiVersion?: string;
+
+  /** Bedrock: a guardrail applied to every call (Converse `guardrailConfig`). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GuardrailConfig)
+  guardrail?: GuardrailConfig;
 
   /**
    * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`:
@@ -171,4 +208,9 @@ export class CatalogConfig {
   @ValidateNested({ each: true })
   @Type(() => ModelConfig)
   models!: ModelConfig[];
+}
+
+/** Whether the gateway holds its own credential for this provider (BYOK aside). */
+export function hasGatewayCredential(provider: ProviderConfig): boolean {
+  return provider.format === 'bedrock' ? (provider.region ?? '') !== '' : provider.apiKey !== '';
 }

@@ -4,7 +4,7 @@ import { GatewayError } from '@gw/errors';
 import { Prisma } from '../generated/prisma/client.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { loadCatalog } from './catalog.loader.js';
-import type { ModelConfig, PricingConfig, ProviderConfig } from './catalog.schema.js';
+import { hasGatewayCredential, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
 
 export interface EndpointPricing {
   prompt: Prisma.Decimal;
@@ -100,7 +100,7 @@ function pricingOf(pricing: PricingConfig): EndpointPricing {
 
 /** The endpoints the gateway holds a key for (the others need the workspace's BYOK key). */
 function gatewayEndpoints(model: RoutableModel): RoutableEndpoint[] {
-  return model.endpoints.filter((endpoint) => endpoint.provider.apiKey !== '');
+  return model.endpoints.filter((endpoint) => hasGatewayCredential(endpoint.provider));
 }
 
 function toModelView(model: RoutableModel): ModelView {

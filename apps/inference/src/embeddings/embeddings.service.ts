@@ -15,6 +15,7 @@ import { ByokCredentialsService } from '../resolution/byok-credentials.service.j
 import { ProviderRouter } from '../routing/provider-router.service.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildEmbeddingsView } from './embeddings-view.js';
+import { BedrockEmbeddings } from '../providers/bedrock/bedrock-embeddings.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
 
 /**
@@ -29,6 +30,7 @@ export class EmbeddingsService {
     private readonly router: ProviderRouter,
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
+    private readonly bedrock: BedrockEmbeddings,
     private readonly accounting: GenerationAccounting,
     private readonly holds: SpendHolds,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
@@ -53,7 +55,9 @@ export class EmbeddingsService {
     await this.holds.reserve(principal, worstCaseEmbeddingsCharge(plan.attempts, body.input, this.byokFeeRate));
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.client.create(current.endpoint, body, callContextFor(current, base)),
+      current.endpoint.provider.format === 'bedrock'
+        ? this.bedrock.create(current.endpoint, body, callContextFor(current, base))
+        : this.client.create(current.endpoint, body, callContextFor(current, base)),
     );
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import { azureTarget } from '../providers/azure/azure-target.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
@@ -21,16 +22,27 @@ export class OpenAiEmbeddingsClient {
 
   async create(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<UpstreamEmbeddings> {
     const { provider } = endpoint;
-    if (provider.format !== 'openai') {
+    if (provider.format !== 'openai' && provider.format !== 'azure') {
       // Anthropic has no embeddings endpoint; the catalog should not route one there.
       throw transportFailure(provider.id, 'protocol', `has no embeddings endpoint (format ${provider.format})`);
     }
+    // Azure OpenAI is the same wire format at its own URL, with its own key header.
+    const target =
+      provider.format === 'azure'
+        ? azureTarget(endpoint, context, 'embeddings')
+        : {
+            url: `${provider.baseUrl}/embeddings`,
+            headers: { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
+            deployment: endpoint.upstreamModel,
+            tenantEndpoint: false,
+          };
     const response = await this.upstream.postJson(
       provider.id,
-      `${provider.baseUrl}/embeddings`,
-      { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
-      JSON.stringify(upstreamBody(body, endpoint.upstreamModel, context.endUserHash)),
+      target.url,
+      target.headers,
+      JSON.stringify(upstreamBody(body, target.deployment, context.endUserHash)),
       context.signal,
+      target.tenantEndpoint,
     );
     if (response.status >= 400) {
       const detail = openAiErrorDetail(response.body);

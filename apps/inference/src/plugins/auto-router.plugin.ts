@@ -1,5 +1,6 @@
 import { GatewayError } from '@gw/errors';
 import type { RoutableModel } from '../catalog/catalog.service.js';
+import { hasGatewayCredential } from '../catalog/catalog.schema.js';
 import { servesEmbeddings } from '../catalog/model-kind.js';
 import { estimatePromptTokens } from '../pricing/token-estimate.js';
 import { requestedParameters, supports } from '../routing/parameter-support.js';
@@ -94,7 +95,7 @@ export function chooseModel(
     .map((model) => ({
       model,
       endpoints: model.endpoints.filter(
-        (endpoint) => endpoint.provider.apiKey !== '' && parameters.every((parameter) => supports(endpoint, parameter)),
+        (endpoint) => hasGatewayCredential(endpoint.provider) && parameters.every((parameter) => supports(endpoint, parameter)),
       ),
     }))
     .filter(({ endpoints }) => endpoints.length > 0)

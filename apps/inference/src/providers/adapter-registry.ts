@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { AnthropicAdapter } from './anthropic/anthropic.adapter.js';
+import { AzureOpenAiAdapter } from './azure/azure.adapter.js';
+import { BedrockAdapter } from './bedrock/bedrock.adapter.js';
 import { OpenAiResponsesAdapter } from './openai-responses/openai-responses.adapter.js';
 import { OpenAiAdapter } from './openai/openai.adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
@@ -22,8 +24,10 @@ export class AdapterRegistry {
     openAi: OpenAiAdapter,
     anthropic: AnthropicAdapter,
     private readonly openAiResponses: OpenAiResponsesAdapter,
+    bedrock: BedrockAdapter,
+    azure: AzureOpenAiAdapter,
   ) {
-    this.adapters = { openai: openAi, anthropic };
+    this.adapters = { openai: openAi, anthropic, bedrock, azure };
   }
 
   for(format: ProviderFormat): ProviderAdapter {

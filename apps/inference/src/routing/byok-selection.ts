@@ -1,4 +1,5 @@
 import type { ResolvedByokCredential } from '@gw/contracts';
+import { hasGatewayCredential } from '../catalog/catalog.schema.js';
 import type { AttemptCredential, RouteCandidate } from './route-types.js';
 
 /** Who is asking, as far as BYOK allow-lists care. */
@@ -43,7 +44,7 @@ export function credentialsFor(
   const prioritized = admitted.filter((credential) => !credential.isFallback);
   const fallbacks = admitted.filter((credential) => credential.isFallback);
   const byokOnly = admitted.some((credential) => credential.isByokOnly);
-  const gatewayHasKey = candidate.endpoint.provider.apiKey !== '';
+  const gatewayHasKey = hasGatewayCredential(candidate.endpoint.provider);
   return [
     ...prioritized.map(toAttemptCredential),
     ...(byokOnly || !gatewayHasKey ? [] : [{ kind: 'gateway' } as const]),

@@ -13,6 +13,9 @@ export const REQUEST_SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priori
 const DEFAULT_TIERS: Record<ProviderFormat, readonly string[]> = {
   openai: ['auto', 'default', 'flex', 'priority', 'scale'],
   anthropic: ['auto', 'default', 'priority'],
+  // Converse's serviceTier is not sent yet: an endpoint offers the default only.
+  bedrock: ['auto', 'default'],
+  azure: ['auto', 'default', 'flex', 'priority', 'scale'],
 };
 
 /** The tiers an endpoint takes, in the spec's vocabulary. */

@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Addresses web_fetch never connects to (ADR 0042): what is not the public internet.
@@ -76,4 +77,22 @@ export function isForbiddenAddress(address: string): boolean {
   const inner = embeddedIpv4(bare);
   if (inner !== undefined && isForbiddenAddress(inner)) return true;
   return blocked.check(bare, 'ipv6');
+}
+
+/**
+ * A socket `lookup` that resolves every address of a host and refuses the host if any of them is
+ * forbidden, so the address connected to is the address checked (no DNS rebinding in between).
+ */
+export function publicOnlyLookup(refusal: (hostname: string, address: string) => Error): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      const forbidden = list.find((entry) => isForbiddenAddress(entry.address));
+      if (forbidden) return callback(refusal(hostname, forbidden.address), '', 0);
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
 }

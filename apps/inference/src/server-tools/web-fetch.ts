@@ -1,8 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './address-rules.js';
+import { isForbiddenAddress, publicOnlyLookup } from './address-rules.js';
 import { htmlToText } from './html-text.js';
 import { pdfToText } from './pdf-text.js';
 
@@ -91,29 +90,15 @@ export class WebFetcher {
     return url;
   }
 
-  private guardedLookup(origin: string): LookupFunction {
-    const allowed = this.allowed.has(origin);
-    return (hostname, options, callback) => {
-      dnsLookup(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses) => {
-        if (error) return callback(error, '', 0);
-        const list = addresses as LookupAddress[];
-        const forbidden = list.find((entry) => isForbiddenAddress(entry.address));
-        if (!allowed && forbidden) {
-          return callback(
-            new WebFetchError(
-              `${hostname} resolves to ${forbidden.address}, a private, loopback or link-local address, and is not fetched`,
-              'forbidden_address',
-            ),
-            '',
-            0,
-          );
-        }
-        if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-        if ((options as { all?: boolean }).all)
-          return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
-        callback(null, list[0]!.address, list[0]!.family);
-      });
-    };
+  private guardedLookup(origin: string): LookupFunction | undefined {
+    if (this.allowed.has(origin)) return undefined;
+    return publicOnlyLookup(
+      (hostname, address) =>
+        new WebFetchError(
+          `${hostname} resolves to ${address}, a private, loopback or link-local address, and is not fetched`,
+          'forbidden_address',
+        ),
+    );
   }
 
   private get(url: URL, signal: AbortSignal): Promise<IncomingMessage> {

@@ -1,6 +1,9 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { markCommitted } from '@gw/messaging';
+import { GatewayError } from '@gw/errors';
+import { isIP } from 'node:net';
 import { Agent, errors, request, type FormData } from 'undici';
+import { isForbiddenAddress, publicOnlyLookup } from '../server-tools/address-rules.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { httpFailure, midStreamFailure, parseRetryAfter, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
@@ -45,6 +48,9 @@ const MAX_BATCH_FILE_BYTES = 512 * 1024 * 1024;
 export class UpstreamClient implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly batchAgent: Agent;
+  /** For endpoints a workspace's credential names: private, loopback and link-local addresses refused at connect. */
+  private readonly tenantAgent: Agent;
+  private readonly tenantAllowed: Set<string>;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
     const timeouts = {
@@ -55,6 +61,35 @@ export class UpstreamClient implements OnModuleDestroy {
     };
     this.agent = new Agent({ ...timeouts, connections: env.UPSTREAM_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES });
     this.batchAgent = new Agent({ ...timeouts, connections: 16, maxResponseSize: MAX_BATCH_FILE_BYTES });
+    const refusal = (hostname: string, address: string) =>
+      Object.assign(new Error(`${hostname} resolves to ${address}, a private, loopback or link-local address`), {
+        code: FORBIDDEN_ADDRESS,
+      });
+    this.tenantAgent = new Agent({
+      ...timeouts,
+      connect: { ...timeouts.connect, lookup: publicOnlyLookup(refusal) },
+      connections: 64,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+    this.tenantAllowed = new Set(
+      env.BYOK_ALLOWED_ORIGINS.split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean)
+        .map((origin) => new URL(origin).origin),
+    );
+  }
+
+  /**
+   * The pool for `url`: a tenant-named endpoint goes through the guarded pool unless the operator
+   * allowed its origin; an IP literal is judged here (no lookup is made for one).
+   */
+  private dispatcherFor(url: string, tenantEndpoint: boolean): Agent {
+    if (!tenantEndpoint) return this.agent;
+    const parsed = new URL(url);
+    if (this.tenantAllowed.has(parsed.origin)) return this.agent;
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && isForbiddenAddress(host)) throw forbiddenEndpoint(`${parsed.host} is a private, loopback or link-local address`);
+    return this.tenantAgent;
   }
 
   async postJson(
@@ -63,14 +98,16 @@ export class UpstreamClient implements OnModuleDestroy {
     headers: Record<string, string>,
     body: string,
     signal?: AbortSignal,
+    tenantEndpoint = false,
   ): Promise<UpstreamResponse> {
+    const dispatcher = this.dispatcherFor(url, tenantEndpoint);
     // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0025).
     markCommitted();
     let response;
     try {
       response = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher,
         headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
         body,
         signal,
@@ -108,13 +145,15 @@ export class UpstreamClient implements OnModuleDestroy {
     body: string,
     signal?: AbortSignal,
     errorDetail: (errorBody: unknown) => UpstreamErrorDetail = openAiErrorDetail,
+    tenantEndpoint = false,
   ): Promise<AsyncIterable<string>> {
+    const dispatcher = this.dispatcherFor(url, tenantEndpoint);
     markCommitted(); // as in postJson
     let response;
     try {
       response = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher,
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
         body,
         signal,
@@ -178,7 +217,7 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.agent.close(), this.batchAgent.close()]);
+    await Promise.all([this.agent.close(), this.batchAgent.close(), this.tenantAgent.close()]);
   }
 }
 
@@ -200,7 +239,21 @@ async function* decodeText(
   }
 }
 
+const FORBIDDEN_ADDRESS = 'ERR_GW_FORBIDDEN_ADDRESS';
+
+/** The workspace's own credential names an endpoint inside the network: its request, not the provider, is wrong. */
+function forbiddenEndpoint(detail: string): UpstreamFailure {
+  return new UpstreamFailure(
+    'connect',
+    new GatewayError(400, `The BYOK credential's endpoint is refused: ${detail}`, { errorType: 'invalid_request' }),
+    false,
+  );
+}
+
 function toTransportFailure(provider: string, error: unknown): UpstreamFailure {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  if ((error as { code?: unknown }).code === FORBIDDEN_ADDRESS || cause?.code === FORBIDDEN_ADDRESS)
+    return forbiddenEndpoint((error as Error).message || String((cause as Error | undefined)?.message));
   if (error instanceof errors.ConnectTimeoutError) return transportFailure(provider, 'connect', 'did not accept a connection in time');
   if (error instanceof errors.HeadersTimeoutError) return transportFailure(provider, 'timeout', 'did not answer in time');
   if (error instanceof errors.BodyTimeoutError) return transportFailure(provider, 'timeout', 'stopped sending its answer');
