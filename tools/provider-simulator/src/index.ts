@@ -44,3 +44,4 @@ export { createSimulatorServer } from './server.ts';
 export { resetFaultCounters, parseDirectives, type Directives } from './faults.ts';
 export { countTokens } from './tokens.ts';
 export { configureBatches } from './batches/batch-jobs.ts';
+export { configureGoogleTokens, createServiceAccount, trustServiceAccount, type ServiceAccountJson } from './gemini-auth.ts';
