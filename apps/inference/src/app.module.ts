@@ -24,6 +24,8 @@ import { GenerationsConsumer } from './generations/generations-consumer.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
+import { GeminiAdapter, VertexAdapter } from './providers/gemini/gemini.adapter.js';
+import { GoogleAccessTokens } from './providers/gemini/google-access-tokens.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
 import { OpenAiResponsesAdapter } from './providers/openai-responses/openai-responses.adapter.js';
@@ -73,6 +75,9 @@ export class AppModule {
         OpenAiAdapter,
         AnthropicAdapter,
         OpenAiResponsesAdapter,
+        GeminiAdapter,
+        VertexAdapter,
+        GoogleAccessTokens,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         NativeBatchesService,

@@ -16,7 +16,6 @@ import { GatewayError } from '@gw/errors';
 import { createHash } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
-import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
 import { hashEndUser } from '../chat/chat-preparation.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
@@ -73,7 +72,7 @@ const ZERO_USAGE: NormalizedUsage = { promptTokens: 0, completionTokens: 0, cach
  */
 @Injectable()
 export class NativeBatchesService {
-  private readonly apis: Record<ProviderFormat, ProviderBatchApi>;
+  private readonly apis: Record<NativeBatchHandle['api'], ProviderBatchApi>;
   private readonly byokFeeRate: Prisma.Decimal;
 
   constructor(
@@ -116,14 +115,16 @@ export class NativeBatchesService {
       const encoded = this.encode(request, attempt);
       if ('reason' in encoded) return { native: false, reason: encoded.reason };
       try {
-        const codec = codecFor(endpoint, attempt.endpoint.provider.format)!;
-        const submitted = await this.apis[attempt.endpoint.provider.format].submit(targetOf(attempt), encoded.lines, {
+        const format = attempt.endpoint.provider.format;
+        if (format !== 'openai' && format !== 'anthropic') continue; // no provider batch API (codecFor filtered them)
+        const codec = codecFor(endpoint, format)!;
+        const submitted = await this.apis[format].submit(targetOf(attempt), encoded.lines, {
           batchId: request.batchId,
           path: codec.path,
         });
         const handle: NativeBatchHandle = {
           v: 1,
-          api: attempt.endpoint.provider.format,
+          api: format,
           provider: attempt.endpoint.provider.id,
           endpointId: attempt.endpointKey,
           model: attempt.modelId,

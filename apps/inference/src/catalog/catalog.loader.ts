@@ -28,6 +28,8 @@ export function parseCatalog(raw: unknown): CatalogConfig {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
     if (provider.responsesApi && provider.format !== 'openai')
       problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai`);
+    if ((provider.format === 'vertex') !== (provider.vertex !== undefined))
+      problems.push(`catalog.providers.${provider.id}: vertex (project, location) goes with format vertex, and only with it`);
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();

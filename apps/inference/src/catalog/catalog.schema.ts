@@ -13,11 +13,31 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-export const PROVIDER_FORMATS = ['openai', 'anthropic'] as const;
+export const PROVIDER_FORMATS = ['openai', 'anthropic', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 /** A non-negative decimal written as a string, so prices never pass through a float. */
 const DECIMAL = /^\d+(\.\d+)?$/;
+
+/**
+ * Where a `vertex` provider's models live: `{baseUrl}/projects/{project}/locations/{location}/publishers/google/models/{model}`.
+ * The credential (the provider's apiKey) is a service account's JSON or the path of its file.
+ */
+export class VertexConfig {
+  /** Default: the service account's own project_id. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  project?: string;
+
+  @Matches(/^[a-z0-9-]+$/)
+  location!: string;
+
+  /** Replaces Google's OAuth token endpoint (a private endpoint, or the provider simulator). */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/)
+  tokenUrl?: string;
+}
 
 export class ProviderConfig {
   @Matches(/^[a-z0-9][a-z0-9-]*$/)
@@ -43,6 +63,12 @@ export class ProviderConfig {
   @IsOptional()
   @IsBoolean()
   responsesApi?: boolean;
+
+  /** Project and location of a `vertex`-format provider (required for that format). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => VertexConfig)
+  vertex?: VertexConfig;
 }
 
 export class PricingConfig {

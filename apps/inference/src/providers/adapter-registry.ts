@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { AnthropicAdapter } from './anthropic/anthropic.adapter.js';
+import { GeminiAdapter, VertexAdapter } from './gemini/gemini.adapter.js';
 import { OpenAiResponsesAdapter } from './openai-responses/openai-responses.adapter.js';
 import { OpenAiAdapter } from './openai/openai.adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
@@ -22,8 +23,10 @@ export class AdapterRegistry {
     openAi: OpenAiAdapter,
     anthropic: AnthropicAdapter,
     private readonly openAiResponses: OpenAiResponsesAdapter,
+    gemini: GeminiAdapter,
+    vertex: VertexAdapter,
   ) {
-    this.adapters = { openai: openAi, anthropic };
+    this.adapters = { openai: openAi, anthropic, gemini, vertex };
   }
 
   for(format: ProviderFormat): ProviderAdapter {

@@ -13,6 +13,9 @@ export const REQUEST_SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priori
 const DEFAULT_TIERS: Record<ProviderFormat, readonly string[]> = {
   openai: ['auto', 'default', 'flex', 'priority', 'scale'],
   anthropic: ['auto', 'default', 'priority'],
+  // Gemini and Vertex AI take no tier in the request body.
+  gemini: [],
+  vertex: [],
 };
 
 /** The tiers an endpoint takes, in the spec's vocabulary. */
