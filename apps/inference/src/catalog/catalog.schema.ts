@@ -24,10 +24,9 @@ const DECIMAL = /^\d+(\.\d+)?$/;
  * The credential (the provider's apiKey) is a service account's JSON or the path of its file.
  */
 export class VertexConfig {
-  /** Default: the service account's own project_id. */
+  /** Unset or empty: the service account's own project_id. */
   @IsOptional()
   @IsString()
-  @MinLength(1)
   project?: string;
 
   @Matches(/^[a-z0-9-]+$/)

@@ -95,7 +95,7 @@ export class VertexAdapter extends GoogleGenerativeAdapter {
     const vertex = provider.vertex;
     if (!vertex) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project and location configured');
     const credential = this.tokens.credential(context.apiKey ?? provider.apiKey, vertex.tokenUrl);
-    const project = vertex.project ?? credential.projectId;
+    const project = vertex.project || credential.projectId;
     if (!project) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project configured');
     const token = await this.tokens.accessToken(provider.id, credential);
     return {

@@ -67,6 +67,16 @@ export class GoogleAccessTokens {
   }
 }
 
+/** True when `source` is a service account's JSON, or the path of a readable one (checked at start). */
+export function isServiceAccountSource(source: string): boolean {
+  try {
+    readServiceAccount(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readServiceAccount(source: string): ServiceAccount {
   const text = source.trimStart().startsWith('{') ? source : readCredentialFile(source);
   let parsed: unknown;
