@@ -24,6 +24,9 @@ import { GenerationsConsumer } from './generations/generations-consumer.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
+import { GenerateContentStreamService } from './generate-content/generate-content-stream.service.js';
+import { GenerateContentController } from './generate-content/generate-content.controller.js';
+import { GenerateContentService } from './generate-content/generate-content.service.js';
 import { GeminiAdapter, VertexAdapter } from './providers/gemini/gemini.adapter.js';
 import { GoogleAccessTokens } from './providers/gemini/google-access-tokens.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
@@ -62,6 +65,7 @@ export class AppModule {
         ChatController,
         ChatStreamController,
         MessagesController,
+        GenerateContentController,
         ResponsesController,
         ModelsController,
         EmbeddingsController,
@@ -88,6 +92,8 @@ export class AppModule {
         PluginPipeline,
         MessagesService,
         MessagesStreamService,
+        GenerateContentService,
+        GenerateContentStreamService,
         ModelCalls,
         ResponsesPreparation,
         ResponsesService,

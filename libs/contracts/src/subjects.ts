@@ -48,6 +48,10 @@ export const SUBJECTS = {
     responsesCreate: 'inference.responses.create',
     /** Streamed Responses API (`ChatStreamRequest`): one packet per semantic event, already framed as SSE. */
     responsesStream: 'inference.responses.stream',
+    /** Google's generateContent (`POST /v1beta/models/{model}:generateContent`): a Gemini body with `model`; a Gemini response. */
+    generateContentCreate: 'inference.generate-content.create',
+    /** Streamed generateContent: one packet per Gemini SSE frame, already framed (`data: ...\n\n`). */
+    generateContentStream: 'inference.generate-content.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
     /**

@@ -39,7 +39,13 @@ export class OpenApiResponseCheck {
     this.routes = Object.keys(document.paths)
       .map((template) => ({
         template,
-        pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        // A trailing {path} takes the rest of the path, slashes included, as its route does (`/v1beta/models/{path}`).
+        pattern: new RegExp(
+          `^${template
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\{path\}$/, '.+')
+            .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+        ),
         params: (template.match(/\{/g) ?? []).length,
       }))
       // A literal segment wins over a parameter: /v1/presets/{slug}/versions before /v1/presets/{slug}/{x}.
