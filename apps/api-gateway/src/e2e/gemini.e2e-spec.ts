@@ -3,9 +3,10 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { stack } from './e2e-helpers.js';
 
-/** Google's own client pointed at the gateway (it appends /v1beta/models/{model}:{method} to its base URL). */
+/** Google's own client pointed at the gateway: it appends /v1/models/{model}:{method} to its base URL, or /v1beta/... with that version. */
 const origin = new URL(stack.baseUrl).origin;
 const google = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin } });
+const googleBeta = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin, apiVersion: 'v1beta' } });
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 /** A call outside `/v1` (the e2e helper's base), with the stack's key. */
 async function v1beta(path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -93,6 +94,12 @@ describe('the /v1beta front door', () => {
     expect(calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { location: 'Weather in Rome' } })]);
   });
 
+  it('answers on /v1beta as on /v1 (the apiVersion Google documents for its REST examples)', async () => {
+    const beta = await googleBeta.models.generateContent({ model: 'sim/gpt-4o-mini', contents: 'Same either way' });
+    const ga = await google.models.generateContent({ model: 'sim/gpt-4o-mini', contents: 'Same either way' });
+    expect(beta.text).toBe(ga.text);
+  });
+
   it('embeds with embedContent (one and many)', async () => {
     const one = await google.models.embedContent({ model: 'sim/text-embedding-3-small', contents: 'hello' });
     expect(one.embeddings).toHaveLength(1);
@@ -103,7 +110,7 @@ describe('the /v1beta front door', () => {
 
   it('lists and gets models as models/{id}', async () => {
     const names: string[] = [];
-    for await (const model of await google.models.list()) names.push(model.name!);
+    for await (const model of await googleBeta.models.list()) names.push(model.name!);
     expect(names).toEqual(expect.arrayContaining(['models/sim/gemini-2.5-flash', 'models/sim/claude-sonnet']));
     const listed = await v1beta('/v1beta/models/sim/gemini-vertex');
     expect(listed).toMatchObject({

@@ -25,19 +25,23 @@ interface RawRequest {
 function modelCall(url: string): { model: string; method: string; query: URLSearchParams } {
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
-  const match = /^\/v1beta\/models\/(.+):([A-Za-z]+)$/.exec(path);
-  if (!match) throw new GatewayError(404, `Not found: ${path} (expected /v1beta/models/{model}:{method})`, { errorType: 'not_found' });
+  const match = /^\/v1(?:beta)?\/models\/(.+):([A-Za-z]+)$/.exec(path);
+  if (!match)
+    throw new GatewayError(404, `Not found: ${path} (expected /v1beta/models/{model}:{method} or /v1/models/{model}:{method})`, {
+      errorType: 'not_found',
+    });
   return { model: decodeURIComponent(match[1]!), method: match[2]!, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : '') };
 }
 
 /**
- * Google's Gemini API as a front door (`@google/genai` with `httpOptions.baseUrl` at the
- * gateway), for every model of the catalog: generateContent, streamGenerateContent (SSE,
- * `alt=sse`), embedContent / batchEmbedContents, and the model list. The key may come as
- * `x-goog-api-key` as well as a bearer token (ApiKeyGuard). Inference translates the Gemini
- * body to the chat pipeline and renders the answer back (the Gemini codec, both ways).
+ * Google's Gemini API as a front door for every model of the catalog (`@google/genai` with
+ * `httpOptions.baseUrl` at the gateway calls `/v1/models/...`, or `/v1beta/...` with that
+ * apiVersion): generateContent, streamGenerateContent (SSE, `alt=sse`), embedContent /
+ * batchEmbedContents, and the model list (on `/v1beta` only: `GET /v1/models` is OpenAI's).
+ * The key may come as `x-goog-api-key` (ApiKeyGuard). Inference translates the Gemini body to
+ * the chat pipeline and renders the answer back (the Gemini codec, both ways).
  */
-@Controller('v1beta')
+@Controller()
 export class GenerateContentController {
   constructor(
     private readonly streams: ChatStreamRelay,
@@ -46,7 +50,7 @@ export class GenerateContentController {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  @Post('models/*path')
+  @Post(['v1beta/models/*', 'v1/models/*'])
   @Doc(
     "Gemini API model methods (Google's generateContent, streamGenerateContent?alt=sse, embedContent, batchEmbedContents)",
     "The path is `/v1beta/models/{model}:{method}`; errors carry Google's `error.status` beside the envelope. The key may be sent as `x-goog-api-key`.",
@@ -101,7 +105,7 @@ export class GenerateContentController {
     }
   }
 
-  @Get('models')
+  @Get('v1beta/models')
   @Doc("List the models (Google's Gemini API shape)")
   @Answers(200, 'GeminiModelListAnswer', 'Every model of the catalog, as `models/{id}`')
   async list(@CurrentPrincipal() principal: Principal): Promise<{ models: Array<Record<string, unknown>> }> {
@@ -109,7 +113,7 @@ export class GenerateContentController {
     return { models: models.data.map(geminiModelOf) };
   }
 
-  @Get('models/*path')
+  @Get('v1beta/models/*')
   @Doc("Get one model (Google's Gemini API shape)")
   @Answers(200, 'GeminiModelAnswer', 'The model')
   @Fails({ 404: 'No such model' })

@@ -34,7 +34,7 @@ export function googleErrorBodyOf(failure: GatewayError): GoogleErrorBody {
   return googleErrorBody(toEnvelope(failure));
 }
 
-/** True for the routes that answer in Google's format (the `/v1beta` front door). */
+/** True for the routes that answer in Google's format: `/v1beta`, and the model methods on `/v1` (`/v1/models/{model}:{method}`). */
 export function isGoogleRoute(url: string | undefined): boolean {
-  return url !== undefined && /^\/v1beta(\/|\?|$)/.test(url);
+  return url !== undefined && (/^\/v1beta(\/|\?|$)/.test(url) || /^\/v1\/models\/[^?]+:[A-Za-z]+(\?|$)/.test(url));
 }

@@ -69,6 +69,11 @@ abstract class GoogleGenerativeAdapter implements ProviderAdapter {
 /** The Gemini API (Generative Language API): `{baseUrl}/models/{model}`, the key in `x-goog-api-key`. */
 @Injectable()
 export class GeminiAdapter extends GoogleGenerativeAdapter {
+  // Declared so Nest sees what to inject (an inherited constructor carries no parameter types).
+  constructor(upstream: UpstreamClient) {
+    super(upstream);
+  }
+
   protected target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
     return Promise.resolve({
       modelUrl: `${endpoint.provider.baseUrl}/models/${endpoint.upstreamModel}`,
