@@ -28,6 +28,7 @@ import { GenerateContentStreamService } from './generate-content/generate-conten
 import { GenerateContentController } from './generate-content/generate-content.controller.js';
 import { GenerateContentService } from './generate-content/generate-content.service.js';
 import { GeminiAdapter, VertexAdapter } from './providers/gemini/gemini.adapter.js';
+import { GeminiEmbeddings } from './providers/gemini/gemini-embeddings.js';
 import { GoogleAccessTokens } from './providers/gemini/google-access-tokens.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { OpenAiAdapter } from './providers/openai/openai.adapter.js';
@@ -82,6 +83,7 @@ export class AppModule {
         GeminiAdapter,
         VertexAdapter,
         GoogleAccessTokens,
+        GeminiEmbeddings,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         NativeBatchesService,

@@ -160,4 +160,22 @@ describe('openai against Google-backed models', () => {
       expect(text).toBe(completion.choices[0]!.message.content);
     },
   );
+
+  it('embeddings on the Gemini API (batchEmbedContents), float and base64, priced on an estimate Gemini does not report', async () => {
+    const floats = await openai.embeddings.create({
+      model: 'sim/gemini-embedding',
+      input: ['alpha', 'beta'],
+      dimensions: 8,
+      encoding_format: 'float',
+    });
+    expect(floats.data.map((item) => item.embedding.length)).toEqual([8, 8]);
+    const encoded = await openai.embeddings.create({
+      model: 'sim/gemini-embedding',
+      input: 'alpha',
+      dimensions: 8,
+      encoding_format: 'base64',
+    });
+    const bytes = Buffer.from(encoded.data[0]!.embedding as unknown as string, 'base64');
+    expect(Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, 8))).toEqual(floats.data[0]!.embedding.map((v) => Math.fround(v)));
+  });
 });

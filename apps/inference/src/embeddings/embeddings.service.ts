@@ -11,6 +11,7 @@ import { ByokCredentialsService } from '../resolution/byok-credentials.service.j
 import { ProviderRouter } from '../routing/provider-router.service.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildEmbeddingsView } from './embeddings-view.js';
+import { GeminiEmbeddings } from '../providers/gemini/gemini-embeddings.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
 
 /**
@@ -25,6 +26,7 @@ export class EmbeddingsService {
     private readonly router: ProviderRouter,
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
+    private readonly gemini: GeminiEmbeddings,
     private readonly accounting: GenerationAccounting,
   ) {}
 
@@ -38,7 +40,11 @@ export class EmbeddingsService {
     const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials, purpose: 'embeddings' });
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
-      this.client.create(current.endpoint, body, callContextFor(current, base)),
+      (current.endpoint.provider.format === 'gemini' ? this.gemini : this.client).create(
+        current.endpoint,
+        body,
+        callContextFor(current, base),
+      ),
     );
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();
