@@ -79,7 +79,15 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatStream, i.messagesStream, i.responsesStream, i.modelsList, i.generateContentCreate, i.generateContentStream].map((subject) => ({
+  ...[
+    i.chatStream,
+    i.messagesStream,
+    i.responsesStream,
+    i.modelsList,
+    i.generateContentCreate,
+    i.generateContentStream,
+    i.generateContentCount,
+  ].map((subject) => ({
     subject,
     server: 'inference' as const,
     callers: gateway,

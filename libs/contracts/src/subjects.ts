@@ -52,6 +52,8 @@ export const SUBJECTS = {
     generateContentCreate: 'inference.generate-content.create',
     /** Streamed generateContent: one packet per Gemini SSE frame, already framed (`data: ...\n\n`). */
     generateContentStream: 'inference.generate-content.stream',
+    /** `:countTokens`: a Gemini body with `model`; `{totalTokens}` (the provider's count on Google endpoints, else an estimate). */
+    generateContentCount: 'inference.generate-content.count',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
     /**

@@ -214,13 +214,18 @@ function frames(plan: GeminiPlan, d: Directives, model: string, responseId: stri
   return out;
 }
 
+const GEMINI_COUNT_FIELDS = new Set(['contents', 'generateContentRequest']);
+const VERTEX_COUNT_FIELDS = new Set(['model', 'contents', 'systemInstruction', 'tools', 'generationConfig', 'instances']);
+
 async function countTokensRoute(req: IncomingMessage, res: ServerResponse, raw: Buffer, call: GeminiCall): Promise<void> {
   const pre = await preamble(req, res, raw, call);
   if (!pre) return;
   const { body } = pre;
-  const extra = Object.keys(body).find((field) => field !== 'contents' && field !== 'generateContentRequest');
+  // The Gemini API counts `contents` or a whole `generateContentRequest`; Vertex AI takes the request's fields at the top.
+  const fields = call.vertex ? VERTEX_COUNT_FIELDS : GEMINI_COUNT_FIELDS;
+  const extra = Object.keys(body).find((field) => !fields.has(field));
   if (extra) return sendJson(res, 400, invalidArgument(`Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`));
-  const request = isRecord(body.generateContentRequest) ? body.generateContentRequest : { contents: body.contents };
+  const request = isRecord(body.generateContentRequest) ? body.generateContentRequest : body;
   const error = validateGenerateContent(request, call.vertex);
   if (error) return sendJson(res, 400, error);
   sendJson(res, 200, { totalTokens: countInputTokens(asMessagesBody(request)) });

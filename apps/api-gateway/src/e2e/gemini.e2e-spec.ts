@@ -100,6 +100,16 @@ describe('the /v1beta front door', () => {
     expect(beta.text).toBe(ga.text);
   });
 
+  it("counts tokens: the provider's own count on Gemini and Vertex models, an estimate elsewhere", async () => {
+    for (const model of ['sim/gemini-2.5-flash', 'sim/gemini-vertex']) {
+      const answer = await google.models.generateContent({ model, contents: 'Count these words' });
+      const counted = await google.models.countTokens({ model, contents: 'Count these words' });
+      expect(counted.totalTokens).toBe(answer.usageMetadata?.promptTokenCount);
+    }
+    const estimated = await google.models.countTokens({ model: 'sim/gpt-4o-mini', contents: 'Count these words' });
+    expect(estimated.totalTokens).toBeGreaterThan(0);
+  });
+
   it('embeds with embedContent (one and many)', async () => {
     const one = await google.models.embedContent({ model: 'sim/text-embedding-3-small', contents: 'hello' });
     expect(one.embeddings).toHaveLength(1);

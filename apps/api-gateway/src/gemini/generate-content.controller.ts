@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Headers, Inject, Post, Req, Res } from '@nestjs/common';
-import { EmbeddingsCreate, GenerateContentCreate, ModelsList, SESSION_ID_MAX_LENGTH, type ModelView, type Principal } from '@gw/contracts';
+import {
+  EmbeddingsCreate,
+  GenerateContentCount,
+  GenerateContentCreate,
+  ModelsList,
+  SESSION_ID_MAX_LENGTH,
+  type ModelView,
+  type Principal,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
@@ -22,6 +30,8 @@ interface RawRequest {
  * `{model}:{method}` from the path: the model id may hold a slash (`sim/gpt-4o-mini`), which
  * @google/genai puts in the path as it is (`models/sim/gpt-4o-mini:generateContent`).
  */
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 function modelCall(url: string): { model: string; method: string; query: URLSearchParams } {
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
@@ -52,7 +62,7 @@ export class GenerateContentController {
 
   @Post(['v1beta/models/*', 'v1/models/*'])
   @Doc(
-    "Gemini API model methods (Google's generateContent, streamGenerateContent?alt=sse, embedContent, batchEmbedContents)",
+    "Gemini API model methods (Google's generateContent, streamGenerateContent?alt=sse, countTokens, embedContent, batchEmbedContents)",
     "The path is `/v1beta/models/{model}:{method}`; errors carry Google's `error.status` beside the envelope. The key may be sent as `x-goog-api-key`.",
   )
   @AnswersOrStreams(
@@ -85,6 +95,14 @@ export class GenerateContentController {
         if (query.get('alt') !== 'sse')
           throw GatewayError.badRequest('streamGenerateContent streams Server-Sent Events only: add ?alt=sse');
         return this.streams.relay(reply, payload, GENERATE_CONTENT_FRAMING);
+      case 'countTokens': {
+        // Google's body is `{contents}` or `{generateContentRequest}`; the count is of that request.
+        const request = body as Record<string, unknown>;
+        if (request.generateContentRequest !== undefined && Object.keys(request).some((key) => key !== 'generateContentRequest'))
+          throw GatewayError.badRequest('countTokens takes contents or generateContentRequest, not both');
+        const counted = isRecord(request.generateContentRequest) ? { ...request.generateContentRequest, model } : payload.body;
+        return this.calls.forward(reply, GenerateContentCount, { ...payload, body: counted });
+      }
       case 'embedContent':
       case 'batchEmbedContents': {
         const embedBody = embedRequestOf(model, method, body as Record<string, unknown>);
@@ -97,7 +115,7 @@ export class GenerateContentController {
       default:
         throw new GatewayError(
           404,
-          `Method ${method} is not offered here (generateContent, streamGenerateContent, embedContent, batchEmbedContents)`,
+          `Method ${method} is not offered here (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents)`,
           {
             errorType: 'not_found',
           },

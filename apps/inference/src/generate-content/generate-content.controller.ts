@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { ServedSubject, TrustedPayload } from '@gw/messaging';
-import { ChatCreateRequest, ChatStreamRequest, GenerateContentCreate, GenerateContentStream } from '@gw/contracts';
+import { ChatCreateRequest, ChatStreamRequest, GenerateContentCount, GenerateContentCreate, GenerateContentStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { GenerateContentStreamService } from './generate-content-stream.service.js';
 import { GenerateContentService } from './generate-content.service.js';
@@ -18,6 +18,11 @@ export class GenerateContentController {
   @ServedSubject(GenerateContentCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
     return this.generate.create(request);
+  }
+
+  @ServedSubject(GenerateContentCount, { trusted: true })
+  countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
+    return this.generate.countTokens(request);
   }
 
   @MessagePattern(GenerateContentStream.subject)

@@ -5,6 +5,8 @@ import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { StreamCancellations } from '../chat/stream-cancellations.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
+import { estimatePromptTokens } from '../pricing/token-estimate.js';
+import { GoogleGenerativeAdapter } from '../providers/gemini/gemini.adapter.js';
 import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
 import { geminiResponseOf } from '../providers/gemini/gemini-from-completion.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
@@ -33,6 +35,23 @@ export class GenerateContentService {
     } finally {
       this.cancellations.release(request.requestId, controller);
     }
+  }
+
+  /**
+   * `:countTokens`: the prompt's tokens for the endpoint the request would be routed to first
+   * (with its fallbacks): Gemini and Vertex count it themselves; for other providers, whose
+   * tokenizers the gateway does not hold, it is the gateway's estimate (as when a provider
+   * reports no usage). Nothing is generated, charged or recorded.
+   */
+  async countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
+    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) });
+    const { result } = await this.calls.run(prepared, (current, context) => {
+      const adapter = this.adapters.for(current.endpoint.provider.format);
+      return adapter instanceof GoogleGenerativeAdapter
+        ? adapter.countTokens(current.endpoint, prepared.body, context)
+        : Promise.resolve(estimatePromptTokens(prepared.body.messages));
+    });
+    return { totalTokens: result };
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {

@@ -148,6 +148,8 @@ export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messa
 export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
 /** Google's generateContent front door: the answer is a Gemini GenerateContentResponse. */
 export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest);
+/** `:countTokens`: Gemini's CountTokensResponse. */
+export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest);
 /** Chunks are Gemini SSE frames (`data: <GenerateContentResponse>`), already framed. */
 export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest);
 /** Chunks are Responses API events, already framed. */

@@ -55,3 +55,8 @@ export interface GeminiModelView {
 export interface GeminiModelListView {
   models: GeminiModelView[];
 }
+
+/** `:countTokens`: the provider's count on Gemini and Vertex endpoints, the gateway's estimate on others. */
+export interface CountTokensView {
+  totalTokens: number;
+}

@@ -3,7 +3,14 @@ import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
 import type { ChatCompletionView, ModelListView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
-import type { BatchEmbedContentsView, EmbedContentView, GeminiModelListView, GeminiModelView, GenerateContentView } from './gemini.view.js';
+import type {
+  BatchEmbedContentsView,
+  CountTokensView,
+  EmbedContentView,
+  GeminiModelListView,
+  GeminiModelView,
+  GenerateContentView,
+} from './gemini.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageView } from './message.view.js';
@@ -27,8 +34,8 @@ export type ChatCompletionAnswer = ChatCompletionView;
 export type ModelListAnswer = ModelListView;
 export type EmbeddingsAnswer = EmbeddingsView;
 export type MessageAnswer = MessageView;
-/** `POST /v1beta/models/{model}:{method}`: generateContent's response, or embedContent's / batchEmbedContents'. */
-export type GeminiMethodAnswer = GenerateContentView | EmbedContentView | BatchEmbedContentsView;
+/** `POST /v1beta/models/{model}:{method}`: generateContent's response, or embedContent's / batchEmbedContents' / countTokens'. */
+export type GeminiMethodAnswer = GenerateContentView | EmbedContentView | BatchEmbedContentsView | CountTokensView;
 export type GeminiModelListAnswer = GeminiModelListView;
 export type GeminiModelAnswer = GeminiModelView;
 export type ResponsesAnswer = ResponsesResponseView;

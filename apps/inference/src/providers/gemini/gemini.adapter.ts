@@ -15,6 +15,8 @@ import { GoogleAccessTokens } from './google-access-tokens.js';
 export interface GoogleTarget {
   /** `{...}/models/{model}`: the method follows as `:generateContent`, ... */
   modelUrl: string;
+  /** The model's resource name as the API spells it in bodies (`models/{model}`, or Vertex's full path). */
+  modelName: string;
   headers: Record<string, string>;
 }
 
@@ -23,10 +25,15 @@ export interface GoogleTarget {
  * access token from a service account, project and location in the path). The two differ only
  * in the target; the codec is the same both ways.
  */
-abstract class GoogleGenerativeAdapter implements ProviderAdapter {
+export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
   constructor(protected readonly upstream: UpstreamClient) {}
 
   protected abstract target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget>;
+
+  /** The Gemini API counts a whole request (system, tools) only as `generateContentRequest`. */
+  protected countTokensBody(request: Record<string, unknown>, target: GoogleTarget): Record<string, unknown> {
+    return { generateContentRequest: { model: target.modelName, ...request } };
+  }
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
@@ -47,6 +54,24 @@ abstract class GoogleGenerativeAdapter implements ProviderAdapter {
       excludeReasoning: excludesReasoning(body),
       promptText: () => JSON.stringify(upstreamBody.contents),
     });
+  }
+
+  /** The provider's own count of a chat body's prompt (`:countTokens` on the translated request). */
+  async countTokens(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<number> {
+    const { provider } = endpoint;
+    const upstreamBody = buildGeminiBody(withoutUnsupported(body, endpoint));
+    const target = await this.target(endpoint, context);
+    const response = await this.upstream.postJson(
+      provider.id,
+      `${target.modelUrl}:countTokens`,
+      target.headers,
+      JSON.stringify(this.countTokensBody(upstreamBody, target)),
+      context.signal,
+    );
+    if (response.status >= 400) throw googleHttpFailure(provider.id, response.status, response.body, response.retryAfterMs);
+    const total = (response.body as { totalTokens?: unknown } | undefined)?.totalTokens;
+    if (typeof total !== 'number') throw transportFailure(provider.id, 'protocol', 'sent a malformed token count');
+    return total;
   }
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
@@ -77,6 +102,7 @@ export class GeminiAdapter extends GoogleGenerativeAdapter {
   protected target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
     return Promise.resolve({
       modelUrl: `${endpoint.provider.baseUrl}/models/${endpoint.upstreamModel}`,
+      modelName: `models/${endpoint.upstreamModel}`,
       headers: { 'x-goog-api-key': context.apiKey ?? endpoint.provider.apiKey },
     });
   }
@@ -95,6 +121,12 @@ export class VertexAdapter extends GoogleGenerativeAdapter {
     super(upstream);
   }
 
+  /** Vertex AI's countTokens takes the request's contents, system instruction, tools and config at the top. */
+  protected override countTokensBody(request: Record<string, unknown>): Record<string, unknown> {
+    const { contents, systemInstruction, tools, generationConfig } = request;
+    return { contents, systemInstruction, tools, generationConfig };
+  }
+
   protected async target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
     const { provider } = endpoint;
     const vertex = provider.vertex;
@@ -103,8 +135,10 @@ export class VertexAdapter extends GoogleGenerativeAdapter {
     const project = vertex.project || credential.projectId;
     if (!project) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project configured');
     const token = await this.tokens.accessToken(provider.id, credential);
+    const modelName = `projects/${project}/locations/${vertex.location}/publishers/google/models/${endpoint.upstreamModel}`;
     return {
-      modelUrl: `${provider.baseUrl}/projects/${project}/locations/${vertex.location}/publishers/google/models/${endpoint.upstreamModel}`,
+      modelUrl: `${provider.baseUrl}/${modelName}`,
+      modelName,
       headers: { authorization: `Bearer ${token}` },
     };
   }
