@@ -16,6 +16,20 @@ describe('provider conformance', () => {
     for (const subject of await conformanceSubjects(sim.simulator.url, sim.upstream)) subjects.set(subject.name, subject);
   });
 
+  describe('Vertex AI with a workspace (BYOK) service account', () => {
+    it('answers with the JSON as the key, and refuses a path, which would read a file of the gateway host', async () => {
+      const vertex = subjects.get('vertex')!;
+      const endpoint = vertex.endpoint('');
+      const account = endpoint.provider.apiKey;
+      const body = { model: 'conformance', messages: PLAIN_MESSAGES };
+      const answer = await vertex.adapter.complete({ ...endpoint, provider: { ...endpoint.provider, apiKey: '' } }, body, {
+        apiKey: account,
+      });
+      expect(answer.choices[0]!.message.content).toMatch(/^Simulated reply to: Hello there/);
+      await expect(vertex.adapter.complete(endpoint, body, { apiKey: '/etc/hostname' })).rejects.toThrow(/JSON, not a path/);
+    });
+  });
+
   describe.each(SUBJECTS)('%s', (name) => {
     for (const testCase of CONFORMANCE_CASES) {
       for (const mode of testCase.modes ?? (['complete', 'stream'] as Mode[])) {

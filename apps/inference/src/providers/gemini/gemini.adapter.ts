@@ -131,8 +131,10 @@ export class VertexAdapter extends GoogleGenerativeAdapter {
     const { provider } = endpoint;
     const vertex = provider.vertex;
     if (!vertex) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project and location configured');
-    const credential = this.tokens.credential(context.apiKey ?? provider.apiKey, vertex.tokenUrl);
-    const project = vertex.project || credential.projectId;
+    const byok = context.apiKey !== undefined;
+    const credential = this.tokens.credential(context.apiKey ?? provider.apiKey, vertex.tokenUrl, byok);
+    // A workspace's own service account bills its own project; the operator's uses the catalog's.
+    const project = byok ? credential.projectId || vertex.project : vertex.project || credential.projectId;
     if (!project) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project configured');
     const token = await this.tokens.accessToken(provider.id, credential);
     const modelName = `projects/${project}/locations/${vertex.location}/publishers/google/models/${endpoint.upstreamModel}`;

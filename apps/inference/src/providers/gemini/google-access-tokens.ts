@@ -38,7 +38,10 @@ export interface GoogleCredential {
 export class GoogleAccessTokens {
   private readonly clients = new LRUCache<string, GoogleCredential>({ max: 256 });
 
-  credential(source: string, tokenUrl?: string): GoogleCredential {
+  /** `byok`: a workspace's credential, which must be the JSON itself: a path would read a file of this host. */
+  credential(source: string, tokenUrl?: string, byok = false): GoogleCredential {
+    if (byok && !source.trimStart().startsWith('{'))
+      throw GatewayError.badRequest("This provider's BYOK key must be the service account's JSON, not a path");
     const key = createHash('sha256')
       .update(`${tokenUrl ?? ''}\n${source}`)
       .digest('hex');
