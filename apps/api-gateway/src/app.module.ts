@@ -20,6 +20,7 @@ import { HealthController } from './health/health.controller.js';
 import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
+import { GenerateContentController } from './gemini/generate-content.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PresetsController } from './presets/presets.controller.js';
@@ -53,6 +54,7 @@ export class AppModule {
         ByokController,
         ChatController,
         MessagesController,
+        GenerateContentController,
         ResponsesController,
         ModelsController,
         PresetsController,

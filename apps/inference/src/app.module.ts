@@ -26,6 +26,12 @@ import { GenerationsConsumer } from './generations/generations-consumer.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
+import { GenerateContentStreamService } from './generate-content/generate-content-stream.service.js';
+import { GenerateContentController } from './generate-content/generate-content.controller.js';
+import { GenerateContentService } from './generate-content/generate-content.service.js';
+import { GeminiAdapter, VertexAdapter } from './providers/gemini/gemini.adapter.js';
+import { GeminiEmbeddings } from './providers/gemini/gemini-embeddings.js';
+import { GoogleAccessTokens } from './providers/gemini/google-access-tokens.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { AzureOpenAiAdapter } from './providers/azure/azure.adapter.js';
 import { BedrockAdapter } from './providers/bedrock/bedrock.adapter.js';
@@ -67,6 +73,7 @@ export class AppModule {
         ChatController,
         ChatStreamController,
         MessagesController,
+        GenerateContentController,
         ResponsesController,
         ModelsController,
         EmbeddingsController,
@@ -84,6 +91,10 @@ export class AppModule {
         BedrockAdapter,
         BedrockEmbeddings,
         AzureOpenAiAdapter,
+        GeminiAdapter,
+        VertexAdapter,
+        GoogleAccessTokens,
+        GeminiEmbeddings,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         NativeBatchesService,
@@ -95,6 +106,8 @@ export class AppModule {
         MessagesService,
         MessagesStreamService,
         MessagesCountTokensService,
+        GenerateContentService,
+        GenerateContentStreamService,
         ModelCalls,
         ResponsesPreparation,
         ResponsesService,

@@ -1,5 +1,6 @@
 import { DatabaseServiceEnv } from '@gw/config';
-import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { isServiceAccountSource } from './providers/gemini/google-access-tokens.js';
 import { fileURLToPath } from 'node:url';
 
 /** Environment of the inference service (see the root README for every variable). */
@@ -171,6 +172,28 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Min(1)
   @Max(64)
   USAGE_PUBLISH_CONCURRENCY: number = 1;
+
+  /** Enables the Gemini API's models (`google-gemini` in the catalog, which reads it too). */
+  @IsString()
+  GEMINI_API_KEY: string = '';
+
+  /** Enables Vertex AI's models: the service account's JSON file (its path), or the JSON itself (a Secret's value). */
+  @ValidateIf((env: InferenceEnv) => env.GOOGLE_APPLICATION_CREDENTIALS !== '')
+  @ValidateBy({
+    name: 'isServiceAccount',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isServiceAccountSource(value),
+      defaultMessage: () => 'GOOGLE_APPLICATION_CREDENTIALS must be a service account JSON, or the path of a readable one',
+    },
+  })
+  GOOGLE_APPLICATION_CREDENTIALS: string = '';
+
+  /** Vertex AI's project (empty: the service account's own) and location (`global`, or a region such as `europe-west4`). */
+  @IsString()
+  VERTEX_PROJECT: string = '';
+
+  @Matches(/^[a-z0-9-]+$/)
+  VERTEX_LOCATION: string = 'global';
 }
 
 export const INFERENCE_ENV = Symbol('INFERENCE_ENV');

@@ -81,7 +81,16 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   // Inference reserves a call's worst case before paying a provider (ADR 0093).
   { subject: m.spendReserve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList].map((subject) => ({
+  ...[
+    i.chatStream,
+    i.messagesStream,
+    i.messagesCountTokens,
+    i.responsesStream,
+    i.modelsList,
+    i.generateContentCreate,
+    i.generateContentStream,
+    i.generateContentCount,
+  ].map((subject) => ({
     subject,
     server: 'inference' as const,
     callers: gateway,

@@ -23,6 +23,7 @@ export * from './http/key-write.dto.js';
 export * from './http/chat-completion-request.dto.js';
 export * from './http/chat-completion.view.js';
 export * from './http/chat-completion-chunk.view.js';
+export * from './http/gemini.view.js';
 export * from './http/validators.js';
 export * from './http/preset.view.js';
 export * from './http/list-presets-query.dto.js';

@@ -52,6 +52,12 @@ export const SUBJECTS = {
     responsesCreate: 'inference.responses.create',
     /** Streamed Responses API (`ChatStreamRequest`): one packet per semantic event, already framed as SSE. */
     responsesStream: 'inference.responses.stream',
+    /** Google's generateContent (`POST /v1beta/models/{model}:generateContent`): a Gemini body with `model`; a Gemini response. */
+    generateContentCreate: 'inference.generate-content.create',
+    /** Streamed generateContent: one packet per Gemini SSE frame, already framed (`data: ...\n\n`). */
+    generateContentStream: 'inference.generate-content.stream',
+    /** `:countTokens`: a Gemini body with `model`; `{totalTokens}` (the provider's count on Google endpoints, else an estimate). */
+    generateContentCount: 'inference.generate-content.count',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
     /**

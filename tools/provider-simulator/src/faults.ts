@@ -37,6 +37,10 @@ export interface Directives {
   retryAfter?: number;
   /** streaming: a 200 stream that ends at once, without a single chunk (OpenAI: only `data: [DONE]`) */
   emptyStream?: boolean;
+  /** Gemini: a tool call turn calls every offered function at once */
+  parallelTools?: boolean;
+  /** Gemini: the safety filters block the prompt (1) or stop the answer (2) */
+  safetyBlock?: number;
 }
 
 export const DEFAULT_CONTEXT = 128_000;
@@ -106,6 +110,12 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'empty-stream':
       d.emptyStream = n > 0;
+      break;
+    case 'parallel-tools':
+      d.parallelTools = n > 0;
+      break;
+    case 'safety-block':
+      d.safetyBlock = n;
       break;
     case 'sloppy-json':
       d.sloppyJson = n > 0;

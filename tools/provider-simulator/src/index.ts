@@ -46,3 +46,4 @@ export { countTokens } from './tokens.ts';
 export { configureBatches } from './batches/batch-jobs.ts';
 export { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from './bedrock-auth.ts';
 export { SIM_AZURE_API_KEY } from './azure.ts';
+export { configureGoogleTokens, createServiceAccount, trustServiceAccount, type ServiceAccountJson } from './gemini-auth.ts';

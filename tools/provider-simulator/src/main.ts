@@ -1,3 +1,4 @@
+import { trustConfiguredServiceAccount } from './gemini-auth.ts';
 import { startSimulator } from './index.ts';
 
 const port = Number(process.env.SIMULATOR_PORT ?? 8790);
@@ -8,6 +9,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(1);
 }
 
+// The service account the stack gave inference for Vertex AI (SIMULATOR_GOOGLE_SERVICE_ACCOUNT), if any.
+trustConfiguredServiceAccount();
 const sim = await startSimulator({ port, host });
 console.log(`provider-simulator listening on ${sim.url}`);
 

@@ -8,6 +8,8 @@ import { handleAzure } from './azure.ts';
 import { handleConverse } from './bedrock.ts';
 import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
+import { geminiCallOf, handleGemini } from './gemini.ts';
+import { handleServiceAccount, handleToken } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
@@ -64,6 +66,7 @@ function bodyHandlerFor(path: string): BodyHandler | undefined {
   if (path === '/anthropic/v1/messages') return handleMessages;
   if (path === MESSAGE_BATCHES) return handleCreateMessageBatch;
   if (path === '/anthropic/v1/messages/count_tokens') return handleCountTokens;
+  if (path === '/google/oauth2/token') return handleToken;
   return undefined;
 }
 
@@ -91,6 +94,7 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
 
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/sim/google/service-account') return handleServiceAccount(req, res);
     if (path === '/sim/streams')
       return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));
     const oa = openaiRoute(path);
@@ -111,6 +115,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (path.startsWith('/azure/')) return handleAzure(req, res, result.body, path, query);
       if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
       return handleConverse(req, res, result.body, path, query);
+    }
+    const gemini = geminiCallOf(path, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+    if (gemini) {
+      const result = await readBody(req);
+      if (result.ok) return handleGemini(req, res, result.body, gemini);
+      if (result.tooLarge) return sendTooLarge(res, path);
+      return;
     }
     const handler = bodyHandlerFor(path);
     if (handler) {

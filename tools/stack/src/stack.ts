@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServiceAccount } from '@gw/provider-simulator';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import type { BusSeeds } from './nats-auth.ts';
 import { httpOk, isPortOpen, waitFor } from './ports.ts';
@@ -113,6 +114,8 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     OIDC_REDIRECT_URL: callbackOf(gatewayPorts[0]!),
   };
   const searchSimulatorUrl = `http://127.0.0.1:${options.searchSimulatorPort}`;
+  // Vertex AI on the simulator: a service account whose key the simulator trusts and inference holds.
+  const googleAccount = googleServiceAccountFile(options.stateDir, simulatorUrl);
   // Server tools (ADR 0041): web search on the search simulator, and web_fetch may reach it
   // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
   const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
@@ -133,6 +136,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
         SIMULATOR_URL: simulatorUrl,
         // A BYOK credential may name the simulator as its own Azure resource; every other private address stays refused.
         BYOK_ALLOWED_ORIGINS: simulatorUrl,
+        SIMULATOR_VERTEX_CREDENTIALS: googleAccount,
       },
     },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },
@@ -152,7 +156,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const simulator: ProcessSpec = {
     name: 'provider-simulator',
     script: 'tools/provider-simulator/src/main.ts',
-    env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1' },
+    env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1', SIMULATOR_GOOGLE_SERVICE_ACCOUNT: googleAccount },
   };
   const searchSimulator: ProcessSpec = {
     name: 'search-simulator',
@@ -192,6 +196,16 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     .slice(0, replicas.count)
     .map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
   return [simulator, searchSimulator, oidcProvider, ...replicated, ...gateways];
+}
+
+/** The stack's Google service account (a fresh key, kept with the stack's state), written once. */
+function googleServiceAccountFile(stateDir: string, simulatorUrl: string): string {
+  const path = join(stateDir, 'google-service-account.json');
+  if (!existsSync(path)) {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(path, JSON.stringify(createServiceAccount(`${simulatorUrl}/google/oauth2/token`)), { mode: 0o600 });
+  }
+  return path;
 }
 
 function withMetricsPorts(specs: ProcessSpec[], ports: Record<string, number> | undefined): ProcessSpec[] {

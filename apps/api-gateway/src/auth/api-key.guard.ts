@@ -20,7 +20,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /**
  * The key a request presents: `Authorization: Bearer <key>` (spec §5), or Anthropic's
  * `x-api-key: <key>`, which Anthropic's clients (Claude Code, curl examples) send on
- * `/v1/messages`. The bearer wins when both are present.
+ * `/v1/messages`, or Google's `x-goog-api-key`, which @google/genai sends on `/v1beta`. The
+ * bearer wins when both are present.
  */
 export function presentedKey(headers: AuthenticatedRequest['headers']): string {
   const header = headers.authorization;
@@ -29,7 +30,7 @@ export function presentedKey(headers: AuthenticatedRequest['headers']): string {
     if (!match) throw GatewayError.unauthorized('Malformed Authorization header: expected "Bearer <key>"');
     return match[1]!;
   }
-  const apiKey = headers['x-api-key'];
+  const apiKey = headers['x-api-key'] ?? headers['x-goog-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim().length > 0) return apiKey.trim();
   throw GatewayError.unauthorized('Missing API key: send it as "Authorization: Bearer <key>" (or "x-api-key: <key>")');
 }

@@ -2,6 +2,7 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import { toEnvelope } from '@gw/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { googleErrorBody, isGoogleRoute } from '../gemini/google-error.js';
 import { isMessagesRoute, messagesErrorBody } from '../messages/anthropic-error.js';
 import { internErrorShape } from '../interns/intern-errors.js';
 import { isInternRoute } from '../interns/intern-routes.js';
@@ -35,7 +36,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const retryAfter = error.metadata?.retry_after;
     if (error.status === 429 || error.status === 503)
       reply.header('retry-after', typeof retryAfter === 'number' ? String(retryAfter) : '1');
-    const body = isMessagesRoute(request.url) ? messagesErrorBody(envelope) : envelope;
+    const body = isMessagesRoute(request.url)
+      ? messagesErrorBody(envelope)
+      : isGoogleRoute(request.url)
+        ? googleErrorBody(envelope)
+        : envelope;
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

@@ -34,6 +34,8 @@ export function parseCatalog(raw: unknown): CatalogConfig {
       problems.push(`catalog.providers.${provider.id}: region and guardrail are for bedrock providers`);
     if (provider.apiVersion !== undefined && provider.format !== 'azure')
       problems.push(`catalog.providers.${provider.id}: apiVersion is for azure providers`);
+    if ((provider.format === 'vertex') !== (provider.vertex !== undefined))
+      problems.push(`catalog.providers.${provider.id}: vertex (project, location) goes with format vertex, and only with it`);
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();

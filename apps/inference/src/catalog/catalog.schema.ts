@@ -14,7 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure'] as const;
+export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 /** A non-negative decimal written as a string, so prices never pass through a float. */
@@ -32,6 +32,25 @@ export class GuardrailConfig {
   @IsOptional()
   @IsIn(['enabled', 'disabled', 'enabled_full'])
   trace?: 'enabled' | 'disabled' | 'enabled_full';
+}
+
+/**
+ * Where a `vertex` provider's models live: `{baseUrl}/projects/{project}/locations/{location}/publishers/google/models/{model}`.
+ * The credential (the provider's apiKey) is a service account's JSON or the path of its file.
+ */
+export class VertexConfig {
+  /** Unset or empty: the service account's own project_id. */
+  @IsOptional()
+  @IsString()
+  project?: string;
+
+  @Matches(/^[a-z0-9-]+$/)
+  location!: string;
+
+  /** Replaces Google's OAuth token endpoint (a private endpoint, or the provider simulator). */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/)
+  tokenUrl?: string;
 }
 
 export class ProviderConfig {
@@ -80,6 +99,12 @@ export class ProviderConfig {
   @IsOptional()
   @IsBoolean()
   responsesApi?: boolean;
+
+  /** Project and location of a `vertex`-format provider (required for that format). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => VertexConfig)
+  vertex?: VertexConfig;
 }
 
 export class PricingConfig {

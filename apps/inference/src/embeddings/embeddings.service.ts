@@ -16,6 +16,7 @@ import { ProviderRouter } from '../routing/provider-router.service.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { buildEmbeddingsView } from './embeddings-view.js';
 import { BedrockEmbeddings } from '../providers/bedrock/bedrock-embeddings.js';
+import { GeminiEmbeddings } from '../providers/gemini/gemini-embeddings.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
 
 /**
@@ -31,6 +32,7 @@ export class EmbeddingsService {
     private readonly byok: ByokCredentialsService,
     private readonly client: OpenAiEmbeddingsClient,
     private readonly bedrock: BedrockEmbeddings,
+    private readonly gemini: GeminiEmbeddings,
     private readonly accounting: GenerationAccounting,
     private readonly holds: SpendHolds,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
@@ -55,9 +57,12 @@ export class EmbeddingsService {
     await this.holds.reserve(principal, worstCaseEmbeddingsCharge(plan.attempts, body.input, this.byokFeeRate));
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
-      current.endpoint.provider.format === 'bedrock'
-        ? this.bedrock.create(current.endpoint, body, callContextFor(current, base))
-        : this.client.create(current.endpoint, body, callContextFor(current, base)),
+      (current.endpoint.provider.format === 'bedrock'
+        ? this.bedrock
+        : current.endpoint.provider.format === 'gemini'
+          ? this.gemini
+          : this.client
+      ).create(current.endpoint, body, callContextFor(current, base)),
     );
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();

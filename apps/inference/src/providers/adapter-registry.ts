@@ -4,6 +4,7 @@ import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { AnthropicAdapter } from './anthropic/anthropic.adapter.js';
 import { AzureOpenAiAdapter } from './azure/azure.adapter.js';
 import { BedrockAdapter } from './bedrock/bedrock.adapter.js';
+import { GeminiAdapter, VertexAdapter } from './gemini/gemini.adapter.js';
 import { OpenAiResponsesAdapter } from './openai-responses/openai-responses.adapter.js';
 import { OpenAiAdapter } from './openai/openai.adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
@@ -26,8 +27,10 @@ export class AdapterRegistry {
     private readonly openAiResponses: OpenAiResponsesAdapter,
     bedrock: BedrockAdapter,
     azure: AzureOpenAiAdapter,
+    gemini: GeminiAdapter,
+    vertex: VertexAdapter,
   ) {
-    this.adapters = { openai: openAi, anthropic, bedrock, azure };
+    this.adapters = { openai: openAi, anthropic, bedrock, azure, gemini, vertex };
   }
 
   for(format: ProviderFormat): ProviderAdapter {

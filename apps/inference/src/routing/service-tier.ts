@@ -16,6 +16,9 @@ const DEFAULT_TIERS: Record<ProviderFormat, readonly string[]> = {
   // Converse's serviceTier is not sent yet: an endpoint offers the default only.
   bedrock: ['auto', 'default'],
   azure: ['auto', 'default', 'flex', 'priority', 'scale'],
+  // Gemini and Vertex AI take no tier in the request body.
+  gemini: [],
+  vertex: [],
 };
 
 /** The tiers an endpoint takes, in the spec's vocabulary. */

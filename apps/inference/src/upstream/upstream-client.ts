@@ -24,6 +24,10 @@ export interface RawUpstreamResponse {
 export interface UpstreamErrorDetail {
   message?: string;
   code?: string;
+  /** The status to map instead of the HTTP one (a provider that answers 400 for a refused key). */
+  status?: number;
+  /** The provider's wait when its body says it (Google's RetryInfo) rather than a header. */
+  retryAfterMs?: number;
 }
 
 /** Reads OpenAI's `{error: {message, code}}`, which most providers imitate. */
@@ -170,7 +174,8 @@ export class UpstreamClient implements OnModuleDestroy {
         errorBody = undefined; // an unreadable error body still maps by its status
       }
       const detail = errorDetail(errorBody);
-      throw httpFailure(provider, response.statusCode, detail.message, detail.code, parseRetryAfter(response.headers));
+      const retryAfterMs = parseRetryAfter(response.headers) ?? detail.retryAfterMs;
+      throw httpFailure(provider, detail.status ?? response.statusCode, detail.message, detail.code, retryAfterMs);
     }
     return decodeText(provider, response.body);
   }

@@ -149,6 +149,12 @@ export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCou
 /** Chunks are Anthropic SSE events, already framed. */
 export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest);
 export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
+/** Google's generateContent front door: the answer is a Gemini GenerateContentResponse. */
+export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest);
+/** `:countTokens`: Gemini's CountTokensResponse. */
+export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest);
+/** Chunks are Gemini SSE frames (`data: <GenerateContentResponse>`), already framed. */
+export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest);
 /** Chunks are Responses API events, already framed. */
 export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);

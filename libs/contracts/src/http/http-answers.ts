@@ -4,6 +4,14 @@ import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byo
 import type { AnthropicModelInfoView } from './anthropic-model-info.view.js';
 import type { ChatCompletionView, ModelListView, ModelView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
+import type {
+  BatchEmbedContentsView,
+  CountTokensView,
+  EmbedContentView,
+  GeminiModelListView,
+  GeminiModelView,
+  GenerateContentView,
+} from './gemini.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -30,6 +38,10 @@ export type ModelAnswer = ModelView | AnthropicModelInfoView;
 export type EmbeddingsAnswer = EmbeddingsView;
 export type MessageAnswer = MessageView;
 export type MessageTokenCountAnswer = MessageTokenCountBody;
+/** `POST /v1beta/models/{model}:{method}`: generateContent's response, or embedContent's / batchEmbedContents' / countTokens'. */
+export type GeminiMethodAnswer = GenerateContentView | EmbedContentView | BatchEmbedContentsView | CountTokensView;
+export type GeminiModelListAnswer = GeminiModelListView;
+export type GeminiModelAnswer = GeminiModelView;
 export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
 export type PresetAnswer = DataEnvelope<PresetView>;

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatStreamRequest } from '@gw/contracts';
+import type { Observable } from 'rxjs';
+import { ChatPreparation } from '../chat/chat-preparation.service.js';
+import { newGenerationId } from '../chat/generation-ids.js';
+import { ModelCalls } from '../chat/model-calls.service.js';
+import { openFirstEvent } from '../chat/open-stream.js';
+import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
+import { StreamTally } from '../chat/stream-tally.js';
+import { AdapterRegistry } from '../providers/adapter-registry.js';
+import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
+import { ChunksToGeminiFrames } from '../providers/gemini/gemini-from-completion.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+
+/**
+ * `:streamGenerateContent?alt=sse`: the chat pipeline's stream on any endpoint, as Gemini's SSE
+ * frames (`data: <GenerateContentResponse>`), one frame a packet. The last frame carries the
+ * finish reason, the gathered function calls and the usage, sent once the generation is settled.
+ */
+@Injectable()
+export class GenerateContentStreamService {
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    private readonly calls: ModelCalls,
+    private readonly preparation: ChatPreparation,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
+  ) {}
+
+  stream(request: ChatStreamRequest): Observable<string> {
+    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
+  }
+
+  private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
+    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) }, signal);
+    const {
+      result: opened,
+      attempt,
+      tracker,
+    } = await this.calls.run(prepared, (current, context) =>
+      openFirstEvent(
+        current.endpoint.provider.id,
+        () => this.adapters.for(current.endpoint.provider.format).stream(current.endpoint, prepared.body, context),
+        (first) => first.type === 'chunk',
+      ),
+    );
+    const id = newGenerationId();
+    const frames = new ChunksToGeminiFrames({ model: attempt.modelId, responseId: id });
+    const emit = (frame: Record<string, unknown>) => emitFrame(`data: ${JSON.stringify(frame)}\n\n`);
+    const tally = new StreamTally();
+    const settle = (status: 'succeeded' | 'failed') =>
+      this.accounting.settle({
+        generationId: id,
+        principal: request.principal,
+        attempt,
+        tracker,
+        usage: tally.usage(prepared.body.messages),
+        status,
+        sessionId: prepared.sessionId,
+      });
+    try {
+      for (let next = opened.first; !next.done; next = await opened.events.next()) {
+        tally.add(next.value);
+        for (const frame of frames.add(next.value)) emit(frame);
+      }
+    } catch (error) {
+      await settle('failed').catch(() => undefined);
+      throw error;
+    }
+    await settle('succeeded');
+    const last = frames.finish(tally.usage(prepared.body.messages));
+    if (request.serviceMetadata) last.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    emit(last);
+  }
+}

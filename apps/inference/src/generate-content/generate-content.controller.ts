@@ -1,0 +1,32 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { ServedSubject, TrustedPayload } from '@gw/messaging';
+import { ChatCreateRequest, ChatStreamRequest, GenerateContentCount, GenerateContentCreate, GenerateContentStream } from '@gw/contracts';
+import type { Observable } from 'rxjs';
+import { GenerateContentStreamService } from './generate-content-stream.service.js';
+import { GenerateContentService } from './generate-content.service.js';
+
+/** Google's generateContent front door: one answer, or one packet per framed SSE frame. */
+@Controller()
+export class GenerateContentController {
+  constructor(
+    private readonly generate: GenerateContentService,
+    private readonly generateStream: GenerateContentStreamService,
+  ) {}
+
+  /** Not validated again: its only caller, the gateway, validated the request with ChatCreateRequest's contract. */
+  @ServedSubject(GenerateContentCreate, { trusted: true })
+  create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
+    return this.generate.create(request);
+  }
+
+  @ServedSubject(GenerateContentCount, { trusted: true })
+  countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
+    return this.generate.countTokens(request);
+  }
+
+  @MessagePattern(GenerateContentStream.subject)
+  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
+    return this.generateStream.stream(request);
+  }
+}

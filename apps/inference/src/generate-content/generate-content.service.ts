@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatCreateRequest } from '@gw/contracts';
+import { ChatPreparation } from '../chat/chat-preparation.service.js';
+import { newGenerationId } from '../chat/generation-ids.js';
+import { ModelCalls } from '../chat/model-calls.service.js';
+import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { AdapterRegistry } from '../providers/adapter-registry.js';
+import { estimatePromptTokens } from '../pricing/token-estimate.js';
+import { GoogleGenerativeAdapter } from '../providers/gemini/gemini.adapter.js';
+import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
+import { geminiResponseOf } from '../providers/gemini/gemini-from-completion.js';
+import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+
+/**
+ * `POST /v1beta/models/{model}:generateContent` (Google's SDK), not streamed: the request's chat
+ * form through the shared pipeline (preparation, routing with fallbacks, one model call,
+ * accounting) on any endpoint, the answer rendered as Gemini's GenerateContentResponse.
+ */
+@Injectable()
+export class GenerateContentService {
+  constructor(
+    private readonly preparation: ChatPreparation,
+    private readonly calls: ModelCalls,
+    private readonly accounting: GenerationAccounting,
+    private readonly cancellations: StreamCancellations,
+    private readonly adapters: AdapterRegistry,
+  ) {}
+
+  /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
+  async create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
+    if (!request.requestId) return this.complete(request);
+    const controller = this.cancellations.register(request.requestId);
+    try {
+      return await this.complete(request, controller.signal);
+    } finally {
+      this.cancellations.release(request.requestId, controller);
+    }
+  }
+
+  /**
+   * `:countTokens`: the prompt's tokens for the endpoint the request would be routed to first
+   * (with its fallbacks): Gemini and Vertex count it themselves; for other providers, whose
+   * tokenizers the gateway does not hold, it is the gateway's estimate (as when a provider
+   * reports no usage). Nothing is generated, charged or recorded.
+   */
+  async countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
+    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) });
+    const { result } = await this.calls.run(prepared, (current, context) => {
+      const adapter = this.adapters.for(current.endpoint.provider.format);
+      return adapter instanceof GoogleGenerativeAdapter
+        ? adapter.countTokens(current.endpoint, prepared.body, context)
+        : Promise.resolve(estimatePromptTokens(prepared.body.messages));
+    });
+    return { totalTokens: result };
+  }
+
+  private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) }, signal);
+    const { result, attempt, tracker } = await this.calls.run(prepared, (current, context) =>
+      this.adapters.for(current.endpoint.provider.format).complete(current.endpoint, prepared.body, context),
+    );
+    const id = newGenerationId();
+    await this.accounting.settle({
+      generationId: id,
+      principal: request.principal,
+      attempt,
+      tracker,
+      usage: result.usage,
+      status: 'succeeded',
+      sessionId: prepared.sessionId,
+    });
+    const response = geminiResponseOf(result, result.usage, { model: attempt.modelId, responseId: id });
+    if (request.serviceMetadata) response.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    return response;
+  }
+}

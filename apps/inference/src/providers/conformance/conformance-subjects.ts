@@ -1,0 +1,105 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import type { UpstreamClient } from '../../upstream/upstream-client.js';
+import { AnthropicAdapter } from '../anthropic/anthropic.adapter.js';
+import { GeminiAdapter, VertexAdapter } from '../gemini/gemini.adapter.js';
+import { GoogleAccessTokens } from '../gemini/google-access-tokens.js';
+import { OpenAiAdapter } from '../openai/openai.adapter.js';
+import { CONFORMANCE_PRICING } from './conformance-cases.js';
+import type { ConformanceSubject } from './conformance-run.js';
+
+const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
+
+function endpointOf(provider: RoutableEndpoint['provider'], upstreamModel: string): RoutableEndpoint {
+  return { provider, upstreamModel, pricing: CONFORMANCE_PRICING, supportedParameters: new Set(CHAT_PARAMETERS) };
+}
+
+const withDirectives = (model: string, directives: string) => (directives ? `${model};${directives}` : model);
+
+/**
+ * Every adapter the conformance table runs, each on its simulator at `simulatorUrl`. To add an
+ * adapter (Bedrock, Azure, ...): a subject with its endpoint, how its credential is refused,
+ * and what its simulator does not offer.
+ */
+export async function conformanceSubjects(simulatorUrl: string, upstream: UpstreamClient): Promise<ConformanceSubject[]> {
+  const account = (await (await fetch(`${simulatorUrl}/sim/google/service-account`)).json()) as Record<string, string>;
+  // The same account name with a key Google never saw: the token endpoint refuses its assertion.
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const stranger = { ...account, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+  const tokenUrl = `${simulatorUrl}/google/oauth2/token`;
+  return [
+    {
+      name: 'gemini',
+      adapter: new GeminiAdapter(upstream),
+      endpoint: (directives, options) =>
+        endpointOf(
+          {
+            id: 'sim-gemini',
+            name: 'Gemini',
+            format: 'gemini',
+            baseUrl: `${simulatorUrl}/v1beta`,
+            apiKey: options?.badCredential ? 'sim-gemini-invalid' : 'sim-gemini',
+          },
+          withDirectives('gemini-2.5-flash', directives),
+        ),
+      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images']),
+      plainPromptTokens: 11,
+      streamError: { status: 503, errorType: 'provider_overloaded' },
+    },
+    {
+      name: 'vertex',
+      adapter: new VertexAdapter(upstream, new GoogleAccessTokens()),
+      endpoint: (directives, options) =>
+        endpointOf(
+          {
+            id: 'sim-vertex',
+            name: 'Vertex AI',
+            format: 'vertex',
+            baseUrl: `${simulatorUrl}/vertex/v1`,
+            apiKey: JSON.stringify(options?.badCredential ? stranger : account),
+            vertex: { location: 'us-central1', tokenUrl },
+          },
+          withDirectives('gemini-2.5-flash', directives),
+        ),
+      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images']),
+      plainPromptTokens: 11,
+      streamError: { status: 503, errorType: 'provider_overloaded' },
+    },
+    {
+      name: 'openai',
+      adapter: new OpenAiAdapter(upstream),
+      endpoint: (directives, options) =>
+        endpointOf(
+          {
+            id: 'sim-openai',
+            name: 'OpenAI',
+            format: 'openai',
+            baseUrl: `${simulatorUrl}/openai/v1`,
+            apiKey: options?.badCredential ? 'sk-sim-invalid' : 'sk-sim',
+          },
+          withDirectives('gpt-4o-mini', directives),
+        ),
+      capabilities: new Set(['reasoning-tokens', 'json-schema', 'images']),
+      plainPromptTokens: 14,
+      streamError: { status: 502, errorType: 'provider_unavailable' },
+    },
+    {
+      name: 'anthropic',
+      adapter: new AnthropicAdapter(upstream),
+      endpoint: (directives, options) =>
+        endpointOf(
+          {
+            id: 'sim-anthropic',
+            name: 'Anthropic',
+            format: 'anthropic',
+            baseUrl: `${simulatorUrl}/anthropic/v1`,
+            apiKey: options?.badCredential ? 'sk-ant-sim-invalid' : 'sk-ant-sim',
+          },
+          withDirectives('claude-sonnet-4-5', directives),
+        ),
+      capabilities: new Set(['json-schema', 'images']),
+      plainPromptTokens: 11,
+      streamError: { status: 503, errorType: 'provider_overloaded' },
+    },
+  ];
+}
