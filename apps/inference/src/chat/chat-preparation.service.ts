@@ -69,7 +69,7 @@ export class ChatPreparation {
   async prepare(
     request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>,
     signal?: AbortSignal,
-    options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean } = {},
+    options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean; countOnly?: boolean } = {},
   ): Promise<PreparedChat> {
     const { principal } = request;
     // Spec §4.5 trace metadata: links this request's span to the caller's trace (ADR 0050).
@@ -82,7 +82,9 @@ export class ChatPreparation {
     const plan = this.router.plan({ principal, body: chosen, sessionId, credentials });
     // The worst case is held before anything is paid for (a plugin's search included); 402 when it does not fit.
     const contextLengthOf = (modelId: string) => this.catalog.resolve(modelId).config.contextLength;
-    await this.holds.reserve(principal, worstCaseChatCharge(plan.attempts, chosen, contextLengthOf, this.byokFeeRate));
+    // A token count generates nothing, so it holds nothing (and has no end that would release a hold).
+    if (!options.countOnly)
+      await this.holds.reserve(principal, worstCaseChatCharge(plan.attempts, chosen, contextLengthOf, this.byokFeeRate));
     const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;

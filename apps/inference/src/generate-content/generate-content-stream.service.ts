@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
@@ -26,10 +27,16 @@ export class GenerateContentStreamService {
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
+    private readonly holds: SpendHolds,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(this.cancellations, request.streamId, (signal, emit) => this.run(request, signal, emit), ALREADY_FRAMED);
+    return observeStream(
+      this.cancellations,
+      request.streamId,
+      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
+      ALREADY_FRAMED,
+    );
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {
@@ -55,7 +62,7 @@ export class GenerateContentStreamService {
         principal: request.principal,
         attempt,
         tracker,
-        usage: tally.usage(prepared.body.messages),
+        usage: tally.usage(prepared.body),
         status,
         sessionId: prepared.sessionId,
       });
@@ -69,7 +76,7 @@ export class GenerateContentStreamService {
       throw error;
     }
     await settle('succeeded');
-    const last = frames.finish(tally.usage(prepared.body.messages));
+    const last = frames.finish(tally.usage(prepared.body));
     if (request.serviceMetadata) last.service_metadata = this.accounting.metadata(prepared.plan, tracker);
     emit(last);
   }

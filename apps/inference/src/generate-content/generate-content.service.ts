@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
+import { SpendHolds } from '../billing/spend-holds.service.js';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
@@ -24,17 +25,20 @@ export class GenerateContentService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly adapters: AdapterRegistry,
+    private readonly holds: SpendHolds,
   ) {}
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
-    if (!request.requestId) return this.complete(request);
-    const controller = this.cancellations.register(request.requestId);
-    try {
-      return await this.complete(request, controller.signal);
-    } finally {
-      this.cancellations.release(request.requestId, controller);
-    }
+    return this.holds.around(request.principal, async () => {
+      if (!request.requestId) return this.complete(request);
+      const controller = this.cancellations.register(request.requestId);
+      try {
+        return await this.complete(request, controller.signal);
+      } finally {
+        this.cancellations.release(request.requestId, controller);
+      }
+    });
   }
 
   /**
@@ -44,7 +48,7 @@ export class GenerateContentService {
    * reports no usage). Nothing is generated, charged or recorded.
    */
   async countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
-    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) });
+    const prepared = await this.preparation.prepare({ ...request, body: chatBodyFromGemini(request.body) }, undefined, { countOnly: true });
     const { result } = await this.calls.run(prepared, (current, context) => {
       const adapter = this.adapters.for(current.endpoint.provider.format);
       return adapter instanceof GoogleGenerativeAdapter

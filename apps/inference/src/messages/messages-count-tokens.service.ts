@@ -38,7 +38,7 @@ export class MessagesCountTokensService {
   async count(request: ChatCreateRequest): Promise<MessageTokenCountView> {
     const body = request.body;
     const forms: MessagesRequestForms = { request: body, chat: chatBodyFromMessages(body), betas: request.anthropicBeta };
-    const prepared = await this.preparation.prepare({ ...request, body: forms.chat });
+    const prepared = await this.preparation.prepare({ ...request, body: forms.chat }, undefined, { countOnly: true });
     const { result } = await this.calls.run<MessageTokenCountView>(prepared, async (attempt, context) => {
       if (attempt.endpoint.provider.format === 'anthropic') {
         const native = nativeBodyFor(forms, attempt, prepared, false);
