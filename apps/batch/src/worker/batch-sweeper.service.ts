@@ -232,9 +232,13 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** Batch and file uploads given up on (the gateway died mid-upload), and files past their 30 days. */
   private async dropAbandonedUploads(): Promise<void> {
     const before = new Date(this.clock.now().getTime() - this.env.BATCH_UPLOAD_ABANDON_MS);
     await this.prisma.batch.deleteMany({ where: { submittedAt: null, createdAt: { lt: before } } });
+    await this.prisma.file.deleteMany({
+      where: { OR: [{ completedAt: null, createdAt: { lt: before } }, { expiresAt: { lte: this.clock.now() } }] },
+    });
   }
 
   /**
