@@ -130,6 +130,14 @@ export class FilesService {
     return { id: fileId, object: 'file', deleted: true };
   }
 
+  /** The sweep's part: files past their 30 days, and uploads unfinished since `abandonedBefore`. */
+  async dropExpired(abandonedBefore: Date): Promise<number> {
+    const { count } = await this.prisma.file.deleteMany({
+      where: { OR: [{ completedAt: null, createdAt: { lt: abandonedBefore } }, { expiresAt: { lte: this.clock.now() } }] },
+    });
+    return count;
+  }
+
   /** A whole file the caller may see, or 404. */
   private async owned(principal: Principal, fileId: string): Promise<File> {
     const file = await this.prisma.file.findFirst({ where: { id: fileId, ...scope(principal), completedAt: { not: null } } });
