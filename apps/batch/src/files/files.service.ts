@@ -114,14 +114,12 @@ export class FilesService {
   /** One stored part, in order; 404 for a file not whole or not the caller's. */
   async content(principal: Principal, fileId: string, part: number): Promise<FileContentPart> {
     await this.owned(principal, fileId);
-    const rows = await this.prisma.filePart.findMany({
-      where: { fileId, part: { gte: part } },
-      orderBy: { part: 'asc' },
-      take: 2,
-    });
-    const here = rows[0]?.part === part ? rows[0] : undefined;
+    const [here, next] = await Promise.all([
+      this.prisma.filePart.findUnique({ where: { fileId_part: { fileId, part } }, select: { data: true } }),
+      this.prisma.filePart.findFirst({ where: { fileId, part: { gt: part } }, orderBy: { part: 'asc' }, select: { part: true } }),
+    ]);
     if (!here && part > 0) throw GatewayError.notFound(`File ${fileId} has no part ${part}`);
-    return { data: here ? Buffer.from(here.data).toString('base64') : '', nextPart: here && rows[1] ? rows[1].part : null };
+    return { data: here ? Buffer.from(here.data).toString('base64') : '', nextPart: here && next ? next.part : null };
   }
 
   async delete(principal: Principal, fileId: string): Promise<FileDeletedView> {
