@@ -253,7 +253,7 @@ export class BatchesService {
  * The batches a key may see and act on: its workspace's; an intern key only its intern's
  * (spec §4.4: an intern's key is confined to that intern), others answer 404 to it.
  */
-function visibleTo(principal: Principal): Prisma.BatchWhereInput {
+export function visibleTo(principal: Principal): Prisma.BatchWhereInput {
   if (principal.keyKind !== 'intern') return { workspaceId: principal.workspaceId };
   return { workspaceId: principal.workspaceId, internId: principal.internId ?? { in: [] } };
 }

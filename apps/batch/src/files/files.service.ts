@@ -15,7 +15,7 @@ import {
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { Prisma, type File } from '../generated/prisma/client.js';
-import { RESULT_RETENTION_MS } from '../batches/batches.service.js';
+import { RESULT_RETENTION_MS, visibleTo } from '../batches/batches.service.js';
 import { resultItem } from '../batches/batch-view.js';
 import { Clock } from '../clock/clock.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -44,7 +44,7 @@ export class FilesService {
         id,
         workspaceId: principal.workspaceId,
         keyHash: principal.keyHash,
-        internId: principal.internId ?? null,
+        internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
         filename,
         createdAt: now,
         expiresAt: new Date(now.getTime() + RESULT_RETENTION_MS),
@@ -156,7 +156,7 @@ export class FilesService {
   private async batchFile(principal: Principal, batchId: string, kind: BatchFileKind): Promise<FileView> {
     const fileId = batchFileId(batchId, kind);
     const batch = await this.prisma.batch.findFirst({
-      where: { id: batchId, workspaceId: principal.workspaceId, submittedAt: { not: null }, resultsDeletedAt: null },
+      where: { id: batchId, ...visibleTo(principal), submittedAt: { not: null }, resultsDeletedAt: null },
     });
     if (!batch || !batch.finalizedAt) throw GatewayError.notFound(`No file ${fileId}`);
     const status = kind === 'output' ? 'completed' : 'failed';
@@ -189,9 +189,10 @@ export class FilesService {
   }
 }
 
-/** Files are the workspace's; an intern key's only its intern's. */
+/** As batches (`visibleTo`): the workspace's files; an intern key only its intern's. */
 function scope(principal: Principal): Prisma.FileWhereInput {
-  return { workspaceId: principal.workspaceId, ...(principal.internId ? { internId: principal.internId } : {}) };
+  if (principal.keyKind !== 'intern') return { workspaceId: principal.workspaceId };
+  return { workspaceId: principal.workspaceId, internId: principal.internId ?? { in: [] } };
 }
 
 function fileView(file: File): FileView {
