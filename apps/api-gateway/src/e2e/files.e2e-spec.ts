@@ -209,6 +209,43 @@ describe('files', () => {
   });
 });
 
+describe('an intern key and files (spec §4.4, as its batches)', () => {
+  it("sees its intern's files and their batches' output only; workspace keys see them all", async () => {
+    const [mine, other] = await Promise.all([internKey('files-intern-a'), internKey('files-intern-b')]);
+    const own = new OpenAI({ apiKey: mine, baseURL: stack.baseUrl, maxRetries: 0 });
+    const stranger = new OpenAI({ apiKey: other, baseURL: stack.baseUrl, maxRetries: 0 });
+    const file = await upload(jsonl([chatLine('i', 'Say i')]), 'intern.jsonl', own);
+    expect((await own.files.list()).data.map((item) => item.id)).toContain(file.id);
+    expect((await stranger.files.list()).data.map((item) => item.id)).not.toContain(file.id);
+    expect((await refusal(stranger.files.retrieve(file.id))).status).toBe(404);
+    expect((await refusal(stranger.files.content(file.id))).status).toBe(404);
+    expect(
+      (await refusal(stranger.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })))
+        .status,
+    ).toBe(404);
+    expect(await openai.files.retrieve(file.id)).toMatchObject({ id: file.id });
+
+    const created = await own.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const batch = await settled(created.id);
+    expect(batch.output_file_id).toBeTruthy();
+    expect(await own.files.retrieve(batch.output_file_id!)).toMatchObject({ id: batch.output_file_id });
+    expect((await refusal(stranger.files.retrieve(batch.output_file_id!))).status).toBe(404);
+    expect((await refusal(stranger.files.content(batch.output_file_id!))).status).toBe(404);
+  });
+});
+
+/** A key of one new intern of the stack's workspace (as batches-interns.e2e-spec.ts makes them). */
+async function internKey(name: string): Promise<string> {
+  const intern = await call('/interns', { body: { name } });
+  expect(intern.status, JSON.stringify(intern.body)).toBe(201);
+  const key = await call('/keys', {
+    key: stack.managementKey,
+    body: { name: `${name} key`, intern_id: (intern.body as { id: string }).id },
+  });
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  return (key.body as { key: string }).key;
+}
+
 /** A key of a new workspace, made by management's CLI. */
 function otherWorkspaceKey(): string {
   const made = JSON.parse(
