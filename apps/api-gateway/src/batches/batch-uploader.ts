@@ -154,7 +154,7 @@ export class BatchUploader {
     if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint))
       throw GatewayError.badRequest(`endpoint: must be one of ${BATCH_ENDPOINTS.join(', ')}`, { param: 'endpoint' });
     this.lineName = (index) => `line ${index + 1}`;
-    for await (const line of inputFileLines(this.rpc, this.principal, fileId, endpoint)) {
+    for await (const line of inputFileLines(this.rpc, this.principal, fileId, endpoint, this.limits.maxLineBytes)) {
       if (this.header.model === undefined) {
         const model = (line.value.body as { model?: unknown } | null)?.model;
         if (typeof model !== 'string')

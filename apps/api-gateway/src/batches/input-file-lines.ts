@@ -5,6 +5,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { asBatchServiceError } from './batch-service-error.js';
 
 const LINE_FIELDS = new Set(['custom_id', 'method', 'url', 'body']);
+/** Room for `method` and `url` around a line's `{custom_id, body}`, which BATCH_MAX_LINE_BYTES bounds. */
+const LINE_ENVELOPE_CHARS = 1024;
 
 export interface InputFileLine {
   index: number;
@@ -22,13 +24,23 @@ export async function* inputFileLines(
   principal: Principal,
   fileId: string,
   endpoint: string,
+  maxLineBytes: number,
 ): AsyncGenerator<InputFileLine> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
   let number = 0;
   // Blank lines (a trailing newline) are skipped; a line's index is its number less one.
+  // A line is held whole only up to its limit: a file without newlines is refused, not gathered.
+  const tooLong = (text: string, at: number) => {
+    if (text.length <= maxLineBytes + LINE_ENVELOPE_CHARS) return;
+    throw new GatewayError(413, `line ${at}: longer than ${maxLineBytes} bytes (BATCH_MAX_LINE_BYTES)`, {
+      errorType: 'payload_too_large',
+      metadata: { limit: 'max_line_bytes', max: maxLineBytes, param: `line ${at}`, line: at },
+    });
+  };
   const line = (text: string): InputFileLine | undefined => {
     number++;
+    tooLong(text, number);
     if (text.trim() === '') return undefined;
     return { index: number - 1, value: fileLine(text, number, endpoint) };
   };
@@ -42,6 +54,7 @@ export async function* inputFileLines(
       const parsed = line(text);
       if (parsed) yield parsed;
     }
+    tooLong(rest, number + 1);
     part = page.nextPart;
   }
   const last = line(rest + decoder.end());

@@ -180,6 +180,14 @@ describe('files', () => {
       openai.batches.create({ input_file_id: notJson.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
     );
     expect(byJson.message).toMatch(/400 line 1: not valid JSON/);
+    // A line is never gathered past BATCH_MAX_LINE_BYTES (1 MB on the stack): 1.5 MB with no newline is a 413.
+    const endless = await upload(`{"custom_id": "x", "body": "${'y'.repeat(1_500_000)}`);
+    const byLength = await refusal(
+      openai.batches.create({ input_file_id: endless.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    );
+    expect(byLength.status).toBe(413);
+    expect(byLength.message).toMatch(/line 1: longer than \d+ bytes \(BATCH_MAX_LINE_BYTES\)/);
+
     const both = await call('/batches', {
       body: {
         input_file_id: noMessages.id,
