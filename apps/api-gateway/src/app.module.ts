@@ -8,6 +8,7 @@ import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
 import { KeyUsageTracker } from './auth/key-usage.tracker.js';
 import { BatchesController } from './batches/batches.controller.js';
+import { FilesController } from './files/files.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { ChatController } from './chat/chat.controller.js';
@@ -64,6 +65,7 @@ export class AppModule {
         DaemonSignController,
         IdentityController,
         BatchesController,
+        FilesController,
         OpenApiController,
       ],
       providers: [

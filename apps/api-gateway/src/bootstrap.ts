@@ -11,6 +11,7 @@ import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
 import { registerBatchUploadHook } from './batches/batch-upload.hook.js';
 import { edgeServerOptions, registerEdgeGuards } from './edge/edge-server.js';
+import { isFileUpload, registerMultipart } from './files/file-upload.hook.js';
 import { registerJsonBodyParser, registerQueryCheck } from './input/json-parser.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -49,14 +50,16 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   registerHttpMetrics(fastify);
   registerInternRouteHooks(fastify, compileHostPatterns(env.REGIONAL_HOST_PATTERNS));
   registerBatchUploadHook(fastify);
+  await registerMultipart(app, env);
   registerJsonBodyParser(fastify);
   registerQueryCheck(fastify);
-  // Every body this API takes is JSON: anything else is refused before it is parsed.
+  // Every body this API takes is JSON but POST /v1/files' form: anything else is refused before it is parsed.
   // Callback hooks here and below: they run on every request, and a promise each costs more than their work.
   fastify.addHook('onRequest', (request, _reply, done) => {
     if (!BODY_METHODS.has(request.method) || !hasBody(request.headers) || JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) {
       return done();
     }
+    if (isFileUpload(request)) return done();
     done(new GatewayError(415, 'Unsupported Content-Type: send application/json'));
   });
   // While draining, answers close their connection, so clients reconnect through the load

@@ -38,6 +38,12 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Max(100 * 1024 * 1024)
   BATCH_MAX_LINE_BYTES: number = 1024 * 1024;
 
+  /** Largest file of POST /v1/files, in bytes, streamed to the batch service (413 beyond; OpenAI's batch input limit, 200 MB). */
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  FILES_MAX_BYTES: number = 200 * 1024 * 1024;
+
   /** Batch API requests per minute per workspace (429 with Retry-After beyond). */
   @IsInt()
   @Min(1)

@@ -10,6 +10,8 @@ import { BatchesController } from './batches/batches.controller.js';
 import { BatchesService } from './batches/batches.service.js';
 import { Clock, SystemClock } from './clock/clock.js';
 import { BATCH_ENV, type BatchEnv } from './env.js';
+import { FilesController } from './files/files.controller.js';
+import { FilesService } from './files/files.service.js';
 import { HealthController } from './health/health.controller.js';
 import { NativeBatches } from './native/native-batches.js';
 import { PrismaService } from './prisma/prisma.service.js';
@@ -42,7 +44,7 @@ export class AppModule {
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         }),
       ],
-      controllers: [HealthController, BatchesController],
+      controllers: [HealthController, BatchesController, FilesController],
       providers: [
         { provide: BATCH_ENV, useValue: env },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
@@ -50,6 +52,7 @@ export class AppModule {
         BatchStore,
         BatchFinalizer,
         BatchesService,
+        FilesService,
         ChargePublisher,
         CostGuard,
         NativeBatches,

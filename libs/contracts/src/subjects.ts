@@ -83,6 +83,16 @@ export const SUBJECTS = {
     batchesResults: 'batch.batches.results',
     batchesCancel: 'batch.batches.cancel',
     batchesDelete: 'batch.batches.delete',
+    /** Gateway -> batch (ADR 0102): an upload opens hidden, gets its parts in order, then is completed. */
+    filesCreate: 'batch.files.create',
+    filesAppend: 'batch.files.parts.append',
+    filesComplete: 'batch.files.complete',
+    filesAbort: 'batch.files.abort',
+    filesList: 'batch.files.list',
+    filesGet: 'batch.files.get',
+    /** One stored part of an uploaded file; a batch's output and error files are read through batchesResults. */
+    filesContent: 'batch.files.content',
+    filesDelete: 'batch.files.delete',
   },
   internSigning: {
     health: 'interns.health',

@@ -21,8 +21,8 @@ export async function validateLineBody(
   model: string,
   index: number,
   body: unknown,
+  at = `requests[${index}].body`,
 ): Promise<Record<string, unknown>> {
-  const at = `requests[${index}].body`;
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw GatewayError.badRequest(`${at}: must be a JSON object`, { param: at, index });
   const record = body as Record<string, unknown>;

@@ -5,6 +5,7 @@ import {
   BATCH_COMPLETION_WINDOW,
   BATCH_ENDPOINTS,
   CUSTOM_ID_MAX_LENGTH,
+  FILE_ID_PATTERN,
   type BatchEndpoint,
   type BatchView,
   type Principal,
@@ -19,10 +20,11 @@ import type { BatchLimits } from './batch-limits.js';
 import { checkJsonBody } from '../input/json-body.js';
 import { validateLineBody } from './batch-line-validator.js';
 import { asBatchServiceError } from './batch-service-error.js';
+import { inputFileLines } from './input-file-lines.js';
 
 /** A chunk of lines goes to the batch service at about this size (far below NATS' 1 MB). */
 const APPEND_CHUNK_BYTES = 512 * 1024;
-const HEADER_FIELDS = new Set(['endpoint', 'model', 'completion_window', 'provider', 'metadata']);
+const HEADER_FIELDS = new Set(['endpoint', 'model', 'completion_window', 'provider', 'metadata', 'input_file_id']);
 const ORDER_RULE =
   '`endpoint` and `model` (and `provider` and `metadata` when given) must come before `requests` in the body: the body is read as a stream, and each line is validated against them as it arrives';
 
@@ -32,6 +34,7 @@ interface Header {
   completion_window?: unknown;
   provider?: unknown;
   metadata?: unknown;
+  input_file_id?: unknown;
 }
 
 interface PendingLine {
@@ -60,6 +63,8 @@ export class BatchUploader {
   private failure: GatewayError | undefined;
   /** Lines parsed but not yet validated (validation is async; the parser is not). */
   private queue: Array<{ index: number; value: unknown }> = [];
+  /** How refusals name a line: its place in `requests`, or its line in the input file. */
+  private lineName = (index: number): string => `requests[${index}]`;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -71,7 +76,10 @@ export class BatchUploader {
     try {
       await this.read(stream);
       await this.drain();
+      if (this.header.input_file_id !== undefined) await this.readInputFile(this.header.input_file_id);
       this.checkHeader(true);
+      if (this.header.input_file_id !== undefined && this.lines === 0)
+        throw GatewayError.badRequest('input_file_id: the file holds no requests', { param: 'input_file_id' });
       if (!this.sawRequests || this.lines === 0)
         throw GatewayError.badRequest('requests: must hold at least one request', { param: 'requests' });
       await this.flush();
@@ -133,6 +141,32 @@ export class BatchUploader {
     if (!parser.isEnded) throw GatewayError.badRequest('Request body is not valid JSON: it ended early');
   }
 
+  /**
+   * OpenAI's batch flow: the lines of an uploaded file, validated as inline ones. The batch's
+   * model is the first line's (OpenAI's rule: one model a batch), unless `model` was given.
+   */
+  private async readInputFile(fileId: unknown): Promise<void> {
+    if (this.sawRequests)
+      throw GatewayError.badRequest('input_file_id: give requests or input_file_id, not both', { param: 'input_file_id' });
+    if (typeof fileId !== 'string' || !FILE_ID_PATTERN.test(fileId))
+      throw GatewayError.badRequest('input_file_id: must be the id of a file uploaded with purpose "batch"', { param: 'input_file_id' });
+    const { endpoint } = this.header;
+    if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint))
+      throw GatewayError.badRequest(`endpoint: must be one of ${BATCH_ENDPOINTS.join(', ')}`, { param: 'endpoint' });
+    this.lineName = (index) => `line ${index + 1}`;
+    for await (const line of inputFileLines(this.rpc, this.principal, fileId, endpoint, this.limits.maxLineBytes)) {
+      if (this.header.model === undefined) {
+        const model = (line.value.body as { model?: unknown } | null)?.model;
+        if (typeof model !== 'string')
+          throw GatewayError.badRequest(`line ${line.index + 1}.body.model: is required`, { param: `line ${line.index + 1}.body.model` });
+        this.header.model = model;
+      }
+      this.sawRequests = true;
+      this.queue.push(line);
+      await this.drain();
+    }
+  }
+
   /** Validates the queued lines and sends full chunks. */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
@@ -150,7 +184,7 @@ export class BatchUploader {
 
   private async validateLine(index: number, value: unknown): Promise<PendingLine> {
     const { endpoint, model } = this.checkHeader(false);
-    const at = `requests[${index}]`;
+    const at = this.lineName(index);
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw GatewayError.badRequest(`${at}: must be an object {custom_id, body}`, { param: at, index });
     const { custom_id: customId, body, ...rest } = value as Record<string, unknown>;
@@ -189,7 +223,7 @@ export class BatchUploader {
         index,
       );
     }
-    const validBody = await validateLineBody(endpoint, model, index, body);
+    const validBody = await validateLineBody(endpoint, model, index, body, `${at}.body`);
     await this.created();
     return { index, custom_id: customId, body: validBody };
   }
@@ -223,7 +257,7 @@ export class BatchUploader {
   private created(): Promise<void> {
     this.creating ??= (async () => {
       const { endpoint, model } = this.checkHeader(false);
-      const { provider, metadata } = this.header;
+      const { provider, metadata, input_file_id: inputFileId } = this.header;
       if (provider !== undefined && (typeof provider !== 'object' || provider === null || Array.isArray(provider)))
         throw GatewayError.badRequest('provider: must be an object', { param: 'provider' });
       checkMetadata(metadata);
@@ -234,6 +268,7 @@ export class BatchUploader {
         completionWindow: BATCH_COMPLETION_WINDOW,
         ...(provider !== undefined ? { provider: provider as Record<string, unknown> } : {}),
         ...(metadata !== undefined && metadata !== null ? { metadata: metadata as Record<string, string> } : {}),
+        ...(typeof inputFileId === 'string' ? { inputFileId } : {}),
       });
       this.batchId = reply.id;
     })();

@@ -11,7 +11,6 @@ import {
   BatchesDelete,
   BatchesGet,
   BatchesList,
-  BatchesResults,
   type BatchListRequest,
   type RpcMessage,
 } from '@gw/contracts';
@@ -22,6 +21,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { BatchRateLimitGuard } from './batch-rate-limit.guard.js';
+import { streamBatchResults } from './batch-results-stream.js';
 import { asBatchServiceError } from './batch-service-error.js';
 import { takeBatchUpload } from './batch-upload.hook.js';
 import { BatchUploader } from './batch-uploader.js';
@@ -33,8 +33,6 @@ const TERMINAL_READ_FAILS = {
   404: 'No such batch in this workspace',
   410: 'The results are past their 30-day retention',
 };
-
-const RESULTS_PAGE = 500;
 
 /** The batch API (issue 13, ADR 0044), answered by the batch service. */
 @Controller('v1/batches')
@@ -49,14 +47,15 @@ export class BatchesController {
   @HttpCode(202)
   @Doc(
     'Submit a batch',
-    'The body is read as a stream: `endpoint` and `model` must come before `requests`. Each line is validated as its endpoint validates a live request.',
+    "The body is read as a stream: `endpoint` and `model` must come before `requests`. Each line is validated as its endpoint validates a live request. OpenAI's batch flow: `input_file_id` (a file of POST /v1/files) in place of `requests` and `model`, one `{custom_id, method, url, body}` a line, the model the first line's.",
   )
   @ApiBody({
     required: true,
     schema: {
       type: 'object',
-      required: ['completion_window', 'endpoint', 'model', 'requests'],
+      required: ['completion_window', 'endpoint'],
       properties: {
+        input_file_id: { type: 'string', description: 'In place of `requests` (and `model`): an uploaded JSONL file' },
         completion_window: { type: 'string', enum: ['24h'] },
         endpoint: { type: 'string', enum: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'] },
         model: { type: 'string' },
@@ -78,6 +77,7 @@ export class BatchesController {
     },
   })
   @Answers(202, 'BatchAnswer', 'The batch, `validating`')
+  @Fails({ 404: '`input_file_id` names no file of this key' })
   async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<BatchView> {
     const upload = takeBatchUpload(request);
     if (!upload) throw GatewayError.badRequest('Request body is required');
@@ -122,27 +122,8 @@ export class BatchesController {
     content: { 'application/jsonl': { schema: { type: 'string' } } },
   })
   @Fails(TERMINAL_READ_FAILS)
-  async results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
-    const ref = { principal, batchId: batchId(id) };
-    // The first page is fetched before any byte is sent, so a 402 / 404 / 410 is a proper answer.
-    let page = await this.send(BatchesResults, { ...ref, afterIndex: -1, limit: RESULTS_PAGE });
-    reply.raw.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' });
-    try {
-      for (;;) {
-        const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
-        if (text && !reply.raw.write(text)) await new Promise((resolve) => reply.raw.once('drain', resolve));
-        if (page.nextAfterIndex === null || reply.raw.destroyed) break;
-        page = await this.send(BatchesResults, {
-          ...ref,
-          afterIndex: page.nextAfterIndex,
-          limit: RESULTS_PAGE,
-        });
-      }
-      reply.raw.end();
-    } catch (error) {
-      // The status is sent: a later page that fails cuts the body short, never ends it cleanly.
-      reply.raw.destroy(error instanceof Error ? error : new Error(String(error)));
-    }
+  results(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
+    return streamBatchResults(this.rpc, { principal, batchId: batchId(id) }, reply);
   }
 
   @Post(':id/cancel')

@@ -33,6 +33,10 @@ interface BatchView {
     error: unknown;
   }> | null;
   usage: Record<string, any>;
+  input_file_id: string | null;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  expires_at: number;
 }
 
 const TERMINAL = ['completed', 'failed', 'expired', 'cancelled'];
@@ -126,8 +130,15 @@ describe.each(modes)('a batch on $endpoint run $mode', ({ endpoint, line, mode, 
         'results',
         'status',
         'usage',
+        // OpenAI's batch object beside spec §2.1 (ADR 0103).
+        'input_file_id',
+        'output_file_id',
+        'error_file_id',
+        'expires_at',
       ].sort(),
     );
+    expect(batch).toMatchObject({ input_file_id: null, error_file_id: null, expires_at: batch.created_at + 86_400 });
+    expect(batch.output_file_id).toBe(`file-out-${created.id.slice('batch_'.length)}`);
     expect(batch.status).toBe('completed');
     expect(batch.request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
     expect(batch.finalized_at).toBeGreaterThanOrEqual(batch.created_at);

@@ -1,4 +1,12 @@
-import type { BatchEndpoint, BatchResultItem, BatchStatusName, BatchUsageView, BatchView } from '@gw/contracts';
+import {
+  TERMINAL_BATCH_STATUSES,
+  batchFileId,
+  type BatchEndpoint,
+  type BatchResultItem,
+  type BatchStatusName,
+  type BatchUsageView,
+  type BatchView,
+} from '@gw/contracts';
 import type { Batch, BatchRequest } from '../generated/prisma/client.js';
 import { sumUsage, usageView, type LineUsage } from './line-usage.js';
 
@@ -19,6 +27,18 @@ export function batchView(batch: Batch, usage: BatchUsageView, results: BatchRes
     error: batch.errorMessage ? { message: batch.errorMessage } : null,
     results,
     usage,
+    input_file_id: batch.inputFileId,
+    ...batchFiles(batch),
+    expires_at: seconds(batch.expiresAt)!,
+  };
+}
+
+/** An ended batch's output and error files (views of its results), each when it has lines. */
+function batchFiles(batch: Batch): Pick<BatchView, 'output_file_id' | 'error_file_id'> {
+  const ended = TERMINAL_BATCH_STATUSES.includes(batch.status as BatchStatusName) && !batch.resultsDeletedAt;
+  return {
+    output_file_id: ended && batch.completedCount > 0 ? batchFileId(batch.id, 'output') : null,
+    error_file_id: ended && batch.failedCount > 0 ? batchFileId(batch.id, 'error') : null,
   };
 }
 

@@ -61,7 +61,7 @@ export class BatchesController {
 
   @MessagePattern(BatchesResults.subject)
   results(@Payload() request: BatchResultsPageRequest): Promise<BatchResultsPage> {
-    return this.batches.results(request.principal, request.batchId, request.afterIndex, request.limit);
+    return this.batches.results(request.principal, request.batchId, request.afterIndex, request.limit, request.status);
   }
 
   @MessagePattern(BatchesCancel.subject)

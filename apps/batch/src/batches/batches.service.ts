@@ -58,6 +58,7 @@ export class BatchesService {
         completionWindow: request.completionWindow,
         provider: (request.provider as Prisma.InputJsonValue) ?? Prisma.DbNull,
         metadata: (request.metadata as Prisma.InputJsonValue) ?? Prisma.DbNull,
+        inputFileId: request.inputFileId ?? null,
         createdAt: now,
         expiresAt: new Date(now.getTime() + COMPLETION_WINDOW_MS),
         resultsExpireAt: new Date(now.getTime() + RESULT_RETENTION_MS),
@@ -150,7 +151,13 @@ export class BatchesService {
   }
 
   /** One page of results by line number (the gateway streams them as JSONL). */
-  async results(principal: Principal, batchId: string, afterIndex: number, limit: number): Promise<BatchResultsPage> {
+  async results(
+    principal: Principal,
+    batchId: string,
+    afterIndex: number,
+    limit: number,
+    status?: 'completed' | 'failed',
+  ): Promise<BatchResultsPage> {
     const batch = await this.readable(principal, batchId);
     if (!isTerminal(batch.status as BatchStatusName)) {
       throw new GatewayError(409, `Batch ${batchId} is ${batch.status}: results exist once it is completed, failed, expired or cancelled`);
@@ -158,7 +165,7 @@ export class BatchesService {
     if (afterIndex === -1) await this.guarded(batch, await this.usage(batch));
     else if (!batch.chargedAt) throw new GatewayError(402, 'The batch cost has not been settled: read the first page again');
     const lines = await this.prisma.batchRequest.findMany({
-      where: { batchId, status: { in: ['completed', 'failed'] }, lineNumber: { gt: afterIndex } },
+      where: { batchId, status: status ?? { in: ['completed', 'failed'] }, lineNumber: { gt: afterIndex } },
       orderBy: { lineNumber: 'asc' },
       take: limit,
       select: { id: true, customId: true, response: true, error: true, lineNumber: true },
@@ -246,7 +253,7 @@ export class BatchesService {
  * The batches a key may see and act on: its workspace's; an intern key only its intern's
  * (spec §4.4: an intern's key is confined to that intern), others answer 404 to it.
  */
-function visibleTo(principal: Principal): Prisma.BatchWhereInput {
+export function visibleTo(principal: Principal): Prisma.BatchWhereInput {
   if (principal.keyKind !== 'intern') return { workspaceId: principal.workspaceId };
   return { workspaceId: principal.workspaceId, internId: principal.internId ?? { in: [] } };
 }

@@ -172,10 +172,11 @@ export class NativeBatches {
       for (const result of results) {
         const usage = lineUsageOfNative(result);
         const status = result.ok ? 'completed' : 'failed';
+        // Spec §2.1.1: only an answered line has a response; a failed one has its failure in `error`.
         const response =
-          result.status_code === null
-            ? null
-            : { status_code: result.status_code, request_id: result.request_id ?? result.generation_id, body: result.body };
+          result.ok && result.status_code !== null
+            ? { status_code: result.status_code, request_id: result.request_id ?? result.generation_id, body: result.body }
+            : null;
         const { count } = await tx.batchRequest.updateMany({
           where: { batchId, customId: result.custom_id, status: 'pending' },
           data: {

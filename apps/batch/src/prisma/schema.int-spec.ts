@@ -24,6 +24,7 @@ describe('batch schema against its migrations', () => {
       chargedAt: at,
       chargePublishedAt: at,
       upstream: { provider: 'simulator-openai', upstreamBatchId: 'batch_up' },
+      inputFileId: 'file-0123',
       endpoint: '/v1/chat/completions',
       model: 'sim/gpt-4o-mini',
       completionWindow: '24h',
@@ -61,6 +62,25 @@ describe('batch schema against its migrations', () => {
     };
     await prisma.batchRequest.create({ data: request });
     expectRoundTrip(request, await prisma.batchRequest.findUnique({ where: { id: request.id } }));
-    expectAllModelsCovered(Prisma.ModelName, ['Batch', 'BatchRequest']);
+
+    const file = {
+      id: `file-${randomUUID()}`,
+      workspaceId: batch.workspaceId,
+      keyHash: 'c'.repeat(64),
+      internId: 'intern-1',
+      purpose: 'batch',
+      filename: 'lines.jsonl',
+      bytes: 12,
+      createdAt: at,
+      completedAt: at,
+      // Far ahead: files.int-spec.ts sweeps expired files of this database on a clock moved forward.
+      expiresAt: new Date('2099-01-01T00:00:00.000Z'),
+    };
+    await prisma.file.create({ data: file });
+    expectRoundTrip(file, await prisma.file.findUnique({ where: { id: file.id } }));
+    const part = { fileId: file.id, part: 0, data: new Uint8Array(Buffer.from('{"a":1}\n')) };
+    await prisma.filePart.create({ data: part });
+    expectRoundTrip(part, await prisma.filePart.findUnique({ where: { fileId_part: { fileId: file.id, part: 0 } } }));
+    expectAllModelsCovered(Prisma.ModelName, ['Batch', 'BatchRequest', 'File', 'FilePart']);
   });
 });

@@ -5,6 +5,7 @@ import type { BatchStore } from '../batches/batch-store.js';
 import type { CostGuard } from '../billing/cost-guard.service.js';
 import { SystemClock } from '../clock/clock.js';
 import type { BatchEnv } from '../env.js';
+import type { FilesService } from '../files/files.service.js';
 import type { NativeBatches } from '../native/native-batches.js';
 import { BatchRunner } from './batch-runner.service.js';
 import { BatchSignals } from './batch-signals.js';
@@ -82,6 +83,7 @@ describe('batch worker idle poll', () => {
         new SystemClock(),
         env,
         signals,
+        {} as FilesService,
       );
       const passes = vi.spyOn(sweep, 'sweep').mockResolvedValue();
       return { sweep, passes };

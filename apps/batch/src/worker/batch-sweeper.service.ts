@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
+import { FilesService } from '../files/files.service.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
 import { BatchFinalizer } from '../batches/batch-finalizer.js';
 import { BatchStore } from '../batches/batch-store.js';
@@ -46,6 +47,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly clock: Clock,
     @Inject(BATCH_ENV) private readonly env: BatchEnv,
     private readonly signals: BatchSignals,
+    private readonly files: FilesService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -232,9 +234,11 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** Batch and file uploads given up on (the gateway died mid-upload), and files past their 30 days. */
   private async dropAbandonedUploads(): Promise<void> {
     const before = new Date(this.clock.now().getTime() - this.env.BATCH_UPLOAD_ABANDON_MS);
     await this.prisma.batch.deleteMany({ where: { submittedAt: null, createdAt: { lt: before } } });
+    await this.files.dropExpired(before);
   }
 
   /**

@@ -76,11 +76,8 @@ export class LineExecutor {
         kind: 'done',
         outcome: {
           status: 'failed',
-          response: {
-            status_code: error.status,
-            request_id: null,
-            body: { error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) } },
-          },
+          // Spec §2.1.1: a failed line has no response; its failure is `error`.
+          response: null,
           error: { type: error.errorType, message: error.message, param, error_type: error.errorType },
           usage: null,
           cost: null,

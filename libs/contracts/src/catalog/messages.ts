@@ -55,6 +55,17 @@ import {
   type BatchResultsPage,
 } from '../messages/batches.messages.js';
 import {
+  AnyFileRef,
+  FileAppendRequest,
+  FileCompleteRequest,
+  FileContentRequest,
+  FileCreateRequest,
+  FileListRequest,
+  FileRef,
+  type FileContentPart,
+  type FileCreatedReply,
+} from '../messages/files.messages.js';
+import {
   NativeBatchCancelRequest,
   NativeBatchDeleteRequest,
   NativeBatchStatusRequest,
@@ -78,6 +89,7 @@ import type { ResponsesResponseView } from '../http/responses-response.view.js';
 import type { EmbeddingsView } from '../http/embeddings.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
+import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
 import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
@@ -186,6 +198,14 @@ export const BatchesGet = rpcMessage<BatchRef, BatchView>(B.batchesGet, BatchRef
 export const BatchesResults = rpcMessage<BatchResultsPageRequest, BatchResultsPage>(B.batchesResults, BatchResultsPageRequest);
 export const BatchesCancel = rpcMessage<BatchRef, BatchView>(B.batchesCancel, BatchRef);
 export const BatchesDelete = rpcMessage<BatchRef, BatchDeletedView>(B.batchesDelete, BatchRef);
+export const FilesCreate = rpcMessage<FileCreateRequest, FileCreatedReply>(B.filesCreate, FileCreateRequest);
+export const FilesAppend = rpcMessage<FileAppendRequest, { stored: number }>(B.filesAppend, FileAppendRequest);
+export const FilesComplete = rpcMessage<FileCompleteRequest, FileView>(B.filesComplete, FileCompleteRequest);
+export const FilesAbort = rpcMessage<FileRef, { aborted: boolean }>(B.filesAbort, FileRef);
+export const FilesList = rpcMessage<FileListRequest, FileListView>(B.filesList, FileListRequest);
+export const FilesGet = rpcMessage<AnyFileRef, FileView>(B.filesGet, AnyFileRef);
+export const FilesContent = rpcMessage<FileContentRequest, FileContentPart>(B.filesContent, FileContentRequest);
+export const FilesDelete = rpcMessage<FileRef, FileDeletedView>(B.filesDelete, FileRef);
 
 // Intern-signing.
 export const InternsList = rpcMessage<InternsListRequest, InternListView>(S.list, InternsListRequest);

@@ -54,7 +54,7 @@ export interface BatchUsageView {
   server_tool_use: { tool_calls_executed: number | null; tool_calls_requested: number | null; web_search_requests: number | null } | null;
 }
 
-/** Spec §2.1 exactly. */
+/** Spec §2.1, and the file fields of OpenAI's batch object. */
 export interface BatchView {
   id: string;
   object: 'batch';
@@ -68,6 +68,14 @@ export interface BatchView {
   error: { message: string } | null;
   results: BatchResultItem[] | null;
   usage: BatchUsageView;
+  /**
+   * OpenAI's batch flow beside spec §2.1: the uploaded input file (null for inline requests),
+   * and once ended the output and error files (each null when it would hold no line).
+   */
+  input_file_id: string | null;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  expires_at: number;
 }
 
 export interface BatchListView {

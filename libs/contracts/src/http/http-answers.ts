@@ -1,5 +1,6 @@
 import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js';
+import type { FileDeletedView, FileListView, FileView } from './file.view.js';
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
 import type { AnthropicModelInfoView } from './anthropic-model-info.view.js';
 import type { ChatCompletionView, ModelListView, ModelView } from './chat-completion.view.js';
@@ -75,3 +76,6 @@ export interface ServicesHealthAnswer {
 export type BatchAnswer = BatchView;
 export type BatchListAnswer = BatchListView;
 export type BatchDeletedAnswer = BatchDeletedView;
+export type FileAnswer = FileView;
+export type FileListAnswer = FileListView;
+export type FileDeletedAnswer = FileDeletedView;

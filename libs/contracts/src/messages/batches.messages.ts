@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { BATCH_COMPLETION_WINDOW, BATCH_STATUSES, type BatchResultItem, type BatchStatusName } from '../http/batch.view.js';
 import { BATCH_ENDPOINTS, type BatchEndpoint } from './native-batches.messages.js';
+import { FILE_ID_PATTERN } from '../http/file.view.js';
 import { Principal } from '../principal.js';
 import { OptionalIntIn } from '../http/validators.js';
 
@@ -58,6 +59,11 @@ export class BatchCreateRequest extends WithPrincipal {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, string>;
+
+  /** The uploaded file the lines come from (OpenAI's batch flow). */
+  @IsOptional()
+  @Matches(FILE_ID_PATTERN)
+  inputFileId?: string;
 }
 
 export class BatchLine {
@@ -122,6 +128,11 @@ export class BatchResultsPageRequest extends BatchRef {
   @Min(1)
   @Max(1_000)
   limit!: number;
+
+  /** Only the lines that succeeded (the output file) or failed (the error file). */
+  @IsOptional()
+  @IsIn(['completed', 'failed'])
+  status?: 'completed' | 'failed';
 }
 
 export interface BatchCreatedReply {

@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import {
+  batchFileId,
+  batchOfFile,
+  type BatchFileKind,
+  type FileAppendRequest,
+  type FileCompleteRequest,
+  type FileContentPart,
+  type FileDeletedView,
+  type FileListRequest,
+  type FileListView,
+  type FileView,
+  type Principal,
+} from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { Prisma, type File } from '../generated/prisma/client.js';
+import { RESULT_RETENTION_MS, visibleTo } from '../batches/batches.service.js';
+import { resultItem } from '../batches/batch-view.js';
+import { Clock } from '../clock/clock.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
+const LINES_PAGE = 1_000;
+
+/**
+ * Files of OpenAI's batch flow (ADR 0102): uploads stored in parts in this database, hidden
+ * until whole, scoped like batches (the workspace; an intern key sees only its intern's), and
+ * deleted 30 days after creation by the sweep. A batch's output and error files are its
+ * results, read through the batch; here only their file objects.
+ */
+@Injectable()
+export class FilesService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, filename: string): Promise<{ id: string }> {
+    const now = this.clock.now();
+    const id = `file-${randomBytes(16).toString('hex')}`;
+    await this.prisma.file.create({
+      data: {
+        id,
+        workspaceId: principal.workspaceId,
+        keyHash: principal.keyHash,
+        internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
+        filename,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + RESULT_RETENTION_MS),
+      },
+    });
+    return { id };
+  }
+
+  async append(request: FileAppendRequest): Promise<{ stored: number }> {
+    const file = await this.upload(request.principal, request.fileId);
+    const data = Buffer.from(request.data, 'base64');
+    try {
+      await this.prisma.filePart.create({ data: { fileId: file.id, part: request.part, data: new Uint8Array(data) } });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+        throw new GatewayError(409, `File ${file.id}: part ${request.part} was already stored`);
+      throw error;
+    }
+    return { stored: data.length };
+  }
+
+  /** The upload is whole when every part sent is stored and the sizes add up. */
+  async complete(request: FileCompleteRequest): Promise<FileView> {
+    const file = await this.upload(request.principal, request.fileId);
+    const [stored] = await this.prisma.$queryRaw<Array<{ parts: bigint; bytes: bigint | null }>>`
+      SELECT count(*) AS parts, sum(octet_length(data)) AS bytes FROM file_parts WHERE file_id = ${file.id}`;
+    if (Number(stored!.parts) !== request.parts || Number(stored!.bytes ?? 0) !== request.bytes)
+      throw new GatewayError(500, `File upload incomplete: ${stored!.parts} of ${request.parts} parts stored`);
+    const done = await this.prisma.file.update({
+      where: { id: file.id },
+      data: { completedAt: this.clock.now(), purpose: request.purpose, bytes: request.bytes },
+    });
+    return fileView(done);
+  }
+
+  async abort(principal: Principal, fileId: string): Promise<{ aborted: boolean }> {
+    const { count } = await this.prisma.file.deleteMany({ where: { id: fileId, ...scope(principal), completedAt: null } });
+    return { aborted: count === 1 };
+  }
+
+  /** OpenAI's list: newest first by default, `after` the last id of the previous page. */
+  async list(request: FileListRequest): Promise<FileListView> {
+    const { principal, order } = request;
+    const where: Prisma.FileWhereInput = { ...scope(principal), completedAt: { not: null } };
+    if (request.purpose) where.purpose = request.purpose;
+    if (request.after) {
+      const cursor = await this.prisma.file.findFirst({ where: { id: request.after, ...scope(principal) }, select: { createdAt: true } });
+      if (!cursor) throw GatewayError.badRequest(`after: no file ${request.after}`, { param: 'after' });
+      const beyond = order === 'desc' ? 'lt' : 'gt';
+      where.OR = [{ createdAt: { [beyond]: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { [beyond]: request.after } }];
+    }
+    const rows = await this.prisma.file.findMany({
+      where,
+      orderBy: [{ createdAt: order }, { id: order }],
+      take: request.limit + 1,
+    });
+    const data = rows.slice(0, request.limit).map(fileView);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > request.limit };
+  }
+
+  async get(principal: Principal, fileId: string): Promise<FileView> {
+    const ofBatch = batchOfFile(fileId);
+    if (ofBatch) return this.batchFile(principal, ofBatch.batchId, ofBatch.kind);
+    return fileView(await this.owned(principal, fileId));
+  }
+
+  /** One stored part, in order; 404 for a file not whole or not the caller's. */
+  async content(principal: Principal, fileId: string, part: number): Promise<FileContentPart> {
+    await this.owned(principal, fileId);
+    const [here, next] = await Promise.all([
+      this.prisma.filePart.findUnique({ where: { fileId_part: { fileId, part } }, select: { data: true } }),
+      this.prisma.filePart.findFirst({ where: { fileId, part: { gt: part } }, orderBy: { part: 'asc' }, select: { part: true } }),
+    ]);
+    if (!here && part > 0) throw GatewayError.notFound(`File ${fileId} has no part ${part}`);
+    return { data: here ? Buffer.from(here.data).toString('base64') : '', nextPart: here && next ? next.part : null };
+  }
+
+  async delete(principal: Principal, fileId: string): Promise<FileDeletedView> {
+    const { count } = await this.prisma.file.deleteMany({ where: { id: fileId, ...scope(principal), completedAt: { not: null } } });
+    if (count === 0) throw GatewayError.notFound(`No file ${fileId}`);
+    return { id: fileId, object: 'file', deleted: true };
+  }
+
+  /** The sweep's part: files past their 30 days, and uploads unfinished since `abandonedBefore`. */
+  async dropExpired(abandonedBefore: Date): Promise<number> {
+    const { count } = await this.prisma.file.deleteMany({
+      where: { OR: [{ completedAt: null, createdAt: { lt: abandonedBefore } }, { expiresAt: { lte: this.clock.now() } }] },
+    });
+    return count;
+  }
+
+  /** A whole file the caller may see, or 404. */
+  private async owned(principal: Principal, fileId: string): Promise<File> {
+    const file = await this.prisma.file.findFirst({ where: { id: fileId, ...scope(principal), completedAt: { not: null } } });
+    if (!file) throw GatewayError.notFound(`No file ${fileId}`);
+    return file;
+  }
+
+  private async upload(principal: Principal, fileId: string): Promise<File> {
+    const file = await this.prisma.file.findFirst({ where: { id: fileId, ...scope(principal), completedAt: null } });
+    if (!file) throw GatewayError.notFound(`No file upload ${fileId}`);
+    return file;
+  }
+
+  /**
+   * The file object of an ended batch's output or error file; its bytes are the JSONL the
+   * content route streams, counted here line by line (the lines are the batch's results).
+   */
+  private async batchFile(principal: Principal, batchId: string, kind: BatchFileKind): Promise<FileView> {
+    const fileId = batchFileId(batchId, kind);
+    const batch = await this.prisma.batch.findFirst({
+      where: { id: batchId, ...visibleTo(principal), submittedAt: { not: null }, resultsDeletedAt: null },
+    });
+    if (!batch || !batch.finalizedAt) throw GatewayError.notFound(`No file ${fileId}`);
+    const status = kind === 'output' ? 'completed' : 'failed';
+    let bytes = 0;
+    let lines = 0;
+    for (let after = -1; ;) {
+      const page = await this.prisma.batchRequest.findMany({
+        where: { batchId, status, lineNumber: { gt: after } },
+        orderBy: { lineNumber: 'asc' },
+        take: LINES_PAGE,
+        select: { id: true, customId: true, response: true, error: true, lineNumber: true },
+      });
+      for (const line of page) bytes += Buffer.byteLength(`${JSON.stringify(resultItem(line))}\n`);
+      lines += page.length;
+      if (page.length < LINES_PAGE) break;
+      after = page.at(-1)!.lineNumber;
+    }
+    if (lines === 0) throw GatewayError.notFound(`No file ${fileId}`);
+    return {
+      id: fileId,
+      object: 'file',
+      bytes,
+      created_at: seconds(batch.finalizedAt),
+      expires_at: seconds(batch.resultsExpireAt),
+      filename: `${batchId}_${kind}.jsonl`,
+      purpose: 'batch_output',
+      status: 'processed',
+      status_details: null,
+    };
+  }
+}
+
+/** As batches (`visibleTo`): the workspace's files; an intern key only its intern's. */
+function scope(principal: Principal): Prisma.FileWhereInput {
+  if (principal.keyKind !== 'intern') return { workspaceId: principal.workspaceId };
+  return { workspaceId: principal.workspaceId, internId: principal.internId ?? { in: [] } };
+}
+
+function fileView(file: File): FileView {
+  return {
+    id: file.id,
+    object: 'file',
+    bytes: file.bytes,
+    created_at: seconds(file.createdAt),
+    expires_at: seconds(file.expiresAt),
+    filename: file.filename,
+    purpose: file.purpose as FileView['purpose'],
+    status: 'processed',
+    status_details: null,
+  };
+}
