@@ -1,9 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { ConcurrencyDecision, Lease } from './concurrency.limiter.js';
 import type { LimiterStore } from './limiter-store.js';
 import { refusals } from './limiter-metrics.js';
 import type { RateDecision } from './request-rate.limiter.js';
+
+/** An in-flight slot held until released. */
+export interface Lease {
+  release(): Promise<void>;
+}
+
+export type ConcurrencyDecision =
+  | { allowed: true; limit: number; lease: Lease; degraded: boolean }
+  | { allowed: false; limit: number; retryAfterSeconds: number; degraded: false };
 
 export interface KeyLimiterOptions {
   /** The window counter's family, e.g. `key-rpm` (the key `<prefix>rate:<rateName>:<key>`, as `RequestRateLimiter` names it). */
