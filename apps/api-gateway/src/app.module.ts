@@ -10,6 +10,7 @@ import { KeyUsageTracker } from './auth/key-usage.tracker.js';
 import { BatchesController } from './batches/batches.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
+import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
 import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
@@ -56,6 +57,7 @@ export class AppModule {
         ModelsController,
         PresetsController,
         CreditsController,
+        GenerationsController,
         EmbeddingsController,
         InternsController,
         DaemonSignController,

@@ -22,6 +22,8 @@ import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { GenerationReader } from './generations/generation-reader.service.js';
+import { GenerationsController } from './generations/generations.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
@@ -63,6 +65,7 @@ export class AppModule {
         MessagesController,
         ResponsesController,
         ModelsController,
+        GenerationsController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -95,6 +98,7 @@ export class AppModule {
         GenerationUsagePublisher,
         GenerationAccounting,
         GenerationsConsumer,
+        GenerationReader,
         ChatStreamService,
         StreamCancellations,
       ],

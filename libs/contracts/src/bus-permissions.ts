@@ -79,7 +79,7 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList].map((subject) => ({
+  ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList, i.generationsGet].map((subject) => ({
     subject,
     server: 'inference' as const,
     callers: gateway,

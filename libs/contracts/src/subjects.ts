@@ -52,6 +52,8 @@ export const SUBJECTS = {
     responsesStream: 'inference.responses.stream',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
+    /** `GET /v1/generation`: one stored generation of the caller's workspace (`GenerationView`). */
+    generationsGet: 'inference.generations.get',
     /**
      * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047,
      * messages/native-batches.messages.ts). Submit answers `{native: false}` when no endpoint can.
