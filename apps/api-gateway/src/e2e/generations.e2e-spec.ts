@@ -82,12 +82,20 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     const message = await anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 256, messages });
     const usage = message.usage as Anthropic.Usage & PricedUsage;
     const { data } = await sdk.generations.getGeneration({ id: message.id });
-    expect(data).toMatchObject({ id: message.id, totalCost: usage.cost, tokensPrompt: usage.input_tokens, tokensCompletion: usage.output_tokens });
+    expect(data).toMatchObject({
+      id: message.id,
+      totalCost: usage.cost,
+      tokensPrompt: usage.input_tokens,
+      tokensCompletion: usage.output_tokens,
+    });
   });
 
   it('returns the generation of a Responses call, found by its session (the response names no generation id)', async () => {
     const sessionId = `gen-e2e-${randomUUID()}`;
-    const response = await openai.responses.create({ model: 'sim/gpt-5-mini', input: 'Hello!' }, { headers: { 'x-session-id': sessionId } });
+    const response = await openai.responses.create(
+      { model: 'sim/gpt-5-mini', input: 'Hello!' },
+      { headers: { 'x-session-id': sessionId } },
+    );
     const cost = (response.usage as OpenAI.Responses.ResponseUsage & PricedUsage).cost;
     let id: string | undefined;
     for (const deadline = Date.now() + 5_000; !id && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
@@ -134,5 +142,18 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     const missing = await call('/generation');
     expect(missing.status).toBe(400);
     expect(envelopeOf(missing).message).toMatch(/id/);
+  });
+
+  it('GET /v1/generation/content: 404 `content_not_stored` for a visible generation, `not_found` for one the key cannot see', async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    await expect(sdk.generations.listGenerationContent({ id: completion.id })).rejects.toBeInstanceOf(NotFoundResponseError);
+    const content = await call(`/generation/content?id=${completion.id}`);
+    expect(content.status).toBe(404);
+    expect(envelopeOf(content).metadata).toMatchObject({ reason: 'content_not_stored', retryable: false });
+    const unknown = await call('/generation/content?id=gen-unknown');
+    expect(envelopeOf(unknown).metadata).toMatchObject({ reason: 'not_found' });
+    const stranger = await call(`/generation/content?id=${completion.id}`, { key: otherWorkspaceKey() });
+    expect(stranger.status).toBe(404);
+    expect(envelopeOf(stranger).metadata).toMatchObject({ reason: 'not_found' });
   });
 });

@@ -47,7 +47,7 @@ describe('GenerationReader', () => {
     ...overrides,
   });
   const write = (row: UsageRecordedEvent) => prisma.pool.query(insertGenerations([row]));
-  const timed = async <T>(work: Promise<T>) => {
+  const timed = async <T>(work: Promise<T>): Promise<{ value?: T; error?: { status?: number }; ms: number }> => {
     const started = performance.now();
     const outcome = await work.then(
       (value) => ({ value }),
@@ -92,7 +92,9 @@ describe('GenerationReader', () => {
     const other = await timed(reader.get(principal({ workspaceId: randomUUID() }), row.generationId));
     expect(other.error?.status).toBe(404);
     expect(other.ms).toBeLessThan(500);
-    await expect(reader.get(principal({ keyKind: 'intern', internId: 'intern-1' }), row.generationId)).rejects.toMatchObject({ status: 404 });
+    await expect(reader.get(principal({ keyKind: 'intern', internId: 'intern-1' }), row.generationId)).rejects.toMatchObject({
+      status: 404,
+    });
     await expect(reader.get(principal({ keyKind: 'intern', keyHash: row.keyHash }), row.generationId)).resolves.toMatchObject({
       id: row.generationId,
     });

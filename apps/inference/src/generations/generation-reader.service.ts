@@ -47,7 +47,11 @@ export class GenerationReader {
   private async findRow(id: string): Promise<GenerationRow | undefined> {
     const deadline = mayBeInFlight(id, Date.now()) ? Date.now() + GENERATION_ROW_WAIT_MS : 0;
     for (;;) {
-      const { rows } = await this.prisma.pool.query<GenerationRow>({ name: 'inference_select_generation', text: SELECT_GENERATION, values: [id] });
+      const { rows } = await this.prisma.pool.query<GenerationRow>({
+        name: 'inference_select_generation',
+        text: SELECT_GENERATION,
+        values: [id],
+      });
       if (rows[0] || Date.now() + POLL_MS > deadline) return rows[0];
       await sleep(POLL_MS);
     }

@@ -49,7 +49,9 @@ describe('toGenerationView', () => {
 
   it('gives a failed generation no 200, and a row without attempts its answering endpoint', () => {
     const view = toGenerationView({ ...row, status: 'failed', endpoints_tried: [] }, null);
-    expect(view.provider_responses).toEqual([{ provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: null, is_byok: false }]);
+    expect(view.provider_responses).toEqual([
+      { provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: null, is_byok: false },
+    ]);
   });
 });
 
