@@ -22,6 +22,7 @@ import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
 import { GenerationsController } from './generations/generations.controller.js';
 import { ModelsController } from './models/models.controller.js';
@@ -99,6 +100,7 @@ export class AppModule {
         GenerationAccounting,
         GenerationsConsumer,
         GenerationReader,
+        GenerationLister,
         ChatStreamService,
         StreamCancellations,
       ],

@@ -79,12 +79,14 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList, i.generationsGet].map((subject) => ({
+  ...[i.chatStream, i.messagesStream, i.messagesCountTokens, i.responsesStream, i.modelsList].map((subject) => ({
     subject,
     server: 'inference' as const,
     callers: gateway,
     principal: true,
   })),
+  // The workspace's own generation records, read back (ADR 0108).
+  ...[i.generationsGet, i.generationsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
   ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
     subject,

@@ -7,12 +7,13 @@ import { servesEmbeddings } from '../catalog/model-kind.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { type GenerationRow, toGenerationView } from './generation-view.js';
 
-/** A lookup by primary key, prepared once per connection; money as text. */
-const SELECT_GENERATION = `
-  SELECT id, workspace_id, key_hash, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
-    cached_tokens, reasoning_tokens, cost::text AS cost, upstream_cost::text AS upstream_cost, is_byok, latency_ms,
-    session_id, endpoints_tried, usage_details, created_at
-  FROM generations WHERE id = $1`;
+/** The columns of a generation's view; money as text, never a float in between. */
+export const GENERATION_COLUMNS = `id, workspace_id, key_hash, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
+  cached_tokens, reasoning_tokens, cost::text AS cost, upstream_cost::text AS upstream_cost, is_byok, latency_ms,
+  session_id, endpoints_tried, usage_details, created_at`;
+
+/** A lookup by primary key, prepared once per connection. */
+const SELECT_GENERATION = `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`;
 
 /** How long a read waits for the row of a generation that just ended (the consumer writes it moments after the answer). */
 export const GENERATION_ROW_WAIT_MS = 1_000;
@@ -40,6 +41,11 @@ export class GenerationReader {
       row.workspace_id === principal.workspaceId &&
       (principal.keyKind !== 'intern' || row.key_hash === principal.keyHash);
     if (!visible) throw notFound();
+    return this.view(row);
+  }
+
+  /** The row as the SDK's generation, its API type from the catalog's kind of the model. */
+  view(row: GenerationRow): GenerationView {
     const model = this.catalog.find(row.model);
     return toGenerationView(row, model ? (servesEmbeddings(model) ? 'embeddings' : 'completions') : null);
   }

@@ -34,7 +34,7 @@ import {
   type OidcStartView,
 } from '../messages/identity.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
-import { GenerationsGetRequest } from '../messages/generations.messages.js';
+import { GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
 import {
   DaemonSignRequest,
   InternExistsRequest,
@@ -76,7 +76,7 @@ import type { ChatCompletionView, ModelListView } from '../http/chat-completion.
 import type { MessageTokenCountView, MessageView } from '../http/message.view.js';
 import type { ResponsesResponseView } from '../http/responses-response.view.js';
 import type { EmbeddingsView } from '../http/embeddings.view.js';
-import type { GenerationView } from '../http/generation.view.js';
+import type { GenerationListView, GenerationView } from '../http/generation.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
@@ -154,6 +154,7 @@ export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.resp
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
+export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,

@@ -1,4 +1,6 @@
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsISO8601, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { KEY_HASH_PATTERN } from '../principal.js';
 
 /** `GET /v1/generation?id=`: the generation id the answer carried (`gen-...`). */
 export class GenerationQueryDto {
@@ -70,4 +72,52 @@ export interface GenerationView {
   user_agent: string | null;
   origin: string;
   data_region: 'global';
+}
+
+/** Largest page of `GET /v1/generations`, and its default. */
+export const GENERATION_PAGE_MAX = 100;
+export const GENERATION_PAGE_DEFAULT = 50;
+
+/** `GET /v1/generations`: newest first; `cursor` is the previous page's `next_cursor`; `from` inclusive, `to` exclusive. */
+export class ListGenerationsQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(GENERATION_PAGE_MAX)
+  limit?: number;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be the next_cursor of a previous page' })
+  cursor?: string;
+
+  @IsOptional()
+  @Matches(KEY_HASH_PATTERN, { message: 'key_hash must be a key hash (64 lower-case hex characters)' })
+  key_hash?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  model?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  provider?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+}
+
+/** One page of generations, newest first; `next_cursor` null on the last page. */
+export interface GenerationListView {
+  data: GenerationView[];
+  next_cursor: string | null;
 }

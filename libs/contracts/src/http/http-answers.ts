@@ -3,7 +3,7 @@ import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
 import type { ChatCompletionView, ModelListView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
-import type { GenerationView } from './generation.view.js';
+import type { GenerationListView, GenerationView } from './generation.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -31,6 +31,7 @@ export type MessageTokenCountAnswer = MessageTokenCountBody;
 export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
 export type GenerationAnswer = DataEnvelope<GenerationView>;
+export type GenerationListAnswer = GenerationListView;
 export type PresetAnswer = DataEnvelope<PresetView>;
 export type PresetPageAnswer = PageView<PresetView>;
 export type PresetVersionAnswer = DataEnvelope<PresetVersionView>;
