@@ -8,14 +8,16 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { GenerationLister } from './generation-list.service.js';
 import { GENERATION_ROW_WAIT_MS, GenerationReader } from './generation-reader.service.js';
 import { insertGenerations } from './generation-rows.js';
 
-/** The reader on a real database: the row written a moment after the read starts, workspaces and intern keys. */
-describe('GenerationReader', () => {
+/** The reader and the list on a real database: the row written a moment after the read starts, workspaces and intern keys. */
+describe('GenerationReader and GenerationLister', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'inference');
   let prisma: PrismaService;
   let reader: GenerationReader;
+  let lister: GenerationLister;
   const workspaceId = randomUUID();
   const principal = (overrides: Partial<Principal> = {}): Principal => ({
     workspaceId,
@@ -60,6 +62,7 @@ describe('GenerationReader', () => {
     const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
     prisma = new PrismaService(env);
     reader = new GenerationReader(prisma, new CatalogService(env));
+    lister = new GenerationLister(prisma, reader);
   });
 
   afterAll(async () => {
@@ -99,5 +102,18 @@ describe('GenerationReader', () => {
       id: row.generationId,
     });
     await expect(reader.get(principal({ keyKind: 'management' }), row.generationId)).resolves.toMatchObject({ id: row.generationId });
+  });
+
+  it('lists to an intern key only the generations it made, whatever key it names', async () => {
+    const listWorkspace = randomUUID();
+    const mine = event({ workspaceId: listWorkspace, keyHash: 'c'.repeat(64) });
+    const theirs = event({ workspaceId: listWorkspace, keyHash: 'd'.repeat(64) });
+    await prisma.pool.query(insertGenerations([mine, theirs]));
+    const intern = principal({ workspaceId: listWorkspace, keyKind: 'intern', keyHash: mine.keyHash });
+    const ids = async (who: Principal, query: object) => (await lister.list(who, query)).data.map((generation) => generation.id);
+    expect(await ids(intern, {})).toEqual([mine.generationId]);
+    expect(await ids(intern, { key_hash: theirs.keyHash })).toEqual([]);
+    expect((await ids(principal({ workspaceId: listWorkspace }), {})).sort()).toEqual([mine.generationId, theirs.generationId].sort());
+    await expect(lister.list(intern, { cursor: Buffer.from('not a cursor').toString('base64url') })).rejects.toMatchObject({ status: 400 });
   });
 });
