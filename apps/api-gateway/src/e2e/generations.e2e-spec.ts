@@ -33,9 +33,11 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
   afterAll(() => database.end());
 
   it('returns a plain chat completion with the cost, tokens and provider of its answer', async () => {
-    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    const { data: completion, response } = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages }).withResponse();
     const usage = completion.usage as OpenAI.CompletionUsage & PricedUsage;
     const { data } = await sdk.generations.getGeneration({ id: completion.id });
+    expect(data.requestId).toBe(response.headers.get('x-request-id'));
+    expect(data.requestId).toEqual(expect.any(String));
     expect(data).toMatchObject({
       id: completion.id,
       model: 'sim/gpt-4o-mini',

@@ -18,6 +18,7 @@ export interface GenerationRow {
   is_byok: boolean;
   latency_ms: number;
   session_id: string | null;
+  request_id: string | null;
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
@@ -67,7 +68,7 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     service_tier: null,
     api_type: apiType,
     session_id: row.session_id,
-    request_id: null,
+    request_id: row.request_id,
     response_cache_source_id: null,
     app_id: null,
     external_user: null,
