@@ -55,7 +55,7 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       apiType: 'completions',
       dataRegion: 'global',
       cacheDiscount: null,
-      streamed: null,
+      streamed: false,
     });
     expect(data.providerName).toMatch(/^simulator/);
     expect(data.providerResponses).toEqual([expect.objectContaining({ providerName: data.providerName, status: 200, isByok: false })]);
@@ -77,7 +77,13 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       if (chunk.usage) usage = chunk.usage as OpenAI.CompletionUsage & PricedUsage;
     }
     const { data } = await sdk.generations.getGeneration({ id });
-    expect(data).toMatchObject({ id, totalCost: usage!.cost, tokensCompletion: usage!.completion_tokens, model: 'sim/claude-sonnet' });
+    expect(data).toMatchObject({
+      id,
+      totalCost: usage!.cost,
+      tokensCompletion: usage!.completion_tokens,
+      model: 'sim/claude-sonnet',
+      streamed: true,
+    });
   });
 
   it('returns a Messages call by the id of its message', async () => {

@@ -84,6 +84,7 @@ export class ChatStreamService {
         status,
         sessionId,
         toolCost: charged.toolCost,
+        streamed: true,
       });
       return { usage: charged.usage, charge };
     };
@@ -242,6 +243,7 @@ async function streamServerTools(
         status: 'succeeded',
         sessionId: prepared.sessionId,
         toolCost: cost,
+        streamed: true,
       });
       return { charge, extra: plugin.usage };
     },

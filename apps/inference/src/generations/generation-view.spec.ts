@@ -20,6 +20,7 @@ const row: GenerationRow = {
   latency_ms: 87,
   session_id: null,
   request_id: 'req-1',
+  streamed: false,
   endpoints_tried: ['simulator-down/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'],
   usage_details: { completion_image_tokens: 3 },
   created_at: new Date('2026-11-28T10:00:00.000Z'),
@@ -42,6 +43,7 @@ describe('toGenerationView', () => {
       api_type: 'completions',
       provider_name: 'simulator-openai',
       request_id: 'req-1',
+      streamed: false,
     });
     expect(view.provider_responses).toEqual([
       { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: null },

@@ -19,6 +19,7 @@ export interface GenerationRow {
   latency_ms: number;
   session_id: string | null;
   request_id: string | null;
+  streamed: boolean | null;
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
@@ -58,7 +59,7 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     latency: row.latency_ms,
     generation_time: null,
     moderation_latency: null,
-    streamed: null,
+    streamed: row.streamed,
     cancelled: null,
     finish_reason: null,
     native_finish_reason: null,

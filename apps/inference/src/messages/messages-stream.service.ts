@@ -206,6 +206,7 @@ export class MessagesStreamService {
       usage,
       status,
       sessionId: run.prepared.sessionId,
+      streamed: true,
     });
   }
 }

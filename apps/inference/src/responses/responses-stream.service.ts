@@ -85,6 +85,7 @@ export class ResponsesStreamService {
               status: 'succeeded',
               sessionId: prepared.sessionId,
               toolCost: cost,
+              streamed: true,
             });
             return { charge, extra: plugin.usage };
           },
@@ -136,6 +137,7 @@ export class ResponsesStreamService {
         status,
         sessionId: prepared.sessionId,
         toolCost: charged.toolCost,
+        streamed: true,
       });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];

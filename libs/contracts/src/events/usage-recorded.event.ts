@@ -152,6 +152,11 @@ export class UsageRecordedEvent {
   @Type(() => UsageDetails)
   usageDetails?: UsageDetails;
 
+  /** True when the client asked for the answer as a stream (SSE); false otherwise; absent on older replicas. */
+  @IsOptional()
+  @IsBoolean()
+  streamed?: boolean;
+
   /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
   @IsOptional()
   @IsString()
