@@ -11,6 +11,7 @@ import { BatchesController } from './batches/batches.controller.js';
 import { FilesController } from './files/files.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
+import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
 import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
@@ -60,6 +61,7 @@ export class AppModule {
         ModelsController,
         PresetsController,
         CreditsController,
+        GenerationsController,
         EmbeddingsController,
         InternsController,
         DaemonSignController,

@@ -23,6 +23,9 @@ import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { GenerationLister } from './generations/generation-list.service.js';
+import { GenerationReader } from './generations/generation-reader.service.js';
+import { GenerationsController } from './generations/generations.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
@@ -76,6 +79,7 @@ export class AppModule {
         GenerateContentController,
         ResponsesController,
         ModelsController,
+        GenerationsController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -119,6 +123,8 @@ export class AppModule {
         GenerationAccounting,
         SpendHolds,
         GenerationsConsumer,
+        GenerationReader,
+        GenerationLister,
         ChatStreamService,
         StreamCancellations,
       ],

@@ -60,6 +60,10 @@ export const SUBJECTS = {
     generateContentCount: 'inference.generate-content.count',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
+    /** `GET /v1/generation`: one stored generation of the caller's workspace (`GenerationView`). */
+    generationsGet: 'inference.generations.get',
+    /** `GET /v1/generations`: a page of the caller's workspace's generations, newest first (`GenerationListView`). */
+    generationsList: 'inference.generations.list',
     /**
      * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047,
      * messages/native-batches.messages.ts). Submit answers `{native: false}` when no endpoint can.

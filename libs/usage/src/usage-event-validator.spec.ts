@@ -62,6 +62,7 @@ const FULL = {
   attempts: 2,
   endpointsTried: ['a/b', 'simulator-openai/gpt-4o-mini'],
   usageDetails: { web_search_requests: 1, cache_write_tokens: 5 },
+  streamed: true,
   requestId: 'req-1',
   traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
 };

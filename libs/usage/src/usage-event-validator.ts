@@ -109,6 +109,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
     usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
     reservationId: optional({ type: 'string', format: 'cv-uuid' }),
+    streamed: { type: ['boolean', 'null'] },
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },

@@ -73,6 +73,11 @@ export class CatalogService {
     return model;
   }
 
+  /** The model, or undefined when the catalog no longer has it (a stored generation may name one). */
+  find(modelId: string): RoutableModel | undefined {
+    return this.models.get(modelId);
+  }
+
   /** Every model of the catalog (the auto-router plugin chooses among them). */
   all(): RoutableModel[] {
     return [...this.models.values()];

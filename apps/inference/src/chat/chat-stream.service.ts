@@ -91,6 +91,7 @@ export class ChatStreamService {
         status,
         sessionId,
         toolCost: charged.toolCost,
+        streamed: true,
       });
       return { usage: charged.usage, charge };
     };
@@ -249,6 +250,7 @@ async function streamServerTools(
         status: 'succeeded',
         sessionId: prepared.sessionId,
         toolCost: cost,
+        streamed: true,
       });
       return { charge, extra: plugin.usage };
     },

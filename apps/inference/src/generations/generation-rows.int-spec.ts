@@ -18,12 +18,12 @@ function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
       ${event.provider}, ${event.upstreamModel}, ${event.status}::"GenerationStatus", ${event.promptTokens}, ${event.completionTokens},
       ${event.cachedTokens}, ${event.reasoningTokens}, ${event.tokensEstimated}, ${event.cost}::numeric, ${event.upstreamCost}::numeric,
       ${event.isByok}, ${event.latencyMs}, ${event.sessionId ?? null}, ${event.batchId ?? null}, ${event.attempts ?? 1},
-      ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)})`,
+      ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)}, ${event.requestId ?? null}, ${event.streamed ?? null})`,
   );
   return Prisma.sql`
     INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
-      session_id, batch_id, attempts, endpoints_tried, usage_details, created_at)
+      session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed)
     VALUES ${Prisma.join(rows)}
     ON CONFLICT (id) DO NOTHING`;
 }
@@ -75,6 +75,8 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
       status: 'failed',
       tokensEstimated: true,
       sessionId: 'session-1',
+      requestId: 'req-0123456789abcdef',
+      streamed: true,
       attempts: 3,
       endpointsTried: ['simulator-openai/gpt-4o-mini', 'simulator-anthropic/claude', 'simulator-openai/gpt-4o'],
     },
@@ -101,7 +103,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const result = await prisma.pool.query<{ id: string; row: string }>(
       `SELECT id, (workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
          cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
-         attempts, endpoints_tried, usage_details, created_at)::text AS row
+         attempts, endpoints_tried, usage_details, created_at, request_id, streamed)::text AS row
        FROM generations WHERE id = ANY($1::text[])`,
       [ids],
     );
@@ -135,7 +137,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const many = insertGenerations(Array.from({ length: 1_500 }, () => base({})));
     expect(many.text).toBe(one.text);
     expect(many.name).toBe(one.name);
-    expect(many.values).toHaveLength(23);
+    expect(many.values).toHaveLength(25);
   });
 
   it('fails on a value PostgreSQL refuses as the Prisma INSERT did (NUL in a text: 22021)', async () => {

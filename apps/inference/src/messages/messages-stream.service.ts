@@ -213,6 +213,7 @@ export class MessagesStreamService {
       usage,
       status,
       sessionId: run.prepared.sessionId,
+      streamed: true,
     });
   }
 }

@@ -92,6 +92,7 @@ export class ResponsesStreamService {
               status: 'succeeded',
               sessionId: prepared.sessionId,
               toolCost: cost,
+              streamed: true,
             });
             return { charge, extra: plugin.usage };
           },
@@ -143,6 +144,7 @@ export class ResponsesStreamService {
         status,
         sessionId: prepared.sessionId,
         toolCost: charged.toolCost,
+        streamed: true,
       });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];

@@ -25,6 +25,8 @@ export interface SettleInput {
   status: 'succeeded' | 'failed';
   sessionId?: string;
   batchId?: string;
+  /** The client asked for a stream; absent: it did not. */
+  streamed?: boolean;
   /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
 }
@@ -74,6 +76,7 @@ export class GenerationAccounting {
       latencyMs,
       sessionId: input.sessionId,
       batchId: input.batchId,
+      streamed: input.streamed ?? false,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
       reservationId: this.holds.settle(input.principal, charge.charged),
     });

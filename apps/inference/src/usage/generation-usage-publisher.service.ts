@@ -32,6 +32,7 @@ export interface GenerationOutcome {
   latencyMs: number;
   sessionId?: string;
   batchId?: string;
+  streamed?: boolean;
   /** Endpoint keys tried, in order, the answering one last. */
   endpointsTried?: string[];
   /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
@@ -168,6 +169,7 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   const details = usageDetailsOf(usage);
   if (details) event.usageDetails = details;
   if (outcome.sessionId) event.sessionId = outcome.sessionId;
+  if (outcome.streamed !== undefined) event.streamed = outcome.streamed;
   // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;

@@ -35,6 +35,7 @@ import {
 } from '../messages/identity.messages.js';
 import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
+import { GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
 import {
   DaemonSignRequest,
   InternExistsRequest,
@@ -87,6 +88,7 @@ import type { ChatCompletionView, ModelListView } from '../http/chat-completion.
 import type { MessageTokenCountView, MessageView } from '../http/message.view.js';
 import type { ResponsesResponseView } from '../http/responses-response.view.js';
 import type { EmbeddingsView } from '../http/embeddings.view.js';
+import type { GenerationListView, GenerationView } from '../http/generation.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
@@ -171,6 +173,8 @@ export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(
 export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
+export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
+export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,

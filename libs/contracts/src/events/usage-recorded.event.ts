@@ -161,6 +161,11 @@ export class UsageRecordedEvent {
   @IsUUID()
   reservationId?: string;
 
+  /** True when the client asked for the answer as a stream (SSE); false otherwise. */
+  @IsOptional()
+  @IsBoolean()
+  streamed?: boolean;
+
   /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
   @IsOptional()
   @IsString()

@@ -13,6 +13,7 @@ import type {
   GeminiModelView,
   GenerateContentView,
 } from './gemini.view.js';
+import type { GenerationListView, GenerationView } from './generation.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -45,6 +46,8 @@ export type GeminiModelListAnswer = GeminiModelListView;
 export type GeminiModelAnswer = GeminiModelView;
 export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
+export type GenerationAnswer = DataEnvelope<GenerationView>;
+export type GenerationListAnswer = GenerationListView;
 export type PresetAnswer = DataEnvelope<PresetView>;
 export type PresetPageAnswer = PageView<PresetView>;
 export type PresetVersionAnswer = DataEnvelope<PresetVersionView>;

@@ -1,0 +1,167 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { OpenRouter } from '@openrouter/sdk';
+import { NotFoundResponseError } from '@openrouter/sdk/models/errors';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, envelopeOf, stack } from './e2e-helpers.js';
+
+type PricedUsage = { cost: number };
+const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
+const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
+const messages = [{ role: 'user' as const, content: 'Tell me about gateways' }];
+
+/** A management key of a new workspace (management's CLI, ADR 0036). */
+function otherWorkspaceKey(): string {
+  const created = execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other'], {
+    env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(created) as { secret: string }).secret;
+}
+
+/**
+ * Each read follows its answer at once, with no pause: the row is written by a consumer moments
+ * after the answer, and the read must still find it (waiting for a recent id, never a 404).
+ */
+describe('GET /v1/generation (generations.getGeneration)', () => {
+  const database = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
+  beforeAll(() => database.connect());
+  afterAll(() => database.end());
+
+  it('returns a plain chat completion with the cost, tokens and provider of its answer', async () => {
+    const { data: completion, response } = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages }).withResponse();
+    const usage = completion.usage as OpenAI.CompletionUsage & PricedUsage;
+    const { data } = await sdk.generations.getGeneration({ id: completion.id });
+    expect(data.requestId).toBe(response.headers.get('x-request-id'));
+    expect(data.requestId).toEqual(expect.any(String));
+    expect(data).toMatchObject({
+      id: completion.id,
+      model: 'sim/gpt-4o-mini',
+      workspaceId: stack.workspaceId,
+      totalCost: usage.cost,
+      usage: usage.cost,
+      upstreamInferenceCost: usage.cost,
+      isByok: false,
+      tokensPrompt: usage.prompt_tokens,
+      tokensCompletion: usage.completion_tokens,
+      nativeTokensPrompt: usage.prompt_tokens,
+      nativeTokensCompletion: usage.completion_tokens,
+      nativeTokensReasoning: 0,
+      nativeTokensCached: 0,
+      apiType: 'completions',
+      dataRegion: 'global',
+      cacheDiscount: null,
+      streamed: false,
+    });
+    expect(data.providerName).toMatch(/^simulator/);
+    expect(data.providerResponses).toEqual([expect.objectContaining({ providerName: data.providerName, status: 200, isByok: false })]);
+    expect(data.latency).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(data.createdAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('returns a streamed chat completion with the cost of its usage chunk', async () => {
+    const stream = await openai.chat.completions.create({
+      model: 'sim/claude-sonnet',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let id = '';
+    let usage: (OpenAI.CompletionUsage & PricedUsage) | undefined;
+    for await (const chunk of stream) {
+      id = chunk.id;
+      if (chunk.usage) usage = chunk.usage as OpenAI.CompletionUsage & PricedUsage;
+    }
+    const { data } = await sdk.generations.getGeneration({ id });
+    expect(data).toMatchObject({
+      id,
+      totalCost: usage!.cost,
+      tokensCompletion: usage!.completion_tokens,
+      model: 'sim/claude-sonnet',
+      streamed: true,
+    });
+  });
+
+  it('returns a Messages call by the id of its message', async () => {
+    const message = await anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 256, messages });
+    const usage = message.usage as Anthropic.Usage & PricedUsage;
+    const { data } = await sdk.generations.getGeneration({ id: message.id });
+    expect(data).toMatchObject({
+      id: message.id,
+      totalCost: usage.cost,
+      tokensPrompt: usage.input_tokens,
+      tokensCompletion: usage.output_tokens,
+    });
+  });
+
+  it('returns the generation of a Responses call, found by its session (the response names no generation id)', async () => {
+    const sessionId = `gen-e2e-${randomUUID()}`;
+    const response = await openai.responses.create(
+      { model: 'sim/gpt-5-mini', input: 'Hello!' },
+      { headers: { 'x-session-id': sessionId } },
+    );
+    const cost = (response.usage as OpenAI.Responses.ResponseUsage & PricedUsage).cost;
+    let id: string | undefined;
+    for (const deadline = Date.now() + 5_000; !id && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      id = (await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1', [sessionId])).rows[0]?.id;
+    }
+    const { data } = await sdk.generations.getGeneration({ id: id! });
+    expect(data).toMatchObject({ id, totalCost: cost, sessionId, tokensPrompt: response.usage!.input_tokens });
+  });
+
+  it('is readable by every key of the workspace; an intern key reads only what it made', async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    const asManagement = await call(`/generation?id=${completion.id}`, { key: stack.managementKey });
+    expect(asManagement.status).toBe(200);
+    expect((asManagement.body as { data: { id: string } }).data.id).toBe(completion.id);
+
+    const intern = await call('/interns', { body: { name: 'generations reader' } });
+    const internKey = (
+      await call('/keys', { key: stack.managementKey, body: { name: 'intern key', intern_id: (intern.body as { id: string }).id } })
+    ).body as { key: string };
+    const own = await new OpenAI({ apiKey: internKey.key, baseURL: stack.baseUrl, maxRetries: 0 }).chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages,
+    });
+    expect((await call(`/generation?id=${own.id}`, { key: internKey.key })).status).toBe(200);
+    const notItsOwn = await call(`/generation?id=${completion.id}`, { key: internKey.key });
+    expect(notItsOwn.status).toBe(404);
+    expect(envelopeOf(notItsOwn).metadata).toMatchObject({ reason: 'not_found' });
+    // The standard key reads the intern's generation: same workspace.
+    expect((await call(`/generation?id=${own.id}`)).status).toBe(200);
+  });
+
+  it("answers 404 for another workspace's generation and an unknown id, 400 without an id", async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    await sdk.generations.getGeneration({ id: completion.id });
+    const stranger = new OpenRouter({ apiKey: otherWorkspaceKey(), serverURL: stack.baseUrl });
+    await expect(stranger.generations.getGeneration({ id: completion.id })).rejects.toBeInstanceOf(NotFoundResponseError);
+
+    const started = Date.now();
+    const unknown = await call('/generation?id=gen-unknown');
+    expect(unknown.status).toBe(404);
+    expect(envelopeOf(unknown).message).toMatch(/generation/i);
+    expect(Date.now() - started).toBeLessThan(900);
+
+    const missing = await call('/generation');
+    expect(missing.status).toBe(400);
+    expect(envelopeOf(missing).message).toMatch(/id/);
+  });
+
+  it('GET /v1/generation/content: 404 `content_not_stored` for a visible generation, `not_found` for one the key cannot see', async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
+    await expect(sdk.generations.listGenerationContent({ id: completion.id })).rejects.toBeInstanceOf(NotFoundResponseError);
+    const content = await call(`/generation/content?id=${completion.id}`);
+    expect(content.status).toBe(404);
+    expect(envelopeOf(content).metadata).toMatchObject({ reason: 'content_not_stored', retryable: false });
+    const unknown = await call('/generation/content?id=gen-unknown');
+    expect(envelopeOf(unknown).metadata).toMatchObject({ reason: 'not_found' });
+    const stranger = await call(`/generation/content?id=${completion.id}`, { key: otherWorkspaceKey() });
+    expect(stranger.status).toBe(404);
+    expect(envelopeOf(stranger).metadata).toMatchObject({ reason: 'not_found' });
+  });
+});

@@ -1,0 +1,57 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import {
+  type DataEnvelope,
+  type GenerationListView,
+  type GenerationView,
+  type Principal,
+  GenerationQueryDto,
+  GenerationsGet,
+  GenerationsList,
+  ListGenerationsQueryDto,
+} from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { RpcClient } from '@gw/messaging';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import { StrictQuery } from '../input/dto-pipes.js';
+import { Answers, Doc, Fails } from '../openapi/api-docs.js';
+
+/**
+ * GET /v1/generation?id= (`@openrouter/sdk` `generations.getGeneration`), answered by inference
+ * from its generation records, and GET /v1/generation/content, whose prompts and completions
+ * are not stored: content logging does not exist yet (docs/adr/0109), and GET /v1/generations, the
+ * workspace's generations newest first (the SDK has no list; named after its resource).
+ */
+@Controller('v1')
+export class GenerationsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get('generation')
+  @Doc("One generation of the key's workspace: cost, tokens, provider calls")
+  @Answers(200, 'GenerationAnswer', 'The generation')
+  @Fails({ 404: 'No generation with that id in the workspace of the key (an intern key: one it made)' })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Query(StrictQuery) query: GenerationQueryDto,
+  ): Promise<DataEnvelope<GenerationView>> {
+    return { data: await this.rpc.send(GenerationsGet, { principal, id: query.id }) };
+  }
+
+  /** The generation is looked up first, so an id the key cannot see is the same 404 as on GET /v1/generation. */
+  @Get('generation/content')
+  @Doc('The stored prompt and completion of a generation: never stored today, so always a 404 naming why')
+  @Fails({ 404: 'reason `not_found` (no such generation visible to the key) or `content_not_stored` (content logging is off)' })
+  async content(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: GenerationQueryDto): Promise<never> {
+    await this.rpc.send(GenerationsGet, { principal, id: query.id });
+    throw new GatewayError(404, 'The content of this generation was not stored: content logging is off for this workspace', {
+      metadata: { reason: 'content_not_stored', retryable: false },
+    });
+  }
+
+  @Get('generations')
+  @Doc("The key's workspace's generations, newest first, by key, model, provider and time range (cursor pages)")
+  @Answers(200, 'GenerationListAnswer', 'A page of generations and the cursor of the next')
+  @Fails({ 400: 'A bad filter or a cursor that is not a next_cursor' })
+  list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListGenerationsQueryDto): Promise<GenerationListView> {
+    return this.rpc.send(GenerationsList, { principal, query: { ...query } });
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { GENERATION_PAGE_DEFAULT, type GenerationListView, type ListGenerationsQueryDto, type Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { PrismaService } from '../prisma/prisma.service.js';
+import { GENERATION_COLUMNS, GenerationReader } from './generation-reader.service.js';
+import type { GenerationRow } from './generation-view.js';
+
+/**
+ * Newest first by (created_at, id), a keyset cursor, on the `(workspace_id, created_at)` index:
+ * the filters are checked on the rows that range scan reads, so no index of their own. One
+ * statement whatever the filters (an absent one is NULL), prepared once per connection.
+ */
+const LIST_GENERATIONS = `
+  SELECT ${GENERATION_COLUMNS} FROM generations
+  WHERE workspace_id = $1
+    AND ($2::text IS NULL OR key_hash = $2)
+    AND ($3::text IS NULL OR model = $3)
+    AND ($4::text IS NULL OR provider = $4)
+    AND ($5::timestamptz IS NULL OR created_at >= $5)
+    AND ($6::timestamptz IS NULL OR created_at < $6)
+    AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::text))
+  ORDER BY created_at DESC, id DESC
+  LIMIT $9`;
+
+/** `inference.generations.list`: a page of the workspace's generations; an intern key's own only. */
+@Injectable()
+export class GenerationLister {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly reader: GenerationReader,
+  ) {}
+
+  async list(principal: Principal, query: ListGenerationsQueryDto): Promise<GenerationListView> {
+    const limit = query.limit ?? GENERATION_PAGE_DEFAULT;
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    // An intern key sees the generations it made, whatever key it names.
+    const keyHash = principal.keyKind === 'intern' ? principal.keyHash : (query.key_hash ?? null);
+    if (principal.keyKind === 'intern' && query.key_hash !== undefined && query.key_hash !== principal.keyHash)
+      return { data: [], next_cursor: null };
+    const { rows } = await this.prisma.pool.query<GenerationRow>({
+      name: 'inference_list_generations',
+      text: LIST_GENERATIONS,
+      values: [
+        principal.workspaceId,
+        keyHash,
+        query.model ?? null,
+        query.provider ?? null,
+        query.from ?? null,
+        query.to ?? null,
+        after?.createdAt ?? null,
+        after?.id ?? null,
+        limit + 1,
+      ],
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((row) => this.reader.view(row)),
+      next_cursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+    };
+  }
+}
+
+/** `<created_at ISO>|<id>` in base64url: where the next page starts, opaque to clients. */
+export function encodeCursor(createdAt: Date, id: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(createdAt))
+    throw GatewayError.badRequest('cursor must be the next_cursor of a previous page');
+  return { createdAt, id };
+}

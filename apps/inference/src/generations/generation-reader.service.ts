@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { GenerationView, Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { servesEmbeddings } from '../catalog/model-kind.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+import { type GenerationRow, toGenerationView } from './generation-view.js';
+
+/** The columns of a generation's view; money as text, never a float in between. */
+export const GENERATION_COLUMNS = `id, workspace_id, key_hash, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
+  cached_tokens, reasoning_tokens, cost::text AS cost, upstream_cost::text AS upstream_cost, is_byok, latency_ms,
+  session_id, endpoints_tried, usage_details, created_at, request_id, streamed`;
+
+/** A lookup by primary key, prepared once per connection. */
+const SELECT_GENERATION = `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`;
+
+/** How long a read waits for the row of a generation that just ended (the consumer writes it moments after the answer). */
+export const GENERATION_ROW_WAIT_MS = 1_000;
+const POLL_MS = 50;
+/** Ids (`gen-<ms in base 36>-...`) minted this long ago or less may still be on their way to the table. */
+const RECENT_ID_MS = 15 * 60_000;
+const ID_TIME = /^gen-([0-9a-z]{1,11})-/;
+
+/**
+ * `inference.generations.get`: one row of the caller's workspace. The usage event is stored
+ * before the answer leaves, the row a consumer batch later: a recent id not found yet is looked
+ * up again for up to a second before the 404. An intern's key reads only its own generations.
+ */
+@Injectable()
+export class GenerationReader {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  async get(principal: Principal, id: string): Promise<GenerationView> {
+    const row = await this.findRow(id);
+    const visible =
+      row !== undefined &&
+      row.workspace_id === principal.workspaceId &&
+      (principal.keyKind !== 'intern' || row.key_hash === principal.keyHash);
+    if (!visible) throw notFound();
+    return this.view(row);
+  }
+
+  /** The row as the SDK's generation, its API type from the catalog's kind of the model. */
+  view(row: GenerationRow): GenerationView {
+    const model = this.catalog.find(row.model);
+    return toGenerationView(row, model ? (servesEmbeddings(model) ? 'embeddings' : 'completions') : null);
+  }
+
+  private async findRow(id: string): Promise<GenerationRow | undefined> {
+    const deadline = mayBeInFlight(id, Date.now()) ? Date.now() + GENERATION_ROW_WAIT_MS : 0;
+    for (;;) {
+      const { rows } = await this.prisma.pool.query<GenerationRow>({
+        name: 'inference_select_generation',
+        text: SELECT_GENERATION,
+        values: [id],
+      });
+      if (rows[0] || Date.now() + POLL_MS > deadline) return rows[0];
+      await sleep(POLL_MS);
+    }
+  }
+}
+
+/** True for an id of this gateway's shape minted recently: its row may not be written yet. */
+export function mayBeInFlight(id: string, now: number): boolean {
+  const match = ID_TIME.exec(id);
+  if (!match) return false;
+  const minted = parseInt(match[1]!, 36);
+  return minted <= now + 1_000 && now - minted <= RECENT_ID_MS;
+}
+
+function notFound(): GatewayError {
+  return new GatewayError(404, 'No generation with that id is visible to this API key', {
+    metadata: { reason: 'not_found', retryable: false },
+  });
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { mayBeInFlight } from './generation-reader.service.js';
+import { type GenerationRow, toGenerationView } from './generation-view.js';
+
+const row: GenerationRow = {
+  id: 'gen-abc-0123',
+  workspace_id: '00000000-0000-4000-8000-000000000001',
+  key_hash: 'a'.repeat(64),
+  model: 'sim/gpt-4o-mini',
+  provider: 'simulator-openai',
+  upstream_model: 'gpt-4o-mini',
+  status: 'succeeded',
+  prompt_tokens: 12,
+  completion_tokens: 34,
+  cached_tokens: 5,
+  reasoning_tokens: 6,
+  cost: '0.000022200000',
+  upstream_cost: '0.000022200000',
+  is_byok: false,
+  latency_ms: 87,
+  session_id: null,
+  request_id: 'req-1',
+  streamed: false,
+  endpoints_tried: ['simulator-down/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'],
+  usage_details: { completion_image_tokens: 3 },
+  created_at: new Date('2026-11-28T10:00:00.000Z'),
+};
+
+describe('toGenerationView', () => {
+  it("maps the row's money exactly, its counts as native counts, and every attempt in order", () => {
+    const view = toGenerationView(row, 'completions');
+    expect(view).toMatchObject({
+      total_cost: 0.0000222,
+      usage: 0.0000222,
+      upstream_inference_cost: 0.0000222,
+      tokens_prompt: 12,
+      native_tokens_completion: 34,
+      native_tokens_cached: 5,
+      native_tokens_reasoning: 6,
+      native_tokens_completion_images: 3,
+      latency: 87,
+      created_at: '2026-11-28T10:00:00.000Z',
+      api_type: 'completions',
+      provider_name: 'simulator-openai',
+      request_id: 'req-1',
+      streamed: false,
+    });
+    expect(view.provider_responses).toEqual([
+      { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: null },
+      { provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: 200, is_byok: false },
+    ]);
+  });
+
+  it('gives a failed generation no 200, and a row without attempts its answering endpoint', () => {
+    const view = toGenerationView({ ...row, status: 'failed', endpoints_tried: [] }, null);
+    expect(view.provider_responses).toEqual([
+      { provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: null, is_byok: false },
+    ]);
+  });
+});
+
+describe('mayBeInFlight', () => {
+  const now = Date.parse('2026-11-28T10:00:00.000Z');
+  const idAt = (ms: number) => `gen-${ms.toString(36)}-0123456789abcdef0123`;
+
+  it('waits for ids minted in the last minutes, not for old, future or foreign ones', () => {
+    expect(mayBeInFlight(idAt(now - 200), now)).toBe(true);
+    expect(mayBeInFlight(idAt(now - 10 * 60_000), now)).toBe(true);
+    expect(mayBeInFlight(idAt(now - 16 * 60_000), now)).toBe(false);
+    expect(mayBeInFlight(idAt(now + 60_000), now)).toBe(false);
+    expect(mayBeInFlight('gen-unknown', now)).toBe(false);
+    expect(mayBeInFlight('resp_0123', now)).toBe(false);
+  });
+});

@@ -1,0 +1,100 @@
+import type { GenerationView, ProviderResponseView } from '@gw/contracts';
+
+/** A `generations` row as the read statement returns it (money as text, never a float in between). */
+export interface GenerationRow {
+  id: string;
+  workspace_id: string;
+  key_hash: string;
+  model: string;
+  provider: string;
+  upstream_model: string;
+  status: 'succeeded' | 'failed';
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  cost: string;
+  upstream_cost: string;
+  is_byok: boolean;
+  latency_ms: number;
+  session_id: string | null;
+  request_id: string | null;
+  streamed: boolean | null;
+  endpoints_tried: string[];
+  usage_details: Record<string, number> | null;
+  created_at: Date;
+}
+
+/**
+ * The row in `@openrouter/sdk`'s generation shape. What the row does not record is null (the
+ * SDK types allow it), never a guess; `api_type` comes from the catalog's kind of the model.
+ */
+export function toGenerationView(row: GenerationRow, apiType: GenerationView['api_type']): GenerationView {
+  const cost = Number(row.cost);
+  return {
+    id: row.id,
+    model: row.model,
+    created_at: row.created_at.toISOString(),
+    workspace_id: row.workspace_id,
+    total_cost: cost,
+    usage: cost,
+    upstream_inference_cost: Number(row.upstream_cost),
+    cache_discount: null,
+    is_byok: row.is_byok,
+    provider_name: row.provider,
+    provider_responses: providerResponses(row),
+    tokens_prompt: row.prompt_tokens,
+    tokens_completion: row.completion_tokens,
+    native_tokens_prompt: row.prompt_tokens,
+    native_tokens_completion: row.completion_tokens,
+    native_tokens_reasoning: row.reasoning_tokens,
+    native_tokens_cached: row.cached_tokens,
+    native_tokens_completion_images: row.usage_details?.completion_image_tokens ?? null,
+    num_media_prompt: null,
+    num_media_completion: null,
+    num_input_audio_prompt: null,
+    num_search_results: null,
+    num_fetches: null,
+    web_search_engine: null,
+    latency: row.latency_ms,
+    generation_time: null,
+    moderation_latency: null,
+    streamed: row.streamed,
+    cancelled: null,
+    finish_reason: null,
+    native_finish_reason: null,
+    upstream_id: null,
+    preset_id: null,
+    router: null,
+    service_tier: null,
+    api_type: apiType,
+    session_id: row.session_id,
+    request_id: row.request_id,
+    response_cache_source_id: null,
+    app_id: null,
+    external_user: null,
+    http_referer: null,
+    user_agent: null,
+    origin: '',
+    data_region: 'global',
+  };
+}
+
+/**
+ * One entry per provider call, from `endpoints_tried` (`<provider id>/<upstream model>`, the
+ * answering one last). Only the last call's outcome is recorded: 200 when the generation
+ * succeeded; earlier attempts failed over with a status the row does not keep (null).
+ */
+function providerResponses(row: GenerationRow): ProviderResponseView[] {
+  const tried = row.endpoints_tried.length > 0 ? row.endpoints_tried : [`${row.provider}/${row.upstream_model}`];
+  return tried.map((endpoint, index) => {
+    const slash = endpoint.indexOf('/');
+    const last = index === tried.length - 1;
+    return {
+      provider_name: slash < 0 ? endpoint : endpoint.slice(0, slash),
+      model_permaslug: slash < 0 ? '' : endpoint.slice(slash + 1),
+      status: last && row.status === 'succeeded' ? 200 : null,
+      ...(last ? { is_byok: row.is_byok } : {}),
+    };
+  });
+}
