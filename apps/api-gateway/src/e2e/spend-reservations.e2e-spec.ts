@@ -112,8 +112,9 @@ describe('a call that fails', () => {
     const created = await call('/keys', { key: stack.managementKey, body: { name: `released-${randomUUID()}`, limit: 0.002 } });
     const client = new OpenAI({ apiKey: (created.body as { key: string }).key, baseURL: stack.baseUrl, maxRetries: 0 });
     const ask = (model: string) => client.chat.completions.create({ model, max_tokens: 2000, messages: [{ role: 'user', content: 'Go' }] });
-    // The only endpoint answers 429: nothing generated, nothing billed.
-    await expect(ask('sim/gpt-4o-mini-rate-limited')).rejects.toMatchObject({ status: 429 });
+    // The only endpoint answers 503: nothing generated, nothing billed. (Not a 429 with Retry-After:
+    // that would cool the endpoint down for the other tests of the shared stack.)
+    await expect(ask('sim/unavailable')).rejects.toMatchObject({ status: 503 });
     // The release is an event: the next call may be asked before it is applied, so it is polled.
     await expect
       .poll(
