@@ -17,10 +17,14 @@ interface PendingPublish {
   send: () => void;
   /** The last answer was "no responders": said in the timeout's error. */
   noStream?: boolean;
+  /** When it was last sent: a publish unanswered for a while is sent again. */
+  sentAt: number;
 }
 
 /** Pause before sending again a message no stream leader took (an election in progress). */
 const NO_LEADER_RETRY_MS = 250;
+/** Silence this long (a message or its ack lost with a node or a reconnect) sends it again. */
+const UNANSWERED_RESEND_MS = 2_000;
 
 const encoder = new TextEncoder();
 
@@ -31,12 +35,14 @@ const encoder = new TextEncoder();
  * builds two Error objects (with stack traces) per call: ~4 % of inference's CPU under bench
  * load, where every generation publishes one usage event (the same finding as ADR 0003).
  * No stream listening (no responders) is retried within the timeout: on a cluster that is a
- * leader election, over in seconds, and a publish that waits it out is not an error.
+ * leader election, over in seconds, and a publish that waits it out is not an error. A publish
+ * left unanswered is sent again by one sweep per publisher, not a timer per message.
  */
 export class JetStreamPublisher {
   private readonly pending = new Map<string, PendingPublish>();
   private readonly inboxPrefix: string;
   private readonly subscription: Subscription;
+  private readonly resendSweep: NodeJS.Timeout;
   private sequence = 0;
 
   constructor(
@@ -45,6 +51,7 @@ export class JetStreamPublisher {
   ) {
     this.inboxPrefix = `${connectionInbox(connection)}.`;
     this.subscription = connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
+    this.resendSweep = setInterval(() => this.resendUnanswered(), UNANSWERED_RESEND_MS / 2).unref();
   }
 
   /** Resolves with the stream sequence once stored (`duplicate` when the id was seen in the window). */
@@ -70,17 +77,20 @@ export class JetStreamPublisher {
       headers.set('Nats-Msg-Id', messageId);
       const send = () => {
         try {
+          pending.sentAt = Date.now();
           this.connection.publish(subject, payload, { reply: this.inboxPrefix + id, headers });
         } catch (error) {
           this.settle(id)?.reject(error as Error);
         }
       };
-      this.pending.set(id, { resolve, reject, timer, send });
+      const pending: PendingPublish = { resolve, reject, timer, send, sentAt: 0 };
+      this.pending.set(id, pending);
       send();
     });
   }
 
   close(): void {
+    clearInterval(this.resendSweep);
     this.subscription.unsubscribe();
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(new Error('publisher closed'));
   }
@@ -106,6 +116,11 @@ export class JetStreamPublisher {
     if (ack.error || typeof ack.seq !== 'number')
       call.reject(new Error(`JetStream refused the message: ${ack.error?.description ?? 'no sequence'}`));
     else call.resolve({ seq: ack.seq, duplicate: ack.duplicate === true });
+  }
+
+  private resendUnanswered(): void {
+    const before = Date.now() - UNANSWERED_RESEND_MS;
+    for (const call of this.pending.values()) if (call.sentAt <= before) call.send();
   }
 
   private settle(id: string): PendingPublish | undefined {
