@@ -5,9 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 /** Environment of the inference service (see the root README for every variable). */
 export class InferenceEnv extends DatabaseServiceEnv {
-  /** The model catalog (JSON); the default ships with the service. */
-  @IsString()
-  MODEL_CATALOG_PATH: string = fileURLToPath(new URL('../catalog/models.json', import.meta.url));
+  /**
+   * The model catalog's JSON files, comma-separated, merged in order (an id in two files is refused).
+   * The default is the catalog that ships with the service; dev and test stacks add catalog/dev-models.json.
+   */
+  @Matches(/[^\s,]/, { message: 'MODEL_CATALOG_PATHS must name at least one catalog file' })
+  MODEL_CATALOG_PATHS: string = fileURLToPath(new URL('../catalog/models.json', import.meta.url));
 
   @IsInt()
   @Min(100)

@@ -3,6 +3,7 @@ export * from './round-trip.js';
 export * from './fixtures.js';
 export {
   createTestDatabases,
+  DEV_CATALOG_PATHS,
   dropTestDatabases,
   IsolatedStackRun,
   type IsolatedStack,

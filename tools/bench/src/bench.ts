@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { IsolatedStackRun, type IsolatedStack } from '@gw/stack';
+import { DEV_CATALOG_PATHS, IsolatedStackRun, type IsolatedStack } from '@gw/stack';
 import type { NamedProcess } from './cpu.ts';
 import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { chatVersusPortkey, formatPairedRounds } from './chat-goals.ts';
@@ -248,13 +248,13 @@ async function main(): Promise<number> {
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     // The bench's own models (the concurrency scenario's slow and firehose ones, the stream
-    // scenario's long reply), in a catalog of the run's own (the shipped one plus those), and an
+    // scenario's long reply), in a catalog file of the run's own loaded after the dev stack's, and an
     // upstream connection pool as large as the streams it holds at once (inference's default, 256
     // per origin, would queue the rest behind the slow ones).
     const env =
       options.concurrencyStreams > 0 || options.streams
         ? {
-            MODEL_CATALOG_PATH: writeBenchCatalog(WORKSPACE_ROOT, isolated.stateDir, options.concurrencySeconds),
+            MODEL_CATALOG_PATHS: writeBenchCatalog(DEV_CATALOG_PATHS, isolated.stateDir, options.concurrencySeconds),
             ...(options.concurrencyStreams > 0
               ? { UPSTREAM_CONNECTIONS: String(upstreamConnections(options.concurrencyStreams + options.stalledClients)) }
               : {}),

@@ -68,43 +68,45 @@ function copyOf(catalog: { models: CatalogModel[] }, templateId: string, id: str
 }
 
 /**
- * The shipped catalog plus the bench's slow model (a copy of the catalog's `sim/gpt-4o-mini-slow` with its own upstream),
+ * The bench's own catalog file: its slow model (a copy of the dev catalog's `sim/gpt-4o-mini-slow` with its own upstream),
  * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply) and its long reply (a copy of `sim/gpt-4o-mini`).
+ * Loaded after the dev catalog, whose simulator providers it uses.
  */
-export function withBenchModels(catalog: { models: CatalogModel[] }, seconds: number): { models: CatalogModel[] } {
-  const ours = [
-    copyOf(
-      catalog,
-      'sim/gpt-4o-mini-slow',
-      SLOW_MODEL,
-      `Simulated GPT-4o mini streaming a reply over about ${seconds} s (bench concurrency scenario)`,
-      slowUpstreamModel(seconds),
-    ),
-    copyOf(
-      catalog,
-      'sim/gpt-4o-mini-firehose',
-      FIREHOSE_MODEL,
-      `Simulated GPT-4o mini streaming ${FIREHOSE_REPLY_TOKENS.toLocaleString('en')} tokens as fast as it can (bench stalled clients)`,
-      `gpt-4o-mini;reply-tokens=${FIREHOSE_REPLY_TOKENS}`,
-    ),
-    copyOf(
-      catalog,
-      'sim/gpt-4o-mini',
-      LONG_MODEL,
-      'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
-      LONG_UPSTREAM_MODEL,
-    ),
-  ];
-  const ids = new Set(ours.map((model) => model.id));
-  return { ...catalog, models: [...catalog.models.filter((entry) => !ids.has(entry.id)), ...ours] };
+export function benchModels(devCatalog: { models: CatalogModel[] }, seconds: number): { providers: []; models: CatalogModel[] } {
+  return {
+    providers: [],
+    models: [
+      copyOf(
+        devCatalog,
+        'sim/gpt-4o-mini-slow',
+        SLOW_MODEL,
+        `Simulated GPT-4o mini streaming a reply over about ${seconds} s (bench concurrency scenario)`,
+        slowUpstreamModel(seconds),
+      ),
+      copyOf(
+        devCatalog,
+        'sim/gpt-4o-mini-firehose',
+        FIREHOSE_MODEL,
+        `Simulated GPT-4o mini streaming ${FIREHOSE_REPLY_TOKENS.toLocaleString('en')} tokens as fast as it can (bench stalled clients)`,
+        `gpt-4o-mini;reply-tokens=${FIREHOSE_REPLY_TOKENS}`,
+      ),
+      copyOf(
+        devCatalog,
+        'sim/gpt-4o-mini',
+        LONG_MODEL,
+        'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
+        LONG_UPSTREAM_MODEL,
+      ),
+    ],
+  };
 }
 
-/** Writes the bench stack's catalog into `dir`; returns its path (inference's MODEL_CATALOG_PATH). */
-export function writeBenchCatalog(root: string, dir: string, seconds: number): string {
-  const shipped = JSON.parse(readFileSync(join(root, 'apps/inference/catalog/models.json'), 'utf8')) as { models: CatalogModel[] };
+/** Writes the bench's catalog file into `dir`; returns inference's MODEL_CATALOG_PATHS (the dev stack's files, then it). */
+export function writeBenchCatalog(devCatalogPaths: readonly string[], dir: string, seconds: number): string {
+  const devCatalog = JSON.parse(readFileSync(devCatalogPaths.at(-1)!, 'utf8')) as { models: CatalogModel[] };
   const path = join(dir, 'bench-catalog.json');
-  writeFileSync(path, `${JSON.stringify(withBenchModels(shipped, seconds), null, 2)}\n`);
-  return path;
+  writeFileSync(path, `${JSON.stringify(benchModels(devCatalog, seconds), null, 2)}\n`);
+  return [...devCatalogPaths, path].join(',');
 }
 
 export interface ConcurrencyOptions {

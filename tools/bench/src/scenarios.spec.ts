@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WORKSPACE_ROOT } from '@gw/db-tools';
+import { DEV_CATALOG_PATHS } from '@gw/stack';
 import {
   concurrencyGoals,
   SLOW_MODEL,
   slowUpstreamModel,
   upstreamConnections,
-  withBenchModels,
+  benchModels,
+  writeBenchCatalog,
   FIREHOSE_MODEL,
   LONG_MODEL,
   type PhaseResult,
@@ -107,10 +110,11 @@ describe('marginal CPU per chunk (ADR 0087)', () => {
 });
 
 describe('concurrency scenario', () => {
-  it('adds its slow model, its firehose and its long reply to the shipped catalog, as copies with their own upstreams', () => {
-    const shipped = JSON.parse(readFileSync(`${WORKSPACE_ROOT}/apps/inference/catalog/models.json`, 'utf8'));
-    const catalog = withBenchModels(shipped, 60);
-    expect(catalog.models).toHaveLength(shipped.models.length + 3);
+  it('writes its slow model, its firehose and its long reply as copies of dev fixtures with their own upstreams', () => {
+    const devCatalog = JSON.parse(readFileSync(DEV_CATALOG_PATHS[1], 'utf8'));
+    const catalog = benchModels(devCatalog, 60);
+    expect(catalog.providers).toEqual([]);
+    expect(catalog.models).toHaveLength(3);
     expect(catalog.models.find((entry) => entry.id === LONG_MODEL)).toMatchObject({
       listed: false,
       endpoints: [expect.objectContaining({ upstreamModel: 'gpt-4o-mini;reply-tokens=180' })],
@@ -125,7 +129,16 @@ describe('concurrency scenario', () => {
       expect.objectContaining({ provider: 'simulator-openai', upstreamModel: 'gpt-4o-mini;chunk-delay=2727;reply-tokens=57' }),
     ]);
     expect(slowUpstreamModel(5)).toBe('gpt-4o-mini;chunk-delay=227;reply-tokens=57');
-    expect(withBenchModels(catalog, 5).models).toHaveLength(catalog.models.length);
+  });
+
+  it("runs on the dev stack's catalog files plus its own, whose ids none of them holds (the loader refuses a duplicate)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-catalog-'));
+    const paths = writeBenchCatalog(DEV_CATALOG_PATHS, dir, 60).split(',');
+    expect(paths).toEqual([...DEV_CATALOG_PATHS, join(dir, 'bench-catalog.json')]);
+    const idsOf = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as { models: Array<{ id: string }> }).models.map((m) => m.id);
+    const ours = idsOf(paths[2]!);
+    expect(ours).toEqual([SLOW_MODEL, FIREHOSE_MODEL, LONG_MODEL]);
+    expect(DEV_CATALOG_PATHS.flatMap(idsOf).filter((id) => ours.includes(id))).toEqual([]);
   });
 
   it("sizes inference's upstream pool for every stream at once, within its bounds", () => {

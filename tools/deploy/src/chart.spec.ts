@@ -301,14 +301,29 @@ describe('inference-gateway chart', () => {
     );
   }, 60_000);
 
-  it('mounts the repository model catalog as a ConfigMap into inference', () => {
+  it('mounts the repository model catalog as a ConfigMap into inference: real providers only by default', () => {
+    const catalogOf = (manifests: Manifest[]) =>
+      ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) => c.metadata.name.endsWith('-model-catalog'));
+    const catalogPathsOf = (manifests: Manifest[]) =>
+      deployment(manifests, 'inference').spec.template.spec.containers[0]?.env?.find((e) => e.name === 'MODEL_CATALOG_PATHS')?.value;
     const manifests = render('defaults');
-    const catalog = ofKind<{ data: Record<string, string> }>(manifests, 'ConfigMap').find((c) =>
-      c.metadata.name.endsWith('-model-catalog'),
-    );
+    const catalog = catalogOf(manifests);
     expect(catalog?.data['models.json']).toBe(readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'), 'utf8').trimEnd());
-    const env = deployment(manifests, 'inference').spec.template.spec.containers[0]?.env ?? [];
-    expect(env.find((e) => e.name === 'MODEL_CATALOG_PATH')?.value).toBe('/etc/inference-gateway/catalog/models.json');
+    expect(catalogPathsOf(manifests)).toBe('/etc/inference-gateway/catalog/models.json');
+    // A production install never lists the simulator's fixtures.
+    expect(Object.keys(catalog?.data ?? {})).toEqual(['models.json']);
+    const listed = JSON.parse(catalog!.data['models.json']!) as {
+      providers: Array<{ id: string; baseUrl: string }>;
+      models: Array<{ id: string }>;
+    };
+    expect(listed.models.filter((model) => model.id.startsWith('sim/'))).toEqual([]);
+    expect(listed.providers.filter((provider) => /simulator/i.test(provider.id + provider.baseUrl))).toEqual([]);
+    // A release that runs the simulator (the bundled demo) loads its fixtures beside the real catalog.
+    const bundled = render('bundled');
+    expect(catalogOf(bundled)?.data['dev-models.json']).toBe(
+      readFileSync(join(WORKSPACE_ROOT, 'apps/inference/catalog/dev-models.json'), 'utf8').trimEnd(),
+    );
+    expect(catalogPathsOf(bundled)).toBe('/etc/inference-gateway/catalog/models.json,/etc/inference-gateway/catalog/dev-models.json');
   });
 
   it("runs the search simulator when asked, reachable from inference only, and points inference's search and web_fetch at it", () => {

@@ -12,6 +12,15 @@ export const DEFAULT_DATABASE_NAMES = Object.fromEntries(
   DATABASE_SERVICES.map((service) => [service.name, service.defaultDatabase]),
 ) as DatabaseNames;
 
+/**
+ * The catalog files a local or test stack's inference loads, in order: the shipped catalog, then
+ * the simulator's providers and `sim/*` fixtures (a production deployment loads only the first).
+ */
+export const DEV_CATALOG_PATHS = [
+  join(WORKSPACE_ROOT, 'apps/inference/catalog/models.json'),
+  join(WORKSPACE_ROOT, 'apps/inference/catalog/dev-models.json'),
+] as const;
+
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
@@ -129,6 +138,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
       name: 'inference',
       script: 'apps/inference/dist/main.js',
       env: {
+        MODEL_CATALOG_PATHS: DEV_CATALOG_PATHS.join(','),
         ...common,
         ...seed('inference'),
         ...search,

@@ -1,5 +1,5 @@
-import { IsolatedStackRun, type IsolatedStack } from '@gw/testing';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { DEV_CATALOG_PATHS, IsolatedStackRun, type IsolatedStack } from '@gw/testing';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +22,7 @@ let management: pg.Client;
 let failed = false;
 
 beforeAll(async () => {
-  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as {
-    models: unknown[];
-  };
+  const catalog = { providers: [], models: [] as unknown[] };
   catalog.models.push({
     id: SLOW_MODEL,
     listed: false,
@@ -39,7 +37,7 @@ beforeAll(async () => {
       },
     ],
   });
-  const catalogPath = join(run.stateDir, 'models.json');
+  const catalogPath = join(run.stateDir, 'batch-replica-models.json');
   writeFileSync(catalogPath, JSON.stringify(catalog));
   stack = await run.start(new AbortController().signal, {
     replicas: 2,
@@ -49,7 +47,7 @@ beforeAll(async () => {
     // The workspace may run 16 lines at once, so both replicas' 8 slots fill when the batch starts:
     // a replica whose claim found the workspace full is not woken by lines finishing elsewhere.
     env: {
-      MODEL_CATALOG_PATH: catalogPath,
+      MODEL_CATALOG_PATHS: [...DEV_CATALOG_PATHS, catalogPath].join(','),
       BATCH_LEASE_MS: '3000',
       BATCH_POLL_MS: '100',
       BATCH_IDLE_POLL_MS: '60000',

@@ -1,9 +1,9 @@
 import { EVENTS, HEALTH_SUBJECTS, type HealthReply, type ServiceName } from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
-import { busAuth, IsolatedStackRun, type IsolatedStack } from '@gw/testing';
+import { busAuth, DEV_CATALOG_PATHS, IsolatedStackRun, type IsolatedStack } from '@gw/testing';
 import OpenAI from 'openai';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -179,10 +179,8 @@ class Balancer {
 }
 
 beforeAll(async () => {
-  // The catalog plus one slow model (a fixture of this test, like the simulator's directives).
-  const catalog = JSON.parse(readFileSync(new URL('../../../inference/catalog/models.json', import.meta.url), 'utf8')) as {
-    models: unknown[];
-  };
+  // The dev catalog plus one slow model (a fixture of this test, like the simulator's directives).
+  const catalog = { providers: [], models: [] as unknown[] };
   catalog.models.push({
     id: SLOW_MODEL,
     listed: false,
@@ -191,12 +189,12 @@ beforeAll(async () => {
     supportedParameters: ['max_tokens'],
     endpoints: [{ provider: 'simulator-openai', upstreamModel: SLOW_UPSTREAM, pricing: { prompt: '0.00000015', completion: '0.0000006' } }],
   });
-  const catalogPath = join(run.stateDir, 'models.json');
+  const catalogPath = join(run.stateDir, 'replica-models.json');
   writeFileSync(catalogPath, JSON.stringify(catalog));
   stack = await run.start(new AbortController().signal, {
     replicas: 2,
     env: {
-      MODEL_CATALOG_PATH: catalogPath,
+      MODEL_CATALOG_PATHS: [...DEV_CATALOG_PATHS, catalogPath].join(','),
       KEYS_USED_FLUSH_MS: '500',
       SHUTDOWN_DELAY_MS: '1000',
       SHUTDOWN_GRACE_MS: '20000',

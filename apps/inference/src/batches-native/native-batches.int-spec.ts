@@ -152,7 +152,7 @@ describe('inference.batches.native.* against the simulator', () => {
       DATABASE_URL: databaseUrl,
       NATS_URL: natsServer.url,
       LOG_LEVEL: 'silent',
-      MODEL_CATALOG_PATH: catalogPath,
+      MODEL_CATALOG_PATHS: catalogPath,
       BYOK_FEE_RATE: '0.1',
       NATIVE_BATCH_CALL_TIMEOUT_MS: '2000',
     });

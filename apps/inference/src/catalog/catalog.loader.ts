@@ -12,12 +12,67 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
-/** Reads, interpolates and validates the catalog; throws with every problem so start-up fails. */
-export function loadCatalog(path: string, env: NodeJS.ProcessEnv = process.env): CatalogConfig {
-  const raw = JSON.parse(readFileSync(path, 'utf8'), (_key, value: unknown) =>
-    typeof value === 'string' ? interpolateEnv(value, env) : value,
-  ) as unknown;
-  return parseCatalog(raw);
+/**
+ * Reads, interpolates and merges the catalog files in order (the shipped catalog, then a dev or
+ * test one), then validates the whole; throws with every problem so start-up fails. A provider or
+ * model id in two files is refused, naming both: a later file never silently overrides an earlier one.
+ */
+export function loadCatalog(paths: readonly string[], env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  if (paths.length === 0) throw new Error('Invalid model catalog: no catalog file given');
+  const merged = { providers: [] as unknown[], models: [] as unknown[] };
+  const problems: string[] = [];
+  const providerFiles = new Map<string, string>();
+  const modelFiles = new Map<string, string>();
+  for (const path of paths) {
+    const raw = readCatalogFile(path, env);
+    if (!Array.isArray(raw.providers) || !Array.isArray(raw.models)) {
+      problems.push(`${path}: a catalog file holds a providers array and a models array`);
+      continue;
+    }
+    problems.push(...claimIds(raw.providers, providerFiles, path, 'provider'), ...claimIds(raw.models, modelFiles, path, 'model'));
+    merged.providers.push(...(raw.providers as unknown[]));
+    merged.models.push(...(raw.models as unknown[]));
+  }
+  if (problems.length > 0) throw new Error(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);
+  return parseCatalog(merged);
+}
+
+/** Splits `MODEL_CATALOG_PATHS` (comma-separated, in load order). */
+export function catalogPaths(list: string): string[] {
+  return list
+    .split(',')
+    .map((path) => path.trim())
+    .filter((path) => path !== '');
+}
+
+function readCatalogFile(path: string, env: NodeJS.ProcessEnv): { providers?: unknown; models?: unknown } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`Invalid model catalog: cannot read ${path} (${(error as Error).message})`, { cause: error });
+  }
+  try {
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? interpolateEnv(value, env) : value)) as {
+      providers?: unknown;
+      models?: unknown;
+    };
+  } catch (error) {
+    throw new Error(`Invalid model catalog: ${path} is not JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/** Records which file each id comes from; an id already taken by another file is a problem naming both. */
+function claimIds(entries: unknown[], owners: Map<string, string>, path: string, kind: string): string[] {
+  const problems: string[] = [];
+  for (const entry of entries) {
+    const id = (entry as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') continue;
+    const owner = owners.get(id);
+    if (owner !== undefined && owner !== path) problems.push(`${kind} ${id} is in both ${owner} and ${path}`);
+    else owners.set(id, path);
+  }
+  return problems;
 }
 
 export function parseCatalog(raw: unknown): CatalogConfig {

@@ -3,7 +3,7 @@ import type { ModelListView, ModelView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { Prisma } from '../generated/prisma/client.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { loadCatalog } from './catalog.loader.js';
+import { catalogPaths, loadCatalog } from './catalog.loader.js';
 import { hasGatewayCredential, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
 
 export interface EndpointPricing {
@@ -49,7 +49,7 @@ export class CatalogService {
   private readonly models = new Map<string, RoutableModel>();
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const catalog = loadCatalog(env.MODEL_CATALOG_PATH);
+    const catalog = loadCatalog(catalogPaths(env.MODEL_CATALOG_PATHS));
     const providers = new Map(catalog.providers.map((provider) => [provider.id, provider]));
     for (const model of catalog.models) {
       const endpoints = model.endpoints

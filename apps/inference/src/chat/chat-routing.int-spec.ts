@@ -111,7 +111,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
       DATABASE_URL: databaseUrl,
       NATS_URL: natsServer.url,
       LOG_LEVEL: 'silent',
-      MODEL_CATALOG_PATH: catalogPath,
+      MODEL_CATALOG_PATHS: catalogPath,
       BYOK_FEE_RATE: '0.1',
       SERVICE_REGION: 'test-region',
     });

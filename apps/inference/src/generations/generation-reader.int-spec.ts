@@ -1,6 +1,6 @@
 import { validateEnv } from '@gw/config';
 import type { Principal, UsageRecordedEvent } from '@gw/contracts';
-import { testDatabaseUrl } from '@gw/testing';
+import { DEV_CATALOG_PATHS, testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -59,7 +59,11 @@ describe('GenerationReader and GenerationLister', () => {
   };
 
   beforeAll(() => {
-    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    const env = validateEnv(InferenceEnv, {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      MODEL_CATALOG_PATHS: DEV_CATALOG_PATHS.join(','),
+    });
     prisma = new PrismaService(env);
     reader = new GenerationReader(prisma, new CatalogService(env));
     lister = new GenerationLister(prisma, reader);

@@ -102,7 +102,7 @@ describe('usage is durable before the answer', () => {
       DATABASE_URL: testDatabaseUrl(inject('databasePrefix'), 'inference'),
       NATS_URL: natsServer.url,
       LOG_LEVEL: 'silent',
-      MODEL_CATALOG_PATH: catalogPath,
+      MODEL_CATALOG_PATHS: catalogPath,
       USAGE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS),
     });
     service = await bootstrapService(AppModule.forRoot(env), { queue: 'inference', natsUrl: natsServer.url });

@@ -164,9 +164,11 @@ async function run(): Promise<void> {
         HEALTH_PORT: String(healthPorts[service]),
         ...(service === 'management' ? { BYOK_KEKS: `v1:${randomBytes(32).toString('base64')}` } : {}),
         ...(service === 'intern-signing' ? { DAEMON_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64')}` } : {}),
+        // The image ships only the real catalog: its `openai` provider is pointed at the simulator.
         ...(service === 'inference'
           ? {
-              SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
+              OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
+              OPENAI_API_KEY: 'sk-sim',
               SEARXNG_URL: `http://127.0.0.1:${searchPort}`,
               WEB_FETCH_ALLOWED_ORIGINS: `http://127.0.0.1:${searchPort}`,
             }
@@ -216,7 +218,7 @@ async function run(): Promise<void> {
       const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello from the images' }] }),
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello from the images' }] }),
         signal: AbortSignal.timeout(30_000),
       });
       const body = (await response.json()) as { choices?: Array<{ message?: { content?: string } }>; usage?: { cost?: number } };
