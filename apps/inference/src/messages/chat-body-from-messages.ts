@@ -27,16 +27,18 @@ const TRANSLATED = new Set([
 /**
  * Anthropic Messages fields with no chat-completions counterpart, sent as they are to an
  * Anthropic-format endpoint. Refused on an OpenAI-format one: the answer would be wrong
- * without them (a container's files, an MCP server's tools).
+ * without them (a container's files, an MCP server's tools), or the data would be processed
+ * outside the region `inference_geo` asked for.
  */
-export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers'] as const;
+export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'inference_geo'] as const;
 
 /**
  * Anthropic-only fields an OpenAI-format endpoint cannot honour but the answer stays right
- * without: `context_management` only trims old context to save room. Left out there, and the
- * answer says so (`gateway_warnings`, the `x-gateway-warning` header).
+ * without: `context_management` only trims old context, top-level `cache_control` only caches
+ * the prompt, `speed` only asks for faster output, `diagnostics` only explains cache misses.
+ * Left out there, and the answer says so (`gateway_warnings`, the `x-gateway-warning` header).
  */
-export const DROPPABLE_FIELDS = ['context_management'] as const;
+export const DROPPABLE_FIELDS = ['context_management', 'cache_control', 'speed', 'diagnostics'] as const;
 
 /**
  * A `POST /v1/messages` body as the gateway's internal form, a chat-completions body: what

@@ -34,6 +34,16 @@ export function nativeBodyFor(
 }
 
 /**
+ * What an Anthropic-format endpoint is not sent: `diagnostics` names a previous message by its
+ * id, and the ids callers see are the gateway's, which the provider does not know.
+ */
+export function nativeWarnings(forms: MessagesRequestForms): string[] {
+  const diagnostics = forms.request.diagnostics;
+  if (diagnostics === undefined || diagnostics === null) return [];
+  return ["diagnostics was left out: message ids are the gateway's, which the provider cannot look up"];
+}
+
+/**
  * What an OpenAI-format endpoint cannot take from a Messages request: Anthropic server tools
  * and the Anthropic-only fields the answer needs are refused with 400 naming them; what it can
  * do without (context_management, the beta flags) is left out and named in the warnings returned.

@@ -48,6 +48,9 @@ export interface MessageUsageView {
   cache_creation?: Record<string, unknown> | null;
   server_tool_use?: Record<string, unknown> | null;
   service_tier?: string | null;
+  /** The speed mode and region the provider served (Anthropic-format endpoints). */
+  speed?: string | null;
+  inference_geo?: string | null;
   cost: number;
   is_byok: boolean;
   cost_details: Record<string, number | null>;
