@@ -36,7 +36,8 @@ describe('Messages API fields beyond the chat form', () => {
       const response = await call('/messages', { body: ask({ model: 'sim/gpt-4o-mini', stream, ...extra }) });
       expect(response.status).toBe(200);
       const warning = response.headers.get('x-gateway-warning') ?? '';
-      for (const field of Object.keys(extra)) expect(warning).toMatch(new RegExp(`${field} was left out: not supported by sim/gpt-4o-mini`));
+      for (const field of Object.keys(extra))
+        expect(warning).toMatch(new RegExp(`${field} was left out: not supported by sim/gpt-4o-mini`));
     }
   });
 
