@@ -49,4 +49,13 @@ describe('Messages API fields beyond the chat form', () => {
       error: { type: 'invalid_request_error', message: expect.stringMatching(/^inference_geo is not supported by sim\/gpt-4o-mini/) },
     });
   });
+
+  it.each(['sim/claude-sonnet', 'sim/gpt-4o-mini'])(
+    '%s: a field outside the Messages API and the gateway is named, not dropped silently',
+    async (model) => {
+      const response = await call('/messages', { body: ask({ model, seed: 7, provider: { sort: 'price' } }) });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.headers.get('x-gateway-warning')).toBe('seed was left out: not a Messages API field');
+    },
+  );
 });

@@ -43,6 +43,16 @@ describe('Messages fields with no chat counterpart', () => {
     expect(() => translationWarnings({ request: geo, chat: chatBodyFromMessages(geo) }, attemptOn('openai'))).toThrow(/inference_geo/);
   });
 
+  it('names a field that is neither the Messages API nor the gateway, on every endpoint, and keeps gateway fields', () => {
+    const request = { ...base, seed: 7, provider: { sort: 'price' }, preset: 'p', service_tier: 'auto' };
+    const chat = chatBodyFromMessages(request);
+    expect(chat).not.toHaveProperty('seed');
+    expect(chat).toMatchObject({ provider: { sort: 'price' }, preset: 'p', service_tier: 'auto' });
+    const warning = 'seed was left out: not a Messages API field';
+    expect(nativeWarnings({ request, chat })).toEqual([warning]);
+    expect(translationWarnings({ request, chat }, attemptOn('openai'))).toEqual([warning]);
+  });
+
   it("relays the provider's usage.speed and usage.inference_geo", () => {
     const draft = draftFromNative({ content: [], usage: { input_tokens: 1, output_tokens: 1, speed: 'fast', inference_geo: 'us' } });
     expect(draft.usageExtras).toEqual({ speed: 'fast', inference_geo: 'us' });
