@@ -25,9 +25,20 @@ function orderedBlocks(body: Json): Json[] {
   return [...tools, ...blocksOf(body.system), ...messages.flatMap((m) => blocksOf(m.content))];
 }
 
+/**
+ * The blocks with their markers: a top-level `cache_control` (automatic caching) marks the
+ * last block, unless it is marked already, and takes a breakpoint slot like any marker.
+ */
+function markedBlocks(body: Json): Json[] {
+  const blocks = orderedBlocks(body);
+  const last = blocks.at(-1);
+  if (body.cache_control === undefined || body.cache_control === null || !last || last.cache_control !== undefined) return blocks;
+  return [...blocks.slice(0, -1), { ...last, cache_control: body.cache_control }];
+}
+
 /** Anthropic's 400 for a malformed or excess cache_control, undefined when the markers are fine. */
 export function validateCacheControl(body: Json): string | undefined {
-  const marked = orderedBlocks(body).filter((block) => block.cache_control !== undefined);
+  const marked = markedBlocks(body).filter((block) => block.cache_control !== undefined);
   if (marked.length > MAX_BREAKPOINTS)
     return `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
   for (const block of marked) {
@@ -46,7 +57,7 @@ export function validateCacheControl(body: Json): string | undefined {
  * (cache_read_input_tokens), if it holds at least 1,024 tokens. `tokensOf` counts one block.
  */
 export function promptCacheUsage(body: Json, tokensOf: (block: Json) => number): { read: number; write: number } {
-  const blocks = orderedBlocks(body);
+  const blocks = markedBlocks(body);
   let last = -1;
   blocks.forEach((block, index) => {
     if (block.cache_control !== undefined) last = index;

@@ -72,6 +72,9 @@ export interface MessagePlan {
   webSearchRequests: number;
   /** usage.service_tier: `priority` when `auto` was asked for (the simulated account has priority capacity), else `standard`. */
   serviceTier: 'standard' | 'priority';
+  /** usage.speed and usage.inference_geo: what the request asked for, reported only then. */
+  speed?: string;
+  inferenceGeo?: string;
 }
 
 function pickTool(tools: unknown, choice: unknown, userText: string): { tool: Json; steered?: SteeredTool } | undefined {
@@ -227,5 +230,7 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     cacheWriteTokens,
     webSearchRequests: d.webSearch ?? 0,
     serviceTier: body.service_tier === 'auto' ? 'priority' : 'standard',
+    ...(typeof body.speed === 'string' ? { speed: body.speed } : {}),
+    ...(typeof body.inference_geo === 'string' ? { inferenceGeo: body.inference_geo } : {}),
   };
 }

@@ -12,6 +12,8 @@ function usage(plan: MessagePlan, outputTokens: number) {
     cache_creation_input_tokens: plan.cacheWriteTokens,
     cache_read_input_tokens: plan.cacheReadTokens,
     service_tier: plan.serviceTier,
+    ...(plan.speed !== undefined ? { speed: plan.speed } : {}),
+    ...(plan.inferenceGeo !== undefined ? { inference_geo: plan.inferenceGeo } : {}),
     ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}),
   };
 }

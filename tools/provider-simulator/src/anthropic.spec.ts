@@ -108,6 +108,21 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(refused.json.error.message).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
   });
 
+  it('caches automatically with a top-level cache_control, and reports the speed and region asked for', async () => {
+    const messages = [{ role: 'user', content: `Automatic cache ${Date.now()}. ${'Long context. '.repeat(600)}` }];
+    const body = req({ messages, cache_control: { type: 'ephemeral' }, speed: 'fast', inference_geo: 'us' });
+    const first = await post(url, body, ANTHROPIC_AUTH);
+    expect(first.status).toBe(200);
+    expect(first.json.usage).toMatchObject({ cache_read_input_tokens: 0, speed: 'fast', inference_geo: 'us' });
+    expect(first.json.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(1024);
+    const second = await post(url, body, ANTHROPIC_AUTH);
+    expect(second.json.usage.cache_read_input_tokens).toBe(first.json.usage.cache_creation_input_tokens);
+    const bad = await post(url, req({ speed: 'slow' }), ANTHROPIC_AUTH);
+    expect(bad.json.error.message).toBe("speed: Input should be 'standard' or 'fast'");
+    const badControl = await post(url, req({ cache_control: { type: 'persistent' } }), ANTHROPIC_AUTH);
+    expect(badControl.json.error.message).toBe("cache_control.type: Input should be 'ephemeral'");
+  });
+
   it('stops at max_tokens and at stop sequences', async () => {
     const a = await post(url, req({ max_tokens: 3 }), ANTHROPIC_AUTH);
     expect(a.json).toMatchObject({

@@ -84,7 +84,19 @@ export const ANTHROPIC_FIELDS = new Set([
   'container',
   'mcp_servers',
   'context_management',
+  'cache_control',
+  'speed',
+  'inference_geo',
 ]);
+
+/** `speed` and `inference_geo` as Anthropic types them. */
+function validateSpeedAndGeo(body: Json): AnthropicErrorBody | undefined {
+  if (body.speed !== undefined && body.speed !== null && body.speed !== 'standard' && body.speed !== 'fast')
+    return invalid("speed: Input should be 'standard' or 'fast'");
+  if (body.inference_geo !== undefined && body.inference_geo !== null && typeof body.inference_geo !== 'string')
+    return invalid('inference_geo: Input should be a valid string');
+  return undefined;
+}
 
 /** Structured outputs: `output_config: {format: {type: "json_schema", schema}}` (and `effort`). */
 function validateOutputConfig(config: unknown): AnthropicErrorBody | undefined {
@@ -112,7 +124,7 @@ export function validateRequest(body: Json, betas: ReadonlySet<string> = new Set
   if (body.service_tier !== undefined && body.service_tier !== 'auto' && body.service_tier !== 'standard_only') {
     return invalid("service_tier: Input should be 'auto' or 'standard_only'");
   }
-  const formatError = validateOutputConfig(body.output_config);
+  const formatError = validateOutputConfig(body.output_config) ?? validateSpeedAndGeo(body);
   if (formatError) return formatError;
   const cacheError = validateCacheControl(body);
   if (cacheError) return invalid(cacheError);
@@ -200,6 +212,7 @@ const COUNT_TOKENS_FIELDS = new Set([
   'context_management',
   'mcp_servers',
   'cache_control',
+  'speed',
 ]);
 
 /** POST /v1/messages/count_tokens */

@@ -8,12 +8,14 @@ import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
+import { leftOutHeaderOf } from './responses-left-out.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
  * with `stream: true` OpenAI's semantic events over SSE (ADR 0024). Validation, session
- * header, routing-metadata opt-in, cancellation on disconnect: as on chat completions.
+ * header, routing-metadata opt-in, cancellation on disconnect: as on chat completions. Body
+ * fields the gateway neither serves nor refuses are named in `x-gateway-warning`.
  */
 @Controller('v1')
 export class ResponsesController {
@@ -46,6 +48,8 @@ export class ResponsesController {
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
     };
+    const leftOut = leftOutHeaderOf(payload.body);
+    if (leftOut) void reply.headers(leftOut);
     if (body.stream === true) {
       await this.streams.relay(reply, payload, RESPONSES_FRAMING);
       return;

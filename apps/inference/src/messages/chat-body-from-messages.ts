@@ -27,31 +27,48 @@ const TRANSLATED = new Set([
 /**
  * Anthropic Messages fields with no chat-completions counterpart, sent as they are to an
  * Anthropic-format endpoint. Refused on an OpenAI-format one: the answer would be wrong
- * without them (a container's files, an MCP server's tools).
+ * without them (a container's files, an MCP server's tools), or the data would be processed
+ * outside the region `inference_geo` asked for.
  */
-export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers'] as const;
+export const ANTHROPIC_ONLY_FIELDS = ['container', 'mcp_servers', 'inference_geo'] as const;
 
 /**
  * Anthropic-only fields an OpenAI-format endpoint cannot honour but the answer stays right
- * without: `context_management` only trims old context to save room. Left out there, and the
- * answer says so (`gateway_warnings`, the `x-gateway-warning` header).
+ * without: `context_management` only trims old context, top-level `cache_control` only caches
+ * the prompt, `speed` only asks for faster output, `diagnostics` only explains cache misses.
+ * Left out there, and the answer says so (`gateway_warnings`, the `x-gateway-warning` header).
  */
-export const DROPPABLE_FIELDS = ['context_management'] as const;
+export const DROPPABLE_FIELDS = ['context_management', 'cache_control', 'speed', 'diagnostics'] as const;
+
+/**
+ * Fields kept in the chat form as sent: the gateway's own (routing, presets, trace; plugins
+ * and the server-tool bounds are refused before) and `service_tier`, which routing reads.
+ */
+const KEPT_AS_SENT = new Set([
+  'provider',
+  'models',
+  'route',
+  'session_id',
+  'preset',
+  'trace',
+  'plugins',
+  'max_tool_calls',
+  'stop_server_tools_when',
+  'service_tier',
+]);
 
 /**
  * A `POST /v1/messages` body as the gateway's internal form, a chat-completions body: what
  * presets, routing, pricing and OpenAI-format endpoints work from (docs/adr: messages front
  * door). Gateway fields the client adds (`provider`, `models`, `preset`, `session_id`, ...)
- * are kept as they are.
+ * are kept as they are; any other field is served by no endpoint (see unservedFields).
  */
 export function chatBodyFromMessages(body: Record<string, unknown>): Record<string, unknown> {
   // Plugins rewrite the chat form, which the native relay to Anthropic endpoints does not send (ADR 0048).
   refusePluginsOnMessages(body);
   refuseServiceTools(body);
   const chat: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(body)) {
-    if (!TRANSLATED.has(field) && !ANTHROPIC_FIELDS.has(field)) chat[field] = value;
-  }
+  for (const [field, value] of Object.entries(body)) if (KEPT_AS_SENT.has(field)) chat[field] = value;
   chat.model = body.model;
   chat.max_tokens = body.max_tokens;
   chat.messages = [...systemMessages(body.system), ...conversation(body.messages)];
@@ -74,6 +91,18 @@ export function chatBodyFromMessages(body: Record<string, unknown>): Record<stri
 }
 
 const ANTHROPIC_FIELDS = new Set<string>([...ANTHROPIC_ONLY_FIELDS, ...DROPPABLE_FIELDS]);
+
+/** The body's fields that are neither the Messages API's nor the gateway's: no endpoint gets them, and the answer says so. */
+export function unservedFields(body: Record<string, unknown>): string[] {
+  return Object.keys(body).filter(
+    (field) =>
+      !TRANSLATED.has(field) &&
+      !ANTHROPIC_FIELDS.has(field) &&
+      !KEPT_AS_SENT.has(field) &&
+      body[field] !== undefined &&
+      body[field] !== null,
+  );
+}
 
 const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
 

@@ -11,7 +11,7 @@ export interface MessageDraft {
   stop_details: Record<string, unknown> | null;
   container: Record<string, unknown> | null;
   input_transformations: unknown[] | null;
-  /** Usage fields Anthropic reports beyond the token counts (server_tool_use, cache_creation, service_tier). */
+  /** Usage fields Anthropic reports beyond the token counts (server_tool_use, cache_creation, service_tier, speed, inference_geo). */
   usageExtras: Record<string, unknown>;
 }
 
@@ -120,7 +120,7 @@ export function messageUsageView(
 export function draftFromNative(message: Record<string, unknown>): MessageDraft {
   const usage = (message.usage ?? {}) as Record<string, unknown>;
   const usageExtras: Record<string, unknown> = {};
-  for (const field of ['cache_creation', 'server_tool_use', 'service_tier'])
+  for (const field of ['cache_creation', 'server_tool_use', 'service_tier', 'speed', 'inference_geo'])
     if (usage[field] !== undefined) usageExtras[field] = usage[field];
   return {
     content: (message.content as Array<Record<string, unknown>>) ?? [],

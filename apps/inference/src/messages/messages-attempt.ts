@@ -1,7 +1,7 @@
 import { GatewayError } from '@gw/errors';
 import type { PreparedChat } from '../chat/chat-preparation.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
-import { ANTHROPIC_ONLY_FIELDS, DROPPABLE_FIELDS } from './chat-body-from-messages.js';
+import { ANTHROPIC_ONLY_FIELDS, DROPPABLE_FIELDS, unservedFields } from './chat-body-from-messages.js';
 import { nativeAnthropicBody } from './native-body.js';
 
 /** A `/v1/messages` request as each upstream format takes it. */
@@ -33,6 +33,22 @@ export function nativeBodyFor(
   return body;
 }
 
+/** What no endpoint is sent: fields that are neither the Messages API's nor the gateway's. */
+function unservedWarnings(forms: MessagesRequestForms): string[] {
+  return unservedFields(forms.request).map((field) => `${field} was left out: not a Messages API field`);
+}
+
+/**
+ * What an Anthropic-format endpoint is not sent: `diagnostics` names a previous message by its
+ * id, and the ids callers see are the gateway's, which the provider does not know.
+ */
+export function nativeWarnings(forms: MessagesRequestForms): string[] {
+  const diagnostics = forms.request.diagnostics;
+  const warnings = unservedWarnings(forms);
+  if (diagnostics === undefined || diagnostics === null) return warnings;
+  return ["diagnostics was left out: message ids are the gateway's, which the provider cannot look up", ...warnings];
+}
+
 /**
  * What an OpenAI-format endpoint cannot take from a Messages request: Anthropic server tools
  * and the Anthropic-only fields the answer needs are refused with 400 naming them; what it can
@@ -60,5 +76,5 @@ export function translationWarnings(forms: MessagesRequestForms, attempt: RouteA
   );
   if (forms.betas && forms.betas.length > 0)
     warnings.push(`anthropic-beta ${forms.betas.join(',')} was not sent: not supported by ${where}`);
-  return warnings;
+  return [...warnings, ...unservedWarnings(forms)];
 }

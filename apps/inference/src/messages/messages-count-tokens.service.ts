@@ -19,6 +19,8 @@ const COUNT_FIELDS = [
   'output_config',
   'context_management',
   'mcp_servers',
+  'cache_control',
+  'speed',
 ];
 
 /**

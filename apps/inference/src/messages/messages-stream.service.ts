@@ -20,7 +20,7 @@ import { GenerationAccounting } from '../usage/generation-accounting.service.js'
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { ChunksToMessageEvents, frameOf, type MessageEvent } from './message-events.js';
 import { messageUsageView } from './message-from-completion.js';
-import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 
@@ -83,7 +83,7 @@ export class MessagesStreamService {
       attempt,
       tracker,
       serviceMetadata: request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined,
-      warnings: opened.kind === 'chat' ? opened.warnings : [],
+      warnings: opened.kind === 'chat' ? opened.warnings : nativeWarnings(forms),
       emit: (event) => emitFrame(frameOf(event)),
     };
     if (opened.kind === 'native') await this.relayNative(run, opened);

@@ -10,7 +10,7 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDraft } from './message-from-completion.js';
-import { nativeBodyFor, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
+import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 
@@ -59,7 +59,7 @@ export class MessagesService {
       if (endpoint.provider.format === 'anthropic') {
         const body = nativeBodyFor(forms, current, prepared, false);
         const native = await this.anthropic.completeNative(endpoint, body, context, nativeBetas(forms.request, forms.betas));
-        return { draft: draftFromNative(native.message), usage: native.usage, warnings: [] };
+        return { draft: draftFromNative(native.message), usage: native.usage, warnings: nativeWarnings(forms) };
       }
       const warnings = translationWarnings(forms, current);
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);

@@ -20,6 +20,9 @@ export const MESSAGES_API_FIELDS = new Set([
   'container',
   'mcp_servers',
   'context_management',
+  'cache_control',
+  'speed',
+  'inference_geo',
 ]);
 
 export interface NativeBodyInput {

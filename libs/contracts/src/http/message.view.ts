@@ -48,6 +48,10 @@ export interface MessageUsageView {
   cache_creation?: Record<string, unknown> | null;
   server_tool_use?: Record<string, unknown> | null;
   service_tier?: string | null;
+  /** The speed mode the provider served (Anthropic-format endpoints). */
+  speed?: string | null;
+  /** The region the provider ran the request in (Anthropic-format endpoints). */
+  inference_geo?: string | null;
   cost: number;
   is_byok: boolean;
   cost_details: Record<string, number | null>;

@@ -276,6 +276,25 @@ export class ResponsesRequestDto {
   @IsAbsent({ message: 'previous_response_id is not supported: send the full conversation in input (responses are not stored)' })
   previous_response_id?: null;
 
+  /** Server-side conversations are stored state too: the answer would miss that history. */
+  @IsOptional()
+  @IsAbsent({ message: 'conversation is not supported: send the full conversation in input (conversations are not stored)' })
+  conversation?: null;
+
+  /** OpenAI's own moderation pass and access programs: not run here, and the answer may differ without them. */
+  @IsOptional()
+  @IsAbsent({ message: 'moderation is not supported: use the moderation plugin (plugins: [{"id": "moderation"}])' })
+  moderation?: null;
+
+  @IsOptional()
+  @IsAbsent({ message: 'access_programs is not supported' })
+  access_programs?: null;
+
+  /** Request-level image options of OpenAI's image tool; this gateway's are `image_config` with `modalities`. */
+  @IsOptional()
+  @IsAbsent({ message: 'image is not supported: use image_config with modalities' })
+  image?: null;
+
   @IsOptional()
   @IsIn([false], { message: 'background must be false: background responses need stored responses, which this gateway does not keep' })
   background?: false;
