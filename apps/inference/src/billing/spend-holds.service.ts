@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SpendReleased, SpendReserve, type Principal } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
@@ -41,17 +42,28 @@ export class SpendHolds {
     // Batch lines are charged with their batch (ADR 0046); a call that cannot charge holds nothing.
     if (principal.batchId || amount.lte(0) || this.holds.has(principal)) return;
     const id = randomUUID();
-    await this.rpc.send(
-      SpendReserve,
-      {
-        reservationId: id,
-        workspaceId: principal.workspaceId,
-        keyHash: principal.keyHash,
-        amount: amount.toFixed(),
-        ttlSeconds: this.ttlSeconds,
-      },
-      RESERVE_TIMEOUT_MS,
-    );
+    try {
+      await this.rpc.send(
+        SpendReserve,
+        {
+          reservationId: id,
+          workspaceId: principal.workspaceId,
+          keyHash: principal.keyHash,
+          amount: amount.toFixed(),
+          ttlSeconds: this.ttlSeconds,
+        },
+        RESERVE_TIMEOUT_MS,
+      );
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.status !== 504) throw error;
+      // The request or its reply was lost (a NATS node restarting): nothing was run, so the call is
+      // refused as safe to retry, and a hold management may have taken is given back.
+      this.release(id, principal.workspaceId, amount);
+      throw new GatewayError(503, 'Spend could not be reserved in time; nothing was run', {
+        errorType: 'server',
+        metadata: { reason: 'service_unavailable', retryable: true },
+      });
+    }
     this.holds.set(principal, { id, workspaceId: principal.workspaceId, amount, charged: new Prisma.Decimal(0) });
   }
 
@@ -68,13 +80,16 @@ export class SpendHolds {
     const hold = this.holds.get(principal);
     if (!hold) return;
     this.holds.delete(principal);
-    const unused = Prisma.Decimal.max(0, hold.amount.minus(hold.charged));
-    const data = { reservationId: hold.id, workspaceId: hold.workspaceId, unused: unused.toFixed() };
+    this.release(hold.id, hold.workspaceId, Prisma.Decimal.max(0, hold.amount.minus(hold.charged)));
+  }
+
+  private release(reservationId: string, workspaceId: string, unused: Prisma.Decimal): void {
+    const data = { reservationId, workspaceId, unused: unused.toFixed() };
     try {
       this.nats.connection.publish(SpendReleased.subject, JSON.stringify({ pattern: SpendReleased.subject, data }));
     } catch (error) {
       // The hold then lapses at its expiry.
-      this.logger.warn(`Could not release spend reservation ${hold.id}: ${(error as Error).message}`);
+      this.logger.warn(`Could not release spend reservation ${reservationId}: ${(error as Error).message}`);
     }
   }
 
