@@ -107,7 +107,8 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
     this.tickets.delete(principal);
     const lease = ticket.lease;
     lease.end(ticket);
-    if (lease.retired && lease.idle && !lease.topUp) this.release(lease);
+    if (lease.scarce && lease.idle && !lease.retired) this.retire(lease.keyHash);
+    else if (lease.retired && lease.idle && !lease.topUp) this.release(lease);
   }
 
   /** Runs one request and ends its hold whatever happens. */
@@ -165,6 +166,7 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
     }
     lease.refusal = undefined;
     lease.granted = lease.granted.add(granted);
+    lease.scarce = wanted.gt(granted);
   }
 
   /** No new call takes the key's lease; it is released once its running calls end. */

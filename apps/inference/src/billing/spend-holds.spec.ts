@@ -102,6 +102,28 @@ describe('SpendHolds (leases)', () => {
     expect(management.released).toMatchObject([{ unused: '1.5' }]);
   });
 
+  it('gives a lease back as soon as it is idle when its key is near a limit (it got less than it wanted)', async () => {
+    const management = new FakeManagement(D('0.002'));
+    const holds = holdsOn(management);
+    const caller = principal();
+    await holds.reserve(caller, D('0.0012'));
+    expect(management.released).toEqual([]);
+    holds.end(caller);
+    expect(management.released).toMatchObject([{ unused: '0.0012' }]);
+  });
+
+  it('keeps a lease that got all it wanted while idle, for the next calls', async () => {
+    const management = new FakeManagement(D(100));
+    const holds = holdsOn(management);
+    for (let i = 0; i < 3; i++) {
+      const caller = principal();
+      await holds.reserve(caller, D('0.01'));
+      holds.end(caller);
+    }
+    expect(management.released).toEqual([]);
+    expect(management.reserves).toBe(1);
+  });
+
   it('refuses with a retryable 503 when management does not answer, and gives back what it may have granted', async () => {
     const management = new FakeManagement(D(100));
     const holds = holdsOn(management, 4);

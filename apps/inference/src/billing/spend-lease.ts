@@ -23,6 +23,8 @@ export class SpendLease {
   private running = 0;
   retired = false;
   released = false;
+  /** The last top-up got less than it wanted: the key is near a limit, so idle capacity is given back at once. */
+  scarce = false;
   lastUsedAt: number;
   /** The top-up in flight, which calls that do not fit wait for instead of asking again. */
   topUp: Promise<void> | undefined;
