@@ -168,9 +168,7 @@ describe('spend reservations', () => {
   it('never grants 50 concurrent top-ups of leases on two replicas more than the limit', async () => {
     const w = await world({ credits: '100', limit: '0.01' });
     const leases = [randomUUID(), randomUUID()];
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => topUp(w, leases[i % 2]!, '0.0012', '0.0384', i % 2)),
-    );
+    const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => topUp(w, leases[i % 2]!, '0.0012', '0.0384', i % 2)));
     const granted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [new Prisma.Decimal(o.value)] : []));
     const total = granted.reduce((sum, value) => sum.add(value), new Prisma.Decimal(0));
     expect(total.lte('0.01')).toBe(true);

@@ -25,7 +25,15 @@ export class SpendReservations {
     const { rows } = await this.pool.query<{ refused: Refusal | null; granted: string | null }>({
       name: 'spend-reserve',
       text: RESERVE_SQL,
-      values: [request.reservationId, request.workspaceId, request.keyHash, request.minimum, request.wanted, request.ttlSeconds, ...periods],
+      values: [
+        request.reservationId,
+        request.workspaceId,
+        request.keyHash,
+        request.minimum,
+        request.wanted,
+        request.ttlSeconds,
+        ...periods,
+      ],
     });
     const row = rows[0];
     if (row?.refused || !row?.granted) throw refusal(row?.refused ?? 'insufficient_credits', request.minimum);
