@@ -1,6 +1,7 @@
 import type { SpendReleasedEvent, SpendReserveRequest } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type pg from 'pg';
+import { Prisma } from '../generated/prisma/client.js';
 import { periodStart, toDateString } from '../usage/usage-periods.js';
 
 /** The migration's `spend_reserve` function: the checks and the hold under the workspace row's lock. */
@@ -37,7 +38,7 @@ export class SpendReservations {
     });
     const row = rows[0];
     if (row?.refused || !row?.granted) throw refusal(row?.refused ?? 'insufficient_credits', request.minimum);
-    return row.granted;
+    return new Prisma.Decimal(row.granted).toFixed();
   }
 
   /** The lease is retired: what its calls will not settle is free at once. Repeating it changes nothing. */
