@@ -57,6 +57,15 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Max(3_600)
   SPEND_RESERVATION_TTL_SECONDS: number = 900;
 
+  /**
+   * Calls' worth of spend a replica leases per key at a time (at most half of what is free), so
+   * most calls reserve locally; 1 reserves each call on its own.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  SPEND_LEASE_CALLS: number = 32;
+
   /** Reported as service_metadata.region. */
   @IsString()
   SERVICE_REGION: string = 'local';

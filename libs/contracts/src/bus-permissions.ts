@@ -153,7 +153,7 @@ export interface EventRoute {
 
 /** Core NATS events (fire and forget). */
 export const EVENT_ROUTES: readonly EventRoute[] = [
-  { subject: EVENTS.keysChanged, publishers: ['management'], subscribers: ['api-gateway'] },
+  { subject: EVENTS.keysChanged, publishers: ['management'], subscribers: ['api-gateway', 'inference'] },
   { subject: EVENTS.internsDeleted, publishers: ['intern-signing'], subscribers: ['intern-signing'] },
   { subject: EVENTS.batchesChanged, publishers: ['batch'], subscribers: ['batch'] },
   { subject: EVENTS.keysUsed, publishers: ['api-gateway'], subscribers: ['management'] },

@@ -1,33 +1,36 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SpendReleased, SpendReserve, type Principal } from '@gw/contracts';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Subscription } from '@nats-io/transport-node';
+import { KeysChanged, SpendReleased, SpendReserve, type KeysChangedEvent, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { SpendLease, type LeaseTicket } from './spend-lease.js';
 
-/** Management answers with one locked read and one insert; longer than this and the call is refused, not run unreserved. */
+/** Management answers with one locked read and one upsert; longer than this and the call is refused, not run unreserved. */
 const RESERVE_TIMEOUT_MS = 3_000;
-
-interface Hold {
-  id: string;
-  workspaceId: string;
-  amount: Prisma.Decimal;
-  /** What this request's usage events charged so far (each settles that much of the hold). */
-  charged: Prisma.Decimal;
-}
+/** A lease no call has used this long is given back, so other replicas may have it. */
+const IDLE_MS = 5_000;
+/** Top-ups a call may wait through before it is refused as contended (each adds at least one call's worst case). */
+const MAX_ROUNDS = 10;
 
 /**
- * Spend held for a request's worst case before its first provider call (docs/adr/0093). The
- * hold is management's (one round trip, refused with its 402); each usage event of the request
- * names it, so management settles it as it counts the event; when the request ends, what no
- * event charged is released. Held per request (its principal object, which every step shares).
+ * Spend held for a call's worst case before its first provider call. Management holds a lease
+ * per key for this replica, topped up a chunk of calls at a time; calls take their worst case
+ * from it locally, so most calls cost no round trip. Each usage event names the lease, so
+ * management settles it as it counts the event; a retired lease's unused part is released.
  */
 @Injectable()
-export class SpendHolds {
+export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(SpendHolds.name);
-  private readonly holds = new WeakMap<Principal, Hold>();
+  private readonly leases = new Map<string, SpendLease>();
+  private readonly tickets = new WeakMap<Principal, LeaseTicket>();
   private readonly ttlSeconds: number;
+  private readonly leaseCalls: number;
+  private readonly maxAgeMs: number;
+  private sweeper: NodeJS.Timeout | undefined;
+  private subscription: Subscription | undefined;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -35,62 +38,77 @@ export class SpendHolds {
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.ttlSeconds = env.SPEND_RESERVATION_TTL_SECONDS;
+    this.leaseCalls = env.SPEND_LEASE_CALLS;
+    // Retired well before management lets it lapse, so a running call's hold outlives it.
+    this.maxAgeMs = Math.min(60_000, (this.ttlSeconds * 1_000) / 4);
+  }
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => this.sweep(Date.now()), 1_000).unref();
+    // A key whose limit changed is leased again under the new limit.
+    this.subscription = this.nats.connection.subscribe(KeysChanged.subject, {
+      callback: (_error, message) => {
+        try {
+          for (const hash of message.json<{ data?: KeysChangedEvent }>().data?.keyHashes ?? []) this.retire(hash);
+        } catch {
+          this.logger.warn('Ignored a malformed keys-changed event');
+        }
+      },
+    });
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
+    this.subscription?.unsubscribe();
+    for (const hash of [...this.leases.keys()]) this.retire(hash);
   }
 
   /** Throws management's 402 when the worst case does not fit, a 503 when it cannot be asked. */
-  async reserve(principal: Principal, amount: Prisma.Decimal): Promise<void> {
-    // Batch lines are charged with their batch (ADR 0046); a call that cannot charge holds nothing.
-    if (principal.batchId || amount.lte(0) || this.holds.has(principal)) return;
-    const id = randomUUID();
-    try {
-      await this.rpc.send(
-        SpendReserve,
-        {
-          reservationId: id,
-          workspaceId: principal.workspaceId,
-          keyHash: principal.keyHash,
-          amount: amount.toFixed(),
-          ttlSeconds: this.ttlSeconds,
-        },
-        RESERVE_TIMEOUT_MS,
-      );
-    } catch (error) {
-      if (!(error instanceof GatewayError) || error.status !== 504) throw error;
-      // The request or its reply was lost (a NATS node restarting): nothing was run, so the call is
-      // refused as safe to retry, and a hold management may have taken is given back.
-      this.release(id, principal.workspaceId, amount);
-      throw new GatewayError(503, 'Spend could not be reserved in time; nothing was run', {
-        errorType: 'server',
-        metadata: { reason: 'service_unavailable', retryable: true },
+  async reserve(principal: Principal, worst: Prisma.Decimal): Promise<void> {
+    // Batch lines are charged with their batch; a call that cannot charge holds nothing.
+    if (principal.batchId || worst.lte(0) || this.tickets.has(principal)) return;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const lease = this.leaseOf(principal, Date.now());
+      const ticket = lease.take(worst, Date.now());
+      if (ticket) {
+        this.tickets.set(principal, ticket);
+        return;
+      }
+      if (lease.topUp) {
+        await lease.topUp.catch(() => undefined);
+        const refusal = lease.refusal;
+        if (refusal && worst.gte(refusal.minimum) && lease.free.lt(worst)) throw refusal.error;
+        continue;
+      }
+      lease.topUp = this.topUp(lease, worst).finally(() => {
+        lease.topUp = undefined;
+        if (lease.retired && lease.idle) this.release(lease);
       });
+      await lease.topUp;
     }
-    this.holds.set(principal, { id, workspaceId: principal.workspaceId, amount, charged: new Prisma.Decimal(0) });
+    throw new GatewayError(503, 'Spend could not be reserved: too many calls of this key at once; nothing was run', {
+      errorType: 'server',
+      metadata: { reason: 'service_unavailable', retryable: true },
+    });
   }
 
-  /** A generation of the request is being recorded: the reservation its usage event settles. */
+  /** A generation of the request is being recorded: the lease its usage event settles. */
   settle(principal: Principal, charged: Prisma.Decimal): string | undefined {
-    const hold = this.holds.get(principal);
-    if (!hold) return undefined;
-    hold.charged = hold.charged.add(charged);
-    return hold.id;
+    const ticket = this.tickets.get(principal);
+    if (!ticket) return undefined;
+    ticket.lease.charge(ticket, charged);
+    return ticket.lease.id;
   }
 
-  /** The request ended, answered or not: the rest of its hold is free (its events settle their part). */
+  /** The request ended, answered or not: the rest of its worst case is free on the lease again. */
   end(principal: Principal): void {
-    const hold = this.holds.get(principal);
-    if (!hold) return;
-    this.holds.delete(principal);
-    this.release(hold.id, hold.workspaceId, Prisma.Decimal.max(0, hold.amount.minus(hold.charged)));
-  }
-
-  private release(reservationId: string, workspaceId: string, unused: Prisma.Decimal): void {
-    const data = { reservationId, workspaceId, unused: unused.toFixed() };
-    try {
-      this.nats.connection.publish(SpendReleased.subject, JSON.stringify({ pattern: SpendReleased.subject, data }));
-    } catch (error) {
-      // The hold then lapses at its expiry.
-      this.logger.warn(`Could not release spend reservation ${reservationId}: ${(error as Error).message}`);
-    }
+    const ticket = this.tickets.get(principal);
+    if (!ticket) return;
+    this.tickets.delete(principal);
+    const lease = ticket.lease;
+    lease.end(ticket);
+    if (lease.scarce && lease.idle && !lease.retired) this.retire(lease.keyHash);
+    else if (lease.retired && lease.idle && !lease.topUp) this.release(lease);
   }
 
   /** Runs one request and ends its hold whatever happens. */
@@ -99,6 +117,82 @@ export class SpendHolds {
       return await run();
     } finally {
       this.end(principal);
+    }
+  }
+
+  private leaseOf(principal: Principal, now: number): SpendLease {
+    let lease = this.leases.get(principal.keyHash);
+    if (lease && now - lease.openedAt > this.maxAgeMs) {
+      this.retire(principal.keyHash);
+      lease = undefined;
+    }
+    if (!lease) {
+      lease = new SpendLease(randomUUID(), principal.workspaceId, principal.keyHash, now);
+      this.leases.set(principal.keyHash, lease);
+    }
+    return lease;
+  }
+
+  private async topUp(lease: SpendLease, worst: Prisma.Decimal): Promise<void> {
+    const wanted = worst.mul(this.leaseCalls);
+    let granted: string;
+    try {
+      ({ granted } = await this.rpc.send(
+        SpendReserve,
+        {
+          reservationId: lease.id,
+          workspaceId: lease.workspaceId,
+          keyHash: lease.keyHash,
+          minimum: worst.toFixed(),
+          wanted: wanted.toFixed(),
+          ttlSeconds: this.ttlSeconds,
+        },
+        RESERVE_TIMEOUT_MS,
+      ));
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 402) {
+        lease.refusal = { minimum: worst, error };
+        throw error;
+      }
+      if (!(error instanceof GatewayError) || error.status !== 504) throw error;
+      // The request or its reply was lost (a NATS node restarting): nothing was run, so the call is
+      // refused as safe to retry, and what management may have added is given back with the lease.
+      lease.uncertain = lease.uncertain.add(wanted);
+      this.retire(lease.keyHash);
+      throw new GatewayError(503, 'Spend could not be reserved in time; nothing was run', {
+        errorType: 'server',
+        metadata: { reason: 'service_unavailable', retryable: true },
+      });
+    }
+    lease.refusal = undefined;
+    lease.granted = lease.granted.add(granted);
+    lease.scarce = wanted.gt(granted);
+  }
+
+  /** No new call takes the key's lease; it is released once its running calls end. */
+  private retire(keyHash: string): void {
+    const lease = this.leases.get(keyHash);
+    if (!lease) return;
+    this.leases.delete(keyHash);
+    lease.retired = true;
+    if (lease.idle && !lease.topUp) this.release(lease);
+  }
+
+  private sweep(now: number): void {
+    for (const [hash, lease] of this.leases)
+      if ((lease.idle && now - lease.lastUsedAt > IDLE_MS) || now - lease.openedAt > this.maxAgeMs) this.retire(hash);
+  }
+
+  private release(lease: SpendLease): void {
+    if (lease.released) return;
+    lease.released = true;
+    if (lease.granted.lte(0) && lease.uncertain.lte(0)) return;
+    const data = { reservationId: lease.id, workspaceId: lease.workspaceId, unused: lease.unused.toFixed() };
+    try {
+      this.nats.connection.publish(SpendReleased.subject, JSON.stringify({ pattern: SpendReleased.subject, data }));
+    } catch (error) {
+      // The lease then lapses at its expiry.
+      this.logger.warn(`Could not release spend lease ${lease.id}: ${(error as Error).message}`);
     }
   }
 }

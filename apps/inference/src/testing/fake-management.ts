@@ -4,7 +4,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 /**
  * Stands in for the management service on a real NATS server: answers the subjects inference
  * asks (`management.byok.resolve`, `management.presets.resolve`, and `management.spend.reserve`,
- * always held) in Nest's wire format, from in-memory tables, and counts the questions (to see
+ * always granting what is wanted) in Nest's wire format, from in-memory tables, and counts the questions (to see
  * caching at work).
  */
 export class FakeManagement {
@@ -17,9 +17,9 @@ export class FakeManagement {
     this.subscriptions = [
       connection.subscribe(SUBJECTS.management.spendReserve, {
         callback: (_error, message) => {
-          const { id } = message.json<{ id: string }>();
+          const { id, data } = message.json<{ id: string; data: { wanted: string } }>();
           this.calls.reserves++;
-          message.respond(JSON.stringify({ id, response: { reserved: true }, isDisposed: true }));
+          message.respond(JSON.stringify({ id, response: { granted: data.wanted }, isDisposed: true }));
         },
       }),
       connection.subscribe(SUBJECTS.management.byokResolve, {

@@ -46,12 +46,21 @@ describe('spend reservations', () => {
     return { workspaceId: owner.workspaceId, userId: owner.userId, keyHash: key.hash };
   }
 
+  /** A lease of exactly one call's worst case, as a replica leasing one call at a time asks. */
   const hold = (w: { workspaceId: string; keyHash: string }, amount: string, replica = 0, ttlSeconds = 600) => {
     const reservationId = randomUUID();
-    return replicas[replica]!.reserve({ reservationId, workspaceId: w.workspaceId, keyHash: w.keyHash, amount, ttlSeconds }).then(
-      () => reservationId,
-    );
+    return replicas[replica]!.reserve({
+      reservationId,
+      workspaceId: w.workspaceId,
+      keyHash: w.keyHash,
+      minimum: amount,
+      wanted: amount,
+      ttlSeconds,
+    }).then(() => reservationId);
   };
+
+  const topUp = (w: { workspaceId: string; keyHash: string }, reservationId: string, minimum: string, wanted: string, replica = 0) =>
+    replicas[replica]!.reserve({ reservationId, workspaceId: w.workspaceId, keyHash: w.keyHash, minimum, wanted, ttlSeconds: 600 });
 
   /** 50 holds at once, alternating replicas: what was held, and the refusals' reasons. */
   async function fifty(w: { workspaceId: string; keyHash: string }, amount: string) {
@@ -140,6 +149,40 @@ describe('spend reservations', () => {
     await hold(w, '0.01');
     // The lapsed row is gone with the next hold of its workspace.
     expect(await prisma.spendReservation.count({ where: { workspaceId: w.workspaceId } })).toBe(1);
+  });
+
+  it('grants a lease what it wants, or half of what is free once its minimum is covered', async () => {
+    const w = await world({ credits: '100', limit: '0.01' });
+    const lease = randomUUID();
+    expect(await topUp(w, lease, '0.001', '0.002')).toBe('0.002');
+    // 0.008 free: a want of 1 gets half of it; the top-ups add to one row.
+    expect(await topUp(w, lease, '0.001', '1')).toBe('0.004');
+    expect(await topUp(w, lease, '0.001', '1')).toBe('0.002');
+    expect(await topUp(w, lease, '0.001', '1')).toBe('0.001');
+    expect(await topUp(w, lease, '0.001', '1')).toBe('0.001');
+    await expect(topUp(w, lease, '0.001', '1')).rejects.toMatchObject({ status: 402, metadata: { reason: 'key_limit_reached' } });
+    const rows = await prisma.spendReservation.findMany({ where: { workspaceId: w.workspaceId } });
+    expect(rows.map((row) => row.amount.toFixed())).toEqual(['0.01']);
+  });
+
+  it('never grants 50 concurrent top-ups of leases on two replicas more than the limit', async () => {
+    const w = await world({ credits: '100', limit: '0.01' });
+    const leases = [randomUUID(), randomUUID()];
+    const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => topUp(w, leases[i % 2]!, '0.0012', '0.0384', i % 2)));
+    const granted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [new Prisma.Decimal(o.value)] : []));
+    const total = granted.reduce((sum, value) => sum.add(value), new Prisma.Decimal(0));
+    expect(total.lte('0.01')).toBe(true);
+    // What is left is less than one more call's minimum.
+    expect(total.gt('0.0088')).toBe(true);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ status: 402 });
+  });
+
+  it('refuses to top up a released lease whose charges are still being counted', async () => {
+    const w = await world({ credits: '1' });
+    const lease = await hold(w, '0.1');
+    // 0.04 was charged by calls whose events are not counted yet: the row keeps it.
+    await replicas[0]!.release({ reservationId: lease, workspaceId: w.workspaceId, unused: '0.06' });
+    await expect(topUp(w, lease, '0.1', '0.1')).rejects.toThrow(/released/);
   });
 
   function usageEvent(

@@ -1,37 +1,47 @@
 import type { SpendReleasedEvent, SpendReserveRequest } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type pg from 'pg';
+import { Prisma } from '../generated/prisma/client.js';
 import { periodStart, toDateString } from '../usage/usage-periods.js';
 
 /** The migration's `spend_reserve` function: the checks and the hold under the workspace row's lock. */
-const RESERVE_SQL = `SELECT spend_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS refused`;
+const RESERVE_SQL = `SELECT refused, granted::text FROM spend_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
 const RELEASE_SQL = `UPDATE spend_reservations SET amount = amount - $3, released = true WHERE id = $1 AND workspace_id = $2 AND NOT released`;
 
 type Refusal = 'insufficient_credits' | 'key_limit_reached';
 
 /**
- * Spend reserved before a generating call (docs/adr/0093), in management's database beside the
- * counters it is checked against: a hold is taken under the workspace row's lock, the lock the
- * usage count also takes, so the holds and the settled spend are read as of one commit. The count
- * takes each event's cost off its hold in the same statement that adds it to the counters.
+ * Spend reserved before generating calls (docs/adr/0093, 0111), in management's database beside
+ * the counters it is checked against: a replica's lease is topped up under the workspace row's
+ * lock, the lock the usage count also takes, so holds and settled spend are read as of one commit.
+ * The count takes each event's cost off its lease in the same statement that adds it to the counters.
  */
 export class SpendReservations {
   constructor(private readonly pool: pg.Pool) {}
 
-  /** Holds `amount` for the call, or throws the 402 of the limit it does not fit in. */
-  async reserve(request: SpendReserveRequest, now = new Date()): Promise<void> {
+  /** Adds between `minimum` and `wanted` to the lease and returns how much, or throws the 402 of the limit `minimum` does not fit in. */
+  async reserve(request: SpendReserveRequest, now = new Date()): Promise<string> {
     const periods = (['daily', 'weekly', 'monthly'] as const).map((cadence) => toDateString(periodStart(cadence, now)));
-    const { rows } = await this.pool.query<{ refused: Refusal | null }>({
+    const { rows } = await this.pool.query<{ refused: Refusal | null; granted: string | null }>({
       name: 'spend-reserve',
       text: RESERVE_SQL,
-      values: [request.reservationId, request.workspaceId, request.keyHash, request.amount, request.ttlSeconds, ...periods],
+      values: [
+        request.reservationId,
+        request.workspaceId,
+        request.keyHash,
+        request.minimum,
+        request.wanted,
+        request.ttlSeconds,
+        ...periods,
+      ],
     });
-    const refused = rows[0]?.refused;
-    if (refused) throw refusal(refused, request.amount);
+    const row = rows[0];
+    if (row?.refused || !row?.granted) throw refusal(row?.refused ?? 'insufficient_credits', request.minimum);
+    return new Prisma.Decimal(row.granted).toFixed();
   }
 
-  /** The call ended: what its events will not settle is free at once. Repeating it changes nothing. */
+  /** The lease is retired: what its calls will not settle is free at once. Repeating it changes nothing. */
   async release(event: SpendReleasedEvent): Promise<void> {
     await this.pool.query({ name: 'spend-release', text: RELEASE_SQL, values: [event.reservationId, event.workspaceId, event.unused] });
   }

@@ -3,7 +3,7 @@ import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { SpendReleased, SpendReleasedEvent, SpendReserve, SpendReserveRequest, type SpendReserveReply } from '@gw/contracts';
 import { SpendReservations } from './spend-reservations.js';
 
-/** Inference's holds on spend (docs/adr/0093): taken before a call, released when it ends. */
+/** Inference's leases on spend (docs/adr/0093, 0111): topped up before calls, released when retired. */
 @Controller()
 export class SpendController {
   private readonly logger = new Logger(SpendController.name);
@@ -12,8 +12,7 @@ export class SpendController {
 
   @MessagePattern(SpendReserve.subject)
   async reserve(@Payload() request: SpendReserveRequest): Promise<SpendReserveReply> {
-    await this.reservations.reserve(request);
-    return { reserved: true };
+    return { granted: await this.reservations.reserve(request) };
   }
 
   @EventPattern(SpendReleased.subject)

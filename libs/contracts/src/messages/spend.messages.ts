@@ -6,9 +6,10 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 export const MAX_SPEND_RESERVATION_SECONDS = 3_600;
 
 /**
- * Inference -> management, before a generating call: hold `amount` (the call's worst-case
- * charge) against the key's limit and the workspace's credits, or refuse with 402
- * `payment_required`. Usage events that name `reservationId` settle it as they are counted.
+ * Inference -> management, when a replica's lease on a key's spend cannot cover a call: add to the
+ * lease `reservationId` (created on first use) at least `minimum` (the call's worst-case charge) and
+ * at most `wanted`, against the key's limit and the workspace's credits, or refuse with 402
+ * `payment_required`. Usage events that name the lease settle it as they are counted.
  */
 export class SpendReserveRequest {
   @IsUUID()
@@ -21,7 +22,10 @@ export class SpendReserveRequest {
   keyHash!: string;
 
   @Matches(DECIMAL_STRING)
-  amount!: string;
+  minimum!: string;
+
+  @Matches(DECIMAL_STRING)
+  wanted!: string;
 
   @IsInt()
   @Min(1)
@@ -30,12 +34,13 @@ export class SpendReserveRequest {
 }
 
 export interface SpendReserveReply {
-  reserved: true;
+  /** What was added to the lease: between `minimum` and `wanted`. */
+  granted: string;
 }
 
 /**
- * Inference -> management, when the request that held a reservation ended: `unused` is the part
- * no usage event will settle (the worst case minus what its events charged), given back at once.
+ * Inference -> management, when a replica retires a lease (idle, aged or shutting down): `unused`
+ * is the part no usage event will settle (what was granted minus what its calls charged).
  */
 export class SpendReleasedEvent {
   @IsUUID()

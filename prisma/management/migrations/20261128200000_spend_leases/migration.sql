@@ -1,0 +1,48 @@
+-- Spend leases (ADR 0111): a reservation row is a replica's lease on a key's spend, topped up by
+-- later calls with the same id, instead of one row per request. The caller asks for at least
+-- p_min (the call's worst case) and at most p_want (a chunk of calls); it is granted what fits,
+-- never more than half of what is free once p_min is covered, so one replica cannot starve the rest.
+DROP FUNCTION "spend_reserve"(UUID, UUID, CHAR(64), NUMERIC, INTEGER, DATE, DATE, DATE);
+
+CREATE FUNCTION "spend_reserve"(p_id UUID, p_workspace UUID, p_key CHAR(64), p_min NUMERIC, p_want NUMERIC,
+    p_ttl_seconds INTEGER, p_day DATE, p_week DATE, p_month DATE, OUT refused TEXT, OUT granted NUMERIC)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_balance NUMERIC;
+  v_key "api_keys"%ROWTYPE;
+  v_spent NUMERIC;
+  v_held_workspace NUMERIC;
+  v_held_key NUMERIC;
+  v_free NUMERIC;
+BEGIN
+  SELECT "credits_total" - "usage_total" INTO v_balance FROM "workspaces" WHERE "id" = p_workspace FOR UPDATE;
+  IF NOT FOUND THEN refused := 'insufficient_credits'; RETURN; END IF;
+  SELECT * INTO v_key FROM "api_keys" WHERE "hash" = p_key AND "workspace_id" = p_workspace;
+  IF NOT FOUND THEN refused := 'key_limit_reached'; RETURN; END IF;
+  SELECT COALESCE(sum(GREATEST("amount", 0)), 0), COALESCE(sum(GREATEST("amount", 0)) FILTER (WHERE "key_hash" = p_key), 0)
+    INTO v_held_workspace, v_held_key
+    FROM "spend_reservations" WHERE "workspace_id" = p_workspace AND "expires_at" > now();
+  v_free := v_balance - v_held_workspace;
+  IF v_free < p_min THEN refused := 'insufficient_credits'; RETURN; END IF;
+  IF v_key."limit" IS NOT NULL THEN
+    v_spent := CASE v_key."limit_reset"
+      WHEN 'daily' THEN CASE WHEN v_key."daily_period_start" = p_day
+        THEN v_key."usage_daily" + CASE WHEN v_key."include_byok_in_limit" THEN v_key."byok_usage_daily" ELSE 0 END ELSE 0 END
+      WHEN 'weekly' THEN CASE WHEN v_key."weekly_period_start" = p_week
+        THEN v_key."usage_weekly" + CASE WHEN v_key."include_byok_in_limit" THEN v_key."byok_usage_weekly" ELSE 0 END ELSE 0 END
+      WHEN 'monthly' THEN CASE WHEN v_key."monthly_period_start" = p_month
+        THEN v_key."usage_monthly" + CASE WHEN v_key."include_byok_in_limit" THEN v_key."byok_usage_monthly" ELSE 0 END ELSE 0 END
+      ELSE v_key."usage" + CASE WHEN v_key."include_byok_in_limit" THEN v_key."byok_usage" ELSE 0 END
+    END;
+    IF v_key."limit" - v_spent - v_held_key < p_min THEN refused := 'key_limit_reached'; RETURN; END IF;
+    v_free := LEAST(v_free, v_key."limit" - v_spent - v_held_key);
+  END IF;
+  granted := LEAST(GREATEST(p_want, p_min), GREATEST(p_min, v_free / 2));
+  DELETE FROM "spend_reservations" WHERE "workspace_id" = p_workspace AND ("expires_at" <= now() OR ("released" AND "amount" <= 0));
+  INSERT INTO "spend_reservations" ("id", "workspace_id", "key_hash", "amount", "expires_at")
+    VALUES (p_id, p_workspace, p_key, granted, now() + make_interval(secs => p_ttl_seconds))
+    ON CONFLICT ("id") DO UPDATE SET "amount" = "spend_reservations"."amount" + EXCLUDED."amount", "expires_at" = EXCLUDED."expires_at"
+      WHERE NOT "spend_reservations"."released" AND "spend_reservations"."key_hash" = EXCLUDED."key_hash";
+  IF NOT FOUND THEN RAISE EXCEPTION 'spend lease % is released or held for another key', p_id; END IF;
+END;
+$$;
