@@ -2,13 +2,15 @@ import { CommonEnv, WithRedisEnv } from '@gw/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 /**
- * Environment of the HTTP gateway (see the root README for every variable). REDIS_URL and
+ * Environment of the HTTP gateway (every variable: docs/configuration.md). REDIS_URL and
  * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open).
  */
 export class GatewayEnv extends WithRedisEnv(CommonEnv) {
+  /** Address the public HTTP API listens on. */
   @IsString()
   HOST: string = '0.0.0.0';
 
+  /** Port of the public HTTP API. */
   @IsInt()
   @Min(0)
   @Max(65_535)

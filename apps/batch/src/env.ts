@@ -1,7 +1,7 @@
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { DatabaseServiceEnv } from '@gw/config';
 
-/** Environment of the batch service (see the root README for every variable). */
+/** Environment of the batch service (every variable: docs/configuration.md). */
 export class BatchEnv extends DatabaseServiceEnv {
   /** Run the worker and the sweeps on this replica (false: answer the API only). */
   @IsIn(['true', 'false']) BATCH_WORKER: 'true' | 'false' = 'true';

@@ -3,7 +3,7 @@ import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy,
 import { isServiceAccountSource } from './providers/gemini/google-access-tokens.js';
 import { fileURLToPath } from 'node:url';
 
-/** Environment of the inference service (see the root README for every variable). */
+/** Environment of the inference service (every variable: docs/configuration.md). */
 export class InferenceEnv extends DatabaseServiceEnv {
   /**
    * The model catalog's JSON files, comma-separated, merged in order (an id in two files is refused).

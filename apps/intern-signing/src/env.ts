@@ -2,7 +2,7 @@ import { DatabaseServiceEnv, WithRedisEnv } from '@gw/config';
 import { IsInt, Max, Min } from 'class-validator';
 import { IsSigningKeyRing } from './signing/signing-key-ring.js';
 
-/** Environment of the intern-signing service (see the root README for every variable); Redis: the sign rate limiter's. */
+/** Environment of the intern-signing service (every variable: docs/configuration.md); Redis: the sign rate limiter's. */
 export class InternSigningEnv extends WithRedisEnv(DatabaseServiceEnv) {
   /**
    * Ed25519 keys that sign daemon requests, `<kid>:<base64 32-byte seed>[,...]`: the first

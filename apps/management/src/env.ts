@@ -2,7 +2,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { DatabaseServiceEnv, IsOidcVariable } from '@gw/config';
 import { IsKeyEncryptionKeys } from './byok/key-ring.js';
 
-/** Environment of the management service (see the root README for every variable). */
+/** Environment of the management service (every variable: docs/configuration.md). */
 export class ManagementEnv extends DatabaseServiceEnv {
   /** BYOK key-encryption keys, `v2:<base64 32 bytes>,v1:<...>`; the first is current (ADR byok). */
   @IsKeyEncryptionKeys()

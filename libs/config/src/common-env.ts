@@ -62,6 +62,7 @@ export class CommonEnv {
   @Matches(/^[^,\s]+(,[^,\s]+)*$/, { message: 'JETSTREAM_PLACEMENT_TAGS must be comma-separated tags without spaces' })
   JETSTREAM_PLACEMENT_TAGS?: string;
 
+  /** pino level: `fatal`, `error`, `warn`, `info`, `debug` (a line per NATS message and usage event), `trace`, `silent`. */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
@@ -113,10 +114,12 @@ export class CommonEnv {
 
 /** Variables of a service that owns a database. */
 export class DatabaseServiceEnv extends CommonEnv {
+  /** The service's own PostgreSQL database (`postgresql://…`). */
   @IsString()
   @Matches(/^postgres(ql)?:\/\//)
   DATABASE_URL!: string;
 
+  /** PostgreSQL connections per replica. */
   @IsOptional()
   @IsInt()
   @Min(1)
