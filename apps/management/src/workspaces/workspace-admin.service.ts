@@ -121,13 +121,17 @@ export class WorkspaceAdminService {
   }
 
   /**
-   * Owners only. Never the key's own workspace (the key would delete itself); the user's default
+   * Owners only, once no key of the workspace is active. Never the key's own workspace; the user's default
    * workspace only with `confirm_default_workspace_deletion=true`, as the SDK has it.
    */
   async delete(principal: Principal, ref: string, params: CallParams): Promise<{ deleted: true }> {
     const query = await validateDto(DeleteWorkspaceQueryDto, { confirm_default_workspace_deletion: params.confirm_default_workspace_deletion }, 'reject');
     const workspaceId = await this.roles.require(principal, ref, ['owner']);
     if (workspaceId === principal.workspaceId) throw GatewayError.badRequest('A key cannot delete its own workspace');
+    // As the SDK documents it: keys in use are removed (or disabled) first, deliberately.
+    if ((await this.prisma.apiKey.count({ where: { workspaceId, disabled: false } })) > 0) {
+      throw GatewayError.badRequest('The workspace has active API keys: delete or disable them first');
+    }
     const user = await this.prisma.user.findUnique({ where: { id: principal.userId }, select: { defaultWorkspaceId: true } });
     if (user?.defaultWorkspaceId === workspaceId && query.confirm_default_workspace_deletion !== 'true') {
       throw GatewayError.badRequest('This is your default workspace: set confirm_default_workspace_deletion=true to delete it');
