@@ -186,9 +186,11 @@ describe('workspaces through @openrouter/sdk', () => {
       'SELECT scope, remaining::text, spent::text FROM budget_headroom($1, $2, now())',
       [tenant.workspaceId, tenant.userId],
     );
-    expect(rows).toHaveLength(1);
-    expect(Number(rows[0]!.spent)).toBeCloseTo(cost, 12);
-    expect(Number(rows[0]!.remaining)).toBeCloseTo(7 - cost, 12);
+    expect(rows.map((row) => row.scope).sort()).toEqual(['member', 'workspace']);
+    for (const row of rows) {
+      expect(Number(row.spent)).toBeCloseTo(cost, 12);
+      expect(Number(row.remaining)).toBeCloseTo(7 - cost, 12);
+    }
     // One row per scope, interval and period: nothing counted twice.
     const spendRows = await database.query<{ n: string }>(
       "SELECT count(*)::text AS n FROM budget_spend WHERE workspace_id = $1 AND interval = 'daily'",

@@ -121,9 +121,10 @@ CREATE TABLE "budget_spend" (
     CONSTRAINT "budget_spend_pkey" PRIMARY KEY ("workspace_id", "user_id", "interval", "period_start")
 );
 
--- For spend_reserve (the lead wires it): the tightest budget over a member and their workspace at
--- p_now, counted spend only (holds are the caller's to add). No row: no budget applies. BYOK
--- spend counts when the workspace says so (include_byok_in_budgets).
+-- For spend_reserve: every budget that caps a member's key at p_now (the workspace's and the
+-- member's), tightest first, with its counted spend; holds in flight are the caller's to subtract
+-- (the workspace's for scope 'workspace', the member's keys' for 'member'). No row: no budget
+-- applies. BYOK spend counts when the workspace says so (include_byok_in_budgets).
 CREATE FUNCTION "budget_headroom"(p_workspace UUID, p_user UUID, p_now TIMESTAMPTZ)
 RETURNS TABLE (scope TEXT, budget_id UUID, budget_interval "BudgetInterval", limit_usd NUMERIC, spent NUMERIC, remaining NUMERIC)
 LANGUAGE sql STABLE AS $$
@@ -147,8 +148,7 @@ LANGUAGE sql STABLE AS $$
     FROM "budget_spend" bs JOIN "workspaces" w ON w.id = bs.workspace_id
     WHERE bs.workspace_id = p_workspace AND bs.user_id = b.user_id AND bs.interval = b.interval AND bs.period_start = p.period_start
   ) s
-  ORDER BY b.limit_usd - s.spent ASC
-  LIMIT 1
+  ORDER BY b.limit_usd - s.spent ASC, b.scope
 $$;
 
 CREATE TABLE "audit_log" (
