@@ -2,7 +2,7 @@ import { OpenRouter } from '@openrouter/sdk';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 import { seedWorkspace, type SeededWorkspace } from './seed-workspace.js';
 
@@ -12,6 +12,10 @@ import { seedWorkspace, type SeededWorkspace } from './seed-workspace.js';
  * tenants of their own (A and B, seeded straight into the database) keep the shared e2e
  * workspace untouched and give every route a workspace that is not the caller's.
  */
+
+// Each test makes a dozen or more management calls, each a database transaction: on a shared
+// machine the first, on a cold stack, took over the default 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -92,7 +96,10 @@ describe('workspaces through @openrouter/sdk', () => {
     expect(listed.data.map((workspace) => workspace.id)).toEqual(expect.arrayContaining([a.workspaceId, id]));
     expect(listed.totalCount).toBe(2);
 
-    const updated = await sdk.workspaces.update({ id, updateWorkspaceRequest: { name: 'Team renamed', defaultTextModel: 'sim/gpt-4o-mini' } });
+    const updated = await sdk.workspaces.update({
+      id,
+      updateWorkspaceRequest: { name: 'Team renamed', defaultTextModel: 'sim/gpt-4o-mini' },
+    });
     expect(updated.data).toMatchObject({ name: 'Team renamed', defaultTextModel: 'sim/gpt-4o-mini', slug });
 
     const duplicate = await call('/workspaces', { key: a.managementKey, body: { name: 'Again', slug } });
@@ -117,7 +124,12 @@ describe('workspaces through @openrouter/sdk', () => {
     expect((await sdk.workspaces.bulkAddMembers({ id, bulkAddWorkspaceMembersRequest: { userIds: [b.userId] } })).addedCount).toBe(0);
     const members = (await sdk.workspaces.listMembers({ id })).result;
     expect(members.totalCount).toBe(2);
-    expect(members.data.map((member) => [member.userId, member.role]).sort()).toEqual([[a.userId, 'owner'], [b.userId, 'member']].sort());
+    expect(members.data.map((member) => [member.userId, member.role]).sort()).toEqual(
+      [
+        [a.userId, 'owner'],
+        [b.userId, 'member'],
+      ].sort(),
+    );
 
     // B's management key acts as B: a member reads the workspace, may not change it.
     expect((await sdkFor(b.managementKey).workspaces.get({ id })).data.id).toBe(id);
@@ -129,7 +141,9 @@ describe('workspaces through @openrouter/sdk', () => {
 
     // The last owner stays.
     expect((await call(`/workspaces/${id}/members/remove`, { key: a.managementKey, body: { user_ids: [a.userId] } })).status).toBe(400);
-    expect((await sdk.workspaces.bulkRemoveMembers({ id, bulkRemoveWorkspaceMembersRequest: { userIds: [b.userId] } })).removedCount).toBe(1);
+    expect((await sdk.workspaces.bulkRemoveMembers({ id, bulkRemoveWorkspaceMembersRequest: { userIds: [b.userId] } })).removedCount).toBe(
+      1,
+    );
     expect((await call(`/workspaces/${id}`, { key: b.managementKey })).status).toBe(404);
     const unknownUser = await call(`/workspaces/${id}/members/add`, { key: a.managementKey, body: { user_ids: [randomUUID()] } });
     expect(unknownUser.status).toBe(404);
@@ -144,7 +158,11 @@ describe('workspaces through @openrouter/sdk', () => {
     });
     expect(set.data).toMatchObject({ limitUsd: 12.5, resetInterval: 'weekly', workspaceId: a.workspaceId });
     expect(set.includeByokInBudgets).toBe(true);
-    const lifetime = await sdk.workspaces.setBudget({ workspaceRef: a.workspaceId, interval: 'lifetime', upsertWorkspaceBudgetRequest: { limitUsd: 90 } });
+    const lifetime = await sdk.workspaces.setBudget({
+      workspaceRef: a.workspaceId,
+      interval: 'lifetime',
+      upsertWorkspaceBudgetRequest: { limitUsd: 90 },
+    });
     expect(lifetime.data.resetInterval).toBeNull();
     expect((await sdk.workspaces.getBudget({ workspaceRef: a.workspaceId, interval: 'weekly' })).data.limitUsd).toBe(12.5);
     expect((await sdk.workspaces.listBudgets({ workspaceRef: a.workspaceId })).data.map((budget) => budget.resetInterval).sort()).toEqual(
@@ -153,7 +171,9 @@ describe('workspaces through @openrouter/sdk', () => {
     expect(await sdk.workspaces.deleteBudget({ workspaceRef: a.workspaceId, interval: 'weekly' })).toEqual({ deleted: true });
     expect(await sdk.workspaces.deleteBudget({ workspaceRef: a.workspaceId, interval: 'lifetime' })).toEqual({ deleted: true });
     expect((await call(`/workspaces/${a.workspaceId}/budgets/weekly`, { key: a.managementKey })).status).toBe(404);
-    expect((await call(`/workspaces/${a.workspaceId}/budgets/hourly`, { key: a.managementKey, method: 'PUT', body: { limit_usd: 1 } })).status).toBe(400);
+    expect(
+      (await call(`/workspaces/${a.workspaceId}/budgets/hourly`, { key: a.managementKey, method: 'PUT', body: { limit_usd: 1 } })).status,
+    ).toBe(400);
 
     const memberBudget = await call(`/workspaces/${a.workspaceId}/members/${a.userId}/budgets/monthly`, {
       key: a.managementKey,
@@ -170,10 +190,15 @@ describe('workspaces through @openrouter/sdk', () => {
 
   it("counts a member's and the workspace's spend once per generation, and budget_headroom() reads it", async () => {
     const tenant = await seedWorkspace(database, '100');
-    for (const path of [`/workspaces/${tenant.workspaceId}/budgets/daily`, `/workspaces/${tenant.workspaceId}/members/${tenant.userId}/budgets/daily`]) {
+    for (const path of [
+      `/workspaces/${tenant.workspaceId}/budgets/daily`,
+      `/workspaces/${tenant.workspaceId}/members/${tenant.userId}/budgets/daily`,
+    ]) {
       expect((await call(path, { key: tenant.managementKey, method: 'PUT', body: { limit_usd: 7 } })).status).toBe(200);
     }
-    const answers = await Promise.all([1, 2].map(() => openaiFor(tenant.apiKey).chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question })));
+    const answers = await Promise.all(
+      [1, 2].map(() => openaiFor(tenant.apiKey).chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question })),
+    );
     const cost = answers.reduce((sum, answer) => sum + (answer.usage as unknown as { cost: number }).cost, 0);
     expect(cost).toBeGreaterThan(0);
     await eventually(async () => {
@@ -207,7 +232,12 @@ describe('guardrails through @openrouter/sdk', () => {
     const created = await sdk.guardrails.create({
       createGuardrailRequest: { name: 'No OpenAI sim', ignoredProviders: ['simulator-openai'], limitUsd: 5, resetInterval: 'daily' },
     });
-    expect(created.data).toMatchObject({ name: 'No OpenAI sim', ignoredProviders: ['simulator-openai'], limitUsd: 5, workspaceId: a.workspaceId });
+    expect(created.data).toMatchObject({
+      name: 'No OpenAI sim',
+      ignoredProviders: ['simulator-openai'],
+      limitUsd: 5,
+      workspaceId: a.workspaceId,
+    });
     const id = created.data.id;
     expect((await sdk.guardrails.get({ id })).data.name).toBe('No OpenAI sim');
     const listed = (await sdk.guardrails.list({ workspaceId: a.workspaceId })).result;
@@ -222,7 +252,9 @@ describe('guardrails through @openrouter/sdk', () => {
     expect((await sdk.guardrails.bulkAssignMembers({ id, bulkAssignMembersRequest: { memberUserIds: [a.userId] } })).assignedCount).toBe(1);
     expect((await sdk.guardrails.listGuardrailMemberAssignments({ id })).result.data[0]).toMatchObject({ userId: a.userId });
     expect((await sdk.guardrails.listMemberAssignments({})).result.totalCount).toBeGreaterThanOrEqual(1);
-    expect((await sdk.guardrails.bulkUnassignMembers({ id, bulkUnassignMembersRequest: { memberUserIds: [a.userId] } })).unassignedCount).toBe(1);
+    expect(
+      (await sdk.guardrails.bulkUnassignMembers({ id, bulkUnassignMembersRequest: { memberUserIds: [a.userId] } })).unassignedCount,
+    ).toBe(1);
     expect((await sdk.guardrails.bulkUnassignKeys({ id, bulkUnassignKeysRequest: { keyHashes: [key.hash] } })).unassignedCount).toBe(1);
     expect(await sdk.guardrails.delete({ id })).toEqual({ deleted: true });
     expect((await call(`/guardrails/${id}`, { key: a.managementKey })).status).toBe(404);
@@ -279,7 +311,9 @@ describe('guardrails through @openrouter/sdk', () => {
     });
     await sdk.guardrails.delete({ id });
     await eventually(async () => {
-      expect((await call('/chat/completions', { key: a.apiKey, body: { model: 'sim/claude-sonnet', messages: question } })).status).toBe(200);
+      expect((await call('/chat/completions', { key: a.apiKey, body: { model: 'sim/claude-sonnet', messages: question } })).status).toBe(
+        200,
+      );
     });
   });
 });
@@ -321,7 +355,10 @@ describe('cross-workspace: nothing of another workspace is readable or writable'
       envelopeOf(answer);
     }
     // B's own keys cannot be pulled into A's guardrail by A either.
-    const foreignKey = await call(`/guardrails/${guardrail}/assignments/keys`, { key: a.managementKey, body: { key_hashes: [sha256(b.apiKey)] } });
+    const foreignKey = await call(`/guardrails/${guardrail}/assignments/keys`, {
+      key: a.managementKey,
+      body: { key_hashes: [sha256(b.apiKey)] },
+    });
     expect(foreignKey.status).toBe(404);
     // Lists show only B's own.
     const sdk = sdkFor(b.managementKey);
@@ -388,7 +425,11 @@ describe('audit log', () => {
     const key = tenant.managementKey;
     const sdk = sdkFor(key);
     const changes: { action: string; resourceId: () => string; requestId?: string }[] = [];
-    const track = async (action: string, answer: Promise<{ status: number; body: unknown; headers: Headers }>, idOf: (body: never) => string) => {
+    const track = async (
+      action: string,
+      answer: Promise<{ status: number; body: unknown; headers: Headers }>,
+      idOf: (body: never) => string,
+    ) => {
       const result = await answer;
       expect(result.status, `${action}: ${JSON.stringify(result.body)}`).toBeLessThan(300);
       const id = idOf(result.body as never);
@@ -396,33 +437,93 @@ describe('audit log', () => {
       return result.body as never;
     };
 
-    const created = await track('keys.create', call('/keys', { key, body: { name: 'audited' } }), (body: { data: { hash: string } }) => body.data.hash);
+    const created = await track(
+      'keys.create',
+      call('/keys', { key, body: { name: 'audited' } }),
+      (body: { data: { hash: string } }) => body.data.hash,
+    );
     const keySecret = (created as { key: string }).key;
     const hash = (created as { data: { hash: string } }).data.hash;
     await track('keys.update', call(`/keys/${hash}`, { key, method: 'PATCH', body: { name: 'renamed' } }), () => hash);
     await track('keys.delete', call(`/keys/${hash}`, { key, method: 'DELETE' }), () => hash);
     const byokSecret = `sk-audit-${randomBytes(12).toString('hex')}`;
-    const byok = await track('byok.create', call('/byok', { key, body: { provider: 'openai', key: byokSecret } }), (body: { data: { id: string } }) => body.data.id);
+    const byok = await track(
+      'byok.create',
+      call('/byok', { key, body: { provider: 'openai', key: byokSecret } }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
     const byokId = (byok as { data: { id: string } }).data.id;
-    await track('byok.update', call(`/byok/${byokId}`, { key, method: 'PATCH', body: { key: `${byokSecret}-2`, name: 'n' } }), () => byokId);
+    await track(
+      'byok.update',
+      call(`/byok/${byokId}`, { key, method: 'PATCH', body: { key: `${byokSecret}-2`, name: 'n' } }),
+      () => byokId,
+    );
     await track('byok.delete', call(`/byok/${byokId}`, { key, method: 'DELETE' }), () => byokId);
     const presetBody = { model: 'sim/gpt-4o-mini', messages: question };
-    await track('presets.create', call('/presets/audited/chat/completions', { key, body: presetBody }), (body: { data: { id: string } }) => body.data.id);
-    await track('presets.version.create', call('/presets/audited/chat/completions', { key, body: presetBody }), (body: { data: { id: string } }) => body.data.id);
+    await track(
+      'presets.create',
+      call('/presets/audited/chat/completions', { key, body: presetBody }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
+    await track(
+      'presets.version.create',
+      call('/presets/audited/chat/completions', { key, body: presetBody }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
     await track('credits.add', call('/credits', { key, body: { amount: 2 } }), () => '');
-    const workspace = await track('workspace.create', call('/workspaces', { key, body: { name: 'Audited', slug: `audited-${suffix()}` } }), (body: { data: { id: string } }) => body.data.id);
+    const workspace = await track(
+      'workspace.create',
+      call('/workspaces', { key, body: { name: 'Audited', slug: `audited-${suffix()}` } }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
     const workspaceId = (workspace as { data: { id: string } }).data.id;
-    await track('workspace.update', call(`/workspaces/${workspaceId}`, { key, method: 'PATCH', body: { name: 'Audited 2' } }), () => workspaceId);
-    await track('workspace.members.add', call(`/workspaces/${tenant.workspaceId}/members/add`, { key, body: { user_ids: [b.userId] } }), () => `${tenant.workspaceId}:${b.userId}`);
-    const budget = await track('workspace.budget.set', call(`/workspaces/${tenant.workspaceId}/budgets/monthly`, { key, method: 'PUT', body: { limit_usd: 4 } }), (body: { data: { id: string } }) => body.data.id);
+    await track(
+      'workspace.update',
+      call(`/workspaces/${workspaceId}`, { key, method: 'PATCH', body: { name: 'Audited 2' } }),
+      () => workspaceId,
+    );
+    await track(
+      'workspace.members.add',
+      call(`/workspaces/${tenant.workspaceId}/members/add`, { key, body: { user_ids: [b.userId] } }),
+      () => `${tenant.workspaceId}:${b.userId}`,
+    );
+    const budget = await track(
+      'workspace.budget.set',
+      call(`/workspaces/${tenant.workspaceId}/budgets/monthly`, { key, method: 'PUT', body: { limit_usd: 4 } }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
     const budgetId = (budget as { data: { id: string } }).data.id;
-    await track('workspace.budget.delete', call(`/workspaces/${tenant.workspaceId}/budgets/monthly`, { key, method: 'DELETE' }), () => budgetId);
-    await track('member.budget.set', call(`/workspaces/${tenant.workspaceId}/members/${b.userId}/budgets/daily`, { key, method: 'PUT', body: { limit_usd: 1 } }), (body: { data: { id: string } }) => body.data.id);
-    const guardrail = await track('guardrail.create', call('/guardrails', { key, body: { name: 'audited', allowed_models: ['sim/gpt-4o-mini'] } }), (body: { data: { id: string } }) => body.data.id);
+    await track(
+      'workspace.budget.delete',
+      call(`/workspaces/${tenant.workspaceId}/budgets/monthly`, { key, method: 'DELETE' }),
+      () => budgetId,
+    );
+    await track(
+      'member.budget.set',
+      call(`/workspaces/${tenant.workspaceId}/members/${b.userId}/budgets/daily`, { key, method: 'PUT', body: { limit_usd: 1 } }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
+    const guardrail = await track(
+      'guardrail.create',
+      call('/guardrails', { key, body: { name: 'audited', allowed_models: ['sim/gpt-4o-mini'] } }),
+      (body: { data: { id: string } }) => body.data.id,
+    );
     const guardrailId = (guardrail as { data: { id: string } }).data.id;
-    await track('guardrail.update', call(`/guardrails/${guardrailId}`, { key, method: 'PATCH', body: { name: 'audited 2' } }), () => guardrailId);
-    await track('guardrail.members.assign', call(`/guardrails/${guardrailId}/assignments/members`, { key, body: { member_user_ids: [b.userId] } }), () => '');
-    await track('workspace.members.remove', call(`/workspaces/${tenant.workspaceId}/members/remove`, { key, body: { user_ids: [b.userId] } }), () => `${tenant.workspaceId}:${b.userId}`);
+    await track(
+      'guardrail.update',
+      call(`/guardrails/${guardrailId}`, { key, method: 'PATCH', body: { name: 'audited 2' } }),
+      () => guardrailId,
+    );
+    await track(
+      'guardrail.members.assign',
+      call(`/guardrails/${guardrailId}/assignments/members`, { key, body: { member_user_ids: [b.userId] } }),
+      () => '',
+    );
+    await track(
+      'workspace.members.remove',
+      call(`/workspaces/${tenant.workspaceId}/members/remove`, { key, body: { user_ids: [b.userId] } }),
+      () => `${tenant.workspaceId}:${b.userId}`,
+    );
     await track('guardrail.delete', call(`/guardrails/${guardrailId}`, { key, method: 'DELETE' }), () => guardrailId);
     await track('workspace.delete', call(`/workspaces/${workspaceId}`, { key, method: 'DELETE', headers: {} }), () => workspaceId);
     // Reads and refusals change nothing, so they leave no row.
@@ -430,9 +531,16 @@ describe('audit log', () => {
     expect((await call(`/keys/${hash}`, { key, method: 'DELETE' })).status).toBe(404);
 
     const inTenant = await auditOf(key, tenant.workspaceId);
-    const deletedWorkspaceRows = (await database.query<{ action: string }>('SELECT action FROM audit_log WHERE workspace_id = $1 ORDER BY id', [workspaceId])).rows;
+    const deletedWorkspaceRows = (
+      await database.query<{ action: string }>('SELECT action FROM audit_log WHERE workspace_id = $1 ORDER BY id', [workspaceId])
+    ).rows;
     expect(deletedWorkspaceRows.map((row) => row.action)).toEqual(['workspace.create', 'workspace.update', 'workspace.delete']);
-    const expected = changes.filter((change) => !change.action.startsWith('workspace.') || change.action.startsWith('workspace.members') || change.action.startsWith('workspace.budget'));
+    const expected = changes.filter(
+      (change) =>
+        !change.action.startsWith('workspace.') ||
+        change.action.startsWith('workspace.members') ||
+        change.action.startsWith('workspace.budget'),
+    );
     // Newest first, one row each, in the order made.
     expect(inTenant.map((entry) => entry.action).reverse()).toEqual(expected.map((change) => change.action));
     for (const [index, entry] of [...inTenant].reverse().entries()) {

@@ -36,7 +36,7 @@ export class GuardrailsController {
   }
 
   @Get()
-  @Doc("List the guardrails of your workspaces (or of `workspace_id`)")
+  @Doc('List the guardrails of your workspaces (or of `workspace_id`)')
   @Answers(200, 'GuardrailPageAnswer', 'A page of guardrails, oldest first')
   list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListGuardrailsQueryDto) {
     return this.send(principal, 'list', { ...query });
@@ -44,7 +44,10 @@ export class GuardrailsController {
 
   @Post()
   @HttpCode(201)
-  @Doc('Create a guardrail (owner or admin of its workspace)', 'Content filters, ZDR, training and data-region fields are refused unless null.')
+  @Doc(
+    'Create a guardrail (owner or admin of its workspace)',
+    'Content filters, ZDR, training and data-region fields are refused unless null.',
+  )
   @Answers(201, 'GuardrailAnswer', 'The guardrail')
   async create(@CurrentPrincipal() principal: Principal, @Body(StrictBody) dto: CreateGuardrailDto) {
     return { data: await this.send(principal, 'create', {}, dto) };

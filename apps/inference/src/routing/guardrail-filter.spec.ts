@@ -16,7 +16,10 @@ function endpoint(providerId: string): RoutableEndpoint {
 }
 
 const model = (id: string, ...providers: string[]): ModelChoice =>
-  ({ id, model: { config: { id, name: id, contextLength: 1000, supportedParameters: [], endpoints: [] }, endpoints: providers.map(endpoint) } }) as ModelChoice;
+  ({
+    id,
+    model: { config: { id, name: id, contextLength: 1000, supportedParameters: [], endpoints: [] }, endpoints: providers.map(endpoint) },
+  }) as ModelChoice;
 
 const guardrail = (overrides: Partial<GuardrailPolicy>): GuardrailPolicy => ({
   id: '00000000-0000-4000-8000-000000000001',
@@ -44,7 +47,10 @@ describe('applyGuardrails', () => {
   const models = [model('a/one', 'p1', 'p2'), model('b/two', 'p1')];
 
   it('leaves the models alone without guardrails', () => {
-    expect(shape(applyGuardrails(models, undefined))).toEqual([['a/one', ['p1', 'p2']], ['b/two', ['p1']]]);
+    expect(shape(applyGuardrails(models, undefined))).toEqual([
+      ['a/one', ['p1', 'p2']],
+      ['b/two', ['p1']],
+    ]);
   });
 
   it('drops denied providers by id or name, and the models left without an endpoint', () => {
@@ -53,17 +59,27 @@ describe('applyGuardrails', () => {
   });
 
   it('keeps only allowed providers and models', () => {
-    expect(shape(applyGuardrails(models, [guardrail({ allowedProviders: ['p1'] })]))).toEqual([['a/one', ['p1']], ['b/two', ['p1']]]);
+    expect(shape(applyGuardrails(models, [guardrail({ allowedProviders: ['p1'] })]))).toEqual([
+      ['a/one', ['p1']],
+      ['b/two', ['p1']],
+    ]);
     expect(shape(applyGuardrails(models, [guardrail({ allowedModels: ['b/two'] })]))).toEqual([['b/two', ['p1']]]);
     expect(shape(applyGuardrails(models, [guardrail({ ignoredModels: ['A/ONE'] })]))).toEqual([['b/two', ['p1']]]);
   });
 
   it('refuses with 403 naming the guardrail that left nothing', () => {
     const error = refusal(() =>
-      applyGuardrails(models, [guardrail({ name: 'first', ignoredModels: ['b/two'] }), guardrail({ id: '00000000-0000-4000-8000-000000000002', name: 'second', ignoredProviders: ['p1', 'p2'] })]),
+      applyGuardrails(models, [
+        guardrail({ name: 'first', ignoredModels: ['b/two'] }),
+        guardrail({ id: '00000000-0000-4000-8000-000000000002', name: 'second', ignoredProviders: ['p1', 'p2'] }),
+      ]),
     );
     expect(error.status).toBe(403);
     expect(error.message).toContain('"second"');
-    expect(error.metadata).toMatchObject({ reason: 'guardrail_denied', guardrail_id: '00000000-0000-4000-8000-000000000002', guardrail_name: 'second' });
+    expect(error.metadata).toMatchObject({
+      reason: 'guardrail_denied',
+      guardrail_id: '00000000-0000-4000-8000-000000000002',
+      guardrail_name: 'second',
+    });
   });
 });

@@ -8,10 +8,14 @@ const modelMatches = (names: readonly string[], choice: ModelChoice) =>
 
 /** The 403 of a request only denied models or providers could serve, naming the guardrail. */
 export function guardrailDenied(guardrail: GuardrailPolicy): GatewayError {
-  return new GatewayError(403, `Guardrail "${guardrail.name}" (${guardrail.id}) denies every model and provider that could serve this request`, {
-    errorType: 'permission_denied',
-    metadata: { reason: 'guardrail_denied', guardrail_id: guardrail.id, guardrail_name: guardrail.name },
-  });
+  return new GatewayError(
+    403,
+    `Guardrail "${guardrail.name}" (${guardrail.id}) denies every model and provider that could serve this request`,
+    {
+      errorType: 'permission_denied',
+      metadata: { reason: 'guardrail_denied', guardrail_id: guardrail.id, guardrail_name: guardrail.name },
+    },
+  );
 }
 
 /**

@@ -60,24 +60,24 @@ export class ByokService implements OnApplicationBootstrap {
     const secret = body.key.trim();
     const credential = await this.prisma.$transaction(async (tx) => {
       const created = await tx.byokCredential.create({
-      data: {
-        id,
-        workspaceId,
-        name: body.name ?? body.provider,
-        provider: body.provider,
-        label: maskSecret(secret),
-        disabled: body.disabled ?? false,
-        isFallback,
-        isByokOnly,
-        isRequired: body.is_required ?? false,
-        sortOrder: body.sort_order ?? 0,
-        allowedApiKeyHashes: body.allowed_api_key_hashes ?? [],
-        allowedModels: body.allowed_models ?? [],
-        allowedUserIds: body.allowed_user_ids ?? [],
-        declaredRegion: body.declared_region ?? null,
-        declaredZdr: body.declared_zdr ?? null,
-        ...sealSecret(this.keyRing, secret, credentialContext(id, workspaceId)),
-      },
+        data: {
+          id,
+          workspaceId,
+          name: body.name ?? body.provider,
+          provider: body.provider,
+          label: maskSecret(secret),
+          disabled: body.disabled ?? false,
+          isFallback,
+          isByokOnly,
+          isRequired: body.is_required ?? false,
+          sortOrder: body.sort_order ?? 0,
+          allowedApiKeyHashes: body.allowed_api_key_hashes ?? [],
+          allowedModels: body.allowed_models ?? [],
+          allowedUserIds: body.allowed_user_ids ?? [],
+          declaredRegion: body.declared_region ?? null,
+          declaredZdr: body.declared_zdr ?? null,
+          ...sealSecret(this.keyRing, secret, credentialContext(id, workspaceId)),
+        },
       });
       // The view: label, never the secret.
       await this.audit.record(tx, actorOf(principal), {

@@ -43,16 +43,29 @@ export class GuardrailAssignmentsService {
     private readonly events: ManagementEventsPublisher,
   ) {}
 
-  async listKeys(principal: Principal, guardrailId: string | undefined, params: CallParams): Promise<TotalPage<GuardrailKeyAssignmentView>> {
+  async listKeys(
+    principal: Principal,
+    guardrailId: string | undefined,
+    params: CallParams,
+  ): Promise<TotalPage<GuardrailKeyAssignmentView>> {
     const where = await this.scope(principal, guardrailId);
     const [rows, total] = await Promise.all([
-      this.prisma.guardrailKeyAssignment.findMany({ where, include: { key: KEY }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...(await pageOf(params)) }),
+      this.prisma.guardrailKeyAssignment.findMany({
+        where,
+        include: { key: KEY },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...(await pageOf(params)),
+      }),
       this.prisma.guardrailKeyAssignment.count({ where }),
     ]);
     return { data: rows.map(toKeyAssignmentView), total_count: total };
   }
 
-  async listMembers(principal: Principal, guardrailId: string | undefined, params: CallParams): Promise<TotalPage<GuardrailMemberAssignmentView>> {
+  async listMembers(
+    principal: Principal,
+    guardrailId: string | undefined,
+    params: CallParams,
+  ): Promise<TotalPage<GuardrailMemberAssignmentView>> {
     const where = await this.scope(principal, guardrailId);
     const [rows, total] = await Promise.all([
       this.prisma.guardrailMemberAssignment.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...(await pageOf(params)) }),
@@ -65,11 +78,19 @@ export class GuardrailAssignmentsService {
     const dto = await validateDto(GuardrailKeysDto, body, 'reject');
     const guardrail = await this.guardrails.visible(principal, guardrailId, ADMINS);
     const hashes = [...new Set(dto.key_hashes)];
-    const keys = await this.prisma.apiKey.findMany({ where: { hash: { in: hashes }, workspaceId: guardrail.workspaceId }, select: { hash: true } });
+    const keys = await this.prisma.apiKey.findMany({
+      where: { hash: { in: hashes }, workspaceId: guardrail.workspaceId },
+      select: { hash: true },
+    });
     if (keys.length !== hashes.length) throw GatewayError.notFound('One or more key_hashes name no key of the guardrail’s workspace');
     const assigned = await this.prisma.$transaction(async (tx) => {
       const existing = new Set(
-        (await tx.guardrailKeyAssignment.findMany({ where: { guardrailId: guardrail.id, keyHash: { in: hashes } }, select: { keyHash: true } })).map((row) => row.keyHash),
+        (
+          await tx.guardrailKeyAssignment.findMany({
+            where: { guardrailId: guardrail.id, keyHash: { in: hashes } },
+            select: { keyHash: true },
+          })
+        ).map((row) => row.keyHash),
       );
       const rows = [];
       for (const keyHash of hashes.filter((hash) => !existing.has(hash))) {
@@ -101,7 +122,10 @@ export class GuardrailAssignmentsService {
     const dto = await validateDto(GuardrailKeysDto, body, 'reject');
     const guardrail = await this.guardrails.visible(principal, guardrailId, ADMINS);
     const removed = await this.prisma.$transaction(async (tx) => {
-      const rows = await tx.guardrailKeyAssignment.findMany({ where: { guardrailId: guardrail.id, keyHash: { in: dto.key_hashes } }, include: { key: KEY } });
+      const rows = await tx.guardrailKeyAssignment.findMany({
+        where: { guardrailId: guardrail.id, keyHash: { in: dto.key_hashes } },
+        include: { key: KEY },
+      });
       await tx.guardrailKeyAssignment.deleteMany({ where: { id: { in: rows.map((row) => row.id) } } });
       await this.audit.record(
         tx,
@@ -128,7 +152,12 @@ export class GuardrailAssignmentsService {
     if (members !== userIds.length) throw GatewayError.notFound('One or more member_user_ids name no member of the guardrail’s workspace');
     const assigned = await this.prisma.$transaction(async (tx) => {
       const existing = new Set(
-        (await tx.guardrailMemberAssignment.findMany({ where: { guardrailId: guardrail.id, userId: { in: userIds } }, select: { userId: true } })).map((row) => row.userId),
+        (
+          await tx.guardrailMemberAssignment.findMany({
+            where: { guardrailId: guardrail.id, userId: { in: userIds } },
+            select: { userId: true },
+          })
+        ).map((row) => row.userId),
       );
       const rows = [];
       for (const userId of userIds.filter((id) => !existing.has(id))) {
@@ -180,7 +209,10 @@ export class GuardrailAssignmentsService {
   }
 
   /** One guardrail's assignments (any member reads), or those of every workspace of the caller. */
-  private async scope(principal: Principal, guardrailId: string | undefined): Promise<Prisma.GuardrailKeyAssignmentWhereInput & Prisma.GuardrailMemberAssignmentWhereInput> {
+  private async scope(
+    principal: Principal,
+    guardrailId: string | undefined,
+  ): Promise<Prisma.GuardrailKeyAssignmentWhereInput & Prisma.GuardrailMemberAssignmentWhereInput> {
     requireManagementKey(principal);
     if (guardrailId !== undefined) return { guardrailId: (await this.guardrails.visible(principal, guardrailId, EVERYONE)).id };
     return { guardrail: { workspace: { members: { some: { userId: principal.userId } } } } };

@@ -8,7 +8,10 @@ type Db = Pick<Prisma.TransactionClient, 'guardrail' | 'apiKey'>;
  * assigned to the key and those assigned to its member (the key's creator) there. Only those that
  * restrict models or providers: the others change nothing inference decides.
  */
-export async function routingGuardrailsOf(db: Db, key: { hash: string; workspaceId: string; creatorUserId: string }): Promise<GuardrailPolicy[]> {
+export async function routingGuardrailsOf(
+  db: Db,
+  key: { hash: string; workspaceId: string; creatorUserId: string },
+): Promise<GuardrailPolicy[]> {
   const rows = await db.guardrail.findMany({
     where: {
       workspaceId: key.workspaceId,
@@ -29,7 +32,10 @@ export async function routingGuardrailsOf(db: Db, key: { hash: string; workspace
 }
 
 /** The keys whose routing a guardrail governs: to refresh in gateways' caches when it changes. */
-export async function keysGovernedBy(db: Db, guardrail: { id: string; workspaceId: string; isWorkspaceDefault: boolean }): Promise<string[]> {
+export async function keysGovernedBy(
+  db: Db,
+  guardrail: { id: string; workspaceId: string; isWorkspaceDefault: boolean },
+): Promise<string[]> {
   const keys = await db.apiKey.findMany({
     where: guardrail.isWorkspaceDefault
       ? { workspaceId: guardrail.workspaceId }
@@ -37,7 +43,11 @@ export async function keysGovernedBy(db: Db, guardrail: { id: string; workspaceI
           workspaceId: guardrail.workspaceId,
           OR: [
             { guardrails: { some: { guardrailId: guardrail.id } } },
-            { creator: { memberships: { some: { workspaceId: guardrail.workspaceId, guardrails: { some: { guardrailId: guardrail.id } } } } } },
+            {
+              creator: {
+                memberships: { some: { workspaceId: guardrail.workspaceId, guardrails: { some: { guardrailId: guardrail.id } } } },
+              },
+            },
           ],
         },
     select: { hash: true },

@@ -58,9 +58,16 @@ export class GuardrailsService {
     requireManagementKey(principal);
     const query = await validateDto(ListGuardrailsQueryDto, params, 'reject');
     const workspaceId = query.workspace_id ? await this.roles.require(principal, query.workspace_id, EVERYONE) : undefined;
-    const where: Prisma.GuardrailWhereInput = workspaceId ? { workspaceId } : { workspace: { members: { some: { userId: principal.userId } } } };
+    const where: Prisma.GuardrailWhereInput = workspaceId
+      ? { workspaceId }
+      : { workspace: { members: { some: { userId: principal.userId } } } };
     const [rows, total] = await Promise.all([
-      this.prisma.guardrail.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: query.offset ?? 0, take: query.limit ?? DEFAULT_PAGE }),
+      this.prisma.guardrail.findMany({
+        where,
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        skip: query.offset ?? 0,
+        take: query.limit ?? DEFAULT_PAGE,
+      }),
       this.prisma.guardrail.count({ where }),
     ]);
     return { data: rows.map(toGuardrailView), total_count: total };
@@ -75,10 +82,21 @@ export class GuardrailsService {
     const workspaceId = await this.roles.require(principal, dto.workspace_id ?? principal.workspaceId, ADMINS);
     return this.prisma.$transaction(async (tx) => {
       const row = await tx.guardrail.create({
-        data: { ...(policyData(dto) as Prisma.GuardrailCreateInput), id: randomUUID(), name: dto.name, workspace: { connect: { id: workspaceId } } },
+        data: {
+          ...(policyData(dto) as Prisma.GuardrailCreateInput),
+          id: randomUUID(),
+          name: dto.name,
+          workspace: { connect: { id: workspaceId } },
+        },
       });
       const view = toGuardrailView(row);
-      await this.audit.record(tx, actorOf(principal), { workspaceId, action: 'guardrail.create', resourceType: 'guardrail', resourceId: row.id, after: view });
+      await this.audit.record(tx, actorOf(principal), {
+        workspaceId,
+        action: 'guardrail.create',
+        resourceType: 'guardrail',
+        resourceId: row.id,
+        after: view,
+      });
       return view;
     });
   }
@@ -108,7 +126,8 @@ export class GuardrailsService {
   /** A workspace's default guardrail goes with the workspace only. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
     const existing = await this.visible(principal, id, ADMINS);
-    if (existing.isWorkspaceDefault) throw GatewayError.badRequest("A workspace's default guardrail cannot be deleted; clear its policy instead");
+    if (existing.isWorkspaceDefault)
+      throw GatewayError.badRequest("A workspace's default guardrail cannot be deleted; clear its policy instead");
     const keys = await this.prisma.$transaction(async (tx) => {
       const keys = await keysGovernedBy(tx, existing);
       await tx.guardrail.delete({ where: { id: existing.id } });
@@ -136,4 +155,3 @@ export class GuardrailsService {
     return row;
   }
 }
-

@@ -48,21 +48,21 @@ export class KeyWritesService {
     const { secret, hash, label } = generateKeySecret();
     const key = await this.prisma.$transaction(async (tx) => {
       const created = await tx.apiKey.create({
-      data: {
-        hash,
-        label,
-        name: request.name,
-        kind: request.internId ? 'intern' : 'standard',
-        workspaceId,
-        creatorUserId,
-        internId: request.internId ?? null,
-        limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
-        limitReset: request.limitReset ?? null,
-        includeByokInLimit: request.includeByokInLimit,
-        expiresAt: futureExpiry(request.expiresAt, now),
-        rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
-        concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
-      },
+        data: {
+          hash,
+          label,
+          name: request.name,
+          kind: request.internId ? 'intern' : 'standard',
+          workspaceId,
+          creatorUserId,
+          internId: request.internId ?? null,
+          limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
+          limitReset: request.limitReset ?? null,
+          includeByokInLimit: request.includeByokInLimit,
+          expiresAt: futureExpiry(request.expiresAt, now),
+          rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
+          concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
+        },
       });
       await this.audit.record(tx, actorOf(principal), {
         workspaceId,

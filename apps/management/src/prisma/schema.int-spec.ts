@@ -198,13 +198,35 @@ describe('management schema against its migrations', () => {
     const keyAssignment = { id: randomUUID(), guardrailId: guardrail.id, keyHash: key.hash, assignedBy: user.id, createdAt: at };
     await prisma.guardrailKeyAssignment.create({ data: keyAssignment });
     expectRoundTrip(keyAssignment, await prisma.guardrailKeyAssignment.findUnique({ where: { id: keyAssignment.id } }));
-    const memberAssignment = { id: randomUUID(), guardrailId: guardrail.id, workspaceId: workspace.id, userId: user.id, assignedBy: user.id, createdAt: at };
+    const memberAssignment = {
+      id: randomUUID(),
+      guardrailId: guardrail.id,
+      workspaceId: workspace.id,
+      userId: user.id,
+      assignedBy: user.id,
+      createdAt: at,
+    };
     await prisma.guardrailMemberAssignment.create({ data: memberAssignment });
     expectRoundTrip(memberAssignment, await prisma.guardrailMemberAssignment.findUnique({ where: { id: memberAssignment.id } }));
-    const workspaceBudget = { id: randomUUID(), workspaceId: workspace.id, interval: 'lifetime' as const, limitUsd: new Prisma.Decimal('5.5'), createdAt: at, updatedAt: at };
+    const workspaceBudget = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      interval: 'lifetime' as const,
+      limitUsd: new Prisma.Decimal('5.5'),
+      createdAt: at,
+      updatedAt: at,
+    };
     await prisma.workspaceBudget.create({ data: workspaceBudget });
     expectRoundTrip(workspaceBudget, await prisma.workspaceBudget.findUnique({ where: { id: workspaceBudget.id } }));
-    const memberBudget = { id: randomUUID(), workspaceId: workspace.id, userId: user.id, interval: 'daily' as const, limitUsd: new Prisma.Decimal('1'), createdAt: at, updatedAt: at };
+    const memberBudget = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      userId: user.id,
+      interval: 'daily' as const,
+      limitUsd: new Prisma.Decimal('1'),
+      createdAt: at,
+      updatedAt: at,
+    };
     await prisma.memberBudget.create({ data: memberBudget });
     expectRoundTrip(memberBudget, await prisma.memberBudget.findUnique({ where: { id: memberBudget.id } }));
     const spend = {
@@ -219,7 +241,14 @@ describe('management schema against its migrations', () => {
     expectRoundTrip(
       spend,
       await prisma.budgetSpend.findUnique({
-        where: { workspaceId_userId_interval_periodStart: { workspaceId: workspace.id, userId: user.id, interval: 'monthly', periodStart: spend.periodStart } },
+        where: {
+          workspaceId_userId_interval_periodStart: {
+            workspaceId: workspace.id,
+            userId: user.id,
+            interval: 'monthly',
+            periodStart: spend.periodStart,
+          },
+        },
       }),
     );
     const audit = {

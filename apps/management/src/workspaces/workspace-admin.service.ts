@@ -125,7 +125,11 @@ export class WorkspaceAdminService {
    * workspace only with `confirm_default_workspace_deletion=true`, as the SDK has it.
    */
   async delete(principal: Principal, ref: string, params: CallParams): Promise<{ deleted: true }> {
-    const query = await validateDto(DeleteWorkspaceQueryDto, { confirm_default_workspace_deletion: params.confirm_default_workspace_deletion }, 'reject');
+    const query = await validateDto(
+      DeleteWorkspaceQueryDto,
+      { confirm_default_workspace_deletion: params.confirm_default_workspace_deletion },
+      'reject',
+    );
     const workspaceId = await this.roles.require(principal, ref, ['owner']);
     if (workspaceId === principal.workspaceId) throw GatewayError.badRequest('A key cannot delete its own workspace');
     // As the SDK documents it: keys in use are removed (or disabled) first, deliberately.

@@ -68,13 +68,21 @@ export class WorkspaceBudgetsService {
 
   async get(principal: Principal, ref: string, interval: unknown): Promise<BudgetsEnvelope<WorkspaceBudgetView>> {
     const workspaceId = await this.roles.require(principal, ref, EVERYONE);
-    const row = await this.prisma.workspaceBudget.findUnique({ where: { workspaceId_interval: { workspaceId, interval: intervalOf(interval) } } });
+    const row = await this.prisma.workspaceBudget.findUnique({
+      where: { workspaceId_interval: { workspaceId, interval: intervalOf(interval) } },
+    });
     if (!row) throw GatewayError.notFound('No budget for that interval');
     return { data: (await this.views([row]))[0]!, include_byok_in_budgets: await this.includesByok(workspaceId) };
   }
 
   /** Creates or replaces the budget of the interval; `include_byok_in_budgets` is the workspace's. */
-  async set(principal: Principal, ref: string, interval: unknown, body: unknown, userId?: string): Promise<BudgetsEnvelope<WorkspaceBudgetView>> {
+  async set(
+    principal: Principal,
+    ref: string,
+    interval: unknown,
+    body: unknown,
+    userId?: string,
+  ): Promise<BudgetsEnvelope<WorkspaceBudgetView>> {
     const period = intervalOf(interval);
     const dto = await validateDto(UpsertBudgetDto, body, 'reject');
     const workspaceId = await this.roles.require(principal, ref, ADMINS);

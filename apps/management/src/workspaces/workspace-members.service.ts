@@ -135,7 +135,12 @@ export class WorkspaceMembersService {
     const [users, total] = await Promise.all([
       this.prisma.user.findMany({
         where,
-        select: { id: true, email: true, name: true, memberships: { where: { role: { in: ['owner', 'admin'] } }, select: { workspaceId: true } } },
+        select: {
+          id: true,
+          email: true,
+          name: true,
+          memberships: { where: { role: { in: ['owner', 'admin'] } }, select: { workspaceId: true } },
+        },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         skip: query.offset ?? 0,
         take: query.limit ?? DEFAULT_PAGE,
@@ -143,7 +148,9 @@ export class WorkspaceMembersService {
       this.prisma.user.count({ where }),
     ]);
     const mine = new Set(
-      (await this.prisma.workspaceMember.findMany({ where: { userId: principal.userId }, select: { workspaceId: true } })).map((row) => row.workspaceId),
+      (await this.prisma.workspaceMember.findMany({ where: { userId: principal.userId }, select: { workspaceId: true } })).map(
+        (row) => row.workspaceId,
+      ),
     );
     return {
       data: users.map((user) => ({

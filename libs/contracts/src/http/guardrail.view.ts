@@ -1,5 +1,21 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
 import { PAGE_SIZE } from './page-query.dto.js';
 import { MAX_BUDGET_USD, MAX_BULK_ITEMS } from './workspace.view.js';
@@ -50,7 +66,10 @@ export interface GuardrailMemberAssignmentView {
 }
 
 const listOf = () => [IsOptional(), IsArray(), ArrayMaxSize(MAX_GUARDRAIL_LIST), IsString({ each: true }), MaxLength(200, { each: true })];
-const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
+const apply =
+  (decorators: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) =>
+    decorators.forEach((d) => d(target, key));
 
 /** Fields the SDK has that this gateway does not enforce: accepted only when null or absent. */
 const NOT_ENFORCED = { message: '$property is not supported by this gateway (leave it null)' };

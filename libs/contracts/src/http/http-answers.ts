@@ -23,7 +23,14 @@ import type { IdentityView, OidcStartView } from '../messages/identity.messages.
 import type { KeysCreateReply } from '../messages/key-write.messages.js';
 import type { AuditLogPageView } from './audit-log.view.js';
 import type { GuardrailKeyAssignmentView, GuardrailMemberAssignmentView, GuardrailView } from './guardrail.view.js';
-import type { BudgetsEnvelope, OrganizationMemberView, TotalPage, WorkspaceBudgetView, WorkspaceMemberView, WorkspaceView } from './workspace.view.js';
+import type {
+  BudgetsEnvelope,
+  OrganizationMemberView,
+  TotalPage,
+  WorkspaceBudgetView,
+  WorkspaceMemberView,
+  WorkspaceView,
+} from './workspace.view.js';
 
 /**
  * Every JSON body the public API answers, one named type each: the OpenAPI document's response
