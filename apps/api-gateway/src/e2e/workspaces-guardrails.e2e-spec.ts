@@ -208,8 +208,8 @@ describe('workspaces through @openrouter/sdk', () => {
       expect((member.body as { data: { usage_usd: number }[] }).data[0]!.usage_usd).toBeCloseTo(cost, 12);
     });
     const { rows } = await database.query<{ scope: string; remaining: string; spent: string }>(
-      'SELECT scope, remaining::text, spent::text FROM budget_headroom($1, $2, now())',
-      [tenant.workspaceId, tenant.userId],
+      'SELECT scope, remaining::text, spent::text FROM budget_headroom($1, $2, $3, now())',
+      [tenant.workspaceId, tenant.userId, sha256(tenant.apiKey)],
     );
     expect(rows.map((row) => row.scope).sort()).toEqual(['member', 'workspace']);
     for (const row of rows) {

@@ -87,8 +87,8 @@ describe('budget counters in the usage count', () => {
     const headroom = async () =>
       (
         await pool.query<{ scope: string; spent: string; remaining: string }>(
-          `SELECT scope, spent::text, remaining::text FROM budget_headroom($1, $2, '2026-04-20T00:00:00Z')`,
-          [owner.workspaceId, owner.userId],
+          `SELECT scope, spent::text, remaining::text FROM budget_headroom($1, $2, $3, '2026-04-20T00:00:00Z')`,
+          [owner.workspaceId, owner.userId, key.hash],
         )
       ).rows.map((row) => [row.scope, Number(row.spent), Number(row.remaining)]);
     expect(await headroom()).toEqual([
@@ -99,6 +99,27 @@ describe('budget counters in the usage count', () => {
     expect(await headroom()).toEqual([
       ['workspace', 0.46, 0.54],
       ['member', 0.71, 1.29],
+    ]);
+
+    // Guardrail limits: the workspace default caps the member (lifetime here, without BYOK), one
+    // assigned to the key caps the key on its own counters (monthly, with BYOK).
+    await prisma.guardrail.updateMany({ where: { workspaceId: owner.workspaceId, isWorkspaceDefault: true }, data: { limitUsd: 3 } });
+    const keyGuardrail = await prisma.guardrail.create({
+      data: {
+        id: randomUUID(),
+        workspaceId: owner.workspaceId,
+        name: 'k',
+        limitUsd: 0.3,
+        resetInterval: 'monthly',
+        includeByokInBudgets: true,
+      },
+    });
+    await prisma.guardrailKeyAssignment.create({ data: { id: randomUUID(), guardrailId: keyGuardrail.id, keyHash: key.hash } });
+    expect(await headroom()).toEqual([
+      ['guardrail_key', 0.46, -0.16],
+      ['workspace', 0.46, 0.54],
+      ['member', 0.71, 1.29],
+      ['guardrail_member', 0.51, 2.49],
     ]);
   });
 

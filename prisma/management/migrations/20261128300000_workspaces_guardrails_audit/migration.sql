@@ -121,11 +121,13 @@ CREATE TABLE "budget_spend" (
     CONSTRAINT "budget_spend_pkey" PRIMARY KEY ("workspace_id", "user_id", "interval", "period_start")
 );
 
--- For spend_reserve: every budget that caps a member's key at p_now (the workspace's and the
--- member's), tightest first, with its counted spend; holds in flight are the caller's to subtract
--- (the workspace's for scope 'workspace', the member's keys' for 'member'). No row: no budget
--- applies. BYOK spend counts when the workspace says so (include_byok_in_budgets).
-CREATE FUNCTION "budget_headroom"(p_workspace UUID, p_user UUID, p_now TIMESTAMPTZ)
+-- For spend_reserve: every budget that caps a key at p_now, tightest first, with its counted spend:
+-- the workspace's, its member's (the key's creator, p_user), and each guardrail limit governing it:
+-- 'guardrail_member' caps the member's spend (a guardrail assigned to the member, or the workspace
+-- default), 'guardrail_key' the key's own (a guardrail assigned to the key). Holds in flight are the
+-- caller's to subtract, per scope (the workspace's; the member's keys'; the key's). No row: no
+-- budget applies. BYOK spend counts where the workspace (budgets) or the guardrail says so.
+CREATE FUNCTION "budget_headroom"(p_workspace UUID, p_user UUID, p_key CHAR(64), p_now TIMESTAMPTZ)
 RETURNS TABLE (scope TEXT, budget_id UUID, budget_interval "BudgetInterval", limit_usd NUMERIC, spent NUMERIC, remaining NUMERIC)
 LANGUAGE sql STABLE AS $$
   WITH periods(interval, period_start) AS (VALUES
@@ -134,19 +136,46 @@ LANGUAGE sql STABLE AS $$
       ('monthly'::"BudgetInterval", date_trunc('month', p_now AT TIME ZONE 'UTC')::date),
       ('lifetime'::"BudgetInterval", DATE '1970-01-01')
   ), budgets AS (
-    SELECT 'workspace' AS scope, b.id, b.interval, b.limit_usd, '00000000-0000-0000-0000-000000000000'::uuid AS user_id
-    FROM "workspace_budgets" b WHERE b.workspace_id = p_workspace
+    -- user_id: whose budget_spend counts (the nil UUID: the whole workspace; NULL: the key's counters).
+    SELECT 'workspace' AS scope, b.id, b.interval, b.limit_usd, '00000000-0000-0000-0000-000000000000'::uuid AS user_id,
+      w.include_byok_in_budgets AS with_byok
+    FROM "workspace_budgets" b JOIN "workspaces" w ON w.id = b.workspace_id WHERE b.workspace_id = p_workspace
     UNION ALL
-    SELECT 'member', b.id, b.interval, b.limit_usd, b.user_id
-    FROM "member_budgets" b WHERE b.workspace_id = p_workspace AND b.user_id = p_user
+    SELECT 'member', b.id, b.interval, b.limit_usd, b.user_id, w.include_byok_in_budgets
+    FROM "member_budgets" b JOIN "workspaces" w ON w.id = b.workspace_id WHERE b.workspace_id = p_workspace AND b.user_id = p_user
+    UNION ALL
+    SELECT 'guardrail_member', g.id, COALESCE(g.reset_interval::text, 'lifetime')::"BudgetInterval", g.limit_usd, p_user,
+      g.include_byok_in_budgets
+    FROM "guardrails" g
+    WHERE g.workspace_id = p_workspace AND g.limit_usd IS NOT NULL AND p_user IS NOT NULL
+      AND (g.is_workspace_default
+        OR EXISTS (SELECT 1 FROM "guardrail_member_assignments" a WHERE a.guardrail_id = g.id AND a.user_id = p_user))
+    UNION ALL
+    SELECT 'guardrail_key', g.id, COALESCE(g.reset_interval::text, 'lifetime')::"BudgetInterval", g.limit_usd, NULL::uuid,
+      g.include_byok_in_budgets
+    FROM "guardrails" g JOIN "guardrail_key_assignments" a ON a.guardrail_id = g.id AND a.key_hash = p_key
+    WHERE g.workspace_id = p_workspace AND g.limit_usd IS NOT NULL
   )
   SELECT b.scope, b.id, b.interval, b.limit_usd, s.spent, b.limit_usd - s.spent
   FROM budgets b
   JOIN periods p ON p.interval = b.interval
   CROSS JOIN LATERAL (
-    SELECT COALESCE(sum(bs.spend + CASE WHEN w.include_byok_in_budgets THEN bs.byok_spend ELSE 0 END), 0) AS spent
-    FROM "budget_spend" bs JOIN "workspaces" w ON w.id = bs.workspace_id
-    WHERE bs.workspace_id = p_workspace AND bs.user_id = b.user_id AND bs.interval = b.interval AND bs.period_start = p.period_start
+    SELECT CASE WHEN b.user_id IS NOT NULL THEN COALESCE((
+        SELECT sum(bs.spend + CASE WHEN b.with_byok THEN bs.byok_spend ELSE 0 END) FROM "budget_spend" bs
+        WHERE bs.workspace_id = p_workspace AND bs.user_id = b.user_id AND bs.interval = b.interval AND bs.period_start = p.period_start
+      ), 0)
+      ELSE COALESCE((
+        SELECT CASE b.interval
+          WHEN 'lifetime' THEN k.usage + CASE WHEN b.with_byok THEN k.byok_usage ELSE 0 END
+          WHEN 'daily' THEN CASE WHEN k.daily_period_start = p.period_start
+            THEN k.usage_daily + CASE WHEN b.with_byok THEN k.byok_usage_daily ELSE 0 END ELSE 0 END
+          WHEN 'weekly' THEN CASE WHEN k.weekly_period_start = p.period_start
+            THEN k.usage_weekly + CASE WHEN b.with_byok THEN k.byok_usage_weekly ELSE 0 END ELSE 0 END
+          ELSE CASE WHEN k.monthly_period_start = p.period_start
+            THEN k.usage_monthly + CASE WHEN b.with_byok THEN k.byok_usage_monthly ELSE 0 END ELSE 0 END
+        END
+        FROM "api_keys" k WHERE k.hash = p_key
+      ), 0) END AS spent
   ) s
   ORDER BY b.limit_usd - s.spent ASC, b.scope
 $$;
