@@ -22,6 +22,10 @@ import { HealthController } from './health/health.controller.js';
 import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
 import { KeysController } from './keys/keys.controller.js';
+import { AuditLogsController } from './audit/audit-logs.controller.js';
+import { GuardrailsController } from './guardrails/guardrails.controller.js';
+import { OrganizationController } from './workspaces/organization.controller.js';
+import { WorkspacesController } from './workspaces/workspaces.controller.js';
 import { GenerateContentController } from './gemini/generate-content.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
@@ -68,6 +72,10 @@ export class AppModule {
         IdentityController,
         BatchesController,
         FilesController,
+        WorkspacesController,
+        OrganizationController,
+        GuardrailsController,
+        AuditLogsController,
         OpenApiController,
       ],
       providers: [

@@ -2,16 +2,19 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ByokModule } from './byok/byok.module.js';
 import { CreditsModule } from './credits/credits.module.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthModule } from './health/health.module.js';
+import { GuardrailsModule } from './guardrails/guardrails.module.js';
 import { IdentityModule } from './identity/identity.module.js';
 import { KeysModule } from './keys/keys.module.js';
 import { PresetsModule } from './presets/presets.module.js';
 import { SpendModule } from './spend/spend.module.js';
 import { UsageModule } from './usage/usage.module.js';
+import { WorkspacesModule } from './workspaces/workspaces.module.js';
 
 /** The validated environment, visible to every feature module. */
 @Global()
@@ -48,6 +51,9 @@ export class AppModule {
         PresetsModule,
         UsageModule,
         SpendModule,
+        WorkspacesModule,
+        GuardrailsModule,
+        AuditModule,
       ],
     };
   }

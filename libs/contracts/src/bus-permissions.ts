@@ -48,7 +48,17 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
   // Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046).
   { subject: m.creditsGet, server: 'management', callers: gatewayAndBatch, principal: true },
-  ...[m.keysList, m.keysGet, m.keysCreate, m.keysUpdate, m.keysDelete, m.creditsAdd].map((subject) => ({
+  ...[
+    m.keysList,
+    m.keysGet,
+    m.keysCreate,
+    m.keysUpdate,
+    m.keysDelete,
+    m.creditsAdd,
+    m.workspacesCall,
+    m.guardrailsCall,
+    m.auditLogList,
+  ].map((subject) => ({
     subject,
     server: 'management' as const,
     callers: gateway,

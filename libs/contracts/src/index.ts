@@ -55,3 +55,7 @@ export * from './validation/validate-dto.js';
 export * from './validation/length-keywords.js';
 export * from './catalog/message-descriptor.js';
 export * from './catalog/messages.js';
+export * from './http/workspace.view.js';
+export * from './http/guardrail.view.js';
+export * from './http/audit-log.view.js';
+export * from './messages/governance.messages.js';

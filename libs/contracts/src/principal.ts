@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsIP, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { OptionalIntIn } from './http/validators.js';
 
 export const KEY_KINDS = ['management', 'standard', 'intern'] as const;
@@ -27,6 +27,35 @@ export class KeyRateLimits {
 
   @OptionalIntIn(1, MAX_KEY_CONCURRENT_REQUESTS)
   concurrentRequests?: number | null;
+}
+
+/**
+ * A guardrail's routing policy as inference applies it (issue 31 item 6): empty lists mean
+ * unrestricted. Models are catalog ids, providers catalog provider ids or names.
+ */
+export class GuardrailPolicy {
+  @IsUUID()
+  id!: string;
+
+  @IsString()
+  @MaxLength(200)
+  name!: string;
+
+  @IsArray()
+  @IsString({ each: true })
+  allowedModels!: string[];
+
+  @IsArray()
+  @IsString({ each: true })
+  ignoredModels!: string[];
+
+  @IsArray()
+  @IsString({ each: true })
+  allowedProviders!: string[];
+
+  @IsArray()
+  @IsString({ each: true })
+  ignoredProviders!: string[];
 }
 
 /**
@@ -85,4 +114,22 @@ export class Principal {
   @ValidateNested()
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
+
+  /**
+   * The guardrails that govern the key's routing (its workspace's default, the key's, its
+   * member's), only those that restrict models or providers; management resolves them.
+   */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => GuardrailPolicy)
+  guardrails?: GuardrailPolicy[];
+
+  /**
+   * The client's address as the gateway saw it, set per request (never cached with the key):
+   * what the audit log records of a management change.
+   */
+  @IsOptional()
+  @IsIP()
+  clientIp?: string;
 }

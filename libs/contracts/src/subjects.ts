@@ -36,6 +36,10 @@ export const SUBJECTS = {
     identityUnlink: 'management.identity.unlink',
     identityOidcStart: 'management.identity.oidc.start',
     identityOidcCallback: 'management.identity.oidc.callback',
+    /** Workspaces, members, budgets, organization members (issue 31): the operation in the payload. */
+    workspacesCall: 'management.workspaces.call',
+    guardrailsCall: 'management.guardrails.call',
+    auditLogList: 'management.audit-log.list',
   },
   inference: {
     health: 'inference.health',

@@ -4,7 +4,14 @@ import type pg from 'pg';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A workspace of its own with `credits`, a management key and a standard key (straight into the database). */
-export async function seedWorkspace(database: pg.Client, credits: string): Promise<{ managementKey: string; apiKey: string }> {
+export interface SeededWorkspace {
+  workspaceId: string;
+  userId: string;
+  managementKey: string;
+  apiKey: string;
+}
+
+export async function seedWorkspace(database: pg.Client, credits: string): Promise<SeededWorkspace> {
   const workspaceId = randomUUID();
   const userId = randomUUID();
   const managementKey = `sk-gw-v1-${randomUUID().replace(/-/g, '')}`;
@@ -29,5 +36,5 @@ export async function seedWorkspace(database: pg.Client, credits: string): Promi
       [sha256(secret!), `tenant ${kind}`, kind, workspaceId, userId],
     );
   }
-  return { managementKey, apiKey };
+  return { workspaceId, userId, managementKey, apiKey };
 }

@@ -6,6 +6,7 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { assertChatModel } from '../catalog/model-kind.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { EndpointHealthTracker } from './endpoint-health.js';
+import { applyGuardrails } from './guardrail-filter.js';
 import { noEndpointSupports, requestedParameters as requestedParametersOf, unsupportedParameters } from './parameter-support.js';
 import { parseProviderPreferences } from './provider-preferences.js';
 import { executeRoute, type RouteResult } from './route-executor.js';
@@ -56,8 +57,10 @@ export class ProviderRouter {
 
   plan(request: PlanRequest): PlannedRoute {
     const { principal, body, sessionId } = request;
-    const models = this.modelChoices(body);
-    if ((request.purpose ?? 'chat') === 'chat') for (const choice of models) assertChatModel(choice.id, choice.model);
+    const requestedModels = this.modelChoices(body);
+    if ((request.purpose ?? 'chat') === 'chat') for (const choice of requestedModels) assertChatModel(choice.id, choice.model);
+    // The key's guardrails first: what they deny is out before preferences or fallbacks are read.
+    const models = applyGuardrails(requestedModels, principal.guardrails);
     const requestedParameters = requestedParametersOf(body);
     const preferences = parseProviderPreferences(body.provider, body.route);
     const plan = planRoute({

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthResolveReply, SpendBlock } from '@gw/contracts';
+import { routingGuardrailsOf } from '../guardrails/guardrail-policies.js';
 import { OidcClient } from '../identity/oidc-client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { keyUsageAt } from '../usage/key-usage.js';
@@ -39,6 +40,7 @@ export class AuthService {
     // Subjects are unique per issuer only: a link made with another issuer than the configured
     // one names nobody a daemon can tell apart, so it does not count (ADR 0037).
     const identitySubject = this.oidc.isCurrentIssuer(key.creator.oidcIssuer) ? key.creator.oidcSubject : null;
+    const guardrails = await routingGuardrailsOf(this.prisma, key);
     return {
       principal: {
         workspaceId: key.workspaceId,
@@ -53,6 +55,7 @@ export class AuthService {
           key.rateLimitRpm === null && key.concurrencyLimit === null
             ? null
             : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
+        ...(guardrails.length > 0 ? { guardrails } : {}),
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };

@@ -1,3 +1,4 @@
+import { AuditWriterModule } from '../audit/audit-writer.module.js';
 import { Module } from '@nestjs/common';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 import { ManagementEventsModule } from '../messaging/management-events.module.js';
@@ -9,7 +10,7 @@ import { KeyRing } from './key-ring.js';
 
 /** Bring-your-own-key credentials, envelope-encrypted under the configured KEKs. */
 @Module({
-  imports: [PrismaModule, WorkspacesModule, ManagementEventsModule],
+  imports: [PrismaModule, AuditWriterModule, WorkspacesModule, ManagementEventsModule],
   controllers: [ByokController],
   providers: [
     { provide: KeyRing, inject: [MANAGEMENT_ENV], useFactory: (env: ManagementEnv) => KeyRing.fromEnv(env.BYOK_KEKS) },

@@ -12,6 +12,7 @@ import { GatewayError } from '@gw/errors';
 import { randomUUID } from 'node:crypto';
 import type { ByokCredential, Prisma } from '../generated/prisma/client.js';
 // GET /byok/{id} lists no 403 either: a non-management key is refused as 401, as for the keys.
+import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -32,6 +33,7 @@ export class ByokService implements OnApplicationBootstrap {
     private readonly workspaces: WorkspaceAccessService,
     private readonly keyRing: KeyRing,
     private readonly events: ManagementEventsPublisher,
+    private readonly audit: AuditWriter,
   ) {}
 
   /** A credential sealed under a KEK that is no longer configured cannot be used: say so at start. */
@@ -56,25 +58,36 @@ export class ByokService implements OnApplicationBootstrap {
     await this.assertAllowListsBelongTo(workspaceId, body);
     const id = randomUUID();
     const secret = body.key.trim();
-    const credential = await this.prisma.byokCredential.create({
-      data: {
-        id,
+    const credential = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.byokCredential.create({
+        data: {
+          id,
+          workspaceId,
+          name: body.name ?? body.provider,
+          provider: body.provider,
+          label: maskSecret(secret),
+          disabled: body.disabled ?? false,
+          isFallback,
+          isByokOnly,
+          isRequired: body.is_required ?? false,
+          sortOrder: body.sort_order ?? 0,
+          allowedApiKeyHashes: body.allowed_api_key_hashes ?? [],
+          allowedModels: body.allowed_models ?? [],
+          allowedUserIds: body.allowed_user_ids ?? [],
+          declaredRegion: body.declared_region ?? null,
+          declaredZdr: body.declared_zdr ?? null,
+          ...sealSecret(this.keyRing, secret, credentialContext(id, workspaceId)),
+        },
+      });
+      // The view: label, never the secret.
+      await this.audit.record(tx, actorOf(principal), {
         workspaceId,
-        name: body.name ?? body.provider,
-        provider: body.provider,
-        label: maskSecret(secret),
-        disabled: body.disabled ?? false,
-        isFallback,
-        isByokOnly,
-        isRequired: body.is_required ?? false,
-        sortOrder: body.sort_order ?? 0,
-        allowedApiKeyHashes: body.allowed_api_key_hashes ?? [],
-        allowedModels: body.allowed_models ?? [],
-        allowedUserIds: body.allowed_user_ids ?? [],
-        declaredRegion: body.declared_region ?? null,
-        declaredZdr: body.declared_zdr ?? null,
-        ...sealSecret(this.keyRing, secret, credentialContext(id, workspaceId)),
-      },
+        action: 'byok.create',
+        resourceType: 'byok_credential',
+        resourceId: id,
+        after: toByokCredentialView(created),
+      });
+      return created;
     });
     this.events.byokChanged(workspaceId);
     return toByokCredentialView(credential);
@@ -127,14 +140,38 @@ export class ByokService implements OnApplicationBootstrap {
         ? { label: maskSecret(secret), ...sealSecret(this.keyRing, secret, credentialContext(current.id, current.workspaceId)) }
         : {}),
     };
-    const updated = await this.prisma.byokCredential.update({ where: { id }, data }).catch(notFoundIfGone);
+    const updated = await this.prisma
+      .$transaction(async (tx) => {
+        const row = await tx.byokCredential.update({ where: { id }, data });
+        await this.audit.record(tx, actorOf(principal), {
+          workspaceId: row.workspaceId,
+          action: 'byok.update',
+          resourceType: 'byok_credential',
+          resourceId: row.id,
+          before: toByokCredentialView(current),
+          after: toByokCredentialView(row),
+        });
+        return row;
+      })
+      .catch(notFoundIfGone);
     this.events.byokChanged(updated.workspaceId);
     return toByokCredentialView(updated);
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
     const current = await this.findVisible(principal, id);
-    await this.prisma.byokCredential.delete({ where: { id } }).catch(notFoundIfGone);
+    await this.prisma
+      .$transaction(async (tx) => {
+        await tx.byokCredential.delete({ where: { id } });
+        await this.audit.record(tx, actorOf(principal), {
+          workspaceId: current.workspaceId,
+          action: 'byok.delete',
+          resourceType: 'byok_credential',
+          resourceId: current.id,
+          before: toByokCredentialView(current),
+        });
+      })
+      .catch(notFoundIfGone);
     this.events.byokChanged(current.workspaceId);
     return { deleted: true };
   }

@@ -1,3 +1,4 @@
+import { AuditWriterModule } from '../audit/audit-writer.module.js';
 import { Module } from '@nestjs/common';
 import { ManagementEventsModule } from '../messaging/management-events.module.js';
 import { PrismaModule } from '../prisma/prisma.module.js';
@@ -7,7 +8,7 @@ import { CreditsService } from './credits.service.js';
 
 /** A workspace's credits: balance and top-ups. */
 @Module({
-  imports: [PrismaModule, WorkspacesModule, ManagementEventsModule],
+  imports: [PrismaModule, AuditWriterModule, WorkspacesModule, ManagementEventsModule],
   controllers: [CreditsController],
   providers: [CreditsService],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CreditsView, Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -28,6 +29,7 @@ export class CreditsService {
     private readonly prisma: PrismaService,
     private readonly workspaces: WorkspaceAccessService,
     private readonly events: ManagementEventsPublisher,
+    private readonly audit: AuditWriter,
   ) {}
 
   async get(principal: Principal): Promise<CreditsView> {
@@ -45,12 +47,21 @@ export class CreditsService {
     if (amount.lte(0)) throw GatewayError.badRequest('amount must be greater than 0');
     const workspaceId = await this.targetWorkspace(principal, requestedWorkspaceId);
     const totals = await this.prisma.$transaction(async (tx) => {
-      await tx.creditGrant.create({ data: { workspaceId, amount, createdByUserId: principal.userId } });
-      return tx.workspace.update({
+      const grant = await tx.creditGrant.create({ data: { workspaceId, amount, createdByUserId: principal.userId } });
+      const totals = await tx.workspace.update({
         where: { id: workspaceId },
         data: { creditsTotal: { increment: amount } },
         select: { creditsTotal: true, usageTotal: true },
       });
+      await this.audit.record(tx, actorOf(principal), {
+        workspaceId,
+        action: 'credits.add',
+        resourceType: 'credit_grant',
+        resourceId: grant.id,
+        before: toView({ creditsTotal: totals.creditsTotal.minus(amount), usageTotal: totals.usageTotal }),
+        after: { ...toView(totals), amount: amount.toNumber() },
+      });
+      return totals;
     });
     const balanceAfter = totals.creditsTotal.minus(totals.usageTotal);
     if (balanceAfter.minus(amount).lte(0) && balanceAfter.gt(0)) {

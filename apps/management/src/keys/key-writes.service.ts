@@ -9,6 +9,7 @@ import {
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
+import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { Prisma, type ApiKey } from '../generated/prisma/client.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -28,6 +29,7 @@ export class KeyWritesService {
     private readonly workspaces: WorkspaceAccessService,
     private readonly events: ManagementEventsPublisher,
     private readonly rpc: RpcClient,
+    private readonly audit: AuditWriter,
   ) {}
 
   /**
@@ -44,22 +46,32 @@ export class KeyWritesService {
       throw GatewayError.badRequest('creator_user_id does not name a member of the workspace');
     }
     const { secret, hash, label } = generateKeySecret();
-    const key = await this.prisma.apiKey.create({
-      data: {
-        hash,
-        label,
-        name: request.name,
-        kind: request.internId ? 'intern' : 'standard',
+    const key = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.apiKey.create({
+        data: {
+          hash,
+          label,
+          name: request.name,
+          kind: request.internId ? 'intern' : 'standard',
+          workspaceId,
+          creatorUserId,
+          internId: request.internId ?? null,
+          limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
+          limitReset: request.limitReset ?? null,
+          includeByokInLimit: request.includeByokInLimit,
+          expiresAt: futureExpiry(request.expiresAt, now),
+          rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
+          concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
+        },
+      });
+      await this.audit.record(tx, actorOf(principal), {
         workspaceId,
-        creatorUserId,
-        internId: request.internId ?? null,
-        limit: request.limit == null ? null : new Prisma.Decimal(request.limit),
-        limitReset: request.limitReset ?? null,
-        includeByokInLimit: request.includeByokInLimit,
-        expiresAt: futureExpiry(request.expiresAt, now),
-        rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
-        concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
-      },
+        action: 'keys.create',
+        resourceType: 'api_key',
+        resourceId: created.hash,
+        after: toApiKeyView(created, now),
+      });
+      return created;
     });
     return { key: secret, data: toApiKeyView(key, now) };
   }
@@ -67,7 +79,7 @@ export class KeyWritesService {
   /** Only the fields present change; null clears limit, limit_reset or expires_at. */
   async update(principal: Principal, request: KeysUpdateRequest, now = new Date()): Promise<ApiKeyView> {
     requireManagementKey(principal);
-    await this.findVisible(principal, request.hash);
+    const before = await this.findVisible(principal, request.hash);
     const data: Prisma.ApiKeyUpdateInput = {};
     if (request.name !== undefined) data.name = request.name;
     if (request.disabled !== undefined) data.disabled = request.disabled;
@@ -79,17 +91,39 @@ export class KeyWritesService {
       data.rateLimitRpm = request.rateLimits?.requestsPerMinute ?? null;
       data.concurrencyLimit = request.rateLimits?.concurrentRequests ?? null;
     }
-    const key = await this.prisma.apiKey.update({ where: { hash: request.hash }, data }).catch(notFoundIfGone);
+    const key = await this.prisma
+      .$transaction(async (tx) => {
+        const updated = await tx.apiKey.update({ where: { hash: request.hash }, data });
+        await this.audit.record(tx, actorOf(principal), {
+          workspaceId: updated.workspaceId,
+          action: 'keys.update',
+          resourceType: 'api_key',
+          resourceId: updated.hash,
+          before: toApiKeyView(before, now),
+          after: toApiKeyView(updated, now),
+        });
+        return updated;
+      })
+      .catch(notFoundIfGone);
     // Disabled, expiry, limit, reset or the rate limits may each change what auth answers for this key.
     this.events.keysChanged([key.hash]);
     return toApiKeyView(key, now);
   }
 
-  async delete(principal: Principal, hash: string): Promise<{ deleted: true }> {
+  async delete(principal: Principal, hash: string, now = new Date()): Promise<{ deleted: true }> {
     requireManagementKey(principal);
-    await this.findVisible(principal, hash);
-    const { count } = await this.prisma.apiKey.deleteMany({ where: { hash } });
-    if (count === 0) throw GatewayError.notFound('No API key with that hash');
+    const before = await this.findVisible(principal, hash);
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.apiKey.deleteMany({ where: { hash } });
+      if (count === 0) throw GatewayError.notFound('No API key with that hash');
+      await this.audit.record(tx, actorOf(principal), {
+        workspaceId: before.workspaceId,
+        action: 'keys.delete',
+        resourceType: 'api_key',
+        resourceId: hash,
+        before: toApiKeyView(before, now),
+      });
+    });
     this.events.keysChanged([hash]);
     return { deleted: true };
   }

@@ -1,3 +1,4 @@
+import { AuditWriterModule } from '../audit/audit-writer.module.js';
 import { Module } from '@nestjs/common';
 import { ManagementEventsModule } from '../messaging/management-events.module.js';
 import { PrismaModule } from '../prisma/prisma.module.js';
@@ -8,7 +9,7 @@ import { KeysService } from './keys.service.js';
 
 /** API keys: reads, and writes that announce `keys.changed` (intern keys asked of intern-signing). */
 @Module({
-  imports: [PrismaModule, WorkspacesModule, ManagementEventsModule],
+  imports: [PrismaModule, AuditWriterModule, WorkspacesModule, ManagementEventsModule],
   controllers: [KeysController],
   providers: [KeysService, KeyWritesService],
 })

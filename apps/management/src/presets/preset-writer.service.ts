@@ -3,6 +3,7 @@ import { PresetChatRequestDto, type Principal, type PresetView, validateDto } fr
 import { GatewayError } from '@gw/errors';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../generated/prisma/client.js';
+import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { extractPresetConfig, extractSystemPrompt } from './preset-config.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
@@ -45,6 +46,7 @@ export class PresetWriterService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly events: ManagementEventsPublisher,
+    private readonly audit: AuditWriter,
   ) {}
 
   async createVersion(principal: Principal, slug: string, rawBody: Record<string, unknown>): Promise<PresetView> {
@@ -61,7 +63,21 @@ export class PresetWriterService {
     let view: PresetView;
     try {
       // The pool may be busy with other writers: wait for a connection rather than fail.
-      view = await this.prisma.$transaction((tx) => this.writeVersion(tx, request), { maxWait: 10_000, timeout: 10_000 });
+      view = await this.prisma.$transaction(
+        async (tx) => {
+          const { view, before } = await this.writeVersion(tx, request);
+          await this.audit.record(tx, actorOf(principal), {
+            workspaceId: request.workspaceId,
+            action: before ? 'presets.version.create' : 'presets.create',
+            resourceType: 'preset',
+            resourceId: view.id,
+            before,
+            after: view,
+          });
+          return view;
+        },
+        { maxWait: 10_000, timeout: 10_000 },
+      );
     } catch (error) {
       if (isRaceLoss(error)) throw versionConflict(slug);
       throw error;
@@ -70,9 +86,12 @@ export class PresetWriterService {
     return view;
   }
 
-  private async writeVersion(tx: Tx, request: NewVersion): Promise<PresetView> {
+  /** The new view, and for a new version what the preset designated before. */
+  private async writeVersion(tx: Tx, request: NewVersion): Promise<{ view: PresetView; before?: object }> {
     const existing = await tx.preset.findUnique({ where: { workspaceId_slug: { workspaceId: request.workspaceId, slug: request.slug } } });
-    return existing ? this.addVersion(tx, existing, request) : this.createPreset(tx, request);
+    if (!existing) return { view: await this.createPreset(tx, request) };
+    const before = { designated_version_id: existing.designatedVersionId, version: existing.latestVersion };
+    return { view: await this.addVersion(tx, existing, request), before };
   }
 
   private async createPreset(tx: Tx, request: NewVersion): Promise<PresetView> {

@@ -1,3 +1,4 @@
+import { AuditWriterModule } from '../audit/audit-writer.module.js';
 import { Module } from '@nestjs/common';
 import { ManagementEventsModule } from '../messaging/management-events.module.js';
 import { PrismaModule } from '../prisma/prisma.module.js';
@@ -7,7 +8,7 @@ import { PresetsService } from './presets.service.js';
 
 /** Presets and their versions; inference resolves the designated version by workspace and slug. */
 @Module({
-  imports: [PrismaModule, ManagementEventsModule],
+  imports: [PrismaModule, AuditWriterModule, ManagementEventsModule],
   controllers: [PresetsController],
   providers: [PresetsService, PresetWriterService],
 })

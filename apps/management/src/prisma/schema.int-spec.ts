@@ -176,7 +176,106 @@ describe('management schema against its migrations', () => {
     await prisma.oidcLoginState.create({ data: login });
     expectRoundTrip(login, await prisma.oidcLoginState.findUnique({ where: { state: login.state } }));
 
+    // Issue 31: guardrails, their assignments, budgets and their counters, the audit log.
+    const guardrail = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      name: 'No OpenAI',
+      description: 'tests',
+      isWorkspaceDefault: false,
+      allowedModels: ['sim/gpt-4o-mini'],
+      ignoredModels: ['sim/claude-sonnet'],
+      allowedProviders: ['simulator-b'],
+      ignoredProviders: ['simulator-openai'],
+      limitUsd: new Prisma.Decimal('12.000000000001'),
+      resetInterval: 'weekly' as const,
+      includeByokInBudgets: true,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.guardrail.create({ data: guardrail });
+    expectRoundTrip(guardrail, await prisma.guardrail.findUnique({ where: { id: guardrail.id } }));
+    const keyAssignment = { id: randomUUID(), guardrailId: guardrail.id, keyHash: key.hash, assignedBy: user.id, createdAt: at };
+    await prisma.guardrailKeyAssignment.create({ data: keyAssignment });
+    expectRoundTrip(keyAssignment, await prisma.guardrailKeyAssignment.findUnique({ where: { id: keyAssignment.id } }));
+    const memberAssignment = {
+      id: randomUUID(),
+      guardrailId: guardrail.id,
+      workspaceId: workspace.id,
+      userId: user.id,
+      assignedBy: user.id,
+      createdAt: at,
+    };
+    await prisma.guardrailMemberAssignment.create({ data: memberAssignment });
+    expectRoundTrip(memberAssignment, await prisma.guardrailMemberAssignment.findUnique({ where: { id: memberAssignment.id } }));
+    const workspaceBudget = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      interval: 'lifetime' as const,
+      limitUsd: new Prisma.Decimal('5.5'),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.workspaceBudget.create({ data: workspaceBudget });
+    expectRoundTrip(workspaceBudget, await prisma.workspaceBudget.findUnique({ where: { id: workspaceBudget.id } }));
+    const memberBudget = {
+      id: randomUUID(),
+      workspaceId: workspace.id,
+      userId: user.id,
+      interval: 'daily' as const,
+      limitUsd: new Prisma.Decimal('1'),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.memberBudget.create({ data: memberBudget });
+    expectRoundTrip(memberBudget, await prisma.memberBudget.findUnique({ where: { id: memberBudget.id } }));
+    const spend = {
+      workspaceId: workspace.id,
+      userId: user.id,
+      interval: 'monthly' as const,
+      periodStart: new Date('2026-03-01T00:00:00.000Z'),
+      spend: new Prisma.Decimal('0.000000000000000001'),
+      byokSpend: new Prisma.Decimal('2.5'),
+    };
+    await prisma.budgetSpend.create({ data: spend });
+    expectRoundTrip(
+      spend,
+      await prisma.budgetSpend.findUnique({
+        where: {
+          workspaceId_userId_interval_periodStart: {
+            workspaceId: workspace.id,
+            userId: user.id,
+            interval: 'monthly',
+            periodStart: spend.periodStart,
+          },
+        },
+      }),
+    );
+    const audit = {
+      workspaceId: workspace.id,
+      actorKind: 'management_key',
+      actorUserId: user.id,
+      actorKeyHash: key.hash,
+      action: 'keys.update',
+      resourceType: 'api_key',
+      resourceId: key.hash,
+      before: { name: 'a' },
+      after: { name: 'b' },
+      ip: '::1',
+      requestId: 'req-1',
+      createdAt: at,
+    };
+    const auditRow = await prisma.auditLogEntry.create({ data: audit });
+    expectRoundTrip(audit, await prisma.auditLogEntry.findUnique({ where: { id: auditRow.id } }));
+
     expectAllModelsCovered(Prisma.ModelName, [
+      'Guardrail',
+      'GuardrailKeyAssignment',
+      'GuardrailMemberAssignment',
+      'WorkspaceBudget',
+      'MemberBudget',
+      'BudgetSpend',
+      'AuditLogEntry',
       'Workspace',
       'User',
       'WorkspaceMember',

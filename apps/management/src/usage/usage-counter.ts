@@ -1,6 +1,7 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
+import { BUDGET_SPEND_CTE } from './budget-spend-sql.js';
 import { keyUsageAt, type KeyCounters } from './key-usage.js';
 import { periodStart, toDateString } from './usage-periods.js';
 
@@ -71,7 +72,8 @@ const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: stri
  * 3. the keys locked in hash order, then updated; only then (the `count(*)` sub-selects run
  *    first, to completion) the workspaces locked in id order, then updated: the lock order of
  *    ADR 0017, so two replicas' statements cannot deadlock;
- * 4. the events' spend reservations (ADR 0093) lowered by their costs, last, under the workspace locks;
+ * 4. the events' spend reservations (ADR 0093) lowered by their costs, and the workspace and member
+ *    budget counters raised (budget-spend-sql.ts), last, under the workspace locks;
  * 5. returned: the counted ids, the limited keys' counters (the limit check needs `now`, done in
  *    JS by `keyUsageAt`) and the enabled keys of workspaces this batch ran dry.
  */
@@ -116,7 +118,7 @@ WITH ev AS (
   UPDATE workspaces w SET usage_total = w.usage_total + s.cost
   FROM workspace_sums s
   WHERE w.id = s.workspace_id AND (SELECT count(*) FROM locked_workspaces) >= 0
-  RETURNING w.id, w.credits_total - w.usage_total AS balance, s.cost
+  RETURNING w.id, w.credits_total - w.usage_total AS balance, s.cost${BUDGET_SPEND_CTE}
 ), settled AS (
   UPDATE spend_reservations r SET amount = r.amount - s.cost
   FROM (SELECT reservation_id, sum(cost) AS cost FROM counted WHERE reservation_id IS NOT NULL GROUP BY reservation_id) s

@@ -93,6 +93,8 @@ import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, Inte
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
 import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
+import { AuditLogListRequest, GuardrailsCallRequest, WorkspacesCallRequest } from '../messages/governance.messages.js';
+import type { AuditLogPageView } from '../http/audit-log.view.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
 /** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
@@ -230,3 +232,8 @@ export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEv
 export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
 export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
 export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);
+
+// Workspaces, guardrails, audit log (issue 31): the reply's shape depends on the operation.
+export const WorkspacesCall = rpcMessage<WorkspacesCallRequest, unknown>(M.workspacesCall, WorkspacesCallRequest);
+export const GuardrailsCall = rpcMessage<GuardrailsCallRequest, unknown>(M.guardrailsCall, GuardrailsCallRequest);
+export const AuditLogList = rpcMessage<AuditLogListRequest, AuditLogPageView>(M.auditLogList, AuditLogListRequest);

@@ -21,6 +21,16 @@ import type { PageView, PresetVersionView, PresetView } from './preset.view.js';
 import type { ResponsesResponseView } from './responses-response.view.js';
 import type { IdentityView, OidcStartView } from '../messages/identity.messages.js';
 import type { KeysCreateReply } from '../messages/key-write.messages.js';
+import type { AuditLogPageView } from './audit-log.view.js';
+import type { GuardrailKeyAssignmentView, GuardrailMemberAssignmentView, GuardrailView } from './guardrail.view.js';
+import type {
+  BudgetsEnvelope,
+  OrganizationMemberView,
+  TotalPage,
+  WorkspaceBudgetView,
+  WorkspaceMemberView,
+  WorkspaceView,
+} from './workspace.view.js';
 
 /**
  * Every JSON body the public API answers, one named type each: the OpenAPI document's response
@@ -82,3 +92,29 @@ export type BatchDeletedAnswer = BatchDeletedView;
 export type FileAnswer = FileView;
 export type FileListAnswer = FileListView;
 export type FileDeletedAnswer = FileDeletedView;
+
+// Workspaces, guardrails, audit log (issue 31), in @openrouter/sdk's shapes.
+export type WorkspaceAnswer = DataEnvelope<WorkspaceView>;
+export type WorkspacePageAnswer = TotalPage<WorkspaceView>;
+export type WorkspaceMemberPageAnswer = TotalPage<WorkspaceMemberView>;
+export interface MembersAddedAnswer {
+  added_count: number;
+  data: WorkspaceMemberView[];
+}
+export interface MembersRemovedAnswer {
+  removed_count: number;
+}
+export type WorkspaceBudgetAnswer = BudgetsEnvelope<WorkspaceBudgetView>;
+export type WorkspaceBudgetListAnswer = BudgetsEnvelope<WorkspaceBudgetView[]>;
+export type OrganizationMemberPageAnswer = TotalPage<OrganizationMemberView>;
+export type GuardrailAnswer = DataEnvelope<GuardrailView>;
+export type GuardrailPageAnswer = TotalPage<GuardrailView>;
+export type GuardrailKeyAssignmentPageAnswer = TotalPage<GuardrailKeyAssignmentView>;
+export type GuardrailMemberAssignmentPageAnswer = TotalPage<GuardrailMemberAssignmentView>;
+export interface AssignedAnswer {
+  assigned_count: number;
+}
+export interface UnassignedAnswer {
+  unassigned_count: number;
+}
+export type AuditLogPageAnswer = AuditLogPageView;

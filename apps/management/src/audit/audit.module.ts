@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { PrismaModule } from '../prisma/prisma.module.js';
+import { WorkspacesModule } from '../workspaces/workspaces.module.js';
+import { AuditLogController } from './audit-log.controller.js';
+import { AuditLogReader } from './audit-log.reader.js';
+
+/** `GET /v1/audit-logs`: reads what AuditWriter wrote. */
+@Module({
+  imports: [PrismaModule, WorkspacesModule],
+  controllers: [AuditLogController],
+  providers: [AuditLogReader],
+})
+export class AuditModule {}
