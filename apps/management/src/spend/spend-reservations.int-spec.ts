@@ -185,6 +185,37 @@ describe('spend reservations', () => {
     await expect(topUp(w, lease, '0.1', '0.1')).rejects.toThrow(/released/);
   });
 
+  it('holds a member within their budget across their keys, and leaves another member of the workspace served', async () => {
+    const w = await world({ credits: '100' });
+    await prisma.memberBudget.create({
+      data: { id: randomUUID(), workspaceId: w.workspaceId, userId: w.userId, interval: 'monthly', limitUsd: '0.01' },
+    });
+    const owner = { workspaceId: w.workspaceId, userId: w.userId };
+    const second = (await issueKey(prisma, owner, { kind: 'standard', name: 'second' })).key.hash;
+    const keys = [w.keyHash, second];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => hold({ workspaceId: w.workspaceId, keyHash: keys[i % 2]! }, '0.0012', i % 2)),
+    );
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(outcomes.length - refused.length).toBe(8);
+    expect(new Set(refused.map((o) => (o.reason as GatewayError).metadata?.reason))).toEqual(new Set(['member_budget_reached']));
+    // Another member's key of the same workspace is not capped by that budget.
+    const tag = randomUUID();
+    const other = await prisma.user.create({ data: { id: randomUUID(), email: `${tag}@example.com`, name: 'Other' } });
+    await prisma.workspaceMember.create({ data: { workspaceId: w.workspaceId, userId: other.id, role: 'member' } });
+    const otherKey = (await issueKey(prisma, { workspaceId: w.workspaceId, userId: other.id }, { kind: 'standard', name: 'other' })).key
+      .hash;
+    await hold({ workspaceId: w.workspaceId, keyHash: otherKey }, '0.5');
+  });
+
+  it('holds a workspace within its budget, whoever spends', async () => {
+    const w = await world({ credits: '100' });
+    await prisma.workspaceBudget.create({ data: { id: randomUUID(), workspaceId: w.workspaceId, interval: 'daily', limitUsd: '0.01' } });
+    const { held, reasons } = await fifty(w, '0.0012');
+    expect(held).toBe(8);
+    expect(reasons).toEqual(new Set(['workspace_budget_reached']));
+  });
+
   function usageEvent(
     w: { workspaceId: string; keyHash: string; userId: string },
     cost: string,

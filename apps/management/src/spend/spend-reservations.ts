@@ -9,7 +9,17 @@ const RESERVE_SQL = `SELECT refused, granted::text FROM spend_reserve($1, $2, $3
 
 const RELEASE_SQL = `UPDATE spend_reservations SET amount = amount - $3, released = true WHERE id = $1 AND workspace_id = $2 AND NOT released`;
 
-type Refusal = 'insufficient_credits' | 'key_limit_reached';
+type Refusal =
+  'insufficient_credits' | 'key_limit_reached' | 'workspace_budget_reached' | 'member_budget_reached' | 'guardrail_limit_reached';
+
+const REFUSALS: Record<Refusal, string> = {
+  insufficient_credits: 'The workspace has not enough credits left for this request at its max_tokens; add credits or lower max_tokens',
+  key_limit_reached:
+    'This API key has not enough of its spend limit left for this request at its max_tokens; raise the limit or lower max_tokens',
+  workspace_budget_reached: "The workspace's budget for this period has not enough left for this request at its max_tokens",
+  member_budget_reached: "This member's budget for this period has not enough left for this request at its max_tokens",
+  guardrail_limit_reached: "A guardrail's spend limit on this key or member has not enough left for this request at its max_tokens",
+};
 
 /**
  * Spend reserved before generating calls (docs/adr/0093, 0111), in management's database beside
@@ -48,9 +58,5 @@ export class SpendReservations {
 }
 
 function refusal(reason: Refusal, amount: string): GatewayError {
-  const message =
-    reason === 'insufficient_credits'
-      ? 'The workspace has not enough credits left for this request at its max_tokens; add credits or lower max_tokens'
-      : 'This API key has not enough of its spend limit left for this request at its max_tokens; raise the limit or lower max_tokens';
-  return new GatewayError(402, message, { errorType: 'payment_required', metadata: { reason, reserved_cost: Number(amount) } });
+  return new GatewayError(402, REFUSALS[reason], { errorType: 'payment_required', metadata: { reason, reserved_cost: Number(amount) } });
 }
