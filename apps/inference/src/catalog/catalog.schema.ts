@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
+  IsObject,
   IsArray,
   IsBoolean,
   IsIn,
@@ -13,6 +14,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+
+import { hostProfile, OPENAI_HOSTS, type OpenAiHost } from '../providers/openai/hosts/openai-hosts.js';
 
 export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
@@ -51,6 +54,19 @@ export class VertexConfig {
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/)
   tokenUrl?: string;
+}
+
+/**
+ * How an `openai`-format provider is authenticated when its host's default does not fit:
+ * `bearer` (Authorization: Bearer), `header` (the key in a header of that name), `none`.
+ */
+export class ProviderAuth {
+  @IsIn(['bearer', 'header', 'none'])
+  kind!: 'bearer' | 'header' | 'none';
+
+  @ValidateIf((auth: ProviderAuth) => auth.kind === 'header')
+  @Matches(/^[A-Za-z0-9-]+$/)
+  header?: string;
 }
 
 export class ProviderConfig {
@@ -105,6 +121,24 @@ export class ProviderConfig {
   @ValidateNested()
   @Type(() => VertexConfig)
   vertex?: VertexConfig;
+
+  /**
+   * Which OpenAI-compatible host an `openai`-format provider is (providers/openai/hosts): the
+   * fields it refuses or renames, its usage and error shapes. Unset: OpenAI's own rules.
+   */
+  @IsOptional()
+  @IsIn(OPENAI_HOSTS)
+  host?: OpenAiHost;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProviderAuth)
+  auth?: ProviderAuth;
+
+  /** Static headers sent on every call (OpenRouter's `HTTP-Referer` and `X-Title`). */
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
 }
 
 export class PricingConfig {
@@ -237,5 +271,12 @@ export class CatalogConfig {
 
 /** Whether the gateway holds its own credential for this provider (BYOK aside). */
 export function hasGatewayCredential(provider: ProviderConfig): boolean {
-  return provider.format === 'bedrock' ? (provider.region ?? '') !== '' : provider.apiKey !== '';
+  if (provider.format === 'bedrock') return (provider.region ?? '') !== '';
+  // A self-hosted server without keys (Ollama, LM Studio) needs none: listing it is its configuration.
+  if (
+    provider.auth?.kind === 'none' ||
+    (provider.auth === undefined && provider.host !== undefined && hostProfile(provider.host).auth === 'none')
+  )
+    return true;
+  return provider.apiKey !== '';
 }
