@@ -170,6 +170,98 @@ export class PricingConfig {
   @IsOptional()
   @Matches(DECIMAL)
   imageCompletion?: string;
+
+  /** Per reasoning token, where the provider prices thinking apart from output (default the completion price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  reasoning?: string;
+
+  /** Per image prompt token, where images are priced apart (default the prompt price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  imagePrompt?: string;
+
+  /** A fee per request on top of tokens (Perplexity's search fee at its default context size). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  request?: string;
+
+  /** Per server-side web search the provider runs (xAI's search tools). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  webSearch?: string;
+
+  /**
+   * Prices by prompt length: a request whose prompt exceeds `promptTokensAbove` pays that tier's
+   * prices on all its tokens (Gemini Pro and Claude above 200K, Claude Haiku 5.5 above 100K).
+   */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PriceTier)
+  tiers?: PriceTier[];
+}
+
+export class PriceTier {
+  @IsInt()
+  @Min(1)
+  promptTokensAbove!: number;
+
+  @Matches(DECIMAL)
+  prompt!: string;
+
+  @Matches(DECIMAL)
+  completion!: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cachedPrompt?: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cacheWritePrompt?: string;
+}
+
+/** Where a price was read: the sheet's URL, the day it was read, what the page said of its own date. */
+export class PriceSource {
+  @Matches(/^https:\/\/\S+$/)
+  url!: string;
+
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  read!: string;
+
+  @IsOptional()
+  @IsString()
+  pageDate?: string;
+
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+/** Prices of the provider's other service tiers, where it sells them (OpenAI's priority and flex). */
+export class ServiceTierPricing {
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  priority?: PricingConfig;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  flex?: PricingConfig;
+}
+
+/** Perplexity's per-request search fee by `search_context_size`. */
+export class SearchContextFees {
+  @Matches(DECIMAL)
+  low!: string;
+
+  @Matches(DECIMAL)
+  medium!: string;
+
+  @Matches(DECIMAL)
+  high!: string;
 }
 
 /**
@@ -213,6 +305,27 @@ export class EndpointConfig {
   @ValidateNested()
   @Type(() => BatchConfig)
   batch?: BatchConfig;
+
+  /** The share of the live price the provider's own batch API charges ("0.5"), where the gateway does not call that API yet. */
+  @IsOptional()
+  @Matches(DECIMAL)
+  batchDiscount?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ServiceTierPricing)
+  serviceTierPricing?: ServiceTierPricing;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SearchContextFees)
+  searchContextFees?: SearchContextFees;
+
+  /** Where this endpoint's prices come from (the generated catalog names one for every endpoint). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PriceSource)
+  source?: PriceSource;
 }
 
 export class ModelConfig {
@@ -225,6 +338,12 @@ export class ModelConfig {
   @IsInt()
   @Min(1)
   contextLength!: number;
+
+  /** The most tokens one answer may have, where the provider says. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  maxCompletionTokens?: number;
 
   @IsArray()
   @IsString({ each: true })

@@ -8,7 +8,8 @@ import { hostProfile } from './openai-hosts.js';
  * brought one, else the provider's; an empty key sends nothing where the host allows it.
  */
 export function hostAuthHeaders(provider: ProviderConfig, apiKey: string): Record<string, string> {
-  const headers: Record<string, string> = { ...provider.headers };
+  // A header whose variable is unset (`${OPENROUTER_TITLE:-}`) is left out rather than sent empty.
+  const headers: Record<string, string> = Object.fromEntries(Object.entries(provider.headers ?? {}).filter(([, value]) => value !== ''));
   const kind = provider.auth?.kind ?? defaultKind(provider);
   if (kind === 'header') headers[provider.auth!.header!.toLowerCase()] = apiKey;
   else if (kind === 'bearer') headers.authorization = `Bearer ${apiKey}`;
