@@ -16,6 +16,18 @@ export interface EndpointPricing {
   audioPrompt?: Prisma.Decimal;
   audioCompletion?: Prisma.Decimal;
   imageCompletion?: Prisma.Decimal;
+  /** Prices by prompt length, ascending: the last one whose threshold the prompt exceeds applies to the whole request. */
+  tiers?: PriceTierPricing[];
+  /** A fee per request on top of tokens (Perplexity's search fee). */
+  request?: Prisma.Decimal;
+}
+
+export interface PriceTierPricing {
+  promptTokensAbove: number;
+  prompt: Prisma.Decimal;
+  completion: Prisma.Decimal;
+  cachedPrompt: Prisma.Decimal;
+  cacheWritePrompt?: Prisma.Decimal;
 }
 
 /** Prices the catalog may give an endpoint beyond what billing reads today: shown in /v1/models. */
@@ -117,6 +129,20 @@ function pricingOf(pricing: PricingConfig): EndpointPricing {
     ...(pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(pricing.audioPrompt) } : {}),
     ...(pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(pricing.audioCompletion) } : {}),
     ...(pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(pricing.imageCompletion) } : {}),
+    ...(pricing.request ? { request: new Prisma.Decimal(pricing.request) } : {}),
+    ...(pricing.tiers && pricing.tiers.length > 0
+      ? {
+          tiers: [...pricing.tiers]
+            .sort((a, b) => a.promptTokensAbove - b.promptTokensAbove)
+            .map((tier) => ({
+              promptTokensAbove: tier.promptTokensAbove,
+              prompt: new Prisma.Decimal(tier.prompt),
+              completion: new Prisma.Decimal(tier.completion),
+              cachedPrompt: new Prisma.Decimal(tier.cachedPrompt ?? tier.prompt),
+              ...(tier.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(tier.cacheWritePrompt) } : {}),
+            })),
+        }
+      : {}),
   };
 }
 
