@@ -17,7 +17,7 @@ export function hostErrorBody(shape: ErrorShape, status: number, message: string
     case 'string':
       return { error: message };
     case 'mistral':
-      return { object: 'error', message: status === 422 ? { detail: JSON.parse(message) as unknown } : message, type, param, code };
+      return { object: 'error', message: status === 422 ? { detail: validationDetail(message) } : message, type, param, code };
     case 'vllm':
       return { object: 'error', message, type: status >= 500 ? 'InternalServerError' : 'BadRequestError', param, code: status };
     case 'numeric-code':
@@ -32,6 +32,15 @@ export function hostErrorBody(shape: ErrorShape, status: number, message: string
       return { error: { code: status, message, type, metadata: {} } };
     case 'openai':
       return { error: { message, type, param, code } };
+  }
+}
+
+/** A refusal's FastAPI detail list, or the message as one entry when it is plain text. */
+function validationDetail(message: string): unknown {
+  try {
+    return JSON.parse(message) as unknown;
+  } catch {
+    return [{ type: 'value_error', loc: ['body'], msg: message }];
   }
 }
 

@@ -81,7 +81,11 @@ function messagesRefusal(host: HostName, rules: HostRules, messages: unknown[], 
     const role = String(m.role);
     if (!rules.roles.includes(role)) {
       if (host === 'mistral')
-        return { status: 422, message: `messages.${i}.role: Input should be ${rules.roles.map((r) => `'${r}'`).join(', ')}` };
+        return validationError(
+          'literal_error',
+          ['body', 'messages', i, 'role'],
+          `Input should be ${rules.roles.map((r) => `'${r}'`).join(', ')}`,
+        );
       return { status: 400, message: `Invalid role '${role}' in messages[${i}]`, param: `messages[${i}].role` };
     }
     if (!rules.messageName && m.name !== undefined)
@@ -115,10 +119,12 @@ function messagesRefusal(host: HostName, rules: HostRules, messages: unknown[], 
 }
 
 function extraForbidden(field: string): Refusal {
-  return {
-    status: 422,
-    message: JSON.stringify([{ type: 'extra_forbidden', loc: ['body', field], msg: 'Extra inputs are not permitted' }]),
-  };
+  return validationError('extra_forbidden', ['body', field], 'Extra inputs are not permitted');
+}
+
+/** Mistral's FastAPI validation error: a 422 whose detail lists what failed where. */
+function validationError(type: string, loc: Array<string | number>, msg: string): Refusal {
+  return { status: 422, message: JSON.stringify([{ type, loc, msg }]) };
 }
 
 const camel = (field: string): string => field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
