@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
@@ -70,5 +71,7 @@ export class OpenAiAdapter implements ProviderAdapter {
 /** OpenAI itself gets the body as built; a named host gets it through its profile. */
 function forHost(endpoint: RoutableEndpoint, built: Record<string, unknown>, original: Record<string, unknown>): Record<string, unknown> {
   const host = endpoint.provider.host;
-  return host === undefined || host === 'openai' ? built : adaptRequestToHost(built, hostProfile(host), endpoint.upstreamModel, original);
+  if (host === undefined || host === 'openai') return built;
+  // The host sees only what the endpoint takes (OpenRouter's `reasoning` object comes from here).
+  return adaptRequestToHost(built, hostProfile(host), endpoint.upstreamModel, withoutUnsupported(original, endpoint));
 }

@@ -23,7 +23,8 @@ export function adaptRequestToHost(upstream: Json, profile: HostProfile, upstrea
       delete out[from];
     }
   }
-  if (profile.streamUsage === 'always') delete out.stream_options;
+  if (profile.streamUsage !== 'stream_options') delete out.stream_options;
+  if (profile.streamUsage === 'usage-include' && out.stream === true) out.usage = { include: true };
   if (Array.isArray(out.messages)) out.messages = adaptMessages(out.messages as unknown[], profile);
   return out;
 }

@@ -184,6 +184,7 @@ describe('OpenAI-compatible hosts: each quirk', () => {
     expect(sent).toMatchObject({ reasoning: { effort: 'low', exclude: true } });
     expect(sent).not.toHaveProperty('reasoning_effort');
     expect(sent).not.toHaveProperty('stream_options');
+    expect(sent).toMatchObject({ usage: { include: true } });
   });
 
   it('llama.cpp: n above 1 (400 there) is left out', async () => {

@@ -50,8 +50,11 @@ export interface HostProfile {
   toolCallIds?: 'alnum9';
   /** Perplexity: after the system messages, user and assistant must alternate; consecutive turns of one role are merged. */
   alternatingRoles?: boolean;
-  /** The host streams usage without (and may refuse) `stream_options`; otherwise `include_usage` is asked for. */
-  streamUsage: 'stream_options' | 'always';
+  /**
+   * How a stream's usage is asked for: OpenAI's `stream_options.include_usage`, OpenRouter's
+   * `usage: {include: true}`, or not at all (the host always sends it and may refuse `stream_options`).
+   */
+  streamUsage: 'stream_options' | 'usage-include' | 'always';
   /** How usage departs from OpenAI's (usage in host-response.ts). */
   usage?: 'deepseek' | 'xai' | 'perplexity' | 'groq';
   /** How a tool's `tool_choice` naming a function is refused: sent as `required` instead. */
@@ -217,7 +220,7 @@ export const HOST_PROFILES: Readonly<Record<OpenAiHost, HostProfile>> = {
     messageNames: true,
     responseFormats: ['json_object', 'json_schema'],
     reasoning: 'object',
-    streamUsage: 'always',
+    streamUsage: 'usage-include',
     namedToolChoice: true,
     multipleChoices: true,
   },
