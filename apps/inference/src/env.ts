@@ -156,19 +156,25 @@ export class InferenceEnv extends DatabaseServiceEnv {
   @Min(100)
   WEB_FETCH_MAX_CHARS: number = 20_000;
 
-  /** The moderation plugin's model (ADR 0048): a catalog chat model answering Llama Guard's `safe` / `unsafe\nS1,...`. */
+  /**
+   * The moderation plugin's model (ADR 0048): a catalog chat model answering Llama Guard's
+   * `safe` / `unsafe\nS1,...`. Dev and test stacks set the simulator's `sim/llama-guard`.
+   */
   @IsString()
   @MinLength(1)
-  MODERATION_MODEL: string = 'sim/llama-guard';
+  MODERATION_MODEL: string = 'meta-llama/llama-guard-4';
 
   /** The moderation plugin also checks non-streamed answers (input is always checked). */
   @IsIn(['true', 'false'])
   MODERATION_CHECK_OUTPUT: 'true' | 'false' = 'false';
 
-  /** The alignment plugin's judge (ADR 0048): a catalog chat model answering `{"rules":[{"broken","probability"}]}`. */
+  /**
+   * The alignment plugin's judge (ADR 0048): a catalog chat model answering
+   * `{"rules":[{"broken","probability"}]}`. Dev and test stacks set the simulator's `sim/alignment-judge`.
+   */
   @IsString()
   @MinLength(1)
-  ALIGNMENT_JUDGE_MODEL: string = 'sim/alignment-judge';
+  ALIGNMENT_JUDGE_MODEL: string = 'openai/gpt-5.4-mini';
 
   /**
    * Longest an answer waits for JetStream to acknowledge its usage event; past it the request

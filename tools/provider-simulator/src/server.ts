@@ -13,6 +13,7 @@ import { handleServiceAccount, handleToken } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
+import { handleHostChat } from './hosts/hosts.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
 import { handleResponses } from './responses.ts';
 import { peekStreamStats } from './stream-stats.ts';
@@ -115,6 +116,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (path.startsWith('/azure/')) return handleAzure(req, res, result.body, path, query);
       if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
       return handleConverse(req, res, result.body, path, query);
+    }
+    const host = /^\/hosts\/([a-z]+)\/v1\/chat\/completions$/.exec(path)?.[1];
+    if (host !== undefined) {
+      const result = await readBody(req);
+      if (result.ok) return handleHostChat(req, res, result.body, host);
+      if (result.tooLarge) return sendTooLarge(res, path);
+      return;
     }
     const gemini = geminiCallOf(path, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     if (gemini) {

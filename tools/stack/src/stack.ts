@@ -21,6 +21,9 @@ export const DEV_CATALOG_PATHS = [
   join(WORKSPACE_ROOT, 'apps/inference/catalog/dev-models.json'),
 ] as const;
 
+/** The plugin models of a local or test stack: the simulator's, which answer as the plugins expect without a provider key. */
+export const DEV_PLUGIN_MODELS = { MODERATION_MODEL: 'sim/llama-guard', ALIGNMENT_JUDGE_MODEL: 'sim/alignment-judge' } as const;
+
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
@@ -139,6 +142,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
       script: 'apps/inference/dist/main.js',
       env: {
         MODEL_CATALOG_PATHS: DEV_CATALOG_PATHS.join(','),
+        ...DEV_PLUGIN_MODELS,
         ...common,
         ...seed('inference'),
         ...search,

@@ -247,6 +247,10 @@ describe('a provider the gateway holds no key for', () => {
     const completion = await openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: question });
     expect((completion as unknown as { provider: string }).provider).toBe('OpenAI');
     expect((completion.usage as unknown as { is_byok: boolean }).is_byok).toBe(true);
+    // Listed now for this key (the credential admits it), still not for another key of the workspace.
+    expect((await openai.models.list()).data.map((model) => model.id)).toContain('openai/gpt-4o-mini');
+    const other = await createKey('not on the allow-list');
+    expect((await clientFor(other.key).models.list()).data.map((model) => model.id)).not.toContain('openai/gpt-4o-mini');
   });
 });
 

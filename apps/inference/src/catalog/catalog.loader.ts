@@ -91,6 +91,11 @@ export function parseCatalog(raw: unknown): CatalogConfig {
       problems.push(`catalog.providers.${provider.id}: apiVersion is for azure providers`);
     if ((provider.format === 'vertex') !== (provider.vertex !== undefined))
       problems.push(`catalog.providers.${provider.id}: vertex (project, location) goes with format vertex, and only with it`);
+    if ((provider.host !== undefined || provider.auth !== undefined || provider.headers !== undefined) && provider.format !== 'openai')
+      problems.push(`catalog.providers.${provider.id}: host, auth and headers are for openai-format providers`);
+    for (const [name, value] of Object.entries(provider.headers ?? {}))
+      if (!/^[A-Za-z0-9-]+$/.test(name) || typeof value !== 'string')
+        problems.push(`catalog.providers.${provider.id}.headers.${name}: a header name and a string value`);
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
+  IsObject,
   IsArray,
   IsBoolean,
   IsIn,
@@ -13,6 +14,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+
+import { hostProfile, OPENAI_HOSTS, type OpenAiHost } from '../providers/openai/hosts/openai-hosts.js';
 
 export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
@@ -51,6 +54,19 @@ export class VertexConfig {
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/)
   tokenUrl?: string;
+}
+
+/**
+ * How an `openai`-format provider is authenticated when its host's default does not fit:
+ * `bearer` (Authorization: Bearer), `header` (the key in a header of that name), `none`.
+ */
+export class ProviderAuth {
+  @IsIn(['bearer', 'header', 'none'])
+  kind!: 'bearer' | 'header' | 'none';
+
+  @ValidateIf((auth: ProviderAuth) => auth.kind === 'header')
+  @Matches(/^[A-Za-z0-9-]+$/)
+  header?: string;
 }
 
 export class ProviderConfig {
@@ -105,6 +121,24 @@ export class ProviderConfig {
   @ValidateNested()
   @Type(() => VertexConfig)
   vertex?: VertexConfig;
+
+  /**
+   * Which OpenAI-compatible host an `openai`-format provider is (providers/openai/hosts): the
+   * fields it refuses or renames, its usage and error shapes. Unset: OpenAI's own rules.
+   */
+  @IsOptional()
+  @IsIn(OPENAI_HOSTS)
+  host?: OpenAiHost;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProviderAuth)
+  auth?: ProviderAuth;
+
+  /** Static headers sent on every call (OpenRouter's `HTTP-Referer` and `X-Title`). */
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
 }
 
 export class PricingConfig {
@@ -136,6 +170,98 @@ export class PricingConfig {
   @IsOptional()
   @Matches(DECIMAL)
   imageCompletion?: string;
+
+  /** Per reasoning token, where the provider prices thinking apart from output (default the completion price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  reasoning?: string;
+
+  /** Per image prompt token, where images are priced apart (default the prompt price). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  imagePrompt?: string;
+
+  /** A fee per request on top of tokens (Perplexity's search fee at its default context size). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  request?: string;
+
+  /** Per server-side web search the provider runs (xAI's search tools). */
+  @IsOptional()
+  @Matches(DECIMAL)
+  webSearch?: string;
+
+  /**
+   * Prices by prompt length: a request whose prompt exceeds `promptTokensAbove` pays that tier's
+   * prices on all its tokens (Gemini Pro and Claude above 200K, Claude Haiku 5.5 above 100K).
+   */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PriceTier)
+  tiers?: PriceTier[];
+}
+
+export class PriceTier {
+  @IsInt()
+  @Min(1)
+  promptTokensAbove!: number;
+
+  @Matches(DECIMAL)
+  prompt!: string;
+
+  @Matches(DECIMAL)
+  completion!: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cachedPrompt?: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cacheWritePrompt?: string;
+}
+
+/** Where a price was read: the sheet's URL, the day it was read, what the page said of its own date. */
+export class PriceSource {
+  @Matches(/^https:\/\/\S+$/)
+  url!: string;
+
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  read!: string;
+
+  @IsOptional()
+  @IsString()
+  pageDate?: string;
+
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+/** Prices of the provider's other service tiers, where it sells them (OpenAI's priority and flex). */
+export class ServiceTierPricing {
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  priority?: PricingConfig;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PricingConfig)
+  flex?: PricingConfig;
+}
+
+/** Perplexity's per-request search fee by `search_context_size`. */
+export class SearchContextFees {
+  @Matches(DECIMAL)
+  low!: string;
+
+  @Matches(DECIMAL)
+  medium!: string;
+
+  @Matches(DECIMAL)
+  high!: string;
 }
 
 /**
@@ -179,6 +305,27 @@ export class EndpointConfig {
   @ValidateNested()
   @Type(() => BatchConfig)
   batch?: BatchConfig;
+
+  /** The share of the live price the provider's own batch API charges ("0.5"), where the gateway does not call that API yet. */
+  @IsOptional()
+  @Matches(DECIMAL)
+  batchDiscount?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ServiceTierPricing)
+  serviceTierPricing?: ServiceTierPricing;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SearchContextFees)
+  searchContextFees?: SearchContextFees;
+
+  /** Where this endpoint's prices come from (the generated catalog names one for every endpoint). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PriceSource)
+  source?: PriceSource;
 }
 
 export class ModelConfig {
@@ -191,6 +338,12 @@ export class ModelConfig {
   @IsInt()
   @Min(1)
   contextLength!: number;
+
+  /** The most tokens one answer may have, where the provider says. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  maxCompletionTokens?: number;
 
   @IsArray()
   @IsString({ each: true })
@@ -237,5 +390,12 @@ export class CatalogConfig {
 
 /** Whether the gateway holds its own credential for this provider (BYOK aside). */
 export function hasGatewayCredential(provider: ProviderConfig): boolean {
-  return provider.format === 'bedrock' ? (provider.region ?? '') !== '' : provider.apiKey !== '';
+  if (provider.format === 'bedrock') return (provider.region ?? '') !== '';
+  // A self-hosted server without keys (Ollama, LM Studio) needs none: listing it is its configuration.
+  if (
+    provider.auth?.kind === 'none' ||
+    (provider.auth === undefined && provider.host !== undefined && hostProfile(provider.host).auth === 'none')
+  )
+    return true;
+  return provider.apiKey !== '';
 }

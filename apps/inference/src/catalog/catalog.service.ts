@@ -16,6 +16,25 @@ export interface EndpointPricing {
   audioPrompt?: Prisma.Decimal;
   audioCompletion?: Prisma.Decimal;
   imageCompletion?: Prisma.Decimal;
+  /** Prices by prompt length, ascending: the last one whose threshold the prompt exceeds applies to the whole request. */
+  tiers?: PriceTierPricing[];
+  /** A fee per request on top of tokens (Perplexity's search fee). */
+  request?: Prisma.Decimal;
+}
+
+export interface PriceTierPricing {
+  promptTokensAbove: number;
+  prompt: Prisma.Decimal;
+  completion: Prisma.Decimal;
+  cachedPrompt: Prisma.Decimal;
+  cacheWritePrompt?: Prisma.Decimal;
+}
+
+/** Prices the catalog may give an endpoint beyond what billing reads today: shown in /v1/models. */
+export interface ExtraPrices {
+  reasoning?: string;
+  request?: string;
+  webSearch?: string;
 }
 
 export interface RoutableEndpoint {
@@ -28,6 +47,7 @@ export interface RoutableEndpoint {
   serviceTiers?: readonly string[];
   /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price (ADR 0047). */
   batchPricing?: EndpointPricing;
+  extraPrices?: ExtraPrices;
 }
 
 export interface RoutableModel {
@@ -61,6 +81,7 @@ export class CatalogService {
           ...(endpoint.serviceTiers ? { serviceTiers: endpoint.serviceTiers } : {}),
           pricing: pricingOf(endpoint.pricing),
           ...(endpoint.batch ? { batchPricing: pricingOf(endpoint.batch.pricing) } : {}),
+          ...extraPricesOf(endpoint.pricing),
         }));
       this.models.set(model.id, { config: model, endpoints });
     }
@@ -83,10 +104,18 @@ export class CatalogService {
     return [...this.models.values()];
   }
 
-  list(): ModelListView {
-    const data = [...this.models.values()]
-      .filter((model) => model.config.listed !== false && gatewayEndpoints(model).length > 0)
-      .map(toModelView);
+  /**
+   * The models a caller can use: listed ones with at least one endpoint the gateway holds a
+   * credential for, or that `workspaceCan` admits (the workspace's own BYOK credential for that
+   * provider and model). Each is shown at the price of the first such endpoint.
+   */
+  list(workspaceCan: (modelId: string, endpoint: RoutableEndpoint) => boolean = () => false): ModelListView {
+    const data: ModelView[] = [];
+    for (const model of this.models.values()) {
+      if (model.config.listed === false) continue;
+      const usable = model.endpoints.find((endpoint) => hasGatewayCredential(endpoint.provider) || workspaceCan(model.config.id, endpoint));
+      if (usable) data.push(toModelView(model, usable));
+    }
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
 }
@@ -100,17 +129,46 @@ function pricingOf(pricing: PricingConfig): EndpointPricing {
     ...(pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(pricing.audioPrompt) } : {}),
     ...(pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(pricing.audioCompletion) } : {}),
     ...(pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(pricing.imageCompletion) } : {}),
+    ...(pricing.request ? { request: new Prisma.Decimal(pricing.request) } : {}),
+    ...(pricing.tiers && pricing.tiers.length > 0
+      ? {
+          tiers: [...pricing.tiers]
+            .sort((a, b) => a.promptTokensAbove - b.promptTokensAbove)
+            .map((tier) => ({
+              promptTokensAbove: tier.promptTokensAbove,
+              prompt: new Prisma.Decimal(tier.prompt),
+              completion: new Prisma.Decimal(tier.completion),
+              cachedPrompt: new Prisma.Decimal(tier.cachedPrompt ?? tier.prompt),
+              ...(tier.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(tier.cacheWritePrompt) } : {}),
+            })),
+        }
+      : {}),
   };
 }
 
-/** The endpoints the gateway holds a key for (the others need the workspace's BYOK key). */
-function gatewayEndpoints(model: RoutableModel): RoutableEndpoint[] {
-  return model.endpoints.filter((endpoint) => hasGatewayCredential(endpoint.provider));
+function extraPricesOf(pricing: PricingConfig): { extraPrices?: ExtraPrices } {
+  const extra: ExtraPrices = {
+    ...(pricing.reasoning ? { reasoning: pricing.reasoning } : {}),
+    ...(pricing.request ? { request: pricing.request } : {}),
+    ...(pricing.webSearch ? { webSearch: pricing.webSearch } : {}),
+  };
+  return Object.keys(extra).length > 0 ? { extraPrices: extra } : {};
 }
 
-function toModelView(model: RoutableModel): ModelView {
+/** OpenRouter's optional price fields, present only where the endpoint has such a price. */
+function optionalPrices(pricing: EndpointPricing, extra: ExtraPrices = {}): Partial<ModelView['pricing']> {
+  return {
+    ...(pricing.cacheWritePrompt ? { input_cache_write: pricing.cacheWritePrompt.toFixed() } : {}),
+    ...(pricing.audioPrompt ? { audio: pricing.audioPrompt.toFixed() } : {}),
+    ...(extra.reasoning ? { internal_reasoning: new Prisma.Decimal(extra.reasoning).toFixed() } : {}),
+    ...(extra.request ? { request: new Prisma.Decimal(extra.request).toFixed() } : {}),
+    ...(extra.webSearch ? { web_search: new Prisma.Decimal(extra.webSearch).toFixed() } : {}),
+  };
+}
+
+function toModelView(model: RoutableModel, endpoint: RoutableEndpoint): ModelView {
   const { config } = model;
-  const pricing = gatewayEndpoints(model)[0]!.pricing;
+  const { pricing } = endpoint;
   const input = config.inputModalities ?? ['text'];
   const output = config.outputModalities ?? ['text'];
   return {
@@ -122,7 +180,7 @@ function toModelView(model: RoutableModel): ModelView {
     name: config.name,
     context_length: config.contextLength,
     architecture: { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output },
-    top_provider: { context_length: config.contextLength, max_completion_tokens: null, is_moderated: false },
+    top_provider: { context_length: config.contextLength, max_completion_tokens: config.maxCompletionTokens ?? null, is_moderated: false },
     per_request_limits: null,
     default_parameters: null,
     supported_voices: null,
@@ -131,6 +189,7 @@ function toModelView(model: RoutableModel): ModelView {
       prompt: pricing.prompt.toFixed(),
       completion: pricing.completion.toFixed(),
       input_cache_read: pricing.cachedPrompt.toFixed(),
+      ...optionalPrices(endpoint.pricing, endpoint.extraPrices),
     },
     supported_parameters: config.supportedParameters,
   };

@@ -5,6 +5,7 @@ import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../upstream/upstream-failure.js';
+import { hostAuthHeaders } from '../providers/openai/hosts/host-auth.js';
 
 /** What an OpenAI-compatible `/embeddings` endpoint answers. */
 export interface UpstreamEmbeddings {
@@ -32,7 +33,7 @@ export class OpenAiEmbeddingsClient {
         ? azureTarget(endpoint, context, 'embeddings')
         : {
             url: `${provider.baseUrl}/embeddings`,
-            headers: { authorization: `Bearer ${context.apiKey ?? provider.apiKey}` },
+            headers: hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
             deployment: endpoint.upstreamModel,
             tenantEndpoint: false,
           };

@@ -80,4 +80,46 @@ describe('computeCost', () => {
     );
     expect(cost.total.toString()).toBe('0.3');
   });
+
+  it('bills a whole request at the tier its prompt length reaches (Gemini Pro, Claude above 200K)', () => {
+    const tiered = {
+      ...pricing,
+      tiers: [
+        {
+          promptTokensAbove: 100,
+          prompt: new Prisma.Decimal('0.000001'),
+          completion: new Prisma.Decimal('0.000002'),
+          cachedPrompt: new Prisma.Decimal('0.0000001'),
+        },
+        {
+          promptTokensAbove: 200,
+          prompt: new Prisma.Decimal('0.000003'),
+          completion: new Prisma.Decimal('0.000004'),
+          cachedPrompt: new Prisma.Decimal('0.0000003'),
+        },
+      ],
+    };
+    expect(computeCost(tiered, { promptTokens: 100, completionTokens: 10, cachedTokens: 0 }).total.toString()).toBe(
+      new Prisma.Decimal('0.00000015').mul(100).add(new Prisma.Decimal('0.0000006').mul(10)).toString(),
+    );
+    expect(computeCost(tiered, { promptTokens: 150, completionTokens: 10, cachedTokens: 50 }).total.toString()).toBe(
+      new Prisma.Decimal('0.000001')
+        .mul(100)
+        .add(new Prisma.Decimal('0.0000001').mul(50))
+        .add(new Prisma.Decimal('0.000002').mul(10))
+        .toString(),
+    );
+    expect(computeCost(tiered, { promptTokens: 201, completionTokens: 1, cachedTokens: 0 }).total.toString()).toBe(
+      new Prisma.Decimal('0.000003').mul(201).add(new Prisma.Decimal('0.000004')).toString(),
+    );
+  });
+
+  it("adds a per-request fee to the prompt's cost once (Perplexity's search fee)", () => {
+    const cost = computeCost(
+      { ...pricing, request: new Prisma.Decimal('0.005') },
+      { promptTokens: 1000, completionTokens: 0, cachedTokens: 0 },
+    );
+    expect(cost.input.toString()).toBe('0.00515');
+    expect(cost.total.toString()).toBe('0.00515');
+  });
 });

@@ -25,7 +25,8 @@ export interface Cost {
  * audio prompt tokens and audio / image completion tokens where the endpoint has a price for
  * them (otherwise they cost what text costs).
  */
-export function computeCost(pricing: EndpointPricing, tokens: TokenCounts): Cost {
+export function computeCost(endpointPricing: EndpointPricing, tokens: TokenCounts): Cost {
+  const pricing = atPromptLength(endpointPricing, tokens.promptTokens);
   const cached = Math.min(tokens.cachedTokens, tokens.promptTokens);
   const written = Math.min(tokens.cacheWriteTokens ?? 0, tokens.promptTokens - cached);
   const audioIn = pricing.audioPrompt ? Math.min(tokens.promptAudioTokens ?? 0, tokens.promptTokens - cached - written) : 0;
@@ -40,5 +41,23 @@ export function computeCost(pricing: EndpointPricing, tokens: TokenCounts): Cost
     .mul(tokens.completionTokens - audioOut - imageOut)
     .add((pricing.audioCompletion ?? pricing.completion).mul(audioOut))
     .add((pricing.imageCompletion ?? pricing.completion).mul(imageOut));
-  return { input, output, total: input.add(output) };
+  // A per-request fee (Perplexity's search fee) is part of what the prompt costs.
+  const inputWithFee = pricing.request ? input.add(pricing.request) : input;
+  return { input: inputWithFee, output, total: inputWithFee.add(output) };
+}
+
+/**
+ * The prices a request pays at its prompt length: a tier's (Gemini Pro and Claude above 200K
+ * prompt tokens, Claude Haiku 5.5 above 100K) replace the base ones on every token of it.
+ */
+function atPromptLength(pricing: EndpointPricing, promptTokens: number): EndpointPricing {
+  const tier = pricing.tiers?.filter((candidate) => promptTokens > candidate.promptTokensAbove).at(-1);
+  if (!tier) return pricing;
+  return {
+    ...pricing,
+    prompt: tier.prompt,
+    completion: tier.completion,
+    cachedPrompt: tier.cachedPrompt,
+    ...(tier.cacheWritePrompt ? { cacheWritePrompt: tier.cacheWritePrompt } : {}),
+  };
 }

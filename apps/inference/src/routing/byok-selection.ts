@@ -14,7 +14,11 @@ export interface CredentialRequester {
  * match by public id or by the provider's own model name. Disabled credentials never reach
  * inference (management resolves enabled ones only).
  */
-export function credentialAdmits(credential: ResolvedByokCredential, candidate: RouteCandidate, requester: CredentialRequester): boolean {
+export function credentialAdmits(
+  credential: ResolvedByokCredential,
+  candidate: Pick<RouteCandidate, 'modelId' | 'endpoint'>,
+  requester: CredentialRequester,
+): boolean {
   if (credential.provider !== candidate.endpoint.provider.id) return false;
   if (credential.allowedApiKeyHashes && !credential.allowedApiKeyHashes.includes(requester.keyHash)) return false;
   if (credential.allowedUserIds && !credential.allowedUserIds.includes(requester.userId)) return false;

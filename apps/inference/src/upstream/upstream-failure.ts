@@ -89,11 +89,41 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   const ms = first('retry-after-ms');
   if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.min(Number(ms), MAX_RETRY_AFTER_MS);
   const raw = first('retry-after')?.trim();
-  if (!raw) return undefined;
+  if (!raw) return exhaustedLimitReset(headers, first);
   if (/^\d+$/.test(raw)) return Math.min(Number(raw) * 1000, MAX_RETRY_AFTER_MS);
   const date = Date.parse(raw);
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
+}
+
+/**
+ * Without a retry-after, hosts that follow OpenAI's rate-limit headers say when each limit
+ * resets (`x-ratelimit-reset-requests: 1s`, `-tokens: 6m0s`; Cerebras per minute and day in
+ * seconds): the wait is the longest reset among the limits whose remaining count is 0.
+ */
+function exhaustedLimitReset(
+  headers: Record<string, string | string[] | undefined>,
+  first: (name: string) => string | undefined,
+): number | undefined {
+  let wait: number | undefined;
+  for (const name of Object.keys(headers)) {
+    const suffix = /^x-ratelimit-remaining-(.+)$/.exec(name.toLowerCase())?.[1];
+    if (suffix === undefined || first(name)?.trim() !== '0') continue;
+    const reset = durationMs(first(`x-ratelimit-reset-${suffix}`));
+    if (reset !== undefined) wait = Math.max(wait ?? 0, reset);
+  }
+  return wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS);
+}
+
+/** `6m0s`, `1.5s`, `120ms` (Go durations, as OpenAI and Groq write them) or plain seconds. */
+function durationMs(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) return undefined;
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  return Math.ceil(parts.reduce((total, [, amount, name]) => total + Number(amount) * unit[name!]!, 0));
 }
 
 /** Ten minutes: beyond that a provider's wait is an outage, which endpoint health handles. */

@@ -134,13 +134,28 @@ export interface ModelView {
   name: string;
   context_length: Integer;
   architecture: { modality: string; input_modalities: string[]; output_modalities: string[] };
-  pricing: { prompt: string; completion: string; input_cache_read: string };
+  pricing: ModelPricingView;
   top_provider: { context_length: Integer; max_completion_tokens: Integer | null; is_moderated: boolean };
   per_request_limits: null;
   default_parameters: null;
   supported_parameters: string[];
   supported_voices: null;
   links: { details: string };
+}
+
+/**
+ * Prices per token (per request / per search for those two), decimals as strings, in
+ * OpenRouter's names; the optional ones only where the model's endpoint has such a price.
+ */
+export interface ModelPricingView {
+  prompt: string;
+  completion: string;
+  input_cache_read: string;
+  input_cache_write?: string;
+  internal_reasoning?: string;
+  audio?: string;
+  request?: string;
+  web_search?: string;
 }
 
 export interface ModelListView {

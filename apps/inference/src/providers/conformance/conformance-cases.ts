@@ -106,6 +106,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: 'one tool call',
+    needs: 'tools',
     body: { tools: [WEATHER], tool_choice: 'required' },
     expect: answer((a) => {
       expect(a.finishReason).toBe('tool_calls');
@@ -129,6 +130,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: 'tool result round trip',
+    needs: 'tools',
     body: {
       tools: [WEATHER],
       messages: [
@@ -192,6 +194,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: 'cache read usage at the cached price',
+    needs: 'cache-usage',
     directives: 'cached=4',
     expect: answer((a, s) => expectUsage(a, { prompt: s.plainPromptTokens, completion: REPLY_TOKENS, cached: 4 })),
   },
@@ -214,7 +217,12 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
       expect(a.refusal).toMatch(/SAFETY/);
     }),
   },
-  { name: 'refused credential', badCredential: true, expect: failure(502, 'provider_unavailable', { retryable: false }) },
+  {
+    name: 'refused credential',
+    needs: 'credential',
+    badCredential: true,
+    expect: failure(502, 'provider_unavailable', { retryable: false }),
+  },
   { name: 'permission denied (403)', directives: 'status=403', expect: failure(502, 'provider_unavailable', { retryable: false }) },
   {
     name: 'rate limit with the provider’s wait',

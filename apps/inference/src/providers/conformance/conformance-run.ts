@@ -3,7 +3,16 @@ import { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { NormalizedUsage, ProviderAdapter } from '../provider-adapter.js';
 
 /** What a conformance case may ask of an adapter beyond the plain answer. */
-export type Capability = 'reasoning-tokens' | 'safety-filter' | 'parallel-tools' | 'json-schema' | 'images';
+export type Capability =
+  | 'reasoning-tokens'
+  | 'safety-filter'
+  | 'parallel-tools'
+  | 'json-schema'
+  | 'images'
+  | 'tools'
+  | 'cache-usage'
+  /** The provider checks a credential (self-hosted Ollama and LM Studio take none). */
+  | 'credential';
 
 /**
  * One adapter as the conformance table runs it, against its provider's strict simulator. The

@@ -6,11 +6,14 @@ import { GeminiAdapter, VertexAdapter } from '../gemini/gemini.adapter.js';
 import { GoogleAccessTokens } from '../gemini/google-access-tokens.js';
 import { OpenAiAdapter } from '../openai/openai.adapter.js';
 import { CONFORMANCE_PRICING } from './conformance-cases.js';
-import type { ConformanceSubject } from './conformance-run.js';
+import type { Capability, ConformanceSubject } from './conformance-run.js';
 
-const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
+/** What every adapter of the first table offers. */
+const COMMON: Capability[] = ['tools', 'cache-usage', 'credential'];
 
-function endpointOf(provider: RoutableEndpoint['provider'], upstreamModel: string): RoutableEndpoint {
+export const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
+
+export function endpointOf(provider: RoutableEndpoint['provider'], upstreamModel: string): RoutableEndpoint {
   return { provider, upstreamModel, pricing: CONFORMANCE_PRICING, supportedParameters: new Set(CHAT_PARAMETERS) };
 }
 
@@ -42,7 +45,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gemini-2.5-flash', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images']),
+      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images', ...COMMON]),
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
@@ -61,7 +64,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gemini-2.5-flash', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images']),
+      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images', ...COMMON]),
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
@@ -79,7 +82,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gpt-4o-mini', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'json-schema', 'images']),
+      capabilities: new Set(['reasoning-tokens', 'json-schema', 'images', ...COMMON]),
       plainPromptTokens: 14,
       streamError: { status: 502, errorType: 'provider_unavailable' },
     },
@@ -97,7 +100,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('claude-sonnet-4-5', directives),
         ),
-      capabilities: new Set(['json-schema', 'images']),
+      capabilities: new Set(['json-schema', 'images', ...COMMON]),
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },

@@ -3,9 +3,10 @@ import { simulatorUpstream } from '../../testing/spec-helpers.js';
 import { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { CONFORMANCE_CASES, PLAIN_MESSAGES } from './conformance-cases.js';
 import { runBody, type ConformanceSubject, type Mode } from './conformance-run.js';
+import { HOST_SUBJECT_NAMES, hostSubjects } from './conformance-host-subjects.js';
 import { conformanceSubjects } from './conformance-subjects.js';
 
-const SUBJECTS = ['gemini', 'vertex', 'openai', 'anthropic'] as const;
+const SUBJECTS = ['gemini', 'vertex', 'openai', 'anthropic', ...HOST_SUBJECT_NAMES];
 
 /** The one conformance table, run on every adapter against its strict simulator over real HTTP. */
 describe('provider conformance', () => {
@@ -14,6 +15,7 @@ describe('provider conformance', () => {
 
   beforeAll(async () => {
     for (const subject of await conformanceSubjects(sim.simulator.url, sim.upstream)) subjects.set(subject.name, subject);
+    for (const subject of hostSubjects(sim.simulator.url, sim.upstream)) subjects.set(subject.name, subject);
   });
 
   describe('Vertex AI with a workspace (BYOK) service account', () => {

@@ -6,6 +6,7 @@ import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEven
 import { buildResponsesBody } from './openai-responses-request.js';
 import { normalizeResponsesObject, type ResponsesObject } from './openai-responses-response.js';
 import { openAiResponsesStreamEvents } from './openai-responses-stream.js';
+import { hostAuthHeaders } from '../openai/hosts/host-auth.js';
 
 interface OpenAiErrorBody {
   error?: { message?: string; code?: string | null; type?: string };
@@ -56,7 +57,7 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
   }
 }
 
-/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
+/** A BYOK key (context.apiKey) wins over the catalog provider's key; the provider's auth kind and headers apply. */
 function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
-  return { authorization: `Bearer ${context.apiKey ?? endpoint.provider.apiKey}` };
+  return hostAuthHeaders(endpoint.provider, context.apiKey ?? endpoint.provider.apiKey);
 }

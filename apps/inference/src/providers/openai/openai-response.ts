@@ -47,7 +47,11 @@ export function normalizeFinishReason(native: string | null | undefined): string
 }
 
 /** A chat completion of an OpenAI-compatible host, normalised (assistant-message.ts). */
-export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText: PromptText): NormalizedCompletion {
+export function normalizeOpenAiResponse(
+  response: OpenAiChatResponse,
+  promptText: PromptText,
+  readUsage: (usage: OpenAiUsage | null | undefined) => NormalizedUsage | undefined = normalizeOpenAiUsage,
+): NormalizedCompletion {
   const choices: ChatChoiceView[] = (response.choices ?? []).map((choice, position) => {
     return {
       index: choice.index ?? position,
@@ -65,7 +69,7 @@ export function normalizeOpenAiResponse(response: OpenAiChatResponse, promptText
     systemFingerprint: response.system_fingerprint ?? null,
     serviceTier: response.service_tier ?? null,
     choices,
-    usage: normalizeOpenAiUsage(response.usage) ?? {
+    usage: readUsage(response.usage) ?? {
       promptTokens: estimatePromptText(promptText),
       completionTokens: estimateTokens(completionText),
       cachedTokens: 0,

@@ -1,56 +1,77 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
+import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import { hostAuthHeaders } from './hosts/host-auth.js';
+import { adaptRequestToHost } from './hosts/host-request.js';
+import { citationAnnotations, compatErrorDetail, hostUsage } from './hosts/host-response.js';
+import { hostProfile } from './hosts/openai-hosts.js';
 import { buildOpenAiChatBody, buildOpenAiStreamBody } from './openai-request.js';
 import { normalizeOpenAiResponse, type OpenAiChatResponse } from './openai-response.js';
 import { openAiStreamEvents } from './openai-stream.js';
 
-interface OpenAiErrorBody {
-  error?: { message?: string; code?: string | null; type?: string };
-}
-
-/** OpenAI's chat-completions wire format, spoken by OpenAI and many compatible hosts. */
+/**
+ * OpenAI's chat-completions wire format, spoken by OpenAI and the compatible hosts the catalog
+ * names (`providers[].host`): each host's profile (hosts/openai-hosts.ts) reshapes the request
+ * and reads its usage, citations and error bodies; the codec stays OpenAI's.
+ */
 @Injectable()
 export class OpenAiAdapter implements ProviderAdapter {
   constructor(private readonly upstream: UpstreamClient) {}
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey);
+    const profile = hostProfile(provider.host);
+    const upstreamBody = forHost(endpoint, buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), body);
     const response = await this.upstream.postJson(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
-      authorization(endpoint, context),
+      hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
       JSON.stringify(upstreamBody),
       context.signal,
     );
     if (response.status >= 400) {
-      const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
+      const detail = compatErrorDetail(response.body);
+      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
     }
-    const parsed = response.body as OpenAiChatResponse | undefined;
+    const parsed = response.body as (OpenAiChatResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
-    return normalizeOpenAiResponse(parsed, () => JSON.stringify(body.messages ?? ''));
+    const annotations = citationAnnotations(parsed);
+    for (const choice of parsed.choices) {
+      const message = choice.message;
+      if (annotations.length > 0 && message && !(Array.isArray(message.annotations) && message.annotations.length > 0))
+        message.annotations = annotations;
+    }
+    return normalizeOpenAiResponse(
+      parsed,
+      () => JSON.stringify(body.messages ?? ''),
+      (usage) => hostUsage(profile, usage),
+    );
   }
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey);
+    const profile = hostProfile(provider.host);
+    const upstreamBody = forHost(endpoint, buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey), body);
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
-      authorization(endpoint, context),
+      hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
       JSON.stringify(upstreamBody),
       context.signal,
+      compatErrorDetail,
     );
-    return openAiStreamEvents(provider.id, text);
+    return openAiStreamEvents(provider.id, text, { usage: (usage) => hostUsage(profile, usage), citations: citationAnnotations });
   }
 }
 
-/** A BYOK key (context.apiKey) wins over the catalog provider's key. */
-function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
-  return { authorization: `Bearer ${context.apiKey ?? endpoint.provider.apiKey}` };
+/** OpenAI itself gets the body as built; a named host gets it through its profile. */
+function forHost(endpoint: RoutableEndpoint, built: Record<string, unknown>, original: Record<string, unknown>): Record<string, unknown> {
+  const host = endpoint.provider.host;
+  if (host === undefined || host === 'openai') return built;
+  // The host sees only what the endpoint takes (OpenRouter's `reasoning` object comes from here).
+  return adaptRequestToHost(built, hostProfile(host), endpoint.upstreamModel, withoutUnsupported(original, endpoint));
 }
