@@ -2,8 +2,8 @@ import type { IdempotencyRef } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { createHash } from 'node:crypto';
 
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
