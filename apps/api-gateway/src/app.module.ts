@@ -51,6 +51,7 @@ export class AppModule {
           jetstream: jetStreamPlacementFromEnv(env),
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
           livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS,
+          reconnectWaitMs: env.NATS_RECONNECT_WAIT_MS,
         }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
       ],

@@ -203,6 +203,15 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Min(0)
   @Max(16 * 1024 * 1024)
   STREAM_FLOW_WINDOW_BYTES: number = 64 * 1024;
+
+  /**
+   * A request arriving while the gateway's own NATS connection reconnects (a node restarting)
+   * waits this long for it before its 503 `service_unavailable`; 0 answers at once.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  NATS_RECONNECT_WAIT_MS: number = 1_500;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

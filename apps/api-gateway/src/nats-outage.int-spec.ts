@@ -15,8 +15,11 @@ const principal = principalFixture(keyHash);
 /**
  * The real gateway over HTTP on a nats-server of its own, with stand-ins answering for
  * management and inference. NATS is killed and restarted under it: requests must fail with a
- * 5xx envelope at once while it is down, and succeed again afterwards without a restart.
+ * 5xx envelope once NATS_RECONNECT_WAIT_MS has passed while it is down, succeed when it comes
+ * back within that wait, and succeed again afterwards without a restart.
  */
+const RECONNECT_WAIT_MS = 1_500;
+
 describe('gateway through a NATS outage', () => {
   let nats: PrivateNatsServer;
   let responder: NatsConnection;
@@ -25,7 +28,8 @@ describe('gateway through a NATS outage', () => {
 
   beforeAll(async () => {
     nats = await PrivateNatsServer.start();
-    responder = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    // The stand-ins reconnect before the gateway (250 ms and jitter), as services on other nodes of a cluster would not even leave.
+    responder = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 20, reconnectJitter: 0 });
     const answer = (subject: string, response: unknown) =>
       responder.subscribe(subject, {
         queue: subject.split('.')[0],
@@ -43,6 +47,7 @@ describe('gateway through a NATS outage', () => {
       REDIS_KEY_PREFIX: inject('redisKeyPrefix'),
       LOG_LEVEL: 'silent',
       RPC_TIMEOUT_MS: '1000',
+      NATS_RECONNECT_WAIT_MS: String(RECONNECT_WAIT_MS),
       PORT: '0',
     });
     gateway = await createGateway(env);
@@ -58,7 +63,7 @@ describe('gateway through a NATS outage', () => {
 
   const listModels = () => fetch(`${baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } });
 
-  it('serves, fails fast with a 503 envelope while NATS is down, and recovers by itself', async () => {
+  it('serves, fails with a 503 envelope after the reconnect wait while NATS is down, and recovers by itself', async () => {
     expect((await listModels()).status).toBe(200);
 
     await nats.halt();
@@ -69,7 +74,9 @@ describe('gateway through a NATS outage', () => {
     expect(await down.json()).toMatchObject({
       error: { code: 503, metadata: { error_type: 'server', reason: 'service_unavailable', retryable: true } },
     });
-    expect(Date.now() - started).toBeLessThan(500);
+    // The gateway waited for its own reconnect, then gave up: no longer, no shorter.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RECONNECT_WAIT_MS - 50);
+    expect(Date.now() - started).toBeLessThan(RECONNECT_WAIT_MS + 1_000);
 
     await nats.resume();
     let status = 0;
@@ -79,6 +86,17 @@ describe('gateway through a NATS outage', () => {
       status = (await listModels()).status;
     }
     expect(status).toBe(200);
+  });
+
+  it('a request arriving while NATS restarts waits for the reconnect and is answered, not refused', async () => {
+    expect((await listModels()).status).toBe(200);
+    await nats.halt();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const during = listModels();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await nats.resume();
+    const answered = await during;
+    expect(`${answered.status} ${await answered.text()}`).toMatch(/^200/);
   });
 
   it('answers 503 when no service is subscribed', async () => {

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { IdempotentRequests } from './idempotency/idempotent-requests.service.js';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
 import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
@@ -127,6 +128,7 @@ export class AppModule {
         GenerationLister,
         ChatStreamService,
         StreamCancellations,
+        IdempotentRequests,
       ],
     };
   }

@@ -1,10 +1,31 @@
-import { DatabaseServiceEnv } from '@gw/config';
+import { DatabaseServiceEnv, WithRedisEnv } from '@gw/config';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { isServiceAccountSource } from './providers/gemini/google-access-tokens.js';
 import { fileURLToPath } from 'node:url';
 
-/** Environment of the inference service (every variable: docs/configuration.md). */
-export class InferenceEnv extends DatabaseServiceEnv {
+/**
+ * Environment of the inference service (every variable: docs/configuration.md). REDIS_URL and
+ * REDIS_KEY_PREFIX (WithRedisEnv): where the outcomes of requests with an `Idempotency-Key` are kept.
+ */
+export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
+  /** How long the outcome of a request with an `Idempotency-Key` answers its retries (seconds). */
+  @IsInt()
+  @Min(60)
+  @Max(7 * 24 * 3600)
+  IDEMPOTENCY_TTL_SECONDS: number = 24 * 3600;
+
+  /** Largest outcome kept for a retry (the answer, or a stream's bytes); a larger one is billed once and not replayed. */
+  @IsInt()
+  @Min(1_024)
+  @Max(64 * 1024 * 1024)
+  IDEMPOTENCY_MAX_BYTES: number = 4 * 1024 * 1024;
+
+  /** How long a retry waits for the first request with its key to finish before a 409. */
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
+  IDEMPOTENCY_WAIT_MS: number = 10_000;
+
   /**
    * The model catalog's JSON files, comma-separated, merged in order (an id in two files is refused).
    * The default is the catalog that ships with the service; dev and test stacks add catalog/dev-models.json.

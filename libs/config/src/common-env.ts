@@ -126,6 +126,16 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
 
+  /**
+   * Longest wait for a new database connection (the pool's `connectionTimeoutMillis`). Without it
+   * a request waits out the operating system's TCP timeout while the server is unreachable; with
+   * it the request fails fast, as a retryable 503 (`database_unavailable`).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DATABASE_CONNECT_TIMEOUT_MS: number = 5_000;
+
   /** Port of the HTTP probes `/health` and `/health/ready` (ADR 0026); 0: none (the local stack). */
   @IsInt()
   @Min(0)

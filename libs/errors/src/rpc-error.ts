@@ -1,5 +1,6 @@
 import { errorTypeForStatus, isErrorType, type ErrorType } from './error-types.js';
 import { GatewayError, type ErrorMetadata } from './gateway-error.js';
+import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable.js';
 
 /** How an error travels between services over NATS. */
 export interface RpcErrorPayload {
@@ -23,7 +24,8 @@ export function isRpcErrorPayload(value: unknown): value is RpcErrorPayload {
 
 /**
  * Turns anything thrown inside a service into the wire shape. Unknown errors become a
- * generic 500 so internals (stack traces, SQL, secrets in messages) never leave the service.
+ * generic 500 so internals (stack traces, SQL, secrets in messages) never leave the service;
+ * a database that cannot be reached is the retryable 503 `database_unavailable` instead.
  */
 export function toRpcError(error: unknown): RpcErrorPayload {
   if (error instanceof GatewayError) {
@@ -35,6 +37,7 @@ export function toRpcError(error: unknown): RpcErrorPayload {
     };
   }
   if (isRpcErrorPayload(error)) return error;
+  if (isDatabaseUnavailable(error)) return toRpcError(databaseUnavailable());
   return { status: 500, message: 'Internal server error', error_type: 'server' };
 }
 

@@ -10,6 +10,8 @@ export interface NatsClientOptions {
   rpcTimeoutMs: number;
   /** See RpcClientOptions.livenessTimeoutMs (ADR 0025). */
   livenessTimeoutMs?: number;
+  /** See RpcClientOptions.reconnectWaitMs. */
+  reconnectWaitMs?: number;
   /** The app's credentials on the bus (ADR 0035). */
   auth?: NatsAuth;
   /** Replicas and tags of the JetStream streams and stores the app creates (`jetStreamPlacementFromEnv`). */
@@ -47,7 +49,10 @@ export class NatsClientModule implements OnApplicationShutdown {
           provide: RpcClient,
           inject: [ResilientNatsConnection],
           useFactory: (nats: ResilientNatsConnection) =>
-            new RpcClient(nats, options.rpcTimeoutMs, { livenessTimeoutMs: options.livenessTimeoutMs }),
+            new RpcClient(nats, options.rpcTimeoutMs, {
+              livenessTimeoutMs: options.livenessTimeoutMs,
+              reconnectWaitMs: options.reconnectWaitMs,
+            }),
         },
       ],
       exports: [ResilientNatsConnection, RpcClient],

@@ -48,6 +48,8 @@ export interface NatsConnectOptions {
  */
 export class ResilientNatsConnection {
   private connected = true;
+  /** Callers waiting for the connection to come back (`whenConnected`). */
+  private readonly reconnectWaiters = new Set<(connected: boolean) => void>();
 
   private constructor(
     readonly connection: NatsConnection,
@@ -74,6 +76,24 @@ export class ResilientNatsConnection {
     return this.connected && !this.connection.isClosed();
   }
 
+  /**
+   * True at once when connected; else waits up to `timeoutMs` for the client's own reconnect (a
+   * NATS node restarting takes about a second to be replaced) and says whether it came back.
+   */
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.isConnected()) return Promise.resolve(true);
+    if (timeoutMs <= 0 || this.connection.isClosed()) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        this.reconnectWaiters.delete(done);
+        resolve(connected);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.reconnectWaiters.add(done);
+    });
+  }
+
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain();
   }
@@ -81,13 +101,17 @@ export class ResilientNatsConnection {
   private async watchStatus(): Promise<void> {
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.connected = false;
-      if (status.type === 'reconnect') this.connected = true;
+      if (status.type === 'reconnect') {
+        this.connected = true;
+        for (const waiter of [...this.reconnectWaiters]) waiter(true);
+      }
       // A publish or subscription the user's permissions refuse (ADR 0035): a bug in the
       // permission table or a misconfigured seed, never silent.
       if (status.type === 'error')
         console.error(`NATS refused an operation: ${(status as { error?: Error }).error?.message ?? 'unknown error'}`);
     }
     this.connected = false;
+    for (const waiter of [...this.reconnectWaiters]) waiter(false);
   }
 }
 

@@ -59,6 +59,11 @@ export interface RpcClientOptions {
   livenessTimeoutMs?: number;
   /** Largest request sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
   inlineMaxBytes?: number;
+  /**
+   * A call made while the connection is reconnecting waits this long for it before its 503
+   * (default 0: at once). The edge waits a second or two: a NATS node restarting is replaced by then.
+   */
+  reconnectWaitMs?: number;
 }
 
 export interface RpcCallOptions {
@@ -94,6 +99,7 @@ export class RpcClient {
   private readonly livenessTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly bodies: LargeBodies;
+  private readonly reconnectWaitMs: number;
   /** Replies of a call that wait for a body from the object store, so later packets keep their order. */
   private readonly replyChains = new Map<string, Promise<void>>();
   private sequence = 0;
@@ -106,6 +112,7 @@ export class RpcClient {
     this.inboxPrefix = `${connectionInbox(nats.connection)}.`;
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
+    this.reconnectWaitMs = options.reconnectWaitMs ?? 0;
     this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes, placement: nats.jetstream });
     if (this.livenessTimeoutMs > 0) {
       // One timer for every call: a call answered within the liveness timeout costs nothing more.
@@ -150,8 +157,11 @@ export class RpcClient {
     return this.call<JsonText<T>>(typeof target === 'string' ? target : target.subject, data, timeoutMs, options, true);
   }
 
-  private call<T>(subject: string, data: unknown, timeoutMs: number, options: RpcCallOptions, json: boolean): Promise<T> {
-    if (!this.nats.isConnected()) return Promise.reject(serviceUnavailable('Message bus unavailable'));
+  private call<T>(subject: string, data: unknown, timeoutMs: number, options: RpcCallOptions, json: boolean, waited = false): Promise<T> {
+    if (!this.nats.isConnected()) {
+      if (waited || this.reconnectWaitMs <= 0) return Promise.reject(serviceUnavailable('Message bus unavailable'));
+      return this.nats.whenConnected(this.reconnectWaitMs).then(() => this.call<T>(subject, data, timeoutMs, options, json, true));
+    }
     const id = this.nextId();
     // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
     const outgoing = outgoingCall(subject);
@@ -238,18 +248,24 @@ export class RpcClient {
       if (span) endCallSpan(span, error);
     });
     open.stream = stream as RpcStream<unknown>;
-    if (!this.nats.isConnected()) {
-      stream.fail(serviceUnavailable('Message bus unavailable'));
-      return stream;
-    }
-    this.streams.set(open.id, open);
-    if (open.resendsLeft > 0) open.bytes = encoder.encode(JSON.stringify({ pattern: subject, data }));
-    const bytes = packet(subject, data, open.bytes, open.id);
-    if (this.bodies.tooLargeInline(bytes.length)) {
-      void this.publishLarge(subject, bytes, open.id, open).then((sent) => {
-        if (!sent) stream.fail(serviceUnavailable('Message bus unavailable'));
-      });
-    } else if (!this.publish(subject, bytes, open.id, headers)) stream.fail(serviceUnavailable('Message bus unavailable'));
+    const start = () => {
+      if (!this.nats.isConnected()) {
+        stream.fail(serviceUnavailable('Message bus unavailable'));
+        return;
+      }
+      open.lastHeard = Date.now();
+      this.streams.set(open.id, open);
+      if (open.resendsLeft > 0) open.bytes = encoder.encode(JSON.stringify({ pattern: subject, data }));
+      const bytes = packet(subject, data, open.bytes, open.id);
+      if (this.bodies.tooLargeInline(bytes.length)) {
+        void this.publishLarge(subject, bytes, open.id, open).then((sent) => {
+          if (!sent) stream.fail(serviceUnavailable('Message bus unavailable'));
+        });
+      } else if (!this.publish(subject, bytes, open.id, headers)) stream.fail(serviceUnavailable('Message bus unavailable'));
+    };
+    // Reconnecting: the stream starts once the connection is back, or fails when it is not in time.
+    if (!this.nats.isConnected() && this.reconnectWaitMs > 0) void this.nats.whenConnected(this.reconnectWaitMs).then(start);
+    else start();
     return stream;
   }
 

@@ -8,7 +8,7 @@ const SOURCES = [
     file: 'libs/config/src/common-env.ts',
     classes: { CommonEnv: 'every process', DatabaseServiceEnv: 'management, inference, batch, intern-signing' },
   },
-  { file: 'libs/config/src/redis-env.ts', classes: { RedisEnv: 'api-gateway, intern-signing' } },
+  { file: 'libs/config/src/redis-env.ts', classes: { RedisEnv: 'api-gateway, intern-signing, inference' } },
   { file: 'apps/api-gateway/src/env.ts', classes: { GatewayEnv: 'api-gateway' } },
   { file: 'apps/management/src/env.ts', classes: { ManagementEnv: 'management' } },
   { file: 'apps/inference/src/env.ts', classes: { InferenceEnv: 'inference' } },

@@ -8,6 +8,7 @@ import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
+import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
@@ -43,6 +44,7 @@ export class ChatController {
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
+      idempotency: idempotencyOf(request.headers, 'chat.completions', body),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload);

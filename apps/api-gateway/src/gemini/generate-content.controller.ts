@@ -20,6 +20,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 import { GENERATE_CONTENT_FRAMING } from './generate-content-framing.js';
 import { embedRequestOf, geminiEmbeddingsOf, geminiModelOf } from './google-shapes.js';
+import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 interface RawRequest {
   url: string;
@@ -90,11 +91,18 @@ export class GenerateContentController {
     };
     switch (method) {
       case 'generateContent':
-        return this.calls.forward(reply, GenerateContentCreate, payload);
+        return this.calls.forward(reply, GenerateContentCreate, {
+          ...payload,
+          idempotency: idempotencyOf(request.headers, 'gemini.generateContent', payload.body),
+        });
       case 'streamGenerateContent':
         if (query.get('alt') !== 'sse')
           throw GatewayError.badRequest('streamGenerateContent streams Server-Sent Events only: add ?alt=sse');
-        return this.streams.relay(reply, payload, GENERATE_CONTENT_FRAMING);
+        return this.streams.relay(
+          reply,
+          { ...payload, idempotency: idempotencyOf(request.headers, 'gemini.streamGenerateContent', payload.body) },
+          GENERATE_CONTENT_FRAMING,
+        );
       case 'countTokens': {
         // Google's body is `{contents}` or `{generateContentRequest}`; the count is of that request.
         const request = body as Record<string, unknown>;
@@ -106,7 +114,8 @@ export class GenerateContentController {
       case 'embedContent':
       case 'batchEmbedContents': {
         const embedBody = embedRequestOf(model, method, body as Record<string, unknown>);
-        const answer = await this.rpc.send(EmbeddingsCreate, { principal, body: embedBody }, this.env.INFERENCE_TIMEOUT_MS, {
+        const idempotency = idempotencyOf(request.headers, `gemini.${method}`, payload.body);
+        const answer = await this.rpc.send(EmbeddingsCreate, { principal, body: embedBody, idempotency }, this.env.INFERENCE_TIMEOUT_MS, {
           resendUncommitted: INFERENCE_RESENDS,
         });
         void reply.status(200).send(geminiEmbeddingsOf(method, answer));

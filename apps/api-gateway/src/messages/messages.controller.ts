@@ -23,6 +23,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Inject } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
+import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -90,6 +91,7 @@ export class MessagesController {
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
       anthropicBeta: anthropicBetasOf(request.headers),
+      idempotency: idempotencyOf(request.headers, 'messages', body),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);

@@ -10,6 +10,7 @@ import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
 import { leftOutHeaderOf } from './responses-left-out.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
+import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
@@ -47,6 +48,7 @@ export class ResponsesController {
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
+      idempotency: idempotencyOf(request.headers, 'responses', body),
     };
     const leftOut = leftOutHeaderOf(payload.body);
     if (leftOut) void reply.headers(leftOut);

@@ -7,7 +7,13 @@ import { BATCH_ENV, type BatchEnv } from '../env.js';
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(@Inject(BATCH_ENV) env: BatchEnv) {
-    super({ adapter: new PrismaPg({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE }) });
+    super({
+      adapter: new PrismaPg({
+        connectionString: env.DATABASE_URL,
+        max: env.DATABASE_POOL_SIZE,
+        connectionTimeoutMillis: env.DATABASE_CONNECT_TIMEOUT_MS,
+      }),
+    });
   }
 
   /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */

@@ -4,15 +4,20 @@ import { TrustedPayload } from '@gw/messaging';
 import { ChatStreamRequest, ChatStream } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { ChatStreamService } from './chat-stream.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
+import { withStreamGuard } from '../idempotency/idempotent-run.js';
 
 /** Streamed chat completions: Nest sends each emission as one reply packet (isDisposed at the end). */
 @Controller()
 export class ChatStreamController {
-  constructor(private readonly chatStream: ChatStreamService) {}
+  constructor(
+    private readonly chatStream: ChatStreamService,
+    private readonly idempotency: IdempotentRequests,
+  ) {}
 
   /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(ChatStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.chatStream.stream(request);
+    return withStreamGuard(this.idempotency.streamGuard(request), () => this.chatStream.stream(request));
   }
 }

@@ -2,10 +2,14 @@ import { Controller } from '@nestjs/common';
 import { ServedSubject } from '@gw/messaging';
 import { type ChatCompletionView, type ChatCreateRequest, ChatCreate } from '@gw/contracts';
 import { ChatService } from './chat.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 
 @Controller()
 export class ChatController {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly idempotency: IdempotentRequests,
+  ) {}
 
   /**
    * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
@@ -13,6 +17,6 @@ export class ChatController {
    */
   @ServedSubject(ChatCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    return this.chat.create(request);
+    return this.idempotency.answer(request, () => this.chat.create(request));
   }
 }

@@ -2,6 +2,7 @@ import { currentStreamWindow, useStreamFrames } from '@gw/messaging';
 import { Observable } from 'rxjs';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { StreamCancellations } from './stream-cancellations.js';
+import { currentStreamGuard } from '../idempotency/idempotent-run.js';
 
 /** A front door's packet as its client's bytes: a chat chunk becomes a `data:` line; Messages and Responses packets are framed already. */
 export type PacketFrame = (packet: string) => string;
@@ -34,6 +35,8 @@ export function observeStream(
   // Inside the handler, so the request it answers is the current one.
   const sink = useStreamFrames();
   const window = currentStreamWindow();
+  // A request with an Idempotency-Key: its stored packets replayed, or its run kept for retries.
+  const guard = currentStreamGuard();
   return new Observable<string>((subscriber) => {
     const controller = cancellations.register(streamId);
     // A cancelled stream paused for credit (ADR 0084) goes on at once, to see the abort and end.
@@ -46,7 +49,7 @@ export function observeStream(
       : frame === ALREADY_FRAMED
         ? (packet) => sink.write(packet)
         : (packet) => sink.write(frame(packet));
-    run(controller.signal, emit)
+    (guard ? guard.run(controller.signal, emit, run, () => window?.whenOpen()) : run(controller.signal, emit))
       .then(
         () => {
           // The last frames (the usage chunk) and the end in one message, not two.

@@ -2,14 +2,18 @@ import { Controller } from '@nestjs/common';
 import { ServedSubject } from '@gw/messaging';
 import { EmbeddingsCreateRequest, type EmbeddingsView, EmbeddingsCreate } from '@gw/contracts';
 import { EmbeddingsService } from './embeddings.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 
 @Controller()
 export class EmbeddingsController {
-  constructor(private readonly embeddings: EmbeddingsService) {}
+  constructor(
+    private readonly embeddings: EmbeddingsService,
+    private readonly idempotency: IdempotentRequests,
+  ) {}
 
   /** Served from its own NATS subscription (ADR 0079); the payload is validated with EmbeddingsCreateRequest, as Nest's pipe did. */
   @ServedSubject(EmbeddingsCreate)
   create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView> {
-    return this.embeddings.create(request);
+    return this.idempotency.answer(request, () => this.embeddings.create(request));
   }
 }

@@ -5,6 +5,8 @@ import { ChatCreateRequest, ChatStreamRequest, GenerateContentCount, GenerateCon
 import type { Observable } from 'rxjs';
 import { GenerateContentStreamService } from './generate-content-stream.service.js';
 import { GenerateContentService } from './generate-content.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
+import { withStreamGuard } from '../idempotency/idempotent-run.js';
 
 /** Google's generateContent front door: one answer, or one packet per framed SSE frame. */
 @Controller()
@@ -12,12 +14,13 @@ export class GenerateContentController {
   constructor(
     private readonly generate: GenerateContentService,
     private readonly generateStream: GenerateContentStreamService,
+    private readonly idempotency: IdempotentRequests,
   ) {}
 
   /** Not validated again: its only caller, the gateway, validated the request with ChatCreateRequest's contract. */
   @ServedSubject(GenerateContentCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
-    return this.generate.create(request);
+    return this.idempotency.answer(request, () => this.generate.create(request));
   }
 
   @ServedSubject(GenerateContentCount, { trusted: true })
@@ -27,6 +30,6 @@ export class GenerateContentController {
 
   @MessagePattern(GenerateContentStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.generateStream.stream(request);
+    return withStreamGuard(this.idempotency.streamGuard(request), () => this.generateStream.stream(request));
   }
 }

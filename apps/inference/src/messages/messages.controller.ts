@@ -14,6 +14,8 @@ import { MessagesCountTokensService } from './messages-count-tokens.service.js';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
+import { withStreamGuard } from '../idempotency/idempotent-run.js';
 
 /** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
 @Controller()
@@ -22,6 +24,7 @@ export class MessagesController {
     private readonly messages: MessagesService,
     private readonly messagesStream: MessagesStreamService,
     private readonly counts: MessagesCountTokensService,
+    private readonly idempotency: IdempotentRequests,
   ) {}
 
   /**
@@ -30,7 +33,7 @@ export class MessagesController {
    */
   @ServedSubject(MessagesCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<MessageView> {
-    return this.messages.create(request);
+    return this.idempotency.answer(request, () => this.messages.create(request));
   }
 
   /** Validated at the gateway's edge like a message, as the create subject is. */
@@ -42,6 +45,6 @@ export class MessagesController {
   /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(MessagesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.messagesStream.stream(request);
+    return withStreamGuard(this.idempotency.streamGuard(request), () => this.messagesStream.stream(request));
   }
 }

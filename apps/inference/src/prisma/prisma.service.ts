@@ -16,7 +16,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   readonly pool: pg.Pool;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
+    const pool = new pg.Pool({
+      connectionString: env.DATABASE_URL,
+      max: env.DATABASE_POOL_SIZE,
+      connectionTimeoutMillis: env.DATABASE_CONNECT_TIMEOUT_MS,
+    });
     // An idle connection the server closed (a restart, an outage) is dropped by the pool; without
     // a listener its 'error' would be uncaught (the adapter adds its own only once Prisma connects).
     pool.on('error', (error) => logger.warn(`Idle database connection lost: ${error.message}`));

@@ -5,6 +5,8 @@ import { ChatCreateRequest, ChatStreamRequest, type ResponsesResponseView, Respo
 import type { Observable } from 'rxjs';
 import { ResponsesStreamService } from './responses-stream.service.js';
 import { ResponsesService } from './responses.service.js';
+import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
+import { withStreamGuard } from '../idempotency/idempotent-run.js';
 
 /** The Responses API: `body` is the client's Responses body, validated by the gateway. */
 @Controller()
@@ -12,6 +14,7 @@ export class ResponsesController {
   constructor(
     private readonly responses: ResponsesService,
     private readonly responsesStream: ResponsesStreamService,
+    private readonly idempotency: IdempotentRequests,
   ) {}
 
   /**
@@ -20,7 +23,7 @@ export class ResponsesController {
    */
   @ServedSubject(ResponsesCreate, { trusted: true })
   create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
-    return this.responses.create(request);
+    return this.idempotency.answer(request, () => this.responses.create(request));
   }
 
   /**
@@ -29,6 +32,6 @@ export class ResponsesController {
    */
   @MessagePattern(ResponsesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.responsesStream.stream(request);
+    return withStreamGuard(this.idempotency.streamGuard(request), () => this.responsesStream.stream(request));
   }
 }

@@ -11,6 +11,7 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
 import { UsageOutbox, type UsageOutboxStats } from './usage-outbox.js';
+import { currentIdempotentRun } from '../idempotency/idempotent-run.js';
 
 /** Longest wait for unacknowledged usage events when the service stops. */
 const SHUTDOWN_FLUSH_MS = 5_000;
@@ -88,6 +89,9 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     const event = toUsageEvent(outcome);
     const requestId = currentRequestId();
     if (requestId) event.requestId = requestId;
+    // A request with an Idempotency-Key publishes its events once its outcome is stored for retries.
+    const idempotent = currentIdempotentRun();
+    if (idempotent) return idempotent.defer(event);
     if (!tracingEnabled()) return this.store(event);
     // The usage event as a producer span; consumers (management's counters) continue its context (ADR 0050).
     const span = tracer().startSpan(`${EVENTS.usageRecorded} publish`, {
@@ -110,6 +114,14 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     } finally {
       span.end();
     }
+  }
+
+  /**
+   * Publishes events an idempotent request deferred (or replays: each is counted once by its
+   * generation id); resolves once JetStream acknowledged them all, else the same 503 as `record`.
+   */
+  async publishDeferred(events: UsageRecordedEvent[]): Promise<void> {
+    await Promise.all(events.map((event) => this.store(event)));
   }
 
   private async store(event: UsageRecordedEvent): Promise<void> {

@@ -14,7 +14,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   readonly pool: pg.Pool;
 
   constructor(@Inject(MANAGEMENT_ENV) env: ManagementEnv) {
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
+    const pool = new pg.Pool({
+      connectionString: env.DATABASE_URL,
+      max: env.DATABASE_POOL_SIZE,
+      connectionTimeoutMillis: env.DATABASE_CONNECT_TIMEOUT_MS,
+    });
     // An idle connection the server closed: the pool drops it. Without a listener the pool's 'error'
     // would be thrown (Prisma adds its own only on its first query, and the counter may come first).
     const logger = new Logger(PrismaService.name);

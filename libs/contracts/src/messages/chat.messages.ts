@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
+import { IdempotencyRef } from './idempotency.messages.js';
 
 /**
  * Gateway -> inference. `body` is the client's chat-completions body, already validated
@@ -43,6 +44,12 @@ export class ChatCreateRequest {
   @IsString({ each: true })
   @MaxLength(128, { each: true })
   anthropicBeta?: string[];
+
+  /** The client's `Idempotency-Key`: a retry gets the first outcome and is not billed again. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdempotencyRef)
+  idempotency?: IdempotencyRef;
 }
 
 export class ModelsListRequest {

@@ -3,7 +3,7 @@ import { ResilientNatsConnection } from '@gw/messaging';
 import { busAuth, type IsolatedStack } from '@gw/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import OpenAI from 'openai';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 /*
@@ -26,22 +26,25 @@ export interface Outcome {
   generationId?: string;
   /** Failed after its 200 and first chunks (an error event in the stream). */
   midStream?: boolean;
+  /** With `Idempotency-Key` retries: the failed attempts before this outcome (their statuses). */
+  retried?: number[];
   startedAt: number;
   tookMs: number;
 }
 
-/** A chat with the openai client and no retries: what a user would see. */
-async function chat(client: OpenAI, stream: boolean): Promise<Outcome> {
+/** A chat with the openai client and no retries: what a user would see. With `idempotencyKey`, sent with that key. */
+async function chat(client: OpenAI, stream: boolean, idempotencyKey?: string): Promise<Outcome> {
   const startedAt = Date.now();
   const done = (fields: Partial<Outcome>): Outcome => ({ stream, status: 200, startedAt, tookMs: Date.now() - startedAt, ...fields });
+  const options = idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : undefined;
   try {
     if (!stream) {
-      const completion = await client.chat.completions.create(chatBody);
+      const completion = await client.chat.completions.create(chatBody, options);
       const cost = (completion.usage as { cost?: number } | undefined)?.cost;
       if (cost === undefined) return done({ status: -1, reason: 'answer without usage.cost' });
       return done({ cost: String(cost), generationId: completion.id });
     }
-    const chunks = await client.chat.completions.create({ ...chatBody, stream: true, stream_options: { include_usage: true } });
+    const chunks = await client.chat.completions.create({ ...chatBody, stream: true, stream_options: { include_usage: true } }, options);
     let cost: number | undefined;
     let generationId: string | undefined;
     for await (const chunk of chunks) {
@@ -62,13 +65,40 @@ async function chat(client: OpenAI, stream: boolean): Promise<Outcome> {
   }
 }
 
-/** `connections` loops of chats (plain, streamed, plain, ...) until `stop()`; resolves with every outcome. */
-export function startLoad(stack: IsolatedStack, connections: number): { stop: () => Promise<Outcome[]> } {
+/** Attempts of one request with `Idempotency-Key`, the first included. */
+const KEYED_ATTEMPTS = 8;
+
+/**
+ * What a client that retries does: each request with a key of its own, sent again with that key
+ * after a retryable failure (or a lost connection), until answered or out of attempts.
+ */
+async function keyedChat(client: OpenAI, stream: boolean): Promise<Outcome> {
+  const idempotencyKey = randomUUID();
+  const retried: number[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await chat(client, stream, idempotencyKey);
+    const retryable = outcome.status === 0 || outcome.retryable === true;
+    if (outcome.status === 200 || !retryable || attempt === KEYED_ATTEMPTS) return { ...outcome, retried };
+    retried.push(outcome.status);
+    await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+  }
+}
+
+/**
+ * `connections` loops of chats (plain, streamed, plain, ...) until `stop()`; resolves with every
+ * outcome. With `idempotent`, each chat carries an `Idempotency-Key` and is retried with it.
+ */
+export function startLoad(
+  stack: IsolatedStack,
+  connections: number,
+  options: { idempotent?: boolean } = {},
+): { stop: () => Promise<Outcome[]> } {
   const outcomes: Outcome[] = [];
   let running = true;
   const loops = Array.from({ length: connections }, async (_, index) => {
     const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0, timeout: 60_000 });
-    for (let turn = index; running; turn++) outcomes.push(await chat(client, turn % 2 === 1));
+    for (let turn = index; running; turn++)
+      outcomes.push(options.idempotent ? await keyedChat(client, turn % 2 === 1) : await chat(client, turn % 2 === 1));
   });
   return {
     stop: async () => {

@@ -44,8 +44,9 @@ afterAll(async () => {
  * spend its ledger's sum, nothing left in the consumers, and a generation billed but not
  * answered (ADR 0030) only for a request that failed.
  */
-async function underLoad(name: string, fault: () => Promise<void>): Promise<void> {
-  const load = startLoad(stack, CONNECTIONS);
+async function underLoad(name: string, fault: () => Promise<void>, idempotent = false): Promise<void> {
+  const billedUnansweredBefore = (await ledger.reconcile(allOutcomes)).billedUnanswered;
+  const load = startLoad(stack, CONNECTIONS, { idempotent });
   let outcomes: Outcome[];
   try {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -72,6 +73,14 @@ async function underLoad(name: string, fault: () => Promise<void>): Promise<void
   // its reply was lost with the node (the first generation is billed too; counted, not hidden).
   const all = report(allOutcomes);
   expect(books.billedUnanswered).toBeLessThanOrEqual(all.sent - all.answered + resends);
+  if (idempotent) {
+    // Retried with their keys: every request answered in the end, and not one generation billed
+    // without its answer (a lost answer is replayed to the retry, never generated and billed again).
+    const retries = outcomes.flatMap((outcome) => outcome.retried ?? []);
+    console.log(`${name}: ${retries.length} retries with Idempotency-Key (${JSON.stringify(retries)})`);
+    expect(figures.failed).toEqual({});
+    expect(books.billedUnanswered - billedUnansweredBefore).toBe(0);
+  }
 }
 
 describe('a 3-node NATS cluster under load', () => {
@@ -114,5 +123,20 @@ describe('a 3-node NATS cluster under load', () => {
       await node.start();
       await node.waitCurrent();
     });
+  }, 300_000);
+
+  it('SIGKILL of each node in turn, clients retrying with Idempotency-Key: every request answered, none billed twice', async () => {
+    await underLoad(
+      'nodes killed, keyed retries',
+      async () => {
+        for (const node of run.natsCluster().nodes) {
+          await node.stop('SIGKILL');
+          await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
+          await node.start();
+          await node.waitCurrent();
+        }
+      },
+      true,
+    );
   }, 300_000);
 });
