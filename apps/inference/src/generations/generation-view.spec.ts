@@ -3,6 +3,7 @@ import { mayBeInFlight } from './generation-reader.service.js';
 import { type GenerationRow, toGenerationView } from './generation-view.js';
 
 const row: GenerationRow = {
+  price_version: 3,
   id: 'gen-abc-0123',
   workspace_id: '00000000-0000-4000-8000-000000000001',
   key_hash: 'a'.repeat(64),
