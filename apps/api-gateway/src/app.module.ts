@@ -21,6 +21,9 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
+import { AdminCatalogController } from './admin/admin-catalog.controller.js';
+import { OperatorKeyGuard } from './admin/operator-key.guard.js';
+import { OperatorKeys } from './admin/operator-keys.js';
 import { KeysController } from './keys/keys.controller.js';
 import { GenerateContentController } from './gemini/generate-content.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
@@ -69,11 +72,14 @@ export class AppModule {
         BatchesController,
         FilesController,
         OpenApiController,
+        AdminCatalogController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
         AuthCacheService,
+        { provide: OperatorKeys, useValue: new OperatorKeys(env.OPERATOR_API_KEYS) },
+        OperatorKeyGuard,
         KeyUsageTracker,
         ChatStreamRelay,
         InferenceCallCanceller,

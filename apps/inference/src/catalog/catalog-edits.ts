@@ -54,7 +54,8 @@ function importedDocument(body: Entry | undefined): CatalogDocument {
 function put(entries: unknown[], id: string, body: Entry): unknown[] {
   if (body.id !== undefined && body.id !== id)
     throw GatewayError.badRequest(`Invalid catalog: the body's id ${JSON.stringify(body.id)} is not the path's ${id}`, { param: 'id' });
-  const entry = { id, ...body };
+  const { id: _bodyId, ...fields } = body;
+  const entry = { id, ...fields };
   const index = entries.findIndex((candidate) => (candidate as Entry | null)?.id === id);
   return index === -1 ? [...entries, entry] : entries.map((candidate, at) => (at === index ? entry : candidate));
 }
