@@ -247,6 +247,28 @@ export class IsolatedStackRun {
   }
 
   /**
+   * Starts one more replica of a service of a single-replica stack, exactly as the first was
+   * started, named `<name>-2`, with probe and metrics ports of its own: two replicas of one
+   * service without doubling every process. Resolves with its metrics URL once it is ready.
+   */
+  async startExtraReplica(name: string): Promise<string> {
+    const stack = this.stack!;
+    const spec = stack.specs.find((entry) => entry.name === name);
+    if (!spec) throw new Error(`no process named ${name}`);
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const replica = {
+      ...spec,
+      name: `${name}-2`,
+      env: { ...spec.env, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) },
+      readyUrl: `http://127.0.0.1:${healthPort}/health/ready`,
+    };
+    stack.specs.push(replica);
+    stack.processes.push(spawnProcess(replica, this.logDir));
+    await waitFor(() => httpOk(replica.readyUrl), `${replica.name} to be ready`, 180_000, 250);
+    return `http://127.0.0.1:${metricsPort}/metrics`;
+  }
+
+  /**
    * Stops the processes and the nats-server and drops the databases; safe to call twice. The logs
    * go unless `keepLogs`, or the stack failed to start (its error points at them).
    */

@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 /*
  * The model catalog an operator runs (issue 30 items 3 and 6), through the public HTTP API of a
- * stack with two replicas of every service and of the gateway: the operator's key changes the
- * catalog, both inference replicas serve the change within a second, chats are charged at the
- * price of the version they ran under, and workspace keys are refused.
+ * stack of its own with two inference replicas: the operator's key changes the catalog, both
+ * replicas serve the change within a second, chats are charged at the price of the version they
+ * ran under, and workspace keys are refused.
  */
 
 const PROVIDER = 'ops-simulator';
@@ -23,6 +23,8 @@ let failed = false;
 let nats: ResilientNatsConnection;
 let rpc: RpcClient;
 let inferenceDb: pg.Client;
+/** `GET /metrics` of each inference replica. */
+let metricsUrls: string[];
 
 interface Answer {
   status: number;
@@ -82,7 +84,7 @@ async function listedIds(baseUrl: string): Promise<string[]> {
 }
 
 async function chat(modelId: string): Promise<{ id: string; cost: number; promptTokens: number; completionTokens: number }> {
-  const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrls[1]!, maxRetries: 0, timeout: 30_000 });
+  const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0, timeout: 30_000 });
   const completion = await client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: 'Say hi' }], max_tokens: 20 });
   const usage = completion.usage as OpenAI.CompletionUsage & { cost: number };
   return { id: completion.id, cost: usage.cost, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
@@ -102,7 +104,8 @@ const priced = (tokens: { promptTokens: number; completionTokens: number }, pric
   tokens.promptTokens * Number(prices.prompt) + tokens.completionTokens * Number(prices.completion);
 
 beforeAll(async () => {
-  stack = await run.start(new AbortController().signal, { replicas: 2, env: { CATALOG_POLL_MS: '500' } });
+  stack = await run.start(new AbortController().signal, { env: { CATALOG_POLL_MS: '500' } });
+  metricsUrls = [stack.metricsUrls['inference']!, await run.startExtraReplica('inference')];
   nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: 'catalog-e2e', auth: busAuth(stack.natsSeeds, 'api-gateway') });
   rpc = new RpcClient(nats, 5_000);
   inferenceDb = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
@@ -155,8 +158,8 @@ describe('operator changes', () => {
     const elapsed = await bothReplicasAt(3, 1_000);
     expect(elapsed).toBeLessThanOrEqual(1_000);
     addedAt = change.version;
-    // Through both gateways, many times: the queue group spreads the lists over both inference replicas.
-    for (let index = 0; index < 10; index++) expect(await listedIds(stack.baseUrls[index % 2]!)).toContain(MODEL);
+    // Many times: the queue group spreads the lists over both inference replicas.
+    for (let index = 0; index < 10; index++) expect(await listedIds(stack.baseUrl)).toContain(MODEL);
   });
 
   it('a chat on it succeeds, priced at its price, and its generation records the price version', async () => {
@@ -239,6 +242,11 @@ describe('operator changes', () => {
     let states = await replicaCatalogs();
     while ([...states.values()].some((state) => state.state !== 'stale') && Date.now() < deadline) states = await replicaCatalogs();
     for (const state of states.values()) expect(state).toMatchObject({ version: good, state: 'stale', failed_version: good + 1 });
+    for (const url of metricsUrls) {
+      const metrics = await (await fetch(url)).text();
+      expect(metrics).toMatch(/^inference_catalog_stale\{[^}]*\} 1$/m);
+      expect(metrics).toMatch(new RegExp(`^inference_catalog_version\\{[^}]*\\} ${good}$`, 'm'));
+    }
     expect(await listedIds(stack.baseUrl)).toContain(MODEL);
     const restored = await http(`/admin/catalog/versions/${good}/restore`, { method: 'POST' });
     expect(restored.body).toMatchObject({ changed: true, version: good + 2 });
