@@ -31,6 +31,7 @@ describe('toGenerationView', () => {
   it("maps the row's money exactly, its counts as native counts, and every attempt in order", () => {
     const view = toGenerationView(row, 'completions');
     expect(view).toMatchObject({
+      price_version: 3,
       total_cost: 0.0000222,
       usage: 0.0000222,
       upstream_inference_cost: 0.0000222,
