@@ -5,10 +5,13 @@ import type {
   CatalogChangeView,
   CatalogDocumentView,
   CatalogEntriesView,
+  CatalogStateView,
+  EndpointStateView,
   CatalogVersionListView,
   CatalogVersionView,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { ProviderRouter } from '../routing/provider-router.service.js';
 import { applyCatalogChange, validateCatalogDocument } from './catalog-edits.js';
 import { diffCatalogs } from './catalog-diff.js';
 import { canonicalCatalogText, type CatalogDocument } from './catalog.loader.js';
@@ -28,6 +31,7 @@ export class CatalogAdmin {
   constructor(
     private readonly store: CatalogVersionsStore,
     private readonly sync: CatalogSync,
+    private readonly router: ProviderRouter,
   ) {}
 
   async read(request: AdminCatalogReadRequest): Promise<unknown> {
@@ -45,7 +49,7 @@ export class CatalogAdmin {
       case 'version':
         return versionView(await this.stored(request.version ?? 0));
       case 'state':
-        return this.sync.state();
+        return { ...this.sync.state(), endpoints: this.endpointHealth() } satisfies CatalogStateView;
     }
   }
 
@@ -102,6 +106,17 @@ export class CatalogAdmin {
         changes,
       },
     };
+  }
+
+  private endpointHealth(): EndpointStateView[] {
+    return [...this.router.health.endpoints()].map((entry) => ({
+      endpoint: entry.endpointKey,
+      healthy: entry.healthy,
+      consecutive_failures: entry.consecutiveFailures,
+      cooling_for_ms: entry.coolingForMs,
+      ...(entry.latencyMs === undefined ? {} : { latency_ms: Math.round(entry.latencyMs) }),
+      ...(entry.throughput === undefined ? {} : { throughput: entry.throughput }),
+    }));
   }
 
   private async exported(version: number | undefined): Promise<CatalogDocumentView> {

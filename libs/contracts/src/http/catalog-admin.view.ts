@@ -62,4 +62,17 @@ export interface CatalogStateView {
   error?: string;
   /** The catalog files changed while the database had edits of its own: neither was applied over the other. */
   file_conflict?: string;
+  /** `GET /v1/admin/catalog/state` only: what this replica measured of each endpoint it called. */
+  endpoints?: EndpointStateView[];
+}
+
+/** One endpoint (`<provider>/<upstream model>`) as the answering replica sees it. */
+export interface EndpointStateView {
+  endpoint: string;
+  healthy: boolean;
+  consecutive_failures: number;
+  /** Milliseconds before the provider may be called again with the gateway's key (its `retry-after`). */
+  cooling_for_ms: number;
+  latency_ms?: number;
+  throughput?: number;
 }
