@@ -99,7 +99,12 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   // The workspace's own generation records, read back (ADR 0108).
   ...[i.generationsGet, i.generationsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
   // The operator's admin API (the gateway checked the operator credential): no workspace's principal.
-  ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: false })),
+  ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gateway,
+    principal: false,
+  })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
   ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
     subject,

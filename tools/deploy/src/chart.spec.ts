@@ -190,7 +190,9 @@ describe('inference-gateway chart', () => {
     );
     expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
     // The operator credential of the admin API lives in the gateway's Secret only.
-    const gatewaySecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) => s.metadata.name.endsWith('-api-gateway'));
+    const gatewaySecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) =>
+      s.metadata.name.endsWith('-api-gateway'),
+    );
     expect(Buffer.from(gatewaySecret?.data['OPERATOR_API_KEYS'] ?? '', 'base64').toString()).toBe(
       'platform:gwop-test-operator-key-secret-0123456789',
     );

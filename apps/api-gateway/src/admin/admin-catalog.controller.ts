@@ -56,7 +56,7 @@ export class AdminCatalogController {
   }
 
   @Get('catalog/state')
-  @Doc("The catalog version the answering inference replica serves, a newer one it could not load, a file conflict")
+  @Doc('The catalog version the answering inference replica serves, a newer one it could not load, a file conflict')
   @Answers(200, 'CatalogStateAnswer', 'The replica catalog state')
   state(@Req() request: OperatorRequest): Promise<unknown> {
     return this.read(request, 'state');
@@ -82,7 +82,11 @@ export class AdminCatalogController {
   @Doc("Roll back: a stored version's catalog becomes the next version")
   @Answers(200, 'CatalogChangeAnswer', 'The change: its version and diff')
   @Fails({ 404: 'No such version', 409: 'If-Match names another version than the current one' })
-  restore(@Req() request: OperatorRequest, @Param('version') version: string, @Headers(IF_MATCH) ifMatch?: string): Promise<CatalogChangeView> {
+  restore(
+    @Req() request: OperatorRequest,
+    @Param('version') version: string,
+    @Headers(IF_MATCH) ifMatch?: string,
+  ): Promise<CatalogChangeView> {
     return this.change(request, 'rollback', { version: versionParam(version, 'version'), ifMatch });
   }
 
@@ -208,7 +212,8 @@ function modelId(id: string | string[]): string {
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw GatewayError.badRequest('The body is a JSON object', { param: 'body' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw GatewayError.badRequest('The body is a JSON object', { param: 'body' });
   return body as Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@ import { OperatorKeys, parseOperatorKeys } from './operator-keys.js';
 describe('OperatorKeys', () => {
   const keys = new OperatorKeys('platform:gwop-aaaaaaaaaaaaaaaaaaaaaaaa, alice:gwop-bbbbbbbbbbbbbbbbbbbbbbbb');
 
-  it("names the operator whose key is presented, and nobody for any other key", () => {
+  it('names the operator whose key is presented, and nobody for any other key', () => {
     expect(keys.nameOf('gwop-aaaaaaaaaaaaaaaaaaaaaaaa')).toBe('platform');
     expect(keys.nameOf('gwop-bbbbbbbbbbbbbbbbbbbbbbbb')).toBe('alice');
     expect(keys.nameOf('gwop-aaaaaaaaaaaaaaaaaaaaaaa')).toBeUndefined();

@@ -33,7 +33,10 @@ interface Answer {
   headers: Headers;
 }
 
-async function http(path: string, init: { method?: string; key?: string; body?: unknown; rawBody?: string; baseUrl?: string } = {}): Promise<Answer> {
+async function http(
+  path: string,
+  init: { method?: string; key?: string; body?: unknown; rawBody?: string; baseUrl?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? stack.operatorKey}` };
   const body = init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -48,7 +51,12 @@ async function http(path: string, init: { method?: string; key?: string; body?: 
   return { status: response.status, text, body: parsed, headers: response.headers };
 }
 
-const provider = () => ({ name: 'Operator-added simulator', format: 'openai', baseUrl: `${stack.simulatorUrl}/openai/v1`, apiKey: 'sk-sim' });
+const provider = () => ({
+  name: 'Operator-added simulator',
+  format: 'openai',
+  baseUrl: `${stack.simulatorUrl}/openai/v1`,
+  apiKey: 'sk-sim',
+});
 const model = (pricing: { prompt: string; completion: string }) => ({
   name: 'A model an operator added',
   contextLength: 128000,
@@ -85,7 +93,11 @@ async function listedIds(baseUrl: string): Promise<string[]> {
 
 async function chat(modelId: string): Promise<{ id: string; cost: number; promptTokens: number; completionTokens: number }> {
   const client = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0, timeout: 30_000 });
-  const completion = await client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: 'Say hi' }], max_tokens: 20 });
+  const completion = await client.chat.completions.create({
+    model: modelId,
+    messages: [{ role: 'user', content: 'Say hi' }],
+    max_tokens: 20,
+  });
   const usage = completion.usage as OpenAI.CompletionUsage & { cost: number };
   return { id: completion.id, cost: usage.cost, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
 }
@@ -185,7 +197,13 @@ describe('operator changes', () => {
     expect(await generation(next.id)).toMatchObject({ price_version: change.version });
     expect(await generation(firstChat.id)).toEqual(before);
     const record = (await http(`/admin/catalog/versions/${change.version}`)).body;
-    expect(record).toMatchObject({ version: change.version, author: 'platform', action: 'put_model', source: 'admin', changes: change.changes });
+    expect(record).toMatchObject({
+      version: change.version,
+      author: 'platform',
+      action: 'put_model',
+      source: 'admin',
+      changes: change.changes,
+    });
   });
 
   it('an invalid change is a 400 naming the field, and changes nothing', async () => {
@@ -202,7 +220,9 @@ describe('operator changes', () => {
       body: { ...model(PRICES), aliases: [], endpoints: [{ provider: 'nowhere', upstreamModel: 'x', pricing: PRICES }] },
     });
     expect(unknownProvider.status).toBe(400);
-    expect((unknownProvider.body as { error: { message: string } }).error.message).toContain('catalog.models.ops/other: unknown provider nowhere');
+    expect((unknownProvider.body as { error: { message: string } }).error.message).toContain(
+      'catalog.models.ops/other: unknown provider nowhere',
+    );
     expect(((await http('/admin/catalog/versions')).body as CatalogVersionListView).data.length).toBe(versions);
   });
 
@@ -211,7 +231,9 @@ describe('operator changes', () => {
     const dry = await http('/admin/providers/dry-run-provider?dry_run=true', { method: 'PUT', body: provider() });
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({ dry_run: true, changed: true, version: Number(exported.headers.get('catalog-version')) });
-    expect((dry.body as CatalogChangeView).changes).toEqual([{ op: 'add', path: 'providers[dry-run-provider]', after: { id: 'dry-run-provider', ...provider(), apiKey: '[redacted]' } }]);
+    expect((dry.body as CatalogChangeView).changes).toEqual([
+      { op: 'add', path: 'providers[dry-run-provider]', after: { id: 'dry-run-provider', ...provider(), apiKey: '[redacted]' } },
+    ]);
     const after = await http('/admin/catalog');
     expect(after.text).toBe(exported.text);
     expect(after.headers.get('catalog-version')).toBe(exported.headers.get('catalog-version'));
@@ -225,7 +247,10 @@ describe('operator changes', () => {
     const document = JSON.parse(exported.text) as { models: Array<{ id: string; name: string }> };
     document.models.find((entry) => entry.id === MODEL)!.name = 'Renamed by an import';
     const imported = await http('/admin/catalog', { method: 'PUT', body: document });
-    expect(imported.body).toMatchObject({ changed: true, changes: [{ op: 'change', path: `models[${MODEL}].name`, after: 'Renamed by an import' }] });
+    expect(imported.body).toMatchObject({
+      changed: true,
+      changes: [{ op: 'change', path: `models[${MODEL}].name`, after: 'Renamed by an import' }],
+    });
     const back = await http('/admin/catalog', { method: 'PUT', rawBody: exported.text });
     expect(back.body).toMatchObject({ changed: true });
     expect((await http('/admin/catalog')).text).toBe(exported.text);

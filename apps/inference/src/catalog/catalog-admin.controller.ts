@@ -1,5 +1,11 @@
 import { Controller } from '@nestjs/common';
-import { AdminCatalogChange, AdminCatalogChangeRequest, AdminCatalogRead, AdminCatalogReadRequest, type CatalogChangeView } from '@gw/contracts';
+import {
+  AdminCatalogChange,
+  AdminCatalogChangeRequest,
+  AdminCatalogRead,
+  AdminCatalogReadRequest,
+  type CatalogChangeView,
+} from '@gw/contracts';
 import { ServedSubject } from '@gw/messaging';
 import { CatalogAdmin } from './catalog-admin.service.js';
 

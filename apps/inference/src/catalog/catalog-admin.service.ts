@@ -76,14 +76,18 @@ export class CatalogAdmin {
     return { ...result, version: stored.version };
   }
 
-  private async planAsync(request: AdminCatalogChangeRequest, latest: StoredCatalogVersion): Promise<{ view: CatalogChangeView; text: string }> {
+  private async planAsync(
+    request: AdminCatalogChangeRequest,
+    latest: StoredCatalogVersion,
+  ): Promise<{ view: CatalogChangeView; text: string }> {
     if (request.action !== 'rollback') return this.plan(request, latest);
     const target = await this.stored(request.version ?? 0);
     return this.planned(request, latest, JSON.parse(target.document) as CatalogDocument);
   }
 
   private plan(request: AdminCatalogChangeRequest, latest: StoredCatalogVersion): { view: CatalogChangeView; text: string } {
-    if (request.action === 'rollback') throw GatewayError.badRequest('A rollback has no dry run; read the version instead', { param: 'dry_run' });
+    if (request.action === 'rollback')
+      throw GatewayError.badRequest('A rollback has no dry run; read the version instead', { param: 'dry_run' });
     return this.planned(request, latest, applyCatalogChange(JSON.parse(latest.document) as CatalogDocument, request));
   }
 

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { diffCatalogs } from './catalog-diff.js';
 
 const provider = { id: 'p', name: 'P', format: 'openai', baseUrl: 'https://p.example/v1', apiKey: '${P_KEY}' };
-const model = (prompt: string) => ({ id: 'a/m', name: 'M', endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt, completion: '2' } }] });
+const model = (prompt: string) => ({
+  id: 'a/m',
+  name: 'M',
+  endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt, completion: '2' } }],
+});
 
 describe('diffCatalogs', () => {
   it('names providers and models by id and each changed field by its path', () => {
@@ -18,7 +22,9 @@ describe('diffCatalogs', () => {
   it('is empty for equal documents, and records removals with what was removed', () => {
     const document = { providers: [provider], models: [model('1')] };
     expect(diffCatalogs(document, structuredClone(document))).toEqual([]);
-    expect(diffCatalogs(document, { providers: [provider], models: [] })).toEqual([{ op: 'remove', path: 'models[a/m]', before: model('1') }]);
+    expect(diffCatalogs(document, { providers: [provider], models: [] })).toEqual([
+      { op: 'remove', path: 'models[a/m]', before: model('1') },
+    ]);
   });
 
   it('never records a literal API key, only that it changed; references are kept', () => {

@@ -29,7 +29,8 @@ function diffValues(path: string, before: unknown, after: unknown, out: CatalogD
       for (const [id, value] of beforeIds)
         if (afterIds.has(id)) diffValues(`${path}[${id}]`, value, afterIds.get(id), out);
         else out.push({ op: 'remove', path: `${path}[${id}]`, before: redacted('', value) });
-      for (const [id, value] of afterIds) if (!beforeIds.has(id)) out.push({ op: 'add', path: `${path}[${id}]`, after: redacted('', value) });
+      for (const [id, value] of afterIds)
+        if (!beforeIds.has(id)) out.push({ op: 'add', path: `${path}[${id}]`, after: redacted('', value) });
       return;
     }
     if (before.length === after.length) {

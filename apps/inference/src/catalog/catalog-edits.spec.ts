@@ -3,9 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { applyCatalogChange, validateCatalogDocument } from './catalog-edits.js';
 
 const provider = { id: 'p', name: 'P', format: 'openai', baseUrl: 'https://p.example/v1', apiKey: 'k' };
-const model = { id: 'a/m', name: 'M', contextLength: 1000, supportedParameters: [], endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt: '1', completion: '2' } }] };
+const model = {
+  id: 'a/m',
+  name: 'M',
+  contextLength: 1000,
+  supportedParameters: [],
+  endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt: '1', completion: '2' } }],
+};
 const document = { providers: [provider], models: [model] };
-const change = (fields: Partial<AdminCatalogChangeRequest>): AdminCatalogChangeRequest => ({ operator: 'ops', action: 'import', dryRun: false, ...fields });
+const change = (fields: Partial<AdminCatalogChangeRequest>): AdminCatalogChangeRequest => ({
+  operator: 'ops',
+  action: 'import',
+  dryRun: false,
+  ...fields,
+});
 
 describe('applyCatalogChange', () => {
   it('replaces an entry where it stands and appends a new one, the path id first', () => {
@@ -20,7 +31,9 @@ describe('applyCatalogChange', () => {
     expect(() => applyCatalogChange(document, change({ action: 'put_provider', id: 'q', body: { id: 'p' } }))).toThrow(
       expect.objectContaining({ status: 400 }),
     );
-    expect(() => applyCatalogChange(document, change({ action: 'delete_model', id: 'a/x' }))).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => applyCatalogChange(document, change({ action: 'delete_model', id: 'a/x' }))).toThrow(
+      expect.objectContaining({ status: 404 }),
+    );
     expect(() => applyCatalogChange(document, change({ action: 'import', body: { models: [] } }))).toThrow(
       expect.objectContaining({ status: 400 }),
     );
@@ -29,7 +42,10 @@ describe('applyCatalogChange', () => {
 
 describe('validateCatalogDocument', () => {
   it('answers 400 naming the field by the model id, as param too', () => {
-    const bad = { providers: [provider], models: [{ ...model, endpoints: [{ ...model.endpoints[0], pricing: { prompt: 'free', completion: '2' } }] }] };
+    const bad = {
+      providers: [provider],
+      models: [{ ...model, endpoints: [{ ...model.endpoints[0], pricing: { prompt: 'free', completion: '2' } }] }],
+    };
     let caught: unknown;
     try {
       validateCatalogDocument(bad);
@@ -46,6 +62,8 @@ describe('validateCatalogDocument', () => {
     expect(() => validateCatalogDocument({ providers: [provider], models: [model, twin] })).toThrow(/a\/m already names a\/m/);
     const deprecated = { ...model, deprecation: { sunset: '2027-01-01', replacement: 'a/none' } };
     expect(() => validateCatalogDocument({ providers: [provider], models: [deprecated] })).toThrow(/deprecation.replacement: a\/none/);
-    expect(validateCatalogDocument({ providers: [provider], models: [{ ...deprecated, deprecation: { sunset: '2027-01-01' } }] }).models).toHaveLength(1);
+    expect(
+      validateCatalogDocument({ providers: [provider], models: [{ ...deprecated, deprecation: { sunset: '2027-01-01' } }] }).models,
+    ).toHaveLength(1);
   });
 });

@@ -12,7 +12,11 @@ import { canonicalCatalogText, catalogPaths, parseCatalogDocument, readCatalogDo
 import { CatalogService } from './catalog.service.js';
 import { CatalogVersionsStore, type StoredCatalogVersion } from './catalog-versions.store.js';
 
-const loadFailures = counter('inference_catalog_load_failures_total', 'Stored catalog versions this replica could not load (it kept the last good one)', []);
+const loadFailures = counter(
+  'inference_catalog_load_failures_total',
+  'Stored catalog versions this replica could not load (it kept the last good one)',
+  [],
+);
 
 /**
  * Keeps this replica's in-memory catalog on the newest stored version. At start it reconciles
@@ -43,9 +47,14 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
     const catalogVersion = () => this.catalog.version;
     const staleNow = () => this.failed !== undefined;
     const conflictNow = () => this.fileConflict !== undefined;
-    gauge('inference_catalog_version', 'The catalog version this replica serves (0: its files, the database not read yet)', [], function () {
-      this.set(catalogVersion());
-    });
+    gauge(
+      'inference_catalog_version',
+      'The catalog version this replica serves (0: its files, the database not read yet)',
+      [],
+      function () {
+        this.set(catalogVersion());
+      },
+    );
     gauge('inference_catalog_stale', '1 when a newer catalog version exists that this replica could not load', [], function () {
       this.set(staleNow() ? 1 : 0);
     });
@@ -103,9 +112,11 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
 
   /** Loads the newest stored version if it is newer than the one served; one load at a time. */
   refresh(): Promise<void> {
-    this.refreshing = this.refreshing.then(() => this.loadNewest()).catch((error: unknown) => {
-      this.logger.warn(`The stored catalog could not be read: ${(error as Error).message}`);
-    });
+    this.refreshing = this.refreshing
+      .then(() => this.loadNewest())
+      .catch((error: unknown) => {
+        this.logger.warn(`The stored catalog could not be read: ${(error as Error).message}`);
+      });
     return this.refreshing;
   }
 
@@ -131,7 +142,9 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
     } catch (error) {
       this.failed = { version: latest.version, error: (error as Error).message };
       loadFailures.inc();
-      this.logger.error(`Catalog version ${latest.version} could not be loaded; still serving ${this.catalog.version}: ${this.failed.error}`);
+      this.logger.error(
+        `Catalog version ${latest.version} could not be loaded; still serving ${this.catalog.version}: ${this.failed.error}`,
+      );
     }
   }
 
@@ -141,13 +154,21 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
       const hash = this.fileHash;
       if (!latest) {
         const changes = diffCatalogs({ providers: [], models: [] }, document);
-        return { append: { document: this.fileText, author, action: 'seed', source: 'file', changes }, fileSeen: { hash, version: 'new' }, result: undefined };
+        return {
+          append: { document: this.fileText, author, action: 'seed', source: 'file', changes },
+          fileSeen: { hash, version: 'new' },
+          result: undefined,
+        };
       }
       if (seen?.hash === hash) return { result: undefined };
       if (latest.document === this.fileText) return { fileSeen: { hash, version: latest.version }, result: undefined };
       if (seen === undefined || seen.version === latest.version) {
         const changes = diffCatalogs(JSON.parse(latest.document), document);
-        return { append: { document: this.fileText, author, action: 'file', source: 'file', changes }, fileSeen: { hash, version: 'new' }, result: undefined };
+        return {
+          append: { document: this.fileText, author, action: 'file', source: 'file', changes },
+          fileSeen: { hash, version: 'new' },
+          result: undefined,
+        };
       }
       return { result: conflictText(seen.version, latest) };
     });

@@ -17,7 +17,9 @@ class MemoryStore {
   latest = async () => this.versions.at(-1);
   latestVersion = async () => this.versions.at(-1)?.version ?? 0;
 
-  async write<T>(decide: (latest: StoredCatalogVersion | undefined, seen: FileSeen | undefined) => Promise<CatalogWrite<T>> | CatalogWrite<T>) {
+  async write<T>(
+    decide: (latest: StoredCatalogVersion | undefined, seen: FileSeen | undefined) => Promise<CatalogWrite<T>> | CatalogWrite<T>,
+  ) {
     const decision = await decide(this.versions.at(-1), this.seen);
     let stored: StoredCatalogVersion | undefined;
     if (decision.append) {
@@ -25,14 +27,25 @@ class MemoryStore {
       this.versions.push(stored);
     }
     if (decision.fileSeen)
-      this.seen = { hash: decision.fileSeen.hash, version: decision.fileSeen.version === 'new' ? stored!.version : decision.fileSeen.version };
+      this.seen = {
+        hash: decision.fileSeen.hash,
+        version: decision.fileSeen.version === 'new' ? stored!.version : decision.fileSeen.version,
+      };
     return { stored, result: decision.result };
   }
 }
 
 const provider = { id: 'p', name: 'P', format: 'openai', baseUrl: 'https://p.example/v1', apiKey: 'k' };
-const model = (name: string) => ({ id: 'a/m', name, contextLength: 1000, supportedParameters: [], endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt: '1', completion: '2' } }] });
-const nats = { connection: { subscribe: () => ({ unsubscribe: () => undefined }), publish: () => undefined } } as unknown as ResilientNatsConnection;
+const model = (name: string) => ({
+  id: 'a/m',
+  name,
+  contextLength: 1000,
+  supportedParameters: [],
+  endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt: '1', completion: '2' } }],
+});
+const nats = {
+  connection: { subscribe: () => ({ unsubscribe: () => undefined }), publish: () => undefined },
+} as unknown as ResilientNatsConnection;
 const started: CatalogSync[] = [];
 afterEach(() => started.splice(0).forEach((sync) => sync.onModuleDestroy()));
 
@@ -50,7 +63,13 @@ async function start(store: MemoryStore, name: string): Promise<{ catalog: Catal
 
 const adminEdit = (store: MemoryStore, name: string) =>
   store.write(() => ({
-    append: { document: canonicalCatalogText({ providers: [provider], models: [model(name)] }), author: 'ops', action: 'put_model', source: 'admin' as const, changes: [] },
+    append: {
+      document: canonicalCatalogText({ providers: [provider], models: [model(name)] }),
+      author: 'ops',
+      action: 'put_model',
+      source: 'admin' as const,
+      changes: [],
+    },
     result: undefined,
   }));
 
@@ -94,11 +113,24 @@ describe('CatalogSync: a version that does not load', () => {
   it('keeps serving the last good version, says so, and takes the next good one', async () => {
     const store = new MemoryStore();
     const { catalog, sync } = await start(store, 'first');
-    store.versions.push({ version: 2, document: '{"providers": [], "models": [{"id": "x"}]}\n', author: 'ops', action: 'import', source: 'admin', changes: [], createdAt: new Date() });
+    store.versions.push({
+      version: 2,
+      document: '{"providers": [], "models": [{"id": "x"}]}\n',
+      author: 'ops',
+      action: 'import',
+      source: 'admin',
+      changes: [],
+      createdAt: new Date(),
+    });
     await sync.refresh();
     expect(catalog.version).toBe(1);
     expect(catalog.resolve('a/m').config.name).toBe('first');
-    expect(sync.state()).toMatchObject({ version: 1, state: 'stale', failed_version: 2, error: expect.stringContaining('Invalid model catalog') });
+    expect(sync.state()).toMatchObject({
+      version: 1,
+      state: 'stale',
+      failed_version: 2,
+      error: expect.stringContaining('Invalid model catalog'),
+    });
     await adminEdit(store, 'fixed');
     await sync.refresh();
     expect(sync.state()).toEqual({ version: 3, state: 'ok' });

@@ -14,7 +14,13 @@ import type {
   GenerateContentView,
 } from './gemini.view.js';
 import type { GenerationListView, GenerationView } from './generation.view.js';
-import type { CatalogChangeView, CatalogEntriesView, CatalogStateView, CatalogVersionListView, CatalogVersionView } from './catalog-admin.view.js';
+import type {
+  CatalogChangeView,
+  CatalogEntriesView,
+  CatalogStateView,
+  CatalogVersionListView,
+  CatalogVersionView,
+} from './catalog-admin.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
