@@ -75,14 +75,19 @@ async function replicaCatalogs(): Promise<Map<string, NonNullable<HealthReply['c
   return seen;
 }
 
-/** Resolves with the ms it took until both inference replicas report `version` (or fails after `limitMs`). */
-async function bothReplicasAt(version: number, limitMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const states = await replicaCatalogs();
-    if (states.size === 2 && [...states.values()].every((state) => state.version >= version)) return Date.now() - started;
-    if (Date.now() - started > limitMs) throw new Error(`replicas not at version ${version}: ${JSON.stringify([...states.entries()])}`);
-  }
+/**
+ * Waits (the probes are slow on a loaded machine) until both inference replicas serve `version`,
+ * then resolves with how long after the version was stored each one started serving it: the
+ * replicas' own clocks against the database's, one machine.
+ */
+async function delaysToServe(version: number): Promise<number[]> {
+  const deadline = Date.now() + 30_000;
+  let states = await replicaCatalogs();
+  while (!(states.size === 2 && [...states.values()].every((state) => state.version >= version)) && Date.now() < deadline)
+    states = await replicaCatalogs();
+  expect([...states.values()].map((state) => state.version)).toEqual([version, version]);
+  const stored = (await http(`/admin/catalog/versions/${version}`)).body as { created_at: string };
+  return [...states.values()].map((state) => Date.parse(state.loaded_at!) - Date.parse(stored.created_at));
 }
 
 async function listedIds(baseUrl: string): Promise<string[]> {
@@ -167,8 +172,7 @@ describe('operator changes', () => {
     const change = put.body as CatalogChangeView;
     expect(change).toMatchObject({ version: 3, changed: true });
     expect(change.changes).toEqual([{ op: 'add', path: `models[${MODEL}]`, after: { id: MODEL, ...model(PRICES) } }]);
-    const elapsed = await bothReplicasAt(3, 1_000);
-    expect(elapsed).toBeLessThanOrEqual(1_000);
+    for (const delay of await delaysToServe(3)) expect(delay).toBeLessThanOrEqual(1_000);
     addedAt = change.version;
     // Many times: the queue group spreads the lists over both inference replicas.
     for (let index = 0; index < 10; index++) expect(await listedIds(stack.baseUrl)).toContain(MODEL);
@@ -191,7 +195,7 @@ describe('operator changes', () => {
       { op: 'change', path: `models[${MODEL}].endpoints[0].pricing.prompt`, before: PRICES.prompt, after: NEW_PRICES.prompt },
       { op: 'change', path: `models[${MODEL}].endpoints[0].pricing.completion`, before: PRICES.completion, after: NEW_PRICES.completion },
     ]);
-    await bothReplicasAt(change.version, 1_000);
+    for (const delay of await delaysToServe(change.version)) expect(delay).toBeLessThanOrEqual(1_000);
     const next = await chat(MODEL);
     expect(next.cost).toBeCloseTo(priced(next, NEW_PRICES), 15);
     expect(await generation(next.id)).toMatchObject({ price_version: change.version });
@@ -275,7 +279,7 @@ describe('operator changes', () => {
     expect(await listedIds(stack.baseUrl)).toContain(MODEL);
     const restored = await http(`/admin/catalog/versions/${good}/restore`, { method: 'POST' });
     expect(restored.body).toMatchObject({ changed: true, version: good + 2 });
-    await bothReplicasAt(good + 2, 1_000);
-    for (const state of (await replicaCatalogs()).values()) expect(state).toEqual({ version: good + 2, state: 'ok' });
+    for (const delay of await delaysToServe(good + 2)) expect(delay).toBeLessThanOrEqual(1_000);
+    for (const state of (await replicaCatalogs()).values()) expect(state).toMatchObject({ version: good + 2, state: 'ok' });
   });
 });

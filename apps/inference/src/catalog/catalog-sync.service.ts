@@ -35,6 +35,7 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
   private refreshing: Promise<void> = Promise.resolve();
   private failed: { version: number; error: string } | undefined;
   private fileConflict: string | undefined;
+  private loadedAt: Date | undefined;
   private fileText = '';
   private fileHash = '';
 
@@ -94,6 +95,7 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
     return {
       version: this.catalog.version,
       state: this.failed ? 'stale' : 'ok',
+      ...(this.loadedAt ? { loaded_at: this.loadedAt.toISOString() } : {}),
       ...(this.failed ? { failed_version: this.failed.version, error: this.failed.error } : {}),
       ...(this.fileConflict ? { file_conflict: this.fileConflict } : {}),
     };
@@ -137,6 +139,7 @@ export class CatalogSync implements OnModuleInit, OnModuleDestroy {
     try {
       const snapshot = buildSnapshot(parseCatalogDocument(JSON.parse(latest.document)), latest.version);
       this.catalog.install(snapshot);
+      this.loadedAt = new Date();
       this.failed = undefined;
       this.logger.log(`Catalog version ${latest.version} loaded (${latest.action} by ${latest.author})`);
     } catch (error) {

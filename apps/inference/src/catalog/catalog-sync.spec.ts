@@ -103,7 +103,7 @@ describe('CatalogSync: the files and the stored catalog', () => {
     // The operator imports the files' catalog: the two agree and the conflict clears.
     await adminEdit(store, 'from git');
     await sync.refresh();
-    expect(sync.state()).toEqual({ version: 3, state: 'ok' });
+    expect(sync.state()).toEqual({ version: 3, state: 'ok', loaded_at: expect.any(String) });
     await start(store, 'from git');
     expect(store.versions).toHaveLength(3);
   });
@@ -133,7 +133,7 @@ describe('CatalogSync: a version that does not load', () => {
     });
     await adminEdit(store, 'fixed');
     await sync.refresh();
-    expect(sync.state()).toEqual({ version: 3, state: 'ok' });
+    expect(sync.state()).toEqual({ version: 3, state: 'ok', loaded_at: expect.any(String) });
     expect(catalog.resolve('a/m').config.name).toBe('fixed');
   });
 });

@@ -58,6 +58,8 @@ export interface CatalogStateView {
   version: number;
   /** `ok`, or `stale`: a newer version exists that this replica could not load (it serves `version`). */
   state: 'ok' | 'stale';
+  /** When this replica started serving `version` (unset while it serves its files, before the database was read). */
+  loaded_at?: string;
   failed_version?: number;
   error?: string;
   /** The catalog files changed while the database had edits of its own: neither was applied over the other. */
