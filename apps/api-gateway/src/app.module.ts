@@ -21,6 +21,9 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
+import { AdminCatalogController } from './admin/admin-catalog.controller.js';
+import { OperatorKeyGuard } from './admin/operator-key.guard.js';
+import { OperatorKeys } from './admin/operator-keys.js';
 import { KeysController } from './keys/keys.controller.js';
 import { AuditLogsController } from './audit/audit-logs.controller.js';
 import { GuardrailsController } from './guardrails/guardrails.controller.js';
@@ -78,11 +81,14 @@ export class AppModule {
         GuardrailsController,
         AuditLogsController,
         OpenApiController,
+        AdminCatalogController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: ReplicaLifecycle, useValue: new ReplicaLifecycle() },
         AuthCacheService,
+        { provide: OperatorKeys, useValue: new OperatorKeys(env.OPERATOR_API_KEYS) },
+        OperatorKeyGuard,
         KeyUsageTracker,
         ChatStreamRelay,
         InferenceCallCanceller,

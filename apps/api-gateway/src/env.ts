@@ -6,6 +6,16 @@ import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
  * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open).
  */
 export class GatewayEnv extends WithRedisEnv(CommonEnv) {
+  /**
+   * The operators' credentials for the admin API (`/v1/admin/...`): `name:secret` entries,
+   * comma-separated, each secret 24 characters or more; the name is recorded as who made a change.
+   * Empty: no operator, every key is refused there.
+   */
+  @Matches(/^$|^\s*[A-Za-z0-9][A-Za-z0-9._-]{0,63}:\S{24,}\s*(,\s*[A-Za-z0-9][A-Za-z0-9._-]{0,63}:\S{24,}\s*)*$/, {
+    message: 'OPERATOR_API_KEYS must be name:secret entries, comma-separated, each secret 24 characters or more',
+  })
+  OPERATOR_API_KEYS: string = '';
+
   /** Address the public HTTP API listens on. */
   @IsString()
   HOST: string = '0.0.0.0';

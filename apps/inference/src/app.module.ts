@@ -6,6 +6,10 @@ import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@g
 import { NativeBatchesController } from './batches-native/native-batches.controller.js';
 import { NativeBatchesService } from './batches-native/native-batches.service.js';
 import { CatalogService } from './catalog/catalog.service.js';
+import { CatalogAdmin } from './catalog/catalog-admin.service.js';
+import { CatalogAdminController } from './catalog/catalog-admin.controller.js';
+import { CatalogSync } from './catalog/catalog-sync.service.js';
+import { CatalogVersionsStore } from './catalog/catalog-versions.store.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamController } from './chat/chat-stream.controller.js';
 import { ChatStreamService } from './chat/chat-stream.service.js';
@@ -81,6 +85,7 @@ export class AppModule {
         ResponsesController,
         ModelsController,
         GenerationsController,
+        CatalogAdminController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -88,6 +93,9 @@ export class AppModule {
         { provide: INFERENCE_ENV, useValue: env },
         PrismaService,
         CatalogService,
+        CatalogVersionsStore,
+        CatalogSync,
+        CatalogAdmin,
         UpstreamClient,
         OpenAiAdapter,
         AnthropicAdapter,

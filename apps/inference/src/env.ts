@@ -33,6 +33,15 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   @Matches(/[^\s,]/, { message: 'MODEL_CATALOG_PATHS must name at least one catalog file' })
   MODEL_CATALOG_PATHS: string = fileURLToPath(new URL('../catalog/models.json', import.meta.url));
 
+  /**
+   * How often a replica asks the database for a newer catalog version than it serves: the
+   * catch-up for a `events.catalog.changed` it missed (the event itself arrives at once).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  CATALOG_POLL_MS: number = 5_000;
+
   @IsInt()
   @Min(100)
   @Max(60_000)

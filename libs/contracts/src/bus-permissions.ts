@@ -108,6 +108,13 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   })),
   // The workspace's own generation records, read back (ADR 0108).
   ...[i.generationsGet, i.generationsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  // The operator's admin API (the gateway checked the operator credential): no workspace's principal.
+  ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gateway,
+    principal: false,
+  })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
   ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
     subject,
@@ -170,6 +177,7 @@ export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.spendReleased, publishers: ['inference'], subscribers: ['management'] },
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
+  { subject: EVENTS.catalogChanged, publishers: ['inference'], subscribers: ['inference'] },
   { subject: EVENTS.streamCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
   { subject: EVENTS.streamCredit, publishers: ['api-gateway'], subscribers: ['inference'] },
 ];

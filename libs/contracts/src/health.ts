@@ -1,3 +1,5 @@
+import type { CatalogStateView } from './http/catalog-admin.view.js';
+
 export interface HealthReply {
   service: string;
   status: 'ok';
@@ -8,4 +10,6 @@ export interface HealthReply {
    * DEAD_LETTERS and malformed messages terminated since it started.
    */
   consumers?: Record<string, { deadLettered: number; malformed: number }>;
+  /** Inference: the catalog version this replica serves, and a newer one it could not load. */
+  catalog?: CatalogStateView;
 }

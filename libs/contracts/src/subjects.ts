@@ -76,6 +76,10 @@ export const SUBJECTS = {
     batchesNativeStatus: 'inference.batches.native.status',
     batchesNativeCancel: 'inference.batches.native.cancel',
     batchesNativeDelete: 'inference.batches.native.delete',
+    /** Gateway -> inference, for an operator (never a workspace): read the model catalog, its versions. */
+    adminCatalogRead: 'inference.admin.catalog.read',
+    /** Gateway -> inference, for an operator: change the catalog (a new version), or its dry run. */
+    adminCatalogChange: 'inference.admin.catalog.change',
   },
   batch: {
     health: 'batch.health',
@@ -135,6 +139,8 @@ export const EVENTS = {
    * the stream's first message; one wildcard subscription per replica.
    */
   streamCredit: 'events.inference.stream.credit.>',
+  /** Inference -> every inference replica: catalog version N is stored; a replica behind loads it. */
+  catalogChanged: 'events.catalog.changed',
   /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
   internsDeleted: 'events.interns.deleted',
   /** Batch -> every batch replica: a batch was submitted, cancelled or started, or lines given back (ADR 0083). */

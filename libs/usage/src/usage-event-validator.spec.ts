@@ -64,6 +64,7 @@ const FULL = {
   usageDetails: { web_search_requests: 1, cache_write_tokens: 5 },
   streamed: true,
   requestId: 'req-1',
+  priceVersion: 3,
   traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
 };
 

@@ -112,6 +112,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     streamed: { type: ['boolean', 'null'] },
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
+    priceVersion: optionalInteger(1),
   },
 };
 

@@ -189,6 +189,13 @@ describe('inference-gateway chart', () => {
       s.metadata.name.endsWith('-management'),
     );
     expect(Object.keys(managementSecret?.data ?? {}).sort()).toEqual(['BYOK_KEKS', 'DATABASE_URL', 'NATS_NKEY_SEED', 'OIDC_CLIENT_SECRET']);
+    // The operator credential of the admin API lives in the gateway's Secret only.
+    const gatewaySecret = ofKind<{ data: Record<string, string> }>(manifests, 'Secret').find((s) =>
+      s.metadata.name.endsWith('-api-gateway'),
+    );
+    expect(Buffer.from(gatewaySecret?.data['OPERATOR_API_KEYS'] ?? '', 'base64').toString()).toBe(
+      'platform:gwop-test-operator-key-secret-0123456789',
+    );
   });
 
   it('gives inference its AWS region and Azure endpoint as env, the Azure key from its Secret, and the IRSA role on its ServiceAccount only', () => {

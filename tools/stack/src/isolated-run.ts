@@ -15,6 +15,7 @@ import {
 import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
 import { PrivateNatsCluster } from './nats-cluster.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
+import { newOperatorKey, STACK_OPERATOR_NAME } from './state.ts';
 import {
   METRICS_PROCESSES,
   seedKeys,
@@ -47,6 +48,8 @@ export interface IsolatedStack {
   oidcIssuer: string;
   apiKey: string;
   managementKey: string;
+  /** The run's operator key (the admin API's credential, named `platform`). */
+  operatorKey: string;
   workspaceId: string;
   logDir: string;
   natsUrl: string;
@@ -67,6 +70,8 @@ export class IsolatedStackRun {
   readonly stateDir: string;
   /** The run's own Ed25519 signing key (e2e tests verify signatures against its JWKS). */
   readonly daemonSigningKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
+  /** The run's own operator key. */
+  readonly operatorKey = newOperatorKey();
   private databasesCreated = false;
   private stackStarting = false;
   private nats: PrivateNatsServer | PrivateNatsCluster | undefined;
@@ -170,6 +175,7 @@ export class IsolatedStackRun {
       // A KEK of the run's own: its databases, and so its credentials, die with it.
       byokKeks: `e2e:${randomBytes(32).toString('base64')}`,
       daemonSigningKeys: this.daemonSigningKeys,
+      operatorApiKeys: `${STACK_OPERATOR_NAME}:${this.operatorKey}`,
     });
     this.stack = await untilAborted(starting, signal).catch((error: unknown) => {
       this.startFailed = !signal.aborted;
@@ -183,6 +189,7 @@ export class IsolatedStackRun {
       oidcIssuer: this.stack.oidcIssuer,
       apiKey: keys.apiKey,
       managementKey: keys.managementKey,
+      operatorKey: this.operatorKey,
       workspaceId: keys.workspaceId,
       logDir: this.logDir,
       natsUrl: this.nats.url,
@@ -237,6 +244,28 @@ export class IsolatedStackRun {
     const started = spawnProcess(spec, this.logDir);
     stack.processes = stack.processes.map((entry) => (entry.name === name ? started : entry));
     if (spec.readyUrl) await waitFor(() => httpOk(spec.readyUrl!), `${name} to be ready again`, 120_000, 100);
+  }
+
+  /**
+   * Starts one more replica of a service of a single-replica stack, exactly as the first was
+   * started, named `<name>-2`, with probe and metrics ports of its own: two replicas of one
+   * service without doubling every process. Resolves with its metrics URL once it is ready.
+   */
+  async startExtraReplica(name: string): Promise<string> {
+    const stack = this.stack!;
+    const spec = stack.specs.find((entry) => entry.name === name);
+    if (!spec) throw new Error(`no process named ${name}`);
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const replica = {
+      ...spec,
+      name: `${name}-2`,
+      env: { ...spec.env, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) },
+      readyUrl: `http://127.0.0.1:${healthPort}/health/ready`,
+    };
+    stack.specs.push(replica);
+    stack.processes.push(spawnProcess(replica, this.logDir));
+    await waitFor(() => httpOk(replica.readyUrl), `${replica.name} to be ready`, 180_000, 250);
+    return `http://127.0.0.1:${metricsPort}/metrics`;
   }
 
   /**

@@ -50,6 +50,8 @@ export interface StackOptions {
   byokKeks: string;
   /** `DAEMON_SIGNING_KEYS` for intern-signing only (the Ed25519 keys that sign daemon requests). */
   daemonSigningKeys: string;
+  /** `OPERATOR_API_KEYS` for the gateway only (`name:key`): the admin API's operator credential. */
+  operatorApiKeys?: string;
   env?: Record<string, string>;
   /**
    * Two or more runs that many processes of every service and of the gateway (the replica
@@ -164,7 +166,13 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     name: 'api-gateway',
     script: 'apps/api-gateway/dist/main.js',
     nodeArgs: GATEWAY_NODE_ARGS,
-    env: { ...common, ...seed('api-gateway'), PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...common,
+      ...seed('api-gateway'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...(options.operatorApiKeys ? { OPERATOR_API_KEYS: options.operatorApiKeys } : {}),
+    },
     readyUrl: `http://127.0.0.1:${port}/health/ready`,
   });
   const simulator: ProcessSpec = {

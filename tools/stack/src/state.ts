@@ -9,6 +9,7 @@ const STACK_FILE = join(STATE_DIR, 'stack.json');
 const PIDS_FILE = join(STATE_DIR, 'pids.json');
 const DEV_KEKS_FILE = join(STATE_DIR, 'byok-keks');
 const DEV_SIGNING_KEYS_FILE = join(STATE_DIR, 'daemon-signing-keys');
+const DEV_OPERATOR_KEY_FILE = join(STATE_DIR, 'operator-key');
 const DEV_NATS_SEEDS_FILE = join(STATE_DIR, 'nats-seeds.json');
 /** The stack's own nats-server: its configuration and JetStream store. */
 export const NATS_DIR = join(STATE_DIR, 'nats');
@@ -17,6 +18,8 @@ export const NATS_DIR = join(STATE_DIR, 'nats');
 export interface StackFile {
   baseUrl: string;
   managementKey: string;
+  /** The operator's key (`OPERATOR_API_KEYS` as `platform:<key>`): the admin API, `/v1/admin/...`. */
+  operatorKey?: string;
   /** A standard key of the demo user, whose personal identity is linked (it can sign). */
   apiKey: string;
   /** A demo intern in the demo workspace, and its own key (kind `intern`: sees that intern only). */
@@ -90,6 +93,25 @@ export function devDaemonSigningKeys(): string {
   writeFileSync(DEV_SIGNING_KEYS_FILE, `${keys}\n`, { mode: 0o600, flag: 'wx' });
   return keys;
 }
+
+/**
+ * The local stack's operator key (the admin API's credential, not a workspace's): made once and
+ * kept in `.stack/operator-key` (gitignored, mode 600), given to the gateway as `platform:<key>`.
+ */
+export function devOperatorKey(): string {
+  if (existsSync(DEV_OPERATOR_KEY_FILE)) return readFileSync(DEV_OPERATOR_KEY_FILE, 'utf8').trim();
+  const key = newOperatorKey();
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEV_OPERATOR_KEY_FILE, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function newOperatorKey(): string {
+  return `gwop-${randomBytes(32).toString('base64url')}`;
+}
+
+/** The operator credential's name in the stacks `npm run up` and the tests start (who made a catalog change). */
+export const STACK_OPERATOR_NAME = 'platform';
 
 /**
  * Each service's NATS nkey seed for the local stack (ADR 0035): made once and kept in

@@ -21,6 +21,8 @@ import {
 import {
   devByokKeks,
   devDaemonSigningKeys,
+  devOperatorKey,
+  STACK_OPERATOR_NAME,
   devNatsSeeds,
   NATS_DIR,
   readPidsFile,
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
     logLevel: process.env.LOG_LEVEL ?? 'info',
     byokKeks: devByokKeks(),
     daemonSigningKeys: devDaemonSigningKeys(),
+    operatorApiKeys: `${STACK_OPERATOR_NAME}:${devOperatorKey()}`,
     metricsPorts: Object.fromEntries(await Promise.all(METRICS_PROCESSES.map(async (name) => [name, await freePort()] as const))),
   }).finally(() => clearInterval(waiting));
   console.log(`    ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
   const file: StackFile = {
     baseUrl: stack.baseUrl,
     managementKey: keys.managementKey,
+    operatorKey: devOperatorKey(),
     apiKey: keys.apiKey,
     internId: intern.internId,
     internKey: intern.internKey,

@@ -70,7 +70,16 @@ describe('the OpenAPI document', () => {
     expect(security('/v1/chat/completions', 'post')).toEqual([{ managementKey: [] }, { standardKey: [] }, { internKey: [] }]);
     expect(security('/health', 'get')).toEqual([]);
     expect(security('/v1/openapi.json', 'get')).toEqual([]);
-    expect(Object.keys(document.components!.securitySchemes!)).toEqual(['managementKey', 'standardKey', 'internKey', 'anthropicApiKey']);
+    // The admin API takes an operator key only, and says a workspace key is a 403.
+    expect(security('/v1/admin/catalog', 'get')).toEqual([{ operatorKey: [] }]);
+    expect(document.paths['/v1/admin/catalog']!.put!.responses['403']).toBeDefined();
+    expect(Object.keys(document.components!.securitySchemes!)).toEqual([
+      'managementKey',
+      'standardKey',
+      'operatorKey',
+      'internKey',
+      'anthropicApiKey',
+    ]);
     expect(document.paths['/v1/interns/{internId}/daemon-access/sign']!.post!.deprecated).toBe(true);
     expect(document.paths['/v1/interns/{internId}/daemon/sign']!.post!.responses['408']).toBeDefined();
   });

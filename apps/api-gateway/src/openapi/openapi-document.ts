@@ -3,6 +3,7 @@ import { GUARDS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.j
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { OperatorKeyGuard } from '../admin/operator-key.guard.js';
 import { ManagementKeyGuard } from '../auth/management-key.guard.js';
 import { IS_PUBLIC } from '../auth/public.decorator.js';
 import { ERROR_TYPES } from '@gw/errors';
@@ -29,6 +30,8 @@ interface HandlerFacts {
   noKey: boolean;
   /** A `ManagementKeyGuard` on the controller or the handler. */
   managementOnly: boolean;
+  /** The `OperatorKeyGuard` (the admin API): an operator's key only, every workspace key 403. */
+  operatorOnly: boolean;
   /** The DTO class of a whole-query `@Query(...)` parameter. */
   queryDto?: new () => unknown;
 }
@@ -68,6 +71,8 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
     'A management key (`Authorization: Bearer <key>`): manages keys, BYOK credentials, presets and credits of its workspaces, and may call everything a standard key may.',
   standardKey:
     'A standard key (`Authorization: Bearer <key>`): inference (chat, responses, messages, embeddings, models), its own credits and identity, interns and signing.',
+  operatorKey:
+    "An operator's key (`Authorization: Bearer <key>`, `OPERATOR_API_KEYS`): the admin API only; every workspace key is refused there (403 `permission_denied`).",
   internKey:
     "An intern's own key (`Authorization: Bearer <key>`): confined to that intern (its sign operation and reads); it may not start a personal identity login (403 `person_key_required`).",
 };
@@ -172,6 +177,7 @@ function handlerFacts(app: INestApplication): Map<string, HandlerFacts> {
         facts.set(operationIdOf(metatype.name, method), {
           noKey: Reflect.getMetadata(IS_PUBLIC, handler) === true || Reflect.getMetadata(IS_PUBLIC, metatype) === true,
           managementOnly: guards.some((guard) => guard instanceof ManagementKeyGuard),
+          operatorOnly: guards.includes(OperatorKeyGuard),
           queryDto: query ? types[query.index] : undefined,
         });
       }
@@ -181,8 +187,10 @@ function handlerFacts(app: INestApplication): Map<string, HandlerFacts> {
 }
 
 function completeOperation(path: string, method: string, operation: Operation, facts: HandlerFacts | undefined): void {
-  const noKey = facts?.noKey === true;
-  if (noKey) operation.security = [];
+  const operatorOnly = facts?.operatorOnly === true;
+  const noKey = facts?.noKey === true && !operatorOnly;
+  if (operatorOnly) operation.security = [{ operatorKey: [] }];
+  else if (noKey) operation.security = [];
   else {
     if (facts?.managementOnly) operation.security = [{ [KEY_SCHEMES.management]: [] }];
     operation.security ??= Object.values(KEY_SCHEMES).map((scheme) => ({ [scheme]: [] }));
@@ -194,6 +202,7 @@ function completeOperation(path: string, method: string, operation: Operation, f
     ...(LOCAL_OPERATIONS.has(operation.operationId ?? '') ? {} : BUS_ERRORS),
     ...(operation.requestBody || method === 'post' || method === 'patch' || method === 'delete' ? BODY_ERRORS : {}),
     ...(path.startsWith('/v1/interns') ? INTERN_ERRORS : {}),
+    ...(operatorOnly ? { '403': 'A workspace key (any kind): the admin API takes an operator key' } : {}),
   };
   for (const [status, description] of Object.entries(shared)) {
     operation.responses[status] ??= {

@@ -12,19 +12,30 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
+/** The catalog as written: providers and models, `${VAR}` references not yet replaced. */
+export interface CatalogDocument {
+  providers: unknown[];
+  models: unknown[];
+}
+
 /**
  * Reads, interpolates and merges the catalog files in order (the shipped catalog, then a dev or
  * test one), then validates the whole; throws with every problem so start-up fails. A provider or
  * model id in two files is refused, naming both: a later file never silently overrides an earlier one.
  */
 export function loadCatalog(paths: readonly string[], env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  return parseCatalogDocument(readCatalogDocument(paths), env);
+}
+
+/** The catalog files merged in order, as written (references kept): what seeds the stored catalog. */
+export function readCatalogDocument(paths: readonly string[]): CatalogDocument {
   if (paths.length === 0) throw new Error('Invalid model catalog: no catalog file given');
-  const merged = { providers: [] as unknown[], models: [] as unknown[] };
+  const merged: CatalogDocument = { providers: [], models: [] };
   const problems: string[] = [];
   const providerFiles = new Map<string, string>();
   const modelFiles = new Map<string, string>();
   for (const path of paths) {
-    const raw = readCatalogFile(path, env);
+    const raw = readCatalogFile(path);
     if (!Array.isArray(raw.providers) || !Array.isArray(raw.models)) {
       problems.push(`${path}: a catalog file holds a providers array and a models array`);
       continue;
@@ -34,7 +45,25 @@ export function loadCatalog(paths: readonly string[], env: NodeJS.ProcessEnv = p
     merged.models.push(...(raw.models as unknown[]));
   }
   if (problems.length > 0) throw new Error(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);
-  return parseCatalog(merged);
+  return merged;
+}
+
+/** Replaces every `${VAR}` of the document's strings from `env`, then validates it as one catalog. */
+export function parseCatalogDocument(document: unknown, env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  return parseCatalog(interpolateValues(document, env));
+}
+
+/** The one spelling of a document that is stored and exported: two-space JSON and a newline. */
+export function canonicalCatalogText(document: unknown): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function interpolateValues(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') return interpolateEnv(value, env);
+  if (Array.isArray(value)) return value.map((item) => interpolateValues(item, env));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateValues(item, env)]));
+  return value;
 }
 
 /** Splits `MODEL_CATALOG_PATHS` (comma-separated, in load order). */
@@ -45,7 +74,7 @@ export function catalogPaths(list: string): string[] {
     .filter((path) => path !== '');
 }
 
-function readCatalogFile(path: string, env: NodeJS.ProcessEnv): { providers?: unknown; models?: unknown } {
+function readCatalogFile(path: string): { providers?: unknown; models?: unknown } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -53,10 +82,7 @@ function readCatalogFile(path: string, env: NodeJS.ProcessEnv): { providers?: un
     throw new Error(`Invalid model catalog: cannot read ${path} (${(error as Error).message})`, { cause: error });
   }
   try {
-    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? interpolateEnv(value, env) : value)) as {
-      providers?: unknown;
-      models?: unknown;
-    };
+    return JSON.parse(text) as { providers?: unknown; models?: unknown };
   } catch (error) {
     throw new Error(`Invalid model catalog: ${path} is not JSON (${(error as Error).message})`, { cause: error });
   }
@@ -77,7 +103,9 @@ function claimIds(entries: unknown[], owners: Map<string, string>, path: string,
 
 export function parseCatalog(raw: unknown): CatalogConfig {
   const catalog = plainToInstance(CatalogConfig, raw);
-  const problems = describeValidationErrors(validateSync(catalog, { forbidUnknownValues: true }), 'catalog');
+  const problems = describeValidationErrors(validateSync(catalog, { forbidUnknownValues: true }), 'catalog').map((problem) =>
+    byId(problem, catalog),
+  );
   const providerIds = new Set<string>();
   for (const provider of catalog.providers ?? []) {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
@@ -99,9 +127,15 @@ export function parseCatalog(raw: unknown): CatalogConfig {
     providerIds.add(provider.id);
   }
   const modelIds = new Set<string>();
+  const names = new Map<string, string>();
   for (const model of catalog.models ?? []) {
     if (modelIds.has(model.id)) problems.push(`catalog.models: duplicate id ${model.id}`);
     modelIds.add(model.id);
+    for (const name of [model.id, ...(model.aliases ?? [])]) {
+      const owner = names.get(name);
+      if (owner !== undefined && owner !== model.id) problems.push(`catalog.models.${model.id}.aliases: ${name} already names ${owner}`);
+      names.set(name, model.id);
+    }
     for (const endpoint of model.endpoints ?? []) {
       if (!providerIds.has(endpoint.provider)) problems.push(`catalog.models.${model.id}: unknown provider ${endpoint.provider}`);
       const format = catalog.providers.find((provider) => provider.id === endpoint.provider)?.format;
@@ -109,6 +143,26 @@ export function parseCatalog(raw: unknown): CatalogConfig {
         problems.push(`catalog.models.${model.id}: batch needs an openai or anthropic provider`);
     }
   }
-  if (problems.length > 0) throw new Error(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);
+  for (const model of catalog.models ?? []) {
+    const replacement = model.deprecation?.replacement;
+    if (replacement !== undefined && (!modelIds.has(replacement) || replacement === model.id))
+      problems.push(`catalog.models.${model.id}.deprecation.replacement: ${replacement} is not another model of the catalog`);
+  }
+  if (problems.length > 0) throw new InvalidCatalogError(problems);
   return catalog;
+}
+
+/** Every problem of a catalog, each starting with the path of its field (`catalog.models.<id>.endpoints.0.pricing.prompt: ...`). */
+export class InvalidCatalogError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid model catalog:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+/** `catalog.models.3.name` -> `catalog.models.<that model's id>.name`: the path an operator can find. */
+function byId(problem: string, catalog: CatalogConfig): string {
+  return problem.replace(/^catalog\.(providers|models)\.(\d+)(?=[.:])/, (whole, kind: 'providers' | 'models', index: string) => {
+    const id = (catalog[kind] as Array<{ id?: unknown }> | undefined)?.[Number(index)]?.id;
+    return typeof id === 'string' && id !== '' ? `catalog.${kind}.${id}` : whole;
+  });
 }

@@ -328,8 +328,24 @@ export class EndpointConfig {
   source?: PriceSource;
 }
 
+/** A public model id (also the spelling of its aliases). */
+export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+
+/** A model on its way out: still served, listed with its replacement, which callers should move to. */
+export class DeprecationConfig {
+  /** The day it stops being offered (`YYYY-MM-DD`), if announced. */
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  sunset?: string;
+
+  /** The model id to use instead (a model of the catalog). */
+  @IsOptional()
+  @Matches(MODEL_ID)
+  replacement?: string;
+}
+
 export class ModelConfig {
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
+  @Matches(MODEL_ID)
   id!: string;
 
   @IsString()
@@ -374,6 +390,17 @@ export class ModelConfig {
   @IsOptional()
   @IsBoolean()
   listed?: boolean;
+
+  /** Other ids a request may name this model by (an old spelling, a short name); never listed apart. */
+  @IsOptional()
+  @IsArray()
+  @Matches(MODEL_ID, { each: true })
+  aliases?: string[];
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DeprecationConfig)
+  deprecation?: DeprecationConfig;
 }
 
 export class CatalogConfig {

@@ -1,107 +1,62 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ModelListView, ModelView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { Prisma } from '../generated/prisma/client.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { catalogPaths, loadCatalog } from './catalog.loader.js';
-import { hasGatewayCredential, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
+import { hasGatewayCredential } from './catalog.schema.js';
+import {
+  buildSnapshot,
+  type CatalogSnapshot,
+  type EndpointPricing,
+  type ExtraPrices,
+  type RoutableEndpoint,
+  type RoutableModel,
+} from './catalog-snapshot.js';
+import { Prisma } from '../generated/prisma/client.js';
 
-export interface EndpointPricing {
-  prompt: Prisma.Decimal;
-  completion: Prisma.Decimal;
-  cachedPrompt: Prisma.Decimal;
-  /** Unset: cache writes cost the prompt price. */
-  cacheWritePrompt?: Prisma.Decimal;
-  /** Unset: audio / image tokens cost what text costs. */
-  audioPrompt?: Prisma.Decimal;
-  audioCompletion?: Prisma.Decimal;
-  imageCompletion?: Prisma.Decimal;
-  /** Prices by prompt length, ascending: the last one whose threshold the prompt exceeds applies to the whole request. */
-  tiers?: PriceTierPricing[];
-  /** A fee per request on top of tokens (Perplexity's search fee). */
-  request?: Prisma.Decimal;
-}
-
-export interface PriceTierPricing {
-  promptTokensAbove: number;
-  prompt: Prisma.Decimal;
-  completion: Prisma.Decimal;
-  cachedPrompt: Prisma.Decimal;
-  cacheWritePrompt?: Prisma.Decimal;
-}
-
-/** Prices the catalog may give an endpoint beyond what billing reads today: shown in /v1/models. */
-export interface ExtraPrices {
-  reasoning?: string;
-  request?: string;
-  webSearch?: string;
-}
-
-export interface RoutableEndpoint {
-  provider: ProviderConfig;
-  upstreamModel: string;
-  pricing: EndpointPricing;
-  /** The request parameters this endpoint takes (its own list, else its model's; routing/parameter-support.ts). */
-  supportedParameters: ReadonlySet<string>;
-  /** The service tiers it takes, when the catalog lists them (routing/service-tier.ts). */
-  serviceTiers?: readonly string[];
-  /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price (ADR 0047). */
-  batchPricing?: EndpointPricing;
-  extraPrices?: ExtraPrices;
-}
-
-export interface RoutableModel {
-  config: ModelConfig;
-  endpoints: RoutableEndpoint[];
-}
-
-/** Catalog load time, reported as each model's `created`. */
-const LOADED_AT = Math.floor(Date.now() / 1000);
+export type { EndpointPricing, ExtraPrices, PriceTierPricing, RoutableEndpoint, RoutableModel } from './catalog-snapshot.js';
 
 /**
- * The model catalog in memory: loaded and validated once at start, so routing never reads
- * a file or a database. An endpoint whose provider has no API key of the gateway's stays
- * routable for workspaces that bring their own (BYOK; routing then never tries the gateway's
- * empty key), but /v1/models lists only models the gateway itself can call (ADR 0008).
+ * The model catalog in memory, so routing never reads a file or a database. It starts as the
+ * catalog files (version 0, until the stored catalog is loaded: catalog-sync.service.ts) and is
+ * replaced whole by each new version: one reference swapped, never a map changed in place. An
+ * endpoint whose provider has no API key of the gateway's stays routable for workspaces that
+ * bring their own (BYOK), but /v1/models lists only models the gateway itself can call (ADR 0008).
  */
 @Injectable()
 export class CatalogService {
-  private readonly models = new Map<string, RoutableModel>();
+  private snapshot: CatalogSnapshot;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
-    const catalog = loadCatalog(catalogPaths(env.MODEL_CATALOG_PATHS));
-    const providers = new Map(catalog.providers.map((provider) => [provider.id, provider]));
-    for (const model of catalog.models) {
-      const endpoints = model.endpoints
-        .map((endpoint) => ({ endpoint, provider: providers.get(endpoint.provider)! }))
-        .map(({ endpoint, provider }) => ({
-          provider,
-          upstreamModel: endpoint.upstreamModel,
-          supportedParameters: new Set(endpoint.supportedParameters ?? model.supportedParameters),
-          ...(endpoint.serviceTiers ? { serviceTiers: endpoint.serviceTiers } : {}),
-          pricing: pricingOf(endpoint.pricing),
-          ...(endpoint.batch ? { batchPricing: pricingOf(endpoint.batch.pricing) } : {}),
-          ...extraPricesOf(endpoint.pricing),
-        }));
-      this.models.set(model.id, { config: model, endpoints });
-    }
+    this.snapshot = buildSnapshot(loadCatalog(catalogPaths(env.MODEL_CATALOG_PATHS)), 0);
+  }
+
+  /** The version being served (0: the files, before the stored catalog was loaded). */
+  get version(): number {
+    return this.snapshot.version;
+  }
+
+  /** Serves `snapshot` from the next lookup on; requests already routed keep the one they resolved. */
+  install(snapshot: CatalogSnapshot): void {
+    this.snapshot = snapshot;
   }
 
   /** 404 `not_found` for a model id the catalog does not offer (documented in the app README). */
   resolve(modelId: string): RoutableModel {
-    const model = this.models.get(modelId);
+    const model = this.find(modelId);
     if (!model) throw new GatewayError(404, `Model "${modelId}" is not available; GET /v1/models lists the models you can call`);
     return model;
   }
 
-  /** The model, or undefined when the catalog no longer has it (a stored generation may name one). */
+  /** The model by its id or an alias, or undefined when the catalog no longer has it (a stored generation may name one). */
   find(modelId: string): RoutableModel | undefined {
-    return this.models.get(modelId);
+    const { models, aliases } = this.snapshot;
+    return models.get(modelId) ?? aliases.get(modelId);
   }
 
   /** Every model of the catalog (the auto-router plugin chooses among them). */
   all(): RoutableModel[] {
-    return [...this.models.values()];
+    return [...this.snapshot.models.values()];
   }
 
   /**
@@ -111,48 +66,14 @@ export class CatalogService {
    */
   list(workspaceCan: (modelId: string, endpoint: RoutableEndpoint) => boolean = () => false): ModelListView {
     const data: ModelView[] = [];
-    for (const model of this.models.values()) {
+    const { models, loadedAt } = this.snapshot;
+    for (const model of models.values()) {
       if (model.config.listed === false) continue;
       const usable = model.endpoints.find((endpoint) => hasGatewayCredential(endpoint.provider) || workspaceCan(model.config.id, endpoint));
-      if (usable) data.push(toModelView(model, usable));
+      if (usable) data.push(toModelView(model, usable, loadedAt));
     }
     return { object: 'list', data, total_count: data.length, links: { next: null } };
   }
-}
-
-function pricingOf(pricing: PricingConfig): EndpointPricing {
-  return {
-    prompt: new Prisma.Decimal(pricing.prompt),
-    completion: new Prisma.Decimal(pricing.completion),
-    cachedPrompt: new Prisma.Decimal(pricing.cachedPrompt ?? pricing.prompt),
-    ...(pricing.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(pricing.cacheWritePrompt) } : {}),
-    ...(pricing.audioPrompt ? { audioPrompt: new Prisma.Decimal(pricing.audioPrompt) } : {}),
-    ...(pricing.audioCompletion ? { audioCompletion: new Prisma.Decimal(pricing.audioCompletion) } : {}),
-    ...(pricing.imageCompletion ? { imageCompletion: new Prisma.Decimal(pricing.imageCompletion) } : {}),
-    ...(pricing.request ? { request: new Prisma.Decimal(pricing.request) } : {}),
-    ...(pricing.tiers && pricing.tiers.length > 0
-      ? {
-          tiers: [...pricing.tiers]
-            .sort((a, b) => a.promptTokensAbove - b.promptTokensAbove)
-            .map((tier) => ({
-              promptTokensAbove: tier.promptTokensAbove,
-              prompt: new Prisma.Decimal(tier.prompt),
-              completion: new Prisma.Decimal(tier.completion),
-              cachedPrompt: new Prisma.Decimal(tier.cachedPrompt ?? tier.prompt),
-              ...(tier.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(tier.cacheWritePrompt) } : {}),
-            })),
-        }
-      : {}),
-  };
-}
-
-function extraPricesOf(pricing: PricingConfig): { extraPrices?: ExtraPrices } {
-  const extra: ExtraPrices = {
-    ...(pricing.reasoning ? { reasoning: pricing.reasoning } : {}),
-    ...(pricing.request ? { request: pricing.request } : {}),
-    ...(pricing.webSearch ? { webSearch: pricing.webSearch } : {}),
-  };
-  return Object.keys(extra).length > 0 ? { extraPrices: extra } : {};
 }
 
 /** OpenRouter's optional price fields, present only where the endpoint has such a price. */
@@ -166,7 +87,7 @@ function optionalPrices(pricing: EndpointPricing, extra: ExtraPrices = {}): Part
   };
 }
 
-function toModelView(model: RoutableModel, endpoint: RoutableEndpoint): ModelView {
+function toModelView(model: RoutableModel, endpoint: RoutableEndpoint, loadedAt: number): ModelView {
   const { config } = model;
   const { pricing } = endpoint;
   const input = config.inputModalities ?? ['text'];
@@ -175,7 +96,7 @@ function toModelView(model: RoutableModel, endpoint: RoutableEndpoint): ModelVie
     id: config.id,
     canonical_slug: config.id,
     object: 'model',
-    created: LOADED_AT,
+    created: loadedAt,
     owned_by: config.id.split('/')[0] ?? config.id,
     name: config.name,
     context_length: config.contextLength,
@@ -192,5 +113,6 @@ function toModelView(model: RoutableModel, endpoint: RoutableEndpoint): ModelVie
       ...optionalPrices(endpoint.pricing, endpoint.extraPrices),
     },
     supported_parameters: config.supportedParameters,
+    ...(config.deprecation ? { expiration_date: config.deprecation.sunset ?? null } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { mayBeInFlight } from './generation-reader.service.js';
 import { type GenerationRow, toGenerationView } from './generation-view.js';
 
 const row: GenerationRow = {
+  price_version: 3,
   id: 'gen-abc-0123',
   workspace_id: '00000000-0000-4000-8000-000000000001',
   key_hash: 'a'.repeat(64),
@@ -30,6 +31,7 @@ describe('toGenerationView', () => {
   it("maps the row's money exactly, its counts as native counts, and every attempt in order", () => {
     const view = toGenerationView(row, 'completions');
     expect(view).toMatchObject({
+      price_version: 3,
       total_cost: 0.0000222,
       usage: 0.0000222,
       upstream_inference_cost: 0.0000222,

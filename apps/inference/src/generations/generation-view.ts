@@ -20,6 +20,7 @@ export interface GenerationRow {
   session_id: string | null;
   request_id: string | null;
   streamed: boolean | null;
+  price_version: number | null;
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
@@ -77,6 +78,7 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     user_agent: null,
     origin: '',
     data_region: 'global',
+    price_version: row.price_version,
   };
 }
 

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { JETSTREAM, type HealthReply, HEALTH_MESSAGES } from '@gw/contracts';
 import { healthReply } from '@gw/messaging';
+import { CatalogSync } from '../catalog/catalog-sync.service.js';
 import { GenerationsConsumer } from '../generations/generations-consumer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 
@@ -10,11 +11,16 @@ export class HealthController {
   constructor(
     private readonly prisma: PrismaService,
     private readonly consumer: GenerationsConsumer,
+    private readonly catalog: CatalogSync,
   ) {}
 
   @MessagePattern(HEALTH_MESSAGES.inference.subject)
   async health(): Promise<HealthReply> {
     await this.prisma.$queryRaw`SELECT 1`;
-    return { ...healthReply('inference'), consumers: { [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats() } };
+    return {
+      ...healthReply('inference'),
+      consumers: { [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats() },
+      catalog: this.catalog.state(),
+    };
   }
 }

@@ -182,6 +182,7 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   if (details) event.usageDetails = details;
   if (outcome.sessionId) event.sessionId = outcome.sessionId;
   if (outcome.streamed !== undefined) event.streamed = outcome.streamed;
+  if (attempt.endpoint.priceVersion !== undefined) event.priceVersion = attempt.endpoint.priceVersion;
   // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;

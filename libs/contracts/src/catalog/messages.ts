@@ -36,6 +36,7 @@ import {
 import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
 import { GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
+import { AdminCatalogChangeRequest, AdminCatalogReadRequest, CatalogChangedEvent } from '../messages/catalog-admin.messages.js';
 import {
   DaemonSignRequest,
   InternExistsRequest,
@@ -89,6 +90,7 @@ import type { MessageTokenCountView, MessageView } from '../http/message.view.js
 import type { ResponsesResponseView } from '../http/responses-response.view.js';
 import type { EmbeddingsView } from '../http/embeddings.view.js';
 import type { GenerationListView, GenerationView } from '../http/generation.view.js';
+import type { CatalogChangeView } from '../http/catalog-admin.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
@@ -177,6 +179,9 @@ export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsVi
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
 export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
+/** An operator's read of the catalog: the view's shape (`CatalogDocumentView`, `CatalogEntriesView`, ...). */
+export const AdminCatalogRead = rpcMessage<AdminCatalogReadRequest, unknown>(I.adminCatalogRead, AdminCatalogReadRequest);
+export const AdminCatalogChange = rpcMessage<AdminCatalogChangeRequest, CatalogChangeView>(I.adminCatalogChange, AdminCatalogChangeRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,
@@ -229,6 +234,7 @@ export const KeysUsed = busEvent(EVENTS.keysUsed, KeysUsedEvent);
 export const SpendReleased = busEvent(EVENTS.spendReleased, SpendReleasedEvent);
 export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
 export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
+export const CatalogChanged = busEvent(EVENTS.catalogChanged, CatalogChangedEvent);
 export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
 export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
 export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);

@@ -116,6 +116,12 @@ export class UsageRecordedEvent {
   @IsISO8601({ strict: true })
   createdAt!: string;
 
+  /** The catalog version whose prices the cost was computed at (absent from older publishers). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  priceVersion?: number;
+
   @IsOptional()
   @IsString()
   @MaxLength(256)

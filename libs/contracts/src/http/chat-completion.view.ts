@@ -141,6 +141,8 @@ export interface ModelView {
   supported_parameters: string[];
   supported_voices: null;
   links: { details: string };
+  /** A deprecated model's last day (`YYYY-MM-DD`, OpenRouter's field), or null when deprecated without one; absent otherwise. */
+  expiration_date?: string | null;
 }
 
 /**

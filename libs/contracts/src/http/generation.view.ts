@@ -72,6 +72,11 @@ export interface GenerationView {
   user_agent: string | null;
   origin: string;
   data_region: 'global';
+  /**
+   * The gateway's own: the model catalog version whose prices the cost was computed at (its
+   * prices never change once stored); null on generations recorded before catalog versions.
+   */
+  price_version: number | null;
 }
 
 /** Largest page of `GET /v1/generations`, and its default. */

@@ -14,6 +14,13 @@ import type {
   GenerateContentView,
 } from './gemini.view.js';
 import type { GenerationListView, GenerationView } from './generation.view.js';
+import type {
+  CatalogChangeView,
+  CatalogEntriesView,
+  CatalogStateView,
+  CatalogVersionListView,
+  CatalogVersionView,
+} from './catalog-admin.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -118,3 +125,16 @@ export interface UnassignedAnswer {
   unassigned_count: number;
 }
 export type AuditLogPageAnswer = AuditLogPageView;
+/** The operator's admin API over the model catalog. */
+export type CatalogChangeAnswer = CatalogChangeView;
+export type CatalogVersionAnswer = CatalogVersionView;
+export type CatalogVersionListAnswer = CatalogVersionListView;
+export type CatalogEntriesAnswer = CatalogEntriesView;
+/** One provider or model, as the catalog document holds it (the catalog file's schema). */
+export type CatalogEntryAnswer = Record<string, unknown>;
+/** The whole catalog file: `{providers: [...], models: [...]}` (the catalog file's schema). */
+export interface CatalogFileAnswer {
+  providers: Record<string, unknown>[];
+  models: Record<string, unknown>[];
+}
+export type CatalogStateAnswer = CatalogStateView;
