@@ -112,6 +112,8 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     streamed: { type: ['boolean', 'null'] },
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
+    cacheHit: { type: ['boolean', 'null'] },
+    costAvoided: { type: ['string', 'null'], pattern: DECIMAL_STRING.source },
   },
 };
 

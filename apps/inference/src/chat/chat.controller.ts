@@ -2,17 +2,21 @@ import { Controller } from '@nestjs/common';
 import { ServedSubject } from '@gw/messaging';
 import { type ChatCompletionView, type ChatCreateRequest, ChatCreate } from '@gw/contracts';
 import { ChatService } from './chat.service.js';
+import { ResponseCache } from '../response-cache/response-cache.service.js';
 
 @Controller()
 export class ChatController {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly cache: ResponseCache,
+  ) {}
 
   /**
    * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
    * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
    */
   @ServedSubject(ChatCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    return this.chat.create(request);
+  create(request: ChatCreateRequest): Promise<ChatCompletionView | unknown> {
+    return this.cache.answer(request, 'chat', () => this.chat.create(request));
   }
 }

@@ -14,6 +14,8 @@ import { MessagesCountTokensService } from './messages-count-tokens.service.js';
 import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
+import { ResponseCache } from '../response-cache/response-cache.service.js';
+import { ALREADY_FRAMED } from '../chat/stream-observable.js';
 
 /** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
 @Controller()
@@ -22,6 +24,7 @@ export class MessagesController {
     private readonly messages: MessagesService,
     private readonly messagesStream: MessagesStreamService,
     private readonly counts: MessagesCountTokensService,
+    private readonly cache: ResponseCache,
   ) {}
 
   /**
@@ -29,8 +32,8 @@ export class MessagesController {
    * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
    */
   @ServedSubject(MessagesCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<MessageView> {
-    return this.messages.create(request);
+  create(request: ChatCreateRequest): Promise<MessageView | unknown> {
+    return this.cache.answer(request, 'messages', () => this.messages.create(request));
   }
 
   /** Validated at the gateway's edge like a message, as the create subject is. */
@@ -42,6 +45,6 @@ export class MessagesController {
   /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(MessagesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.messagesStream.stream(request);
+    return this.cache.stream(request, 'messages', ALREADY_FRAMED, () => this.messagesStream.stream(request));
   }
 }

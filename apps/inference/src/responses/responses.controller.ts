@@ -5,6 +5,8 @@ import { ChatCreateRequest, ChatStreamRequest, type ResponsesResponseView, Respo
 import type { Observable } from 'rxjs';
 import { ResponsesStreamService } from './responses-stream.service.js';
 import { ResponsesService } from './responses.service.js';
+import { ResponseCache } from '../response-cache/response-cache.service.js';
+import { ALREADY_FRAMED } from '../chat/stream-observable.js';
 
 /** The Responses API: `body` is the client's Responses body, validated by the gateway. */
 @Controller()
@@ -12,6 +14,7 @@ export class ResponsesController {
   constructor(
     private readonly responses: ResponsesService,
     private readonly responsesStream: ResponsesStreamService,
+    private readonly cache: ResponseCache,
   ) {}
 
   /**
@@ -19,8 +22,8 @@ export class ResponsesController {
    * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
    */
   @ServedSubject(ResponsesCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
-    return this.responses.create(request);
+  create(request: ChatCreateRequest): Promise<ResponsesResponseView | unknown> {
+    return this.cache.answer(request, 'responses', () => this.responses.create(request));
   }
 
   /**
@@ -29,6 +32,6 @@ export class ResponsesController {
    */
   @MessagePattern(ResponsesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return this.responsesStream.stream(request);
+    return this.cache.stream(request, 'responses', ALREADY_FRAMED, () => this.responsesStream.stream(request));
   }
 }

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
+import { ResponseCacheControls } from './response-cache.messages.js';
 
 /**
  * Gateway -> inference. `body` is the client's chat-completions body, already validated
@@ -43,6 +44,12 @@ export class ChatCreateRequest {
   @IsString({ each: true })
   @MaxLength(128, { each: true })
   anthropicBeta?: string[];
+
+  /** The caller's response-cache controls (headers and body `cache` field), when it gave any. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseCacheControls)
+  cache?: ResponseCacheControls;
 }
 
 export class ModelsListRequest {

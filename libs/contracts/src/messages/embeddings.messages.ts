@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
+import { ResponseCacheControls } from './response-cache.messages.js';
 
 /**
  * Gateway -> inference on SUBJECTS.inference.embeddingsCreate. `body` is the client's
@@ -14,4 +15,10 @@ export class EmbeddingsCreateRequest {
 
   @IsObject()
   body!: Record<string, unknown>;
+
+  /** The caller's response-cache controls, when it gave any (docs/adr/0120). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseCacheControls)
+  cache?: ResponseCacheControls;
 }
