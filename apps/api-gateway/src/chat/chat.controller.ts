@@ -7,6 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
+import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
@@ -43,6 +44,7 @@ export class ChatController {
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
+      cache: cacheControlsOf(request.headers),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload);
