@@ -85,4 +85,8 @@ export class Principal {
   @ValidateNested()
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
+
+  /** The key caches its requests' answers by default, this long (docs/adr/0120); inference reads it. */
+  @OptionalIntIn(1)
+  responseCacheTtlSeconds?: number | null;
 }

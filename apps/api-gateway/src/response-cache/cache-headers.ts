@@ -22,7 +22,7 @@ const MARKER_BYTES = new TextEncoder().encode(STREAM_HIT_MARKER);
  * The request's cache controls from its headers: `X-Service-Cache: true|false` (or
  * `X-OpenRouter-Cache`), `X-Service-Cache-TTL: <seconds>`, and `Cache-Control` `no-cache`
  * (refresh), `no-store` (bypass), `private`. Undefined when none is sent (the common case).
- * The body's `cache` field is read by inference, after the preset, and wins over these.
+ * The body's `cache` field is read by inference, after the preset; these headers win over it.
  */
 export function cacheControlsOf(headers: Headers): ResponseCacheControls | undefined {
   const enable = first(headers, ENABLE_HEADERS);

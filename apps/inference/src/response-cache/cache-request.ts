@@ -23,14 +23,19 @@ export interface CacheDecision {
 }
 
 /**
- * The request's cache controls: the caller's (gateway: headers and body `cache`), over the
- * body's own `cache` field after its preset was applied (a preset opts its requests in).
+ * The request's cache controls: the caller's headers (gateway), over the body's own `cache`
+ * field after its preset was applied (the request's field wins over its preset's in the merge),
+ * over the key's default (a key with a TTL caches its requests unless they opt out).
  */
-export function controlsOf(request: ResponseCacheControls | undefined, body: Record<string, unknown>): ResponseCacheControls | undefined {
+export function controlsOf(
+  request: ResponseCacheControls | undefined,
+  body: Record<string, unknown>,
+  keyTtlSeconds?: number | null,
+): ResponseCacheControls | undefined {
+  const fromKey: ResponseCacheControls | undefined = keyTtlSeconds ? { enabled: true, ttlSeconds: keyTtlSeconds } : undefined;
   const fromBody = bodyControls(body.cache);
-  if (!request) return fromBody;
-  if (!fromBody) return request;
-  return { ...fromBody, ...withoutUndefined(request) };
+  if (!request && !fromBody) return fromKey;
+  return { ...fromKey, ...withoutUndefined(fromBody ?? {}), ...withoutUndefined(request ?? {}) };
 }
 
 /**

@@ -175,10 +175,10 @@ export class ResponseCache implements OnModuleDestroy {
     await this.store.close();
   }
 
-  /** Might this request be cached at all? Only an opt-in (header, body) or a preset (which may opt in) says so. */
+  /** Might this request be cached at all? Only an opt-in (header, body, key) or a preset (which may opt in) says so. */
   private mayCache(request: CachedRequest): boolean {
     if (this.settings.maxTtlSeconds === 0) return false;
-    if (request.cache !== undefined) return true;
+    if (request.cache !== undefined || request.principal.responseCacheTtlSeconds) return true;
     const { body } = request;
     return (
       (body.cache !== undefined && body.cache !== null) ||
@@ -191,7 +191,7 @@ export class ResponseCache implements OnModuleDestroy {
   private async plan(request: CachedRequest, door: CacheDoor, streamed: boolean): Promise<Plan | undefined> {
     const { workspaceId } = request.principal;
     const body = await this.presets.apply(workspaceId, request.body);
-    const decision = decide(controlsOf(request.cache, body), body, this.settings);
+    const decision = decide(controlsOf(request.cache, body, request.principal.responseCacheTtlSeconds), body, this.settings);
     if (!decision) return undefined;
     return { ...decision, door, workspaceId, key: cacheKeyOf(door, streamed, body) };
   }

@@ -53,6 +53,7 @@ export class AuthService {
           key.rateLimitRpm === null && key.concurrencyLimit === null
             ? null
             : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
+        ...(key.responseCacheTtlSeconds === null ? {} : { responseCacheTtlSeconds: key.responseCacheTtlSeconds }),
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };

@@ -59,6 +59,7 @@ export class KeyWritesService {
         expiresAt: futureExpiry(request.expiresAt, now),
         rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
         concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
+        responseCacheTtlSeconds: request.responseCacheTtlSeconds ?? null,
       },
     });
     return { key: secret, data: toApiKeyView(key, now) };
@@ -79,6 +80,7 @@ export class KeyWritesService {
       data.rateLimitRpm = request.rateLimits?.requestsPerMinute ?? null;
       data.concurrencyLimit = request.rateLimits?.concurrentRequests ?? null;
     }
+    if (request.responseCacheTtlSeconds !== undefined) data.responseCacheTtlSeconds = request.responseCacheTtlSeconds;
     const key = await this.prisma.apiKey.update({ where: { hash: request.hash }, data }).catch(notFoundIfGone);
     // Disabled, expiry, limit, reset or the rate limits may each change what auth answers for this key.
     this.events.keysChanged([key.hash]);
