@@ -32,7 +32,8 @@ export interface CacheHitsResult {
 }
 
 export function cacheHits(direct: TargetResult, gateway: TargetResult, cached: TargetResult): CacheHitsResult {
-  const machine = (target: TargetResult) => target.throughput.cpuMicrosPerRequest.machine ?? target.throughput.cpuMicrosPerRequest.total ?? 0;
+  const machine = (target: TargetResult) =>
+    target.throughput.cpuMicrosPerRequest.machine ?? target.throughput.cpuMicrosPerRequest.total ?? 0;
   const cpuMicrosPerHit = machine(cached);
   const missAddedCpuMicros = machine(gateway) - machine(direct);
   const ratio = missAddedCpuMicros > 0 ? cpuMicrosPerHit / missAddedCpuMicros : Number.POSITIVE_INFINITY;

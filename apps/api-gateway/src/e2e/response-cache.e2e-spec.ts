@@ -15,7 +15,9 @@ const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRet
 const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
 
 async function upstreamCalls(): Promise<number> {
-  const stats = (await (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(UPSTREAM)}`)).json()) as { received: number };
+  const stats = (await (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(UPSTREAM)}`)).json()) as {
+    received: number;
+  };
   return stats.received;
 }
 
@@ -25,13 +27,13 @@ function question(): Array<{ role: 'user'; content: string }> {
 }
 
 async function ask(client: OpenAI, messages: ReturnType<typeof question>, headers: Record<string, string> = CACHE) {
-  const { data, response } = await client.chat.completions
-    .create({ model: MODEL, messages, temperature: 0 }, { headers })
-    .withResponse();
+  const { data, response } = await client.chat.completions.create({ model: MODEL, messages, temperature: 0 }, { headers }).withResponse();
   return { data: data as typeof data & { usage: { cost: number } }, status: response.headers.get('x-service-cache-status') };
 }
 
-async function streamed(messages: ReturnType<typeof question>): Promise<{ text: string; status: string | null; chunks: ChatCompletionChunk[] }> {
+async function streamed(
+  messages: ReturnType<typeof question>,
+): Promise<{ text: string; status: string | null; chunks: ChatCompletionChunk[] }> {
   const response = await fetch(`${stack.baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', ...CACHE },
@@ -183,8 +185,7 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     expect([m1.status, m2.status]).toEqual(['MISS', 'HIT']);
     expect(m2.body.content).toEqual(m1.body.content);
 
-    const embed = () =>
-      openai.embeddings.create({ model: 'sim/text-embedding-3-small', input }, { headers: CACHE }).withResponse();
+    const embed = () => openai.embeddings.create({ model: 'sim/text-embedding-3-small', input }, { headers: CACHE }).withResponse();
     const e1 = await embed();
     const e2 = await embed();
     expect(e1.response.headers.get('x-service-cache-status')).toBe('MISS');

@@ -33,7 +33,10 @@ export function cacheControlsOf(headers: Headers): ResponseCacheControls | undef
   if (enable !== undefined) controls.enabled = switchValue(enable);
   if (ttl !== undefined) controls.ttlSeconds = ttlValue(ttl);
   if (cacheControl !== undefined) {
-    const directives = cacheControl.toLowerCase().split(',').map((part) => part.trim());
+    const directives = cacheControl
+      .toLowerCase()
+      .split(',')
+      .map((part) => part.trim());
     if (directives.includes('no-store')) controls.directive = 'bypass';
     else if (directives.includes('no-cache')) controls.directive = 'refresh';
     if (directives.includes('private')) controls.private = true;

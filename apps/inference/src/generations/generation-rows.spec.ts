@@ -28,7 +28,16 @@ describe('insertGenerations', () => {
   it('is one named statement of 27 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
-      event({ generationId: 'gen-2', sessionId: 's', batchId: 'b', attempts: 2, requestId: 'r', streamed: false, cacheHit: true, costAvoided: '0.25' }),
+      event({
+        generationId: 'gen-2',
+        sessionId: 's',
+        batchId: 'b',
+        attempts: 2,
+        requestId: 'r',
+        streamed: false,
+        cacheHit: true,
+        costAvoided: '0.25',
+      }),
     ]);
     expect(query.name).toBe('inference_insert_generations');
     expect(query.text).toContain('unnest(');

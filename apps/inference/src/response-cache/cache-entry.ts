@@ -14,6 +14,5 @@ export interface CachedGeneration {
 
 /** One stored answer: the JSON text of a whole answer, or a stream's packets in order. */
 export type CacheEntry = { generation: CachedGeneration; storedAt: number } & (
-  | { kind: 'json'; text: string }
-  | { kind: 'stream'; packets: string[] }
+  { kind: 'json'; text: string } | { kind: 'stream'; packets: string[] }
 );

@@ -8,5 +8,9 @@ export const cacheMetrics = {
   bytesWritten: counter('inference_response_cache_written_bytes_total', 'Compressed bytes stored in the response cache', []),
   evicted: counter('inference_response_cache_evicted_total', 'Entries evicted to keep a workspace under its byte bound', []),
   skipped: counter('inference_response_cache_not_stored_total', 'Answers not stored, by reason', ['reason']),
-  unavailable: counter('inference_response_cache_unavailable_total', 'Cache commands that failed (Redis unreachable): answered upstream', []),
+  unavailable: counter(
+    'inference_response_cache_unavailable_total',
+    'Cache commands that failed (Redis unreachable): answered upstream',
+    [],
+  ),
 };

@@ -10,7 +10,9 @@ describe('the cache key', () => {
   it('ignores who asked, tracing, key order and nulls', () => {
     const key = cacheKeyOf('chat', false, body);
     expect(cacheKeyOf('chat', false, { temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'sim/gpt' })).toBe(key);
-    expect(cacheKeyOf('chat', false, { ...body, user: 'u1', session_id: 's', metadata: { a: '1' }, trace: { x: 1 }, seed: null })).toBe(key);
+    expect(cacheKeyOf('chat', false, { ...body, user: 'u1', session_id: 's', metadata: { a: '1' }, trace: { x: 1 }, seed: null })).toBe(
+      key,
+    );
   });
 
   it('changes with what determines the answer, the door and the mode', () => {
@@ -79,7 +81,9 @@ describe('a stored answer stamped for a hit', () => {
   });
 
   it('stamps framed events and chunks, parsing only those with a cost', () => {
-    expect(stampPacket('{"id":"gen-old","choices":[{"delta":{"content":"a"}}]}', stamp)).toBe('{"id":"gen-new","choices":[{"delta":{"content":"a"}}]}');
+    expect(stampPacket('{"id":"gen-old","choices":[{"delta":{"content":"a"}}]}', stamp)).toBe(
+      '{"id":"gen-new","choices":[{"delta":{"content":"a"}}]}',
+    );
     const event = 'event: response.completed\ndata: {"response":{"id":"gen-old","usage":{"cost":1.5}}}\n\n';
     expect(stampPacket(event, stamp)).toBe('event: response.completed\ndata: {"response":{"id":"gen-new","usage":{"cost":0}}}\n\n');
   });

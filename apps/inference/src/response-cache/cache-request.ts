@@ -52,7 +52,13 @@ export function decide(
   if (controls.directive === 'bypass' || controls.private === true || !reusable(body, controls)) return undefined;
   const ttlSeconds = Math.min(controls.ttlSeconds ?? settings.defaultTtlSeconds, settings.maxTtlSeconds);
   const refresh = controls.directive === 'refresh';
-  return { read: !refresh, write: true, ttlSeconds, coalesce: !refresh && controls.coalesce !== false, missStatus: refresh ? 'REFRESH' : 'MISS' };
+  return {
+    read: !refresh,
+    write: true,
+    ttlSeconds,
+    coalesce: !refresh && controls.coalesce !== false,
+    missStatus: refresh ? 'REFRESH' : 'MISS',
+  };
 }
 
 /** An answer another identical request may receive. */

@@ -69,6 +69,7 @@ export class ResponseCacheStore {
   private readonly logger = new Logger('ResponseCache');
   readonly redis: Redis;
   private lastOutageLog = 0;
+  private connecting: Promise<void> | undefined;
 
   constructor(private readonly options: CacheStoreOptions) {
     this.redis = new Redis(options.redisUrl, {
@@ -164,8 +165,10 @@ export class ResponseCacheStore {
     this.redis.disconnect();
   }
 
+  /** Connects on first use (a replica whose callers never opt in never connects), once for all callers. */
   private async connected(): Promise<void> {
-    if (this.redis.status === 'wait') await this.redis.connect();
+    if (this.redis.status === 'wait') this.connecting ??= this.redis.connect().catch(() => undefined);
+    if (this.connecting) await this.connecting;
   }
 
   private unavailable(error: unknown): void {

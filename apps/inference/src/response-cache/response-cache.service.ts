@@ -215,10 +215,7 @@ export class ResponseCache implements OnModuleDestroy {
       return this.miss(door);
     }
     let done!: () => void;
-    this.inFlight.set(
-      name,
-      new Promise<void>((resolve) => (done = resolve)),
-    );
+    this.inFlight.set(name, new Promise<void>((resolve) => (done = resolve)));
     const token = randomUUID();
     const release = (): void => {
       if (this.inFlight.get(name) === undefined) return;
