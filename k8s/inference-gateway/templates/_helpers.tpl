@@ -6,7 +6,7 @@ REDIS_URL. Every per-service template ranges over this table.
 {{- define "gw.serviceTable" -}}
 apiGateway: { name: api-gateway, database: false, edge: true, redis: true }
 management: { name: management, database: true, edge: false, redis: false }
-inference: { name: inference, database: true, edge: false, redis: false }
+inference: { name: inference, database: true, edge: false, redis: true }
 batch: { name: batch, database: true, edge: false, redis: false }
 internSigning: { name: intern-signing, database: true, edge: false, redis: true }
 {{- end -}}

@@ -2,7 +2,7 @@ import type { Target } from './measure.ts';
 import type { TargetResult } from './report.ts';
 
 /** Issue 34's goal: a response-cache hit costs less than a third of the CPU a miss adds to the provider's. */
-export const HIT_CPU_GOAL_RATIO = 1 / 3;
+const HIT_CPU_GOAL_RATIO = 1 / 3;
 
 /**
  * The gateway's chat request opted in to the response cache (docs/adr/0120) with a day's TTL:

@@ -5,7 +5,7 @@ import type { CachedGeneration } from './cache-entry.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** A settled generation as accounting knows it. */
-export interface SettledGeneration {
+interface SettledGeneration {
   generationId: string;
   modelId: string;
   providerId: string;
@@ -69,7 +69,7 @@ export class ResponseCacheCaptures {
 }
 
 /** What the cache takes from a stream it stores: each packet as it leaves, then the end, awaited before the end is sent. */
-export interface StreamTap {
+interface StreamTap {
   packet(packet: string): void;
   finish(): Promise<void>;
 }

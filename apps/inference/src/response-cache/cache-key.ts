@@ -34,7 +34,7 @@ export function cacheKeyOf(door: CacheDoor, streamed: boolean, body: Record<stri
 }
 
 /** JSON with every object's keys sorted, so two bodies that differ only in key order get one key. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const record = value as Record<string, unknown>;

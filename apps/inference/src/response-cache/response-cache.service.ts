@@ -21,10 +21,10 @@ import { controlsOf, decide, type CacheDecision, type CacheSettings } from './ca
 import { ResponseCacheStore } from './cache-store.js';
 
 /** Reply header telling the gateway how the cache answered (HIT, MISS, REFRESH). */
-export const CACHE_STATUS_HEADER = 'Gw-Cache';
+const CACHE_STATUS_HEADER = 'Gw-Cache';
 
 /** First bytes of a replayed stream: an SSE comment (clients skip it) the gateway reads and removes. */
-export const STREAM_HIT_MARKER = ': cache HIT\n\n';
+const STREAM_HIT_MARKER = ': cache HIT\n\n';
 
 const MONEY_SCALE = 12;
 const POLL_MS = 25;
