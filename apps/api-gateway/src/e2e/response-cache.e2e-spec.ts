@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace } from './seed-workspace.js';
-import { stack } from './e2e-helpers.js';
+import { call, stack } from './e2e-helpers.js';
 
 /** The fixture's upstream model string: the simulator counts the calls it received for it alone. */
 const UPSTREAM = 'gpt-4o-mini;latency=300;reply-tokens=23';
@@ -147,6 +147,46 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     expect(answers.filter((answer) => answer.status === 'MISS')).toHaveLength(1);
     expect(answers.filter((answer) => answer.status === 'HIT')).toHaveLength(49);
     expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('caches by default for a key with response_cache_ttl_seconds, unless the request opts out', async () => {
+    const created = await call('/keys', { key: stack.managementKey, body: { name: 'cached by default', response_cache_ttl_seconds: 120 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const keyed = new OpenAI({ apiKey: (created.body as { key: string }).key, baseURL: stack.baseUrl, maxRetries: 0 });
+    const messages = question();
+    const before = await upstreamCalls();
+    expect((await ask(keyed, messages, {})).status).toBe('MISS');
+    expect((await ask(keyed, messages, {})).status).toBe('HIT');
+    expect((await ask(keyed, messages, { 'x-service-cache': 'false' })).status).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 2);
+    // A bad value is refused at the edge.
+    const refused = await call('/keys', { key: stack.managementKey, body: { name: 'bad ttl', response_cache_ttl_seconds: 0 } });
+    expect(refused.status).toBe(400);
+  });
+
+  it('caches the requests of a preset whose config opts in', async () => {
+    const slug = `cached-${randomUUID().slice(0, 8)}`;
+    const written = await call(`/presets/${slug}/chat/completions`, {
+      key: stack.managementKey,
+      body: { model: MODEL, temperature: 0, cache: { ttl: 120 }, messages: [{ role: 'user', content: 'preset' }] },
+    });
+    expect(written.status, JSON.stringify(written.body)).toBeLessThan(300);
+    const messages = question();
+    const before = await upstreamCalls();
+    const viaPreset = () => openai.chat.completions.create({ model: `@preset/${slug}`, messages }).withResponse();
+    expect((await viaPreset()).response.headers.get('x-service-cache-status')).toBe('MISS');
+    expect((await viaPreset()).response.headers.get('x-service-cache-status')).toBe('HIT');
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('refuses a malformed cache control with a 400 envelope', async () => {
+    const badHeader = await call('/chat/completions', {
+      body: { model: MODEL, messages: question() },
+      headers: { 'x-service-cache-ttl': 'soon' },
+    });
+    expect(badHeader.status).toBe(400);
+    const badBody = await call('/chat/completions', { body: { model: MODEL, messages: question(), cache: { ttl: 'soon' } } });
+    expect(badBody.status).toBe(400);
   });
 
   it('does not cache n > 1 sampled choices unless asked', async () => {
