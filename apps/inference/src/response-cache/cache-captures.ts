@@ -16,7 +16,8 @@ interface SettledGeneration {
   status: 'succeeded' | 'failed';
 }
 
-class Capture {
+/** What one request being stored produced: its generations, the last one named, every one charged. */
+export class Capture {
   private last: SettledGeneration | undefined;
   private charged = new Prisma.Decimal(0);
   private failed = false;
@@ -63,8 +64,9 @@ export class ResponseCacheCaptures {
     this.generations.delete(principal);
   }
 
-  note(principal: Principal, generation: SettledGeneration): void {
-    this.generations.get(principal)?.note(generation);
+  /** The capture of a request being stored, if this is one (nothing is built for the others). */
+  of(principal: Principal): Capture | undefined {
+    return this.generations.get(principal);
   }
 }
 

@@ -68,7 +68,7 @@ export class GenerationAccounting {
     recordGeneration(attempt, tracker, usage, charge, input.status);
     if (tracingEnabled()) recordGenerationOnSpan(input.generationId, attempt, tracker.attemptCount, usage, charge);
     // A request the response cache will store keeps what its answer cost (what a hit avoids).
-    this.captures.note(input.principal, {
+    this.captures.of(input.principal)?.note({
       generationId: input.generationId,
       modelId: attempt.modelId,
       providerId: attempt.endpoint.provider.id,
