@@ -48,8 +48,29 @@ async function streamed(
   return { text, status: response.headers.get('x-service-cache-status'), chunks };
 }
 
-beforeAll(() => database.connect());
-afterAll(() => database.end());
+const generations = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
+
+/** A generation's row, once inference's consumer wrote it. */
+async function generationRow(id: string): Promise<{ cache_hit: boolean; cost: string; cost_avoided: string | null }> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { rows } = await generations.query<{ cache_hit: boolean; cost: string; cost_avoided: string | null }>(
+      'SELECT cache_hit, cost::float8::text AS cost, cost_avoided::text AS cost_avoided FROM generations WHERE id = $1',
+      [id],
+    );
+    if (rows[0]) return rows[0];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`generation ${id} was not recorded`);
+}
+
+beforeAll(async () => {
+  await database.connect();
+  await generations.connect();
+});
+afterAll(async () => {
+  await database.end();
+  await generations.end();
+});
 
 describe('the response cache (opt-in, docs/adr/0120)', () => {
   it('answers the same request twice with one upstream call: the second a hit, same content, cost at the cache price (0)', async () => {
@@ -67,6 +88,11 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     // A hit is a generation of its own.
     expect(second.data.id).not.toBe(first.data.id);
     expect(await upstreamCalls()).toBe(before + 1);
+    // The hit's generation record: marked, charged the cache price, with what the miss cost.
+    const row = await generationRow(second.data.id);
+    expect(row).toMatchObject({ cache_hit: true, cost: '0' });
+    expect(Number(row.cost_avoided)).toBeCloseTo(first.data.usage.cost, 10);
+    expect((await generationRow(first.data.id)).cache_hit).toBe(false);
   });
 
   it('does not cache without an opt-in', async () => {
