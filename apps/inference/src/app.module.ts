@@ -59,6 +59,8 @@ import { ProviderRouter } from './routing/provider-router.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { GenerationAccounting } from './usage/generation-accounting.service.js';
 import { GenerationUsagePublisher } from './usage/generation-usage-publisher.service.js';
+import { ResponseCache } from './response-cache/response-cache.service.js';
+import { ResponseCacheCaptures } from './response-cache/cache-captures.js';
 
 @Module({})
 export class AppModule {
@@ -97,6 +99,8 @@ export class AppModule {
         CatalogSync,
         CatalogAdmin,
         UpstreamClient,
+        ResponseCache,
+        ResponseCacheCaptures,
         OpenAiAdapter,
         AnthropicAdapter,
         OpenAiResponsesAdapter,

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Environment of the inference service (every variable: docs/configuration.md). REDIS_URL and
- * REDIS_KEY_PREFIX (WithRedisEnv): where the outcomes of requests with an `Idempotency-Key` are kept.
+ * REDIS_KEY_PREFIX (WithRedisEnv): the stored outcomes of requests with an `Idempotency-Key`, and the response cache
+ * (unreachable: no cache).
  */
 export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   /** How long the outcome of a request with an `Idempotency-Key` answers its retries (seconds). */
@@ -242,6 +243,43 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
 
   @Matches(/^[a-z0-9-]+$/)
   VERTEX_LOCATION: string = 'global';
+
+  /**
+   * Response cache (docs/adr/0120): the longest a stored answer lives, whatever the caller asks;
+   * 0 turns the cache off. Callers opt in per request, key or preset; nothing is cached otherwise.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  RESPONSE_CACHE_MAX_TTL_SECONDS: number = 86_400;
+
+  /** The time-to-live of an entry whose request named none. */
+  @IsInt()
+  @Min(1)
+  @Max(30 * 24 * 3600)
+  RESPONSE_CACHE_DEFAULT_TTL_SECONDS: number = 300;
+
+  /** What a hit is charged, as a fraction of the cost it avoided (decimal string; 0 = free, 0.1 = 10 %). */
+  @Matches(/^(0(\.\d+)?|1(\.0+)?)$/)
+  RESPONSE_CACHE_PRICE_RATE: string = '0';
+
+  /** Largest entry stored (compressed bytes); larger answers are not stored. */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  RESPONSE_CACHE_MAX_ENTRY_BYTES: number = 1024 * 1024;
+
+  /** Most bytes (compressed) one workspace's entries hold; the entries nearest to expiry make room. */
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024 * 1024)
+  RESPONSE_CACHE_MAX_WORKSPACE_BYTES: number = 64 * 1024 * 1024;
+
+  /** How long identical requests wait for the one in flight before going upstream themselves. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  RESPONSE_CACHE_COALESCE_WAIT_MS: number = 120_000;
 }
 
 export const INFERENCE_ENV = Symbol('INFERENCE_ENV');

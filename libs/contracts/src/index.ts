@@ -7,6 +7,7 @@ export * from './messages/keys.messages.js';
 export * from './messages/key-write.messages.js';
 export * from './messages/chat.messages.js';
 export * from './messages/idempotency.messages.js';
+export * from './messages/response-cache.messages.js';
 export * from './messages/resolve.messages.js';
 export * from './messages/spend.messages.js';
 export * from './messages/byok.messages.js';

@@ -4,7 +4,7 @@ import { validateDto } from '@gw/contracts';
 import { GatewayError, toRpcError, type RpcErrorPayload } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
-import { JSON_REPLY_HEADERS, REPLY_HEADER } from './json-reply.js';
+import { JSON_REPLY_HEADERS, JsonAnswer, REPLY_HEADER } from './json-reply.js';
 import { RPC_BODY_HEADER } from './large-bodies.js';
 import type { PlainSubjectNatsServer } from './nats-server.strategy.js';
 
@@ -116,7 +116,11 @@ async function handle(served: Served, message: Msg, span?: Span): Promise<void> 
       id = packet.id;
       const data = served.payload ? await validateDto(served.payload, packet.data, 'strip') : packet.data;
       const answer = await served.handler(data);
-      if (answer !== undefined && message.headers?.get(REPLY_HEADER) === 'json') {
+      if (answer instanceof JsonAnswer) {
+        const json = message.headers?.get(REPLY_HEADER) === 'json';
+        body = json ? answer.text : JSON.stringify({ response: JSON.parse(answer.text) as unknown, isDisposed: true, id });
+        if (json) headers = answer.headers;
+      } else if (answer !== undefined && message.headers?.get(REPLY_HEADER) === 'json') {
         body = JSON.stringify(answer);
         headers = JSON_REPLY_HEADERS;
       } else {

@@ -25,3 +25,21 @@ export function acceptingJson(headers: MsgHdrs | undefined): MsgHdrs {
 
 /** The headers of a raw JSON reply (shared: never modified). */
 export const JSON_REPLY_HEADERS: MsgHdrs = acceptingJson(undefined);
+
+/**
+ * An answer its handler serialised already (an answer kept as JSON text, a cached one), with
+ * headers for the reply: a served subject sends `text` as it is, with `Gw-Reply: json` and these
+ * headers, to a caller that accepts JSON (it reads them with `onReplyHeaders`); to another it is
+ * parsed into Nest's packet.
+ */
+export class JsonAnswer {
+  readonly headers: MsgHdrs;
+
+  constructor(
+    readonly text: string,
+    annotations: Readonly<Record<string, string>>,
+  ) {
+    this.headers = acceptingJson(undefined);
+    for (const [name, value] of Object.entries(annotations)) this.headers.set(name, value);
+  }
+}

@@ -42,6 +42,7 @@ interface PendingCall extends Liveness {
   subject: string;
   /** Answered as the reply's JSON text (`sendJson`, ADR 0078). */
   json: boolean;
+  onReplyHeaders?: (headers: MsgHdrs) => void;
 }
 
 interface OpenStream extends Liveness {
@@ -73,6 +74,8 @@ export interface RpcCallOptions {
    * the commit point can safely run twice (inference: everything before the provider call).
    */
   resendUncommitted?: number;
+  /** Called with the headers of the reply that answers the call (an answer's annotations, `JsonAnswer`). */
+  onReplyHeaders?: (headers: MsgHdrs) => void;
 }
 
 type AnyRpcMessage = RpcMessage<unknown, unknown>;
@@ -188,6 +191,7 @@ export class RpcClient {
           timer,
           subject,
           json,
+          onReplyHeaders: options.onReplyHeaders,
           lastHeard: Date.now(),
           committed: false,
           resendsLeft,
@@ -367,6 +371,7 @@ export class RpcClient {
       const text = decoder.decode(data);
       // The answer's own JSON (ADR 0078): only a call that asked for it gets one.
       if (message.headers?.get(REPLY_HEADER) === 'json') {
+        call.onReplyHeaders?.(message.headers);
         call.resolve(call.json ? text : JSON.parse(text));
         return;
       }

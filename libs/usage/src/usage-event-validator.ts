@@ -113,6 +113,8 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
     priceVersion: optionalInteger(1),
+    cacheHit: { type: ['boolean', 'null'] },
+    costAvoided: { type: ['string', 'null'], pattern: DECIMAL_STRING.source },
   },
 };
 

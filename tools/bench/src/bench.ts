@@ -8,6 +8,7 @@ import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { chatVersusPortkey, formatPairedRounds } from './chat-goals.ts';
 import { formatGoals } from './goals.ts';
 import { probe, problemsOf, round, run, type RunFigures, type Target } from './measure.ts';
+import { cacheHits, cacheHitsTarget, formatCacheHits } from './cache-hits.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
 import {
@@ -264,10 +265,13 @@ async function main(): Promise<number> {
     step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
     const internId = await prepareSigning(stack);
     const [direct, gateway, responses, sign] = targets(stack, isolated.processes(), internId);
+    const cached = cacheHitsTarget(gateway!);
     await probe(direct!);
     await probe(gateway!);
     await probe(responses!);
     await probe(sign!);
+    // The first cached request stores the answer; every later one is a hit.
+    await probe(cached);
     let portkeySkipped: string | undefined = options.portkey ? undefined : 'skipped with --no-portkey';
     let portkey: Target | undefined;
     if (options.portkey) {
@@ -284,7 +288,7 @@ async function main(): Promise<number> {
     }
 
     // Alternating rounds, so a slow spell of this shared machine hits every path alike.
-    const measured = [direct!, gateway!, responses!, sign!, ...(portkey ? [portkey] : [])];
+    const measured = [direct!, gateway!, responses!, sign!, cached, ...(portkey ? [portkey] : [])];
     const rounds: Record<string, TargetResult[]> = Object.fromEntries(measured.map((target) => [target.name, []]));
     for (let index = 1; index <= options.rounds; index += 1) {
       step(`round ${index} of ${options.rounds}`);
@@ -296,6 +300,7 @@ async function main(): Promise<number> {
     const paired = rounds.portkey ? chatVersusPortkey(rounds.direct!, rounds.gateway!, rounds.portkey) : undefined;
     const responsesResult = medianResult(rounds.responses!);
     const signResult = medianResult(rounds.sign!);
+    const cachedResult = medianResult(rounds.cached!);
 
     let batch: BatchScenarioResult | undefined;
     if (options.batchLines > 0) {
@@ -359,8 +364,10 @@ async function main(): Promise<number> {
         gateway: gatewayResult,
         responses: responsesResult,
         sign: signResult,
+        cached: cachedResult,
         ...(portkeyResult ? { portkey: portkeyResult } : {}),
       },
+      cacheHits: cacheHits(directResult, gatewayResult, cachedResult),
       rounds: rounds as BenchResult['rounds'],
       comparison: {
         ...compare(directResult, gatewayResult),
@@ -404,6 +411,7 @@ async function main(): Promise<number> {
         `(goal ≥ ${SIGN_GOAL_PER_SECOND.toLocaleString('en')}/s: ${signatures >= SIGN_GOAL_PER_SECOND ? 'met' : 'not met'}), ` +
         `${signResult.latency.latencyMs.mean.toFixed(3)} ms mean at 1 connection, CPU ${signResult.throughput.cpuMicrosPerRequest.total} µs per signature.`,
     );
+    console.log(formatCacheHits(result.cacheHits!));
     if (result.comparison.portkey) {
       console.log(
         `Against Portkey's gateway ${PORTKEY_VERSION} on the same machine and simulator: ×${result.comparison.portkey.gatewayThroughputMultiple.toFixed(2)} its throughput; ` +

@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { CpuMeter, type NamedProcess } from './cpu.ts';
 
 export interface Target {
-  name: 'direct' | 'gateway' | 'responses' | 'sign' | 'portkey';
+  name: 'direct' | 'gateway' | 'responses' | 'sign' | 'portkey' | 'cached';
   label: string;
   url: string;
   headers: Record<string, string>;

@@ -37,9 +37,26 @@ export interface BenchResult {
   machine: MachineInfo;
   options: BenchOptions & { logLevel: string; model: { direct: string; gateway: string } };
   /** Medians over the rounds. `portkey` is absent when it was skipped or could not be installed. */
-  targets: { direct: TargetResult; gateway: TargetResult; responses: TargetResult; sign: TargetResult; portkey?: TargetResult };
+  targets: {
+    direct: TargetResult;
+    gateway: TargetResult;
+    responses: TargetResult;
+    sign: TargetResult;
+    portkey?: TargetResult;
+    /** The gateway's chat request answered from the response cache (`cache-hits.ts`). */
+    cached?: TargetResult;
+  };
   /** Every round, in order. */
-  rounds: { direct: TargetResult[]; gateway: TargetResult[]; responses: TargetResult[]; sign: TargetResult[]; portkey?: TargetResult[] };
+  rounds: {
+    direct: TargetResult[];
+    gateway: TargetResult[];
+    responses: TargetResult[];
+    sign: TargetResult[];
+    portkey?: TargetResult[];
+    cached?: TargetResult[];
+  };
+  /** Response-cache hits against a miss (issue 34): CPU per hit, the CPU a miss adds, their ratio. */
+  cacheHits?: import('./cache-hits.ts').CacheHitsResult;
   comparison: Comparison & {
     /** `/v1/responses` against direct, and against `/v1/chat/completions` (what the Responses front door adds). */
     responses: Comparison & { versusChatCompletions: Comparison };

@@ -10,6 +10,7 @@ import { InferenceCallCanceller } from './inference-calls.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
 import { StreamBufferBudget } from '../limits/stream-buffer-budget.js';
 import { closeIfStalled, drained } from '../limits/stream-stall.js';
+import { CACHE_STATUS_RESPONSE_HEADER, streamHitMarkerLength } from '../response-cache/cache-headers.js';
 
 /** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
 const SSE_HEADERS = {
@@ -131,6 +132,12 @@ export class ChatStreamRelay {
       throw new GatewayError(502, 'The stream ended before its first chunk', { errorType: 'provider_unavailable' });
     }
 
+    // A stream replayed from the response cache starts with a marker: a header, not bytes for the client.
+    const marker = streamHitMarkerLength(first.value);
+    if (marker > 0) {
+      first = { done: false, value: typeof first.value === 'string' ? first.value.slice(marker) : first.value.subarray(marker) };
+      void reply.header(CACHE_STATUS_RESPONSE_HEADER, 'HIT');
+    }
     // The failure frame of a later failure repeats what the first packet said (id, model, ...).
     const firstPacket = first.value;
     let lastPacket = firstPacket;

@@ -7,6 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { wantsServiceMetadata } from './service-metadata-header.js';
+import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
@@ -45,6 +46,7 @@ export class ChatController {
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
       idempotency: idempotencyOf(request.headers, 'chat.completions', body),
+      cache: cacheControlsOf(request.headers),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload);

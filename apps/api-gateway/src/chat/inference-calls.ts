@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
+import { cacheStatusFrom } from '../response-cache/cache-headers.js';
 
 /** What Fastify sets for an object it serialises itself: a forwarded JSON answer gets the same header. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -68,6 +69,7 @@ export class CancellableInferenceCalls {
     try {
       return await this.rpc.sendJson(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
         resendUncommitted: INFERENCE_RESENDS,
+        onReplyHeaders: cacheStatusFrom(reply),
       });
     } finally {
       answered = true;

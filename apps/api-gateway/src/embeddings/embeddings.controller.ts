@@ -7,6 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { JSON_CONTENT_TYPE } from '../chat/inference-calls.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { cacheControlsOf, cacheStatusFrom } from '../response-cache/cache-headers.js';
 import { Answers, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
@@ -33,10 +34,12 @@ export class EmbeddingsController {
       principal,
       body: body as unknown as Record<string, unknown>,
       idempotency: idempotencyOf(request.headers, 'embeddings', body),
+      cache: cacheControlsOf(request.headers),
     };
     // The answer's JSON as inference serialised it, sent as it is (ADR 0078).
     const answer = await this.rpc.sendJson(EmbeddingsCreate, payload, this.env.INFERENCE_TIMEOUT_MS, {
       resendUncommitted: INFERENCE_RESENDS,
+      onReplyHeaders: cacheStatusFrom(reply),
     });
     void reply.status(200).type(JSON_CONTENT_TYPE).send(answer);
   }

@@ -82,6 +82,7 @@ export class KeysController {
       creatorUserId: dto.creator_user_id,
       internId: dto.intern_id,
       rateLimits: rateLimits(dto.rate_limit),
+      responseCacheTtlSeconds: dto.response_cache_ttl_seconds,
     });
   }
 
@@ -109,6 +110,7 @@ export class KeysController {
       includeByokInLimit: dto.include_byok_in_limit,
       expiresAt: dto.expires_at,
       rateLimits: rateLimits(dto.rate_limit),
+      responseCacheTtlSeconds: dto.response_cache_ttl_seconds,
     });
     return { data };
   }

@@ -14,6 +14,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
 import { warningHeaderOf } from './gateway-warnings.js';
 import { anthropicBetasOf } from './anthropic-beta.js';
@@ -92,6 +93,7 @@ export class MessagesController {
       serviceMetadata: wantsServiceMetadata(request.headers),
       anthropicBeta: anthropicBetasOf(request.headers),
       idempotency: idempotencyOf(request.headers, 'messages', body),
+      cache: cacheControlsOf(request.headers),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);

@@ -7,6 +7,7 @@ import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
 import { leftOutHeaderOf } from './responses-left-out.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
@@ -49,6 +50,7 @@ export class ResponsesController {
       sessionId: body.session_id ?? sessionHeader,
       serviceMetadata: wantsServiceMetadata(request.headers),
       idempotency: idempotencyOf(request.headers, 'responses', body),
+      cache: cacheControlsOf(request.headers),
     };
     const leftOut = leftOutHeaderOf(payload.body);
     if (leftOut) void reply.headers(leftOut);

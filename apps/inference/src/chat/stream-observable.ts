@@ -3,6 +3,7 @@ import { Observable } from 'rxjs';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { StreamCancellations } from './stream-cancellations.js';
 import { currentStreamGuard } from '../idempotency/idempotent-run.js';
+import { takeStreamTap } from '../response-cache/cache-captures.js';
 
 /** A front door's packet as its client's bytes: a chat chunk becomes a `data:` line; Messages and Responses packets are framed already. */
 export type PacketFrame = (packet: string) => string;
@@ -44,18 +45,27 @@ export function observeStream(
       if (controller.signal.aborted) window.release();
       else controller.signal.addEventListener('abort', () => window.release(), { once: true });
     }
-    const emit: (packet: string) => void = !sink
+    const send: (packet: string) => void = !sink
       ? (packet) => subscriber.next(packet)
       : frame === ALREADY_FRAMED
         ? (packet) => sink.write(packet)
         : (packet) => sink.write(frame(packet));
+    // A stream the response cache stores: its packets are kept as they leave.
+    const tap = takeStreamTap(streamId);
+    const emit = tap
+      ? (packet: string) => {
+          tap.packet(packet);
+          send(packet);
+        }
+      : send;
+    const end = (): void => {
+      // The last frames (the usage chunk) and the end in one message, not two.
+      sink?.end();
+      subscriber.complete();
+    };
     (guard ? guard.run(controller.signal, emit, run, () => window?.whenOpen()) : run(controller.signal, emit))
       .then(
-        () => {
-          // The last frames (the usage chunk) and the end in one message, not two.
-          sink?.end();
-          subscriber.complete();
-        },
+        () => (tap ? tap.finish().then(end, end) : end()),
         (error: unknown) => subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error),
       )
       .finally(() => cancellations.release(streamId, controller));

@@ -25,14 +25,24 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 26 column arrays, a row per event in order', () => {
+  it('is one named statement of 28 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
-      event({ generationId: 'gen-2', sessionId: 's', batchId: 'b', attempts: 2, requestId: 'r', streamed: false, priceVersion: 7 }),
+      event({
+        generationId: 'gen-2',
+        sessionId: 's',
+        batchId: 'b',
+        attempts: 2,
+        requestId: 'r',
+        streamed: false,
+        cacheHit: true,
+        costAvoided: '0.25',
+        priceVersion: 7,
+      }),
     ]);
     expect(query.name).toBe('inference_insert_generations');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(26);
+    expect(query.values).toHaveLength(28);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -42,6 +52,8 @@ describe('insertGenerations', () => {
     expect(query.values![23]).toEqual([null, 'r']); // request id
     expect(query.values![24]).toEqual([null, false]); // streamed, null when the event does not say
     expect(query.values![25]).toEqual([null, 7]); // the catalog version it was priced at, null when the event does not say
+    expect(query.values![26]).toEqual([false, true]); // a response-cache hit, false when the event does not say
+    expect(query.values![27]).toEqual([null, '0.25']); // the cost the hit avoided
   });
 
   it('sends the endpoints as array literals, usage details as JSON, the time as UTC', () => {

@@ -14,21 +14,23 @@ import type { QueryConfig } from 'pg';
 const INSERT_GENERATIONS = `
   INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
     completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
-    session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, price_version)
+    session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, price_version, cache_hit, cost_avoided)
   SELECT r.id, r.workspace_id, r.key_hash, r.user_id, r.model, r.provider, r.upstream_model, r.status, r.prompt_tokens,
     r.completion_tokens, r.cached_tokens, r.reasoning_tokens, r.tokens_estimated, r.cost, r.upstream_cost, r.is_byok,
-    r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at, r.request_id, r.streamed, r.price_version
+    r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at, r.request_id, r.streamed,
+    r.price_version, r.cache_hit, r.cost_avoided
   FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::"GenerationStatus"[],
     $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::numeric[], $15::numeric[], $16::bool[], $17::int[],
-    $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[], $24::text[], $25::bool[], $26::int[])
+    $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[], $24::text[], $25::bool[],
+    $26::int[], $27::bool[], $28::numeric[])
     AS r(id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
       cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
-      attempts, endpoints_tried, usage_details, created_at, request_id, streamed, price_version)
+      attempts, endpoints_tried, usage_details, created_at, request_id, streamed, price_version, cache_hit, cost_avoided)
   ON CONFLICT (id) DO NOTHING`;
 
-/** The statement and its 26 array parameters for these events (any number of them). */
+/** The statement and its 28 array parameters for these events (any number of them). */
 export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryConfig {
-  const columns: unknown[][] = Array.from({ length: 26 }, () => new Array<unknown>(events.length));
+  const columns: unknown[][] = Array.from({ length: 28 }, () => new Array<unknown>(events.length));
   for (let row = 0; row < events.length; row++) {
     const event = events[row]!;
     columns[0]![row] = event.generationId;
@@ -57,6 +59,8 @@ export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryC
     columns[23]![row] = event.requestId ?? null;
     columns[24]![row] = event.streamed ?? null;
     columns[25]![row] = event.priceVersion ?? null;
+    columns[26]![row] = event.cacheHit === true;
+    columns[27]![row] = event.costAvoided ?? null;
   }
   return { name: 'inference_insert_generations', text: INSERT_GENERATIONS, values: columns };
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { IdempotencyRef, Principal, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { JsonAnswer } from '@gw/messaging';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
@@ -74,7 +75,9 @@ export class IdempotentRequests implements OnModuleDestroy {
         await this.finishFailed(key, owner, run.events, [], error);
         throw error;
       }
-      await this.finish(key, owner, { kind: 'answer', answer, events: run.events });
+      // A cache hit's pre-serialised answer is kept as the JSON it carries.
+      const stored: unknown = answer instanceof JsonAnswer ? JSON.parse(answer.text) : answer;
+      await this.finish(key, owner, { kind: 'answer', answer: stored, events: run.events });
       return answer;
     } finally {
       lease.stop();

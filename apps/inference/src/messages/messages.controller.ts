@@ -16,6 +16,8 @@ import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 import { withStreamGuard } from '../idempotency/idempotent-run.js';
+import { ResponseCache } from '../response-cache/response-cache.service.js';
+import { ALREADY_FRAMED } from '../chat/stream-observable.js';
 
 /** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
 @Controller()
@@ -25,6 +27,7 @@ export class MessagesController {
     private readonly messagesStream: MessagesStreamService,
     private readonly counts: MessagesCountTokensService,
     private readonly idempotency: IdempotentRequests,
+    private readonly cache: ResponseCache,
   ) {}
 
   /**
@@ -32,8 +35,8 @@ export class MessagesController {
    * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
    */
   @ServedSubject(MessagesCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<MessageView> {
-    return this.idempotency.answer(request, () => this.messages.create(request));
+  create(request: ChatCreateRequest): Promise<MessageView | unknown> {
+    return this.idempotency.answer(request, () => this.cache.answer(request, 'messages', () => this.messages.create(request)));
   }
 
   /** Validated at the gateway's edge like a message, as the create subject is. */
@@ -45,6 +48,8 @@ export class MessagesController {
   /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(MessagesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return withStreamGuard(this.idempotency.streamGuard(request), () => this.messagesStream.stream(request));
+    return withStreamGuard(this.idempotency.streamGuard(request), () =>
+      this.cache.stream(request, 'messages', ALREADY_FRAMED, () => this.messagesStream.stream(request)),
+    );
   }
 }

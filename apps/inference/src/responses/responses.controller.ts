@@ -7,6 +7,8 @@ import { ResponsesStreamService } from './responses-stream.service.js';
 import { ResponsesService } from './responses.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 import { withStreamGuard } from '../idempotency/idempotent-run.js';
+import { ResponseCache } from '../response-cache/response-cache.service.js';
+import { ALREADY_FRAMED } from '../chat/stream-observable.js';
 
 /** The Responses API: `body` is the client's Responses body, validated by the gateway. */
 @Controller()
@@ -15,6 +17,7 @@ export class ResponsesController {
     private readonly responses: ResponsesService,
     private readonly responsesStream: ResponsesStreamService,
     private readonly idempotency: IdempotentRequests,
+    private readonly cache: ResponseCache,
   ) {}
 
   /**
@@ -22,8 +25,8 @@ export class ResponsesController {
    * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
    */
   @ServedSubject(ResponsesCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
-    return this.idempotency.answer(request, () => this.responses.create(request));
+  create(request: ChatCreateRequest): Promise<ResponsesResponseView | unknown> {
+    return this.idempotency.answer(request, () => this.cache.answer(request, 'responses', () => this.responses.create(request)));
   }
 
   /**
@@ -32,6 +35,8 @@ export class ResponsesController {
    */
   @MessagePattern(ResponsesStream.subject)
   stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
-    return withStreamGuard(this.idempotency.streamGuard(request), () => this.responsesStream.stream(request));
+    return withStreamGuard(this.idempotency.streamGuard(request), () =>
+      this.cache.stream(request, 'responses', ALREADY_FRAMED, () => this.responsesStream.stream(request)),
+    );
   }
 }

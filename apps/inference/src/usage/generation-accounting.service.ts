@@ -14,6 +14,7 @@ import { recordGeneration } from './generation-metrics.js';
 import { recordGenerationOnSpan } from './generation-span.js';
 import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { ResponseCacheCaptures } from '../response-cache/cache-captures.js';
 
 export interface SettleInput {
   generationId: string;
@@ -46,6 +47,7 @@ export class GenerationAccounting {
     private readonly router: ProviderRouter,
     private readonly usage: GenerationUsagePublisher,
     private readonly holds: SpendHolds,
+    private readonly captures: ResponseCacheCaptures,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
@@ -65,6 +67,17 @@ export class GenerationAccounting {
       this.router.recordGeneration(attempt, usage.completionTokens, performance.now() - answering.startedAt);
     recordGeneration(attempt, tracker, usage, charge, input.status);
     if (tracingEnabled()) recordGenerationOnSpan(input.generationId, attempt, tracker.attemptCount, usage, charge);
+    // A request the response cache will store keeps what its answer cost (what a hit avoids).
+    this.captures.of(input.principal)?.note({
+      generationId: input.generationId,
+      modelId: attempt.modelId,
+      providerId: attempt.endpoint.provider.id,
+      upstreamModel: attempt.endpoint.upstreamModel,
+      usage,
+      charged: charge.charged,
+      isByok: charge.isByok,
+      status: input.status,
+    });
     await this.usage.record({
       generationId: input.generationId,
       principal: input.principal,

@@ -124,6 +124,13 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     await Promise.all(events.map((event) => this.store(event)));
   }
 
+  /** A usage event built elsewhere (a response-cache hit), stored like the others before its answer leaves. */
+  async publish(event: UsageRecordedEvent): Promise<void> {
+    const requestId = currentRequestId();
+    if (requestId) event.requestId = requestId;
+    await this.store(event);
+  }
+
   private async store(event: UsageRecordedEvent): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {

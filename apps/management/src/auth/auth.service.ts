@@ -56,6 +56,7 @@ export class AuthService {
             ? null
             : { requestsPerMinute: key.rateLimitRpm, concurrentRequests: key.concurrencyLimit },
         ...(guardrails.length > 0 ? { guardrails } : {}),
+        ...(key.responseCacheTtlSeconds === null ? {} : { responseCacheTtlSeconds: key.responseCacheTtlSeconds }),
       },
       ttlSeconds: Math.max(0, ttlSeconds),
     };

@@ -62,6 +62,7 @@ export class KeyWritesService {
           expiresAt: futureExpiry(request.expiresAt, now),
           rateLimitRpm: request.rateLimits?.requestsPerMinute ?? null,
           concurrencyLimit: request.rateLimits?.concurrentRequests ?? null,
+          responseCacheTtlSeconds: request.responseCacheTtlSeconds ?? null,
         },
       });
       await this.audit.record(tx, actorOf(principal), {
@@ -91,6 +92,7 @@ export class KeyWritesService {
       data.rateLimitRpm = request.rateLimits?.requestsPerMinute ?? null;
       data.concurrencyLimit = request.rateLimits?.concurrentRequests ?? null;
     }
+    if (request.responseCacheTtlSeconds !== undefined) data.responseCacheTtlSeconds = request.responseCacheTtlSeconds;
     const key = await this.prisma
       .$transaction(async (tx) => {
         const updated = await tx.apiKey.update({ where: { hash: request.hash }, data });

@@ -186,6 +186,18 @@ export class UsageRecordedEvent {
   @IsOptional()
   @Matches(TRACEPARENT_PATTERN)
   traceparent?: string;
+
+  /**
+   * Answered from the response cache (docs/adr/0120): no provider call; `cost` is the cache
+   * price, `costAvoided` what the stored answer's generations charged.
+   */
+  @IsOptional()
+  @IsBoolean()
+  cacheHit?: boolean;
+
+  @IsOptional()
+  @Matches(DECIMAL_STRING)
+  costAvoided?: string;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
 import { MAX_KEY_CONCURRENT_REQUESTS, MAX_KEY_REQUESTS_PER_MINUTE } from '../principal.js';
 import { OptionalIntIn } from './validators.js';
+import { RESPONSE_CACHE_TTL_MAX_SECONDS } from '../messages/response-cache.messages.js';
 
 /** Largest spend limit or credit amount accepted in one request, in credits. */
 export const MAX_CREDIT_AMOUNT = 1_000_000_000;
@@ -76,6 +77,13 @@ class KeySpendSettingsDto {
   @ValidateNested()
   @Type(() => KeyRateLimitDto)
   rate_limit?: KeyRateLimitDto | null;
+
+  /**
+   * The key's requests are answered from the response cache unless they opt out, entries living
+   * this many seconds (docs/adr/0120); null: only requests that opt in. Not echoed in the key object.
+   */
+  @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
+  response_cache_ttl_seconds?: number | null;
 }
 
 export class CreateKeyDto extends KeySpendSettingsDto {

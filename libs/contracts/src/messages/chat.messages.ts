@@ -3,6 +3,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsSt
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
+import { ResponseCacheControls } from './response-cache.messages.js';
 
 /**
  * Gateway -> inference. `body` is the client's chat-completions body, already validated
@@ -50,6 +51,11 @@ export class ChatCreateRequest {
   @ValidateNested()
   @Type(() => IdempotencyRef)
   idempotency?: IdempotencyRef;
+  /** The caller's response-cache controls (headers and body `cache` field), when it gave any. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseCacheControls)
+  cache?: ResponseCacheControls;
 }
 
 export class ModelsListRequest {

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
+import { ResponseCacheControls } from './response-cache.messages.js';
 
 /**
  * Gateway -> inference on SUBJECTS.inference.embeddingsCreate. `body` is the client's
@@ -21,4 +22,9 @@ export class EmbeddingsCreateRequest {
   @ValidateNested()
   @Type(() => IdempotencyRef)
   idempotency?: IdempotencyRef;
+  /** The caller's response-cache controls, when it gave any (docs/adr/0120). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseCacheControls)
+  cache?: ResponseCacheControls;
 }

@@ -17,6 +17,8 @@ import { DECIMAL_STRING } from '../events/usage-recorded.event.js';
 import { LIMIT_RESETS, type ApiKeyView, type LimitReset } from '../http/api-key.view.js';
 import { KEY_NAME_MAX_LENGTH, UTC_DATE_TIME } from '../http/key-write.dto.js';
 import { KEY_HASH_PATTERN, KeyRateLimits, Principal } from '../principal.js';
+import { RESPONSE_CACHE_TTL_MAX_SECONDS } from './response-cache.messages.js';
+import { OptionalIntIn } from '../http/validators.js';
 
 /*
  * Gateway -> management: key writes and credits. Amounts travel as decimal strings; a
@@ -67,6 +69,10 @@ export class KeysCreateRequest {
   @ValidateNested()
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
+
+  /** The key's default response-cache TTL (docs/adr/0120); null clears it. */
+  @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
+  responseCacheTtlSeconds?: number | null;
 }
 
 /** Intern-signing -> management: delete the keys bound to an intern that is being deleted. */
@@ -119,6 +125,10 @@ export class KeysUpdateRequest {
   @ValidateNested()
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
+
+  /** The key's default response-cache TTL (docs/adr/0120); null clears it. */
+  @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
+  responseCacheTtlSeconds?: number | null;
 }
 
 export class KeysDeleteRequest {

@@ -59,6 +59,7 @@ const GATEWAY_ONLY_FIELDS = new Set([
   'image_config',
   'prompt_cache_options',
   'cache_control',
+  'cache',
   'stop_server_tools_when',
   'max_tool_calls',
   'reasoning',

@@ -1,0 +1,262 @@
+import OpenAI from 'openai';
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedWorkspace } from './seed-workspace.js';
+import { call, stack } from './e2e-helpers.js';
+
+/** The fixture's upstream model string: the simulator counts the calls it received for it alone. */
+const UPSTREAM = 'gpt-4o-mini;latency=300;reply-tokens=23';
+const MODEL = 'sim/gpt-4o-mini-cache-probe';
+const CACHE = { 'x-service-cache': 'true' };
+
+const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
+
+async function upstreamCalls(): Promise<number> {
+  const stats = (await (await fetch(`${stack.simulatorUrl}/sim/streams?key=${encodeURIComponent(UPSTREAM)}`)).json()) as {
+    received: number;
+  };
+  return stats.received;
+}
+
+/** A question no other run asked, so every test starts from a miss. */
+function question(): Array<{ role: 'user'; content: string }> {
+  return [{ role: 'user', content: `What does a response cache save? (${randomUUID()})` }];
+}
+
+async function ask(client: OpenAI, messages: ReturnType<typeof question>, headers: Record<string, string> = CACHE) {
+  const { data, response } = await client.chat.completions.create({ model: MODEL, messages, temperature: 0 }, { headers }).withResponse();
+  return { data: data as typeof data & { usage: { cost: number } }, status: response.headers.get('x-service-cache-status') };
+}
+
+async function streamed(
+  messages: ReturnType<typeof question>,
+): Promise<{ text: string; status: string | null; chunks: ChatCompletionChunk[] }> {
+  const response = await fetch(`${stack.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', ...CACHE },
+    body: JSON.stringify({ model: MODEL, messages, temperature: 0, stream: true, stream_options: { include_usage: true } }),
+  });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  const chunks = text
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: {'))
+    .map((frame) => JSON.parse(frame.slice(6)) as ChatCompletionChunk);
+  return { text, status: response.headers.get('x-service-cache-status'), chunks };
+}
+
+const generations = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
+
+/** A generation's row, once inference's consumer wrote it. */
+async function generationRow(id: string): Promise<{ cache_hit: boolean; cost: string; cost_avoided: string | null }> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { rows } = await generations.query<{ cache_hit: boolean; cost: string; cost_avoided: string | null }>(
+      'SELECT cache_hit, cost::float8::text AS cost, cost_avoided::text AS cost_avoided FROM generations WHERE id = $1',
+      [id],
+    );
+    if (rows[0]) return rows[0];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`generation ${id} was not recorded`);
+}
+
+beforeAll(async () => {
+  await database.connect();
+  await generations.connect();
+});
+afterAll(async () => {
+  await database.end();
+  await generations.end();
+});
+
+describe('the response cache (opt-in, docs/adr/0120)', () => {
+  it('answers the same request twice with one upstream call: the second a hit, same content, cost at the cache price (0)', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const first = await ask(openai, messages);
+    const second = await ask(openai, messages);
+    expect(first.status).toBe('MISS');
+    expect(second.status).toBe('HIT');
+    expect(second.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content);
+    expect(JSON.stringify(second.data.choices)).toBe(JSON.stringify(first.data.choices));
+    expect(second.data.usage.completion_tokens).toBe(first.data.usage.completion_tokens);
+    expect(first.data.usage.cost).toBeGreaterThan(0);
+    expect(second.data.usage.cost).toBe(0);
+    // A hit is a generation of its own.
+    expect(second.data.id).not.toBe(first.data.id);
+    expect(await upstreamCalls()).toBe(before + 1);
+    // The hit's generation record: marked, charged the cache price, with what the miss cost.
+    const row = await generationRow(second.data.id);
+    expect(row).toMatchObject({ cache_hit: true, cost: '0' });
+    expect(Number(row.cost_avoided)).toBeCloseTo(first.data.usage.cost, 10);
+    expect((await generationRow(first.data.id)).cache_hit).toBe(false);
+  });
+
+  it('does not cache without an opt-in', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const first = await ask(openai, messages, {});
+    const second = await ask(openai, messages, {});
+    expect(first.status).toBeNull();
+    expect(second.status).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 2);
+  });
+
+  it('opts in with the body field too (LiteLLM spelling), and a later no-cache refreshes the entry', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const body = { model: MODEL, messages, temperature: 0, cache: { ttl: 60 } } as never;
+    await openai.chat.completions.create(body);
+    const hit = await openai.chat.completions.create(body).withResponse();
+    expect(hit.response.headers.get('x-service-cache-status')).toBe('HIT');
+    const refreshed = await ask(openai, messages, { ...CACHE, 'cache-control': 'no-cache' });
+    expect(refreshed.status).toBe('REFRESH');
+    expect(refreshed.data.usage.cost).toBeGreaterThan(0);
+    const after = await ask(openai, messages);
+    expect(after.status).toBe('HIT');
+    expect(after.data.choices[0]!.message.content).toBe(refreshed.data.choices[0]!.message.content);
+    // no-store neither reads nor writes: upstream again, no status.
+    const bypassed = await ask(openai, messages, { ...CACHE, 'cache-control': 'no-store' });
+    expect(bypassed.status).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 3);
+  });
+
+  it('never answers another workspace from this one’s entries', async () => {
+    const messages = question();
+    const tenant = await seedWorkspace(database, '10');
+    const other = new OpenAI({ apiKey: tenant.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+    const before = await upstreamCalls();
+    expect((await ask(openai, messages)).status).toBe('MISS');
+    const elsewhere = await ask(other, messages);
+    expect(elsewhere.status).toBe('MISS');
+    expect(elsewhere.data.usage.cost).toBeGreaterThan(0);
+    expect(await upstreamCalls()).toBe(before + 2);
+  });
+
+  it('replays a cached stream as a valid SSE stream with the same content and usage chunk', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const first = await streamed(messages);
+    const second = await streamed(messages);
+    expect(second.status).toBe('HIT');
+    expect(second.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(second.text.startsWith('data: ')).toBe(true);
+    const content = (chunks: ChatCompletionChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(content(second.chunks)).toBe(content(first.chunks));
+    const usage = (chunks: ChatCompletionChunk[]) => chunks.at(-1)!.usage as (ChatCompletionChunk['usage'] & { cost: number }) | undefined;
+    expect(usage(second.chunks)?.completion_tokens).toBe(usage(first.chunks)?.completion_tokens);
+    expect(usage(first.chunks)?.cost).toBeGreaterThan(0);
+    expect(usage(second.chunks)?.cost).toBe(0);
+    // Every chunk of the replay names the hit's own generation.
+    expect(new Set(second.chunks.map((chunk) => chunk.id)).size).toBe(1);
+    expect(second.chunks[0]!.id).not.toBe(first.chunks[0]!.id);
+    // The openai client parses the replay as it parsed the original.
+    const replay = await openai.chat.completions.create(
+      { model: MODEL, messages, temperature: 0, stream: true, stream_options: { include_usage: true } },
+      { headers: CACHE },
+    );
+    let text = '';
+    for await (const chunk of replay) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe(content(first.chunks));
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('sends 50 identical concurrent requests upstream once (coalescing)', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => ask(openai, messages)));
+    const contents = new Set(answers.map((answer) => answer.data.choices[0]!.message.content));
+    expect(contents.size).toBe(1);
+    expect(answers.filter((answer) => answer.status === 'MISS')).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 'HIT')).toHaveLength(49);
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('caches by default for a key with response_cache_ttl_seconds, unless the request opts out', async () => {
+    const created = await call('/keys', { key: stack.managementKey, body: { name: 'cached by default', response_cache_ttl_seconds: 120 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const keyed = new OpenAI({ apiKey: (created.body as { key: string }).key, baseURL: stack.baseUrl, maxRetries: 0 });
+    const messages = question();
+    const before = await upstreamCalls();
+    expect((await ask(keyed, messages, {})).status).toBe('MISS');
+    expect((await ask(keyed, messages, {})).status).toBe('HIT');
+    expect((await ask(keyed, messages, { 'x-service-cache': 'false' })).status).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 2);
+    // A bad value is refused at the edge.
+    const refused = await call('/keys', { key: stack.managementKey, body: { name: 'bad ttl', response_cache_ttl_seconds: 0 } });
+    expect(refused.status).toBe(400);
+  });
+
+  it('caches the requests of a preset whose config opts in', async () => {
+    const slug = `cached-${randomUUID().slice(0, 8)}`;
+    const written = await call(`/presets/${slug}/chat/completions`, {
+      key: stack.managementKey,
+      body: { model: MODEL, temperature: 0, cache: { ttl: 120 }, messages: [{ role: 'user', content: 'preset' }] },
+    });
+    expect(written.status, JSON.stringify(written.body)).toBeLessThan(300);
+    const messages = question();
+    const before = await upstreamCalls();
+    const viaPreset = () => openai.chat.completions.create({ model: `@preset/${slug}`, messages }).withResponse();
+    expect((await viaPreset()).response.headers.get('x-service-cache-status')).toBe('MISS');
+    expect((await viaPreset()).response.headers.get('x-service-cache-status')).toBe('HIT');
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('refuses a malformed cache control with a 400 envelope', async () => {
+    const badHeader = await call('/chat/completions', {
+      body: { model: MODEL, messages: question() },
+      headers: { 'x-service-cache-ttl': 'soon' },
+    });
+    expect(badHeader.status).toBe(400);
+    const badBody = await call('/chat/completions', { body: { model: MODEL, messages: question(), cache: { ttl: 'soon' } } });
+    expect(badBody.status).toBe(400);
+  });
+
+  it('does not cache n > 1 sampled choices unless asked', async () => {
+    const messages = question();
+    const before = await upstreamCalls();
+    const request = { model: MODEL, messages, n: 2, temperature: 0.7 };
+    const first = await openai.chat.completions.create(request, { headers: CACHE }).withResponse();
+    const second = await openai.chat.completions.create(request, { headers: CACHE }).withResponse();
+    expect(first.response.headers.get('x-service-cache-status')).toBeNull();
+    expect(second.response.headers.get('x-service-cache-status')).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 2);
+  });
+
+  it('caches the Responses, Messages and embeddings front doors too', async () => {
+    const input = `Cache this answer (${randomUUID()})`;
+    const responses = async () => {
+      const { data, response } = await openai.responses.create({ model: MODEL, input, temperature: 0 }, { headers: CACHE }).withResponse();
+      return { text: data.output_text, status: response.headers.get('x-service-cache-status') };
+    };
+    const r1 = await responses();
+    const r2 = await responses();
+    expect([r1.status, r2.status]).toEqual(['MISS', 'HIT']);
+    expect(r2.text).toBe(r1.text);
+
+    const message = async () => {
+      const response = await fetch(`${stack.baseUrl}/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...CACHE },
+        body: JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: input }] }),
+      });
+      expect(response.status).toBe(200);
+      return { body: (await response.json()) as { content: unknown }, status: response.headers.get('x-service-cache-status') };
+    };
+    const m1 = await message();
+    const m2 = await message();
+    expect([m1.status, m2.status]).toEqual(['MISS', 'HIT']);
+    expect(m2.body.content).toEqual(m1.body.content);
+
+    const embed = () => openai.embeddings.create({ model: 'sim/text-embedding-3-small', input }, { headers: CACHE }).withResponse();
+    const e1 = await embed();
+    const e2 = await embed();
+    expect(e1.response.headers.get('x-service-cache-status')).toBe('MISS');
+    expect(e2.response.headers.get('x-service-cache-status')).toBe('HIT');
+    expect(e2.data.data[0]!.embedding).toEqual(e1.data.data[0]!.embedding);
+    expect((e2.data.usage as { cost?: number }).cost ?? 0).toBe(0);
+  });
+});

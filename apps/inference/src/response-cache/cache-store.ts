@@ -1,0 +1,184 @@
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import type { CacheEntry } from './cache-entry.js';
+import { cacheMetrics } from './cache-metrics.js';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+export interface CacheStoreOptions {
+  redisUrl: string;
+  keyPrefix: string;
+  /** Largest entry stored, compressed. */
+  maxEntryBytes: number;
+  /** Most bytes (compressed) one workspace's entries hold: the entries nearest to expiry go first. */
+  maxWorkspaceBytes: number;
+}
+
+/**
+ * Stores one entry and keeps its workspace under its byte bound, atomically: the workspace's
+ * index (a sorted set of entry keys by expiry, a hash of their sizes and the total) drops what
+ * expired, then the entries nearest to expiry until the new one fits.
+ * KEYS: entry, index zset, sizes hash. ARGV: payload, size, ttl ms, now ms, max bytes.
+ */
+const PUT_SCRIPT = `
+local entry, zset, sizes = KEYS[1], KEYS[2], KEYS[3]
+local size, ttl, now, max = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local function forget(member)
+  local old = redis.call('HGET', sizes, member)
+  if old then
+    redis.call('HDEL', sizes, member)
+    redis.call('HINCRBY', sizes, '#total', -tonumber(old))
+  end
+  redis.call('ZREM', zset, member)
+end
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', zset, '-inf', now)) do forget(member) end
+forget(entry)
+local total = tonumber(redis.call('HGET', sizes, '#total') or '0')
+local evicted = 0
+while total + size > max do
+  local oldest = redis.call('ZRANGE', zset, 0, 0)
+  if #oldest == 0 then break end
+  forget(oldest[1])
+  redis.call('DEL', oldest[1])
+  evicted = evicted + 1
+  total = tonumber(redis.call('HGET', sizes, '#total') or '0')
+end
+redis.call('SET', entry, ARGV[1], 'PX', ttl)
+redis.call('ZADD', zset, now + ttl, entry)
+redis.call('HSET', sizes, entry, size)
+redis.call('HINCRBY', sizes, '#total', size)
+local horizon = redis.call('ZRANGE', zset, -1, -1, 'WITHSCORES')
+local keep = math.max(ttl, tonumber(horizon[2]) - now)
+redis.call('PEXPIRE', zset, keep)
+redis.call('PEXPIRE', sizes, keep)
+return evicted
+`;
+
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The response cache in Redis (docs/adr/0120): entries gzip-compressed, bounded per entry and
+ * per workspace, keys under the workspace (`rc:<workspace>:<key>`), so no lookup can reach
+ * another workspace's answers. Redis unreachable: every lookup is a miss and nothing is stored
+ * (the request is answered upstream, never refused); one log line per 10 s.
+ */
+export class ResponseCacheStore {
+  private readonly logger = new Logger('ResponseCache');
+  readonly redis: Redis;
+  private lastOutageLog = 0;
+  private connecting: Promise<void> | undefined;
+
+  constructor(private readonly options: CacheStoreOptions) {
+    this.redis = new Redis(options.redisUrl, {
+      keyPrefix: options.keyPrefix,
+      connectionName: 'gw-response-cache',
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1_000,
+      connectTimeout: 2_000,
+      lazyConnect: true,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+    });
+    this.redis.on('error', () => undefined);
+    this.redis.defineCommand('rcPut', { numberOfKeys: 3, lua: PUT_SCRIPT });
+  }
+
+  entryKey(workspaceId: string, key: string): string {
+    return `rc:${workspaceId}:${key}`;
+  }
+
+  async get(workspaceId: string, key: string): Promise<CacheEntry | undefined> {
+    try {
+      await this.connected();
+      const stored = await this.redis.getBuffer(this.entryKey(workspaceId, key));
+      if (!stored) return undefined;
+      cacheMetrics.bytesRead.inc(stored.length);
+      return JSON.parse((await gunzipAsync(stored)).toString('utf8')) as CacheEntry;
+    } catch (error) {
+      this.unavailable(error);
+      return undefined;
+    }
+  }
+
+  /** False when not stored: too large, or Redis unavailable. */
+  async put(workspaceId: string, key: string, entry: CacheEntry, ttlSeconds: number): Promise<boolean> {
+    const payload = await gzipAsync(JSON.stringify(entry));
+    if (payload.length > this.options.maxEntryBytes) {
+      cacheMetrics.skipped.inc({ reason: 'too_large' });
+      return false;
+    }
+    try {
+      await this.connected();
+      const entryKey = this.entryKey(workspaceId, key);
+      // The index holds entries by their full (prefixed) names, so the script can delete them.
+      const evicted = (await (this.redis as unknown as RcPut).rcPut(
+        entryKey,
+        `rc-index:${workspaceId}`,
+        `rc-sizes:${workspaceId}`,
+        payload,
+        payload.length,
+        ttlSeconds * 1000,
+        Date.now(),
+        this.options.maxWorkspaceBytes,
+      )) as number;
+      cacheMetrics.bytesWritten.inc(payload.length);
+      if (evicted > 0) cacheMetrics.evicted.inc(evicted);
+      return true;
+    } catch (error) {
+      this.unavailable(error);
+      return false;
+    }
+  }
+
+  /** Takes the right to go upstream for `key` across replicas (coalescing); false when another holds it. */
+  async lead(workspaceId: string, key: string, token: string, holdMs: number): Promise<boolean> {
+    try {
+      await this.connected();
+      return (await this.redis.set(`rc-lock:${workspaceId}:${key}`, token, 'PX', holdMs, 'NX')) === 'OK';
+    } catch (error) {
+      this.unavailable(error);
+      return true;
+    }
+  }
+
+  async isLed(workspaceId: string, key: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(`rc-lock:${workspaceId}:${key}`)) === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async unlead(workspaceId: string, key: string, token: string): Promise<void> {
+    try {
+      const lock = `rc-lock:${workspaceId}:${key}`;
+      if ((await this.redis.get(lock)) === token) await this.redis.del(lock);
+    } catch {
+      // the lock lapses at its expiry
+    }
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+
+  /** Connects on first use (a replica whose callers never opt in never connects), once for all callers. */
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'wait') this.connecting ??= this.redis.connect().catch(() => undefined);
+    if (this.connecting) await this.connecting;
+  }
+
+  private unavailable(error: unknown): void {
+    cacheMetrics.unavailable.inc();
+    if (Date.now() - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
+    this.lastOutageLog = Date.now();
+    this.logger.warn(`Response cache unavailable, answering upstream: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+interface RcPut {
+  rcPut(...args: Array<string | number | Buffer>): Promise<unknown>;
+}
