@@ -11,6 +11,7 @@ import { BatchesController } from './batches/batches.controller.js';
 import { FilesController } from './files/files.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
+import { AnalyticsController } from './analytics/analytics.controller.js';
 import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
@@ -62,6 +63,7 @@ export class AppModule {
         PresetsController,
         CreditsController,
         GenerationsController,
+        AnalyticsController,
         EmbeddingsController,
         InternsController,
         DaemonSignController,

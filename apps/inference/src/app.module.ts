@@ -22,6 +22,8 @@ import { EmbeddingsService } from './embeddings/embeddings.service.js';
 import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
+import { AnalyticsController } from './analytics/analytics.controller.js';
+import { AnalyticsService } from './analytics/analytics.service.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
 import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
@@ -80,6 +82,7 @@ export class AppModule {
         ResponsesController,
         ModelsController,
         GenerationsController,
+        AnalyticsController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -125,6 +128,7 @@ export class AppModule {
         GenerationsConsumer,
         GenerationReader,
         GenerationLister,
+        AnalyticsService,
         ChatStreamService,
         StreamCancellations,
       ],

@@ -64,6 +64,10 @@ export const SUBJECTS = {
     generationsGet: 'inference.generations.get',
     /** `GET /v1/generations`: a page of the caller's workspace's generations, newest first (`GenerationListView`). */
     generationsList: 'inference.generations.list',
+    /** `POST /v1/analytics/query`: sums of the caller's workspace's generations, from the hourly rollups (`AnalyticsResultView`). */
+    analyticsQuery: 'inference.analytics.query',
+    /** `GET /v1/activity`: per UTC date, model and endpoint, from the hourly rollups (`ActivityItemView[]`). */
+    analyticsActivity: 'inference.analytics.activity',
     /**
      * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047,
      * messages/native-batches.messages.ts). Submit answers `{native: false}` when no endpoint can.

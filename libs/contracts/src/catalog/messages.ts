@@ -35,7 +35,8 @@ import {
 } from '../messages/identity.messages.js';
 import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
-import { GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
+import { ActivityRequest, AnalyticsQueryRequest, GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
+import type { ActivityItemView, AnalyticsResultView } from '../http/analytics.view.js';
 import {
   DaemonSignRequest,
   InternExistsRequest,
@@ -175,6 +176,8 @@ export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsVi
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
 export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
+export const AnalyticsQuery = rpcMessage<AnalyticsQueryRequest, AnalyticsResultView>(I.analyticsQuery, AnalyticsQueryRequest);
+export const AnalyticsActivity = rpcMessage<ActivityRequest, ActivityItemView[]>(I.analyticsActivity, ActivityRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,

@@ -14,6 +14,7 @@ import type {
   GenerateContentView,
 } from './gemini.view.js';
 import type { GenerationListView, GenerationView } from './generation.view.js';
+import type { ActivityItemView, AnalyticsMetaView, AnalyticsResultView } from './analytics.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -48,6 +49,9 @@ export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
 export type GenerationAnswer = DataEnvelope<GenerationView>;
 export type GenerationListAnswer = GenerationListView;
+export type AnalyticsQueryAnswer = DataEnvelope<AnalyticsResultView>;
+export type AnalyticsMetaAnswer = DataEnvelope<AnalyticsMetaView>;
+export type ActivityAnswer = DataEnvelope<ActivityItemView[]>;
 export type PresetAnswer = DataEnvelope<PresetView>;
 export type PresetPageAnswer = PageView<PresetView>;
 export type PresetVersionAnswer = DataEnvelope<PresetVersionView>;

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ActivityQueryDto, AnalyticsQueryDto } from '../http/analytics.view.js';
 import { ListGenerationsQueryDto } from '../http/generation.view.js';
 import { Principal } from '../principal.js';
 
@@ -27,4 +28,30 @@ export class GenerationsListRequest {
   @ValidateNested()
   @Type(() => ListGenerationsQueryDto)
   query!: ListGenerationsQueryDto;
+}
+
+/** Gateway -> inference: an analytics query over the principal's workspace's rollups (the body as validated at the edge). */
+export class AnalyticsQueryRequest {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => AnalyticsQueryDto)
+  query!: AnalyticsQueryDto;
+}
+
+/** Gateway -> inference: the principal's workspace's activity by date, model and endpoint. */
+export class ActivityRequest {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => ActivityQueryDto)
+  query!: ActivityQueryDto;
 }
