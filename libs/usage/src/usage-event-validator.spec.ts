@@ -63,6 +63,11 @@ const FULL = {
   endpointsTried: ['a/b', 'simulator-openai/gpt-4o-mini'],
   usageDetails: { web_search_requests: 1, cache_write_tokens: 5 },
   streamed: true,
+  finishReason: 'stop',
+  nativeFinishReason: 'end_turn',
+  upstreamId: 'msg_01',
+  generationTimeMs: 12,
+  cancelled: false,
   requestId: 'req-1',
   traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
 };

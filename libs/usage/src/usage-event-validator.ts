@@ -111,6 +111,11 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     reservationId: optional({ type: 'string', format: 'cv-uuid' }),
     streamed: { type: ['boolean', 'null'] },
     requestId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
+    finishReason: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    nativeFinishReason: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    upstreamId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
+    generationTimeMs: optionalInteger(0),
+    cancelled: { type: ['boolean', 'null'] },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },
 };

@@ -21,6 +21,11 @@ const row: GenerationRow = {
   session_id: null,
   request_id: 'req-1',
   streamed: false,
+  finish_reason: 'tool_calls',
+  native_finish_reason: 'tool_use',
+  upstream_id: 'msg_01',
+  generation_time_ms: 80,
+  cancelled: false,
   endpoints_tried: ['simulator-down/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'],
   usage_details: { completion_image_tokens: 3 },
   created_at: new Date('2026-11-28T10:00:00.000Z'),
@@ -44,6 +49,11 @@ describe('toGenerationView', () => {
       provider_name: 'simulator-openai',
       request_id: 'req-1',
       streamed: false,
+      finish_reason: 'tool_calls',
+      native_finish_reason: 'tool_use',
+      upstream_id: 'msg_01',
+      generation_time: 80,
+      cancelled: false,
     });
     expect(view.provider_responses).toEqual([
       { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: null },

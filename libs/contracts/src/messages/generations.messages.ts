@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { ActivityQueryDto, AnalyticsQueryDto } from '../http/analytics.view.js';
-import { ListGenerationsQueryDto } from '../http/generation.view.js';
+import { GENERATION_EXPORT_PAGE, ListGenerationsQueryDto } from '../http/generation.view.js';
 import { Principal } from '../principal.js';
 
 /** Gateway -> inference: one generation of the principal's workspace, by id. */
@@ -28,6 +28,13 @@ export class GenerationsListRequest {
   @ValidateNested()
   @Type(() => ListGenerationsQueryDto)
   query!: ListGenerationsQueryDto;
+
+  /** An export's page size, beyond the public limit (its rows go straight into the stream). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(GENERATION_EXPORT_PAGE)
+  pageSize?: number;
 }
 
 /** Gateway -> inference: an analytics query over the principal's workspace's rollups (the body as validated at the edge). */
