@@ -116,6 +116,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     upstreamId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
     generationTimeMs: optionalInteger(0),
     cancelled: { type: ['boolean', 'null'] },
+    serviceTier: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
     traceparent: { type: ['string', 'null'], pattern: TRACEPARENT_PATTERN.source },
   },
 };

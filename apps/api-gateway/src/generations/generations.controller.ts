@@ -1,4 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiProduces, ApiResponse } from '@nestjs/swagger';
 import {
   type DataEnvelope,
   type GenerationListView,
@@ -7,6 +8,7 @@ import {
   GenerationQueryDto,
   GenerationsGet,
   GenerationsList,
+  ExportGenerationsQueryDto,
   ListGenerationsQueryDto,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
@@ -14,6 +16,8 @@ import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { StrictQuery } from '../input/dto-pipes.js';
 import { Answers, Doc, Fails } from '../openapi/api-docs.js';
+import type { FastifyReply } from 'fastify';
+import { streamGenerationsExport } from './generations-export.js';
 
 /**
  * GET /v1/generation?id= (`@openrouter/sdk` `generations.getGeneration`), answered by inference
@@ -48,10 +52,27 @@ export class GenerationsController {
   }
 
   @Get('generations')
-  @Doc("The key's workspace's generations, newest first, by key, model, provider and time range (cursor pages)")
+  @Doc("The key's workspace's generations, newest first, by key, user, model, provider, status, finish reason, API type, cost and time (cursor pages)")
   @Answers(200, 'GenerationListAnswer', 'A page of generations and the cursor of the next')
   @Fails({ 400: 'A bad filter or a cursor that is not a next_cursor' })
   list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListGenerationsQueryDto): Promise<GenerationListView> {
     return this.rpc.send(GenerationsList, { principal, query: { ...query } });
+  }
+
+  @Get('generations/export')
+  @Doc("The key's workspace's generations the filters select, newest first, streamed as CSV (a header line) or JSONL (one generation a line)")
+  @ApiProduces('text/csv', 'application/jsonl')
+  @ApiResponse({
+    status: 200,
+    description: 'Every generation the filters select',
+    content: { 'text/csv': { schema: { type: 'string' } }, 'application/jsonl': { schema: { type: 'string' } } },
+  })
+  @Fails({ 400: 'A bad filter, or a format other than csv and jsonl' })
+  export(
+    @CurrentPrincipal() principal: Principal,
+    @Query(StrictQuery) query: ExportGenerationsQueryDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return streamGenerationsExport(this.rpc, principal, { ...query }, reply);
   }
 }

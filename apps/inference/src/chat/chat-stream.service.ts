@@ -92,6 +92,7 @@ export class ChatStreamService {
         sessionId,
         toolCost: charged.toolCost,
         streamed: true,
+        finish: tally.finish(status === 'failed' && signal.aborted),
       });
       return { usage: charged.usage, charge };
     };

@@ -1,3 +1,4 @@
+import { finishOfCompletion } from '../usage/generation-finish.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -101,6 +102,7 @@ export class ChatService {
       status: 'succeeded',
       sessionId: prepared.sessionId,
       toolCost,
+      finish: finishOfCompletion(completion),
     });
     return { id, completion, attempt, tracker, usage, charge };
   }
@@ -135,6 +137,7 @@ export class ChatService {
           status: 'succeeded',
           sessionId: prepared.sessionId,
           toolCost: cost,
+          finish: finishOfCompletion(step.completion),
         });
         return { charge, extra: { id, usage: plugin.usage } };
       },

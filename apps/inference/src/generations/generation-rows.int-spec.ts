@@ -19,13 +19,13 @@ function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
       ${event.cachedTokens}, ${event.reasoningTokens}, ${event.tokensEstimated}, ${event.cost}::numeric, ${event.upstreamCost}::numeric,
       ${event.isByok}, ${event.latencyMs}, ${event.sessionId ?? null}, ${event.batchId ?? null}, ${event.attempts ?? 1},
       ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)}, ${event.requestId ?? null}, ${event.streamed ?? null},
-      ${event.finishReason ?? null}, ${event.nativeFinishReason ?? null}, ${event.upstreamId ?? null}, ${event.generationTimeMs ?? null}::int, ${event.cancelled ?? null})`,
+      ${event.finishReason ?? null}, ${event.nativeFinishReason ?? null}, ${event.upstreamId ?? null}, ${event.generationTimeMs ?? null}::int, ${event.cancelled ?? null}, ${event.serviceTier ?? null})`,
   );
   return Prisma.sql`
     INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
       session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
-      native_finish_reason, upstream_id, generation_time_ms, cancelled)
+      native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier)
     VALUES ${Prisma.join(rows)}
     ON CONFLICT (id) DO NOTHING`;
 }
@@ -84,6 +84,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
       upstreamId: 'chatcmpl-upstream-1',
       generationTimeMs: 1234,
       cancelled: true,
+      serviceTier: 'priority',
       attempts: 3,
       endpointsTried: ['simulator-openai/gpt-4o-mini', 'simulator-anthropic/claude', 'simulator-openai/gpt-4o'],
     },
@@ -111,7 +112,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
       `SELECT id, (workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
          cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
          attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
-         upstream_id, generation_time_ms, cancelled)::text AS row
+         upstream_id, generation_time_ms, cancelled, service_tier)::text AS row
        FROM generations WHERE id = ANY($1::text[])`,
       [ids],
     );
@@ -144,7 +145,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const many = insertGenerations(Array.from({ length: 1_500 }, () => base({})));
     expect(many.text).toBe(one.text);
     expect(many.name).toBe(one.name);
-    expect(many.values).toHaveLength(30);
+    expect(many.values).toHaveLength(31);
   });
 
   it('fails on a value PostgreSQL refuses as the Prisma INSERT did (NUL in a text: 22021)', async () => {

@@ -25,7 +25,7 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 30 column arrays, a row per event in order', () => {
+  it('is one named statement of 31 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
       event({
@@ -40,11 +40,12 @@ describe('insertGenerations', () => {
         upstreamId: 'msg_1',
         generationTimeMs: 40,
         cancelled: true,
+        serviceTier: 'flex',
       }),
     ]);
     expect(query.name).toBe('inference_insert_generations_and_rollups');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(30);
+    expect(query.values).toHaveLength(31);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -53,7 +54,7 @@ describe('insertGenerations', () => {
     expect(query.values![19]).toEqual([1, 2]); // attempts, 1 when absent
     expect(query.values![23]).toEqual([null, 'r']); // request id
     expect(query.values![24]).toEqual([null, false]); // streamed, null when the event does not say
-    expect(query.values!.slice(25)).toEqual([[null, 'length'], [null, 'max_tokens'], [null, 'msg_1'], [null, 40], [null, true]]);
+    expect(query.values!.slice(25)).toEqual([[null, 'length'], [null, 'max_tokens'], [null, 'msg_1'], [null, 40], [null, true], [null, 'flex']]);
   });
 
   it('sends the endpoints as array literals, usage details as JSON, the time as UTC', () => {

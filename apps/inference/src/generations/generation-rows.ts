@@ -20,19 +20,19 @@ const INSERT_GENERATIONS = `
     INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
       session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
-      native_finish_reason, upstream_id, generation_time_ms, cancelled)
+      native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier)
     SELECT r.id, r.workspace_id, r.key_hash, r.user_id, r.model, r.provider, r.upstream_model, r.status, r.prompt_tokens,
       r.completion_tokens, r.cached_tokens, r.reasoning_tokens, r.tokens_estimated, r.cost, r.upstream_cost, r.is_byok,
       r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at, r.request_id, r.streamed,
-      r.finish_reason, r.native_finish_reason, r.upstream_id, r.generation_time_ms, r.cancelled
+      r.finish_reason, r.native_finish_reason, r.upstream_id, r.generation_time_ms, r.cancelled, r.service_tier
     FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::"GenerationStatus"[],
       $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::numeric[], $15::numeric[], $16::bool[], $17::int[],
       $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[], $24::text[], $25::bool[],
-      $26::text[], $27::text[], $28::text[], $29::int[], $30::bool[])
+      $26::text[], $27::text[], $28::text[], $29::int[], $30::bool[], $31::text[])
       AS r(id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
         cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
         attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
-        upstream_id, generation_time_ms, cancelled)
+        upstream_id, generation_time_ms, cancelled, service_tier)
     ON CONFLICT DO NOTHING
     RETURNING workspace_id, key_hash, user_id, model, provider, upstream_model, status, streamed, is_byok, prompt_tokens,
       completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at
@@ -62,9 +62,9 @@ const INSERT_GENERATIONS = `
     byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
     latency_ms = total.latency_ms + excluded.latency_ms`;
 
-/** The statement and its 30 array parameters for these events (any number of them). */
+/** The statement and its 31 array parameters for these events (any number of them). */
 export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryConfig {
-  const columns: unknown[][] = Array.from({ length: 30 }, () => new Array<unknown>(events.length));
+  const columns: unknown[][] = Array.from({ length: 31 }, () => new Array<unknown>(events.length));
   for (let row = 0; row < events.length; row++) {
     const event = events[row]!;
     columns[0]![row] = event.generationId;
@@ -97,6 +97,7 @@ export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryC
     columns[27]![row] = event.upstreamId ?? null;
     columns[28]![row] = event.generationTimeMs ?? null;
     columns[29]![row] = event.cancelled ?? null;
+    columns[30]![row] = event.serviceTier ?? null;
   }
   return { name: 'inference_insert_generations_and_rollups', text: INSERT_GENERATIONS, values: columns };
 }

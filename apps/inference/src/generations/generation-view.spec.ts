@@ -26,6 +26,7 @@ const row: GenerationRow = {
   upstream_id: 'msg_01',
   generation_time_ms: 80,
   cancelled: false,
+  service_tier: 'default',
   endpoints_tried: ['simulator-down/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'],
   usage_details: { completion_image_tokens: 3 },
   created_at: new Date('2026-11-28T10:00:00.000Z'),
@@ -54,6 +55,7 @@ describe('toGenerationView', () => {
       upstream_id: 'msg_01',
       generation_time: 80,
       cancelled: false,
+      service_tier: 'default',
     });
     expect(view.provider_responses).toEqual([
       { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: null },

@@ -25,6 +25,7 @@ export interface GenerationRow {
   upstream_id: string | null;
   generation_time_ms: number | null;
   cancelled: boolean | null;
+  service_tier: string | null;
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
@@ -71,7 +72,7 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     upstream_id: row.upstream_id,
     preset_id: null,
     router: null,
-    service_tier: null,
+    service_tier: row.service_tier,
     api_type: apiType,
     session_id: row.session_id,
     request_id: row.request_id,

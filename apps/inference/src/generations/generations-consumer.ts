@@ -35,7 +35,7 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');
-        // One statement of 30 array parameters, however many rows (no bind-parameter limit to split for).
+        // One statement of 31 array parameters, however many rows (no bind-parameter limit to split for).
         if (events.length > 0) await prisma.pool.query(insertGenerations(events));
       },
       logger,

@@ -1,3 +1,5 @@
+import { anthropicFinishReason } from '../providers/anthropic/anthropic-response.js';
+import { finishOfCompletion, type GenerationFinish } from '../usage/generation-finish.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, MessageView } from '@gw/contracts';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
@@ -18,6 +20,7 @@ interface MessageResult {
   draft: MessageDraft;
   usage: NormalizedUsage;
   warnings: string[];
+  finish: GenerationFinish;
 }
 
 /**
@@ -59,11 +62,13 @@ export class MessagesService {
       if (endpoint.provider.format === 'anthropic') {
         const body = nativeBodyFor(forms, current, prepared, false);
         const native = await this.anthropic.completeNative(endpoint, body, context, nativeBetas(forms.request, forms.betas));
-        return { draft: draftFromNative(native.message), usage: native.usage, warnings: nativeWarnings(forms) };
+        const stop = native.message.stop_reason ?? null;
+        const finish = { finishReason: anthropicFinishReason(stop), nativeFinishReason: stop, upstreamId: typeof native.message.id === 'string' ? native.message.id : null };
+        return { draft: draftFromNative(native.message), usage: native.usage, warnings: nativeWarnings(forms), finish };
       }
       const warnings = translationWarnings(forms, current);
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);
-      return { draft: draftFromCompletion(completion), usage: completion.usage, warnings };
+      return { draft: draftFromCompletion(completion), usage: completion.usage, warnings, finish: finishOfCompletion(completion) };
     });
     const id = newGenerationId();
     const charge = await this.accounting.settle({
@@ -74,6 +79,7 @@ export class MessagesService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      finish: result.finish,
     });
     const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined;
     const { draft } = result;

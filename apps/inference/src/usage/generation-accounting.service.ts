@@ -14,6 +14,7 @@ import { recordGeneration } from './generation-metrics.js';
 import { recordGenerationOnSpan } from './generation-span.js';
 import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import type { GenerationFinish } from './generation-finish.js';
 
 export interface SettleInput {
   generationId: string;
@@ -27,6 +28,8 @@ export interface SettleInput {
   batchId?: string;
   /** The client asked for a stream; absent: it did not. */
   streamed?: boolean;
+  /** How the answer ended (finish reasons, the provider's id), when the caller knows. */
+  finish?: GenerationFinish;
   /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
 }
@@ -77,6 +80,9 @@ export class GenerationAccounting {
       sessionId: input.sessionId,
       batchId: input.batchId,
       streamed: input.streamed ?? false,
+      finish: input.finish,
+      // The answering provider call's own time (the whole stream's, for a stream).
+      generationTimeMs: answering ? Math.max(0, Math.round(performance.now() - answering.startedAt)) : undefined,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
       reservationId: this.holds.settle(input.principal, charge.charged),
     });

@@ -190,6 +190,12 @@ export class UsageRecordedEvent {
   @Min(0)
   generationTimeMs?: number;
 
+  /** The service tier the provider answered with. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  serviceTier?: string;
+
   /** True when the client went away before the end (a cut stream). */
   @IsOptional()
   @IsBoolean()
