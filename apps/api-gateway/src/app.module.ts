@@ -12,6 +12,7 @@ import { FilesController } from './files/files.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { AnalyticsController } from './analytics/analytics.controller.js';
+import { ContentLoggingController } from './generations/content-logging.controller.js';
 import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
@@ -64,6 +65,7 @@ export class AppModule {
         CreditsController,
         GenerationsController,
         AnalyticsController,
+        ContentLoggingController,
         EmbeddingsController,
         InternsController,
         DaemonSignController,

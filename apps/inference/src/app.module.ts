@@ -23,6 +23,8 @@ import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
 import { AnalyticsController } from './analytics/analytics.controller.js';
+import { ContentController } from './content/content.controller.js';
+import { ContentLog } from './content/content-log.service.js';
 import { AnalyticsService } from './analytics/analytics.service.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
 import { GenerationLister } from './generations/generation-list.service.js';
@@ -83,6 +85,7 @@ export class AppModule {
         ModelsController,
         GenerationsController,
         AnalyticsController,
+        ContentController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -129,6 +132,7 @@ export class AppModule {
         GenerationReader,
         GenerationLister,
         AnalyticsService,
+        ContentLog,
         ChatStreamService,
         StreamCancellations,
       ],

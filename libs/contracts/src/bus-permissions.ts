@@ -97,7 +97,15 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     principal: true,
   })),
   // The workspace's own generation records and their rollups, read back (ADRs 0108, 0117).
-  ...[i.generationsGet, i.generationsList, i.analyticsQuery, i.analyticsActivity].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  ...[
+    i.generationsGet,
+    i.generationsList,
+    i.analyticsQuery,
+    i.analyticsActivity,
+    i.generationsContent,
+    i.contentLoggingGet,
+    i.contentLoggingSet,
+  ].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
   // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
   ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
     subject,

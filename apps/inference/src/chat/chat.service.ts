@@ -1,4 +1,5 @@
 import { finishOfCompletion } from '../usage/generation-finish.js';
+import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -103,6 +104,7 @@ export class ChatService {
       sessionId: prepared.sessionId,
       toolCost,
       finish: finishOfCompletion(completion),
+      content: () => chatContent(prepared.body.messages, completion),
     });
     return { id, completion, attempt, tracker, usage, charge };
   }

@@ -12,7 +12,20 @@ export class StreamTally {
   private providerUsage: NormalizedUsage | undefined;
   private generatedCharacters = 0;
   private readonly ending: GenerationFinish = {};
+  /** The first choice's text and reasoning, kept only for a workspace that logs content, up to this many characters. */
+  private textLimit = 0;
+  private text = '';
+  private reasoning = '';
   chunks = 0;
+
+  keepText(limitCharacters: number): void {
+    this.textLimit = limitCharacters;
+  }
+
+  /** What was kept of the first choice (null when nothing was kept). */
+  output(): { completion: string | null; reasoning: string | null } {
+    return { completion: this.textLimit > 0 ? this.text : null, reasoning: this.reasoning || null };
+  }
 
   add(event: StreamEvent): void {
     if (event.type === 'usage') {
@@ -24,6 +37,10 @@ export class StreamTally {
     for (const { delta, index, finish_reason, native_finish_reason } of event.choices) {
       if (index === 0 && finish_reason) this.ending.finishReason = finish_reason;
       if (index === 0 && native_finish_reason) this.ending.nativeFinishReason = native_finish_reason;
+      if (index === 0 && this.textLimit > 0) {
+        if (typeof delta.content === 'string' && this.text.length < this.textLimit) this.text += delta.content;
+        if (typeof delta.reasoning === 'string' && this.reasoning.length < this.textLimit) this.reasoning += delta.reasoning;
+      }
       this.generatedCharacters += lengthOf(delta.content) + lengthOf(delta.reasoning) + lengthOf(delta.refusal);
       if (Array.isArray(delta.tool_calls)) {
         for (const call of delta.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } } | null>) {

@@ -1,4 +1,5 @@
 import { finishOfCompletion } from '../usage/generation-finish.js';
+import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesOutputItemView, ResponsesResponseView, ResponsesUsageView } from '@gw/contracts';
 import { newGenerationId } from '../chat/generation-ids.js';
@@ -118,6 +119,7 @@ export class ResponsesService {
           sessionId: prepared.sessionId,
           toolCost: charged.toolCost,
           finish: finishOfCompletion(completion),
+          content: () => chatContent(body.messages, completion),
         });
         return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
       });

@@ -15,6 +15,8 @@ import { recordGenerationOnSpan } from './generation-span.js';
 import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import type { GenerationFinish } from './generation-finish.js';
+import { ContentLog } from '../content/content-log.service.js';
+import type { GenerationContentDraft } from '../content/generation-content.js';
 
 export interface SettleInput {
   generationId: string;
@@ -30,6 +32,8 @@ export interface SettleInput {
   streamed?: boolean;
   /** How the answer ended (finish reasons, the provider's id), when the caller knows. */
   finish?: GenerationFinish;
+  /** The prompt and completion, built only when the workspace logs content. */
+  content?: () => GenerationContentDraft;
   /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
 }
@@ -49,6 +53,7 @@ export class GenerationAccounting {
     private readonly router: ProviderRouter,
     private readonly usage: GenerationUsagePublisher,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
@@ -86,6 +91,8 @@ export class GenerationAccounting {
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
       reservationId: this.holds.settle(input.principal, charge.charged),
     });
+    // Stored before the answer leaves, so it can be read back at once; never fails the answer.
+    if (input.content) await this.contentLog.capture(input.principal, input.generationId, input.content);
     return charge;
   }
 

@@ -35,7 +35,15 @@ import {
 } from '../messages/identity.messages.js';
 import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
-import { ActivityRequest, AnalyticsQueryRequest, GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
+import {
+  ActivityRequest,
+  AnalyticsQueryRequest,
+  ContentLoggingGetRequest,
+  ContentLoggingSetRequest,
+  GenerationsGetRequest,
+  GenerationsListRequest,
+} from '../messages/generations.messages.js';
+import type { ContentLoggingView, GenerationContentView } from '../http/content-logging.view.js';
 import type { ActivityItemView, AnalyticsResultView } from '../http/analytics.view.js';
 import {
   DaemonSignRequest,
@@ -178,6 +186,9 @@ export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(
 export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
 export const AnalyticsQuery = rpcMessage<AnalyticsQueryRequest, AnalyticsResultView>(I.analyticsQuery, AnalyticsQueryRequest);
 export const AnalyticsActivity = rpcMessage<ActivityRequest, ActivityItemView[]>(I.analyticsActivity, ActivityRequest);
+export const GenerationsContent = rpcMessage<GenerationsGetRequest, GenerationContentView>(I.generationsContent, GenerationsGetRequest);
+export const ContentLoggingGet = rpcMessage<ContentLoggingGetRequest, ContentLoggingView>(I.contentLoggingGet, ContentLoggingGetRequest);
+export const ContentLoggingSet = rpcMessage<ContentLoggingSetRequest, ContentLoggingView>(I.contentLoggingSet, ContentLoggingSetRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,

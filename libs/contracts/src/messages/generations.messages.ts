@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { ActivityQueryDto, AnalyticsQueryDto } from '../http/analytics.view.js';
+import { SetContentLoggingDto } from '../http/content-logging.view.js';
 import { GENERATION_EXPORT_PAGE, ListGenerationsQueryDto } from '../http/generation.view.js';
 import { Principal } from '../principal.js';
 
@@ -61,4 +62,25 @@ export class ActivityRequest {
   @ValidateNested()
   @Type(() => ActivityQueryDto)
   query!: ActivityQueryDto;
+}
+
+/** Gateway -> inference: the principal's workspace's content logging setting. */
+export class ContentLoggingGetRequest {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+}
+
+/** Gateway -> inference: turn the principal's workspace's content logging on or off. */
+export class ContentLoggingSetRequest {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => SetContentLoggingDto)
+  change!: SetContentLoggingDto;
 }
