@@ -27,6 +27,7 @@ import { ContentController } from './content/content.controller.js';
 import { ContentLog } from './content/content-log.service.js';
 import { AnalyticsService } from './analytics/analytics.service.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { GenerationPartitions } from './generations/generation-partitions.service.js';
 import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
 import { GenerationsController } from './generations/generations.controller.js';
@@ -129,6 +130,7 @@ export class AppModule {
         GenerationAccounting,
         SpendHolds,
         GenerationsConsumer,
+        GenerationPartitions,
         GenerationReader,
         GenerationLister,
         AnalyticsService,

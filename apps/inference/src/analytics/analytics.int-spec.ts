@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { InferenceEnv } from '../env.js';
+import { GenerationPartitions } from '../generations/generation-partitions.service.js';
 import { insertGenerations } from '../generations/generation-rows.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { AnalyticsService } from './analytics.service.js';
@@ -53,9 +54,11 @@ describe('generation rollups and the analytics read', () => {
     };
   };
 
-  beforeAll(() => {
-    prisma = new PrismaService(validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+  beforeAll(async () => {
+    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    prisma = new PrismaService(env);
     analytics = new AnalyticsService(prisma);
+    await new GenerationPartitions(prisma, env).ensure([hourAgo, new Date(now).toISOString()]);
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { GenerationPartitions } from './generation-partitions.service.js';
 import { insertGenerations } from './generation-rows.js';
 
 /**
@@ -27,7 +28,7 @@ function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
       session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
       native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier)
     VALUES ${Prisma.join(rows)}
-    ON CONFLICT (id) DO NOTHING`;
+    ON CONFLICT DO NOTHING`;
 }
 
 /**
@@ -40,8 +41,11 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'inference');
   let prisma: PrismaService;
 
-  beforeAll(() => {
-    prisma = new PrismaService(validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+  beforeAll(async () => {
+    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    prisma = new PrismaService(env);
+    // The days these rows fall on have their partitions, as the consumer makes sure before it writes.
+    await new GenerationPartitions(prisma, env).ensure(['2026-11-27T10:11:12.345Z', '2026-11-27T12:00:00.5+02:00', '2026-01-01T00:00:00Z', new Date().toISOString()]);
   });
 
   afterAll(async () => {
