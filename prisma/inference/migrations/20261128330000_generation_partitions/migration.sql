@@ -12,6 +12,8 @@ CREATE TABLE "generations" (LIKE "generations_unpartitioned" INCLUDING DEFAULTS 
   PARTITION BY RANGE ("created_at");
 ALTER TABLE "generations" ADD CONSTRAINT "generations_pkey" PRIMARY KEY ("id", "created_at");
 CREATE INDEX "generations_workspace_id_created_at_idx" ON "generations" ("workspace_id", "created_at");
+-- The list by key (the most asked filter): without it a rare key's page reads every row between matches.
+CREATE INDEX "generations_workspace_id_key_hash_created_at_idx" ON "generations" ("workspace_id", "key_hash", "created_at");
 
 -- The partition of one UTC day, created when missing (writers call it for every day of a batch;
 -- the advisory lock keeps two replicas from creating the same one at once).
