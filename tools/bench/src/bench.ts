@@ -344,7 +344,9 @@ async function main(): Promise<number> {
 
     let generations: GenerationsScenarioResult | undefined;
     if (options.generationRows > 0) {
-      step(`generations scenario: ${options.generationRows.toLocaleString('en')} rows seeded, then the list and analytics one request at a time`);
+      step(
+        `generations scenario: ${options.generationRows.toLocaleString('en')} rows seeded, then the list and analytics one request at a time`,
+      );
       generations = await generationsScenario(stack, options.generationRows, controller.signal);
     }
 

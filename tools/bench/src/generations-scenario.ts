@@ -191,7 +191,11 @@ async function shape(request: () => Promise<{ ms: number }>): Promise<ShapeFigur
 }
 
 /** Pages followed by their cursors (`pages` deep), each page one sample; repeated to SAMPLES pages. */
-async function cursorWalk(get: (path: string) => Promise<{ ms: number; body: unknown }>, first: string, pages: number): Promise<ShapeFigures> {
+async function cursorWalk(
+  get: (path: string) => Promise<{ ms: number; body: unknown }>,
+  first: string,
+  pages: number,
+): Promise<ShapeFigures> {
   const times: number[] = [];
   while (times.length < SAMPLES) {
     let path = first;

@@ -56,7 +56,10 @@ export class AnalyticsController {
   @Doc('Requests, tokens and spend per UTC date, model and endpoint: the last 30 completed days, or one date (today included)')
   @Answers(200, 'ActivityAnswer', 'Activity rows, newest date first')
   @Fails({ 400: 'A date outside the last 30 days, a bad key hash or user id', 404: 'workspace_id names another workspace' })
-  async activity(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ActivityQueryDto): Promise<DataEnvelope<ActivityItemView[]>> {
+  async activity(
+    @CurrentPrincipal() principal: Principal,
+    @Query(StrictQuery) query: ActivityQueryDto,
+  ): Promise<DataEnvelope<ActivityItemView[]>> {
     return { data: await this.rpc.send(AnalyticsActivity, { principal, query: { ...query } }) };
   }
 
@@ -71,8 +74,14 @@ export class AnalyticsController {
   @HttpCode(200)
   @Doc('Sums of the workspace’s generations by time bucket and dimension, with filters (hourly rollups)')
   @Answers(200, 'AnalyticsQueryAnswer', 'Rows of the requested dimensions and metrics')
-  @Fails({ 400: 'An unknown metric, dimension, operator or granularity, or a bad time range', 404: 'A workspace filter names another workspace' })
-  async query(@CurrentPrincipal() principal: Principal, @Body(StrictBody) body: AnalyticsQueryDto): Promise<DataEnvelope<AnalyticsResultView>> {
+  @Fails({
+    400: 'An unknown metric, dimension, operator or granularity, or a bad time range',
+    404: 'A workspace filter names another workspace',
+  })
+  async query(
+    @CurrentPrincipal() principal: Principal,
+    @Body(StrictBody) body: AnalyticsQueryDto,
+  ): Promise<DataEnvelope<AnalyticsResultView>> {
     if (body.classifier_dimensions !== undefined || body.classifier_filters !== undefined) {
       throw GatewayError.badRequest('classifier_dimensions and classifier_filters are not offered: this gateway runs no classifiers');
     }

@@ -34,7 +34,8 @@ const units = (cost: number) => {
   const [whole, fraction = ''] = cost.toFixed(SCALE).split('.');
   return BigInt(whole!) * 10n ** BigInt(SCALE) + BigInt(fraction.padEnd(SCALE, '0'));
 };
-const asNumber = (total: bigint) => Number(`${total / 10n ** BigInt(SCALE)}.${(total % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0')}`);
+const asNumber = (total: bigint) =>
+  Number(`${total / 10n ** BigInt(SCALE)}.${(total % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0')}`);
 type Priced = { cost: number };
 const messages = [{ role: 'user' as const, content: 'Count me once' }];
 
@@ -45,7 +46,12 @@ async function chat(baseUrl: string, kind: number): Promise<number> {
     case 0:
       return ((await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages })).usage as unknown as Priced).cost;
     case 1: {
-      const stream = await openai.chat.completions.create({ model: 'sim/claude-sonnet', messages, stream: true, stream_options: { include_usage: true } });
+      const stream = await openai.chat.completions.create({
+        model: 'sim/claude-sonnet',
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let cost: number | undefined;
       for await (const chunk of stream) if (chunk.usage) cost = (chunk.usage as unknown as Priced).cost;
       return cost!;
@@ -78,7 +84,7 @@ describe('activity and analytics with two replicas of every service', () => {
       return ((await response.json()) as { data: { data: Array<{ request_count: number; usage: number }> } }).data.data[0]!;
     };
     let totals = await query();
-    for (const deadline = Date.now() + 20_000; totals.request_count < costs.length && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; totals.request_count < costs.length && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       totals = await query();
     }

@@ -17,7 +17,8 @@ function units(cost: number): bigint {
   return BigInt(whole!) * 10n ** BigInt(SCALE) + BigInt(fraction.padEnd(SCALE, '0'));
 }
 const sum = (costs: number[]) => costs.reduce((total, cost) => total + units(cost), 0n);
-const asNumber = (total: bigint) => Number(`${total / 10n ** BigInt(SCALE)}.${(total % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0')}`);
+const asNumber = (total: bigint) =>
+  Number(`${total / 10n ** BigInt(SCALE)}.${(total % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0')}`);
 
 function otherWorkspaceKey(): string {
   const created = execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other'], {
@@ -47,7 +48,12 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
 
     const plain = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
     const plainUsage = plain.usage as OpenAI.CompletionUsage & Priced;
-    answered.push({ model: 'sim/gpt-4o-mini', cost: plainUsage.cost, prompt: plainUsage.prompt_tokens, completion: plainUsage.completion_tokens });
+    answered.push({
+      model: 'sim/gpt-4o-mini',
+      cost: plainUsage.cost,
+      prompt: plainUsage.prompt_tokens,
+      completion: plainUsage.completion_tokens,
+    });
 
     const stream = await openai.chat.completions.create({
       model: 'sim/claude-sonnet',
@@ -57,15 +63,30 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
     });
     let streamed: (OpenAI.CompletionUsage & Priced) | undefined;
     for await (const chunk of stream) if (chunk.usage) streamed = chunk.usage as OpenAI.CompletionUsage & Priced;
-    answered.push({ model: 'sim/claude-sonnet', cost: streamed!.cost, prompt: streamed!.prompt_tokens, completion: streamed!.completion_tokens });
+    answered.push({
+      model: 'sim/claude-sonnet',
+      cost: streamed!.cost,
+      prompt: streamed!.prompt_tokens,
+      completion: streamed!.completion_tokens,
+    });
 
     const response = await openai.responses.create({ model: 'sim/gpt-5-mini', input: 'Hello!' });
     const responseUsage = response.usage as OpenAI.Responses.ResponseUsage & Priced;
-    answered.push({ model: 'sim/gpt-5-mini', cost: responseUsage.cost, prompt: responseUsage.input_tokens, completion: responseUsage.output_tokens });
+    answered.push({
+      model: 'sim/gpt-5-mini',
+      cost: responseUsage.cost,
+      prompt: responseUsage.input_tokens,
+      completion: responseUsage.output_tokens,
+    });
 
     const message = await anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 256, messages });
     const messageUsage = message.usage as Anthropic.Usage & Priced;
-    answered.push({ model: 'sim/claude-sonnet', cost: messageUsage.cost, prompt: messageUsage.input_tokens, completion: messageUsage.output_tokens });
+    answered.push({
+      model: 'sim/claude-sonnet',
+      cost: messageUsage.cost,
+      prompt: messageUsage.input_tokens,
+      completion: messageUsage.output_tokens,
+    });
 
     // Every generation row (and so its rollup) written: the list of the key has all four.
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
@@ -82,7 +103,10 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
   const ofKey = () => [{ field: 'api_key_id', operator: 'eq', value: key.hash }];
 
   it('analytics.queryAnalytics: totals of the key equal the answers exactly', async () => {
-    const result = await query({ metrics: ['request_count', 'usage', 'prompt_tokens', 'completion_tokens', 'error_count'], filters: ofKey() });
+    const result = await query({
+      metrics: ['request_count', 'usage', 'prompt_tokens', 'completion_tokens', 'error_count'],
+      filters: ofKey(),
+    });
     expect(result.data).toEqual([
       {
         request_count: answered.length,
@@ -94,7 +118,11 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
     ]);
     // The SDK sends the same query and parses the answer (its typed rows carry no fields: `{}`).
     const viaSdk = await sdk.analytics.queryAnalytics({
-      requestBody: { metrics: ['usage'], filters: ofKey().map((filter) => ({ ...filter })), timeRange: { start: new Date(Date.now() - 86_400_000), end: new Date(Date.now() + 3_600_000) } },
+      requestBody: {
+        metrics: ['usage'],
+        filters: ofKey().map((filter) => ({ ...filter })),
+        timeRange: { start: new Date(Date.now() - 86_400_000), end: new Date(Date.now() + 3_600_000) },
+      },
     });
     expect(viaSdk.data.metadata.rowCount).toBe(1);
     expect(viaSdk.data.warnings?.[0]).toMatch(/whole UTC hours/);
@@ -130,7 +158,9 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
 
   it('analytics.getAnalyticsMeta lists what a query may name', async () => {
     const meta = await sdk.analytics.getAnalyticsMeta();
-    expect(meta.data.metrics.map((metric) => metric.name)).toEqual(expect.arrayContaining(['request_count', 'usage', 'byok_usage_inference']));
+    expect(meta.data.metrics.map((metric) => metric.name)).toEqual(
+      expect.arrayContaining(['request_count', 'usage', 'byok_usage_inference']),
+    );
     expect(meta.data.dimensions.map((dimension) => dimension.name)).toEqual(expect.arrayContaining(['model', 'provider', 'api_key_id']));
     expect(meta.data.granularities.map((granularity) => granularity.name)).toEqual(['hour', 'day', 'week', 'month']);
   });
@@ -194,7 +224,8 @@ describe('generations list filters and export', () => {
   };
 
   it('filters by API type, finish reason, status and cost', async () => {
-    for (let attempt = 0; (await listed('')).length < 4 && attempt < 50; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; (await listed('')).length < 4 && attempt < 50; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await listed('api_type=embeddings')).map((generation) => generation.api_type)).toEqual(['embeddings']);
     expect((await listed('api_type=completions')).map((generation) => generation.id).sort()).toEqual([...ids].sort());
     const stopped = await listed('finish_reason=stop');
@@ -218,7 +249,10 @@ describe('generations list filters and export', () => {
     });
     expect(jsonl.status).toBe(200);
     expect(jsonl.headers.get('content-type')).toMatch(/^application\/jsonl/);
-    const lines = (await jsonl.text()).trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; total_cost: number });
+    const lines = (await jsonl.text())
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; total_cost: number });
     expect(lines.map((line) => line.id)).toEqual(list.map((generation) => generation.id));
     expect(lines.map((line) => line.total_cost)).toEqual(list.map((generation) => generation.total_cost));
 
@@ -228,7 +262,9 @@ describe('generations list filters and export', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = (await csv.text()).trimEnd().split('\r\n');
     expect(rows[0]!.split(',').slice(0, 3)).toEqual(['id', 'created_at', 'model']);
-    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(list.filter((generation) => generation.api_type === 'completions').map((generation) => generation.id));
+    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(
+      list.filter((generation) => generation.api_type === 'completions').map((generation) => generation.id),
+    );
 
     const stranger = await fetch(`${stack.baseUrl}/generations/export?format=jsonl&key_hash=${key.hash}`, {
       headers: { authorization: `Bearer ${otherWorkspaceKey()}` },

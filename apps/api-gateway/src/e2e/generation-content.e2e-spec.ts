@@ -9,10 +9,14 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /** A management key of a new workspace of its own (management's CLI): its setting touches no other test. */
 function newWorkspaceKey(): string {
-  const created = execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'content'], {
-    env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },
-    encoding: 'utf8',
-  });
+  const created = execFileSync(
+    process.execPath,
+    ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'content'],
+    {
+      env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },
+      encoding: 'utf8',
+    },
+  );
   return (JSON.parse(created) as { secret: string }).secret;
 }
 
@@ -41,7 +45,10 @@ describe('generation content logging', () => {
     const setting = await call('/content-logging', { key });
     expect(setting.status).toBe(200);
     expect((setting.body as { data: { enabled: boolean; available: boolean } }).data).toMatchObject({ enabled: false, available: true });
-    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'not kept' }] });
+    const completion = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'not kept' }],
+    });
     const content = await call(`/generation/content?id=${completion.id}`, { key });
     expect(content.status).toBe(404);
     expect(envelopeOf(content).metadata).toMatchObject({ reason: 'content_not_stored' });
@@ -62,7 +69,11 @@ describe('generation content logging', () => {
     expect(data.output.completion).toBe(answered.replaceAll(SECRET, '[REDACTED:openai_key]'));
     expect(data.error).toBeNull();
 
-    const stream = await openai.chat.completions.create({ model: 'sim/claude-sonnet', messages: [{ role: 'user', content: 'stream it' }], stream: true });
+    const stream = await openai.chat.completions.create({
+      model: 'sim/claude-sonnet',
+      messages: [{ role: 'user', content: 'stream it' }],
+      stream: true,
+    });
     let id = '';
     let text = '';
     for await (const chunk of stream) {
@@ -71,7 +82,11 @@ describe('generation content logging', () => {
     }
     expect((await sdk.generations.listGenerationContent({ id })).data.output.completion).toBe(text);
 
-    const message = await anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'via messages' }] });
+    const message = await anthropic.messages.create({
+      model: 'sim/claude-sonnet',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'via messages' }],
+    });
     const stored = await sdk.generations.listGenerationContent({ id: message.id });
     expect(stored.data.output.completion).toBe(message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
 
@@ -95,15 +110,20 @@ describe('generation content logging', () => {
 
     const standard = await call('/content-logging', { method: 'PUT', body: { enabled: true } });
     expect(standard.status).toBe(403);
-    await expect(new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl }).generations.getGeneration({ id: completion.id })).rejects.toBeInstanceOf(
-      NotFoundResponseError,
-    );
+    await expect(
+      new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl }).generations.getGeneration({ id: completion.id }),
+    ).rejects.toBeInstanceOf(NotFoundResponseError);
     expect((await call('/content-logging', { key, method: 'PUT', body: { enabled: true, retention_days: 100_000 } })).status).toBe(400);
 
     expect((await call('/content-logging', { key, method: 'PUT', body: { enabled: false } })).status).toBe(200);
-    const after = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'not kept again' }] });
+    const after = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'not kept again' }],
+    });
     await expect(sdk.generations.listGenerationContent({ id: after.id })).rejects.toBeInstanceOf(NotFoundResponseError);
     // What was stored before stays readable until it expires.
-    expect((await sdk.generations.listGenerationContent({ id: completion.id })).data.output.completion).toBe(completion.choices[0]!.message.content);
+    expect((await sdk.generations.listGenerationContent({ id: completion.id })).data.output.completion).toBe(
+      completion.choices[0]!.message.content,
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
-import { type ContentLoggingView, type DataEnvelope, type Principal, ContentLoggingGet, ContentLoggingSet, SetContentLoggingDto } from '@gw/contracts';
+import {
+  type ContentLoggingView,
+  type DataEnvelope,
+  type Principal,
+  ContentLoggingGet,
+  ContentLoggingSet,
+  SetContentLoggingDto,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -36,7 +43,10 @@ export class ContentLoggingController {
   @Doc('Turn content logging on or off for the workspace (new generations only), and set how many days contents are kept')
   @Answers(200, 'ContentLoggingAnswer', 'The setting as saved')
   @Fails({ 400: 'retention_days above the deployment maximum', 409: 'The deployment has no key to seal contents with (CONTENT_KEKS)' })
-  async set(@CurrentPrincipal() principal: Principal, @Body(StrictBody) change: SetContentLoggingDto): Promise<DataEnvelope<ContentLoggingView>> {
+  async set(
+    @CurrentPrincipal() principal: Principal,
+    @Body(StrictBody) change: SetContentLoggingDto,
+  ): Promise<DataEnvelope<ContentLoggingView>> {
     return { data: await this.rpc.send(ContentLoggingSet, { principal, change }) };
   }
 }

@@ -45,7 +45,9 @@ export class GenerationsController {
   @Get('generation/content')
   @Doc('The stored prompt and completion of a generation, for a workspace that logs content (PUT /v1/content-logging)')
   @Answers(200, 'GenerationContentAnswer', 'The prompt and completion as stored (secrets of known shapes redacted, long texts cut)')
-  @Fails({ 404: 'reason `not_found` (no such generation visible to the key) or `content_not_stored` (content logging was off, or it expired)' })
+  @Fails({
+    404: 'reason `not_found` (no such generation visible to the key) or `content_not_stored` (content logging was off, or it expired)',
+  })
   async content(
     @CurrentPrincipal() principal: Principal,
     @Query(StrictQuery) query: GenerationQueryDto,
@@ -54,7 +56,9 @@ export class GenerationsController {
   }
 
   @Get('generations')
-  @Doc("The key's workspace's generations, newest first, by key, user, model, provider, status, finish reason, API type, cost and time (cursor pages)")
+  @Doc(
+    "The key's workspace's generations, newest first, by key, user, model, provider, status, finish reason, API type, cost and time (cursor pages)",
+  )
   @Answers(200, 'GenerationListAnswer', 'A page of generations and the cursor of the next')
   @Fails({ 400: 'A bad filter or a cursor that is not a next_cursor' })
   list(@CurrentPrincipal() principal: Principal, @Query(StrictQuery) query: ListGenerationsQueryDto): Promise<GenerationListView> {
@@ -62,7 +66,9 @@ export class GenerationsController {
   }
 
   @Get('generations/export')
-  @Doc("The key's workspace's generations the filters select, newest first, streamed as CSV (a header line) or JSONL (one generation a line)")
+  @Doc(
+    "The key's workspace's generations the filters select, newest first, streamed as CSV (a header line) or JSONL (one generation a line)",
+  )
   @ApiProduces('text/csv', 'application/jsonl')
   @ApiResponse({
     status: 200,

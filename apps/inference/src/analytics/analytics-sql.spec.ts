@@ -5,7 +5,8 @@ import { planAnalyticsQuery } from './analytics-sql.js';
 
 const WORKSPACE = '11111111-1111-4111-8111-111111111111';
 const NOW = Date.parse('2026-11-28T12:34:56Z');
-const plan = (query: Partial<AnalyticsQueryDto>) => planAnalyticsQuery(WORKSPACE, { metrics: ['usage'], ...query } as AnalyticsQueryDto, NOW);
+const plan = (query: Partial<AnalyticsQueryDto>) =>
+  planAnalyticsQuery(WORKSPACE, { metrics: ['usage'], ...query } as AnalyticsQueryDto, NOW);
 const refusal = (query: Partial<AnalyticsQueryDto>) => {
   try {
     plan(query);
@@ -34,7 +35,9 @@ describe('planAnalyticsQuery', () => {
     const planned = plan({ granularity: 'day', dimensions: ['model', 'api_key_id'], metrics: ['usage', 'request_count'] });
     expect(planned.statement.text).toContain(`date_trunc('day', hour, 'UTC') AS "date"`);
     expect(planned.statement.text).toContain('GROUP BY 1, 2, 3');
-    expect(planned.statement.text).toMatch(/ORDER BY "date" ASC, "__requests" DESC, "date" ASC, "model" ASC NULLS FIRST, "api_key_id" ASC NULLS FIRST LIMIT 1001/);
+    expect(planned.statement.text).toMatch(
+      /ORDER BY "date" ASC, "__requests" DESC, "date" ASC, "model" ASC NULLS FIRST, "api_key_id" ASC NULLS FIRST LIMIT 1001/,
+    );
   });
 
   it('turns filters into parameters, never into SQL text', () => {

@@ -120,7 +120,9 @@ function filterSql(filter: AnalyticsFilterDto, values: unknown[], workspaceId: s
   }
   const items = (Array.isArray(filter.value) ? filter.value : [filter.value]).map(String);
   if (filter.field === 'workspace' && filter.operator !== 'neq' && filter.operator !== 'not_in' && items.some((id) => id !== workspaceId)) {
-    throw new GatewayError(404, 'No workspace with that id is visible to this API key', { metadata: { reason: 'not_found', retryable: false } });
+    throw new GatewayError(404, 'No workspace with that id is visible to this API key', {
+      metadata: { reason: 'not_found', retryable: false },
+    });
   }
   const unset = filter.include_unset === true && array ? ` OR ${expression} IS NULL` : '';
   values.push(array ? items : items[0]);
@@ -149,7 +151,9 @@ function orderBy(query: AnalyticsQueryDto, metrics: AnalyticsMetric[], dimension
       (metrics as string[]).includes(field) ||
       (dimensions as string[]).includes(field);
     if (!allowed) {
-      throw GatewayError.badRequest('order_by.field must be a requested metric, request_count, a requested dimension or date (with a granularity)');
+      throw GatewayError.badRequest(
+        'order_by.field must be a requested metric, request_count, a requested dimension or date (with a granularity)',
+      );
     }
     const column = field === 'request_count' && !(metrics as string[]).includes(field) ? '__requests' : field;
     const numeric = column === '__requests' || (metrics as string[]).includes(column);

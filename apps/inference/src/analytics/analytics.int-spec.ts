@@ -84,7 +84,9 @@ describe('generation rollups and the analytics read', () => {
     const exact = events.reduce((sum, item) => sum + BigInt(item.cost.replace('0.', '')), 0n);
     expect(row.usage).toBe(`${exact / 10n ** 12n}.${(exact % 10n ** 12n).toString().padStart(12, '0')}`);
 
-    const total = await analytics.query(principal, { metrics: ['request_count', 'usage', 'byok_usage_inference', 'prompt_tokens', 'error_count'] });
+    const total = await analytics.query(principal, {
+      metrics: ['request_count', 'usage', 'byok_usage_inference', 'prompt_tokens', 'error_count'],
+    });
     expect(total.data).toEqual([
       {
         request_count: 120,
@@ -103,7 +105,14 @@ describe('generation rollups and the analytics read', () => {
       granularity: 'hour',
       filters: [{ field: 'provider', operator: 'in', value: ['simulator-openai', 'simulator-anthropic'] }],
     });
-    const { rows } = await prisma.pool.query<{ date: Date; key: string; model: string; requests: string; usage: string; completion: string }>(
+    const { rows } = await prisma.pool.query<{
+      date: Date;
+      key: string;
+      model: string;
+      requests: string;
+      usage: string;
+      completion: string;
+    }>(
       `SELECT date_trunc('hour', created_at, 'UTC') AS date, key_hash AS key, model, count(*)::text AS requests, sum(cost)::text AS usage,
         sum(completion_tokens)::text AS completion
        FROM generations WHERE workspace_id = $1 GROUP BY 1, 2, 3`,
@@ -140,8 +149,14 @@ describe('generation rollups and the analytics read', () => {
        WHERE workspace_id = $1 AND key_hash = $2 AND created_at >= $3::date AND created_at < $3::date + 1 GROUP BY model`,
       [workspaceId, keys[0], today],
     );
-    expect(items.map((item) => ({ model: item.model, requests: item.requests, usage: item.usage, reasoning: item.reasoning_tokens })).sort((a, b) => a.model.localeCompare(b.model))).toEqual(
-      rows.map((row) => ({ model: row.model, requests: Number(row.requests), usage: Number(row.usage), reasoning: Number(row.reasoning) })).sort((a, b) => a.model.localeCompare(b.model)),
+    expect(
+      items
+        .map((item) => ({ model: item.model, requests: item.requests, usage: item.usage, reasoning: item.reasoning_tokens }))
+        .sort((a, b) => a.model.localeCompare(b.model)),
+    ).toEqual(
+      rows
+        .map((row) => ({ model: row.model, requests: Number(row.requests), usage: Number(row.usage), reasoning: Number(row.reasoning) }))
+        .sort((a, b) => a.model.localeCompare(b.model)),
     );
     expect(items.every((item) => item.date === today && item.endpoint_id === `${item.provider_name}/${item.model.slice(4)}`)).toBe(true);
     expect(await analytics.activity(principal, { date: today, user_id: randomUUID() })).toEqual([]);

@@ -97,7 +97,9 @@ export class ChatStreamService {
         toolCost: charged.toolCost,
         streamed: true,
         finish: tally.finish(status === 'failed' && signal.aborted),
-        ...(logsContent ? { content: () => ({ input: { messages: Array.isArray(body.messages) ? body.messages : [] }, output: tally.output() }) } : {}),
+        ...(logsContent
+          ? { content: () => ({ input: { messages: Array.isArray(body.messages) ? body.messages : [] }, output: tally.output() }) }
+          : {}),
       });
       return { usage: charged.usage, charge };
     };

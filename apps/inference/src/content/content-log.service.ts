@@ -40,7 +40,10 @@ export class ContentLog implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.sweeper = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`Content sweep failed: ${error.message}`)), SWEEP_EVERY_MS);
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((error: Error) => this.logger.warn(`Content sweep failed: ${error.message}`)),
+      SWEEP_EVERY_MS,
+    );
     this.sweeper.unref();
   }
 
@@ -161,7 +164,10 @@ export class ContentLog implements OnApplicationBootstrap, OnModuleDestroy {
     });
     const setting = {
       enabled: rows[0]?.enabled ?? false,
-      retentionDays: Math.min(rows[0]?.retention_days ?? this.env.GENERATION_CONTENT_RETENTION_DAYS, this.env.GENERATION_CONTENT_RETENTION_DAYS),
+      retentionDays: Math.min(
+        rows[0]?.retention_days ?? this.env.GENERATION_CONTENT_RETENTION_DAYS,
+        this.env.GENERATION_CONTENT_RETENTION_DAYS,
+      ),
       readAt: Date.now(),
     };
     this.settings.set(workspaceId, setting);

@@ -16,7 +16,16 @@ describe('redactSecrets', () => {
     ].join('\n');
     const { text: out, redactions } = redactSecrets(text);
     expect(redactions).toBe(8);
-    for (const kind of ['gateway_key', 'openai_key', 'anthropic_key', 'aws_access_key', 'github_token', 'google_api_key', 'jwt', 'private_key']) {
+    for (const kind of [
+      'gateway_key',
+      'openai_key',
+      'anthropic_key',
+      'aws_access_key',
+      'github_token',
+      'google_api_key',
+      'jwt',
+      'private_key',
+    ]) {
       expect(out).toContain(`[REDACTED:${kind}]`);
     }
     expect(out).not.toMatch(/aaaa|BBBB|cccc|AKIA|dddd|eeee|MIIE/);
@@ -30,7 +39,15 @@ describe('redactSecrets', () => {
 
 describe('prepareContent', () => {
   const draft = chatContent([{ role: 'user', content: `my key is sk-or-v1-${'f'.repeat(64)}` }], {
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there', reasoning: 'thinking' }, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Hello there', reasoning: 'thinking' },
+        finish_reason: 'stop',
+        native_finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
   } as never);
 
   it('keeps the messages and the first choice, redacted, under the size', () => {
@@ -45,7 +62,15 @@ describe('prepareContent', () => {
 
   it('cuts long texts to fit the cap, and says so', () => {
     const long = chatContent([{ role: 'user', content: 'x'.repeat(50_000) }], {
-      choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(50_000) }, finish_reason: 'length', native_finish_reason: null, logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'y'.repeat(50_000) },
+          finish_reason: 'length',
+          native_finish_reason: null,
+          logprobs: null,
+        },
+      ],
     } as never);
     const prepared = prepareContent(long, 4_096);
     expect(prepared.truncated).toBe(true);

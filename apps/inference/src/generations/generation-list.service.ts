@@ -48,7 +48,12 @@ export class GenerationLister {
     if (principal.keyKind === 'intern' && query.key_hash !== undefined && query.key_hash !== principal.keyHash)
       return { data: [], next_cursor: null };
     const embeddingModels =
-      query.api_type === undefined ? null : this.catalog.all().filter((model) => servesEmbeddings(model)).map((model) => model.config.id);
+      query.api_type === undefined
+        ? null
+        : this.catalog
+            .all()
+            .filter((model) => servesEmbeddings(model))
+            .map((model) => model.config.id);
     const { rows } = await this.prisma.pool.query<GenerationRow>({
       name: 'inference_list_generations_v2',
       text: LIST_GENERATIONS,

@@ -62,7 +62,10 @@ describe('generation partitions', () => {
     const recent = new Date(now - 2 * DAY_MS).toISOString();
     const events = [event(old), event(old), event(recent)];
     // Two writers asking for the same days at once (two replicas) create each partition once.
-    await Promise.all([maintainer.ensure(events.map((item) => item.createdAt)), new GenerationPartitions(prisma, env).ensure([old, recent])]);
+    await Promise.all([
+      maintainer.ensure(events.map((item) => item.createdAt)),
+      new GenerationPartitions(prisma, env).ensure([old, recent]),
+    ]);
     await prisma.pool.query(insertGenerations(events));
     const oldName = `generations_${old.slice(0, 10).replaceAll('-', '')}`;
     expect(await partitions()).toContain(oldName);
@@ -75,9 +78,10 @@ describe('generation partitions', () => {
     const rows = await prisma.pool.query('SELECT id FROM generations WHERE workspace_id = $1', [workspaceId]);
     expect(rows.rows.map((row: { id: string }) => row.id)).toEqual([events[2]!.generationId]);
     // The rollups still count all three (kept longer than the rows).
-    const rollups = await prisma.pool.query<{ requests: string }>('SELECT sum(requests)::text AS requests FROM generation_rollups WHERE workspace_id = $1', [
-      workspaceId,
-    ]);
+    const rollups = await prisma.pool.query<{ requests: string }>(
+      'SELECT sum(requests)::text AS requests FROM generation_rollups WHERE workspace_id = $1',
+      [workspaceId],
+    );
     expect(rollups.rows[0]!.requests).toBe('3');
 
     // A second maintainer while the first holds the round skips it.

@@ -62,7 +62,11 @@ export class GenerationPartitions implements OnApplicationBootstrap, OnModuleDes
       if (day && !this.known.has(day)) days.add(day);
     }
     for (const day of days) {
-      await this.prisma.pool.query({ name: 'inference_generation_partition_for', text: 'SELECT generation_partition_for($1::date)', values: [day] });
+      await this.prisma.pool.query({
+        name: 'inference_generation_partition_for',
+        text: 'SELECT generation_partition_for($1::date)',
+        values: [day],
+      });
       this.known.add(day);
     }
   }

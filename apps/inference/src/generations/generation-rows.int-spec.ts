@@ -45,7 +45,12 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
     prisma = new PrismaService(env);
     // The days these rows fall on have their partitions, as the consumer makes sure before it writes.
-    await new GenerationPartitions(prisma, env).ensure(['2026-11-27T10:11:12.345Z', '2026-11-27T12:00:00.5+02:00', '2026-01-01T00:00:00Z', new Date().toISOString()]);
+    await new GenerationPartitions(prisma, env).ensure([
+      '2026-11-27T10:11:12.345Z',
+      '2026-11-27T12:00:00.5+02:00',
+      '2026-01-01T00:00:00Z',
+      new Date().toISOString(),
+    ]);
   });
 
   afterAll(async () => {

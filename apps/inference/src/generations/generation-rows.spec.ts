@@ -54,7 +54,14 @@ describe('insertGenerations', () => {
     expect(query.values![19]).toEqual([1, 2]); // attempts, 1 when absent
     expect(query.values![23]).toEqual([null, 'r']); // request id
     expect(query.values![24]).toEqual([null, false]); // streamed, null when the event does not say
-    expect(query.values!.slice(25)).toEqual([[null, 'length'], [null, 'max_tokens'], [null, 'msg_1'], [null, 40], [null, true], [null, 'flex']]);
+    expect(query.values!.slice(25)).toEqual([
+      [null, 'length'],
+      [null, 'max_tokens'],
+      [null, 'msg_1'],
+      [null, 40],
+      [null, true],
+      [null, 'flex'],
+    ]);
   });
 
   it('sends the endpoints as array literals, usage details as JSON, the time as UTC', () => {

@@ -139,7 +139,11 @@ export class MessagesStreamService {
           held = event;
         } else if (event.type === 'message_stop') {
           const stop = (held?.delta as { stop_reason?: string | null } | undefined)?.stop_reason ?? null;
-          const charge = await this.settle(run, usage(), 'succeeded', { ...ending, finishReason: anthropicFinishReason(stop), nativeFinishReason: stop });
+          const charge = await this.settle(run, usage(), 'succeeded', {
+            ...ending,
+            finishReason: anthropicFinishReason(stop),
+            nativeFinishReason: stop,
+          });
           const delta = held ?? { type: 'message_delta', delta: { stop_reason: null, stop_sequence: null }, usage: {} };
           run.emit({
             ...delta,

@@ -65,8 +65,18 @@ export class MessagesService {
         const body = nativeBodyFor(forms, current, prepared, false);
         const native = await this.anthropic.completeNative(endpoint, body, context, nativeBetas(forms.request, forms.betas));
         const stop = native.message.stop_reason ?? null;
-        const finish = { finishReason: anthropicFinishReason(stop), nativeFinishReason: stop, upstreamId: typeof native.message.id === 'string' ? native.message.id : null };
-        return { draft: draftFromNative(native.message), usage: native.usage, warnings: nativeWarnings(forms), finish, output: nativeOutput(native.message.content) };
+        const finish = {
+          finishReason: anthropicFinishReason(stop),
+          nativeFinishReason: stop,
+          upstreamId: typeof native.message.id === 'string' ? native.message.id : null,
+        };
+        return {
+          draft: draftFromNative(native.message),
+          usage: native.usage,
+          warnings: nativeWarnings(forms),
+          finish,
+          output: nativeOutput(native.message.content),
+        };
       }
       const warnings = translationWarnings(forms, current);
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);
@@ -116,6 +126,8 @@ export class MessagesService {
 function nativeOutput(blocks: unknown): GenerationContentDraft['output'] {
   const list = Array.isArray(blocks) ? (blocks as Array<{ type?: unknown; text?: unknown; thinking?: unknown }>) : [];
   const texts = list.filter((block) => block.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
-  const thoughts = list.filter((block) => block.type === 'thinking' && typeof block.thinking === 'string').map((block) => block.thinking as string);
+  const thoughts = list
+    .filter((block) => block.type === 'thinking' && typeof block.thinking === 'string')
+    .map((block) => block.thinking as string);
   return { completion: texts.length > 0 ? texts.join('') : null, reasoning: thoughts.length > 0 ? thoughts.join('') : null };
 }

@@ -67,7 +67,17 @@ describe('inference schema against its migrations', () => {
     expectRoundTrip(
       rollup,
       await prisma.generationRollup.findUnique({
-        where: { workspaceId_hour_keyHash_userId_model_provider_upstreamModel: { workspaceId, hour, keyHash, userId, model, provider, upstreamModel } },
+        where: {
+          workspaceId_hour_keyHash_userId_model_provider_upstreamModel: {
+            workspaceId,
+            hour,
+            keyHash,
+            userId,
+            model,
+            provider,
+            upstreamModel,
+          },
+        },
       }),
     );
 
