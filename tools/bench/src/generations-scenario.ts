@@ -85,13 +85,12 @@ export async function generationsScenario(stack: IsolatedStack, rows: number, si
       dailyByModel: await shape(() =>
         post('/analytics/query', { metrics: ['usage', 'request_count'], dimensions: ['model'], granularity: 'day' }),
       ),
-      hourlyByKeyWeek: await shape(() =>
+      hourlyByKeyDay: await shape(() =>
         post('/analytics/query', {
           metrics: ['usage', 'prompt_tokens', 'completion_tokens'],
           dimensions: ['api_key_id'],
           granularity: 'hour',
-          time_range: { start: hour(24 * 7), end: hour(0) },
-          limit: 10_000,
+          time_range: { start: hour(24), end: hour(0) },
         }),
       ),
       oneKeyByDay: await shape(() =>
@@ -153,6 +152,15 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
      ON CONFLICT DO NOTHING`,
     [workspaceId],
   );
+  await database.query(
+    `INSERT INTO generation_rollups_daily
+     SELECT workspace_id, (hour AT TIME ZONE 'UTC')::date, key_hash, user_id, model, provider, upstream_model,
+       sum(requests), sum(failed_requests), sum(streamed_requests), sum(byok_requests), sum(prompt_tokens), sum(completion_tokens),
+       sum(reasoning_tokens), sum(cached_tokens), sum(cost), sum(upstream_cost), sum(byok_upstream_cost), sum(latency_ms)
+     FROM generation_rollups WHERE workspace_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7
+     ON CONFLICT DO NOTHING`,
+    [workspaceId],
+  );
 }
 
 async function diskOf(database: pg.Client, rows: number): Promise<GenerationsScenarioResult['disk']> {
@@ -161,7 +169,8 @@ async function diskOf(database: pg.Client, rows: number): Promise<GenerationsSce
      FROM pg_partition_tree('generations') WHERE isleaf`,
   );
   const rollups = await database.query<{ bytes: string; rows: string }>(
-    `SELECT pg_total_relation_size('generation_rollups')::text AS bytes, (SELECT count(*) FROM generation_rollups)::text AS rows`,
+    `SELECT (pg_total_relation_size('generation_rollups') + pg_total_relation_size('generation_rollups_daily'))::text AS bytes,
+       ((SELECT count(*) FROM generation_rollups) + (SELECT count(*) FROM generation_rollups_daily))::text AS rows`,
   );
   const bytes = Number(partitions.rows[0]!.bytes);
   return {

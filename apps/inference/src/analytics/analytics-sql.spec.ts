@@ -17,12 +17,23 @@ const refusal = (query: Partial<AnalyticsQueryDto>) => {
 };
 
 describe('planAnalyticsQuery', () => {
-  it('reads only the rollups of the workspace, over the last 30 days on whole hours by default', () => {
+  it('reads only the daily rollups of the workspace, the last 30 days and today, by default', () => {
     const planned = plan({});
-    expect(planned.statement.text).toContain('FROM generation_rollups WHERE workspace_id = $1::uuid');
+    expect(planned.statement.text).toContain('FROM generation_rollups_daily WHERE workspace_id = $1::uuid AND day >= $2::date');
     expect(planned.statement.text).not.toContain('FROM generations');
-    expect(planned.statement.values).toEqual([WORKSPACE, '2026-10-29T12:00:00.000Z', '2026-11-28T13:00:00.000Z']);
+    expect(planned.statement.values).toEqual([WORKSPACE, '2026-10-29', '2026-11-29']);
     expect(planned.warnings).toEqual([]);
+  });
+
+  it('reads the hourly rollups for hourly buckets or a range that is not whole days', () => {
+    const hourly = plan({ granularity: 'hour' });
+    expect(hourly.statement.text).toContain('FROM generation_rollups WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz');
+    expect(hourly.statement.values).toEqual([WORKSPACE, '2026-10-29T12:00:00.000Z', '2026-11-28T13:00:00.000Z']);
+    const partDay = plan({ granularity: 'day', time_range: { start: '2026-11-27T06:00:00Z', end: '2026-11-28T00:00:00Z' } });
+    expect(partDay.statement.text).toContain('FROM generation_rollups WHERE');
+    const wholeDays = plan({ granularity: 'week', time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-28T00:00:00Z' } });
+    expect(wholeDays.statement.text).toContain(`date_trunc('week', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
+    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily WHERE');
   });
 
   it('widens a range that is not on whole hours, with a warning', () => {
@@ -33,7 +44,7 @@ describe('planAnalyticsQuery', () => {
 
   it('groups by the time bucket and dimensions, orders by date then every group column', () => {
     const planned = plan({ granularity: 'day', dimensions: ['model', 'api_key_id'], metrics: ['usage', 'request_count'] });
-    expect(planned.statement.text).toContain(`date_trunc('day', hour, 'UTC') AS "date"`);
+    expect(planned.statement.text).toContain(`date_trunc('day', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
     expect(planned.statement.text).toContain('GROUP BY 1, 2, 3');
     expect(planned.statement.text).toMatch(
       /ORDER BY "date" ASC, "__requests" DESC, "date" ASC, "model" ASC NULLS FIRST, "api_key_id" ASC NULLS FIRST LIMIT 1001/,

@@ -63,13 +63,26 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
   const { start, end } = timeRange(query, now, warnings);
   const metrics = [...new Set(query.metrics)];
   const dimensions = [...new Set(query.dimensions ?? [])];
-  const values: unknown[] = [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];
-  const where = ['workspace_id = $1::uuid', 'hour >= $2::timestamptz', 'hour < $3::timestamptz'];
+  // Whole UTC days and no hourly buckets: the daily sums, 24 times fewer rows.
+  const daily = query.granularity !== 'hour' && start % DAY_MS === 0 && end % DAY_MS === 0;
+  const table = daily ? 'generation_rollups_daily' : 'generation_rollups';
+  const values: unknown[] = daily
+    ? [workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)]
+    : [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];
+  const where = daily
+    ? ['workspace_id = $1::uuid', 'day >= $2::date', 'day < $3::date']
+    : ['workspace_id = $1::uuid', 'hour >= $2::timestamptz', 'hour < $3::timestamptz'];
   for (const filter of query.filters ?? []) where.push(filterSql(filter, values, workspaceId));
 
   const columns: string[] = [];
   const withDate = query.granularity !== undefined;
-  if (withDate) columns.push(`date_trunc('${query.granularity}', hour, 'UTC') AS "date"`);
+  if (withDate) {
+    columns.push(
+      daily
+        ? `date_trunc('${query.granularity}', day::timestamp) AT TIME ZONE 'UTC' AS "date"`
+        : `date_trunc('${query.granularity}', hour, 'UTC') AS "date"`,
+    );
+  }
   for (const dimension of dimensions) columns.push(`${DIMENSION_SQL[dimension]} AS "${dimension}"`);
   const groupCount = columns.length;
   for (const metric of metrics) columns.push(`${METRIC_SQL[metric]}::text AS "${metric}"`);
@@ -77,7 +90,7 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
 
   const order = orderBy(query, metrics, dimensions, withDate);
   const limit = query.limit ?? ANALYTICS_LIMIT_DEFAULT;
-  const grouped = `SELECT ${columns.join(', ')} FROM generation_rollups WHERE ${where.join(' AND ')}${
+  const grouped = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}${
     groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, index) => index + 1).join(', ')}` : ''
   }`;
   let text: string;
@@ -94,8 +107,15 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
 
 function timeRange(query: AnalyticsQueryDto, now: number, warnings: string[]): { start: number; end: number } {
   const asked = query.time_range;
-  let start = asked ? Date.parse(asked.start) : Math.floor(now / HOUR_MS) * HOUR_MS - ANALYTICS_RANGE_DEFAULT_DAYS * DAY_MS;
-  let end = asked ? Date.parse(asked.end) : Math.ceil(now / HOUR_MS) * HOUR_MS;
+  // By default the last 30 days: to the coming hour in hourly buckets, else whole days up to the end of today.
+  const hourly = query.granularity === 'hour';
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  let start = asked
+    ? Date.parse(asked.start)
+    : hourly
+      ? Math.floor(now / HOUR_MS) * HOUR_MS - ANALYTICS_RANGE_DEFAULT_DAYS * DAY_MS
+      : today - ANALYTICS_RANGE_DEFAULT_DAYS * DAY_MS;
+  let end = asked ? Date.parse(asked.end) : hourly ? Math.ceil(now / HOUR_MS) * HOUR_MS : today + DAY_MS;
   if (Number.isNaN(start) || Number.isNaN(end)) throw GatewayError.badRequest('time_range must hold valid UTC times');
   if (end <= start) throw GatewayError.badRequest('time_range.end must be after time_range.start');
   if (end - start > ANALYTICS_RANGE_MAX_DAYS * DAY_MS)

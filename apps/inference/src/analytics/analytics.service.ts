@@ -17,17 +17,17 @@ const DAY_MS = 24 * 3_600_000;
 export const ACTIVITY_DAYS = 30;
 
 /**
- * Activity by date, model and endpoint, summed from the hourly rollups of the caller's
- * workspace (the `(workspace_id, hour, ...)` primary key bounds the scan); one statement for
+ * Activity by date, model and endpoint, summed from the daily rollups of the caller's
+ * workspace (the `(workspace_id, day, ...)` primary key bounds the scan); one statement for
  * every combination of filters, prepared once per connection.
  */
 const ACTIVITY = `
-  SELECT to_char(date_trunc('day', hour, 'UTC') AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, model, provider, upstream_model,
+  SELECT to_char(day, 'YYYY-MM-DD') AS date, model, provider, upstream_model,
     sum(cost)::text AS usage, sum(byok_upstream_cost)::text AS byok, sum(requests)::text AS requests,
     sum(prompt_tokens)::text AS prompt_tokens, sum(completion_tokens)::text AS completion_tokens,
     sum(reasoning_tokens)::text AS reasoning_tokens
-  FROM generation_rollups
-  WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz AND hour < $3::timestamptz
+  FROM generation_rollups_daily
+  WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date
     AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)
   GROUP BY 1, 2, 3, 4
   ORDER BY 1 DESC, sum(cost) DESC, 2, 3, 4`;
@@ -92,12 +92,12 @@ export class AnalyticsService {
       end = day + DAY_MS;
     }
     const { rows } = await this.prisma.pool.query<ActivityRow>({
-      name: 'inference_activity',
+      name: 'inference_activity_daily',
       text: ACTIVITY,
       values: [
         principal.workspaceId,
-        new Date(start).toISOString(),
-        new Date(end).toISOString(),
+        new Date(start).toISOString().slice(0, 10),
+        new Date(end).toISOString().slice(0, 10),
         query.api_key_hash ?? null,
         query.user_id ?? null,
       ],

@@ -100,14 +100,19 @@ export class GenerationPartitions implements OnApplicationBootstrap, OnModuleDes
           this.known.delete(name.replace(PARTITION_NAME, '$1-$2-$3'));
         }
         let rollupHoursDeleted = 0;
-        for (;;) {
-          const { rowCount } = await client.query(
-            `DELETE FROM generation_rollups WHERE ctid IN (SELECT ctid FROM generation_rollups
-               WHERE hour < now() - make_interval(days => $1) LIMIT ${ROLLUP_DELETE_BATCH})`,
-            [this.env.GENERATION_ROLLUP_RETENTION_DAYS],
-          );
-          rollupHoursDeleted += rowCount ?? 0;
-          if ((rowCount ?? 0) < ROLLUP_DELETE_BATCH) break;
+        for (const [table, column] of [
+          ['generation_rollups', 'hour'],
+          ['generation_rollups_daily', 'day'],
+        ] as const) {
+          for (;;) {
+            const { rowCount } = await client.query(
+              `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table}
+                 WHERE ${column} < now() - make_interval(days => $1) LIMIT ${ROLLUP_DELETE_BATCH})`,
+              [this.env.GENERATION_ROLLUP_RETENTION_DAYS],
+            );
+            if (table === 'generation_rollups') rollupHoursDeleted += rowCount ?? 0;
+            if ((rowCount ?? 0) < ROLLUP_DELETE_BATCH) break;
+          }
         }
         if (dropped.length > 0) this.logger.log(`Dropped generation partitions past retention: ${dropped.join(', ')}`);
         return { dropped, rollupHoursDeleted };

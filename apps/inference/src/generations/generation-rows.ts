@@ -8,8 +8,8 @@ import type { QueryConfig } from 'pg';
  * not once per batch size as the multi-row VALUES form did. A generation already recorded (a
  * redelivery) is skipped.
  *
- * The same statement adds the rows it inserted, and only those, to their hourly rollups: a
- * redelivered event inserts nothing and so adds nothing, and the two writes commit or fail
+ * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups:
+ * a redelivered event inserts nothing and so adds nothing, and the three writes commit or fail
  * together. Rollup rows are written in key order so concurrent batches lock them in one order.
  *
  * `endpoints_tried` (a list per row) travels as its own array literal, cast per row; the usage
@@ -36,11 +36,38 @@ const INSERT_GENERATIONS = `
     ON CONFLICT DO NOTHING
     RETURNING workspace_id, key_hash, user_id, model, provider, upstream_model, status, streamed, is_byok, prompt_tokens,
       completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at
+  ),
+  hourly AS (
+    INSERT INTO generation_rollups AS total (workspace_id, hour, key_hash, user_id, model, provider, upstream_model, requests,
+      failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
+      cost, upstream_cost, byok_upstream_cost, latency_ms)
+    SELECT workspace_id, date_trunc('hour', created_at, 'UTC'), key_hash,
+      COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
+      count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
+      sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
+      sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
+    FROM inserted
+    GROUP BY 1, 2, 3, 4, 5, 6, 7
+    ORDER BY 1, 2, 3, 4, 5, 6, 7
+    ON CONFLICT (workspace_id, hour, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
+      requests = total.requests + excluded.requests,
+      failed_requests = total.failed_requests + excluded.failed_requests,
+      streamed_requests = total.streamed_requests + excluded.streamed_requests,
+      byok_requests = total.byok_requests + excluded.byok_requests,
+      prompt_tokens = total.prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = total.completion_tokens + excluded.completion_tokens,
+      reasoning_tokens = total.reasoning_tokens + excluded.reasoning_tokens,
+      cached_tokens = total.cached_tokens + excluded.cached_tokens,
+      cost = total.cost + excluded.cost,
+      upstream_cost = total.upstream_cost + excluded.upstream_cost,
+      byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
+      latency_ms = total.latency_ms + excluded.latency_ms
+    RETURNING 1
   )
-  INSERT INTO generation_rollups AS total (workspace_id, hour, key_hash, user_id, model, provider, upstream_model, requests,
+  INSERT INTO generation_rollups_daily AS total (workspace_id, day, key_hash, user_id, model, provider, upstream_model, requests,
     failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
     cost, upstream_cost, byok_upstream_cost, latency_ms)
-  SELECT workspace_id, date_trunc('hour', created_at, 'UTC'), key_hash,
+  SELECT workspace_id, (created_at AT TIME ZONE 'UTC')::date, key_hash,
     COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
     count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
     sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
@@ -48,7 +75,7 @@ const INSERT_GENERATIONS = `
   FROM inserted
   GROUP BY 1, 2, 3, 4, 5, 6, 7
   ORDER BY 1, 2, 3, 4, 5, 6, 7
-  ON CONFLICT (workspace_id, hour, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
+  ON CONFLICT (workspace_id, day, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
     requests = total.requests + excluded.requests,
     failed_requests = total.failed_requests + excluded.failed_requests,
     streamed_requests = total.streamed_requests + excluded.streamed_requests,

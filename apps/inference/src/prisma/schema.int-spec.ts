@@ -81,6 +81,26 @@ describe('inference schema against its migrations', () => {
       }),
     );
 
+    const { hour: _hour, ...perDay } = rollup;
+    const daily = { ...perDay, day: new Date('2026-01-02T00:00:00.000Z') };
+    await prisma.generationRollupDaily.create({ data: daily });
+    expectRoundTrip(
+      daily,
+      await prisma.generationRollupDaily.findUnique({
+        where: {
+          workspaceId_day_keyHash_userId_model_provider_upstreamModel: {
+            workspaceId,
+            day: daily.day,
+            keyHash,
+            userId,
+            model,
+            provider,
+            upstreamModel,
+          },
+        },
+      }),
+    );
+
     const setting = { workspaceId: randomUUID(), enabled: true, retentionDays: 7, updatedAt: new Date('2026-01-02T03:04:05.678Z') };
     await prisma.contentLoggingSetting.create({ data: setting });
     expectRoundTrip(setting, await prisma.contentLoggingSetting.findUnique({ where: { workspaceId: setting.workspaceId } }));
@@ -99,6 +119,12 @@ describe('inference schema against its migrations', () => {
     };
     await prisma.generationContent.create({ data: content });
     expectRoundTrip(content, await prisma.generationContent.findUnique({ where: { generationId: content.generationId } }));
-    expectAllModelsCovered(Prisma.ModelName, ['Generation', 'GenerationRollup', 'ContentLoggingSetting', 'GenerationContent']);
+    expectAllModelsCovered(Prisma.ModelName, [
+      'Generation',
+      'GenerationRollup',
+      'GenerationRollupDaily',
+      'ContentLoggingSetting',
+      'GenerationContent',
+    ]);
   });
 });
