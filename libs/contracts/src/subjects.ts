@@ -68,7 +68,7 @@ export const SUBJECTS = {
     analyticsQuery: 'inference.analytics.query',
     /** `GET /v1/activity`: per UTC date, model and endpoint, from the hourly rollups (`ActivityItemView[]`). */
     analyticsActivity: 'inference.analytics.activity',
-    /** `GET /v1/generation/content`: a visible generation's stored prompt and completion (`GenerationContentView`), or 404 `content_not_stored`. */
+    /** `GET /v1/generation/content`: a visible generation's stored prompt and completion, or 404 `content_not_stored`. */
     generationsContent: 'inference.generations.content',
     /** `GET` / `PUT /v1/content-logging`: the workspace's content logging setting (`ContentLoggingView`). */
     contentLoggingGet: 'inference.content-logging.get',
