@@ -11,6 +11,8 @@ import { BatchesController } from './batches/batches.controller.js';
 import { FilesController } from './files/files.controller.js';
 import { BatchRateLimitGuard } from './batches/batch-rate-limit.guard.js';
 import { CreditsController } from './credits/credits.controller.js';
+import { AnalyticsController } from './analytics/analytics.controller.js';
+import { ContentLoggingController } from './generations/content-logging.controller.js';
 import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamRelay } from './chat/chat-stream.relay.js';
@@ -70,6 +72,8 @@ export class AppModule {
         PresetsController,
         CreditsController,
         GenerationsController,
+        AnalyticsController,
+        ContentLoggingController,
         EmbeddingsController,
         InternsController,
         DaemonSignController,

@@ -27,7 +27,12 @@ import { EmbeddingsService } from './embeddings/embeddings.service.js';
 import { OpenAiEmbeddingsClient } from './embeddings/openai-embeddings.client.js';
 import { INFERENCE_ENV, type InferenceEnv } from './env.js';
 import { HealthController } from './health/health.controller.js';
+import { AnalyticsController } from './analytics/analytics.controller.js';
+import { ContentController } from './content/content.controller.js';
+import { ContentLog } from './content/content-log.service.js';
+import { AnalyticsService } from './analytics/analytics.service.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { GenerationPartitions } from './generations/generation-partitions.service.js';
 import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
 import { GenerationsController } from './generations/generations.controller.js';
@@ -88,6 +93,8 @@ export class AppModule {
         ModelsController,
         GenerationsController,
         CatalogAdminController,
+        AnalyticsController,
+        ContentController,
         EmbeddingsController,
         NativeBatchesController,
       ],
@@ -136,8 +143,11 @@ export class AppModule {
         GenerationAccounting,
         SpendHolds,
         GenerationsConsumer,
+        GenerationPartitions,
         GenerationReader,
         GenerationLister,
+        AnalyticsService,
+        ContentLog,
         ChatStreamService,
         StreamCancellations,
         IdempotentRequests,

@@ -1,4 +1,4 @@
-import { DatabaseServiceEnv, WithRedisEnv } from '@gw/config';
+import { DatabaseServiceEnv, IsKeyEncryptionKeys, WithRedisEnv } from '@gw/config';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { isServiceAccountSource } from './providers/gemini/google-access-tokens.js';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,38 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   /** Reported as service_metadata.region. */
   @IsString()
   SERVICE_REGION: string = 'local';
+
+  /**
+   * Key-encryption keys of stored generation content (`<version>:<base64 of 32 bytes>`, comma-separated,
+   * the first current), as BYOK_KEKS are management's. Unset: no workspace can turn content logging on.
+   */
+  @ValidateIf((env: InferenceEnv) => env.CONTENT_KEKS !== '')
+  @IsKeyEncryptionKeys()
+  CONTENT_KEKS: string = '';
+
+  /** Largest stored content of one generation (prompt and completion, after redaction); longer texts are cut. */
+  @IsInt()
+  @Min(1_024)
+  @Max(16 * 1024 * 1024)
+  GENERATION_CONTENT_MAX_BYTES: number = 256 * 1024;
+
+  /** Longest a stored content is kept; a workspace may ask for less. */
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  GENERATION_CONTENT_RETENTION_DAYS: number = 30;
+
+  /** Generation rows older than this are dropped a whole day's partition at a time; the hourly rollups stay. */
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  GENERATION_RETENTION_DAYS: number = 90;
+
+  /** Hourly rollups (activity and analytics) older than this are deleted. */
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  GENERATION_ROLLUP_RETENTION_DAYS: number = 1_095;
 
   /** Sticky sessions remembered per replica (LRU) and how long an idle one is kept. */
   @IsInt()

@@ -1,6 +1,5 @@
 import { IsInt, Max, Min } from 'class-validator';
-import { DatabaseServiceEnv, IsOidcVariable } from '@gw/config';
-import { IsKeyEncryptionKeys } from './byok/key-ring.js';
+import { DatabaseServiceEnv, IsKeyEncryptionKeys, IsOidcVariable } from '@gw/config';
 
 /** Environment of the management service (every variable: docs/configuration.md). */
 export class ManagementEnv extends DatabaseServiceEnv {

@@ -3,3 +3,5 @@ export * from './common-env.js';
 export * from './logging.js';
 export * from './oidc-env.js';
 export * from './redis-env.js';
+export * from './key-ring.js';
+export * from './envelope-encryption.js';

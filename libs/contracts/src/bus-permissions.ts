@@ -106,8 +106,16 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     callers: gateway,
     principal: true,
   })),
-  // The workspace's own generation records, read back (ADR 0108).
-  ...[i.generationsGet, i.generationsList].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  // The workspace's own generation records and their rollups, read back (ADRs 0108, 0117).
+  ...[
+    i.generationsGet,
+    i.generationsList,
+    i.analyticsQuery,
+    i.analyticsActivity,
+    i.generationsContent,
+    i.contentLoggingGet,
+    i.contentLoggingSet,
+  ].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
   // The operator's admin API (the gateway checked the operator credential): no workspace's principal.
   ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({
     subject,

@@ -37,6 +37,8 @@ export * from './http/embeddings.view.js';
 export * from './http/generation.view.js';
 export * from './http/catalog-admin.view.js';
 export * from './messages/catalog-admin.messages.js';
+export * from './http/analytics.view.js';
+export * from './http/content-logging.view.js';
 export * from './messages/generations.messages.js';
 export * from './http/messages-request.dto.js';
 export * from './http/message.view.js';

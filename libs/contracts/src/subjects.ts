@@ -68,6 +68,15 @@ export const SUBJECTS = {
     generationsGet: 'inference.generations.get',
     /** `GET /v1/generations`: a page of the caller's workspace's generations, newest first (`GenerationListView`). */
     generationsList: 'inference.generations.list',
+    /** `POST /v1/analytics/query`: sums of the caller's workspace's generations, from the hourly rollups (`AnalyticsResultView`). */
+    analyticsQuery: 'inference.analytics.query',
+    /** `GET /v1/activity`: per UTC date, model and endpoint, from the hourly rollups (`ActivityItemView[]`). */
+    analyticsActivity: 'inference.analytics.activity',
+    /** `GET /v1/generation/content`: a visible generation's stored prompt and completion, or 404 `content_not_stored`. */
+    generationsContent: 'inference.generations.content',
+    /** `GET` / `PUT /v1/content-logging`: the workspace's content logging setting (`ContentLoggingView`). */
+    contentLoggingGet: 'inference.content-logging.get',
+    contentLoggingSet: 'inference.content-logging.set',
     /**
      * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047,
      * messages/native-batches.messages.ts). Submit answers `{native: false}` when no endpoint can.

@@ -63,6 +63,12 @@ const FULL = {
   endpointsTried: ['a/b', 'simulator-openai/gpt-4o-mini'],
   usageDetails: { web_search_requests: 1, cache_write_tokens: 5 },
   streamed: true,
+  finishReason: 'stop',
+  nativeFinishReason: 'end_turn',
+  upstreamId: 'msg_01',
+  generationTimeMs: 12,
+  cancelled: false,
+  serviceTier: 'default',
   requestId: 'req-1',
   priceVersion: 3,
   traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
@@ -176,7 +182,7 @@ describe('validUsageRecordedEvent (compiled) against class-validator', () => {
     // The table exercises both sides of the rules.
     expect(accepted).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(500);
-  });
+  }, 30_000); // every property times every edge value: seconds on a shared machine
 
   it('refuses inherited names at the top level and strips or keeps them nested as class-validator does', async () => {
     for (const name of INHERITED) {

@@ -31,6 +31,7 @@ import {
   type ConcurrencyScenarioResult,
 } from './concurrency-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
+import { generationsScenario, type GenerationsScenarioResult } from './generations-scenario.ts';
 
 /**
  * `npm run bench`: starts an isolated stack (own databases, private nats-server, free ports)
@@ -346,8 +347,17 @@ async function main(): Promise<number> {
       );
     }
 
+    let generations: GenerationsScenarioResult | undefined;
+    if (options.generationRows > 0) {
+      step(
+        `generations scenario: ${options.generationRows.toLocaleString('en')} rows seeded, then the list and analytics one request at a time`,
+      );
+      generations = await generationsScenario(stack, options.generationRows, controller.signal);
+    }
+
     const problems = [
       ...Object.values(rounds).flat().flatMap(problemsOfTarget),
+      ...(generations?.problems ?? []),
       ...(streams?.problems ?? []),
       ...(concurrency?.problems ?? []),
     ];
@@ -389,8 +399,11 @@ async function main(): Promise<number> {
       ...(batch ? { batch } : {}),
       ...(streams ? { streams } : {}),
       ...(concurrency ? { concurrency } : {}),
-      ...(paired || streams || concurrency
-        ? { goals: [...(paired?.goals ?? []), ...(streams?.goals ?? []), ...(concurrency?.goals ?? [])] }
+      ...(generations ? { generations } : {}),
+      ...(paired || streams || concurrency || generations
+        ? {
+            goals: [...(paired?.goals ?? []), ...(streams?.goals ?? []), ...(concurrency?.goals ?? []), ...(generations?.goals ?? [])],
+          }
         : {}),
     };
     const file = writeResult(WORKSPACE_ROOT, result);
@@ -428,6 +441,18 @@ async function main(): Promise<number> {
     }
     if (streams) console.log(`\n${formatStreams(streams)}`);
     if (concurrency) console.log(`\n${formatConcurrency(concurrency)}\n`);
+    if (generations) {
+      const { disk } = generations;
+      console.log(
+        `Generations: ${generations.rows.toLocaleString('en')} rows seeded in ${generations.seedSeconds} s; ` +
+          `${(disk.generationsBytesPerMillionRows / 1_048_576).toFixed(1)} MiB per million rows (${disk.partitions} daily partitions, indexes included); ` +
+          `rollups ${disk.rollupRows.toLocaleString('en')} rows, ${(disk.rollupBytes / 1_048_576).toFixed(1)} MiB.`,
+      );
+      for (const [name, figures] of [...Object.entries(generations.list), ...Object.entries(generations.analytics)]) {
+        console.log(`  ${name}: p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms, max ${figures.maxMs} ms (${figures.samples} requests)`);
+      }
+      console.log(formatGoals(generations.goals));
+    }
     console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);
     console.log(`Results: ${relative(WORKSPACE_ROOT, file)} and bench-results/latest.json`);
     if (problems.length > 0) {

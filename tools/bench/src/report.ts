@@ -6,6 +6,7 @@ import { round, type RunFigures, type Target } from './measure.ts';
 import type { ConcurrencyScenarioResult, PhaseResult } from './concurrency-scenario.ts';
 import { formatGoals, type Goal } from './goals.ts';
 import type { StreamScenarioResult, StreamTargetResult } from './stream-scenario.ts';
+import type { GenerationsScenarioResult } from './generations-scenario.ts';
 
 export interface MachineInfo {
   cpuModel: string;
@@ -76,6 +77,8 @@ export interface BenchResult {
   streams?: StreamScenarioResult;
   /** The concurrency scenario (issue 17), unless skipped with --concurrency-streams 0. */
   concurrency?: ConcurrencyScenarioResult;
+  /** The list and analytics over seeded generation rows, and their disk (issue 31, `--generation-rows`). */
+  generations?: GenerationsScenarioResult;
   /**
    * Issue 17's goals, each with its figure and met / not met: chat against Portkey, then streams
    * and concurrency (also inside each scenario).

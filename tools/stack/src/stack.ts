@@ -153,6 +153,8 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
         // A BYOK credential may name the simulator as its own Azure resource; every other private address stays refused.
         BYOK_ALLOWED_ORIGINS: simulatorUrl,
         SIMULATOR_VERTEX_CREDENTIALS: googleAccount,
+        // Stored generation content is sealed like BYOK secrets: the run's own KEK.
+        CONTENT_KEKS: options.byokKeks,
       },
     },
     { name: 'batch', script: 'apps/batch/dist/main.js', env: { ...common, ...seed('batch'), ...db('batch') } },

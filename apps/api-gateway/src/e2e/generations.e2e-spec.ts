@@ -56,7 +56,10 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       dataRegion: 'global',
       cacheDiscount: null,
       streamed: false,
+      finishReason: completion.choices[0]!.finish_reason,
+      cancelled: null,
     });
+    expect(data.generationTime).toBeGreaterThanOrEqual(0);
     expect(data.providerName).toMatch(/^simulator/);
     expect(data.providerResponses).toEqual([expect.objectContaining({ providerName: data.providerName, status: 200, isByok: false })]);
     expect(data.latency).toBeGreaterThanOrEqual(0);
@@ -83,6 +86,7 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       tokensCompletion: usage!.completion_tokens,
       model: 'sim/claude-sonnet',
       streamed: true,
+      finishReason: 'stop',
     });
   });
 
@@ -95,6 +99,7 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       totalCost: usage.cost,
       tokensPrompt: usage.input_tokens,
       tokensCompletion: usage.output_tokens,
+      finishReason: 'stop',
     });
   });
 

@@ -199,7 +199,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     expect(Number(events[0]!.cost)).toBeCloseTo(expectedCost, 12);
     expect(events[0]!.upstreamCost).toBe(events[0]!.cost);
 
-    const row = await eventually(() => prisma.generation.findUnique({ where: { id: completion.id } }));
+    const row = await eventually(() => prisma.generation.findFirst({ where: { id: completion.id } }));
     expect(row).toMatchObject({
       workspaceId: principal.workspaceId,
       userId: principal.userId,
@@ -251,7 +251,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     await js.publish(EVENTS.usageRecorded, JSON.stringify({ events: [event, batched] }), { msgID: `batch-${randomUUID()}` });
     const marker = { ...event, generationId: `gen-marker-${randomUUID()}` };
     await js.publish(EVENTS.usageRecorded, JSON.stringify(marker), { msgID: marker.generationId });
-    await eventually(() => prisma.generation.findUnique({ where: { id: marker.generationId } }));
+    await eventually(() => prisma.generation.findFirst({ where: { id: marker.generationId } }));
     expect(await prisma.generation.count({ where: { id: batched.generationId } })).toBe(1);
 
     const rows = await prisma.generation.findMany({ where: { id: event.generationId } });

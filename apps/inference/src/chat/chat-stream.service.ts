@@ -1,3 +1,4 @@
+import { ContentLog } from '../content/content-log.service.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
@@ -42,6 +43,7 @@ export class ChatStreamService {
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -77,6 +79,8 @@ export class ChatStreamService {
       ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker))
       : undefined;
     const tally = new StreamTally();
+    const logsContent = await this.contentLog.wanted(principal);
+    if (logsContent) tally.keepText(this.contentLog.maxBytes);
     // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
@@ -92,6 +96,10 @@ export class ChatStreamService {
         sessionId,
         toolCost: charged.toolCost,
         streamed: true,
+        finish: tally.finish(status === 'failed' && signal.aborted),
+        ...(logsContent
+          ? { content: () => ({ input: { messages: Array.isArray(body.messages) ? body.messages : [] }, output: tally.output() }) }
+          : {}),
       });
       return { usage: charged.usage, charge };
     };

@@ -1,3 +1,5 @@
+import { finishOfCompletion } from '../usage/generation-finish.js';
+import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -101,6 +103,8 @@ export class ChatService {
       status: 'succeeded',
       sessionId: prepared.sessionId,
       toolCost,
+      finish: finishOfCompletion(completion),
+      content: () => chatContent(prepared.body.messages, completion),
     });
     return { id, completion, attempt, tracker, usage, charge };
   }
@@ -135,6 +139,7 @@ export class ChatService {
           status: 'succeeded',
           sessionId: prepared.sessionId,
           toolCost: cost,
+          finish: finishOfCompletion(step.completion),
         });
         return { charge, extra: { id, usage: plugin.usage } };
       },

@@ -1,5 +1,6 @@
 import { completionTokenBound, estimatePromptTokens, estimateTokensOfLength } from '../pricing/token-estimate.js';
 import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
+import type { GenerationFinish } from '../usage/generation-finish.js';
 
 /**
  * What a stream produced, to price it at its end: the provider's own counts when it sent a
@@ -10,7 +11,21 @@ import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter
 export class StreamTally {
   private providerUsage: NormalizedUsage | undefined;
   private generatedCharacters = 0;
+  private readonly ending: GenerationFinish = {};
+  /** The first choice's text and reasoning, kept only for a workspace that logs content, up to this many characters. */
+  private textLimit = 0;
+  private text = '';
+  private reasoning = '';
   chunks = 0;
+
+  keepText(limitCharacters: number): void {
+    this.textLimit = limitCharacters;
+  }
+
+  /** What was kept of the first choice (null when nothing was kept). */
+  output(): { completion: string | null; reasoning: string | null } {
+    return { completion: this.textLimit > 0 ? this.text : null, reasoning: this.reasoning || null };
+  }
 
   add(event: StreamEvent): void {
     if (event.type === 'usage') {
@@ -18,7 +33,14 @@ export class StreamTally {
       return;
     }
     this.chunks++;
-    for (const { delta } of event.choices) {
+    if (event.serviceTier) this.ending.serviceTier = event.serviceTier;
+    for (const { delta, index, finish_reason, native_finish_reason } of event.choices) {
+      if (index === 0 && finish_reason) this.ending.finishReason = finish_reason;
+      if (index === 0 && native_finish_reason) this.ending.nativeFinishReason = native_finish_reason;
+      if (index === 0 && this.textLimit > 0) {
+        if (typeof delta.content === 'string' && this.text.length < this.textLimit) this.text += delta.content;
+        if (typeof delta.reasoning === 'string' && this.reasoning.length < this.textLimit) this.reasoning += delta.reasoning;
+      }
       this.generatedCharacters += lengthOf(delta.content) + lengthOf(delta.reasoning) + lengthOf(delta.refusal);
       if (Array.isArray(delta.tool_calls)) {
         for (const call of delta.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } } | null>) {
@@ -26,6 +48,11 @@ export class StreamTally {
         }
       }
     }
+  }
+
+  /** How the stream ended, as far as its chunks said (the first choice's finish reason). */
+  finish(cancelled = false): GenerationFinish {
+    return { ...this.ending, ...(cancelled ? { cancelled } : {}) };
   }
 
   /**

@@ -1,3 +1,4 @@
+import { finishOfCompletion } from '../usage/generation-finish.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
 import { SpendHolds } from '../billing/spend-holds.service.js';
@@ -72,6 +73,7 @@ export class GenerateContentService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      finish: finishOfCompletion(result),
     });
     const response = geminiResponseOf(result, result.usage, { model: attempt.modelId, responseId: id });
     if (request.serviceMetadata) response.service_metadata = this.accounting.metadata(prepared.plan, tracker);

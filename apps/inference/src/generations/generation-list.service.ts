@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { GENERATION_PAGE_DEFAULT, type GenerationListView, type ListGenerationsQueryDto, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { servesEmbeddings } from '../catalog/model-kind.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { GENERATION_COLUMNS, GenerationReader } from './generation-reader.service.js';
 import type { GenerationRow } from './generation-view.js';
@@ -8,7 +10,9 @@ import type { GenerationRow } from './generation-view.js';
 /**
  * Newest first by (created_at, id), a keyset cursor, on the `(workspace_id, created_at)` index:
  * the filters are checked on the rows that range scan reads, so no index of their own. One
- * statement whatever the filters (an absent one is NULL), prepared once per connection.
+ * statement whatever the filters (an absent one is NULL), prepared once per connection. The
+ * API type is the catalog's kind of the model, so it filters by the catalog's embeddings models
+ * (static data the rows do not copy).
  */
 const LIST_GENERATIONS = `
   SELECT ${GENERATION_COLUMNS} FROM generations
@@ -19,6 +23,11 @@ const LIST_GENERATIONS = `
     AND ($5::timestamptz IS NULL OR created_at >= $5)
     AND ($6::timestamptz IS NULL OR created_at < $6)
     AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::text))
+    AND ($10::uuid IS NULL OR user_id = $10)
+    AND ($11::text IS NULL OR status = $11::"GenerationStatus")
+    AND ($12::text IS NULL OR finish_reason = $12)
+    AND ($13::numeric IS NULL OR cost > $13)
+    AND ($14::text[] IS NULL OR (model = ANY($14)) = $15::bool)
   ORDER BY created_at DESC, id DESC
   LIMIT $9`;
 
@@ -28,17 +37,25 @@ export class GenerationLister {
   constructor(
     private readonly prisma: PrismaService,
     private readonly reader: GenerationReader,
+    private readonly catalog: CatalogService,
   ) {}
 
-  async list(principal: Principal, query: ListGenerationsQueryDto): Promise<GenerationListView> {
-    const limit = query.limit ?? GENERATION_PAGE_DEFAULT;
+  async list(principal: Principal, query: ListGenerationsQueryDto, pageSize?: number): Promise<GenerationListView> {
+    const limit = pageSize ?? query.limit ?? GENERATION_PAGE_DEFAULT;
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     // An intern key sees the generations it made, whatever key it names.
     const keyHash = principal.keyKind === 'intern' ? principal.keyHash : (query.key_hash ?? null);
     if (principal.keyKind === 'intern' && query.key_hash !== undefined && query.key_hash !== principal.keyHash)
       return { data: [], next_cursor: null };
+    const embeddingModels =
+      query.api_type === undefined
+        ? null
+        : this.catalog
+            .all()
+            .filter((model) => servesEmbeddings(model))
+            .map((model) => model.config.id);
     const { rows } = await this.prisma.pool.query<GenerationRow>({
-      name: 'inference_list_generations',
+      name: 'inference_list_generations_v2',
       text: LIST_GENERATIONS,
       values: [
         principal.workspaceId,
@@ -50,6 +67,12 @@ export class GenerationLister {
         after?.createdAt ?? null,
         after?.id ?? null,
         limit + 1,
+        query.user_id ?? null,
+        query.status ?? null,
+        query.finish_reason ?? null,
+        query.cost_gt ?? null,
+        embeddingModels,
+        query.api_type === 'embeddings',
       ],
     });
     const page = rows.slice(0, limit);

@@ -65,8 +65,9 @@ describe('GenerationReader and GenerationLister', () => {
       MODEL_CATALOG_PATHS: DEV_CATALOG_PATHS.join(','),
     });
     prisma = new PrismaService(env);
-    reader = new GenerationReader(prisma, new CatalogService(env));
-    lister = new GenerationLister(prisma, reader);
+    const catalog = new CatalogService(env);
+    reader = new GenerationReader(prisma, catalog);
+    lister = new GenerationLister(prisma, reader, catalog);
   });
 
   afterAll(async () => {
@@ -119,5 +120,32 @@ describe('GenerationReader and GenerationLister', () => {
     expect(await ids(intern, { key_hash: theirs.keyHash })).toEqual([]);
     expect((await ids(principal({ workspaceId: listWorkspace }), {})).sort()).toEqual([mine.generationId, theirs.generationId].sort());
     await expect(lister.list(intern, { cursor: Buffer.from('not a cursor').toString('base64url') })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('filters by user, status, finish reason, API type and cost above, each alone and together', async () => {
+    const listWorkspace = randomUUID();
+    const alice = randomUUID();
+    const made = [
+      event({ workspaceId: listWorkspace, userId: alice, finishReason: 'stop', cost: '0.000100000000' }),
+      event({ workspaceId: listWorkspace, userId: alice, status: 'failed', finishReason: 'error', cost: '0.000000000001' }),
+      event({ workspaceId: listWorkspace, finishReason: 'length', cost: '0.000100000001' }),
+      event({ workspaceId: listWorkspace, model: 'sim/text-embedding-3-small', cost: '0.000000000002' }),
+    ];
+    await prisma.pool.query(insertGenerations(made));
+    const who = principal({ workspaceId: listWorkspace });
+    const ids = async (query: object) => (await lister.list(who, query)).data.map((generation) => generation.id).sort();
+    const of = (...indexes: number[]) => indexes.map((index) => made[index]!.generationId).sort();
+    expect(await ids({ user_id: alice })).toEqual(of(0, 1));
+    expect(await ids({ status: 'failed' })).toEqual(of(1));
+    expect(await ids({ finish_reason: 'length' })).toEqual(of(2));
+    expect(await ids({ api_type: 'embeddings' })).toEqual(of(3));
+    expect(await ids({ api_type: 'completions' })).toEqual(of(0, 1, 2));
+    expect(await ids({ cost_gt: '0.0001' })).toEqual(of(2));
+    expect(await ids({ cost_gt: '0.000000000001' })).toEqual(of(0, 2, 3));
+    expect(await ids({ user_id: alice, status: 'succeeded', cost_gt: '0' })).toEqual(of(0));
+    const view = (await lister.list(who, { finish_reason: 'stop' })).data[0]!;
+    expect(view.finish_reason).toBe('stop');
+    // An export reads pages larger than the public limit.
+    expect((await lister.list(who, {}, 3)).data).toHaveLength(3);
   });
 });

@@ -10,10 +10,15 @@ import { type GenerationRow, toGenerationView } from './generation-view.js';
 /** The columns of a generation's view; money as text, never a float in between. */
 export const GENERATION_COLUMNS = `id, workspace_id, key_hash, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
   cached_tokens, reasoning_tokens, cost::text AS cost, upstream_cost::text AS upstream_cost, is_byok, latency_ms,
-  session_id, endpoints_tried, usage_details, created_at, request_id, streamed, price_version`;
+  session_id, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
+  upstream_id, generation_time_ms, cancelled, service_tier, price_version`;
 
-/** A lookup by primary key, prepared once per connection. */
-const SELECT_GENERATION = `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`;
+/**
+ * A lookup by primary key, prepared once per connection. An id of this gateway names when it was
+ * minted, which bounds the day partitions to probe (its row is created at the end of the call).
+ */
+const SELECT_GENERATION = `SELECT ${GENERATION_COLUMNS} FROM generations
+  WHERE id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3)`;
 
 /** How long a read waits for the row of a generation that just ended (the consumer writes it moments after the answer). */
 export const GENERATION_ROW_WAIT_MS = 1_000;
@@ -54,14 +59,27 @@ export class GenerationReader {
     const deadline = mayBeInFlight(id, Date.now()) ? Date.now() + GENERATION_ROW_WAIT_MS : 0;
     for (;;) {
       const { rows } = await this.prisma.pool.query<GenerationRow>({
-        name: 'inference_select_generation',
+        name: 'inference_select_generation_v2',
         text: SELECT_GENERATION,
-        values: [id],
+        values: [id, ...createdBetween(id)],
       });
       if (rows[0] || Date.now() + POLL_MS > deadline) return rows[0];
       await sleep(POLL_MS);
     }
   }
+}
+
+/** Generations end within this long of their id's minting (batch lines and long streams included). */
+const LONGEST_GENERATION_MS = 2 * 86_400_000;
+/** Replicas' clocks may disagree by this much. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** The creation-time window of an id of this gateway's shape; nulls (every partition) for any other id. */
+export function createdBetween(id: string): [string | null, string | null] {
+  const match = ID_TIME.exec(id);
+  const minted = match ? parseInt(match[1]!, 36) : Number.NaN;
+  if (!Number.isFinite(minted) || minted > 8.64e15 - LONGEST_GENERATION_MS) return [null, null];
+  return [new Date(Math.max(0, minted - CLOCK_SKEW_MS)).toISOString(), new Date(minted + LONGEST_GENERATION_MS).toISOString()];
 }
 
 /** True for an id of this gateway's shape minted recently: its row may not be written yet. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { GenerationPartitions } from './generation-partitions.service.js';
 import { insertGenerations } from './generation-rows.js';
 
 /**
@@ -18,14 +19,16 @@ function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
       ${event.provider}, ${event.upstreamModel}, ${event.status}::"GenerationStatus", ${event.promptTokens}, ${event.completionTokens},
       ${event.cachedTokens}, ${event.reasoningTokens}, ${event.tokensEstimated}, ${event.cost}::numeric, ${event.upstreamCost}::numeric,
       ${event.isByok}, ${event.latencyMs}, ${event.sessionId ?? null}, ${event.batchId ?? null}, ${event.attempts ?? 1},
-      ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)}, ${event.requestId ?? null}, ${event.streamed ?? null})`,
+      ${event.endpointsTried ?? []}::text[], ${event.usageDetails ? JSON.stringify(event.usageDetails) : null}::jsonb, ${new Date(event.createdAt)}, ${event.requestId ?? null}, ${event.streamed ?? null},
+      ${event.finishReason ?? null}, ${event.nativeFinishReason ?? null}, ${event.upstreamId ?? null}, ${event.generationTimeMs ?? null}::int, ${event.cancelled ?? null}, ${event.serviceTier ?? null})`,
   );
   return Prisma.sql`
     INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
-      session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed)
+      session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
+      native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier)
     VALUES ${Prisma.join(rows)}
-    ON CONFLICT (id) DO NOTHING`;
+    ON CONFLICT DO NOTHING`;
 }
 
 /**
@@ -38,8 +41,16 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'inference');
   let prisma: PrismaService;
 
-  beforeAll(() => {
-    prisma = new PrismaService(validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+  beforeAll(async () => {
+    const env = validateEnv(InferenceEnv, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+    prisma = new PrismaService(env);
+    // The days these rows fall on have their partitions, as the consumer makes sure before it writes.
+    await new GenerationPartitions(prisma, env).ensure([
+      '2026-11-27T10:11:12.345Z',
+      '2026-11-27T12:00:00.5+02:00',
+      '2026-01-01T00:00:00Z',
+      new Date().toISOString(),
+    ]);
   });
 
   afterAll(async () => {
@@ -77,6 +88,12 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
       sessionId: 'session-1',
       requestId: 'req-0123456789abcdef',
       streamed: true,
+      finishReason: 'length',
+      nativeFinishReason: 'max_tokens',
+      upstreamId: 'chatcmpl-upstream-1',
+      generationTimeMs: 1234,
+      cancelled: true,
+      serviceTier: 'priority',
       attempts: 3,
       endpointsTried: ['simulator-openai/gpt-4o-mini', 'simulator-anthropic/claude', 'simulator-openai/gpt-4o'],
     },
@@ -103,7 +120,8 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const result = await prisma.pool.query<{ id: string; row: string }>(
       `SELECT id, (workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
          cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
-         attempts, endpoints_tried, usage_details, created_at, request_id, streamed)::text AS row
+         attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
+         upstream_id, generation_time_ms, cancelled, service_tier)::text AS row
        FROM generations WHERE id = ANY($1::text[])`,
       [ids],
     );
@@ -115,8 +133,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const viaUnnest = viaPrisma.map((event) => ({ ...event, generationId: `${event.generationId}-unnest` }));
 
     await prisma.$executeRaw(prismaInsert(viaPrisma));
-    const inserted = await prisma.pool.query(insertGenerations(viaUnnest));
-    expect(inserted.rowCount).toBe(variants.length);
+    await prisma.pool.query(insertGenerations(viaUnnest));
 
     const before = await rowsOf(viaPrisma.map((event) => event.generationId));
     const after = await rowsOf(viaUnnest.map((event) => event.generationId));
@@ -127,8 +144,8 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
 
     // A redelivery, alone or with a new event (and that one twice in the batch): only the new one is inserted.
     const fresh = base({ status: 'failed' });
-    const again = await prisma.pool.query(insertGenerations([...viaUnnest, fresh, fresh]));
-    expect(again.rowCount).toBe(1);
+    await prisma.pool.query(insertGenerations([...viaUnnest, fresh, fresh]));
+    expect((await rowsOf([fresh.generationId])).size).toBe(1);
     expect(await rowsOf(viaUnnest.map((event) => event.generationId))).toEqual(after);
   });
 
@@ -137,7 +154,7 @@ describe('generation rows: the prepared unnest() INSERT writes what the Prisma I
     const many = insertGenerations(Array.from({ length: 1_500 }, () => base({})));
     expect(many.text).toBe(one.text);
     expect(many.name).toBe(one.name);
-    expect(many.values).toHaveLength(25);
+    expect(many.values).toHaveLength(31);
   });
 
   it('fails on a value PostgreSQL refuses as the Prisma INSERT did (NUL in a text: 22021)', async () => {

@@ -25,7 +25,7 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 28 column arrays, a row per event in order', () => {
+  it('is one named statement of 34 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
       event({
@@ -38,11 +38,17 @@ describe('insertGenerations', () => {
         cacheHit: true,
         costAvoided: '0.25',
         priceVersion: 7,
+        finishReason: 'length',
+        nativeFinishReason: 'max_tokens',
+        upstreamId: 'msg_1',
+        generationTimeMs: 40,
+        cancelled: true,
+        serviceTier: 'flex',
       }),
     ]);
-    expect(query.name).toBe('inference_insert_generations');
+    expect(query.name).toBe('inference_insert_generations_and_rollups');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(28);
+    expect(query.values).toHaveLength(34);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -51,9 +57,17 @@ describe('insertGenerations', () => {
     expect(query.values![19]).toEqual([1, 2]); // attempts, 1 when absent
     expect(query.values![23]).toEqual([null, 'r']); // request id
     expect(query.values![24]).toEqual([null, false]); // streamed, null when the event does not say
-    expect(query.values![25]).toEqual([null, 7]); // the catalog version it was priced at, null when the event does not say
-    expect(query.values![26]).toEqual([false, true]); // a response-cache hit, false when the event does not say
-    expect(query.values![27]).toEqual([null, '0.25']); // the cost the hit avoided
+    expect(query.values!.slice(25)).toEqual([
+      [null, 'length'],
+      [null, 'max_tokens'],
+      [null, 'msg_1'],
+      [null, 40],
+      [null, true],
+      [null, 'flex'],
+      [null, 7],
+      [false, true],
+      [null, '0.25'],
+    ]);
   });
 
   it('sends the endpoints as array literals, usage details as JSON, the time as UTC', () => {

@@ -21,6 +21,12 @@ export interface GenerationRow {
   request_id: string | null;
   streamed: boolean | null;
   price_version: number | null;
+  finish_reason: string | null;
+  native_finish_reason: string | null;
+  upstream_id: string | null;
+  generation_time_ms: number | null;
+  cancelled: boolean | null;
+  service_tier: string | null;
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
@@ -58,16 +64,16 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     num_fetches: null,
     web_search_engine: null,
     latency: row.latency_ms,
-    generation_time: null,
+    generation_time: row.generation_time_ms,
     moderation_latency: null,
     streamed: row.streamed,
-    cancelled: null,
-    finish_reason: null,
-    native_finish_reason: null,
-    upstream_id: null,
+    cancelled: row.cancelled,
+    finish_reason: row.finish_reason,
+    native_finish_reason: row.native_finish_reason,
+    upstream_id: row.upstream_id,
     preset_id: null,
     router: null,
-    service_tier: null,
+    service_tier: row.service_tier,
     api_type: apiType,
     session_id: row.session_id,
     request_id: row.request_id,

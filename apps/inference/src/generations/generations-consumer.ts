@@ -4,6 +4,7 @@ import { ResilientNatsConnection } from '@gw/messaging';
 import { UsageStreamConsumer, type UsageStreamConsumerStats } from '@gw/usage';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { GenerationPartitions } from './generation-partitions.service.js';
 import { insertGenerations } from './generation-rows.js';
 
 /**
@@ -21,7 +22,12 @@ import { insertGenerations } from './generation-rows.js';
 export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly consumer: UsageStreamConsumer;
 
-  constructor(nats: ResilientNatsConnection, prisma: PrismaService, @Inject(INFERENCE_ENV) env: InferenceEnv) {
+  constructor(
+    nats: ResilientNatsConnection,
+    prisma: PrismaService,
+    partitions: GenerationPartitions,
+    @Inject(INFERENCE_ENV) env: InferenceEnv,
+  ) {
     const logger = new Logger(GenerationsConsumer.name);
     this.consumer = new UsageStreamConsumer(nats, {
       durableName: JETSTREAM.consumers.inferenceGenerations,
@@ -35,8 +41,11 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');
-        // One statement of 25 array parameters, however many rows (no bind-parameter limit to split for).
-        if (events.length > 0) await prisma.pool.query(insertGenerations(events));
+        // One statement of 31 array parameters, however many rows (no bind-parameter limit to split for).
+        if (events.length === 0) return;
+        // Each row's day has its partition (created at most once per day and replica).
+        await partitions.ensure(events.map((event) => event.createdAt));
+        await prisma.pool.query(insertGenerations(events));
       },
       logger,
     });

@@ -9,6 +9,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { GenerationPartitions } from './generation-partitions.service.js';
 import { GenerationsConsumer } from './generations-consumer.js';
 import { metricsRegistry } from '@gw/metrics';
 
@@ -96,7 +97,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
   function startConsumer(url = databaseUrl): GenerationsConsumer {
     const env = envFor(url);
     const prisma = new PrismaService(env);
-    const consumer = new GenerationsConsumer(nats, prisma, env);
+    const consumer = new GenerationsConsumer(nats, prisma, new GenerationPartitions(prisma, env), env);
     running.push({ consumer, prisma });
     consumer.onApplicationBootstrap();
     return consumer;

@@ -26,6 +26,6 @@ export class GenerationsController {
 
   @ServedSubject(GenerationsList)
   list(request: GenerationsListRequest): Promise<GenerationListView> {
-    return this.lister.list(request.principal, request.query);
+    return this.lister.list(request.principal, request.query, request.pageSize);
   }
 }

@@ -1,3 +1,5 @@
+import { anthropicFinishReason } from '../providers/anthropic/anthropic-response.js';
+import type { GenerationFinish } from '../usage/generation-finish.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest, ServiceMetadataView } from '@gw/contracts';
 import type { Observable } from 'rxjs';
@@ -123,17 +125,25 @@ export class MessagesStreamService {
     const tally = new AnthropicUsageTally();
     let held: MessageEvent | undefined;
     let relayed = false;
+    const ending: GenerationFinish = {};
     const usage = (): NormalizedUsage => tally.usage() ?? estimated(run);
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         const event = next.value as MessageEvent;
         tally.add(event);
         if (event.type === 'message_start') {
+          const upstreamId = (event.message as { id?: unknown } | undefined)?.id;
+          if (typeof upstreamId === 'string') ending.upstreamId = upstreamId;
           run.emit({ ...event, message: this.startMessage(run, (event.message as Record<string, unknown> | undefined) ?? {}) });
         } else if (event.type === 'message_delta') {
           held = event;
         } else if (event.type === 'message_stop') {
-          const charge = await this.settle(run, usage(), 'succeeded');
+          const stop = (held?.delta as { stop_reason?: string | null } | undefined)?.stop_reason ?? null;
+          const charge = await this.settle(run, usage(), 'succeeded', {
+            ...ending,
+            finishReason: anthropicFinishReason(stop),
+            nativeFinishReason: stop,
+          });
           const delta = held ?? { type: 'message_delta', delta: { stop_reason: null, stop_sequence: null }, usage: {} };
           run.emit({
             ...delta,
@@ -176,7 +186,7 @@ export class MessagesStreamService {
     const { events, stopReason } = blocks.finish();
     for (const out of events) run.emit(out);
     const usage = tally.usage(run.prepared.body);
-    const charge = await this.settle(run, usage, 'succeeded');
+    const charge = await this.settle(run, usage, 'succeeded', tally.finish());
     run.emit({
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
@@ -204,7 +214,7 @@ export class MessagesStreamService {
     return message;
   }
 
-  private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed'): Promise<Charge> {
+  private settle(run: StreamRun, usage: NormalizedUsage, status: 'succeeded' | 'failed', finish?: GenerationFinish): Promise<Charge> {
     return this.accounting.settle({
       generationId: run.id,
       principal: run.request.principal,
@@ -214,6 +224,7 @@ export class MessagesStreamService {
       status,
       sessionId: run.prepared.sessionId,
       streamed: true,
+      finish,
     });
   }
 }

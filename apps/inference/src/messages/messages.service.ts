@@ -1,3 +1,6 @@
+import { anthropicFinishReason } from '../providers/anthropic/anthropic-response.js';
+import { finishOfCompletion, type GenerationFinish } from '../usage/generation-finish.js';
+import { chatContent, type GenerationContentDraft } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, MessageView } from '@gw/contracts';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
@@ -18,6 +21,8 @@ interface MessageResult {
   draft: MessageDraft;
   usage: NormalizedUsage;
   warnings: string[];
+  finish: GenerationFinish;
+  output: GenerationContentDraft['output'];
 }
 
 /**
@@ -59,11 +64,29 @@ export class MessagesService {
       if (endpoint.provider.format === 'anthropic') {
         const body = nativeBodyFor(forms, current, prepared, false);
         const native = await this.anthropic.completeNative(endpoint, body, context, nativeBetas(forms.request, forms.betas));
-        return { draft: draftFromNative(native.message), usage: native.usage, warnings: nativeWarnings(forms) };
+        const stop = native.message.stop_reason ?? null;
+        const finish = {
+          finishReason: anthropicFinishReason(stop),
+          nativeFinishReason: stop,
+          upstreamId: typeof native.message.id === 'string' ? native.message.id : null,
+        };
+        return {
+          draft: draftFromNative(native.message),
+          usage: native.usage,
+          warnings: nativeWarnings(forms),
+          finish,
+          output: nativeOutput(native.message.content),
+        };
       }
       const warnings = translationWarnings(forms, current);
       const completion = await this.adapters.for(endpoint.provider.format).complete(endpoint, prepared.body, context);
-      return { draft: draftFromCompletion(completion), usage: completion.usage, warnings };
+      return {
+        draft: draftFromCompletion(completion),
+        usage: completion.usage,
+        warnings,
+        finish: finishOfCompletion(completion),
+        output: chatContent([], completion).output,
+      };
     });
     const id = newGenerationId();
     const charge = await this.accounting.settle({
@@ -74,6 +97,8 @@ export class MessagesService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      finish: result.finish,
+      content: () => ({ input: { messages: Array.isArray(prepared.body.messages) ? prepared.body.messages : [] }, output: result.output }),
     });
     const serviceMetadata = request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined;
     const { draft } = result;
@@ -95,4 +120,14 @@ export class MessagesService {
     if (result.warnings.length > 0) view.gateway_warnings = result.warnings;
     return view;
   }
+}
+
+/** An Anthropic message's text and thinking blocks, as the stored content's completion and reasoning. */
+function nativeOutput(blocks: unknown): GenerationContentDraft['output'] {
+  const list = Array.isArray(blocks) ? (blocks as Array<{ type?: unknown; text?: unknown; thinking?: unknown }>) : [];
+  const texts = list.filter((block) => block.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
+  const thoughts = list
+    .filter((block) => block.type === 'thinking' && typeof block.thinking === 'string')
+    .map((block) => block.thinking as string);
+  return { completion: texts.length > 0 ? texts.join('') : null, reasoning: thoughts.length > 0 ? thoughts.join('') : null };
 }

@@ -34,8 +34,92 @@ describe('inference schema against its migrations', () => {
       priceVersion: 4,
       createdAt: new Date('2026-01-02T03:04:05.678Z'),
     };
+    // Rows live in daily partitions, created by the writers for the days they need.
+    await prisma.$queryRaw`SELECT generation_partition_for('2026-01-02'::date)::text`;
     await prisma.generation.create({ data: generation });
-    expectRoundTrip(generation, await prisma.generation.findUnique({ where: { id: generation.id } }));
+    expectRoundTrip(
+      generation,
+      await prisma.generation.findUnique({ where: { id_createdAt: { id: generation.id, createdAt: generation.createdAt } } }),
+    );
+
+    const rollup = {
+      workspaceId: randomUUID(),
+      hour: new Date('2026-01-02T03:00:00.000Z'),
+      keyHash: 'c'.repeat(64),
+      userId: randomUUID(),
+      model: 'sim/gpt-4o-mini',
+      provider: 'simulator-openai',
+      upstreamModel: 'gpt-4o-mini',
+      requests: 3n,
+      failedRequests: 1n,
+      streamedRequests: 2n,
+      byokRequests: 1n,
+      promptTokens: 30n,
+      completionTokens: 40n,
+      reasoningTokens: 5n,
+      cachedTokens: 6n,
+      cost: new Prisma.Decimal('0.000000000003'),
+      upstreamCost: new Prisma.Decimal('12.000000000001'),
+      byokUpstreamCost: new Prisma.Decimal('4.5'),
+      latencyMs: 99n,
+    };
+    await prisma.generationRollup.create({ data: rollup });
+    const { workspaceId, hour, keyHash, userId, model, provider, upstreamModel } = rollup;
+    expectRoundTrip(
+      rollup,
+      await prisma.generationRollup.findUnique({
+        where: {
+          workspaceId_hour_keyHash_userId_model_provider_upstreamModel: {
+            workspaceId,
+            hour,
+            keyHash,
+            userId,
+            model,
+            provider,
+            upstreamModel,
+          },
+        },
+      }),
+    );
+
+    const { hour: _hour, ...perDay } = rollup;
+    const daily = { ...perDay, day: new Date('2026-01-02T00:00:00.000Z') };
+    await prisma.generationRollupDaily.create({ data: daily });
+    expectRoundTrip(
+      daily,
+      await prisma.generationRollupDaily.findUnique({
+        where: {
+          workspaceId_day_keyHash_userId_model_provider_upstreamModel: {
+            workspaceId,
+            day: daily.day,
+            keyHash,
+            userId,
+            model,
+            provider,
+            upstreamModel,
+          },
+        },
+      }),
+    );
+
+    const setting = { workspaceId: randomUUID(), enabled: true, retentionDays: 7, updatedAt: new Date('2026-01-02T03:04:05.678Z') };
+    await prisma.contentLoggingSetting.create({ data: setting });
+    expectRoundTrip(setting, await prisma.contentLoggingSetting.findUnique({ where: { workspaceId: setting.workspaceId } }));
+
+    const content = {
+      generationId: generation.id,
+      workspaceId: generation.workspaceId,
+      keyHash: generation.keyHash,
+      createdAt: new Date('2026-01-02T03:04:05.678Z'),
+      expiresAt: new Date('2026-02-02T03:04:05.678Z'),
+      truncated: true,
+      redactions: 2,
+      encrypted: new Uint8Array([1, 2, 3]),
+      wrappedDataKey: new Uint8Array([4, 5, 6]),
+      kekVersion: 'v1',
+    };
+    await prisma.generationContent.create({ data: content });
+    expectRoundTrip(content, await prisma.generationContent.findUnique({ where: { generationId: content.generationId } }));
     const version = {
       version: 900_000 + Math.floor(Math.random() * 1000),
       document: '{"providers": [], "models": []}\n',
@@ -54,6 +138,14 @@ describe('inference schema against its migrations', () => {
     expectRoundTrip(seen, await prisma.catalogFileSeen.findUnique({ where: { id: 1 } }));
     if (before) await prisma.catalogFileSeen.update({ where: { id: 1 }, data: before });
     else await prisma.catalogFileSeen.delete({ where: { id: 1 } });
-    expectAllModelsCovered(Prisma.ModelName, ['Generation', 'CatalogVersion', 'CatalogFileSeen']);
+    expectAllModelsCovered(Prisma.ModelName, [
+      'CatalogVersion',
+      'CatalogFileSeen',
+      'Generation',
+      'GenerationRollup',
+      'GenerationRollupDaily',
+      'ContentLoggingSetting',
+      'GenerationContent',
+    ]);
   });
 });

@@ -145,6 +145,7 @@ export class ResponsesStreamService {
         sessionId: prepared.sessionId,
         toolCost: charged.toolCost,
         streamed: true,
+        finish: tally.finish(),
       });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];

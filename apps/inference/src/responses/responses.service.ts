@@ -1,3 +1,5 @@
+import { finishOfCompletion } from '../usage/generation-finish.js';
+import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesOutputItemView, ResponsesResponseView, ResponsesUsageView } from '@gw/contracts';
 import { newGenerationId } from '../chat/generation-ids.js';
@@ -88,6 +90,7 @@ export class ResponsesService {
               status: 'succeeded',
               sessionId: prepared.sessionId,
               toolCost: cost,
+              finish: finishOfCompletion(step.completion),
             });
             return { charge, extra: stepUsage(plugin.usage, charge) };
           },
@@ -115,6 +118,8 @@ export class ResponsesService {
           status: 'succeeded',
           sessionId: prepared.sessionId,
           toolCost: charged.toolCost,
+          finish: finishOfCompletion(completion),
+          content: () => chatContent(body.messages, completion),
         });
         return { completion, attempt, tracker, usage: stepUsage(completion.usage, charge) };
       });

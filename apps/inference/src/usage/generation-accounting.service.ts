@@ -15,6 +15,9 @@ import { recordGenerationOnSpan } from './generation-span.js';
 import { GenerationUsagePublisher } from './generation-usage-publisher.service.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { ResponseCacheCaptures } from '../response-cache/cache-captures.js';
+import type { GenerationFinish } from './generation-finish.js';
+import { ContentLog } from '../content/content-log.service.js';
+import type { GenerationContentDraft } from '../content/generation-content.js';
 
 export interface SettleInput {
   generationId: string;
@@ -28,6 +31,10 @@ export interface SettleInput {
   batchId?: string;
   /** The client asked for a stream; absent: it did not. */
   streamed?: boolean;
+  /** How the answer ended (finish reasons, the provider's id), when the caller knows. */
+  finish?: GenerationFinish;
+  /** The prompt and completion, built only when the workspace logs content. */
+  content?: () => GenerationContentDraft;
   /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
 }
@@ -48,6 +55,7 @@ export class GenerationAccounting {
     private readonly usage: GenerationUsagePublisher,
     private readonly holds: SpendHolds,
     private readonly captures: ResponseCacheCaptures,
+    private readonly contentLog: ContentLog,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
@@ -90,9 +98,14 @@ export class GenerationAccounting {
       sessionId: input.sessionId,
       batchId: input.batchId,
       streamed: input.streamed ?? false,
+      finish: input.finish,
+      // The answering provider call's own time (the whole stream's, for a stream).
+      generationTimeMs: answering ? Math.max(0, Math.round(performance.now() - answering.startedAt)) : undefined,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
       reservationId: this.holds.settle(input.principal, charge.charged),
     });
+    // Stored before the answer leaves, so it can be read back at once; never fails the answer.
+    if (input.content) await this.contentLog.capture(input.principal, input.generationId, input.content);
     return charge;
   }
 

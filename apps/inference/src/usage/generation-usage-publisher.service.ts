@@ -9,6 +9,7 @@ import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import type { Charge } from '../pricing/charge.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
+import type { GenerationFinish } from './generation-finish.js';
 import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
 import { UsageOutbox, type UsageOutboxStats } from './usage-outbox.js';
 import { currentIdempotentRun } from '../idempotency/idempotent-run.js';
@@ -34,6 +35,8 @@ export interface GenerationOutcome {
   sessionId?: string;
   batchId?: string;
   streamed?: boolean;
+  finish?: GenerationFinish;
+  generationTimeMs?: number;
   /** Endpoint keys tried, in order, the answering one last. */
   endpointsTried?: string[];
   /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
@@ -190,6 +193,13 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   if (outcome.sessionId) event.sessionId = outcome.sessionId;
   if (outcome.streamed !== undefined) event.streamed = outcome.streamed;
   if (attempt.endpoint.priceVersion !== undefined) event.priceVersion = attempt.endpoint.priceVersion;
+  if (outcome.generationTimeMs !== undefined) event.generationTimeMs = outcome.generationTimeMs;
+  const finish = outcome.finish;
+  if (finish?.finishReason) event.finishReason = finish.finishReason.slice(0, 64);
+  if (finish?.nativeFinishReason) event.nativeFinishReason = finish.nativeFinishReason.slice(0, 64);
+  if (finish?.upstreamId) event.upstreamId = finish.upstreamId.slice(0, 256);
+  if (finish?.serviceTier) event.serviceTier = finish.serviceTier.slice(0, 64);
+  if (finish?.cancelled) event.cancelled = true;
   // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;

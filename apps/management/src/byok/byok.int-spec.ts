@@ -18,8 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startManagement } from '../spec-helpers.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey, type IssuedKey, type OwnerRef } from '../keys/key-issuer.js';
-import { credentialContext, openSecret } from './envelope-encryption.js';
-import { KeyRing } from './key-ring.js';
+import { credentialContext, KeyRing, openSecret } from '@gw/config';
 import { rewrapToCurrentKek } from './rewrap.js';
 
 // Every management service the integration run starts shares this KEK: they may answer each

@@ -6,7 +6,7 @@ import { PrismaModule } from '../prisma/prisma.module.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { ByokController } from './byok.controller.js';
 import { ByokService } from './byok.service.js';
-import { KeyRing } from './key-ring.js';
+import { KeyRing } from '@gw/config';
 
 /** Bring-your-own-key credentials, envelope-encrypted under the configured KEKs. */
 @Module({

@@ -18,8 +18,7 @@ import { ManagementEventsPublisher } from '../messaging/management-events.publis
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
 import { toByokCredentialView, listOrNull } from './byok-credential.view.js';
-import { credentialContext, openSecret, sealSecret, SecretUnavailableError } from './envelope-encryption.js';
-import { KeyRing } from './key-ring.js';
+import { credentialContext, KeyRing, openSecret, sealSecret, SecretUnavailableError } from '@gw/config';
 import { maskSecret } from './secret-label.js';
 
 type AllowListFields = Pick<CreateByokCredentialDto, 'allowed_api_key_hashes' | 'allowed_user_ids'>;

@@ -1,6 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { credentialContext, rewrapSecret } from './envelope-encryption.js';
-import type { KeyRing } from './key-ring.js';
+import { credentialContext, rewrapSecret, type KeyRing } from '@gw/config';
 
 export interface RewrapResult {
   rewrapped: number;

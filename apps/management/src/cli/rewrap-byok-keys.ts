@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { validateEnv } from '@gw/config';
+import { KeyRing, validateEnv } from '@gw/config';
 import { ManagementEnv } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { KeyRing } from '../byok/key-ring.js';
 import { rewrapToCurrentKek } from '../byok/rewrap.js';
 
 /**

@@ -35,7 +35,16 @@ import {
 } from '../messages/identity.messages.js';
 import { SpendReleasedEvent, SpendReserveRequest, type SpendReserveReply } from '../messages/spend.messages.js';
 import { EmbeddingsCreateRequest } from '../messages/embeddings.messages.js';
-import { GenerationsGetRequest, GenerationsListRequest } from '../messages/generations.messages.js';
+import {
+  ActivityRequest,
+  AnalyticsQueryRequest,
+  ContentLoggingGetRequest,
+  ContentLoggingSetRequest,
+  GenerationsGetRequest,
+  GenerationsListRequest,
+} from '../messages/generations.messages.js';
+import type { ContentLoggingView, GenerationContentView } from '../http/content-logging.view.js';
+import type { ActivityItemView, AnalyticsResultView } from '../http/analytics.view.js';
 import { AdminCatalogChangeRequest, AdminCatalogReadRequest, CatalogChangedEvent } from '../messages/catalog-admin.messages.js';
 import {
   DaemonSignRequest,
@@ -182,6 +191,11 @@ export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationList
 /** An operator's read of the catalog: the view's shape (`CatalogDocumentView`, `CatalogEntriesView`, ...). */
 export const AdminCatalogRead = rpcMessage<AdminCatalogReadRequest, unknown>(I.adminCatalogRead, AdminCatalogReadRequest);
 export const AdminCatalogChange = rpcMessage<AdminCatalogChangeRequest, CatalogChangeView>(I.adminCatalogChange, AdminCatalogChangeRequest);
+export const AnalyticsQuery = rpcMessage<AnalyticsQueryRequest, AnalyticsResultView>(I.analyticsQuery, AnalyticsQueryRequest);
+export const AnalyticsActivity = rpcMessage<ActivityRequest, ActivityItemView[]>(I.analyticsActivity, ActivityRequest);
+export const GenerationsContent = rpcMessage<GenerationsGetRequest, GenerationContentView>(I.generationsContent, GenerationsGetRequest);
+export const ContentLoggingGet = rpcMessage<ContentLoggingGetRequest, ContentLoggingView>(I.contentLoggingGet, ContentLoggingGetRequest);
+export const ContentLoggingSet = rpcMessage<ContentLoggingSetRequest, ContentLoggingView>(I.contentLoggingSet, ContentLoggingSetRequest);
 export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatchSubmitReply>(
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,

@@ -172,6 +172,41 @@ export class UsageRecordedEvent {
   @IsBoolean()
   streamed?: boolean;
 
+  /** The answer's finish reason (`stop`, `length`, `tool_calls`, `content_filter`, `error`): absent when unknown. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  finishReason?: string;
+
+  /** The provider's own finish reason (Anthropic's `end_turn`, Gemini's `STOP`, ...). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  nativeFinishReason?: string;
+
+  /** The provider's id of its response. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  upstreamId?: string;
+
+  /** Milliseconds of the answering provider call. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  generationTimeMs?: number;
+
+  /** The service tier the provider answered with. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  serviceTier?: string;
+
+  /** True when the client went away before the end (a cut stream). */
+  @IsOptional()
+  @IsBoolean()
+  cancelled?: boolean;
+
   /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
   @IsOptional()
   @IsString()

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsISO8601, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsISO8601, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { KEY_HASH_PATTERN } from '../principal.js';
 
 /** `GET /v1/generation?id=`: the generation id the answer carried (`gen-...`). */
@@ -79,26 +79,25 @@ export interface GenerationView {
   price_version: number | null;
 }
 
+export const GENERATION_STATUSES = ['succeeded', 'failed'] as const;
+export const GENERATION_API_TYPES = ['completions', 'embeddings'] as const;
+/** Rows per bus request when an export reads the list page by page. */
+export const GENERATION_EXPORT_PAGE = 500;
+
 /** Largest page of `GET /v1/generations`, and its default. */
 export const GENERATION_PAGE_MAX = 100;
 export const GENERATION_PAGE_DEFAULT = 50;
 
-/** `GET /v1/generations`: newest first; `cursor` is the previous page's `next_cursor`; `from` inclusive, `to` exclusive. */
-export class ListGenerationsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(GENERATION_PAGE_MAX)
-  limit?: number;
-
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be the next_cursor of a previous page' })
-  cursor?: string;
-
+/** The filters of `GET /v1/generations` and its export: each one narrows, all together; `from` inclusive, `to` exclusive. */
+export class GenerationFiltersDto {
   @IsOptional()
   @Matches(KEY_HASH_PATTERN, { message: 'key_hash must be a key hash (64 lower-case hex characters)' })
   key_hash?: string;
+
+  /** The user the generation's key belongs to. */
+  @IsOptional()
+  @IsUUID()
+  user_id?: string;
 
   @IsOptional()
   @IsString()
@@ -113,12 +112,51 @@ export class ListGenerationsQueryDto {
   provider?: string;
 
   @IsOptional()
+  @IsIn(GENERATION_STATUSES)
+  status?: (typeof GENERATION_STATUSES)[number];
+
+  /** The finish reason as the answer gave it (`stop`, `length`, `tool_calls`, ...). */
+  @IsOptional()
+  @Matches(/^[a-z_]{1,64}$/, { message: 'finish_reason must be a finish reason such as stop, length or tool_calls' })
+  finish_reason?: string;
+
+  /** From the catalog's kind of the model: an embeddings model, or any other. */
+  @IsOptional()
+  @IsIn(GENERATION_API_TYPES)
+  api_type?: (typeof GENERATION_API_TYPES)[number];
+
+  /** Only generations that cost the workspace more than this many credits. */
+  @IsOptional()
+  @Matches(/^\d{1,12}(\.\d{1,12})?$/, { message: 'cost_gt must be a decimal number of credits (e.g. 0.01)' })
+  cost_gt?: string;
+
+  @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;
+}
+
+/** `GET /v1/generations`: newest first; `cursor` is the previous page's `next_cursor`. */
+export class ListGenerationsQueryDto extends GenerationFiltersDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(GENERATION_PAGE_MAX)
+  limit?: number;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be the next_cursor of a previous page' })
+  cursor?: string;
+}
+
+/** `GET /v1/generations/export`: every generation the filters select, newest first, as CSV or JSONL. */
+export class ExportGenerationsQueryDto extends GenerationFiltersDto {
+  @IsIn(['csv', 'jsonl'], { message: 'format must be csv or jsonl' })
+  format!: 'csv' | 'jsonl';
 }
 
 /** One page of generations, newest first; `next_cursor` null on the last page. */

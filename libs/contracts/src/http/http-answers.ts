@@ -21,6 +21,8 @@ import type {
   CatalogVersionListView,
   CatalogVersionView,
 } from './catalog-admin.view.js';
+import type { ActivityItemView, AnalyticsMetaView, AnalyticsResultView } from './analytics.view.js';
+import type { ContentLoggingView, GenerationContentView } from './content-logging.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from './intern.view.js';
 import type { CreditsView } from './key-write.dto.js';
 import type { MessageTokenCountBody, MessageView } from './message.view.js';
@@ -65,6 +67,11 @@ export type ResponsesAnswer = ResponsesResponseView;
 export type CreditsAnswer = DataEnvelope<CreditsView>;
 export type GenerationAnswer = DataEnvelope<GenerationView>;
 export type GenerationListAnswer = GenerationListView;
+export type AnalyticsQueryAnswer = DataEnvelope<AnalyticsResultView>;
+export type AnalyticsMetaAnswer = DataEnvelope<AnalyticsMetaView>;
+export type ActivityAnswer = DataEnvelope<ActivityItemView[]>;
+export type GenerationContentAnswer = DataEnvelope<GenerationContentView>;
+export type ContentLoggingAnswer = DataEnvelope<ContentLoggingView>;
 export type PresetAnswer = DataEnvelope<PresetView>;
 export type PresetPageAnswer = PageView<PresetView>;
 export type PresetVersionAnswer = DataEnvelope<PresetVersionView>;

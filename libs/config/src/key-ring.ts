@@ -1,7 +1,8 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /**
- * The key-encryption keys (KEKs) that wrap BYOK data keys, from `BYOK_KEKS`:
+ * The key-encryption keys (KEKs) that wrap data keys, from `BYOK_KEKS` (management) or
+ * `CONTENT_KEKS` (inference):
  * `v2:<base64 of 32 bytes>,v1:<base64 of 32 bytes>`. The first entry is current (new and
  * re-wrapped credentials use it); the others stay to unwrap credentials written under them
  * until `byok:rewrap` has moved everything to the current one.
@@ -65,7 +66,7 @@ export class KeyRing {
   }
 }
 
-/** class-validator check for the environment: `BYOK_KEKS` must parse (fail fast at start). */
+/** class-validator check for the environment: a KEK list must parse (fail fast at start). */
 export function IsKeyEncryptionKeys(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({

@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KeyRing } from './key-ring.js';
 
 /*
- * Envelope encryption of BYOK secrets (docs/adr: byok-envelope-encryption):
+ * Envelope encryption of secrets at rest: BYOK credentials in management, stored generation
+ * content in inference (docs/adr: byok-envelope-encryption):
  * - the secret is sealed with AES-256-GCM under a random data key of its own;
  * - the data key is sealed with AES-256-GCM under the current key-encryption key (KEK);
  * - both seals carry additional authenticated data naming the credential (and, for the data
@@ -28,7 +29,7 @@ export interface SealedSecret {
 /** Thrown when a blob is malformed, tampered with, or sealed under a KEK no longer configured. */
 export class SecretUnavailableError extends Error {
   constructor(reason: string) {
-    super(`BYOK secret cannot be decrypted: ${reason}`);
+    super(`Sealed secret cannot be decrypted: ${reason}`);
     this.name = 'SecretUnavailableError';
   }
 }

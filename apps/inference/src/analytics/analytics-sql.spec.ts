@@ -1,0 +1,90 @@
+import type { AnalyticsQueryDto } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { describe, expect, it } from 'vitest';
+import { planAnalyticsQuery } from './analytics-sql.js';
+
+const WORKSPACE = '11111111-1111-4111-8111-111111111111';
+const NOW = Date.parse('2026-11-28T12:34:56Z');
+const plan = (query: Partial<AnalyticsQueryDto>) =>
+  planAnalyticsQuery(WORKSPACE, { metrics: ['usage'], ...query } as AnalyticsQueryDto, NOW);
+const refusal = (query: Partial<AnalyticsQueryDto>) => {
+  try {
+    plan(query);
+  } catch (error) {
+    return error as GatewayError;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('planAnalyticsQuery', () => {
+  it('reads only the daily rollups of the workspace, the last 30 days and today, by default', () => {
+    const planned = plan({});
+    expect(planned.statement.text).toContain('FROM generation_rollups_daily WHERE workspace_id = $1::uuid AND day >= $2::date');
+    expect(planned.statement.text).not.toContain('FROM generations');
+    expect(planned.statement.values).toEqual([WORKSPACE, '2026-10-29', '2026-11-29']);
+    expect(planned.warnings).toEqual([]);
+  });
+
+  it('reads the hourly rollups for hourly buckets or a range that is not whole days', () => {
+    const hourly = plan({ granularity: 'hour' });
+    expect(hourly.statement.text).toContain('FROM generation_rollups WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz');
+    expect(hourly.statement.values).toEqual([WORKSPACE, '2026-10-29T12:00:00.000Z', '2026-11-28T13:00:00.000Z']);
+    const partDay = plan({ granularity: 'day', time_range: { start: '2026-11-27T06:00:00Z', end: '2026-11-28T00:00:00Z' } });
+    expect(partDay.statement.text).toContain('FROM generation_rollups WHERE');
+    const wholeDays = plan({ granularity: 'week', time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-28T00:00:00Z' } });
+    expect(wholeDays.statement.text).toContain(`date_trunc('week', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
+    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily WHERE');
+  });
+
+  it('widens a range that is not on whole hours, with a warning', () => {
+    const planned = plan({ time_range: { start: '2026-11-27T10:15:00Z', end: '2026-11-27T11:00:00Z' } });
+    expect(planned.statement.values!.slice(1, 3)).toEqual(['2026-11-27T10:00:00.000Z', '2026-11-27T11:00:00.000Z']);
+    expect(planned.warnings[0]).toMatch(/widened to whole UTC hours/);
+  });
+
+  it('groups by the time bucket and dimensions, orders by date then every group column', () => {
+    const planned = plan({ granularity: 'day', dimensions: ['model', 'api_key_id'], metrics: ['usage', 'request_count'] });
+    expect(planned.statement.text).toContain(`date_trunc('day', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
+    expect(planned.statement.text).toContain('GROUP BY 1, 2, 3');
+    expect(planned.statement.text).toMatch(
+      /ORDER BY "date" ASC, "__requests" DESC, "date" ASC, "model" ASC NULLS FIRST, "api_key_id" ASC NULLS FIRST LIMIT 1001/,
+    );
+  });
+
+  it('turns filters into parameters, never into SQL text', () => {
+    const planned = plan({
+      filters: [
+        { field: 'model', operator: 'in', value: ["x'); DROP TABLE generations; --", 'b'] },
+        { field: 'api_key_id', operator: 'neq', value: 'a'.repeat(64) },
+        { field: 'user', operator: 'not_in', value: ['u'], include_unset: true },
+      ],
+    });
+    expect(planned.statement.text).not.toContain('DROP');
+    expect(planned.statement.values!.slice(3)).toEqual([["x'); DROP TABLE generations; --", 'b'], 'a'.repeat(64), ['u']]);
+    expect(planned.statement.text).toContain('model = ANY($4::text[])');
+    expect(planned.statement.text).toContain('key_hash::text IS DISTINCT FROM $5::text');
+    expect(planned.statement.text).toMatch(/NOT COALESCE\(.* = ANY\(\$6::text\[\]\), false\) OR .* IS NULL/);
+  });
+
+  it('keeps a group limit per combination of dimensions', () => {
+    const planned = plan({ granularity: 'hour', dimensions: ['provider'], group_limit: 3 });
+    expect(planned.statement.text).toContain('row_number() OVER (PARTITION BY "provider"');
+    expect(planned.statement.values!.at(-1)).toBe(3);
+  });
+
+  it('refuses a bad range, a value of the wrong arity, an order by something not asked for, another workspace', () => {
+    expect(refusal({ time_range: { start: '2026-11-27T00:00:00Z', end: '2026-11-26T00:00:00Z' } }).status).toBe(400);
+    expect(refusal({ time_range: { start: '2024-01-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }).status).toBe(400);
+    expect(refusal({ filters: [{ field: 'model', operator: 'in', value: 'x' }] }).status).toBe(400);
+    expect(refusal({ filters: [{ field: 'model', operator: 'eq', value: ['x'] }] }).status).toBe(400);
+    expect(refusal({ order_by: { field: 'cost', direction: 'asc' } }).status).toBe(400);
+    expect(refusal({ order_by: { field: 'date', direction: 'asc' } }).status).toBe(400);
+    expect(refusal({ filters: [{ field: 'workspace', operator: 'eq', value: '22222222-2222-4222-8222-222222222222' }] }).status).toBe(404);
+    expect(plan({ filters: [{ field: 'workspace', operator: 'eq', value: WORKSPACE }] }).statement.values![3]).toBe(WORKSPACE);
+  });
+
+  it('orders by request_count without it being requested', () => {
+    const planned = plan({ dimensions: ['model'], order_by: { field: 'request_count', direction: 'asc' } });
+    expect(planned.statement.text).toMatch(/ORDER BY "__requests"::numeric ASC NULLS LAST, "model"/);
+  });
+});

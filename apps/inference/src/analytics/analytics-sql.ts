@@ -1,0 +1,188 @@
+import {
+  ANALYTICS_LIMIT_DEFAULT,
+  ANALYTICS_OPERATORS,
+  ANALYTICS_RANGE_DEFAULT_DAYS,
+  ANALYTICS_RANGE_MAX_DAYS,
+  type AnalyticsDimension,
+  type AnalyticsFilterDto,
+  type AnalyticsMetric,
+  type AnalyticsQueryDto,
+} from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import type { QueryConfig } from 'pg';
+
+export const NIL_USER = '00000000-0000-0000-0000-000000000000';
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Each dimension as an expression over `generation_rollups` (texts, so every filter compares texts). */
+const DIMENSION_SQL: Record<AnalyticsDimension, string> = {
+  model: 'model',
+  provider: 'provider',
+  endpoint: `provider || '/' || upstream_model`,
+  api_key_id: 'key_hash::text',
+  user: `NULLIF(user_id, '${NIL_USER}'::uuid)::text`,
+  workspace: 'workspace_id::text',
+};
+
+/** Each metric as an aggregate over the hourly rows; money and counts as exact numerics. */
+const METRIC_SQL: Record<AnalyticsMetric, string> = {
+  request_count: 'sum(requests)',
+  error_count: 'sum(failed_requests)',
+  streamed_count: 'sum(streamed_requests)',
+  byok_request_count: 'sum(byok_requests)',
+  prompt_tokens: 'sum(prompt_tokens)',
+  completion_tokens: 'sum(completion_tokens)',
+  reasoning_tokens: 'sum(reasoning_tokens)',
+  cached_tokens: 'sum(cached_tokens)',
+  total_tokens: 'sum(prompt_tokens + completion_tokens)',
+  usage: 'sum(cost)',
+  upstream_cost: 'sum(upstream_cost)',
+  byok_usage_inference: 'sum(byok_upstream_cost)',
+  avg_latency: 'round(sum(latency_ms)::numeric / NULLIF(sum(requests), 0), 3)',
+  avg_cost: 'round(sum(cost) / NULLIF(sum(requests), 0), 12)',
+  error_rate: 'round(sum(failed_requests)::numeric / NULLIF(sum(requests), 0), 6)',
+};
+
+export interface PlannedQuery {
+  statement: QueryConfig;
+  dimensions: AnalyticsDimension[];
+  metrics: AnalyticsMetric[];
+  limit: number;
+  withDate: boolean;
+  warnings: string[];
+}
+
+/**
+ * One analytics query as SQL over the hourly rollups of one workspace. Every identifier comes
+ * from the fixed tables above (never from the request); every value is a parameter. A time range
+ * that is not on whole hours is widened to them, with a warning: the rollups hold nothing finer.
+ */
+export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto, now: number): PlannedQuery {
+  const warnings: string[] = [];
+  const { start, end } = timeRange(query, now, warnings);
+  const metrics = [...new Set(query.metrics)];
+  const dimensions = [...new Set(query.dimensions ?? [])];
+  // Whole UTC days and no hourly buckets: the daily sums, 24 times fewer rows.
+  const daily = query.granularity !== 'hour' && start % DAY_MS === 0 && end % DAY_MS === 0;
+  const table = daily ? 'generation_rollups_daily' : 'generation_rollups';
+  const values: unknown[] = daily
+    ? [workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)]
+    : [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];
+  const where = daily
+    ? ['workspace_id = $1::uuid', 'day >= $2::date', 'day < $3::date']
+    : ['workspace_id = $1::uuid', 'hour >= $2::timestamptz', 'hour < $3::timestamptz'];
+  for (const filter of query.filters ?? []) where.push(filterSql(filter, values, workspaceId));
+
+  const columns: string[] = [];
+  const withDate = query.granularity !== undefined;
+  if (withDate) {
+    columns.push(
+      daily
+        ? `date_trunc('${query.granularity}', day::timestamp) AT TIME ZONE 'UTC' AS "date"`
+        : `date_trunc('${query.granularity}', hour, 'UTC') AS "date"`,
+    );
+  }
+  for (const dimension of dimensions) columns.push(`${DIMENSION_SQL[dimension]} AS "${dimension}"`);
+  const groupCount = columns.length;
+  for (const metric of metrics) columns.push(`${METRIC_SQL[metric]}::text AS "${metric}"`);
+  columns.push('sum(requests) AS "__requests"');
+
+  const order = orderBy(query, metrics, dimensions, withDate);
+  const limit = query.limit ?? ANALYTICS_LIMIT_DEFAULT;
+  const grouped = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}${
+    groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, index) => index + 1).join(', ')}` : ''
+  }`;
+  let text: string;
+  if (query.group_limit !== undefined && dimensions.length > 0) {
+    values.push(query.group_limit);
+    const partition = dimensions.map((dimension) => `"${dimension}"`).join(', ');
+    text = `SELECT * FROM (SELECT grouped.*, row_number() OVER (PARTITION BY ${partition} ORDER BY ${order}) AS "__rank" FROM (${grouped}) grouped) ranked
+      WHERE "__rank" <= $${values.length} ORDER BY ${order} LIMIT ${limit + 1}`;
+  } else {
+    text = `SELECT * FROM (${grouped}) grouped ORDER BY ${order} LIMIT ${limit + 1}`;
+  }
+  return { statement: { text, values }, dimensions, metrics, limit, withDate, warnings };
+}
+
+function timeRange(query: AnalyticsQueryDto, now: number, warnings: string[]): { start: number; end: number } {
+  const asked = query.time_range;
+  // By default the last 30 days: to the coming hour in hourly buckets, else whole days up to the end of today.
+  const hourly = query.granularity === 'hour';
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  let start = asked
+    ? Date.parse(asked.start)
+    : hourly
+      ? Math.floor(now / HOUR_MS) * HOUR_MS - ANALYTICS_RANGE_DEFAULT_DAYS * DAY_MS
+      : today - ANALYTICS_RANGE_DEFAULT_DAYS * DAY_MS;
+  let end = asked ? Date.parse(asked.end) : hourly ? Math.ceil(now / HOUR_MS) * HOUR_MS : today + DAY_MS;
+  if (Number.isNaN(start) || Number.isNaN(end)) throw GatewayError.badRequest('time_range must hold valid UTC times');
+  if (end <= start) throw GatewayError.badRequest('time_range.end must be after time_range.start');
+  if (end - start > ANALYTICS_RANGE_MAX_DAYS * DAY_MS)
+    throw GatewayError.badRequest(`time_range may cover at most ${ANALYTICS_RANGE_MAX_DAYS} days`);
+  const wholeStart = Math.floor(start / HOUR_MS) * HOUR_MS;
+  const wholeEnd = Math.ceil(end / HOUR_MS) * HOUR_MS;
+  if (wholeStart !== start || wholeEnd !== end) {
+    warnings.push(
+      `time_range widened to whole UTC hours (${new Date(wholeStart).toISOString()} to ${new Date(wholeEnd).toISOString()}): usage is kept in hourly sums`,
+    );
+  }
+  start = wholeStart;
+  end = wholeEnd;
+  return { start, end };
+}
+
+function filterSql(filter: AnalyticsFilterDto, values: unknown[], workspaceId: string): string {
+  const expression = DIMENSION_SQL[filter.field];
+  const array = ANALYTICS_OPERATORS[filter.operator] === 'array';
+  if (array !== Array.isArray(filter.value)) {
+    throw GatewayError.badRequest(`filters: ${filter.operator} takes ${array ? 'an array' : 'a single value'} (field ${filter.field})`);
+  }
+  const items = (Array.isArray(filter.value) ? filter.value : [filter.value]).map(String);
+  if (filter.field === 'workspace' && filter.operator !== 'neq' && filter.operator !== 'not_in' && items.some((id) => id !== workspaceId)) {
+    throw new GatewayError(404, 'No workspace with that id is visible to this API key', {
+      metadata: { reason: 'not_found', retryable: false },
+    });
+  }
+  const unset = filter.include_unset === true && array ? ` OR ${expression} IS NULL` : '';
+  values.push(array ? items : items[0]);
+  const parameter = `$${values.length}`;
+  switch (filter.operator) {
+    case 'eq':
+      return `${expression} = ${parameter}::text`;
+    case 'neq':
+      return `${expression} IS DISTINCT FROM ${parameter}::text`;
+    case 'in':
+      return `(${expression} = ANY(${parameter}::text[])${unset})`;
+    case 'not_in':
+      return `(NOT COALESCE(${expression} = ANY(${parameter}::text[]), false)${unset})`;
+  }
+}
+
+/** The requested order, then every group column so pages of equal values come out the same each time. */
+function orderBy(query: AnalyticsQueryDto, metrics: AnalyticsMetric[], dimensions: AnalyticsDimension[], withDate: boolean): string {
+  const keys: string[] = [];
+  const asked = query.order_by;
+  if (asked) {
+    const field = asked.field;
+    const allowed =
+      (field === 'date' && withDate) ||
+      field === 'request_count' ||
+      (metrics as string[]).includes(field) ||
+      (dimensions as string[]).includes(field);
+    if (!allowed) {
+      throw GatewayError.badRequest(
+        'order_by.field must be a requested metric, request_count, a requested dimension or date (with a granularity)',
+      );
+    }
+    const column = field === 'request_count' && !(metrics as string[]).includes(field) ? '__requests' : field;
+    const numeric = column === '__requests' || (metrics as string[]).includes(column);
+    keys.push(`${numeric ? `"${column}"::numeric` : `"${column}"`} ${asked.direction.toUpperCase()} NULLS LAST`);
+  } else if (withDate) {
+    keys.push('"date" ASC');
+  }
+  if (!asked || asked.field !== 'request_count') keys.push('"__requests" DESC');
+  if (withDate) keys.push('"date" ASC');
+  for (const dimension of dimensions) keys.push(`"${dimension}" ASC NULLS FIRST`);
+  return keys.join(', ');
+}

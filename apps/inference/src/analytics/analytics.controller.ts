@@ -1,0 +1,27 @@
+import { Controller } from '@nestjs/common';
+import {
+  type ActivityItemView,
+  type AnalyticsResultView,
+  ActivityRequest,
+  AnalyticsActivity,
+  AnalyticsQuery,
+  AnalyticsQueryRequest,
+} from '@gw/contracts';
+import { ServedSubject } from '@gw/messaging';
+import { AnalyticsService } from './analytics.service.js';
+
+/** `POST /v1/analytics/query` and `GET /v1/activity`: sums of the workspace's generations, from the rollups. */
+@Controller()
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @ServedSubject(AnalyticsQuery)
+  query(request: AnalyticsQueryRequest): Promise<AnalyticsResultView> {
+    return this.analytics.query(request.principal, request.query);
+  }
+
+  @ServedSubject(AnalyticsActivity)
+  activity(request: ActivityRequest): Promise<ActivityItemView[]> {
+    return this.analytics.activity(request.principal, request.query);
+  }
+}

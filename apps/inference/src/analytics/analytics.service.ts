@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ANALYTICS_METRICS,
+  type ActivityItemView,
+  type ActivityQueryDto,
+  type AnalyticsQueryDto,
+  type AnalyticsResultView,
+  type AnalyticsRow,
+  type Principal,
+} from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { PrismaService } from '../prisma/prisma.service.js';
+import { planAnalyticsQuery } from './analytics-sql.js';
+
+const DAY_MS = 24 * 3_600_000;
+/** Completed UTC days `GET /v1/activity` covers without a date (today can be asked for by date). */
+export const ACTIVITY_DAYS = 30;
+
+/**
+ * Activity by date, model and endpoint, summed from the daily rollups of the caller's
+ * workspace (the `(workspace_id, day, ...)` primary key bounds the scan); one statement for
+ * every combination of filters, prepared once per connection.
+ */
+const ACTIVITY = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS date, model, provider, upstream_model,
+    sum(cost)::text AS usage, sum(byok_upstream_cost)::text AS byok, sum(requests)::text AS requests,
+    sum(prompt_tokens)::text AS prompt_tokens, sum(completion_tokens)::text AS completion_tokens,
+    sum(reasoning_tokens)::text AS reasoning_tokens
+  FROM generation_rollups_daily
+  WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date
+    AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)
+  GROUP BY 1, 2, 3, 4
+  ORDER BY 1 DESC, sum(cost) DESC, 2, 3, 4`;
+
+interface ActivityRow {
+  date: string;
+  model: string;
+  provider: string;
+  upstream_model: string;
+  usage: string;
+  byok: string;
+  requests: string;
+  prompt_tokens: string;
+  completion_tokens: string;
+  reasoning_tokens: string;
+}
+
+/** `inference.analytics.*`: the analytics query and activity, from rollups only (never the generation rows). */
+@Injectable()
+export class AnalyticsService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async query(principal: Principal, query: AnalyticsQueryDto, now = Date.now()): Promise<AnalyticsResultView> {
+    requireManagementKey(principal);
+    const started = performance.now();
+    const plan = planAnalyticsQuery(principal.workspaceId, query, now);
+    const { rows } = await this.prisma.pool.query<Record<string, string | Date | null>>(plan.statement);
+    const truncated = rows.length > plan.limit;
+    const data = rows.slice(0, plan.limit).map((row) => {
+      const out: AnalyticsRow = {};
+      if (plan.withDate) out.date = (row.date as Date).toISOString();
+      for (const dimension of plan.dimensions) out[dimension] = row[dimension] as string | null;
+      for (const metric of plan.metrics) {
+        const value = row[metric] as string | null;
+        out[metric] = value === null ? (ANALYTICS_METRICS[metric].rate ? null : 0) : Number(value);
+      }
+      return out;
+    });
+    return {
+      data,
+      metadata: { query_time_ms: Math.round((performance.now() - started) * 1000) / 1000, row_count: data.length, truncated },
+      ...(plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
+    };
+  }
+
+  async activity(principal: Principal, query: ActivityQueryDto, now = Date.now()): Promise<ActivityItemView[]> {
+    requireManagementKey(principal);
+    if (query.workspace_id !== undefined && query.workspace_id !== principal.workspaceId) {
+      throw new GatewayError(404, 'No workspace with that id is visible to this API key', {
+        metadata: { reason: 'not_found', retryable: false },
+      });
+    }
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    let start = today - ACTIVITY_DAYS * DAY_MS;
+    let end = today;
+    if (query.date !== undefined) {
+      const day = Date.parse(`${query.date}T00:00:00Z`);
+      if (Number.isNaN(day) || day < start || day > today) {
+        throw GatewayError.badRequest(`date must be one of the last ${ACTIVITY_DAYS} completed UTC days, or today`);
+      }
+      start = day;
+      end = day + DAY_MS;
+    }
+    const { rows } = await this.prisma.pool.query<ActivityRow>({
+      name: 'inference_activity_daily',
+      text: ACTIVITY,
+      values: [
+        principal.workspaceId,
+        new Date(start).toISOString().slice(0, 10),
+        new Date(end).toISOString().slice(0, 10),
+        query.api_key_hash ?? null,
+        query.user_id ?? null,
+      ],
+    });
+    return rows.map((row) => ({
+      date: row.date,
+      model: row.model,
+      model_permaslug: row.model,
+      endpoint_id: `${row.provider}/${row.upstream_model}`,
+      provider_name: row.provider,
+      usage: Number(row.usage),
+      byok_usage_inference: Number(row.byok),
+      requests: Number(row.requests),
+      prompt_tokens: Number(row.prompt_tokens),
+      completion_tokens: Number(row.completion_tokens),
+      reasoning_tokens: Number(row.reasoning_tokens),
+      ...(query.group_by === 'workspace' ? { workspace_id: principal.workspaceId } : {}),
+    }));
+  }
+}
+
+/** The SDK documents both routes as management-key only (the edge checks it first, too). */
+export function requireManagementKey(principal: Principal): void {
+  if (principal.keyKind !== 'management') {
+    throw new GatewayError(403, 'Only management keys may read activity and analytics', {
+      errorType: 'permission_denied',
+      metadata: { reason: 'management_key_required' },
+    });
+  }
+}
