@@ -36,6 +36,9 @@ export const SUBJECTS = {
     identityUnlink: 'management.identity.unlink',
     identityOidcStart: 'management.identity.oidc.start',
     identityOidcCallback: 'management.identity.oidc.callback',
+    /** The web console's sign-in: a session key for the user linked to an OIDC subject, and its end. */
+    consoleSessionOpen: 'management.console.session.open',
+    consoleSessionEnd: 'management.console.session.end',
   },
   inference: {
     health: 'inference.health',
