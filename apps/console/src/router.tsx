@@ -13,19 +13,23 @@ export function navigate(path: string): void {
   window.dispatchEvent(new PopStateEvent('popstate'));
 }
 
-export function usePath(): string {
-  const [path, setPath] = useState(currentPath);
+/** The path and query, re-rendering on every navigation (a query change alone opens a detail view). */
+function useLocation(): { path: string; search: string } {
+  const [location, setLocation] = useState(() => ({ path: currentPath(), search: window.location.search }));
   useEffect(() => {
-    const update = () => setPath(currentPath());
+    const update = () => setLocation({ path: currentPath(), search: window.location.search });
     window.addEventListener('popstate', update);
     return () => window.removeEventListener('popstate', update);
   }, []);
-  return path;
+  return location;
+}
+
+export function usePath(): string {
+  return useLocation().path;
 }
 
 export function useQuery(): URLSearchParams {
-  usePath();
-  return new URLSearchParams(window.location.search);
+  return new URLSearchParams(useLocation().search);
 }
 
 export function onLinkClick(path: string) {
