@@ -193,7 +193,7 @@ describe('the web console in a browser', () => {
 
   it(
     'has no serious or critical accessibility findings on any page, at 1280 px, on a phone and in dark mode',
-    { timeout: 180_000 },
+    { timeout: 400_000 },
     async () => {
       const findings: string[] = [];
       const scan = async (target: Page, name: string) => {
