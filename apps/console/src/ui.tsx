@@ -23,7 +23,6 @@ export function useLoad<T>(load: () => Promise<T>, key = ''): Loaded<T> {
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, tick]);
   const reload = useCallback(() => setTick((value) => value + 1), []);
   return { ...state, reload };

@@ -107,8 +107,10 @@ function Diff({ from, to }: { from: string[]; to: string[] }) {
   let i = 0;
   let j = 0;
   while (i < from.length || j < to.length) {
-    if (i < from.length && j < to.length && from[i] === to[j]) (lines.push({ sign: ' ', text: from[i++]! }), j++);
-    else if (j < to.length && (i >= from.length || lengths[i]![j + 1]! >= lengths[i + 1]![j]!)) lines.push({ sign: '+', text: to[j++]! });
+    if (i < from.length && j < to.length && from[i] === to[j]) {
+      lines.push({ sign: ' ', text: from[i++]! });
+      j++;
+    } else if (j < to.length && (i >= from.length || lengths[i]![j + 1]! >= lengths[i + 1]![j]!)) lines.push({ sign: '+', text: to[j++]! });
     else lines.push({ sign: '-', text: from[i++]! });
   }
   return (
