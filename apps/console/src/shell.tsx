@@ -79,7 +79,7 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
             <Menu position="bottom-end">
               <Menu.Target>
                 <Button variant="default" aria-label={`Account of ${session.user.email}`}>
-                  <Text size="sm" truncate maw={160}>
+                  <Text size="sm" truncate maw={{ base: 80, sm: 160 }}>
                     {session.user.name}
                   </Text>
                 </Button>

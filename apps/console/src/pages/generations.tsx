@@ -75,12 +75,7 @@ export function GenerationsPage() {
                   {page.data.map((generation) => (
                     <Table.Tr key={generation.id} data-testid="generation-row">
                       <Table.Td>
-                        <Anchor
-                          component="button"
-                          type="button"
-                          onClick={() => open(generation.id)}
-                          aria-label={`Details of generation ${generation.id}`}
-                        >
+                        <Anchor component="button" type="button" onClick={() => open(generation.id)} title="Show the details">
                           {formatTime(generation.created_at)}
                         </Anchor>
                       </Table.Td>
