@@ -42,7 +42,7 @@ export function ByokPage() {
                 {page.data.map((credential) => (
                   <Table.Tr key={credential.id}>
                     <Table.Td>
-                      {credential.name} {credential.disabled && <Badge color="gray">disabled</Badge>}
+                      {credential.name} {credential.disabled && <Badge color="gray.8">disabled</Badge>}
                     </Table.Td>
                     <Table.Td>{credential.provider}</Table.Td>
                     <Table.Td>

@@ -86,7 +86,7 @@ export function GenerationsPage() {
                       </Table.Td>
                       <Table.Td data-testid="generation-cost">{formatCredits(generation.total_cost)}</Table.Td>
                       <Table.Td>
-                        <Badge color={generation.cancelled ? 'orange' : 'green'} variant="light">
+                        <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'} variant="light">
                           {generation.cancelled ? 'cancelled' : (generation.finish_reason ?? 'done')}
                         </Badge>
                       </Table.Td>

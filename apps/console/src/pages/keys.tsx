@@ -94,7 +94,7 @@ export function KeysPage() {
                   .map((key) => (
                     <Table.Tr key={key.hash} data-testid="key-row">
                       <Table.Td>
-                        {key.name} {key.disabled && <Badge color="gray">disabled</Badge>}
+                        {key.name} {key.disabled && <Badge color="gray.8">disabled</Badge>}
                       </Table.Td>
                       <Table.Td>
                         <Code>{key.label}</Code>
