@@ -3,9 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { GatewayError } from '@gw/errors';
-import { ReplicaLifecycle } from '@gw/messaging';
+import { ReplicaLifecycle, RpcClient } from '@gw/messaging';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
+import { AuthCacheService } from './auth/auth-cache.service.js';
+import { consoleSettingsOf } from './console/console-settings.js';
+import { registerConsole } from './console/register-console.js';
 import type { GatewayEnv } from './env.js';
 import { compileHostPatterns, registerInternRouteHooks } from './interns/intern-routes.js';
 import { clientErrorHandler, frameworkErrors } from './errors/raw-errors.js';
@@ -53,6 +56,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   await registerMultipart(app, env);
   registerJsonBodyParser(fastify);
   registerQueryCheck(fastify);
+  registerConsole(fastify, { settings: consoleSettingsOf(env), rpc: app.get(RpcClient), auth: app.get(AuthCacheService) });
   // Every body this API takes is JSON but POST /v1/files' form: anything else is refused before it is parsed.
   // Callback hooks here and below: they run on every request, and a promise each costs more than their work.
   fastify.addHook('onRequest', (request, _reply, done) => {

@@ -1,5 +1,5 @@
 import { CommonEnv, WithRedisEnv } from '@gw/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 
 /**
  * Environment of the HTTP gateway (every variable: docs/configuration.md). REDIS_URL and
@@ -222,6 +222,50 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Min(0)
   @Max(10_000)
   NATS_RECONNECT_WAIT_MS: number = 1_500;
+  /**
+   * The web console under /console (ADR 0125): its sign-in is this gateway's own OIDC client
+   * (authorization code + PKCE). Without the issuer, client and session secret the console's
+   * pages still load and sign-in answers 503.
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  CONSOLE_OIDC_ISSUER_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  CONSOLE_OIDC_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  CONSOLE_OIDC_CLIENT_SECRET?: string;
+
+  /** The origin people open the console at (`https://llm.example.com`): the redirect URI and the Origin writes must carry. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  CONSOLE_PUBLIC_ORIGIN?: string;
+
+  /** Seals the session cookie and derives each session's key and CSRF token: the same on every replica, 32+ characters. */
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  CONSOLE_SESSION_SECRET?: string;
+
+  /** A session unused for this long ends. */
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  CONSOLE_IDLE_TIMEOUT_SECONDS: number = 1_800;
+
+  /** A session ends this long after sign-in, used or not. */
+  @IsInt()
+  @Min(300)
+  @Max(30 * 86_400)
+  CONSOLE_ABSOLUTE_TIMEOUT_SECONDS: number = 43_200;
+
+  /** The console's built files (apps/console/dist beside this app's dist by default). */
+  @IsOptional()
+  @IsString()
+  CONSOLE_STATIC_DIR?: string;
 }
 
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

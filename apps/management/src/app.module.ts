@@ -9,6 +9,7 @@ import { CreditsModule } from './credits/credits.module.js';
 import { MANAGEMENT_ENV, type ManagementEnv } from './env.js';
 import { HealthModule } from './health/health.module.js';
 import { GuardrailsModule } from './guardrails/guardrails.module.js';
+import { ConsoleSessionsModule } from './console/console-sessions.module.js';
 import { IdentityModule } from './identity/identity.module.js';
 import { KeysModule } from './keys/keys.module.js';
 import { PresetsModule } from './presets/presets.module.js';
@@ -45,6 +46,7 @@ export class AppModule {
         HealthModule,
         AuthModule,
         IdentityModule,
+        ConsoleSessionsModule,
         KeysModule,
         CreditsModule,
         ByokModule,

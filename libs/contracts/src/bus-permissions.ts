@@ -72,6 +72,13 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     principal: true,
   })),
   { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
+  // The console's sign-in: the gateway verified the ID token (its OIDC client), no key exists yet.
+  ...[m.consoleSessionOpen, m.consoleSessionEnd].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: false,
+  })),
   { subject: m.keysDeleteForIntern, server: 'management', callers: ['intern-signing'], principal: false },
   ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({
     subject,

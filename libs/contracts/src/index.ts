@@ -50,6 +50,7 @@ export * from './http/responses-response.view.js';
 export * from './http/anthropic-model-info.view.js';
 export type * from './http/http-answers.js';
 export * from './messages/identity.messages.js';
+export * from './messages/console.messages.js';
 export * from './http/batch.view.js';
 export * from './http/file.view.js';
 export * from './messages/batches.messages.js';

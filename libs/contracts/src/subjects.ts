@@ -40,6 +40,9 @@ export const SUBJECTS = {
     workspacesCall: 'management.workspaces.call',
     guardrailsCall: 'management.guardrails.call',
     auditLogList: 'management.audit-log.list',
+    /** The web console's sign-in: a session key for the user linked to an OIDC subject, and its end. */
+    consoleSessionOpen: 'management.console.session.open',
+    consoleSessionEnd: 'management.console.session.end',
   },
   inference: {
     health: 'inference.health',

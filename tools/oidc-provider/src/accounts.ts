@@ -12,6 +12,7 @@ export const DEV_ACCOUNTS: readonly DevAccount[] = [
   { login: 'demo', password: 'demo-password', sub: 'demo-user', email: 'demo@example.com', name: 'Demo User' },
   { login: 'alice', password: 'alice-password', sub: 'alice', email: 'alice@example.com', name: 'Alice Example' },
   { login: 'bob', password: 'bob-password', sub: 'bob', email: 'bob@example.com', name: 'Bob Example' },
+  { login: 'dana', password: 'dana-password', sub: 'dana', email: 'dana@example.com', name: 'Dana Example' },
   { login: 'carol', password: 'carol-password', sub: 'carol', email: 'carol@example.com', name: 'Carol Example' },
 ];
 

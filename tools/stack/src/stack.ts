@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { createServiceAccount } from '@gw/provider-simulator';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import type { BusSeeds } from './nats-auth.ts';
@@ -121,6 +122,16 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const gatewayPorts =
     options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
   const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
+  const consoleCallbackOf = (port: number) => `http://127.0.0.1:${port}/console/auth/callback`;
+  // The console signs in with the same client (its own redirect URI); the session secret is the
+  // same on every replica and new with each stack's client secret.
+  const consoleOf = (port: number) => ({
+    CONSOLE_OIDC_ISSUER_URL: oidcIssuerOf(options),
+    CONSOLE_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    CONSOLE_OIDC_CLIENT_SECRET: options.oidcClientSecret,
+    CONSOLE_PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
+    CONSOLE_SESSION_SECRET: createHash('sha256').update(`console-session|${options.oidcClientSecret}`).digest('hex'),
+  });
   const oidc = {
     OIDC_ISSUER_URL: oidcIssuerOf(options),
     OIDC_CLIENT_ID: OIDC_CLIENT_ID,
@@ -171,6 +182,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     env: {
       ...common,
       ...seed('api-gateway'),
+      ...consoleOf(port),
       PORT: String(port),
       HOST: '127.0.0.1',
       ...(options.operatorApiKeys ? { OPERATOR_API_KEYS: options.operatorApiKeys } : {}),
@@ -195,7 +207,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
       OIDC_PROVIDER_HOST: '127.0.0.1',
       OIDC_CLIENT_ID: OIDC_CLIENT_ID,
       OIDC_CLIENT_SECRET: options.oidcClientSecret,
-      OIDC_REDIRECT_URIS: gatewayPorts.map(callbackOf).join(','),
+      OIDC_REDIRECT_URIS: [...gatewayPorts.map(callbackOf), ...gatewayPorts.map(consoleCallbackOf)].join(','),
     },
     readyUrl: `${oidcIssuerOf(options)}/.well-known/openid-configuration`,
   };

@@ -6,6 +6,12 @@
  */
 import { ModelsListRequest, ChatCreateRequest } from '../messages/chat.messages.js';
 import { ChatStreamRequest, StreamCancelledEvent } from '../messages/stream.messages.js';
+import {
+  ConsoleSessionEndRequest,
+  ConsoleSessionOpenRequest,
+  type ConsoleSessionEndReply,
+  type ConsoleSessionView,
+} from '../messages/console.messages.js';
 import { AuthResolveRequest, type AuthResolveReply } from '../messages/auth.messages.js';
 import { KeysGetRequest, KeysListRequest } from '../messages/keys.messages.js';
 import {
@@ -159,6 +165,14 @@ export const ByokResolve = rpcMessage<ByokResolveRequest, ByokResolveReply>(M.by
 export const IdentityGet = rpcMessage<IdentityRequest, IdentityView>(M.identityGet, IdentityRequest);
 export const IdentityUnlink = rpcMessage<IdentityRequest, WithChangedKeys<IdentityView>>(M.identityUnlink, IdentityRequest);
 export const OidcStart = rpcMessage<IdentityRequest, OidcStartView>(M.identityOidcStart, IdentityRequest);
+export const ConsoleSessionOpen = rpcMessage<ConsoleSessionOpenRequest, ConsoleSessionView>(
+  M.consoleSessionOpen,
+  ConsoleSessionOpenRequest,
+);
+export const ConsoleSessionEnd = rpcMessage<ConsoleSessionEndRequest, ConsoleSessionEndReply>(
+  M.consoleSessionEnd,
+  ConsoleSessionEndRequest,
+);
 export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
 
 // Inference: the front doors (each with its streamed twin), embeddings, models, native batches.

@@ -1,0 +1,206 @@
+import '@mantine/charts/styles.css';
+import { AreaChart, BarChart, DonutChart } from '@mantine/charts';
+import { Card, Group, SegmentedControl, SimpleGrid, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { api, ApiError } from '../api';
+import { dayOf, formatCount, formatCredits } from '../format';
+import { Loadable, PageHeader, useLoad } from '../ui';
+import type { ActivityItem, Generation, Page } from './shapes';
+
+interface Totals {
+  source: 'activity' | 'generations';
+  rows: ActivityItem[];
+}
+
+const GENERATION_PAGES = 10;
+
+/**
+ * The analytics API (`GET /v1/activity`, the SDK's `analytics.getUserActivity`) when the gateway
+ * has it; until then the same rows folded from the generations list.
+ */
+async function loadActivity(days: number): Promise<Totals> {
+  try {
+    const answer = await api<{ data: ActivityItem[] }>('/v1/activity');
+    const since = dayOf(new Date(Date.now() - days * 86_400_000).toISOString());
+    return { source: 'activity', rows: answer.data.filter((row) => row.date >= since) };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+  }
+  const from = new Date(Date.now() - days * 86_400_000).toISOString();
+  const generations: Generation[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < GENERATION_PAGES; page++) {
+    const query: string = new URLSearchParams({ limit: '100', from, ...(cursor ? { cursor } : {}) }).toString();
+    const answer: Page<Generation> = await api<Page<Generation>>(`/v1/generations?${query}`);
+    generations.push(...answer.data);
+    cursor = answer.next_cursor ?? null;
+    if (!cursor) break;
+  }
+  const rows = new Map<string, ActivityItem>();
+  for (const generation of generations) {
+    const date = dayOf(generation.created_at);
+    const id = `${date}|${generation.model}|${generation.provider_name ?? ''}`;
+    const row = rows.get(id) ?? {
+      date,
+      model: generation.model,
+      model_permaslug: generation.model,
+      endpoint_id: '',
+      provider_name: generation.provider_name ?? 'unknown',
+      usage: 0,
+      byok_usage_inference: 0,
+      requests: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      reasoning_tokens: 0,
+    };
+    row.usage += generation.total_cost;
+    row.requests += 1;
+    row.prompt_tokens += generation.tokens_prompt ?? 0;
+    row.completion_tokens += generation.tokens_completion ?? 0;
+    row.reasoning_tokens += generation.native_tokens_reasoning ?? 0;
+    rows.set(id, row);
+  }
+  return { source: 'generations', rows: [...rows.values()] };
+}
+
+function sumBy(rows: ActivityItem[], key: (row: ActivityItem) => string) {
+  const sums = new Map<string, { usage: number; requests: number; prompt: number; completion: number; reasoning: number }>();
+  for (const row of rows) {
+    const sum = sums.get(key(row)) ?? { usage: 0, requests: 0, prompt: 0, completion: 0, reasoning: 0 };
+    sum.usage += row.usage;
+    sum.requests += row.requests;
+    sum.prompt += row.prompt_tokens;
+    sum.completion += row.completion_tokens;
+    sum.reasoning += row.reasoning_tokens;
+    sums.set(key(row), sum);
+  }
+  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b));
+}
+
+const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'lime.6', 'red.6', 'yellow.6'];
+
+export function OverviewPage() {
+  const [days, setDays] = useState('7');
+  const state = useLoad(() => loadActivity(Number(days)), days);
+  return (
+    <>
+      <PageHeader title="Overview" docs="GET /v1/activity, GET /v1/generations">
+        <SegmentedControl
+          aria-label="Period"
+          value={days}
+          onChange={setDays}
+          data={[
+            { label: '24 h', value: '1' },
+            { label: '7 days', value: '7' },
+            { label: '30 days', value: '30' },
+          ]}
+        />
+      </PageHeader>
+      <Loadable state={state} empty="No requests in this period yet." isEmpty={(data) => data.rows.length === 0}>
+        {(data) => {
+          const byDay = sumBy(data.rows, (row) => row.date).map(([date, sum]) => ({
+            date,
+            Spend: sum.usage,
+            Requests: sum.requests,
+            Prompt: sum.prompt,
+            Completion: sum.completion,
+            Reasoning: sum.reasoning,
+          }));
+          const byModel = sumBy(data.rows, (row) => row.model).map(([name, sum], index) => ({
+            name,
+            value: sum.usage,
+            color: COLORS[index % COLORS.length]!,
+          }));
+          const byProvider = sumBy(data.rows, (row) => row.provider_name).map(([provider, sum]) => ({ provider, Requests: sum.requests }));
+          const total = data.rows.reduce((sum, row) => sum + row.usage, 0);
+          const requests = data.rows.reduce((sum, row) => sum + row.requests, 0);
+          return (
+            <>
+              <SimpleGrid cols={{ base: 1, sm: 2 }} mb="md">
+                <Card withBorder>
+                  <Text size="sm" c="dimmed">
+                    Spend
+                  </Text>
+                  <Text size="xl" fw={700} data-testid="overview-total-spend">
+                    {formatCredits(total)}
+                  </Text>
+                </Card>
+                <Card withBorder>
+                  <Text size="sm" c="dimmed">
+                    Requests
+                  </Text>
+                  <Text size="xl" fw={700} data-testid="overview-total-requests">
+                    {formatCount(requests)}
+                  </Text>
+                </Card>
+              </SimpleGrid>
+              <SimpleGrid cols={{ base: 1, lg: 2 }}>
+                <ChartCard title="Spend per day">
+                  <BarChart
+                    h={220}
+                    data={byDay}
+                    dataKey="date"
+                    series={[{ name: 'Spend', color: 'indigo.6' }]}
+                    valueFormatter={formatCredits}
+                  />
+                </ChartCard>
+                <ChartCard title="Requests per day">
+                  <AreaChart h={220} data={byDay} dataKey="date" series={[{ name: 'Requests', color: 'teal.6' }]} curveType="linear" />
+                </ChartCard>
+                <ChartCard title="Spend by model">
+                  <Group justify="center">
+                    <DonutChart
+                      data={byModel}
+                      size={180}
+                      thickness={28}
+                      valueFormatter={formatCredits}
+                      withTooltip
+                      withLabelsLine={false}
+                    />
+                  </Group>
+                  <Text size="xs" c="dimmed" ta="center">
+                    {byModel.map((slice) => `${slice.name}: ${formatCredits(slice.value)}`).join(' · ')}
+                  </Text>
+                </ChartCard>
+                <ChartCard title="Tokens by kind">
+                  <BarChart
+                    h={220}
+                    data={byDay}
+                    dataKey="date"
+                    type="stacked"
+                    series={[
+                      { name: 'Prompt', color: 'indigo.6' },
+                      { name: 'Completion', color: 'teal.6' },
+                      { name: 'Reasoning', color: 'orange.6' },
+                    ]}
+                  />
+                </ChartCard>
+                <ChartCard title="Requests by provider">
+                  <BarChart h={220} data={byProvider} dataKey="provider" series={[{ name: 'Requests', color: 'grape.6' }]} />
+                </ChartCard>
+              </SimpleGrid>
+              <Text size="xs" c="dimmed" mt="sm">
+                {data.source === 'activity'
+                  ? 'From the activity API.'
+                  : 'From the generations list (the activity API is not on this gateway yet); days in your time zone.'}
+              </Text>
+            </>
+          );
+        }}
+      </Loadable>
+    </>
+  );
+}
+
+function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Card withBorder>
+      <Title order={2} size="h5" mb="xs">
+        {title}
+      </Title>
+      <figure style={{ margin: 0 }} aria-label={title}>
+        {children}
+      </figure>
+    </Card>
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * The public API's shapes the pages read (docs/openapi.json; snake_case on the wire as the
+ * SDKs' raw answers). Pages for APIs on other branches follow `@openrouter/sdk`'s models.
+ */
+export interface Page<T> {
+  data: T[];
+  next_cursor?: string | null;
+  total_count?: number;
+}
+
+/** The SDK's `ActivityItem` (analytics.getUserActivity), on the wire. */
+export interface ActivityItem {
+  date: string;
+  model: string;
+  model_permaslug: string;
+  endpoint_id: string;
+  provider_name: string;
+  usage: number;
+  byok_usage_inference: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  workspace_id?: string;
+}
+
+export interface Generation {
+  id: string;
+  model: string;
+  created_at: string;
+  total_cost: number;
+  usage: number;
+  upstream_inference_cost: number | null;
+  cache_discount: number | null;
+  is_byok: boolean;
+  provider_name: string | null;
+  provider_responses: { provider_name: string; model_permaslug: string; status: number | null; is_byok: boolean }[] | null;
+  tokens_prompt: number | null;
+  tokens_completion: number | null;
+  native_tokens_reasoning: number | null;
+  native_tokens_cached: number | null;
+  latency: number | null;
+  generation_time: number | null;
+  streamed: boolean | null;
+  cancelled: boolean | null;
+  finish_reason: string | null;
+  api_type: string | null;
+  request_id: string | null;
+  origin: string;
+}
+
+export interface ApiKey {
+  hash: string;
+  name: string;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  disabled: boolean;
+  limit: number | null;
+  limit_remaining: number | null;
+  limit_reset: string | null;
+  usage: number;
+  usage_monthly: number;
+}
+
+export interface Preset {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  status: string;
+  updated_at: string;
+  designated_version: PresetVersion;
+}
+
+export interface PresetVersion {
+  id: string;
+  version: number;
+  config: Record<string, unknown>;
+  system_prompt: string | null;
+  created_at: string;
+}
+
+export interface ByokCredential {
+  id: string;
+  name: string;
+  provider: string;
+  label: string;
+  disabled: boolean;
+  is_fallback: boolean;
+  created_at: string;
+}
+
+export interface Batch {
+  id: string;
+  endpoint: string;
+  model: string;
+  status: string;
+  created_at: number;
+  request_counts: { total: number; completed: number; failed: number };
+  output_file_id: string | null;
+}
+
+/** The SDK's `Workspace`, `WorkspaceMember`, `WorkspaceBudget` (workspaces.*), on the wire. */
+export interface Workspace {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface WorkspaceMember {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  role: string;
+  created_at: string;
+}
+
+export interface WorkspaceBudget {
+  id: string;
+  workspace_id: string;
+  limit_usd: number;
+  reset_interval: string | null;
+  updated_at: string;
+}
+
+/** The SDK's `Guardrail` (guardrails.*), on the wire. */
+export interface Guardrail {
+  id: string;
+  name: string;
+  description?: string | null;
+  limit_usd?: number | null;
+  reset_interval?: string | null;
+  allowed_models?: string[] | null;
+  allowed_providers?: string[] | null;
+  created_at: string;
+}

@@ -1,0 +1,96 @@
+import { Alert, Anchor, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { ApiError } from './api';
+
+export interface Loaded<T> {
+  data: T | null;
+  error: ApiError | Error | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads on mount and whenever `key` changes; `reload` after a write. */
+export function useLoad<T>(load: () => Promise<T>, key = ''): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true, error: null }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: Error) => live && setState({ data: null, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, tick]);
+  const reload = useCallback(() => setTick((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+/** The API's reference, linked from every page. */
+export const DOCS_URL = '/v1/openapi.json';
+
+export function PageHeader({ title, docs, children }: { title: string; docs: string; children?: ReactNode }) {
+  return (
+    <Group justify="space-between" align="flex-end" mb="md" wrap="wrap">
+      <Stack gap={2}>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
+        <Anchor href={DOCS_URL} size="sm" target="_blank" rel="noreferrer">
+          API reference: {docs}
+        </Anchor>
+      </Stack>
+      <Group gap="xs">{children}</Group>
+    </Group>
+  );
+}
+
+/** Loading, error (in words) and empty states around a page's content. */
+export function Loadable<T>({
+  state,
+  empty,
+  isEmpty,
+  children,
+}: {
+  state: Loaded<T>;
+  empty: string;
+  isEmpty?: (data: T) => boolean;
+  children: (data: T) => ReactNode;
+}) {
+  if (state.loading && state.data === null) {
+    return (
+      <Center py="xl" role="status" aria-live="polite">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (state.error) return <ErrorNote error={state.error} />;
+  if (state.data === null) return null;
+  if (isEmpty?.(state.data)) {
+    return (
+      <Text c="dimmed" py="lg" role="status">
+        {empty}
+      </Text>
+    );
+  }
+  return <>{children(state.data)}</>;
+}
+
+export function ErrorNote({ error }: { error: Error }) {
+  const status = error instanceof ApiError ? error.status : undefined;
+  const title =
+    status === 404
+      ? 'Not available on this gateway yet'
+      : status === 403
+        ? 'Your role does not allow this'
+        : status !== undefined && status >= 500
+          ? 'The gateway could not answer'
+          : 'Something went wrong';
+  return (
+    <Alert color={status === 404 ? 'gray' : 'red'} title={title} role="alert">
+      {error.message}
+    </Alert>
+  );
+}

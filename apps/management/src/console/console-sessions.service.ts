@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { ConsoleSessionEndReply, ConsoleSessionView } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { OidcClient } from '../identity/oidc-client.js';
+import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+/** The name every console session key carries: how logout everywhere finds them, and how the console hides them. */
+export const CONSOLE_SESSION_KEY_NAME = 'console session';
+
+/**
+ * The console's sessions are keys (ADR 0125): the gateway verified the person's ID token and
+ * derived a secret only it can recompute; here the user linked to (issuer, subject) gets a key
+ * with that secret's hash, expiring with the session. Ending the session deletes the key, so
+ * every gateway replica refuses it on the next request (the keys.changed event).
+ */
+@Injectable()
+export class ConsoleSessionsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly oidc: OidcClient,
+    private readonly events: ManagementEventsPublisher,
+  ) {}
+
+  async open(input: { issuer: string; subject: string; keyHash: string; expiresAt: Date }): Promise<ConsoleSessionView> {
+    // Links made under another issuer do not count (the same rule as signatures, ADR 0037).
+    if (!this.oidc.isCurrentIssuer(input.issuer)) throw notLinked();
+    const user = await this.prisma.user.findFirst({
+      where: { oidcSubject: input.subject, oidcIssuer: { in: issuerSpellings(input.issuer) } },
+      include: { memberships: { orderBy: { createdAt: 'asc' } } },
+    });
+    if (!user) throw notLinked();
+    const membership = user.memberships.find((m) => m.workspaceId === user.defaultWorkspaceId) ?? user.memberships[0];
+    if (!membership) throw notLinked();
+    // A member's session can do what a member's standard key can; owners manage the workspace.
+    const kind = membership.role === 'owner' ? 'management' : 'standard';
+    await this.prisma.apiKey.create({
+      data: {
+        hash: input.keyHash,
+        label: 'console session',
+        name: CONSOLE_SESSION_KEY_NAME,
+        kind,
+        workspaceId: membership.workspaceId,
+        creatorUserId: user.id,
+        expiresAt: input.expiresAt,
+      },
+    });
+    // Expired session keys are swept by each sign-in, so they do not pile up without a timer.
+    await this.prisma.apiKey.deleteMany({
+      where: { creatorUserId: user.id, name: CONSOLE_SESSION_KEY_NAME, expiresAt: { lt: new Date() } },
+    });
+    return {
+      user_id: user.id,
+      email: user.email,
+      name: user.name,
+      workspace_id: membership.workspaceId,
+      role: membership.role,
+      key_kind: kind,
+    };
+  }
+
+  async end(input: { keyHash: string; userId: string; everywhere: boolean }): Promise<ConsoleSessionEndReply> {
+    const where = input.everywhere
+      ? { creatorUserId: input.userId, name: CONSOLE_SESSION_KEY_NAME }
+      : { hash: input.keyHash, creatorUserId: input.userId, name: CONSOLE_SESSION_KEY_NAME };
+    const keys = await this.prisma.apiKey.findMany({ where, select: { hash: true } });
+    const changedKeyHashes = keys.map((key) => key.hash);
+    if (changedKeyHashes.length > 0) {
+      await this.prisma.apiKey.deleteMany({ where: { hash: { in: changedKeyHashes } } });
+      this.events.keysChanged(changedKeyHashes);
+    }
+    return { changedKeyHashes };
+  }
+}
+
+const issuerSpellings = (issuer: string) => {
+  const bare = issuer.replace(/\/+$/, '');
+  return [bare, `${bare}/`];
+};
+
+const notLinked = () =>
+  new GatewayError(403, 'No user of this gateway is linked to this identity; link it with POST /v1/identity/oidc/start first', {
+    metadata: { reason: 'identity_not_linked', retryable: false },
+  });
