@@ -24,7 +24,8 @@ async function loadActivity(days: number): Promise<Totals> {
     const since = dayOf(new Date(Date.now() - days * 86_400_000).toISOString());
     return { source: 'activity', rows: answer.data.filter((row) => row.date >= since) };
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    // Not on this gateway (404), or not for this member's key (403): the generations they may read.
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 403)) throw error;
   }
   const from = new Date(Date.now() - days * 86_400_000).toISOString();
   const generations: Generation[] = [];

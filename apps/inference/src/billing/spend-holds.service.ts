@@ -77,7 +77,7 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
       if (lease.topUp) {
         await lease.topUp.catch(() => undefined);
         const refusal = lease.refusal;
-        if (refusal && worst.gte(refusal.minimum) && lease.free.lt(worst)) throw refusal.error;
+        if (refusal && worst.minus(lease.free).gte(refusal.minimum)) throw refusal.error;
         continue;
       }
       lease.topUp = this.topUp(lease, worst).finally(() => {
@@ -134,7 +134,9 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async topUp(lease: SpendLease, worst: Prisma.Decimal): Promise<void> {
-    const wanted = worst.mul(this.leaseCalls);
+    // What the lease lacks for this call: its own free part counts, so an idle lease never makes a call that fits refused.
+    const minimum = worst.minus(Prisma.Decimal.max(0, lease.free));
+    const wanted = Prisma.Decimal.max(minimum, worst.mul(this.leaseCalls).minus(Prisma.Decimal.max(0, lease.free)));
     let granted: string;
     try {
       ({ granted } = await this.rpc.send(
@@ -143,7 +145,7 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
           reservationId: lease.id,
           workspaceId: lease.workspaceId,
           keyHash: lease.keyHash,
-          minimum: worst.toFixed(),
+          minimum: minimum.toFixed(),
           wanted: wanted.toFixed(),
           ttlSeconds: this.ttlSeconds,
         },
@@ -151,8 +153,13 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
       ));
     } catch (error) {
       if (error instanceof GatewayError && error.status === 402) {
-        lease.refusal = { minimum: worst, error };
-        throw error;
+        // The 402 names the call's whole worst case, not the part the lease lacked.
+        const refused = new GatewayError(402, error.message, {
+          errorType: error.errorType,
+          metadata: { ...error.metadata, reserved_cost: Number(worst) },
+        });
+        lease.refusal = { minimum, error: refused };
+        throw refused;
       }
       if (!(error instanceof GatewayError) || error.status !== 504) throw error;
       // The request or its reply was lost (a NATS node restarting): nothing was run, so the call is

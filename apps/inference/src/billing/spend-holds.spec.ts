@@ -124,6 +124,18 @@ describe('SpendHolds (leases)', () => {
     expect(management.reserves).toBe(1);
   });
 
+  it('counts what its lease holds unused toward a dearer call, so a call that fits is never refused', async () => {
+    const management = new FakeManagement(D(1));
+    const holds = holdsOn(management);
+    const cheap = principal();
+    await holds.reserve(cheap, D('0.01'));
+    holds.end(cheap);
+    // The lease keeps 0.32 of the 1.0; a call of 0.9 needs only 0.58 more.
+    const dear = principal();
+    await holds.reserve(dear, D('0.9'));
+    expect(management.held.lte(1)).toBe(true);
+  });
+
   it('refuses with a retryable 503 when management does not answer, and gives back what it may have granted', async () => {
     const management = new FakeManagement(D(100));
     const holds = holdsOn(management, 4);

@@ -92,7 +92,9 @@ const INSERT_GENERATIONS = `
     latency_ms = total.latency_ms + excluded.latency_ms`;
 
 /** The statement and its 34 array parameters for these events (any number of them). */
-export function insertGenerations(events: readonly UsageRecordedEvent[]): QueryConfig {
+export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {
+  // Rows in id order: two replicas inserting overlapping batches then lock the same keys in the same order (no deadlock).
+  const events = [...unordered].sort((a, b) => (a.generationId < b.generationId ? -1 : a.generationId > b.generationId ? 1 : 0));
   const columns: unknown[][] = Array.from({ length: 34 }, () => new Array<unknown>(events.length));
   for (let row = 0; row < events.length; row++) {
     const event = events[row]!;

@@ -51,7 +51,7 @@ describe('the price version of a generation', () => {
     expect(before).toMatchObject({ priceVersion: 3, cost: '0.00002' });
     expect(after).toMatchObject({ priceVersion: 4, cost: '0.00005' });
     const row = insertGenerations([before!, after!]);
-    expect(row.values![25]).toEqual([3, 4]);
+    expect(row.values![31]).toEqual([3, 4]);
     expect(row.values![13]).toEqual(['0.00002', '0.00005']);
   });
 });
