@@ -20,9 +20,15 @@ const GENERATION_PAGES = 10;
  */
 async function loadActivity(days: number): Promise<Totals> {
   try {
-    const answer = await api<{ data: ActivityItem[] }>('/v1/activity');
+    // Without a date the API answers completed UTC days only; today's rows are asked for apart.
+    const today = new Date().toISOString().slice(0, 10);
+    const [past, current] = await Promise.all([
+      api<{ data: ActivityItem[] }>('/v1/activity'),
+      api<{ data: ActivityItem[] }>(`/v1/activity?date=${today}`),
+    ]);
     const since = dayOf(new Date(Date.now() - days * 86_400_000).toISOString());
-    return { source: 'activity', rows: answer.data.filter((row) => row.date >= since) };
+    const rows = [...past.data.filter((row) => row.date !== today), ...current.data];
+    return { source: 'activity', rows: rows.filter((row) => row.date >= since) };
   } catch (error) {
     // Not on this gateway (404), or not for this member's key (403): the generations they may read.
     if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 403)) throw error;
