@@ -223,7 +223,7 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
   @Max(10_000)
   NATS_RECONNECT_WAIT_MS: number = 1_500;
   /**
-   * The web console under /console (ADR 0125): its sign-in is this gateway's own OIDC client
+   * The web console under /console: its sign-in is this gateway's own OIDC client
    * (authorization code + PKCE). Without the issuer, client and session secret the console's
    * pages still load and sign-in answers 503.
    */

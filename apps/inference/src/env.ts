@@ -220,7 +220,7 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   WEB_FETCH_MAX_CHARS: number = 20_000;
 
   /**
-   * The moderation plugin's model (ADR 0048): a catalog chat model answering Llama Guard's
+   * The moderation plugin's model: a catalog chat model answering Llama Guard's
    * `safe` / `unsafe\nS1,...`. Dev and test stacks set the simulator's `sim/llama-guard`.
    */
   @IsString()
@@ -232,7 +232,7 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   MODERATION_CHECK_OUTPUT: 'true' | 'false' = 'false';
 
   /**
-   * The alignment plugin's judge (ADR 0048): a catalog chat model answering
+   * The alignment plugin's judge: a catalog chat model answering
    * `{"rules":[{"broken","probability"}]}`. Dev and test stacks set the simulator's `sim/alignment-judge`.
    */
   @IsString()
@@ -277,7 +277,7 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   VERTEX_LOCATION: string = 'global';
 
   /**
-   * Response cache (docs/adr/0120): the longest a stored answer lives, whatever the caller asks;
+   * Response cache: the longest a stored answer lives, whatever the caller asks;
    * 0 turns the cache off. Callers opt in per request, key or preset; nothing is cached otherwise.
    */
   @IsInt()

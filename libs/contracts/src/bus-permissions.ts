@@ -113,7 +113,7 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     callers: gateway,
     principal: true,
   })),
-  // The workspace's own generation records and their rollups, read back (ADRs 0108, 0117).
+  // The workspace's own generation records and their rollups, read back.
   ...[
     i.generationsGet,
     i.generationsList,

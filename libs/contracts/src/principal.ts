@@ -132,7 +132,7 @@ export class Principal {
   @IsOptional()
   @IsIP()
   clientIp?: string;
-  /** The key caches its requests' answers by default, this long (docs/adr/0120); inference reads it. */
+  /** The key caches its requests' answers by default, this long; inference reads it. */
   @OptionalIntIn(1)
   responseCacheTtlSeconds?: number | null;
 }

@@ -5,7 +5,7 @@ import type { TargetResult } from './report.ts';
 const HIT_CPU_GOAL_RATIO = 1 / 3;
 
 /**
- * The gateway's chat request opted in to the response cache (docs/adr/0120) with a day's TTL:
+ * The gateway's chat request opted in to the response cache with a day's TTL:
  * the probe stores the answer, every measured request is a hit (no provider call).
  */
 export function cacheHitsTarget(gateway: Target): Target {

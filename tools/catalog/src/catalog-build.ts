@@ -51,7 +51,7 @@ interface ModelSpec {
   outputModalities?: string[];
 }
 
-/** Providers whose batch API the gateway calls (ADR 0047): their batch price is a `batch` block, others a `batchDiscount`. */
+/** Providers whose batch API the gateway calls: their batch price is a `batch` block, others a `batchDiscount`. */
 const NATIVE_BATCH_FORMATS = new Set(['openai', 'anthropic']);
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;

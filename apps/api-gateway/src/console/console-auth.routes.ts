@@ -45,7 +45,7 @@ const signedOut = (reason: string) =>
 
 /**
  * The console's sign-in, session and logout routes, and the session check every console API
- * call goes through (ADR 0125). Raw Fastify routes: they are not part of the public API and
+ * call goes through. Raw Fastify routes: they are not part of the public API and
  * stay out of its OpenAPI document.
  */
 export class ConsoleAuth {

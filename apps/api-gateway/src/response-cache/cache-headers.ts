@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** Opt-in headers: this gateway's and the spelling OpenRouter's clients send (docs/adr/0120). */
+/** Opt-in headers: this gateway's and the spelling OpenRouter's clients send. */
 const ENABLE_HEADERS = ['x-service-cache', 'x-openrouter-cache'];
 const TTL_HEADERS = ['x-service-cache-ttl', 'x-openrouter-cache-ttl'];
 

@@ -20,7 +20,7 @@ import { formatCredits, formatTime } from '../format';
 import { ErrorNote, Loadable, PageHeader, useLoad } from '../ui';
 import type { ApiKey, Page } from './shapes';
 
-/** Console sessions are keys too (ADR 0125); they are listed apart, not mixed with people's keys. */
+/** Console sessions are keys too; they are listed apart, not mixed with people's keys. */
 const SESSION_KEY_NAME = 'console session';
 
 export function KeysPage() {

@@ -42,7 +42,7 @@ export interface RoutableEndpoint {
   supportedParameters: ReadonlySet<string>;
   /** The service tiers it takes, when the catalog lists them (routing/service-tier.ts). */
   serviceTiers?: readonly string[];
-  /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price (ADR 0047). */
+  /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price. */
   batchPricing?: EndpointPricing;
   extraPrices?: ExtraPrices;
 }

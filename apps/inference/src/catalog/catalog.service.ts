@@ -21,7 +21,7 @@ export type { EndpointPricing, ExtraPrices, PriceTierPricing, RoutableEndpoint, 
  * catalog files (version 0, until the stored catalog is loaded: catalog-sync.service.ts) and is
  * replaced whole by each new version: one reference swapped, never a map changed in place. An
  * endpoint whose provider has no API key of the gateway's stays routable for workspaces that
- * bring their own (BYOK), but /v1/models lists only models the gateway itself can call (ADR 0008).
+ * bring their own (BYOK), but /v1/models lists only models the gateway itself can call.
  */
 @Injectable()
 export class CatalogService {

@@ -10,7 +10,7 @@ export interface CacheSettings {
   maxTtlSeconds: number;
 }
 
-/** What the cache does for one request (docs/adr/0120). */
+/** What the cache does for one request. */
 export interface CacheDecision {
   /** Answer from a stored entry when there is one. */
   read: boolean;

@@ -60,7 +60,7 @@ return evicted
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
- * The response cache in Redis (docs/adr/0120): entries gzip-compressed, bounded per entry and
+ * The response cache in Redis: entries gzip-compressed, bounded per entry and
  * per workspace, keys under the workspace (`rc:<workspace>:<key>`), so no lookup can reach
  * another workspace's answers. Redis unreachable: every lookup is a miss and nothing is stored
  * (the request is answered upstream, never refused); one log line per 10 s.

@@ -47,7 +47,7 @@ interface Plan extends CacheDecision {
 type Lookup = { hit: CacheEntry } | { release: () => void };
 
 /**
- * The response cache (docs/adr/0120, 0121): in front of each front door's service, after the
+ * The response cache: in front of each front door's service, after the
  * preset is applied and before spend is held, so a hit takes no hold, makes no provider call and
  * is recorded as its own generation at the cache price. Requests that did not opt in (header,
  * body, preset) pass through after one check of three fields.

@@ -5,7 +5,7 @@ import { PrismaModule } from '../prisma/prisma.module.js';
 import { ConsoleSessionsController } from './console-sessions.controller.js';
 import { ConsoleSessionsService } from './console-sessions.service.js';
 
-/** The web console's sessions, each a key of the signed-in user (ADR 0125). */
+/** The web console's sessions, each a key of the signed-in user. */
 @Module({
   imports: [PrismaModule, ManagementEventsModule, IdentityModule],
   controllers: [ConsoleSessionsController],

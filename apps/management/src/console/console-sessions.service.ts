@@ -9,7 +9,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 export const CONSOLE_SESSION_KEY_NAME = 'console session';
 
 /**
- * The console's sessions are keys (ADR 0125): the gateway verified the person's ID token and
+ * The console's sessions are keys: the gateway verified the person's ID token and
  * derived a secret only it can recompute; here the user linked to (issuer, subject) gets a key
  * with that secret's hash, expiring with the session. Ending the session deletes the key, so
  * every gateway replica refuses it on the next request (the keys.changed event).

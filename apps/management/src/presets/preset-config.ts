@@ -44,7 +44,7 @@ export const PRESET_CONFIG_FIELDS = [
   'cache_control',
   'prompt_cache_options',
   'image_config',
-  // the response cache's opt-in (docs/adr/0120), checked by inference when a request uses it
+  // the response cache's opt-in, checked by inference when a request uses it
   'cache',
 ] as const;
 

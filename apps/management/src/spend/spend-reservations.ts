@@ -22,7 +22,7 @@ const REFUSALS: Record<Refusal, string> = {
 };
 
 /**
- * Spend reserved before generating calls (docs/adr/0093, 0111), in management's database beside
+ * Spend reserved before generating calls, in management's database beside
  * the counters it is checked against: a replica's lease is topped up under the workspace row's
  * lock, the lock the usage count also takes, so holds and settled spend are read as of one commit.
  * The count takes each event's cost off its lease in the same statement that adds it to the counters.

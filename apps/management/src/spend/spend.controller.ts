@@ -3,7 +3,7 @@ import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { SpendReleased, SpendReleasedEvent, SpendReserve, SpendReserveRequest, type SpendReserveReply } from '@gw/contracts';
 import { SpendReservations } from './spend-reservations.js';
 
-/** Inference's leases on spend (docs/adr/0093, 0111): topped up before calls, released when retired. */
+/** Inference's leases on spend: topped up before calls, released when retired. */
 @Controller()
 export class SpendController {
   private readonly logger = new Logger(SpendController.name);

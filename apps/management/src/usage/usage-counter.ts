@@ -72,7 +72,7 @@ const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: stri
  * 3. the keys locked in hash order, then updated; only then (the `count(*)` sub-selects run
  *    first, to completion) the workspaces locked in id order, then updated: the lock order of
  *    ADR 0017, so two replicas' statements cannot deadlock;
- * 4. the events' spend reservations (ADR 0093) lowered by their costs, and the workspace and member
+ * 4. the events' spend reservations lowered by their costs, and the workspace and member
  *    budget counters raised (budget-spend-sql.ts), last, under the workspace locks;
  * 5. returned: the counted ids, the limited keys' counters (the limit check needs `now`, done in
  *    JS by `keyUsageAt`) and the enabled keys of workspaces this batch ran dry.

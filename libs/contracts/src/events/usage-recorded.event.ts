@@ -223,7 +223,7 @@ export class UsageRecordedEvent {
   traceparent?: string;
 
   /**
-   * Answered from the response cache (docs/adr/0120): no provider call; `cost` is the cache
+   * Answered from the response cache: no provider call; `cost` is the cache
    * price, `costAvoided` what the stored answer's generations charged.
    */
   @IsOptional()

@@ -80,7 +80,7 @@ class KeySpendSettingsDto {
 
   /**
    * The key's requests are answered from the response cache unless they opt out, entries living
-   * this many seconds (docs/adr/0120); null: only requests that opt in. Not echoed in the key object.
+   * this many seconds; null: only requests that opt in. Not echoed in the key object.
    */
   @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
   response_cache_ttl_seconds?: number | null;

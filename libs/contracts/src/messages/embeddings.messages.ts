@@ -22,7 +22,7 @@ export class EmbeddingsCreateRequest {
   @ValidateNested()
   @Type(() => IdempotencyRef)
   idempotency?: IdempotencyRef;
-  /** The caller's response-cache controls, when it gave any (docs/adr/0120). */
+  /** The caller's response-cache controls, when it gave any. */
   @IsOptional()
   @ValidateNested()
   @Type(() => ResponseCacheControls)

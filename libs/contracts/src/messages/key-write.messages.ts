@@ -70,7 +70,7 @@ export class KeysCreateRequest {
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
 
-  /** The key's default response-cache TTL (docs/adr/0120); null clears it. */
+  /** The key's default response-cache TTL; null clears it. */
   @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
   responseCacheTtlSeconds?: number | null;
 }
@@ -126,7 +126,7 @@ export class KeysUpdateRequest {
   @Type(() => KeyRateLimits)
   rateLimits?: KeyRateLimits | null;
 
-  /** The key's default response-cache TTL (docs/adr/0120); null clears it. */
+  /** The key's default response-cache TTL; null clears it. */
   @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
   responseCacheTtlSeconds?: number | null;
 }

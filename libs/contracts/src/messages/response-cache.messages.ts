@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 export const RESPONSE_CACHE_TTL_MAX_SECONDS = 30 * 24 * 3600;
 
 /**
- * What the caller said about the response cache (docs/adr/0120), read by the gateway from the
+ * What the caller said about the response cache, read by the gateway from the
  * request's headers and its `cache` body field. Absent: the caller said nothing (the key's or
  * preset's setting applies, else no caching).
  */
