@@ -82,7 +82,7 @@ export function ErrorNote({ error }: { error: Error }) {
   const status = error instanceof ApiError ? error.status : undefined;
   const title =
     status === 404
-      ? 'Not available on this gateway yet'
+      ? 'Not found'
       : status === 403
         ? 'Your role does not allow this'
         : status !== undefined && status >= 500

@@ -30,8 +30,8 @@ async function loadActivity(days: number): Promise<Totals> {
     const rows = [...past.data.filter((row) => row.date !== today), ...current.data];
     return { source: 'activity', rows: rows.filter((row) => row.date >= since) };
   } catch (error) {
-    // Not on this gateway (404), or not for this member's key (403): the generations they may read.
-    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 403)) throw error;
+    // A member's key may not read activity (403): the overview folds the generations they may read.
+    if (!(error instanceof ApiError) || error.status !== 403) throw error;
   }
   const from = new Date(Date.now() - days * 86_400_000).toISOString();
   const generations: Generation[] = [];
@@ -189,7 +189,7 @@ export function OverviewPage() {
               <Text size="xs" c="dimmed" mt="sm">
                 {data.source === 'activity'
                   ? 'From the activity API.'
-                  : 'From the generations list (the activity API is not on this gateway yet); days in your time zone.'}
+                  : 'From the generations list (activity is for owners and admins); days in your time zone.'}
               </Text>
             </>
           );
