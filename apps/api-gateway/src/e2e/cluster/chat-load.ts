@@ -84,6 +84,14 @@ async function keyedChat(client: OpenAI, stream: boolean): Promise<Outcome> {
   }
 }
 
+/** Connections of the fault tests: 8 by default (2 shared cores); `GW_CLUSTER_CONNECTIONS=32` runs the issue's load. */
+export function loadConnections(): number {
+  const asked = Number(process.env.GW_CLUSTER_CONNECTIONS ?? 8);
+  if (!Number.isInteger(asked) || asked < 1)
+    throw new Error(`GW_CLUSTER_CONNECTIONS must be a positive integer, not ${process.env.GW_CLUSTER_CONNECTIONS}`);
+  return asked;
+}
+
 /**
  * `connections` loops of chats (plain, streamed, plain, ...) until `stop()`; resolves with every
  * outcome. With `idempotent`, each chat carries an `Idempotency-Key` and is retried with it.

@@ -1,6 +1,6 @@
 import { IsolatedStackRun, POSTGRES_URL, PrivateRedisServer, TcpRelay, type IsolatedStack } from '@gw/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, report, startLoad, usageDelivered, type Outcome } from './chat-load.js';
+import { Ledger, loadConnections, report, startLoad, type Outcome, usageDelivered } from './chat-load.js';
 
 /*
  * Issue 36, item 4: PostgreSQL and Redis going away under load. PostgreSQL here is the machine's
@@ -9,7 +9,7 @@ import { Ledger, report, startLoad, usageDelivered, type Outcome } from './chat-
  * to them. Redis is a server of the test's own, stopped and started for real.
  */
 
-const CONNECTIONS = 8;
+const CONNECTIONS = loadConnections();
 const OUTAGE_MS = 6_000;
 /** After this long past the restore every service must have reconnected by itself. */
 const RECOVERY_MS = 10_000;

@@ -1,15 +1,15 @@
 import { IsolatedStackRun, type IsolatedStack } from '@gw/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayResends, Ledger, report, startLoad, usageDelivered, usageStreamState, type Outcome } from './chat-load.js';
+import { gatewayResends, Ledger, loadConnections, report, startLoad, type Outcome, usageDelivered, usageStreamState } from './chat-load.js';
 
 /*
  * Issue 36: the whole stack on a 3-node NATS cluster with JETSTREAM_REPLICAS=3, under load
  * while the nodes restart one by one (a StatefulSet's rolling upgrade) and while the USAGE
- * stream's leader is killed. 8 connections, not the issue's 32: the machine has 2 shared cores
+ * stream's leader is killed. 8 connections by default, not the issue's 32: the machine has 2 shared cores
  * and every service, the simulator and three nats-servers run on them.
  */
 
-const CONNECTIONS = 8;
+const CONNECTIONS = loadConnections();
 /** Load before the first and after the last fault: the answers around it count too. */
 const SETTLE_MS = 3_000;
 /** How long a node stays down: long enough for every client on it to notice and move. */
