@@ -1,5 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-
 /** Who counted, as the `/v1/messages/count_tokens` answer names it: OpenAI's current encoding. */
 export const CHAT_TOKENIZER = 'gpt-tokenizer:o200k_base';
 
@@ -7,12 +5,20 @@ export const CHAT_TOKENIZER = 'gpt-tokenizer:o200k_base';
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_PROMPT = 3;
 
+type CountTokens = (text: string) => number;
+
+/** Loaded on the first count: the encoding's tables are large and slow to build, and most replicas never count. */
+let tokenizer: Promise<CountTokens> | undefined;
+const loadTokenizer = (): Promise<CountTokens> =>
+  (tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((encoding) => (text: string) => encoding.countTokens(text)));
+
 /**
  * A chat-completions body's input tokens with o200k_base (every current OpenAI model's
  * encoding): each message's text and tool calls, the framing per message, and the tools'
  * definitions as JSON. Images and files are not counted (their tokens are the provider's).
  */
-export function countChatTokens(chat: Record<string, unknown>): number {
+export async function countChatTokens(chat: Record<string, unknown>): Promise<number> {
+  const countTokens = await loadTokenizer();
   let total = TOKENS_PER_PROMPT;
   const messages = Array.isArray(chat.messages) ? (chat.messages as Array<Record<string, unknown>>) : [];
   for (const message of messages) {

@@ -51,7 +51,7 @@ export class MessagesCountTokensService {
         return { input_tokens: tokens, counted_by: 'anthropic' };
       }
       translationWarnings(forms, attempt);
-      return { input_tokens: countChatTokens(prepared.body), counted_by: CHAT_TOKENIZER };
+      return { input_tokens: await countChatTokens(prepared.body), counted_by: CHAT_TOKENIZER };
     });
     return result;
   }

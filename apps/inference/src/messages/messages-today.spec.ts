@@ -125,11 +125,11 @@ describe('nativeAnthropicBody and nativeBetas: what an Anthropic-format model ge
 });
 
 describe('countChatTokens', () => {
-  it('counts with o200k_base and the chat framing', () => {
+  it('counts with o200k_base and the chat framing', async () => {
     expect(CHAT_TOKENIZER).toBe('gpt-tokenizer:o200k_base');
     // 3 to prime the reply + 3 for the message + "user" (1) + "hello there" (2).
-    expect(countChatTokens({ messages: [{ role: 'user', content: 'hello there' }] })).toBe(9);
-    const withTools = countChatTokens({
+    expect(await countChatTokens({ messages: [{ role: 'user', content: 'hello there' }] })).toBe(9);
+    const withTools = await countChatTokens({
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
       tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
     });
