@@ -39,6 +39,18 @@ describe('ResponseCacheStore', () => {
     expect(await store.get(theirs, key)).toBeUndefined();
   });
 
+  it('keeps small entries as plain JSON and compresses large ones, reading both back', async () => {
+    const [workspace, small, large] = [randomUUID(), randomUUID(), randomUUID()];
+    const big: CacheEntry = { ...entry(10), text: 'hello '.repeat(2_000) };
+    expect(await store.put(workspace, small, entry(100), 60)).toBe(true);
+    expect(await store.put(workspace, large, big, 60)).toBe(true);
+    const stored = async (key: string) => (await store.redis.getBuffer(store.entryKey(workspace, key)))!;
+    expect((await stored(small))[0]).toBe('{'.charCodeAt(0));
+    expect([...(await stored(large)).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    expect((await store.get(workspace, small))?.generation.charged).toBe('0.001');
+    expect((await store.get(workspace, large))?.text).toBe(big.text);
+  });
+
   it('stores a compressible answer far over the entry bound, and refuses what does not compress under it', async () => {
     const workspace = randomUUID();
     const large = { ...entry(10), text: 'the same words again '.repeat(5_000) } as CacheEntry;

@@ -8,6 +8,10 @@ import { cacheMetrics } from './cache-metrics.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
+/** Entries below this are stored as plain JSON: a zlib round trip costs more than Redis saves on them. */
+const COMPRESS_FROM_BYTES = 2_048;
+const isGzip = (stored: Buffer): boolean => stored.length > 1 && stored[0] === 0x1f && stored[1] === 0x8b;
+
 export interface CacheStoreOptions {
   redisUrl: string;
   keyPrefix: string;
@@ -60,7 +64,7 @@ return evicted
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
- * The response cache in Redis: entries gzip-compressed, bounded per entry and
+ * The response cache in Redis: entries gzip-compressed (small ones plain), bounded per entry and
  * per workspace, keys under the workspace (`rc:<workspace>:<key>`), so no lookup can reach
  * another workspace's answers. Redis unreachable: every lookup is a miss and nothing is stored
  * (the request is answered upstream, never refused); one log line per 10 s.
@@ -96,7 +100,8 @@ export class ResponseCacheStore {
       const stored = await this.redis.getBuffer(this.entryKey(workspaceId, key));
       if (!stored) return undefined;
       cacheMetrics.bytesRead.inc(stored.length);
-      return JSON.parse((await gunzipAsync(stored)).toString('utf8')) as CacheEntry;
+      const json = isGzip(stored) ? await gunzipAsync(stored) : stored;
+      return JSON.parse(json.toString('utf8')) as CacheEntry;
     } catch (error) {
       this.unavailable(error);
       return undefined;
@@ -105,7 +110,8 @@ export class ResponseCacheStore {
 
   /** False when not stored: too large, or Redis unavailable. */
   async put(workspaceId: string, key: string, entry: CacheEntry, ttlSeconds: number): Promise<boolean> {
-    const payload = await gzipAsync(JSON.stringify(entry));
+    const json = Buffer.from(JSON.stringify(entry), 'utf8');
+    const payload = json.length < COMPRESS_FROM_BYTES ? json : await gzipAsync(json);
     if (payload.length > this.options.maxEntryBytes) {
       cacheMetrics.skipped.inc({ reason: 'too_large' });
       return false;
