@@ -3,7 +3,10 @@ import type { Principal, Tenancy } from '@gw/contracts';
 import { principalSigningKey } from './principal-keys.js';
 import { signPrincipal, type PrincipalClaims } from './principal-token.js';
 
-/** A principal's life on the bus: covers a resend after the caller's liveness timeout and a service's calls before its first provider call. */
+/**
+ * A principal's life on the bus: covers a resend after the caller's liveness timeout and a
+ * service's calls before its first provider call.
+ */
 export const DEFAULT_PRINCIPAL_TTL_MS = 30_000;
 /** A batch grant's: the longest completion window and the time its last lines may take after it. */
 export const BATCH_GRANT_TTL_MS = 26 * 3_600_000;

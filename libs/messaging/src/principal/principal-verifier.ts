@@ -84,8 +84,8 @@ function names(tenancy: Tenancy, claims: PrincipalClaims, data: unknown): boolea
         (claims.t !== 'intern' || (principal.internId ?? '') === (claims.i ?? ''))
       );
     }
-    default:
-      return false;
+    case 'none':
+      return true;
   }
 }
 
