@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@gw/config';
-import { NatsClientModule, ReplicaLifecycle, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
+import { NatsClientModule, PrincipalSigner, ReplicaLifecycle, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { RateLimitModule } from '@gw/rate-limit';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthCacheService } from './auth/auth-cache.service.js';
@@ -57,6 +57,7 @@ export class AppModule {
           rpcTimeoutMs: env.RPC_TIMEOUT_MS,
           livenessTimeoutMs: env.RPC_LIVENESS_TIMEOUT_MS,
           reconnectWaitMs: env.NATS_RECONNECT_WAIT_MS,
+          principalSigner: PrincipalSigner.fromEnv(env),
         }),
         RateLimitModule.forRoot({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }),
       ],

@@ -1,5 +1,5 @@
 import { CommonEnv, WithRedisEnv } from '@gw/config';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /**
  * Environment of the HTTP gateway (every variable: docs/configuration.md). REDIS_URL and
@@ -15,6 +15,23 @@ export class GatewayEnv extends WithRedisEnv(CommonEnv) {
     message: 'OPERATOR_API_KEYS must be name:secret entries, comma-separated, each secret 24 characters or more',
   })
   OPERATOR_API_KEYS: string = '';
+
+  /**
+   * The Ed25519 key (base64 of its 32-byte seed) that signs the principal of every request the
+   * gateway sends for a workspace; the services hold its public key (BUS_PRINCIPAL_PUBLIC_KEYS).
+   * A secret. Required on a bus with credentials (NATS_NKEY_SEED set).
+   */
+  @ValidateIf((env: GatewayEnv) => Boolean(env.NATS_NKEY_SEED) || Boolean(env.BUS_PRINCIPAL_SIGNING_KEY))
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'BUS_PRINCIPAL_SIGNING_KEY must be a base64 Ed25519 seed (32 bytes); required with NATS_NKEY_SEED',
+  })
+  BUS_PRINCIPAL_SIGNING_KEY?: string;
+
+  /** How long a signed principal is taken after the gateway sent its request (a resend included), in milliseconds. */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  BUS_PRINCIPAL_TTL_MS: number = 30_000;
 
   /** Address the public HTTP API listens on. */
   @IsString()

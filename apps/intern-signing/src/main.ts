@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { validateEnv } from '@gw/config';
 import { QUEUE_GROUPS } from '@gw/contracts';
-import { bootstrapService, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
+import { bootstrapService, PrincipalVerifier, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { AppModule } from './app.module.js';
 import { InternSigningEnv } from './env.js';
 
@@ -11,6 +11,7 @@ await bootstrapService(AppModule.forRoot(env), {
   natsUrl: env.NATS_URL,
   natsAuth: natsAuthFromEnv(env, 'intern-signing'),
   jetstream: jetStreamPlacementFromEnv(env),
+  principals: PrincipalVerifier.fromEnv(env),
   heartbeatMs: env.RPC_HEARTBEAT_MS,
   shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   healthPort: env.HEALTH_PORT,

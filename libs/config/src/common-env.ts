@@ -114,6 +114,17 @@ export class CommonEnv {
 
 /** Variables of a service that owns a database. */
 export class DatabaseServiceEnv extends CommonEnv {
+  /**
+   * The gateway's public key(s) for principals on the bus (base64 of 32 bytes, comma-separated
+   * while the gateway's key rotates): a request acting for a workspace is refused unless the
+   * gateway signed its principal. Required on a bus with credentials (NATS_NKEY_SEED set).
+   */
+  @ValidateIf((env: DatabaseServiceEnv) => Boolean(env.NATS_NKEY_SEED) || Boolean(env.BUS_PRINCIPAL_PUBLIC_KEYS))
+  @Matches(/^\s*[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9+/]{43}=\s*)*$/, {
+    message: 'BUS_PRINCIPAL_PUBLIC_KEYS must be base64 Ed25519 public keys (32 bytes), comma-separated; required with NATS_NKEY_SEED',
+  })
+  BUS_PRINCIPAL_PUBLIC_KEYS?: string;
+
   /** The service's own PostgreSQL database (`postgresql://…`). */
   @IsString()
   @Matches(/^postgres(ql)?:\/\//)

@@ -37,8 +37,18 @@ describe('validateEnv', () => {
 
   it('checks the NATS credentials at start and never echoes the seed (ADR 0035)', () => {
     const seed = `SU${'A'.repeat(56)}`;
-    const env = validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: seed, NATS_TLS_CA_FILE: '' });
+    const publicKey = Buffer.alloc(32, 7).toString('base64');
+    const env = validateEnv(DatabaseServiceEnv, {
+      DATABASE_URL: 'postgresql://localhost/x',
+      NATS_NKEY_SEED: seed,
+      NATS_TLS_CA_FILE: '',
+      BUS_PRINCIPAL_PUBLIC_KEYS: publicKey,
+    });
     expect(env.NATS_NKEY_SEED).toBe(seed);
+    // On a bus with credentials the gateway's principal key is required too: without it nothing would be checked.
+    expect(() => validateEnv(DatabaseServiceEnv, { DATABASE_URL: 'postgresql://localhost/x', NATS_NKEY_SEED: seed })).toThrow(
+      /BUS_PRINCIPAL_PUBLIC_KEYS/,
+    );
     let caught: unknown;
     try {
       validateEnv(DatabaseServiceEnv, {

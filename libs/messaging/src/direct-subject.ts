@@ -7,6 +7,7 @@ import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer,
 import { JSON_REPLY_HEADERS, JsonAnswer, REPLY_HEADER } from './json-reply.js';
 import { RPC_BODY_HEADER } from './large-bodies.js';
 import type { PlainSubjectNatsServer } from './nats-server.strategy.js';
+import { PRINCIPAL_HEADER } from './principal/principal-token.js';
 
 /** A request-reply handler served without Nest's dispatch: the request's `data`, its reply (or a thrown error). */
 export type DirectHandler = (data: unknown) => Promise<unknown>;
@@ -66,8 +67,9 @@ export function serveDirect(
   return server.subscribeServed(subject, queue, (message) => {
     if (!message.reply) return; // a request without a reply subject has nobody to answer
     const requestId = message.headers?.get(REQUEST_ID_HEADER) || undefined;
-    if (tracingEnabled()) void handleTraced(served, message, requestId);
-    else void runWithRequestId(requestId, () => handle(served, message));
+    const principal = message.headers?.get(PRINCIPAL_HEADER) || undefined;
+    if (tracingEnabled()) void handleTraced(served, message, requestId, principal);
+    else void runWithRequestId(requestId, () => handle(served, message), principal);
   });
 }
 
@@ -82,7 +84,7 @@ interface Served {
   errors: Logger;
 }
 
-async function handleTraced(served: Served, message: Msg, requestId: string | undefined): Promise<void> {
+async function handleTraced(served: Served, message: Msg, requestId: string | undefined, principal: string | undefined): Promise<void> {
   const parent = extractTraceContext(message.headers);
   const span = tracer().startSpan(
     served.subject,
@@ -93,7 +95,7 @@ async function handleTraced(served: Served, message: Msg, requestId: string | un
     parent,
   );
   if (requestId) span.setAttribute(ATTR.requestId, requestId);
-  await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => handle(served, message, span)));
+  await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => handle(served, message, span), principal));
 }
 
 async function handle(served: Served, message: Msg, span?: Span): Promise<void> {
@@ -114,6 +116,7 @@ async function handle(served: Served, message: Msg, span?: Span): Promise<void> 
     try {
       const packet = parsePacket(message.headers?.get(RPC_BODY_HEADER) ? await storedBody(server, message) : message);
       id = packet.id;
+      server.principals?.verify(served.subject, message.headers, packet.data);
       const data = served.payload ? await validateDto(served.payload, packet.data, 'strip') : packet.data;
       const answer = await served.handler(data);
       if (answer instanceof JsonAnswer) {

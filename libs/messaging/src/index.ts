@@ -25,3 +25,4 @@ export * from './direct-subject.js';
 export * from './served-subject.decorator.js';
 export * from './json-reply.js';
 export * from './stream-window.js';
+export * from './principal/index.js';

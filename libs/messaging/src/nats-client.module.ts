@@ -2,6 +2,7 @@ import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown 
 import type { JetStreamPlacement } from './jetstream-placement.js';
 import { ResilientNatsConnection, type NatsAuth } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
+import type { PrincipalSigner } from './principal/principal-signer.js';
 
 export interface NatsClientOptions {
   natsUrl: string;
@@ -16,6 +17,8 @@ export interface NatsClientOptions {
   auth?: NatsAuth;
   /** Replicas and tags of the JetStream streams and stores the app creates (`jetStreamPlacementFromEnv`). */
   jetstream?: JetStreamPlacement;
+  /** The gateway's principal signer (RpcClientOptions.principalSigner). */
+  principalSigner?: PrincipalSigner;
 }
 
 /**
@@ -52,6 +55,7 @@ export class NatsClientModule implements OnApplicationShutdown {
             new RpcClient(nats, options.rpcTimeoutMs, {
               livenessTimeoutMs: options.livenessTimeoutMs,
               reconnectWaitMs: options.reconnectWaitMs,
+              principalSigner: options.principalSigner,
             }),
         },
       ],

@@ -21,6 +21,8 @@ import { StreamFrameWriter } from './stream-frame-writer.js';
 import { parseWindow, STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER, StreamWindow } from './stream-window.js';
 import { withHeaders } from './trace-headers.js';
 import { writeOncePerTurn } from './writes-per-turn.js';
+import { PRINCIPAL_HEADER } from './principal/principal-token.js';
+import type { PrincipalVerifier } from './principal/principal-verifier.js';
 
 type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   /** How often a request still being handled tells its caller the replica is alive (ADR 0025). */
@@ -29,6 +31,8 @@ type NatsServerOptions = NonNullable<NatsOptions['options']> & {
   inlineMaxBytes?: number;
   /** Replicas and tags of the object store of large bodies, when this server creates it. */
   jetstream?: JetStreamPlacement;
+  /** Checks the signed principal of every request acting for a tenant; unset on a bus without credentials. */
+  principals?: PrincipalVerifier;
 };
 
 /** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id), in every service. */
@@ -79,6 +83,11 @@ export class PlainSubjectNatsServer extends ServerNats {
     this.inFlight = new InFlightRequests(serverOptions.heartbeatMs);
   }
 
+  /** What checks the principal of a request acting for a tenant (the guard on Nest's path, `serveDirect` on its own). */
+  get principals(): PrincipalVerifier | undefined {
+    return this.serverOptions.principals;
+  }
+
   /** Connected to NATS now (false while reconnecting and after close). */
   isConnected(): boolean {
     return this.connected;
@@ -113,11 +122,18 @@ export class PlainSubjectNatsServer extends ServerNats {
   override handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
     const headers = natsMsg.headers;
     const requestId = headers?.get(REQUEST_ID_HEADER) || undefined;
-    if (!tracingEnabled()) return runWithRequestId(requestId, () => this.handle(channel, natsMsg));
-    return this.handleTraced(channel, natsMsg, requestId);
+    // Kept for the calls the handler makes for this request (the guard checked it first).
+    const principal = headers?.get(PRINCIPAL_HEADER) || undefined;
+    if (!tracingEnabled()) return runWithRequestId(requestId, () => this.handle(channel, natsMsg), principal);
+    return this.handleTraced(channel, natsMsg, requestId, principal);
   }
 
-  private async handleTraced(channel: string, natsMsg: Msg, requestId: string | undefined): Promise<unknown> {
+  private async handleTraced(
+    channel: string,
+    natsMsg: Msg,
+    requestId: string | undefined,
+    principal: string | undefined,
+  ): Promise<unknown> {
     const headers = natsMsg.headers;
     const parent = extractTraceContext(headers);
     const span = tracer().startSpan(
@@ -133,7 +149,9 @@ export class PlainSubjectNatsServer extends ServerNats {
       parent,
     );
     if (requestId) span.setAttribute(ATTR.requestId, requestId);
-    return await context.with(trace.setSpan(parent, span), () => runWithRequestId(requestId, () => this.handle(channel, natsMsg, span)));
+    return await context.with(trace.setSpan(parent, span), () =>
+      runWithRequestId(requestId, () => this.handle(channel, natsMsg, span), principal),
+    );
   }
 
   private async handle(channel: string, natsMsg: Msg, span?: Span): Promise<unknown> {

@@ -10,6 +10,8 @@ import { RpcStream, STREAM_HEADER, type RpcStreamOptions } from './rpc-stream.js
 import { requestResends, timedRequest } from './rpc-metrics.js';
 import { STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER } from './stream-window.js';
 import { endCallSpan, outgoingCall, withHeaders } from './trace-headers.js';
+import { withPrincipal } from './principal/outgoing-principal.js';
+import type { PrincipalSigner } from './principal/principal-signer.js';
 
 /** The reply packet NestJS microservices send back over NATS. */
 interface NestReplyPacket {
@@ -65,6 +67,8 @@ export interface RpcClientOptions {
    * (default 0: at once). The edge waits a second or two: a NATS node restarting is replaced by then.
    */
   reconnectWaitMs?: number;
+  /** The gateway's: signs the principal of every call acting for a tenant. Services pass on the one they got instead. */
+  principalSigner?: PrincipalSigner;
 }
 
 export interface RpcCallOptions {
@@ -103,6 +107,7 @@ export class RpcClient {
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly bodies: LargeBodies;
   private readonly reconnectWaitMs: number;
+  private readonly principalSigner: PrincipalSigner | undefined;
   /** Replies of a call that wait for a body from the object store, so later packets keep their order. */
   private readonly replyChains = new Map<string, Promise<void>>();
   private sequence = 0;
@@ -116,6 +121,7 @@ export class RpcClient {
     this.subscription = nats.connection.subscribe(`${this.inboxPrefix}*`, { callback: (_error, message) => this.onReply(message) });
     this.livenessTimeoutMs = options.livenessTimeoutMs ?? DEFAULT_LIVENESS_TIMEOUT_MS;
     this.reconnectWaitMs = options.reconnectWaitMs ?? 0;
+    this.principalSigner = options.principalSigner;
     this.bodies = new LargeBodies(nats.connection, { inlineMaxBytes: options.inlineMaxBytes, placement: nats.jetstream });
     if (this.livenessTimeoutMs > 0) {
       // One timer for every call: a call answered within the liveness timeout costs nothing more.
@@ -169,7 +175,8 @@ export class RpcClient {
     // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
     const outgoing = outgoingCall(subject);
     const { span } = outgoing;
-    const headers = json ? acceptingJson(outgoing.headers) : outgoing.headers;
+    const signed = withPrincipal(subject, data, outgoing.headers, this.principalSigner);
+    const headers = json ? acceptingJson(signed) : signed;
     return timedRequest(
       subject,
       span,
@@ -230,7 +237,7 @@ export class RpcClient {
     const subject = typeof target === 'string' ? target : target.subject;
     const call = outgoingCall(subject);
     const { span } = call;
-    let { headers } = call;
+    let headers = withPrincipal(subject, data, call.headers, this.principalSigner);
     if (options.frames) {
       headers ??= natsHeaders();
       headers.set(STREAM_HEADER, 'frames');

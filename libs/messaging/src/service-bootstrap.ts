@@ -16,6 +16,8 @@ import { PayloadValidationPipe } from './payload-validation.pipe.js';
 import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
 import { serveDecoratedSubjects } from './served-subject.decorator.js';
 import { DEFAULT_HEARTBEAT_MS } from './rpc-liveness.js';
+import { BusPrincipalGuard } from './principal/bus-principal.guard.js';
+import type { PrincipalVerifier } from './principal/principal-verifier.js';
 
 export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
@@ -40,6 +42,8 @@ export interface ServiceBootstrapOptions {
   inlineMaxBytes?: number;
   /** Replicas and tags of the JetStream stores the server side creates (`jetStreamPlacementFromEnv`); default one copy. */
   jetstream?: JetStreamPlacement;
+  /** Refuses a request acting for a tenant without the principal the gateway signed for it (`PrincipalVerifier.fromEnv`). */
+  principals?: PrincipalVerifier;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -86,6 +90,7 @@ export async function startServiceReplica(
     ...natsAuthOptions(options.natsAuth),
     inlineMaxBytes: options.inlineMaxBytes,
     jetstream: options.jetstream,
+    principals: options.principals,
   });
   initServiceMetrics(options.queue);
   // Off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051); service.name defaults to the queue group.
@@ -94,6 +99,7 @@ export async function startServiceReplica(
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new PayloadValidationPipe());
   app.useGlobalFilters(new AllRpcExceptionsFilter());
+  if (options.principals) app.useGlobalGuards(new BusPrincipalGuard(options.principals));
   await app.listen();
   // Hot subjects on plain subscriptions beside Nest's (ADR 0079), subscribed before the flush below.
   serveDecoratedSubjects(app, strategy, options.queue);

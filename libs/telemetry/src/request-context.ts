@@ -3,7 +3,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What every log line of a request carries, in whichever process handles it (issue 16). */
 export interface RequestContext {
   /** The gateway's request id: the caller's `x-request-id` when usable, else a UUID. */
-  readonly requestId: string;
+  readonly requestId?: string;
+  /**
+   * The signed principal the request arrived with (`Gw-Principal`), which the service's own calls
+   * for it pass on as they got it: only the gateway signs.
+   */
+  readonly principal?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -16,14 +21,21 @@ const MAX_REQUEST_ID = 128;
 
 /**
  * Runs `fn` with `requestId` as the current request's id: what `currentRequestId()` and every
- * log line read until `fn` and what it started asynchronously end. No id: `fn` runs as it is.
+ * log line read until `fn` and what it started asynchronously end; and with the signed principal
+ * it arrived with, if any (`currentPrincipal()`). Neither: `fn` runs as it is.
  */
-export function runWithRequestId<T>(requestId: string | undefined | null, fn: () => T): T {
-  if (!requestId || requestId.length > MAX_REQUEST_ID) return fn();
-  return storage.run({ requestId }, fn);
+export function runWithRequestId<T>(requestId: string | undefined | null, fn: () => T, principal?: string): T {
+  const id = requestId && requestId.length <= MAX_REQUEST_ID ? requestId : undefined;
+  if (!id && !principal) return fn();
+  return storage.run({ requestId: id, principal }, fn);
 }
 
 /** The id of the request being handled in this async context, if any. */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** The signed principal of the request being handled in this async context, if any. */
+export function currentPrincipal(): string | undefined {
+  return storage.getStore()?.principal;
 }

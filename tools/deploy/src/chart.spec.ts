@@ -299,6 +299,27 @@ describe('inference-gateway chart', () => {
     expect(plain.some((e) => e.name.startsWith('NATS_TLS_'))).toBe(false);
   });
 
+  it("gives every service the gateway's principal public key, and the private key to the gateway's Secret only", () => {
+    const manifests = render('scaled');
+    const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { principalPublicKeys: string } };
+    const secrets = ofKind<{ data: Record<string, string> }>(manifests, 'Secret');
+    for (const service of SERVICES) {
+      const env = deployment(manifests, service).spec.template.spec.containers[0]?.env ?? [];
+      const publicKeys = env.find((e) => e.name === 'BUS_PRINCIPAL_PUBLIC_KEYS')?.value;
+      const secret = secrets.find((s) => s.metadata.name === `gw-inference-gateway-${service}`);
+      if (service === 'api-gateway') {
+        expect(publicKeys).toBeUndefined();
+        expect(Buffer.from(secret?.data['BUS_PRINCIPAL_SIGNING_KEY'] ?? '', 'base64').toString()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+      } else {
+        expect(publicKeys, service).toBe(values.natsAuth.principalPublicKeys);
+        expect(secret?.data['BUS_PRINCIPAL_SIGNING_KEY'], service).toBeUndefined();
+      }
+    }
+    expect(() => renderChart({ valueFiles: [ci('scaled-values.yaml')], set: ['natsAuth.principalPublicKeys='] })).toThrow(
+      /principalPublicKeys/,
+    );
+  }, 60_000);
+
   it('refuses a seed where a public key belongs, and a partial set of public keys', () => {
     expect(() =>
       renderChart({ set: ['natsAuth.publicKeys.apiGateway=SUAOAZXAH3K6DZKSF7UO2ZWLUUJPDNOVEPPLB4R7PGTKCKS5VEAKRMXY5U'] }),

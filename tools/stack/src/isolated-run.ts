@@ -12,7 +12,7 @@ import {
   testDatabaseNames,
   testDatabaseUrl,
 } from './isolation.ts';
-import { generateBusSeeds, type BusSeeds } from './nats-auth.ts';
+import { generateBusSeeds, generatePrincipalKeys, type BusSeeds, type PrincipalKeys } from './nats-auth.ts';
 import { PrivateNatsCluster } from './nats-cluster.ts';
 import { freePort, httpOk, waitFor } from './ports.ts';
 import { newOperatorKey, STACK_OPERATOR_NAME } from './state.ts';
@@ -55,6 +55,8 @@ export interface IsolatedStack {
   natsUrl: string;
   /** Each service's nkey seed: the bus requires them (ADR 0035); a test plays a service with its seed. */
   natsSeeds: BusSeeds;
+  /** The gateway's key for principals on the bus (a test signs as the gateway, or forges, with it). */
+  principalKeys: PrincipalKeys;
   managementDatabaseUrl: string;
   inferenceDatabaseUrl: string;
   /** `GET /metrics` of each process by name (`api-gateway`, `inference`, ...); empty with replicas. */
@@ -120,6 +122,7 @@ export class IsolatedStackRun {
     // The run's bus is configured as production's: every service with its own nkey and the
     // permissions of the table in @gw/contracts, anonymous clients refused (ADR 0035).
     const natsSeeds = await generateBusSeeds();
+    const principalKeys = generatePrincipalKeys();
     const natsNodes = options.natsNodes ?? 1;
     this.nats =
       natsNodes > 1
@@ -141,6 +144,7 @@ export class IsolatedStackRun {
       stateDir: this.stateDir,
       natsUrl: this.nats.url,
       natsSeeds,
+      principalKeys,
       redisUrl: options.redisUrl ?? REDIS_URL,
       redisKeyPrefix: `${this.prefix}:`,
       postgresUrl: options.servicesPostgresUrl ?? POSTGRES_URL,
@@ -194,6 +198,7 @@ export class IsolatedStackRun {
       logDir: this.logDir,
       natsUrl: this.nats.url,
       natsSeeds,
+      principalKeys,
       managementDatabaseUrl: testDatabaseUrl(this.prefix, 'management'),
       inferenceDatabaseUrl: testDatabaseUrl(this.prefix, 'inference'),
       metricsUrls: this.stack.metricsUrls,

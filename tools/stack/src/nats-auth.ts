@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { BusUser, NatsServerConfigOptions } from '@gw/contracts/bus-permissions';
 import { nkeys } from '@nats-io/transport-node';
 
@@ -22,6 +22,30 @@ const contracts = () => import('@gw/contracts/bus-permissions');
 export async function generateBusSeeds(): Promise<BusSeeds> {
   const { BUS_USERS } = await contracts();
   return Object.fromEntries(BUS_USERS.map((user) => [user, decoder.decode(nkeys.createUser().getSeed())])) as BusSeeds;
+}
+
+/**
+ * The gateway's Ed25519 key for principals on the bus, per stack like the seeds: the gateway
+ * signs with `signingKey` (BUS_PRINCIPAL_SIGNING_KEY), the services verify with `publicKey`
+ * (BUS_PRINCIPAL_PUBLIC_KEYS). Both base64 of their 32 raw bytes.
+ */
+export interface PrincipalKeys {
+  signingKey: string;
+  publicKey: string;
+}
+
+export function generatePrincipalKeys(): PrincipalKeys {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const d = privateKey.export({ format: 'jwk' }).d!;
+  const x = publicKey.export({ format: 'jwk' }).x!;
+  return { signingKey: Buffer.from(d, 'base64url').toString('base64'), publicKey: Buffer.from(x, 'base64url').toString('base64') };
+}
+
+/** Whether `value` is a pair written by an earlier run. */
+export function isPrincipalKeys(value: unknown): value is PrincipalKeys {
+  const pair = (value ?? {}) as Partial<PrincipalKeys>;
+  const is32 = (text: unknown) => typeof text === 'string' && Buffer.from(text, 'base64').length === 32;
+  return is32(pair.signingKey) && is32(pair.publicKey);
 }
 
 /** The public key (`U…`) of a seed (`SU…`). */

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { generateBusSeeds, publicKeyOf } from './nats-auth.ts';
+import { generateBusSeeds, generatePrincipalKeys, publicKeyOf } from './nats-auth.ts';
 
 /*
  * The bus's configuration for deployments (ADR 0035), from the subject table in
@@ -11,8 +11,11 @@ import { generateBusSeeds, publicKeyOf } from './nats-auth.ts';
  *                                                     which the chart turns into nats-server's authorization block
  *   node tools/stack/src/nats-config.ts credentials   prints a new nkey per service: the seed goes into that
  *                                                     service's Secret (NATS_NKEY_SEED), the public key into
- *                                                     the chart's natsAuth.publicKeys
- *   node tools/stack/src/nats-config.ts compose       docker compose: appends NATS_NKEY_SEED_<SERVICE> to docker/.env
+ *                                                     the chart's natsAuth.publicKeys; and a new key for the
+ *                                                     gateway's principals (BUS_PRINCIPAL_SIGNING_KEY in its
+ *                                                     Secret, natsAuth.principalPublicKeys)
+ *   node tools/stack/src/nats-config.ts compose       docker compose: appends NATS_NKEY_SEED_<SERVICE> and the
+ *                                                     principal key pair (BUS_PRINCIPAL_*) to docker/.env
  *                                                     (kept if present) and writes docker/nats/authorization.conf
  */
 
@@ -42,6 +45,9 @@ async function main(command: string | undefined): Promise<void> {
     for (const [user, seed] of Object.entries(seeds)) console.log(`${user}: NATS_NKEY_SEED=${seed}`);
     console.log('\n# values.yaml (public keys, not secret)\nnatsAuth:\n  publicKeys:');
     for (const [user, seed] of Object.entries(seeds)) console.log(`    ${VALUES_KEYS[user]}: ${publicKeyOf(seed)}`);
+    const principal = generatePrincipalKeys();
+    console.log(`  principalPublicKeys: ${principal.publicKey}`);
+    console.log(`\n# The api-gateway's Secret, beside its seed: BUS_PRINCIPAL_SIGNING_KEY=${principal.signingKey}`);
   } else if (command === 'compose') {
     const envFile = join(WORKSPACE_ROOT, 'docker/.env');
     const env = existsSync(envFile) ? readFileSync(envFile, 'utf8') : '';
@@ -51,12 +57,15 @@ async function main(command: string | undefined): Promise<void> {
       Object.entries(fresh).map(([user, seed]) => [user, new RegExp(`^${variable(user)}=(SU[A-Z2-7]{56})$`, 'm').exec(env)?.[1] ?? seed]),
     ) as typeof fresh;
     const missing = Object.keys(seeds).filter((user) => !new RegExp(`^${variable(user)}=`, 'm').test(env));
-    if (missing.length > 0) {
-      appendFileSync(
-        envFile,
-        `${env.endsWith('\n') || env === '' ? '' : '\n'}${missing.map((user) => `${variable(user)}=${seeds[user as keyof typeof seeds]}`).join('\n')}\n`,
-        { mode: 0o600 },
-      );
+    const lines = missing.map((user) => `${variable(user)}=${seeds[user as keyof typeof seeds]}`);
+    // The gateway's principal key pair, kept if present.
+    if (!/^BUS_PRINCIPAL_SIGNING_KEY=/m.test(env)) {
+      const principal = generatePrincipalKeys();
+      lines.push(`BUS_PRINCIPAL_SIGNING_KEY=${principal.signingKey}`, `BUS_PRINCIPAL_PUBLIC_KEYS=${principal.publicKey}`);
+      missing.push('principal');
+    }
+    if (lines.length > 0) {
+      appendFileSync(envFile, `${env.endsWith('\n') || env === '' ? '' : '\n'}${lines.join('\n')}\n`, { mode: 0o600 });
     }
     const { natsAuthorization } = await import('@gw/contracts/bus-permissions');
     const publicKeys = Object.fromEntries(Object.entries(seeds).map(([user, seed]) => [user, publicKeyOf(seed)])) as Parameters<
@@ -67,7 +76,7 @@ async function main(command: string | undefined): Promise<void> {
       `authorization: ${JSON.stringify(natsAuthorization(publicKeys))}\n`,
     );
     console.log(
-      `${missing.length > 0 ? `added ${missing.map(variable).join(', ')} to` : 'kept the seeds of'} docker/.env; wrote docker/nats/authorization.conf`,
+      `${missing.length > 0 ? `added ${missing.map((user) => (user === 'principal' ? 'BUS_PRINCIPAL_*' : variable(user))).join(', ')} to` : 'kept the seeds of'} docker/.env; wrote docker/nats/authorization.conf`,
     );
   } else {
     console.error('usage: node tools/stack/src/nats-config.ts permissions|credentials|compose');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { createServiceAccount } from '@gw/provider-simulator';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
-import type { BusSeeds } from './nats-auth.ts';
+import type { BusSeeds, PrincipalKeys } from './nats-auth.ts';
 import { httpOk, isPortOpen, waitFor } from './ports.ts';
 
 export type DatabaseNames = Record<(typeof DATABASE_SERVICES)[number]['name'], string>;
@@ -30,6 +30,8 @@ export interface StackOptions {
   natsUrl: string;
   /** Each service's nkey seed (NATS_NKEY_SEED) on an authenticated bus (ADR 0035). */
   natsSeeds?: BusSeeds;
+  /** The gateway's key for principals on the bus: its private half to the gateway, its public half to every service. */
+  principalKeys?: PrincipalKeys;
   /** The rate limiter's Redis; `redisKeyPrefix` keeps a test run's counters apart. */
   redisUrl: string;
   redisKeyPrefix?: string;
@@ -117,7 +119,12 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
-  const seed = (user: keyof BusSeeds): Record<string, string> => (options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {});
+  const keys = options.principalKeys;
+  const verifying: Record<string, string> = keys ? { BUS_PRINCIPAL_PUBLIC_KEYS: keys.publicKey } : {};
+  const seed = (user: keyof BusSeeds): Record<string, string> => ({
+    ...(options.natsSeeds ? { NATS_NKEY_SEED: options.natsSeeds[user] } : {}),
+    ...(user === 'api-gateway' ? (keys ? { BUS_PRINCIPAL_SIGNING_KEY: keys.signingKey } : {}) : verifying),
+  });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
   const gatewayPorts =
     options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { generateBusSeeds, isBusSeeds, type BusSeeds } from './nats-auth.ts';
+import { generateBusSeeds, generatePrincipalKeys, isBusSeeds, isPrincipalKeys, type BusSeeds, type PrincipalKeys } from './nats-auth.ts';
 
 export const STATE_DIR = join(WORKSPACE_ROOT, '.stack');
 const STACK_FILE = join(STATE_DIR, 'stack.json');
@@ -11,6 +11,7 @@ const DEV_KEKS_FILE = join(STATE_DIR, 'byok-keks');
 const DEV_SIGNING_KEYS_FILE = join(STATE_DIR, 'daemon-signing-keys');
 const DEV_OPERATOR_KEY_FILE = join(STATE_DIR, 'operator-key');
 const DEV_NATS_SEEDS_FILE = join(STATE_DIR, 'nats-seeds.json');
+const DEV_PRINCIPAL_KEYS_FILE = join(STATE_DIR, 'principal-keys.json');
 /** The stack's own nats-server: its configuration and JetStream store. */
 export const NATS_DIR = join(STATE_DIR, 'nats');
 
@@ -125,4 +126,17 @@ export async function devNatsSeeds(): Promise<BusSeeds> {
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(DEV_NATS_SEEDS_FILE, `${JSON.stringify(seeds, null, 2)}\n`, { mode: 0o600 });
   return seeds;
+}
+
+/**
+ * The gateway's key for principals on the bus for the local stack: made once and kept in
+ * `.stack/principal-keys.json` (gitignored, mode 600), beside the nkey seeds.
+ */
+export function devPrincipalKeys(): PrincipalKeys {
+  const existing = readJson<unknown>(DEV_PRINCIPAL_KEYS_FILE);
+  if (isPrincipalKeys(existing)) return existing;
+  const keys = generatePrincipalKeys();
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEV_PRINCIPAL_KEYS_FILE, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  return keys;
 }

@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { inboxPrefix, SUBJECTS, type BusUser, type Principal } from '@gw/contracts';
-import { natsAuthOptions, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { inboxPrefix, SUBJECTS, tenancyOf, type BusUser, type Principal } from '@gw/contracts';
+import { natsAuthOptions, PrincipalSigner, principalSigningKey, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import { runWithRequestId } from '@gw/telemetry';
 import { busAuth } from '@gw/testing';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,9 @@ async function as(user: BusUser): Promise<Connected> {
     for await (const status of nats.connection.status())
       if (status.type === 'error') refusals.push(String((status as { error?: Error }).error?.message));
   })();
-  const connected = { nats, rpc: new RpcClient(nats, 2_000, { livenessTimeoutMs: 0 }), refusals };
+  // The gateway signs the principals of its requests (the other users' are refused before that matters).
+  const principalSigner = user === 'api-gateway' ? new PrincipalSigner(principalSigningKey(stack.principalKeys.signingKey)) : undefined;
+  const connected = { nats, rpc: new RpcClient(nats, 2_000, { livenessTimeoutMs: 0, principalSigner }), refusals };
   opened.push(connected);
   return connected;
 }
@@ -108,8 +111,19 @@ describe('the bus refuses clients and requests the subject table does not allow 
     expect(gateway.refusals.join('\n')).toMatch(/Permissions Violation for Publish to "management\.byok\.resolve"/);
     expect(await refused).toBe('failed');
 
+    // Inference asks for the workspace of the request it serves, with the principal that request came with.
     const inference = await as('inference');
-    const reply = await inference.rpc.send<{ credentials: unknown[] }>(SUBJECTS.management.byokResolve, { workspaceId: stack.workspaceId });
+    const requestId = 'bus-auth-byok';
+    const token = new PrincipalSigner(principalSigningKey(stack.principalKeys.signingKey)).sign(
+      tenancyOf(SUBJECTS.inference.chatStream)!,
+      { principal },
+      requestId,
+    );
+    const reply = await runWithRequestId(
+      requestId,
+      () => inference.rpc.send<{ credentials: unknown[] }>(SUBJECTS.management.byokResolve, { workspaceId: stack.workspaceId }),
+      token,
+    );
     expect(Array.isArray(reply.credentials)).toBe(true);
 
     // Inference's inbox, where the decrypted secrets arrive, is its own: the gateway cannot listen in,

@@ -89,6 +89,7 @@ beforeAll(async () => {
       env: {
         NATS_URL: stack.natsUrl,
         NATS_NKEY_SEED: stack.natsSeeds['api-gateway'],
+        BUS_PRINCIPAL_SIGNING_KEY: stack.principalKeys.signingKey,
         REDIS_URL,
         REDIS_KEY_PREFIX: `edge-${randomBytes(4).toString('hex')}:`,
         PORT: String(port),

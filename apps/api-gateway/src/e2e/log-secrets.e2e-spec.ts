@@ -41,8 +41,15 @@ describe('logs', () => {
     ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the processes write their lines
 
-    // The services' NATS seeds are secrets too (ADR 0035).
-    const secrets = [stack.apiKey, stack.managementKey, newKey, byokSecret, ...Object.values(stack.natsSeeds)];
+    // The services' NATS seeds are secrets too, and the gateway's principal signing key.
+    const secrets = [
+      stack.apiKey,
+      stack.managementKey,
+      newKey,
+      byokSecret,
+      ...Object.values(stack.natsSeeds),
+      stack.principalKeys.signingKey,
+    ];
     let lines = 0;
     for (const file of readdirSync(stack.logDir).filter((name) => name.endsWith('.log'))) {
       for (const line of readFileSync(join(stack.logDir, file), 'utf8').split('\n')) {

@@ -9,6 +9,13 @@ describe('toGatewayError', () => {
     expect(toGatewayError(error)).toBe(error);
   });
 
+  it("answers a service's refusal of the principal this gateway signed as the gateway's own 500", () => {
+    const refusal = GatewayError.forbidden('refused', { reason: 'principal_expired' });
+    expect(toGatewayError(refusal)).toMatchObject({ status: 500, message: 'Internal server error' });
+    const other = GatewayError.forbidden('a member may read, not change', { reason: 'member_read_only' });
+    expect(toGatewayError(other)).toBe(other);
+  });
+
   it('maps Nest HTTP exceptions with their status', () => {
     expect(toGatewayError(new NotFoundException('Cannot GET /v1/nope')).status).toBe(404);
     const bad = toGatewayError(new BadRequestException(['a must be a string', 'b must be a number']));

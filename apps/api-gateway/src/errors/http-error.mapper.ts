@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { GatewayError } from '@gw/errors';
+import { isPrincipalRefusal } from '@gw/messaging';
 
 /** Fastify and Nest errors that carry a status of their own (413 body too large, 415, 404 route). */
 interface StatusCarrier {
@@ -21,6 +22,8 @@ const FASTIFY_MESSAGES: Record<string, string> = {
  * message is meant for clients keep it; anything else is an opaque 500.
  */
 export function toGatewayError(exception: unknown): GatewayError {
+  // A service refused the principal this gateway signed (keys or clocks out of step): its fault, not the client's.
+  if (isPrincipalRefusal(exception)) return new GatewayError(500, 'Internal server error');
   if (exception instanceof GatewayError) return exception;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

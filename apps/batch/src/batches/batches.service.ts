@@ -12,6 +12,7 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { receivedPrincipal } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
 import { Clock } from '../clock/clock.js';
@@ -53,6 +54,8 @@ export class BatchesService {
         keyHash: principal.keyHash,
         internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
         principal: principalToStore(principal),
+        // The grant the gateway signed for this batch (checked before this handler ran).
+        principalGrant: receivedPrincipal() ?? null,
         endpoint: request.endpoint,
         model: request.model,
         completionWindow: request.completionWindow,
@@ -141,7 +144,7 @@ export class BatchesService {
     const batch = await this.readable(principal, batchId);
     const usage = await this.usage(batch);
     if (!isTerminal(batch.status as BatchStatusName)) return batchView(batch, usage, null);
-    await this.guarded(batch, usage);
+    await this.guarded(batch, usage, principal);
     const lines = await this.prisma.batchRequest.findMany({
       where: { batchId, status: { in: ['completed', 'failed'] } },
       orderBy: { lineNumber: 'asc' },
@@ -162,7 +165,7 @@ export class BatchesService {
     if (!isTerminal(batch.status as BatchStatusName)) {
       throw new GatewayError(409, `Batch ${batchId} is ${batch.status}: results exist once it is completed, failed, expired or cancelled`);
     }
-    if (afterIndex === -1) await this.guarded(batch, await this.usage(batch));
+    if (afterIndex === -1) await this.guarded(batch, await this.usage(batch), principal);
     else if (!batch.chargedAt) throw new GatewayError(402, 'The batch cost has not been settled: read the first page again');
     const lines = await this.prisma.batchRequest.findMany({
       where: { batchId, status: status ?? { in: ['completed', 'failed'] }, lineNumber: { gt: afterIndex } },
@@ -182,7 +185,7 @@ export class BatchesService {
       throw new GatewayError(409, `Batch ${batchId} is ${status}: only a validating or in_progress batch can be cancelled`);
     }
     // Upstream first: when the provider refuses (502), the batch is left as it was and the client may retry.
-    if (batch.upstream) await this.native.cancel(batch);
+    if (batch.upstream) await this.native.cancel(batch, true, principal);
     const moved = await this.store.transition(batchId, 'cancelling', {}, undefined, [status]);
     if (!moved) return this.cancel(principal, batchId);
     this.signals.batchChanged('cancelled');
@@ -199,14 +202,14 @@ export class BatchesService {
       );
     }
     // An unread terminal batch is charged first: deleting must not drop what its lines cost (402 when the balance cannot pay it).
-    if (batch.finalizedAt) await this.guarded(batch, await this.usage(batch));
-    const upstream = batch.upstream ? await this.native.delete(batch) : undefined;
+    if (batch.finalizedAt) await this.guarded(batch, await this.usage(batch), principal);
+    const upstream = batch.upstream ? await this.native.delete(batch, principal) : undefined;
     await this.prisma.batch.delete({ where: { id: batchId } });
     return { id: batchId, object: 'batch', deletion: { service: 'deleted', ...(upstream ? { upstream } : {}) } };
   }
 
-  private async guarded(batch: Batch, usage: BatchView['usage']): Promise<void> {
-    const outcome = await this.guard.settle(batch);
+  private async guarded(batch: Batch, usage: BatchView['usage'], caller: Principal): Promise<void> {
+    const outcome = await this.guard.settle(batch, caller);
     if (outcome.kind === 'insufficient') {
       throw new GatewayError(
         402,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type Principal, type UsageRecordedEvent, CreditsGet } from '@gw/contracts';
-import { RpcClient } from '@gw/messaging';
+import { actingWithGrant, RpcClient } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { Clock } from '../clock/clock.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
@@ -29,14 +29,17 @@ export class CostGuard {
     @Inject(BATCH_ENV) private readonly env: BatchEnv,
   ) {}
 
-  async settle(batch: Batch): Promise<GuardOutcome> {
+  /** `caller`: the client reading the batch, whose request's principal travels with the balance read; else the batch's grant. */
+  async settle(batch: Batch, caller?: Principal): Promise<GuardOutcome> {
     const cost = batch.cost ?? new Prisma.Decimal(0);
     if (batch.chargedAt) {
       if (!batch.chargePublishedAt) await this.publish(batch);
       return { kind: 'paid' };
     }
     if (cost.gt(0)) {
-      const credits = await this.rpc.send(CreditsGet, { principal: batch.principal as unknown as Principal }, this.env.RPC_TIMEOUT_MS);
+      const credits = await actingWithGrant(caller ? undefined : batch.principalGrant, () =>
+        this.rpc.send(CreditsGet, { principal: caller ?? (batch.principal as unknown as Principal) }, this.env.RPC_TIMEOUT_MS),
+      );
       const balance = new Prisma.Decimal(String(credits.total_credits)).minus(String(credits.total_usage));
       if (cost.gt(balance)) return { kind: 'insufficient', cost, balance };
     }

@@ -13,7 +13,7 @@ import {
   type BatchEndpoint,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient } from '@gw/messaging';
+import { actingWithGrant, RpcClient } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import type { LineUsage } from '../batches/line-usage.js';
 import { Clock } from '../clock/clock.js';
@@ -61,17 +61,19 @@ export class NativeBatches {
     // A custom_id the providers refuse: inference would answer native: false anyway.
     if (lines.some((line) => !NATIVE_BATCH_CUSTOM_ID.test(line.customId)))
       return { native: false, reason: 'custom_id outside [A-Za-z0-9_-]{1,64}' };
-    const reply = await this.rpc.send(
-      NativeBatchSubmit,
-      {
-        principal: principalOf(batch),
-        batchId: batch.id,
-        endpoint: batch.endpoint as BatchEndpoint,
-        model: batch.model,
-        ...(batch.provider ? { provider: batch.provider as NativeBatchProviderPreferences } : {}),
-        lines: lines.map((line) => ({ custom_id: line.customId, body: line.body as Record<string, unknown> })),
-      },
-      this.env.BATCH_NATIVE_TIMEOUT_MS,
+    const reply = await actingWithGrant(batch.principalGrant, () =>
+      this.rpc.send(
+        NativeBatchSubmit,
+        {
+          principal: principalOf(batch),
+          batchId: batch.id,
+          endpoint: batch.endpoint as BatchEndpoint,
+          model: batch.model,
+          ...(batch.provider ? { provider: batch.provider as NativeBatchProviderPreferences } : {}),
+          lines: lines.map((line) => ({ custom_id: line.customId, body: line.body as Record<string, unknown> })),
+        },
+        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      ),
     );
     if (!reply.native) return reply;
     this.logger.log(`Batch ${batch.id} submitted to ${reply.handle.provider} as ${reply.handle.upstreamBatchId}`);
@@ -88,10 +90,12 @@ export class NativeBatches {
   /** Asks the provider once; stores the results (each line once) when it has them. */
   async poll(batch: Batch): Promise<NativePoll> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
-    const reply = await this.rpc.send(
-      NativeBatchStatus,
-      { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
-      this.env.BATCH_NATIVE_TIMEOUT_MS,
+    const reply = await actingWithGrant(batch.principalGrant, () =>
+      this.rpc.send(
+        NativeBatchStatus,
+        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
+        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      ),
     );
     if (reply.state === 'failed') return { kind: 'failed', message: reply.error?.message ?? 'The provider refused the batch' };
     if (reply.state === 'in_progress' || reply.state === 'cancelling' || !reply.results) {
@@ -113,13 +117,16 @@ export class NativeBatches {
   }
 
   /** Asks the provider to stop (a failure is a 502); `track`: poll soon for the results of the lines that ran. */
-  async cancel(batch: Batch, track = true): Promise<void> {
+  async cancel(batch: Batch, track = true, caller?: Principal): Promise<void> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      await this.rpc.send(
-        NativeBatchCancel,
-        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
-        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      // In a client's request, as that client (its principal travels with the call); else with the batch's grant.
+      await actingWithGrant(caller ? undefined : batch.principalGrant, () =>
+        this.rpc.send(
+          NativeBatchCancel,
+          { principal: caller ?? principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
+          this.env.BATCH_NATIVE_TIMEOUT_MS,
+        ),
       );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -142,13 +149,15 @@ export class NativeBatches {
   }
 
   /** Deletes the upstream batch and its files; a failure there is a 502 (spec §4.1). */
-  async delete(batch: Batch): Promise<{ provider: string; status: string }> {
+  async delete(batch: Batch, caller?: Principal): Promise<{ provider: string; status: string }> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     try {
-      const reply = await this.rpc.send(
-        NativeBatchDelete,
-        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
-        this.env.BATCH_NATIVE_TIMEOUT_MS,
+      const reply = await actingWithGrant(caller ? undefined : batch.principalGrant, () =>
+        this.rpc.send(
+          NativeBatchDelete,
+          { principal: caller ?? principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
+          this.env.BATCH_NATIVE_TIMEOUT_MS,
+        ),
       );
       return { provider: reply.provider, status: reply.status };
     } catch (error) {

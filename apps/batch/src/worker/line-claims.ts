@@ -14,6 +14,8 @@ export interface ClaimedLine {
   endpoint: string;
   model: string;
   principal: Record<string, unknown>;
+  /** The gateway's grant to act as it (`Gw-Principal`). */
+  principalGrant: string | null;
   provider: Record<string, unknown> | null;
 }
 
@@ -85,7 +87,7 @@ export class LineClaims {
       FROM picked, batches b
       WHERE r.id = picked.id AND b.id = r.batch_id
       RETURNING r.id, r.batch_id AS "batchId", r.workspace_id::text AS "workspaceId", r.custom_id AS "customId", r.line_number AS "lineNumber",
-        r.body, r.attempts, b.endpoint, b.model, b.principal, b.provider`;
+        r.body, r.attempts, b.endpoint, b.model, b.principal, b.principal_grant AS "principalGrant", b.provider`;
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   type RpcMessage,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { RpcClient } from '@gw/messaging';
+import { actingWithGrant, RpcClient } from '@gw/messaging';
 import { lineUsageOf } from '../batches/line-usage.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
 import type { ClaimedLine, LineOutcome } from './line-claims.js';
@@ -49,10 +49,9 @@ export class LineExecutor {
     if (line.provider && body.provider === undefined) body.provider = line.provider;
     try {
       const message = MESSAGE_OF[endpoint];
-      const answer = (await this.rpc.send(
-        message,
-        await lineMessage(message.subject, principal, body),
-        this.env.BATCH_LINE_TIMEOUT_MS,
+      const payload = await lineMessage(message.subject, principal, body);
+      const answer = (await actingWithGrant(line.principalGrant, () =>
+        this.rpc.send(message, payload, this.env.BATCH_LINE_TIMEOUT_MS),
       )) as Record<string, unknown>;
       const usage = lineUsageOf(endpoint, answer);
       const generationId = typeof answer.id === 'string' ? answer.id : null;

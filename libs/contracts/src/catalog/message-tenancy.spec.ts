@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { REQUEST_ROUTES } from '../bus-permissions.js';
+import { MESSAGE_TENANCY, tenancyOf } from './message-tenancy.js';
+
+describe('the tenancy of every request on the bus', () => {
+  it('names every request-reply subject of the route table, and no other', () => {
+    expect(Object.keys(MESSAGE_TENANCY).sort()).toEqual(REQUEST_ROUTES.map((route) => route.subject).sort());
+  });
+
+  it('asks a signed principal of every request that carries one', () => {
+    for (const route of REQUEST_ROUTES) {
+      const tenancy = tenancyOf(route.subject)!;
+      if (route.principal) expect(tenancy.actsFor, route.subject).toBe('principal');
+      else expect(tenancy.actsFor, route.subject).not.toBe('principal');
+    }
+  });
+
+  it('lets a batch grant in only where batch calls, and makes one only where a batch is made', () => {
+    const granted = REQUEST_ROUTES.filter((route) => tenancyOf(route.subject)!.batchGrant).map((route) => route.subject);
+    const batchOrItsInference = REQUEST_ROUTES.filter(
+      (route) =>
+        route.callers.includes('batch') ||
+        ['management.byok.resolve', 'management.presets.resolve', 'management.spend.reserve'].includes(route.subject),
+    ).map((route) => route.subject);
+    expect(granted.sort()).toEqual([...batchOrItsInference, 'batch.batches.create'].sort());
+    expect(
+      Object.entries(MESSAGE_TENANCY)
+        .filter(([, tenancy]) => tenancy.issuesGrant)
+        .map(([subject]) => subject),
+    ).toEqual(['batch.batches.create']);
+  });
+
+  it('knows nothing of a subject outside the contracts', () => {
+    expect(tenancyOf('spec.echo')).toBeUndefined();
+    expect(tenancyOf('constructor')).toBeUndefined();
+  });
+});

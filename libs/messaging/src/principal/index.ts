@@ -1,0 +1,6 @@
+export * from './principal-keys.js';
+export * from './principal-token.js';
+export * from './principal-signer.js';
+export * from './principal-verifier.js';
+export * from './outgoing-principal.js';
+export * from './bus-principal.guard.js';

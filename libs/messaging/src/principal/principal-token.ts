@@ -1,0 +1,49 @@
+import { sign, verify, type KeyObject } from 'node:crypto';
+import type { KeyKind } from '@gw/contracts';
+
+/** The NATS header of a request's signed principal. nats.js matches header names exactly. */
+export const PRINCIPAL_HEADER = 'Gw-Principal';
+
+/**
+ * What the gateway signs, short keys to keep the header small: who (workspace, key, kind, the
+ * key's intern), for which request, until when. The operator and the gateway itself sign with
+ * empty workspace and key.
+ */
+export interface PrincipalClaims {
+  /** Workspace id; '' for the operator. */
+  w: string;
+  /** Key hash; '' for the operator. */
+  k: string;
+  /** A key's kind, or the operator, or the gateway itself (requests made before any key). */
+  t: KeyKind | 'operator' | 'gateway';
+  /** The intern of an intern key. */
+  i?: string;
+  /** The request id it is bound to (`x-request-id`); absent in a batch grant. */
+  r?: string;
+  /** Set on a batch grant: bound to no request, taken only where a batch calls. */
+  g?: 1;
+  /** Expiry, ms since the epoch. */
+  e: number;
+}
+
+/** `<base64url claims JSON>.<base64url Ed25519 signature of the first part>`. */
+export function signPrincipal(claims: PrincipalClaims, key: KeyObject): string {
+  const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return `${body}.${sign(null, Buffer.from(body, 'latin1'), key).toString('base64url')}`;
+}
+
+/** The claims of a token one of `keys` signed; undefined when none did or it is malformed. */
+export function openPrincipal(token: string, keys: readonly KeyObject[]): PrincipalClaims | undefined {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return undefined;
+  const body = Buffer.from(token.slice(0, dot), 'latin1');
+  const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+  if (signature.length !== 64) return undefined;
+  if (!keys.some((key) => verify(null, body, key, signature))) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as PrincipalClaims;
+    return typeof claims === 'object' && claims !== null && typeof claims.e === 'number' ? claims : undefined;
+  } catch {
+    return undefined;
+  }
+}
