@@ -199,6 +199,14 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   })
   BYOK_ALLOWED_ORIGINS: string = '';
 
+  /**
+   * A PEM file of certificate authorities trusted beside the system's for calls to providers and
+   * their token endpoints (Entra ID): a private PKI, or the local stack's per-run CA for the
+   * provider simulator's TLS port. Empty (the default): the system's authorities only.
+   */
+  @IsString()
+  UPSTREAM_EXTRA_CA_FILE: string = '';
+
   @IsInt()
   @Min(1_024)
   @Max(50 * 1024 * 1024)

@@ -1,5 +1,4 @@
 import { KeyObject, webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 
 export interface TlsMaterial {
   /** The certificate authority to trust (PEM): the only thing a client is given. */
@@ -19,6 +18,9 @@ const DAY_MS = 86_400_000;
  * under it: trusting it trusts this one server and nothing more.
  */
 export async function createTlsMaterial(hosts: { ips?: string[]; dns?: string[] } = {}): Promise<TlsMaterial> {
+  // Loaded when asked for: the library's container needs the reflect polyfill, which the simulator does not.
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
   x509.cryptoProvider.set(webcrypto as never);
   const now = Date.now();
   const validity = { notBefore: new Date(now - DAY_MS), notAfter: new Date(now + 30 * DAY_MS) };
