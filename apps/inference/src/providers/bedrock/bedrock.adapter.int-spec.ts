@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { InferenceEnv } from '../../env.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { computeCost } from '../../pricing/cost.js';
 import { failureOf, simulatorUpstream } from '../../testing/spec-helpers.js';
 import type { NormalizedUsage, StreamEvent } from '../provider-adapter.js';
 import { BedrockClients } from './bedrock-clients.js';
@@ -12,10 +11,11 @@ import { BedrockEmbeddings } from './bedrock-embeddings.js';
 import { BedrockAdapter } from './bedrock.adapter.js';
 
 /**
- * The conformance table for Bedrock Converse: the adapter, through the AWS SDK (SigV4, event
- * stream), against the simulator's strict Converse API. Usage and cost are checked to the token.
+ * What is Bedrock's own, beside the conformance table (conformance/, which runs every common case
+ * on this adapter): its stop reasons, its own exceptions, JSON mode, image URLs, the AWS
+ * credential chain, BYOK keys and regions, Titan embeddings.
  */
-describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
+describe('Bedrock adapter specifics (adapter -> AWS SDK -> simulator)', () => {
   const sim = simulatorUpstream();
   const saved = { ...process.env };
   let adapter: BedrockAdapter;
@@ -58,7 +58,6 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
       },
     },
   ];
-  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
   async function drain(events: AsyncIterable<StreamEvent>): Promise<{ text: string; chunks: StreamEvent[]; usage?: NormalizedUsage }> {
     const chunks: StreamEvent[] = [];
@@ -82,93 +81,25 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     process.env = saved;
   });
 
-  it('plain: text, stop reason, usage and cost to the token', async () => {
-    const completion = await adapter.complete(endpoint(), ask('Hello there'), {});
-    expect(completion.choices[0]!.message.content).toMatch(/^Simulated reply to: Hello there\./);
-    expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'end_turn' });
-    // system "Be brief." 3 + "Hello there" 2 + 3 per message + 3 per request; the reply is 24 tokens.
-    expect(completion.usage).toEqual({
-      promptTokens: 11,
-      completionTokens: 24,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      estimated: false,
-    });
-    expect(computeCost(pricing, completion.usage).total.toString()).toBe('0.000393');
-  });
-
-  it('streamed: the same answer in chunks, a finish chunk, then the usage', async () => {
-    const whole = await adapter.complete(endpoint(), ask('Hello there'), {});
-    const { text, chunks, usage } = await drain(await adapter.stream(endpoint(), ask('Hello there'), {}));
-    expect(text).toBe(whole.choices[0]!.message.content);
-    expect(chunks[0]).toMatchObject({ type: 'chunk', choices: [{ delta: { role: 'assistant' } }] });
+  it("finish reasons carry Bedrock's stop reason as native_finish_reason, streamed or not", async () => {
+    const plain = await adapter.complete(endpoint(), ask('Hello there'), {});
+    expect(plain.choices[0]).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'end_turn' });
+    const { chunks, usage } = await drain(await adapter.stream(endpoint(), ask('Hello there'), {}));
     expect(chunks.at(-2)).toMatchObject({ type: 'chunk', choices: [{ finish_reason: 'stop', native_finish_reason: 'end_turn' }] });
-    expect(usage).toEqual(whole.usage);
+    expect(usage).toEqual(plain.usage);
+    const called = await adapter.complete(endpoint(), ask('Weather in Paris', { tools, tool_choice: 'required' }), {});
+    expect(called.choices[0]).toMatchObject({ finish_reason: 'tool_calls', native_finish_reason: 'tool_use' });
+    const guarded = endpoint(CLAUDE, { identifier: 'sim-guardrail', version: '1', trace: 'enabled' });
+    const blocked = await adapter.complete(guarded, ask('Tell me the forbidden thing'), {});
+    expect(blocked.choices[0]).toMatchObject({ finish_reason: 'content_filter', native_finish_reason: 'guardrail_intervened' });
   });
 
-  it('tools, single: a toolUse block is a tool call with JSON arguments', async () => {
-    const completion = await adapter.complete(endpoint(), ask('Weather in Paris', { tools, tool_choice: 'required' }), {});
-    const call = completion.choices[0]!.message.tool_calls![0]!;
-    expect(completion.choices[0]).toMatchObject({ finish_reason: 'tool_calls', native_finish_reason: 'tool_use' });
-    expect(call).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather' } });
-    expect(JSON.parse(call.function.arguments)).toEqual({ location: 'Weather in Paris' });
-  });
-
-  it('tools, parallel: two calls and their two results go back in one turn each', async () => {
-    const history = ask('Weather in Paris and Rome', { tools });
-    history.messages.push(
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
-          { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } },
-        ],
-      } as never,
-      { role: 'tool', tool_call_id: 'call_a', content: 'sunny' } as never,
-      { role: 'tool', tool_call_id: 'call_b', content: 'rainy' } as never,
-    );
-    const completion = await adapter.complete(endpoint(), history, {});
-    expect(completion.choices[0]!.message.content).toBe('Based on the tool result: "sunny | rainy".');
-  });
-
-  it('tools, streamed arguments: id and name first, then argument fragments', async () => {
-    const { chunks } = await drain(await adapter.stream(endpoint(), ask('Weather in Paris', { tools, tool_choice: 'required' }), {}));
-    const calls = chunks.flatMap((e) => (e.type === 'chunk' ? ((e.choices[0]?.delta.tool_calls as Array<Record<string, any>>) ?? []) : []));
-    expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^toolu_/), function: { name: 'get_weather', arguments: '' } });
-    expect(calls.length).toBeGreaterThan(2);
-    expect(JSON.parse(calls.map((c) => c.function.arguments).join(''))).toEqual({ location: 'Weather in Paris' });
-    expect(chunks.at(-2)).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }] });
-  });
-
-  it('JSON schema: outputConfig constrains the answer; json_object asks for any object', async () => {
-    const schema = { type: 'object', properties: { answer: { type: 'string' }, n: { type: 'number' } }, required: ['answer', 'n'] };
-    const structured = await adapter.complete(
-      endpoint(),
-      ask('Give JSON', { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema } } }),
-      {},
-    );
-    expect(JSON.parse(structured.choices[0]!.message.content!)).toMatchObject({ answer: expect.any(String), n: 1 });
+  it('JSON mode: json_object asks for any object', async () => {
     const object = await adapter.complete(endpoint(), ask('Give JSON', { response_format: { type: 'json_object' } }), {});
     expect(typeof JSON.parse(object.choices[0]!.message.content!)).toBe('object');
   });
 
-  it('image: a data: URL goes as bytes and counts; a URL is refused before any call', async () => {
-    const withImage = {
-      model: 'm',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Look' },
-            { type: 'image_url', image_url: { url: PNG } },
-          ],
-        },
-      ],
-    };
-    const completion = await adapter.complete(endpoint(), withImage, {});
-    expect(completion.usage.promptTokens).toBe(1 + 85 + 3 + 3);
+  it('image: a URL (not a data: URL) is refused before any call, Converse taking bytes only', async () => {
     const byUrl = {
       model: 'm',
       messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
@@ -176,46 +107,17 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     await expect(adapter.complete(endpoint(), byUrl, {})).rejects.toMatchObject({ status: 400, errorType: 'invalid_image' });
   });
 
-  it('cache usage: reads and writes are prompt tokens priced apart', async () => {
-    const completion = await adapter.complete(endpoint(`${CLAUDE};cached=5;cache-write=4`), ask('Hello there'), {});
-    expect(completion.usage).toMatchObject({ promptTokens: 11, cachedTokens: 5, cacheWriteTokens: 4, completionTokens: 24 });
-    // 2 plain * 3e-6 + 5 read * 0.3e-6 + 4 written * 3.75e-6 + 24 * 15e-6
-    expect(computeCost(pricing, completion.usage).total.toString()).toBe('0.0003825');
-  });
-
-  it('guardrail: an intervention ends with content_filter', async () => {
-    const guarded = endpoint(CLAUDE, { identifier: 'sim-guardrail', version: '1', trace: 'enabled' });
-    const completion = await adapter.complete(guarded, ask('Tell me the forbidden thing'), {});
-    expect(completion.choices[0]).toMatchObject({ finish_reason: 'content_filter', native_finish_reason: 'guardrail_intervened' });
-    const { chunks } = await drain(await adapter.stream(guarded, ask('Tell me the forbidden thing'), {}));
-    expect(chunks.at(-2)).toMatchObject({ choices: [{ finish_reason: 'content_filter' }] });
-  });
-
-  const errorCases: Array<[string, string, { status: number; errorType: string; retryable: boolean; retryAfterMs?: number }]> = [
-    [
-      'throttling with Retry-After',
-      ';status=429;retry-after=3',
-      { status: 429, errorType: 'rate_limit_exceeded', retryable: true, retryAfterMs: 3000 },
-    ],
+  /** Bedrock's exceptions that have no counterpart in the other providers' tables. */
+  const errorCases: Array<[string, string, { status: number; errorType: string; retryable: boolean }]> = [
     [
       'model not ready',
       ';status=429;bedrock-error=ModelNotReadyException',
       { status: 503, errorType: 'provider_unavailable', retryable: true },
     ],
-    ['service unavailable', ';status=503', { status: 503, errorType: 'provider_unavailable', retryable: true }],
-    [
-      'quota',
-      ';status=400;bedrock-error=ServiceQuotaExceededException',
-      { status: 429, errorType: 'rate_limit_exceeded', retryable: true },
-    ],
     ['validation', ';status=400', { status: 400, errorType: 'invalid_request', retryable: false }],
-    ['access denied (the gateway credential)', ';status=403', { status: 502, errorType: 'provider_unavailable', retryable: false }],
-    ['model timeout', ';status=408', { status: 504, errorType: 'timeout', retryable: true }],
     ['model error', ';status=424', { status: 502, errorType: 'provider_unavailable', retryable: true }],
-    ['internal error', ';status=500', { status: 502, errorType: 'provider_unavailable', retryable: true }],
-    ['context too long', ';context=5', { status: 400, errorType: 'context_length_exceeded', retryable: false }],
   ];
-  it.each(errorCases)('error: %s', async (_name, directives, expected) => {
+  it.each(errorCases)('error of its own: %s', async (_name, directives, expected) => {
     for (const call of [
       () => adapter.complete(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {}),
       () => adapter.stream(endpoint(`${CLAUDE}${directives}`), ask('Hello there'), {}),
@@ -226,30 +128,12 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
         errorType: expected.errorType,
         retryable: expected.retryable,
       });
-      if (expected.retryAfterMs !== undefined) {
-        expect(failure.retryAfterMs).toBe(expected.retryAfterMs);
-        expect(failure.gatewayError.metadata).toMatchObject({ retry_after: expected.retryAfterMs / 1000 });
-      }
     }
   });
 
-  it("a catalog provider's own static keys sign without the chain (the simulator's account)", async () => {
-    const chain = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-    delete process.env.AWS_ACCESS_KEY_ID;
-    delete process.env.AWS_SECRET_ACCESS_KEY;
-    const own = new BedrockClients(validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x' }));
-    try {
-      const keyed = endpoint();
-      keyed.provider = {
-        ...keyed.provider,
-        apiKey: JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY }),
-      };
-      expect((await new BedrockAdapter(own).complete(keyed, ask('Hello there'), {})).choices[0]!.finish_reason).toBe('stop');
-    } finally {
-      own.onModuleDestroy();
-      process.env.AWS_ACCESS_KEY_ID = chain.id;
-      process.env.AWS_SECRET_ACCESS_KEY = chain.secret;
-    }
+  it('a catalog provider without keys signs with the AWS chain (its environment step)', async () => {
+    expect(endpoint().provider.apiKey).toBe('');
+    expect((await adapter.complete(endpoint(), ask('Hello there'), {})).choices[0]!.finish_reason).toBe('stop');
   });
 
   it('error: a wrong secret (BYOK keys) is the provider refusing the credential', async () => {
@@ -281,33 +165,5 @@ describe('Bedrock conformance (adapter -> AWS SDK -> simulator)', () => {
     const refused = await failureOf(embeddings.create(titan, { model: 'm', input: 'x', dimensions: 300 }, {}));
     expect(refused.gatewayError).toMatchObject({ status: 400, errorType: 'invalid_request' });
     await expect(embeddings.create(titan, { model: 'm', input: [[1, 2]] }, {})).rejects.toMatchObject({ status: 400 });
-  });
-
-  it('cancellation: an abort mid-stream ends the iteration as aborted; leaving the loop closes the call', async () => {
-    const controller = new AbortController();
-    const events = await adapter.stream(endpoint(`${CLAUDE};chunk-delay=40`), ask('Hello there'), { signal: controller.signal });
-    const seen: StreamEvent[] = [];
-    const reading = (async () => {
-      for await (const event of events) {
-        seen.push(event);
-        if (seen.length === 2) controller.abort();
-      }
-    })();
-    const failure = await failureOf(reading);
-    expect(failure.kind).toBe('aborted');
-    expect(seen.length).toBeLessThan(5);
-    const left = await adapter.stream(endpoint(`${CLAUDE};chunk-delay=40`), ask('Hello there'), {});
-    for await (const event of left) if (event.type === 'chunk') break;
-  });
-
-  it('cut stream and mid-stream exception: final failures after the answer began', async () => {
-    const cut = await adapter.stream(endpoint(`${CLAUDE};cut=2`), ask('Hello there'), {});
-    const cutFailure = await failureOf(drain(cut));
-    expect(cutFailure).toMatchObject({ retryable: false, gatewayError: { status: 502, errorType: 'provider_unavailable' } });
-    const broken = await adapter.stream(endpoint(`${CLAUDE};stream-error=2`), ask('Hello there'), {});
-    const brokenFailure = await failureOf(drain(broken));
-    expect(brokenFailure).toMatchObject({ retryable: false, gatewayError: { status: 502 } });
-    const whole = await failureOf(adapter.complete(endpoint(`${CLAUDE};cut=1`), ask('Hello there'), {}));
-    expect(whole.gatewayError.status).toBe(502);
   });
 });
