@@ -38,9 +38,10 @@ const OUTPUT_FILTER = { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: { f
 /**
  * Azure OpenAI: `/azure/openai/deployments/{deployment}/{chat/completions|embeddings}?api-version=…`,
  * the Responses API `/azure/openai/responses?api-version=…` (2025-03-01-preview on, the deployment
- * as `model`) and the v1 API `/azure/openai/v1/{chat/completions|embeddings|responses}`. Checks the `api-key` (or a Microsoft Entra ID bearer token
- * issued by the simulated tenant, entra.ts) and the api-version as Azure does,
- * then answers through the OpenAI routes (the same wire format) with the deployment as the model.
+ * as `model`) and the v1 API `/azure/openai/v1/{chat/completions|embeddings|responses}`.
+ * Checks the `api-key` (or a Microsoft Entra ID bearer token issued by the simulated tenant,
+ * entra.ts) and the api-version as Azure does, then answers through the OpenAI routes (the same
+ * wire format) with the deployment as the model.
  * `;content-filter=prompt` on the deployment answers Azure's 400 content_filter error,
  * `;content-filter=output` ends the answer with finish_reason `content_filter`.
  */

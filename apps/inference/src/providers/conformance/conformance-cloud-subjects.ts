@@ -1,12 +1,3 @@
-import {
-  SIM_AWS_ACCESS_KEY_ID,
-  SIM_AWS_SECRET_ACCESS_KEY,
-  SIM_AZURE_API_KEY,
-  SIM_ENTRA_CLIENT_ID,
-  SIM_ENTRA_CLIENT_SECRET,
-  SIM_ENTRA_TENANT_ID,
-  type RunningSimulator,
-} from '@gw/provider-simulator';
 import type { InferenceEnv } from '../../env.js';
 import type { UpstreamClient } from '../../upstream/upstream-client.js';
 import { AzureOpenAiAdapter } from '../azure/azure.adapter.js';
@@ -15,6 +6,14 @@ import { BedrockClients } from '../bedrock/bedrock-clients.js';
 import { BedrockAdapter } from '../bedrock/bedrock.adapter.js';
 import type { ConformanceSubject } from './conformance-run.js';
 import { endpointOf, withDirectives } from './conformance-subjects.js';
+
+/** The simulator's accounts (its exports, passed in by the spec: inference code does not depend on the simulator). */
+export interface SimulatorAccounts {
+  awsAccessKeyId: string;
+  awsSecretAccessKey: string;
+  azureApiKey: string;
+  entra: { tenantId: string; clientId: string; clientSecret: string };
+}
 
 const CLAUDE_ON_BEDROCK = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const ONE_CALL_A_CHOICE = "the OpenAI simulator's planner answers one tool call per choice";
@@ -44,14 +43,15 @@ const AZURE: Pick<ConformanceSubject, 'lacks' | 'faults' | 'failures' | 'plainPr
  * `close` releases the Bedrock clients.
  */
 export function cloudSubjects(
-  simulator: RunningSimulator,
+  simulator: { url: string; tlsUrl?: string },
+  accounts: SimulatorAccounts,
   upstream: UpstreamClient,
   env: InferenceEnv,
 ): { subjects: ConformanceSubject[]; close(): void } {
   const clients = new BedrockClients(env);
   const tokens = new EntraAccessTokens(env);
   const azure = new AzureOpenAiAdapter(upstream, tokens);
-  const keys = (secretAccessKey: string) => JSON.stringify({ accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey });
+  const keys = (secretAccessKey: string) => JSON.stringify({ accessKeyId: accounts.awsAccessKeyId, secretAccessKey });
   if (!simulator.tlsUrl) throw new Error('the Entra ID subject needs the simulator on TLS');
   const subjects: ConformanceSubject[] = [
     {
@@ -64,7 +64,7 @@ export function cloudSubjects(
             name: 'AWS Bedrock',
             format: 'bedrock',
             baseUrl: `${simulator.url}/bedrock`,
-            apiKey: keys(options?.badCredential ? 'not/the/secret/key/00000000000000000000' : SIM_AWS_SECRET_ACCESS_KEY),
+            apiKey: keys(options?.badCredential ? 'not/the/secret/key/00000000000000000000' : accounts.awsSecretAccessKey),
             region: 'us-east-1',
             guardrail: { identifier: 'sim-guardrail', version: '1' },
           },
@@ -97,7 +97,7 @@ export function cloudSubjects(
             name: 'Azure OpenAI',
             format: 'azure',
             baseUrl: `${simulator.url}/azure`,
-            apiKey: options?.badCredential ? 'not-the-azure-key' : SIM_AZURE_API_KEY,
+            apiKey: options?.badCredential ? 'not-the-azure-key' : accounts.azureApiKey,
             apiVersion: '2024-10-21',
           },
           withDirectives('gpt-4o-mini', directives),
@@ -114,8 +114,8 @@ export function cloudSubjects(
             name: 'Azure OpenAI (Entra ID)',
             format: 'azure',
             baseUrl: `${simulator.url}/azure`,
-            apiKey: options?.badCredential ? 'not~the~client~secret' : SIM_ENTRA_CLIENT_SECRET,
-            entra: { tenantId: SIM_ENTRA_TENANT_ID, clientId: SIM_ENTRA_CLIENT_ID, authorityHost: simulator.tlsUrl },
+            apiKey: options?.badCredential ? 'not~the~client~secret' : accounts.entra.clientSecret,
+            entra: { tenantId: accounts.entra.tenantId, clientId: accounts.entra.clientId, authorityHost: simulator.tlsUrl },
           },
           withDirectives('gpt-4o-mini', directives),
         ),

@@ -1,3 +1,11 @@
+import {
+  SIM_AWS_ACCESS_KEY_ID,
+  SIM_AWS_SECRET_ACCESS_KEY,
+  SIM_AZURE_API_KEY,
+  SIM_ENTRA_CLIENT_ID,
+  SIM_ENTRA_CLIENT_SECRET,
+  SIM_ENTRA_TENANT_ID,
+} from '@gw/provider-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorUpstream } from '../../testing/spec-helpers.js';
 import { UpstreamFailure } from '../../upstream/upstream-failure.js';
@@ -16,7 +24,13 @@ describe('provider conformance', () => {
   let closeCloud = () => {};
 
   beforeAll(async () => {
-    const cloud = cloudSubjects(sim.simulator, sim.upstream, sim.env);
+    const accounts = {
+      awsAccessKeyId: SIM_AWS_ACCESS_KEY_ID,
+      awsSecretAccessKey: SIM_AWS_SECRET_ACCESS_KEY,
+      azureApiKey: SIM_AZURE_API_KEY,
+      entra: { tenantId: SIM_ENTRA_TENANT_ID, clientId: SIM_ENTRA_CLIENT_ID, clientSecret: SIM_ENTRA_CLIENT_SECRET },
+    };
+    const cloud = cloudSubjects(sim.simulator, accounts, sim.upstream, sim.env);
     closeCloud = cloud.close;
     for (const subject of [
       ...(await conformanceSubjects(sim.simulator.url, sim.upstream)),
