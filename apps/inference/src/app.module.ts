@@ -45,6 +45,8 @@ import { GenerateContentService } from './generate-content/generate-content.serv
 import { GeminiAdapter, VertexAdapter } from './providers/gemini/gemini.adapter.js';
 import { GeminiEmbeddings } from './providers/gemini/gemini-embeddings.js';
 import { GoogleAccessTokens } from './providers/gemini/google-access-tokens.js';
+import { EntraAccessTokens } from './providers/azure/entra-access-tokens.js';
+import { VertexEmbeddings } from './providers/gemini/vertex-embeddings.js';
 import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter.js';
 import { AzureOpenAiAdapter } from './providers/azure/azure.adapter.js';
 import { BedrockAdapter } from './providers/bedrock/bedrock.adapter.js';
@@ -115,10 +117,12 @@ export class AppModule {
         BedrockAdapter,
         BedrockEmbeddings,
         AzureOpenAiAdapter,
+        EntraAccessTokens,
         GeminiAdapter,
         VertexAdapter,
         GoogleAccessTokens,
         GeminiEmbeddings,
+        VertexEmbeddings,
         OpenAiEmbeddingsClient,
         EmbeddingsService,
         NativeBatchesService,

@@ -61,6 +61,14 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   UPSTREAM_BODY_TIMEOUT_MS: number = 120_000;
 
   /**
+   * A PEM file of certificate authorities trusted beside the system's for calls to providers and
+   * their token endpoints (Entra ID): a private PKI, or the local stack's per-run CA for the
+   * provider simulator's TLS port. Empty (the default): the system's authorities only.
+   */
+  @IsString()
+  UPSTREAM_EXTRA_CA_FILE: string = '';
+
+  /**
    * Whole-call limit on each call to a provider's batch or file API (upload, create, status,
    * results download, cancel, delete; ADR 0047), on top of the connect / first-byte / body timeouts.
    */

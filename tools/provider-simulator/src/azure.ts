@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleEmbeddings } from './embeddings.ts';
+import { entraTokenStatus } from './entra.ts';
 import { sendJson } from './http.ts';
 import { isRecord, parseJsonObject } from './json.ts';
 import { handleChatCompletions } from './openai.ts';
+import { handleResponses } from './responses.ts';
 
 /** The `api-key` the simulated Azure resource accepts (`SIMULATOR_AZURE_API_KEY` overrides it). */
 export const SIM_AZURE_API_KEY = process.env.SIMULATOR_AZURE_API_KEY || 'azure-sim-key';
@@ -18,6 +20,9 @@ const API_VERSIONS = new Set([
   '2025-04-01-preview',
 ]);
 
+/** The first api-version of the Responses API (`/openai/responses`, which has no deployment path). */
+const RESPONSES_SINCE = '2025-03-01-preview';
+
 const azureError = (code: string, message: string, extra: Record<string, unknown> = {}) => ({ error: { code, message, ...extra } });
 
 const SAFE = { filtered: false, severity: 'safe' };
@@ -31,9 +36,12 @@ const PROMPT_FILTER = {
 const OUTPUT_FILTER = { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: { filtered: true, severity: 'medium' } };
 
 /**
- * Azure OpenAI: `/azure/openai/deployments/{deployment}/{chat/completions|embeddings}?api-version=…`
- * and the v1 API `/azure/openai/v1/…`. Checks the `api-key` and the api-version as Azure does,
- * then answers through the OpenAI routes (the same wire format) with the deployment as the model.
+ * Azure OpenAI: `/azure/openai/deployments/{deployment}/{chat/completions|embeddings}?api-version=…`,
+ * the Responses API `/azure/openai/responses?api-version=…` (2025-03-01-preview on, the deployment
+ * as `model`) and the v1 API `/azure/openai/v1/{chat/completions|embeddings|responses}`.
+ * Checks the `api-key` (or a Microsoft Entra ID bearer token issued by the simulated tenant,
+ * entra.ts) and the api-version as Azure does, then answers through the OpenAI routes (the same
+ * wire format) with the deployment as the model.
  * `;content-filter=prompt` on the deployment answers Azure's 400 content_filter error,
  * `;content-filter=output` ends the answer with finish_reason `content_filter`.
  */
@@ -45,33 +53,16 @@ export async function handleAzure(
   query: URLSearchParams,
 ): Promise<void> {
   const deployments = /^\/azure\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/.exec(path);
-  const v1 = /^\/azure\/openai\/v1\/(chat\/completions|embeddings)$/.exec(path);
-  if (!deployments && !v1) return sendJson(res, 404, azureError('404', 'Resource not found'));
-  const key = req.headers['api-key'];
-  if (typeof key !== 'string' || key === '') {
-    return sendJson(
-      res,
-      401,
-      azureError(
-        '401',
-        'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
-      ),
-    );
-  }
-  if (key !== SIM_AZURE_API_KEY) {
-    return sendJson(
-      res,
-      401,
-      azureError(
-        '401',
-        'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
-      ),
-    );
-  }
+  const v1 = /^\/azure\/openai\/v1\/(chat\/completions|embeddings|responses)$/.exec(path);
+  const responses = path === '/azure/openai/responses';
+  if (!deployments && !v1 && !responses) return sendJson(res, 404, azureError('404', 'Resource not found'));
+  const refused = authRefusal(req);
+  if (refused) return sendJson(res, 401, azureError('401', refused));
   const version = query.get('api-version');
-  if (deployments) {
+  if (deployments || responses) {
     if (version === null) return sendJson(res, 404, azureError('404', 'Resource not found'));
-    if (!API_VERSIONS.has(version)) return sendJson(res, 400, azureError('BadRequest', 'API version not supported'));
+    if (!API_VERSIONS.has(version) || (responses && version < RESPONSES_SINCE))
+      return sendJson(res, 400, azureError('BadRequest', 'API version not supported'));
   } else if (version !== null && version !== 'preview' && version !== 'latest') {
     return sendJson(res, 400, azureError('BadRequest', 'API version not supported'));
   }
@@ -96,10 +87,25 @@ export async function handleAzure(
   // The OpenAI routes answer once the Azure checks passed (their Bearer check is Azure's api-key here).
   req.headers.authorization = `Bearer ${SIM_AZURE_API_KEY}`;
   const forwarded = Buffer.from(JSON.stringify({ ...body, model: model.replace(/;content-filter=\w+/, '') }));
-  const operation = (deployments ?? v1)![deployments ? 2 : 1];
+  const operation = responses ? 'responses' : (deployments ?? v1)![deployments ? 2 : 1];
   if (operation === 'embeddings') return handleEmbeddings(req, res, forwarded);
+  if (operation === 'responses') return handleResponses(req, res, forwarded);
   addFilterResults(res, filter === 'output');
   return handleChatCompletions(req, res, forwarded);
+}
+
+/** Azure's words for a request it does not let in, or undefined: an `api-key`, else an Entra ID bearer token. */
+function authRefusal(req: IncomingMessage): string | undefined {
+  const key = req.headers['api-key'];
+  if (typeof key === 'string' && key !== '') {
+    if (key === SIM_AZURE_API_KEY) return undefined;
+    return 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+  }
+  const token = entraTokenStatus(req);
+  if (token === 'ok') return undefined;
+  if (token === 'invalid')
+    return 'Unauthorized. Access token is missing, invalid, audience is incorrect (https://cognitiveservices.azure.com), or have expired.';
+  return 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.';
 }
 
 /**

@@ -5,7 +5,7 @@ import { sendEventStream } from './bedrock-stream.ts';
 import { exceptionFrame, renderConverse, renderConverseEvents, requestId, type ConverseStop } from './bedrock-render.ts';
 import { toAnthropicBody } from './bedrock-translate.ts';
 import { validateConverse } from './bedrock-validate.ts';
-import { faultStatus, parseDirectives } from './faults.ts';
+import { faultStatus, parseDirectives, type Directives } from './faults.ts';
 import { cutBeforeBody, sendJson, sleep } from './http.ts';
 import { parseJsonObject, type Json } from './json.ts';
 
@@ -39,16 +39,21 @@ export function sendBedrockError(
   );
 }
 
-/** A guardrail the simulated account has: it blocks any prompt that says "forbidden". */
-function guardrailVerdict(body: Json, anthropic: Json): { blocked: boolean; trace?: Json } {
+/**
+ * A guardrail the simulated account has: it blocks any prompt that says "forbidden", or as the
+ * `safety-block` directive asks (1: the prompt, 2: the answer).
+ */
+function guardrailVerdict(body: Json, anthropic: Json, d: Directives): { blocked: boolean; trace?: Json } {
   const config = body.guardrailConfig as Json | undefined;
   if (!config) return { blocked: false };
   const text = JSON.stringify(anthropic.messages);
-  const blocked = /\bforbidden\b/i.test(text);
+  const blocked = /\bforbidden\b/i.test(text) || d.safetyBlock === 1 || d.safetyBlock === 2;
   const assessment = { topicPolicy: { topics: [{ name: 'Forbidden', type: 'DENY', action: blocked ? 'BLOCKED' : 'NONE' }] } };
   const trace =
     config.trace === 'enabled' || config.trace === 'enabled_full'
-      ? { guardrail: { inputAssessment: { [String(config.guardrailIdentifier)]: assessment } } }
+      ? d.safetyBlock === 2
+        ? { guardrail: { outputAssessments: { [String(config.guardrailIdentifier)]: [assessment] } } }
+        : { guardrail: { inputAssessment: { [String(config.guardrailIdentifier)]: assessment } } }
       : undefined;
   return { blocked, trace };
 }
@@ -85,7 +90,7 @@ export async function handleConverse(
   if (inputTokens > d.context) return sendBedrockError(res, 400, 'ValidationException', 'Input is too long for requested model.');
   const headers = { 'x-amzn-requestid': requestId() };
   if (!stream && d.cut !== undefined) return cutBeforeBody(res, headers);
-  const verdict = guardrailVerdict(body, anthropic);
+  const verdict = guardrailVerdict(body, anthropic, d);
   let plan = planMessage(anthropic, d, inputTokens);
   let stop: ConverseStop = plan.stopReason;
   if (verdict.blocked) {

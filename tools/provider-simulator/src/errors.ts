@@ -92,7 +92,16 @@ function retryAfterHeader(status: number, retryAfter: number | undefined): Recor
   return status === 429 ? { 'retry-after': '1' } : undefined;
 }
 
-export function sendOpenAIStatus(res: ServerResponse, status: number, model: string, retryAfter?: number): void {
+/** OpenAI's answer when the account's credit or monthly quota is spent: a 429 with no wait to offer. */
+const INSUFFICIENT_QUOTA = openaiError(
+  'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+  'insufficient_quota',
+  null,
+  'insufficient_quota',
+);
+
+export function sendOpenAIStatus(res: ServerResponse, status: number, model: string, retryAfter?: number, quota = false): void {
+  if (quota && status === 429) return sendJson(res, 429, INSUFFICIENT_QUOTA);
   sendJson(res, status, openaiErrorForStatus(status, model), retryAfterHeader(status, retryAfter));
 }
 

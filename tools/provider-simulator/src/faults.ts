@@ -39,8 +39,10 @@ export interface Directives {
   emptyStream?: boolean;
   /** Gemini: a tool call turn calls every offered function at once */
   parallelTools?: boolean;
-  /** Gemini: the safety filters block the prompt (1) or stop the answer (2) */
+  /** Gemini: the safety filters block the prompt (1) or stop the answer (2); Bedrock: its guardrail intervenes */
   safetyBlock?: number;
+  /** OpenAI: a 429 is the spent-quota error (`insufficient_quota`), not a rate limit */
+  quota?: boolean;
 }
 
 export const DEFAULT_CONTEXT = 128_000;
@@ -116,6 +118,9 @@ function apply(d: Directives, key: string, raw: string): void {
       break;
     case 'safety-block':
       d.safetyBlock = n;
+      break;
+    case 'quota':
+      d.quota = n > 0;
       break;
     case 'sloppy-json':
       d.sloppyJson = n > 0;

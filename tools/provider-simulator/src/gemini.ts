@@ -8,6 +8,7 @@ import { countInputTokens } from './anthropic-plan.ts';
 import { cutBeforeBody, randomId, sendJson, sleep } from './http.ts';
 import { isRecord, parseJsonObject, type Json } from './json.ts';
 import { dataFrame, sendStream, type Frame } from './sse.ts';
+import { predictEmbeddings } from './vertex-predict.ts';
 
 /** Which API a call came through: the Gemini API (an API key) or Vertex AI (an access token). */
 export interface GeminiCall {
@@ -128,6 +129,8 @@ export async function handleGemini(req: IncomingMessage, res: ServerResponse, ra
     case 'embedContent':
     case 'batchEmbedContents':
       return embed(req, res, raw, call);
+    case 'predict':
+      return predict(req, res, raw, call);
     default:
       req.resume();
       return sendJson(res, 404, googleError(404, 'NOT_FOUND', `Method not found: ${call.method}`));
@@ -241,6 +244,16 @@ function embedding(request: Json): { values: number[] } | GoogleError {
   if (!text) return invalidArgument('* EmbedContentRequest.content: contents must not be empty\n');
   const dimensions = typeof request.outputDimensionality === 'number' ? request.outputDimensionality : 16;
   return { values: Array.from(embedVector(text, dimensions)) };
+}
+
+/** `:predict` is Vertex AI's (embeddings on text-embedding models, vertex-predict.ts). */
+async function predict(req: IncomingMessage, res: ServerResponse, raw: Buffer, call: GeminiCall): Promise<void> {
+  if (!call.vertex) {
+    req.resume();
+    return sendJson(res, 404, googleError(404, 'NOT_FOUND', `Method not found: ${call.method}`));
+  }
+  const pre = await preamble(req, res, raw, call);
+  if (pre) predictEmbeddings(res, pre.base, pre.body);
 }
 
 /** embedContent / batchEmbedContents (Gemini API only; Vertex serves embeddings through `:predict`). */

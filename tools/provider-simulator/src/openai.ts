@@ -191,7 +191,7 @@ export async function openaiPreamble(req: IncomingMessage, res: ServerResponse, 
   }
   const status = faultStatus(directives, body.model);
   if (status !== undefined) {
-    sendOpenAIStatus(res, status, base, directives.retryAfter);
+    sendOpenAIStatus(res, status, base, directives.retryAfter, directives.quota);
     return undefined;
   }
   return { body, base, directives };

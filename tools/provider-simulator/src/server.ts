@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { resetPromptCache } from './anthropic-cache.ts';
 import { handleCountTokens, handleMessages } from './anthropic.ts';
 import { handleCreateMessageBatch, handleMessageBatchRoute } from './batches/anthropic-batches.ts';
@@ -8,6 +9,7 @@ import { handleAzure } from './azure.ts';
 import { handleConverse } from './bedrock.ts';
 import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
+import { entraTokensIssued, handleEntra, isEntraRoute } from './entra.ts';
 import { geminiCallOf, handleGemini } from './gemini.ts';
 import { handleServiceAccount, handleToken } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
@@ -93,9 +95,17 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = q >= 0 ? url.slice(0, q) : url;
   if (resourceRoute(req, res, method, path, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''))) return;
 
+  if (isEntraRoute(path)) {
+    const result = method === 'POST' ? await readBody(req) : undefined;
+    if (result && !result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
+    if (!result) req.resume();
+    return handleEntra(req, res, path, result?.body);
+  }
+
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/sim/google/service-account') return handleServiceAccount(req, res);
+    if (path === '/sim/entra/issued') return sendJson(res, 200, { issued: entraTokensIssued() });
     if (path === '/sim/streams')
       return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));
     const oa = openaiRoute(path);
@@ -144,15 +154,18 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   sendNotFound(res, method, path);
 }
 
-export function createSimulatorServer(): Server {
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+/** The simulator's HTTP server; with `tls`, the same routes over HTTPS (Entra ID's token endpoint needs it). */
+export function createSimulatorServer(tls?: { cert: string; key: string }): Server | TlsServer {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       if (!res.headersSent)
         sendJson(res, 500, { error: { message: `Simulator error: ${message}`, type: 'server_error', param: null, code: null } });
       else res.destroy();
     });
-  });
+  };
+  const options = { keepAliveTimeout: 65_000, requestTimeout: 0 };
+  const server = tls ? createTlsServer({ ...options, ...tls }, handler) : createServer(options, handler);
   server.headersTimeout = 66_000;
   return server;
 }

@@ -151,6 +151,7 @@ export class IsolatedStackRun {
       databases: testDatabaseNames(this.prefix),
       gatewayPort: await freePort(),
       simulatorPort,
+      simulatorTlsPort: await freePort(),
       searchSimulatorPort: await freePort(),
       oidcPort: await freePort(),
       oidcClientSecret: randomBytes(24).toString('base64url'),

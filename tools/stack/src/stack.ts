@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { createServiceAccount } from '@gw/provider-simulator';
+import { createServiceAccount, createTlsMaterial, type TlsMaterial } from '@gw/provider-simulator';
 import { DATABASE_SERVICES, ensureDatabase, migrate, migrationsPath, WORKSPACE_ROOT, withDatabase } from '@gw/db-tools';
 import type { BusSeeds, PrincipalKeys } from './nats-auth.ts';
 import { httpOk, isPortOpen, waitFor } from './ports.ts';
@@ -40,6 +40,8 @@ export interface StackOptions {
   databases: DatabaseNames;
   gatewayPort: number;
   simulatorPort: number;
+  /** The provider simulator's HTTPS port, with a certificate of a CA made for this start (its Entra ID authority). */
+  simulatorTlsPort: number;
   /** The search simulator (tools/search-simulator): inference's SearXNG backend and web_fetch's allowed loopback origin. */
   searchSimulatorPort: number;
   /** The local OIDC provider (tools/oidc-provider) that management links personal identities with. */
@@ -115,7 +117,7 @@ export interface ProcessSpec {
  */
 export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'] as const;
 
-function processSpecs(options: StackOptions): ProcessSpec[] {
+function processSpecs(options: StackOptions, tls: TlsFiles): ProcessSpec[] {
   const redis = { REDIS_URL: options.redisUrl, ...(options.redisKeyPrefix ? { REDIS_KEY_PREFIX: options.redisKeyPrefix } : {}) };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: options.logLevel, ...redis, ...options.env };
   const db = (name: keyof DatabaseNames) => ({ DATABASE_URL: withDatabase(options.postgresUrl, options.databases[name]) });
@@ -126,6 +128,7 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     ...(user === 'api-gateway' ? (keys ? { BUS_PRINCIPAL_SIGNING_KEY: keys.signingKey } : {}) : verifying),
   });
   const simulatorUrl = `http://127.0.0.1:${options.simulatorPort}`;
+  const simulatorTlsUrl = `https://127.0.0.1:${options.simulatorTlsPort}`;
   const gatewayPorts =
     options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];
   const callbackOf = (port: number) => `http://127.0.0.1:${port}/v1/identity/oidc/callback`;
@@ -168,6 +171,9 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
         ...search,
         ...db('inference'),
         SIMULATOR_URL: simulatorUrl,
+        SIMULATOR_TLS_URL: simulatorTlsUrl,
+        // The simulator's TLS port is trusted through this one CA, made for this start (never the system's store).
+        UPSTREAM_EXTRA_CA_FILE: tls.ca,
         // A BYOK credential may name the simulator as its own Azure resource; every other private address stays refused.
         BYOK_ALLOWED_ORIGINS: simulatorUrl,
         SIMULATOR_VERTEX_CREDENTIALS: googleAccount,
@@ -199,7 +205,14 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
   const simulator: ProcessSpec = {
     name: 'provider-simulator',
     script: 'tools/provider-simulator/src/main.ts',
-    env: { SIMULATOR_PORT: String(options.simulatorPort), SIMULATOR_HOST: '127.0.0.1', SIMULATOR_GOOGLE_SERVICE_ACCOUNT: googleAccount },
+    env: {
+      SIMULATOR_PORT: String(options.simulatorPort),
+      SIMULATOR_HOST: '127.0.0.1',
+      SIMULATOR_GOOGLE_SERVICE_ACCOUNT: googleAccount,
+      SIMULATOR_TLS_PORT: String(options.simulatorTlsPort),
+      SIMULATOR_TLS_CERT_FILE: tls.cert,
+      SIMULATOR_TLS_KEY_FILE: tls.key,
+    },
   };
   const searchSimulator: ProcessSpec = {
     name: 'search-simulator',
@@ -239,6 +252,27 @@ function processSpecs(options: StackOptions): ProcessSpec[] {
     .slice(0, replicas.count)
     .map((port, index) => ({ ...gateway(port), name: `api-gateway-${index + 1}` }));
   return [simulator, searchSimulator, oidcProvider, ...replicated, ...gateways];
+}
+
+interface TlsFiles {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/**
+ * The simulator's TLS certificate and the CA that signed it, new at each start (the CA's key is
+ * never written: it can sign nothing else), written beside the stack's state for the processes.
+ */
+async function writeTlsFiles(stateDir: string): Promise<TlsFiles> {
+  const material: TlsMaterial = await createTlsMaterial();
+  const dir = join(stateDir, 'tls');
+  mkdirSync(dir, { recursive: true });
+  const files = { ca: join(dir, 'ca.pem'), cert: join(dir, 'simulator-cert.pem'), key: join(dir, 'simulator-key.pem') };
+  writeFileSync(files.ca, material.ca);
+  writeFileSync(files.cert, material.cert);
+  writeFileSync(files.key, material.key, { mode: 0o600 });
+  return files;
 }
 
 /** The stack's Google service account (a fresh key, kept with the stack's state), written once. */
@@ -300,7 +334,7 @@ export function assertRunning(processes: readonly StartedProcess[]): void {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = join(options.stateDir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const specs = processSpecs(options);
+  const specs = processSpecs(options, await writeTlsFiles(options.stateDir));
   const processes = specs.map((spec) => spawnProcess(spec, logDir, options.detached));
   const gatewayPorts =
     options.replicas && options.replicas.count > 1 ? options.replicas.gatewayPorts.slice(0, options.replicas.count) : [options.gatewayPort];

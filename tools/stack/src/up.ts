@@ -49,6 +49,8 @@ const DEMO_ACCOUNT = { login: 'demo', password: 'demo-password' };
 /** Its subject (tools/oidc-provider accounts.ts). */
 const DEMO_SUBJECT = 'demo-user';
 const DEFAULT_SEARCH_SIMULATOR_PORT = 8792;
+/** The provider simulator's HTTPS port (its Entra ID authority). */
+const DEFAULT_SIMULATOR_TLS_PORT = 8793;
 const step = (text: string) => console.log(`==> ${text}`);
 
 async function main(): Promise<void> {
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
 
   const gatewayPort = await choosePort('GATEWAY_PORT', DEFAULT_GATEWAY_PORT);
   const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
+  const simulatorTlsPort = await choosePort('SIMULATOR_TLS_PORT', DEFAULT_SIMULATOR_TLS_PORT);
   const natsPort = await choosePort('NATS_PORT', DEFAULT_NATS_PORT);
   step(`starting nats-server on ${natsPort} (each service with its own nkey, ADR 0035)`);
   const natsSeeds = await devNatsSeeds();
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
     databases: DEFAULT_DATABASE_NAMES,
     gatewayPort,
     simulatorPort,
+    simulatorTlsPort,
     searchSimulatorPort,
     oidcPort,
     // A client secret per start: provider and management are started together with it.

@@ -6,7 +6,8 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
 /**
  * The official clients through the gateway on models served by AWS Bedrock (Converse, signed
  * with SigV4 by the AWS SDK, streamed in the AWS event-stream framing) and by Azure OpenAI
- * (deployments, api-key), both through the strict provider simulator.
+ * (deployments with an api-key, the v1 API with an api-key or a Microsoft Entra ID app), both
+ * through the strict provider simulator.
  */
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
@@ -22,6 +23,13 @@ const models = [
   { model: 'sim/bedrock-claude', provider: 'Simulator (AWS Bedrock Converse)', prompt: 0.000003, completion: 0.000015 },
   { model: 'sim/azure-gpt-4o-mini', provider: 'Simulator (Azure OpenAI deployments)', prompt: 0.00000015, completion: 0.0000006 },
   { model: 'sim/azure-gpt-4o-mini-v1', provider: 'Simulator (Azure OpenAI v1 API)', prompt: 0.00000015, completion: 0.0000006 },
+  // Entra ID: inference gets a token from the simulator's tenant over TLS, trusting the stack's per-run CA.
+  {
+    model: 'sim/azure-gpt-4o-mini-entra',
+    provider: 'Simulator (Azure OpenAI v1 API, Entra ID)',
+    prompt: 0.00000015,
+    completion: 0.0000006,
+  },
 ] as const;
 
 describe.each(models)('$model through the gateway', ({ model, provider, prompt, completion }) => {
@@ -141,6 +149,13 @@ describe('Bedrock and Azure specifics through the gateway', () => {
     expect(result.data.map((item) => item.embedding.length)).toEqual([256, 256]);
     expect(result.usage.prompt_tokens).toBe(3);
     expect((result.usage as unknown as { cost: number }).cost).toBeCloseTo(3 * 0.00000002, 12);
+  });
+
+  it("the Responses API natively on Azure (v1 API, Entra ID), through openai's responses client", async () => {
+    const response = await openai.responses.create({ model: 'sim/azure-gpt-4o-mini-entra', input: 'Tell me about gateways' });
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toMatch(/^Simulated reply to: Tell me about gateways/);
+    expect(response.usage).toMatchObject({ output_tokens: 24 });
   });
 
   it('embeddings on an Azure deployment, priced per prompt token', async () => {

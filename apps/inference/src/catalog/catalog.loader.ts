@@ -109,14 +109,14 @@ export function parseCatalog(raw: unknown): CatalogConfig {
   const providerIds = new Set<string>();
   for (const provider of catalog.providers ?? []) {
     if (providerIds.has(provider.id)) problems.push(`catalog.providers: duplicate id ${provider.id}`);
-    if (provider.responsesApi && provider.format !== 'openai')
-      problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai`);
+    if (provider.responsesApi && provider.format !== 'openai' && provider.format !== 'azure')
+      problems.push(`catalog.providers.${provider.id}: responsesApi needs format openai or azure`);
     if (provider.format === 'bedrock' && provider.region === undefined)
       problems.push(`catalog.providers.${provider.id}: a bedrock provider needs a region (empty: not configured)`);
     if ((provider.region !== undefined || provider.guardrail) && provider.format !== 'bedrock')
       problems.push(`catalog.providers.${provider.id}: region and guardrail are for bedrock providers`);
-    if (provider.apiVersion !== undefined && provider.format !== 'azure')
-      problems.push(`catalog.providers.${provider.id}: apiVersion is for azure providers`);
+    if ((provider.apiVersion !== undefined || provider.entra !== undefined) && provider.format !== 'azure')
+      problems.push(`catalog.providers.${provider.id}: apiVersion and entra are for azure providers`);
     if ((provider.format === 'vertex') !== (provider.vertex !== undefined))
       problems.push(`catalog.providers.${provider.id}: vertex (project, location) goes with format vertex, and only with it`);
     if ((provider.host !== undefined || provider.auth !== undefined || provider.headers !== undefined) && provider.format !== 'openai')

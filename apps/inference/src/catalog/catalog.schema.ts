@@ -57,6 +57,26 @@ export class VertexConfig {
 }
 
 /**
+ * An `azure` provider that authenticates with a Microsoft Entra ID app (client-credentials flow)
+ * instead of an `api-key`: the provider's apiKey is then the app's client secret. Empty ids (an
+ * unset environment variable) mean not configured.
+ */
+export class EntraConfig {
+  /** The directory (tenant) id, or its domain. */
+  @Matches(/^[A-Za-z0-9.-]*$/)
+  tenantId!: string;
+
+  /** The app registration's application (client) id. */
+  @Matches(/^[A-Za-z0-9-]*$/)
+  clientId!: string;
+
+  /** Replaces Microsoft's public-cloud authority `https://login.microsoftonline.com` (a sovereign cloud, or the provider simulator); https only. */
+  @IsOptional()
+  @Matches(/^https:\/\/[^\s/]+$/)
+  authorityHost?: string;
+}
+
+/**
  * How an `openai`-format provider is authenticated when its host's default does not fit:
  * `bearer` (Authorization: Bearer), `header` (the key in a header of that name), `none`.
  */
@@ -102,6 +122,12 @@ export class ProviderConfig {
   @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/)
   apiVersion?: string;
 
+  /** Azure OpenAI: authenticate with this Entra ID app (the apiKey is its client secret) instead of an `api-key`. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EntraConfig)
+  entra?: EntraConfig;
+
   /** Bedrock: a guardrail applied to every call (Converse `guardrailConfig`). */
   @IsOptional()
   @ValidateNested()
@@ -109,8 +135,9 @@ export class ProviderConfig {
   guardrail?: GuardrailConfig;
 
   /**
-   * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`:
-   * `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0023).
+   * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`
+   * (an `azure` one: at `/openai/v1/responses`, or `/openai/responses?api-version=` with its
+   * apiVersion): `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0023).
    */
   @IsOptional()
   @IsBoolean()
@@ -418,6 +445,7 @@ export class CatalogConfig {
 /** Whether the gateway holds its own credential for this provider (BYOK aside). */
 export function hasGatewayCredential(provider: ProviderConfig): boolean {
   if (provider.format === 'bedrock') return (provider.region ?? '') !== '';
+  if (provider.entra) return provider.apiKey !== '' && provider.entra.tenantId !== '' && provider.entra.clientId !== '';
   // A self-hosted server without keys (Ollama, LM Studio) needs none: listing it is its configuration.
   if (
     provider.auth?.kind === 'none' ||

@@ -17,6 +17,7 @@ import { GenerationAccounting } from '../usage/generation-accounting.service.js'
 import { buildEmbeddingsView } from './embeddings-view.js';
 import { BedrockEmbeddings } from '../providers/bedrock/bedrock-embeddings.js';
 import { GeminiEmbeddings } from '../providers/gemini/gemini-embeddings.js';
+import { VertexEmbeddings } from '../providers/gemini/vertex-embeddings.js';
 import { OpenAiEmbeddingsClient, type UpstreamEmbeddings } from './openai-embeddings.client.js';
 
 /**
@@ -33,6 +34,7 @@ export class EmbeddingsService {
     private readonly client: OpenAiEmbeddingsClient,
     private readonly bedrock: BedrockEmbeddings,
     private readonly gemini: GeminiEmbeddings,
+    private readonly vertex: VertexEmbeddings,
     private readonly accounting: GenerationAccounting,
     private readonly holds: SpendHolds,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
@@ -56,14 +58,12 @@ export class EmbeddingsService {
     const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials, purpose: 'embeddings' });
     await this.holds.reserve(principal, worstCaseEmbeddingsCharge(plan.attempts, body.input, this.byokFeeRate));
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
-    const { result, attempt, tracker } = await this.router.execute(plan, (current) =>
-      (current.endpoint.provider.format === 'bedrock'
-        ? this.bedrock
-        : current.endpoint.provider.format === 'gemini'
-          ? this.gemini
-          : this.client
-      ).create(current.endpoint, body, callContextFor(current, base)),
-    );
+    const clients = { bedrock: this.bedrock, gemini: this.gemini, vertex: this.vertex } as const;
+    const { result, attempt, tracker } = await this.router.execute(plan, (current) => {
+      const format = current.endpoint.provider.format;
+      const client = format === 'bedrock' || format === 'gemini' || format === 'vertex' ? clients[format] : this.client;
+      return client.create(current.endpoint, body, callContextFor(current, base));
+    });
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();
     const charge = await this.accounting.settle({ generationId: id, principal, attempt, tracker, usage, status: 'succeeded' });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import { failureOf, simulatorEndpoint, simulatorUpstream } from '../testing/spec-helpers.js';
+import { EntraAccessTokens } from '../providers/azure/entra-access-tokens.js';
 import { OpenAiEmbeddingsClient } from './openai-embeddings.client.js';
 
 /** The embeddings call against the simulator's OpenAI `/embeddings` over real HTTP. */
@@ -11,7 +12,7 @@ describe('OpenAiEmbeddingsClient against the provider simulator', () => {
     simulatorEndpoint({ id: 'sim', name: 'Simulator', format, baseUrl: `${sim.simulator.url}/openai/v1`, apiKey: 'sk-sim' }, upstreamModel);
 
   beforeAll(() => {
-    client = new OpenAiEmbeddingsClient(sim.upstream);
+    client = new OpenAiEmbeddingsClient(sim.upstream, new EntraAccessTokens(sim.env));
   });
 
   it('returns float vectors of the asked dimensions, one per input, with the prompt tokens', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import { azureTarget } from '../providers/azure/azure-target.js';
+import { EntraAccessTokens } from '../providers/azure/entra-access-tokens.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
@@ -19,7 +20,10 @@ const GATEWAY_ONLY_FIELDS = new Set(ROUTING_FIELDS);
 /** OpenAI's `POST {baseUrl}/embeddings`, spoken by OpenAI and the many hosts that imitate it. */
 @Injectable()
 export class OpenAiEmbeddingsClient {
-  constructor(private readonly upstream: UpstreamClient) {}
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly tokens: EntraAccessTokens,
+  ) {}
 
   async create(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<UpstreamEmbeddings> {
     const { provider } = endpoint;
@@ -30,7 +34,7 @@ export class OpenAiEmbeddingsClient {
     // Azure OpenAI is the same wire format at its own URL, with its own key header.
     const target =
       provider.format === 'azure'
-        ? azureTarget(endpoint, context, 'embeddings')
+        ? await azureTarget(endpoint, context, 'embeddings', this.tokens)
         : {
             url: `${provider.baseUrl}/embeddings`,
             headers: hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),

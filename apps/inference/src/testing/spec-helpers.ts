@@ -1,4 +1,7 @@
-import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
+import { createTlsMaterial, startSimulator, type RunningSimulator } from '@gw/provider-simulator';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validateEnv } from '@gw/config';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
@@ -33,22 +36,36 @@ export const SIMULATOR_PARAMETERS = [
 export interface SimulatorUpstream {
   simulator: RunningSimulator;
   upstream: UpstreamClient;
+  /** The client's environment (with `tls`: UPSTREAM_EXTRA_CA_FILE names the run's CA). */
+  env: InferenceEnv;
 }
 
 /**
  * Starts the provider simulator and an UpstreamClient for the enclosing `describe` (beforeAll:
  * a spec's own beforeAll registered after this call runs after it), closes both afterwards.
- * `env`: InferenceEnv variables for the client (timeouts).
+ * `env`: InferenceEnv variables for the client (timeouts). `tls`: the simulator also serves
+ * HTTPS (`simulator.tlsUrl`) with a certificate of a CA made for this run, which the client's
+ * environment trusts through UPSTREAM_EXTRA_CA_FILE, as the stack's inference does.
  */
-export function simulatorUpstream(env: Record<string, string> = {}): SimulatorUpstream {
+export function simulatorUpstream(env: Record<string, string> = {}, options: { tls?: boolean } = {}): SimulatorUpstream {
   const harness = {} as SimulatorUpstream;
+  let caDir: string | undefined;
   beforeAll(async () => {
-    harness.simulator = await startSimulator();
-    harness.upstream = new UpstreamClient(validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', ...env }));
+    const tls = options.tls ? await createTlsMaterial() : undefined;
+    harness.simulator = await startSimulator(tls ? { tls } : {});
+    const trust: Record<string, string> = {};
+    if (tls) {
+      caDir = mkdtempSync(join(tmpdir(), 'sim-ca-'));
+      writeFileSync(join(caDir, 'ca.pem'), tls.ca);
+      trust.UPSTREAM_EXTRA_CA_FILE = join(caDir, 'ca.pem');
+    }
+    harness.env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', ...trust, ...env });
+    harness.upstream = new UpstreamClient(harness.env);
   });
   afterAll(async () => {
     await harness.upstream?.onModuleDestroy();
     await harness.simulator?.close();
+    if (caDir) rmSync(caDir, { recursive: true, force: true });
   });
   return harness;
 }

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { Agent, errors, request, type FormData } from 'undici';
 import { isForbiddenAddress, publicOnlyLookup } from '../server-tools/address-rules.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { extraCertificateAuthorities } from './extra-certificate-authorities.js';
 import { httpFailure, midStreamFailure, parseRetryAfter, transportFailure, UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamResponse {
@@ -57,8 +58,9 @@ export class UpstreamClient implements OnModuleDestroy {
   private readonly tenantAllowed: Set<string>;
 
   constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
+    const ca = extraCertificateAuthorities(env);
     const timeouts = {
-      connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS },
+      connect: { timeout: env.UPSTREAM_CONNECT_TIMEOUT_MS, ...(ca ? { ca } : {}) },
       headersTimeout: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
       bodyTimeout: env.UPSTREAM_BODY_TIMEOUT_MS,
       keepAliveTimeout: 30_000,

@@ -7,20 +7,24 @@ import { normalizeOpenAiResponse, type OpenAiChatResponse } from '../openai/open
 import { openAiStreamEvents } from '../openai/openai-stream.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { azureTarget } from './azure-target.js';
+import { EntraAccessTokens } from './entra-access-tokens.js';
 
 /**
  * Azure OpenAI: OpenAI's chat-completions wire format (the OpenAI codec, unchanged) at Azure's
- * URLs with Azure's `api-key`. Azure's content filter speaks OpenAI's words too: a filtered
+ * URLs with Azure's `api-key` or a Microsoft Entra ID token. Azure's content filter speaks OpenAI's words too: a filtered
  * answer ends with finish_reason `content_filter`, a filtered prompt is a 400 whose code is
  * `content_filter`, both mapped like OpenAI's.
  */
 @Injectable()
 export class AzureOpenAiAdapter implements ProviderAdapter {
-  constructor(private readonly upstream: UpstreamClient) {}
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly tokens: EntraAccessTokens,
+  ) {}
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const target = azureTarget(endpoint, context, 'chat/completions');
+    const target = await azureTarget(endpoint, context, 'chat/completions', this.tokens);
     const upstreamBody = { ...buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), model: target.deployment };
     const response = await this.upstream.postJson(
       provider.id,
@@ -41,7 +45,7 @@ export class AzureOpenAiAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const target = azureTarget(endpoint, context, 'chat/completions');
+    const target = await azureTarget(endpoint, context, 'chat/completions', this.tokens);
     const upstreamBody = {
       ...buildOpenAiStreamBody(body, endpoint, context.endUserHash, context.sessionCacheKey),
       model: target.deployment,

@@ -2,13 +2,14 @@ import { expect } from 'vitest';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { EndpointPricing } from '../../catalog/catalog.service.js';
 import { computeCost } from '../../pricing/cost.js';
-import type { Capability, Collected, ConformanceSubject, Mode } from './conformance-run.js';
+import type { Capability, Collected, ConformanceSubject, ExpectedFailure, Fault, Mode } from './conformance-run.js';
 
 /** The price every conformance endpoint has, so each case's cost is known to the last digit. */
 export const CONFORMANCE_PRICING: EndpointPricing = {
   prompt: new Prisma.Decimal('0.000001'),
   completion: new Prisma.Decimal('0.000002'),
   cachedPrompt: new Prisma.Decimal('0.0000001'),
+  cacheWritePrompt: new Prisma.Decimal('0.00000125'),
 };
 /** The simulators' default reply length, in tokens. */
 const REPLY_TOKENS = 24;
@@ -35,24 +36,30 @@ const TIME = {
 
 export type Expectation =
   | { kind: 'answer'; check(answer: Collected, subject: ConformanceSubject): void }
-  | {
-      kind: 'failure';
-      failure(subject: ConformanceSubject): { status: number; errorType: string; retryable?: boolean; retryAfter?: number };
-    };
+  | { kind: 'failure'; failure(subject: ConformanceSubject): ExpectedFailure }
+  /** The client went away mid-stream: the iteration ends as aborted, long before the answer's end. */
+  | { kind: 'cancelled' };
 
 export interface ConformanceCase {
   name: string;
   directives?: string;
+  /** An error case: its directive is the subject's (or DEFAULT_FAULTS'), its mapping the subject's where it declares one. */
+  fault?: Fault;
   badCredential?: boolean;
   body?: Record<string, unknown>;
   /** Streamed, not, or both (the default): the same expectation holds either way. */
   modes?: readonly Mode[];
   needs?: Capability;
+  /** Streamed: the client aborts after this many events. */
+  cancelAfter?: number;
   expect: Expectation;
 }
 
-/** Usage and its cost, exactly: prompt (cached part at the cached price), completion, reasoning inside completion. */
-function expectUsage(answer: Collected, expected: { prompt: number; completion: number; cached?: number; reasoning?: number }): void {
+/** Usage and its cost, exactly: prompt (cached and cache-written parts at their prices), completion, reasoning inside completion. */
+function expectUsage(
+  answer: Collected,
+  expected: { prompt: number; completion: number; cached?: number; cacheWrite?: number; reasoning?: number },
+): void {
   const usage = answer.usage!;
   expect(usage, 'usage').toBeDefined();
   expect({
@@ -67,16 +74,27 @@ function expectUsage(answer: Collected, expected: { prompt: number; completion: 
     estimated: false,
   });
   if (expected.reasoning !== undefined) expect(usage.reasoningTokens).toBe(expected.reasoning);
+  if (expected.cacheWrite !== undefined) expect(usage.cacheWriteTokens).toBe(expected.cacheWrite);
   const cached = expected.cached ?? 0;
+  const written = expected.cacheWrite ?? 0;
   const cost = new Prisma.Decimal('0.000001')
-    .mul(expected.prompt - cached)
+    .mul(expected.prompt - cached - written)
     .add(new Prisma.Decimal('0.0000001').mul(cached))
+    .add(new Prisma.Decimal('0.00000125').mul(written))
     .add(new Prisma.Decimal('0.000002').mul(expected.completion));
   expect(computeCost(CONFORMANCE_PRICING, usage).total.toString()).toBe(cost.toString());
 }
 
+/** A filter's stop: finish_reason content_filter, and the refusal where the provider words one. */
+function expectFiltered(a: Collected, s: ConformanceSubject): void {
+  expect(a.finishReason).toBe('content_filter');
+  if (s.lacks['filter-refusal'] !== undefined) return;
+  expect(a.content).toBeNull();
+  expect(a.refusal).toMatch(/safety/i);
+}
+
 const answer = (check: (answer: Collected, subject: ConformanceSubject) => void): Expectation => ({ kind: 'answer', check });
-const failure = (status: number, errorType: string, extra: { retryable?: boolean; retryAfter?: number } = {}): Expectation => ({
+const failure = (status: number, errorType: string, extra: Omit<ExpectedFailure, 'status' | 'errorType'> = {}): Expectation => ({
   kind: 'failure',
   failure: () => ({ status, errorType, ...extra }),
 });
@@ -188,7 +206,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
       expectUsage(a, {
         prompt: s.plainPromptTokens,
         completion: REPLY_TOKENS + 7,
-        reasoning: s.capabilities.has('reasoning-tokens') ? 7 : undefined,
+        reasoning: s.lacks['reasoning-tokens'] === undefined ? 7 : undefined,
       });
     }),
   },
@@ -199,23 +217,49 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
     expect: answer((a, s) => expectUsage(a, { prompt: s.plainPromptTokens, completion: REPLY_TOKENS, cached: 4 })),
   },
   {
-    name: 'safety filter stops the answer: content_filter and a refusal',
-    needs: 'safety-filter',
-    directives: 'safety-block=2',
+    name: 'tool arguments streamed in fragments after the id and name',
+    needs: 'streamed-tool-args',
+    modes: ['stream'],
+    body: { tools: [WEATHER], tool_choice: 'required' },
     expect: answer((a) => {
-      expect(a.finishReason).toBe('content_filter');
-      expect(a.content).toBeNull();
-      expect(a.refusal).toMatch(/safety/);
+      expect(a.toolCallDeltas[0]).toMatchObject({ index: 0, id: expect.any(String), name: 'get_weather' });
+      expect(a.toolCallDeltas.filter((delta) => delta.arguments !== '').length).toBeGreaterThan(1);
+      expect(JSON.parse(a.toolCalls[0]!.arguments)).toEqual({ location: 'Hello there' });
+      expect(a.finishReason).toBe('tool_calls');
     }),
   },
   {
-    name: 'safety filter blocks the prompt: content_filter and a refusal',
-    needs: 'safety-filter',
-    directives: 'safety-block=1',
-    expect: answer((a) => {
-      expect(a.finishReason).toBe('content_filter');
-      expect(a.refusal).toMatch(/SAFETY/);
-    }),
+    name: 'parallel tool results go back in one turn',
+    needs: 'tools',
+    body: {
+      tools: [WEATHER],
+      messages: [
+        ...PLAIN_MESSAGES,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+            { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_a', content: 'Sunny' },
+        { role: 'tool', tool_call_id: 'call_b', content: 'Rainy' },
+      ],
+    },
+    expect: answer((a) => expect(a.content).toContain('Based on the tool result: "Sunny | Rainy"')),
+  },
+  {
+    name: 'cache writes priced apart from reads',
+    needs: 'cache-write',
+    directives: 'cached=4;cache-write=3',
+    expect: answer((a, s) => expectUsage(a, { prompt: s.plainPromptTokens, completion: REPLY_TOKENS, cached: 4, cacheWrite: 3 })),
+  },
+  { name: 'content filter stops the answer: content_filter', fault: 'answer-filter', expect: answer(expectFiltered) },
+  {
+    name: 'content filter blocks the prompt: content_filter (or the provider’s refusal of the prompt)',
+    fault: 'prompt-filter',
+    expect: answer(expectFiltered),
   },
   {
     name: 'refused credential',
@@ -223,21 +267,23 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
     badCredential: true,
     expect: failure(502, 'provider_unavailable', { retryable: false }),
   },
-  { name: 'permission denied (403)', directives: 'status=403', expect: failure(502, 'provider_unavailable', { retryable: false }) },
+  { name: 'permission denied (403)', fault: 'permission-denied', expect: failure(502, 'provider_unavailable', { retryable: false }) },
   {
     name: 'rate limit with the provider’s wait',
-    directives: 'status=429;retry-after=7',
+    fault: 'rate-limit',
     expect: failure(429, 'rate_limit_exceeded', { retryable: true, retryAfter: 7 }),
   },
-  { name: 'context too long', directives: 'context=5', expect: failure(400, 'context_length_exceeded', { retryable: false }) },
-  { name: 'overloaded', directives: 'status=529', expect: failure(503, 'provider_overloaded', { retryable: true }) },
-  { name: 'server error (500)', directives: 'status=500', expect: failure(502, 'provider_unavailable', { retryable: true }) },
-  { name: 'provider timeout (504)', directives: 'status=504', expect: failure(504, 'timeout', { retryable: true }) },
-  { name: 'cut stream', directives: 'cut=2', modes: ['stream'], expect: failure(502, 'provider_unavailable', { retryable: false }) },
+  { name: 'quota exhausted', fault: 'quota', expect: failure(429, 'rate_limit_exceeded', { retryable: true }) },
+  { name: 'context too long', fault: 'context', expect: failure(400, 'context_length_exceeded', { retryable: false }) },
+  { name: 'overloaded', fault: 'overloaded', expect: failure(503, 'provider_overloaded', { retryable: true }) },
+  { name: 'server error (500)', fault: 'server-error', expect: failure(502, 'provider_unavailable', { retryable: true }) },
+  { name: 'provider timeout', fault: 'timeout', expect: failure(504, 'timeout', { retryable: true }) },
+  { name: 'cut stream', fault: 'cut', modes: ['stream'], expect: failure(502, 'provider_unavailable', { retryable: false }) },
   {
     name: 'error event mid-stream',
-    directives: 'stream-error=2',
+    fault: 'stream-error',
     modes: ['stream'],
     expect: { kind: 'failure', failure: (s) => ({ ...s.streamError, retryable: false }) },
   },
+  { name: 'cancellation mid-stream', directives: 'chunk-delay=30', modes: ['stream'], cancelAfter: 2, expect: { kind: 'cancelled' } },
 ];

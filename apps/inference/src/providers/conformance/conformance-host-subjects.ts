@@ -1,39 +1,56 @@
 import type { UpstreamClient } from '../../upstream/upstream-client.js';
 import type { OpenAiHost } from '../openai/hosts/openai-hosts.js';
 import { OpenAiAdapter } from '../openai/openai.adapter.js';
-import type { Capability, ConformanceSubject } from './conformance-run.js';
+import type { ConformanceSubject } from './conformance-run.js';
 import { endpointOf } from './conformance-subjects.js';
 
-const ALL: Capability[] = ['tools', 'cache-usage', 'credential', 'json-schema', 'images', 'reasoning-tokens'];
-const without = (...missing: Capability[]): Capability[] => ALL.filter((capability) => !missing.includes(capability));
+/** What no host's simulator copy does: it answers through the OpenAI simulator's planner. */
+const COMMON_LACKS: ConformanceSubject['lacks'] = {
+  'parallel-tools': "the OpenAI simulator's planner answers one tool call per choice",
+  'cache-write': 'OpenAI-compatible hosts report no cache writes',
+  'answer-filter': 'the host has no content filter that ends an answer',
+  'prompt-filter': 'the host has no content filter that refuses a prompt',
+};
+const NO_CREDENTIAL = 'a local server that takes no key';
 
 /**
  * Each named OpenAI-compatible host as the conformance table runs it: the OpenAI adapter with
  * the host's profile, against the simulator's strict copy of that host (`/hosts/{host}/v1`).
- * What a host lacks is what its real API lacks: no schema output on DeepSeek (JSON mode only),
- * no tools or cache counts on Perplexity, no credential on Ollama and LM Studio.
+ * What a host lacks is what its real API lacks.
  */
-const HOSTS: ReadonlyArray<{ host: OpenAiHost; model: string; capabilities: Capability[] }> = [
-  { host: 'groq', model: 'llama-3.3-70b-versatile', capabilities: ALL },
-  { host: 'mistral', model: 'mistral-large-latest', capabilities: ALL },
-  { host: 'deepseek', model: 'deepseek-chat', capabilities: without('json-schema', 'images') },
-  { host: 'xai', model: 'grok-4', capabilities: ALL },
-  { host: 'together', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', capabilities: ALL },
-  { host: 'fireworks', model: 'accounts/fireworks/models/llama-v3p3-70b-instruct', capabilities: ALL },
-  { host: 'cerebras', model: 'gpt-oss-120b', capabilities: ALL },
-  { host: 'openrouter', model: 'openai/gpt-4o-mini', capabilities: ALL },
-  { host: 'perplexity', model: 'sonar', capabilities: without('tools', 'cache-usage') },
-  { host: 'vllm', model: 'Qwen/Qwen3-8B', capabilities: ALL },
-  { host: 'ollama', model: 'llama3.2', capabilities: without('credential') },
-  { host: 'lmstudio', model: 'qwen3-8b', capabilities: without('credential') },
-  { host: 'llamacpp', model: 'gguf', capabilities: ALL },
+const HOSTS: ReadonlyArray<{ host: OpenAiHost; model: string; lacks?: ConformanceSubject['lacks'] }> = [
+  { host: 'groq', model: 'llama-3.3-70b-versatile' },
+  { host: 'mistral', model: 'mistral-large-latest' },
+  {
+    host: 'deepseek',
+    model: 'deepseek-chat',
+    lacks: { 'json-schema': 'DeepSeek has JSON mode only, no schema output', images: "DeepSeek's chat models take no images" },
+  },
+  { host: 'xai', model: 'grok-4' },
+  { host: 'together', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' },
+  { host: 'fireworks', model: 'accounts/fireworks/models/llama-v3p3-70b-instruct' },
+  { host: 'cerebras', model: 'gpt-oss-120b' },
+  { host: 'openrouter', model: 'openai/gpt-4o-mini' },
+  {
+    host: 'perplexity',
+    model: 'sonar',
+    lacks: {
+      tools: 'Perplexity takes no tools',
+      'streamed-tool-args': 'Perplexity takes no tools',
+      'cache-usage': 'Perplexity reports no cached tokens',
+    },
+  },
+  { host: 'vllm', model: 'Qwen/Qwen3-8B' },
+  { host: 'ollama', model: 'llama3.2', lacks: { credential: NO_CREDENTIAL } },
+  { host: 'lmstudio', model: 'qwen3-8b', lacks: { credential: NO_CREDENTIAL } },
+  { host: 'llamacpp', model: 'gguf' },
 ];
 
 export const HOST_SUBJECT_NAMES = HOSTS.map(({ host }) => host);
 
 export function hostSubjects(simulatorUrl: string, upstream: UpstreamClient): ConformanceSubject[] {
   const adapter = new OpenAiAdapter(upstream);
-  return HOSTS.map(({ host, model, capabilities }) => ({
+  return HOSTS.map(({ host, model, lacks }) => ({
     name: host,
     adapter,
     endpoint: (directives, options) =>
@@ -48,7 +65,7 @@ export function hostSubjects(simulatorUrl: string, upstream: UpstreamClient): Co
         },
         directives ? `${model};${directives}` : model,
       ),
-    capabilities: new Set(capabilities),
+    lacks: { ...COMMON_LACKS, ...lacks },
     plainPromptTokens: 14,
     streamError: { status: 502, errorType: 'provider_unavailable' },
   }));

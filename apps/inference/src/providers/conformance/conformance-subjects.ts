@@ -6,10 +6,17 @@ import { GeminiAdapter, VertexAdapter } from '../gemini/gemini.adapter.js';
 import { GoogleAccessTokens } from '../gemini/google-access-tokens.js';
 import { OpenAiAdapter } from '../openai/openai.adapter.js';
 import { CONFORMANCE_PRICING } from './conformance-cases.js';
-import type { Capability, ConformanceSubject } from './conformance-run.js';
+import type { ConformanceSubject } from './conformance-run.js';
 
-/** What every adapter of the first table offers. */
-const COMMON: Capability[] = ['tools', 'cache-usage', 'credential'];
+const GEMINI_LACKS: ConformanceSubject['lacks'] = {
+  'streamed-tool-args': 'Gemini streams each functionCall whole, in one frame (the API has no argument deltas)',
+  'cache-write': "Gemini's usage has no cache-write count (context caches are created apart, by cachedContents)",
+};
+/** OpenAI's chat API and Anthropic's Messages API have no content filter that ends an answer. */
+const NO_FILTER = {
+  'answer-filter': 'the API has no content filter of its own that ends an answer',
+  'prompt-filter': 'the API has no content filter of its own that refuses a prompt',
+};
 
 export const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
@@ -17,12 +24,13 @@ export function endpointOf(provider: RoutableEndpoint['provider'], upstreamModel
   return { provider, upstreamModel, pricing: CONFORMANCE_PRICING, supportedParameters: new Set(CHAT_PARAMETERS) };
 }
 
-const withDirectives = (model: string, directives: string) => (directives ? `${model};${directives}` : model);
+export const withDirectives = (model: string, directives: string) => (directives ? `${model};${directives}` : model);
 
 /**
- * Every adapter the conformance table runs, each on its simulator at `simulatorUrl`. To add an
- * adapter (Bedrock, Azure, ...): a subject with its endpoint, how its credential is refused,
- * and what its simulator does not offer.
+ * The Gemini, Vertex AI, OpenAI and Anthropic adapters as the conformance table runs them, each
+ * on its simulator at `simulatorUrl` (the cloud ones are in conformance-cloud-subjects.ts, the
+ * OpenAI-compatible hosts in conformance-host-subjects.ts). To add an adapter: a subject with
+ * its endpoint, how its credential is refused, and what it lacks and why.
  */
 export async function conformanceSubjects(simulatorUrl: string, upstream: UpstreamClient): Promise<ConformanceSubject[]> {
   const account = (await (await fetch(`${simulatorUrl}/sim/google/service-account`)).json()) as Record<string, string>;
@@ -45,7 +53,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gemini-2.5-flash', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images', ...COMMON]),
+      lacks: GEMINI_LACKS,
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
@@ -64,7 +72,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gemini-2.5-flash', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'safety-filter', 'parallel-tools', 'json-schema', 'images', ...COMMON]),
+      lacks: GEMINI_LACKS,
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
@@ -82,7 +90,11 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gpt-4o-mini', directives),
         ),
-      capabilities: new Set(['reasoning-tokens', 'json-schema', 'images', ...COMMON]),
+      lacks: {
+        ...NO_FILTER,
+        'parallel-tools': "the OpenAI simulator's planner answers one tool call per choice",
+        'cache-write': "OpenAI's usage reports no cache writes (prompt caching is automatic)",
+      },
       plainPromptTokens: 14,
       streamError: { status: 502, errorType: 'provider_unavailable' },
     },
@@ -100,7 +112,12 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('claude-sonnet-4-5', directives),
         ),
-      capabilities: new Set(['json-schema', 'images', ...COMMON]),
+      lacks: {
+        ...NO_FILTER,
+        'reasoning-tokens': "Anthropic's usage counts thinking inside output_tokens, with no count of its own",
+        'parallel-tools': "the simulator's Messages planner calls one tool per turn",
+        quota: 'Anthropic has no quota error of its own: spend limits come as its rate-limit error (the rate-limit case)',
+      },
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },

@@ -28,7 +28,8 @@ export interface GoogleTarget {
 export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
   constructor(protected readonly upstream: UpstreamClient) {}
 
-  protected abstract target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget>;
+  /** Where the model lives and with which credential (Vertex embeddings reuse it). */
+  abstract target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget>;
 
   /** The Gemini API counts a whole request (system, tools) only as `generateContentRequest`. */
   protected countTokensBody(request: Record<string, unknown>, target: GoogleTarget): Record<string, unknown> {
@@ -99,7 +100,7 @@ export class GeminiAdapter extends GoogleGenerativeAdapter {
     super(upstream);
   }
 
-  protected target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
+  target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
     return Promise.resolve({
       modelUrl: `${endpoint.provider.baseUrl}/models/${endpoint.upstreamModel}`,
       modelName: `models/${endpoint.upstreamModel}`,
@@ -127,7 +128,7 @@ export class VertexAdapter extends GoogleGenerativeAdapter {
     return { contents, systemInstruction, tools, generationConfig };
   }
 
-  protected async target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
+  async target(endpoint: RoutableEndpoint, context: ChatCallContext): Promise<GoogleTarget> {
     const { provider } = endpoint;
     const vertex = provider.vertex;
     if (!vertex) throw transportFailure(provider.id, 'connect', 'has no Vertex AI project and location configured');

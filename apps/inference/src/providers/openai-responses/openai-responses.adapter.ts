@@ -7,30 +7,37 @@ import { buildResponsesBody } from './openai-responses-request.js';
 import { normalizeResponsesObject, type ResponsesObject } from './openai-responses-response.js';
 import { openAiResponsesStreamEvents } from './openai-responses-stream.js';
 import { hostAuthHeaders } from '../openai/hosts/host-auth.js';
+import { azureTarget } from '../azure/azure-target.js';
+import { EntraAccessTokens } from '../azure/entra-access-tokens.js';
 
 interface OpenAiErrorBody {
   error?: { message?: string; code?: string | null; type?: string };
 }
 
 /**
- * OpenAI's Responses API (`POST {baseUrl}/responses`) for providers the catalog marks
- * `responsesApi` (ADR 0023). It takes the pipeline's internal form (a chat-completions body)
+ * OpenAI's Responses API (`POST {baseUrl}/responses`, or Azure OpenAI's) for providers the
+ * catalog marks `responsesApi` (ADR 0023). It takes the pipeline's internal form (a chat-completions body)
  * and yields the same normalised completion and stream events as the chat adapters, so
  * routing, pricing and every front door treat it like any other wire format.
  */
 @Injectable()
 export class OpenAiResponsesAdapter implements ProviderAdapter {
-  constructor(private readonly upstream: UpstreamClient) {}
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly tokens: EntraAccessTokens,
+  ) {}
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
-    const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, false);
+    const target = await this.target(endpoint, context);
+    const upstreamBody = buildResponsesBody(body, target.model, context.endUserHash, false);
     const response = await this.upstream.postJson(
       provider.id,
-      `${provider.baseUrl}/responses`,
-      authorization(endpoint, context),
+      target.url,
+      target.headers,
       JSON.stringify(upstreamBody),
       context.signal,
+      target.tenantEndpoint,
     );
     if (response.status >= 400) {
       const error = (response.body as OpenAiErrorBody | undefined)?.error;
@@ -44,20 +51,39 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, true);
+    const target = await this.target(endpoint, context);
+    const upstreamBody = buildResponsesBody(body, target.model, context.endUserHash, true);
     context.onUpstreamBody?.(upstreamBody);
     const text = await this.upstream.postStream(
       provider.id,
-      `${provider.baseUrl}/responses`,
-      authorization(endpoint, context),
+      target.url,
+      target.headers,
       JSON.stringify(upstreamBody),
       context.signal,
+      undefined,
+      target.tenantEndpoint,
     );
     return openAiResponsesStreamEvents(provider.id, text);
   }
-}
 
-/** A BYOK key (context.apiKey) wins over the catalog provider's key; the provider's auth kind and headers apply. */
-function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
-  return hostAuthHeaders(endpoint.provider, context.apiKey ?? endpoint.provider.apiKey);
+  /**
+   * `{baseUrl}/responses` with the provider's auth kind and headers (a BYOK key wins over the
+   * catalog's), or Azure's Responses API with its api-key or Entra ID token, the deployment as model.
+   */
+  private async target(
+    endpoint: RoutableEndpoint,
+    context: ChatCallContext,
+  ): Promise<{ url: string; headers: Record<string, string>; model: string; tenantEndpoint: boolean }> {
+    const { provider } = endpoint;
+    if (provider.format === 'azure') {
+      const azure = await azureTarget(endpoint, context, 'responses', this.tokens);
+      return { url: azure.url, headers: azure.headers, model: azure.deployment, tenantEndpoint: azure.tenantEndpoint };
+    }
+    return {
+      url: `${provider.baseUrl}/responses`,
+      headers: hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
+      model: endpoint.upstreamModel,
+      tenantEndpoint: false,
+    };
+  }
 }
