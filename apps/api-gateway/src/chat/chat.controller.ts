@@ -6,7 +6,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
-import { wantsServiceMetadata } from './service-metadata-header.js';
+import { metadataOptIn } from './service-metadata-header.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
@@ -44,7 +44,7 @@ export class ChatController {
       principal,
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
-      serviceMetadata: wantsServiceMetadata(request.headers),
+      ...metadataOptIn(request.headers),
       idempotency: idempotencyOf(request.headers, 'chat.completions', body),
       cache: cacheControlsOf(request.headers),
     };
