@@ -6,6 +6,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
+import { refuseCustomTools } from './custom-tools-refusal.js';
 import { metadataOptIn } from './service-metadata-header.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
@@ -38,6 +39,7 @@ export class ChatController {
     if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
       throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
     }
+    refuseCustomTools(body.tools);
     // The body is forwarded as received (validated, not rebuilt: PassThroughBody), so fields the
     // gateway does not model still reach providers that support them. The body's session_id wins.
     const payload = {
