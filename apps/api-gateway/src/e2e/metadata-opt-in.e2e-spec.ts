@@ -21,7 +21,8 @@ describe('the routing-metadata opt-in', () => {
       xOpenRouterMetadata: 'enabled',
       responsesRequest: { model: 'sim/gpt-4o-mini-fallback', input: 'Hi' },
     });
-    for (const result of [chat, response])
+    // Both are whole results (no stream asked for); the union type also holds the stream's.
+    for (const result of [chat, response] as Array<{ openrouterMetadata?: unknown }>)
       expect(result.openrouterMetadata).toMatchObject({ attempt: 2, requested: 'sim/gpt-4o-mini-fallback', isByok: false });
     expect(bodies).toHaveLength(2);
     for (const body of bodies) expect(body).not.toHaveProperty('service_metadata');
