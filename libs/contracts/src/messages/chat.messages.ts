@@ -40,7 +40,10 @@ export class ChatCreateRequest {
   @IsBoolean()
   serviceMetadata?: boolean;
 
-  /** The answer field of that metadata when not `service_metadata`: `X-OpenRouter-Metadata` asked, and `@openrouter/sdk` reads `openrouter_metadata`. */
+  /**
+   * The answer field of that metadata when not `service_metadata`: `X-OpenRouter-Metadata`
+   * asked, and `@openrouter/sdk` reads `openrouter_metadata`.
+   */
   @IsOptional()
   @IsIn(['openrouter_metadata'])
   metadataField?: 'openrouter_metadata';
