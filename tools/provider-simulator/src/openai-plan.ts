@@ -3,7 +3,8 @@ import { isRecord, type Json } from './json.ts';
 import { contextCitingReply, guardReply, judgeReply, sloppyJson } from './plugin-models.ts';
 import { citingReply, SERVER_TOOL_NAMES, serverToolCall } from './search-agent.ts';
 import { steeredTool, steeredToolInput, workingDirectoryOf, type SteeredTool } from './steered-tool.ts';
-import { steeredToolCall } from './tool-steering.ts';
+import { customToolNamed, grammarInput } from './custom-tools.ts';
+import { steeredToolCall, type SteeredCall } from './tool-steering.ts';
 import { buildReasoning, buildReply, buildToolResultReply, shapeReply, stableId, toolInput, valueFromSchema } from './reply.ts';
 import { countTokens, splitPieces, TOKENS_PER_IMAGE, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST } from './tokens.ts';
 
@@ -46,7 +47,10 @@ export function countPromptTokens(messages: readonly Json[], tools: unknown): nu
 export interface ToolCallPlan {
   id: string;
   name: string;
+  /** A custom tool's raw input, else the function's JSON arguments. */
   arguments: string;
+  /** A call of a custom tool (OpenAI's `type: "custom"`). */
+  custom?: boolean;
 }
 
 export interface ChoicePlan {
@@ -70,11 +74,14 @@ export interface ChatPlan {
   audioOutTokens: number;
 }
 
-/** The function tools the model may call now (none with tool_choice "none"; only the named one when one is forced). */
+/** The tools the model may call now (none with tool_choice "none"; only the named one when one is forced). */
 function callableTools(tools: unknown, toolChoice: unknown): string[] {
   if (!Array.isArray(tools) || toolChoice === 'none') return [];
-  const names = tools.filter((t): t is Json => isRecord(t) && isRecord(t.function)).map((t) => String((t.function as Json).name));
-  const forced = isRecord(toolChoice) && isRecord(toolChoice.function) ? toolChoice.function.name : undefined;
+  const names = tools
+    .filter((t): t is Json => isRecord(t) && (isRecord(t.function) || isRecord(t.custom)))
+    .map((t) => String(((t.function ?? t.custom) as Json).name));
+  const named = isRecord(toolChoice) ? (toolChoice.function ?? toolChoice.custom) : undefined;
+  const forced = isRecord(named) ? named.name : undefined;
   if (forced !== undefined) return names.filter((name) => name === forced);
   return names;
 }
@@ -115,12 +122,29 @@ function stopList(stop: unknown): string[] {
   return Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string') : [];
 }
 
+/**
+ * A steered call of a custom tool takes the `input` of the steering JSON as its raw input, when
+ * the tool's grammar allows it; null when it does not (a constrained model cannot write it).
+ */
+function customOrSteered(tools: unknown, steered: SteeredCall | undefined): (SteeredCall & { custom?: boolean }) | null | undefined {
+  if (!steered) return steered;
+  const custom = customToolNamed(tools, steered.name);
+  if (!custom) return steered;
+  const input = grammarInput(custom, steered.arguments);
+  return input === undefined ? null : { name: steered.name, arguments: input, custom: true };
+}
+
 /** Decides every choice of a chat completion from the (validated) request body. */
 export function planChat(body: Json, d: Directives, promptTokens: number, model = ''): ChatPlan {
   const messages = body.messages as Json[];
   // A system message after the last turn is an instruction, not a turn: the model answers the turn.
-  const last = [...messages].reverse().find((m) => m.role !== 'system' && m.role !== 'developer') ?? messages[messages.length - 1]!;
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  // So is a user message right after tool results: it carries what they attached (chat's tool
+  // messages take text only), and the turn is still the results'.
+  const turns = messages.filter(
+    (m, i) => m.role !== 'system' && m.role !== 'developer' && !(m.role === 'user' && messages[i - 1]?.role === 'tool'),
+  );
+  const last = turns.at(-1) ?? messages[messages.length - 1]!;
+  const lastUser = [...turns].reverse().find((m) => m.role === 'user');
   const userText = lastUser ? messageText(lastUser) : '';
   const n = typeof body.n === 'number' ? body.n : 1;
   const maxRaw = body.max_completion_tokens ?? body.max_tokens;
@@ -138,8 +162,8 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
     .map(messageText);
   const callable = callableTools(body.tools, body.tool_choice);
   const decision = serverToolCall(callable, userText, resultsSinceUser);
-  const steered = !decision && last.role === 'user' ? steeredToolCall(callable, userText) : undefined;
-  const picked = !decision && !steered && last.role === 'user' ? pickTool(body.tools, body.tool_choice, userText) : undefined;
+  const steered = !decision && last.role === 'user' ? customOrSteered(body.tools, steeredToolCall(callable, userText)) : undefined;
+  const picked = !decision && steered === undefined && last.role === 'user' ? pickTool(body.tools, body.tool_choice, userText) : undefined;
   const tool = picked?.tool;
   const instructions = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
@@ -179,7 +203,7 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
         index,
         content: null,
         pieces,
-        toolCall: { id, name, arguments: args },
+        toolCall: { id, name, arguments: args, ...(steered?.custom ? { custom: true } : {}) },
         reasoning,
         finishReason: 'tool_calls',
         tokens: pieces.length,

@@ -34,8 +34,10 @@ export function renderCompletion(plan: ChatPlan, opts: RenderOptions): Record<st
       const message: Record<string, unknown> = { role: 'assistant', content: choice.content, refusal: null, annotations: [] };
       if (choice.reasoning !== undefined) message.reasoning = choice.reasoning;
       if (choice.toolCall) {
-        const { id, name, arguments: args } = choice.toolCall;
-        message.tool_calls = [{ id, type: 'function', function: { name, arguments: args } }];
+        const { id, name, arguments: args, custom } = choice.toolCall;
+        message.tool_calls = [
+          custom ? { id, type: 'custom', custom: { name, input: args } } : { id, type: 'function', function: { name, arguments: args } },
+        ];
       }
       return { index: choice.index, message, logprobs: choiceLogprobs(choice, opts), finish_reason: choice.finishReason };
     }),
@@ -61,15 +63,9 @@ export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
   for (const choice of plan.choices) {
     const i = choice.index;
     if (choice.toolCall) {
-      const { id, name } = choice.toolCall;
-      chunk(
-        one(i, {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }],
-          refusal: null,
-        }),
-      );
+      const { id, name, custom } = choice.toolCall;
+      const call = custom ? { type: 'custom', custom: { name, input: '' } } : { type: 'function', function: { name, arguments: '' } };
+      chunk(one(i, { role: 'assistant', content: null, tool_calls: [{ index: 0, id, ...call }], refusal: null }));
     } else {
       chunk(one(i, { role: 'assistant', content: '', refusal: null }));
     }
@@ -77,7 +73,8 @@ export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
     let offset = 0;
     for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK)) {
       if (choice.toolCall) {
-        chunk(one(i, { tool_calls: [{ index: 0, function: { arguments: group } }] }), true);
+        const piece = choice.toolCall.custom ? { custom: { input: group } } : { function: { arguments: group } };
+        chunk(one(i, { tool_calls: [{ index: 0, ...piece }] }), true);
       } else {
         const count = Math.min(PIECES_PER_CHUNK, choice.pieces.length - offset);
         const lp = opts.logprobs

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chatCustomToolProblem } from './custom-tools.ts';
 import { openaiError, sendOpenAIStatus, type OpenAIErrorBody } from './errors.ts';
 import { faultStatus, parseDirectives } from './faults.ts';
 import { cutBeforeBody, nowSeconds, randomId, sendJson, sleep } from './http.ts';
@@ -126,6 +127,18 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
         'invalid_value',
       );
     }
+    // A tool message holds text only.
+    if (m.role === 'tool' && Array.isArray(m.content)) {
+      const j = m.content.findIndex((part) => !isRecord(part) || part.type !== 'text');
+      if (j >= 0) {
+        const part: unknown = m.content[j];
+        return bad(
+          `Invalid value: '${String(isRecord(part) ? part.type : part)}'. Supported values are: 'text'.`,
+          `messages[${i}].content[${j}].type`,
+          'invalid_value',
+        );
+      }
+    }
   }
   const pairing = toolCallPairing(messages as Json[]);
   if (pairing) return pairing;
@@ -135,6 +148,11 @@ export function validateChat(body: Json): OpenAIErrorBody | undefined {
   if (Array.isArray(body.tools)) {
     for (let i = 0; i < body.tools.length; i++) {
       const t: unknown = body.tools[i];
+      if (isRecord(t) && t.type === 'custom') {
+        const problem = chatCustomToolProblem(t, `tools[${i}]`);
+        if (problem) return bad(problem.message, problem.param, 'invalid_value');
+        continue;
+      }
       if (!isRecord(t) || !isRecord(t.function) || typeof t.function.name !== 'string') {
         return bad(`Missing required parameter: 'tools[${i}].function.name'.`, `tools[${i}].function.name`, 'missing_required_parameter');
       }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chatCustomTool, responsesCustomToolProblem } from './custom-tools.ts';
 import { openaiError, type OpenAIErrorBody } from './errors.ts';
 import type { Directives } from './faults.ts';
 import { cutBeforeBody, nowSeconds, randomId, sendJson } from './http.ts';
@@ -99,7 +100,11 @@ export function validateResponses(body: Json): OpenAIErrorBody | undefined {
         if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {
           return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}]`, 'missing_required_parameter');
         }
-      } else if (type === 'function_call_output') {
+      } else if (type === 'custom_tool_call') {
+        if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.input !== 'string') {
+          return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}]`, 'missing_required_parameter');
+        }
+      } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
         if (typeof item.call_id !== 'string')
           return bad(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
       } else if (type === 'reasoning') {
@@ -118,6 +123,11 @@ export function validateResponses(body: Json): OpenAIErrorBody | undefined {
   if (Array.isArray(body.tools)) {
     for (let i = 0; i < body.tools.length; i++) {
       const tool: unknown = body.tools[i];
+      if (isRecord(tool) && tool.type === 'custom') {
+        const problem = responsesCustomToolProblem(tool, `tools[${i}]`);
+        if (problem) return bad(problem.message, problem.param, 'invalid_value');
+        continue;
+      }
       if (!isRecord(tool) || tool.type !== 'function' || typeof tool.name !== 'string') {
         return bad(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`, 'missing_required_parameter');
       }
@@ -169,12 +179,15 @@ export function toChatShape(body: Json): Json {
     for (const item of body.input as Json[]) {
       const type = item.type ?? 'message';
       if (type === 'message') messages.push({ role: item.role, content: textOf(item.content) });
-      else if (type === 'function_call') {
+      else if (type === 'function_call' || type === 'custom_tool_call') {
         const last = messages.at(-1);
-        const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+        const call =
+          type === 'custom_tool_call'
+            ? { id: item.call_id, type: 'custom', custom: { name: item.name, input: item.input } }
+            : { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
         if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as Json[] | undefined) ?? []), call];
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-      } else if (type === 'function_call_output')
+      } else if (type === 'function_call_output' || type === 'custom_tool_call_output')
         messages.push({
           role: 'tool',
           tool_call_id: item.call_id,
@@ -184,9 +197,14 @@ export function toChatShape(body: Json): Json {
   }
   const chat: Json = { model: body.model, messages };
   if (Array.isArray(body.tools))
-    chat.tools = (body.tools as Json[]).map((tool) => ({ type: 'function', function: { name: tool.name, parameters: tool.parameters } }));
+    chat.tools = (body.tools as Json[]).map((tool) =>
+      tool.type === 'custom' ? chatCustomTool(tool) : { type: 'function', function: { name: tool.name, parameters: tool.parameters } },
+    );
   if (isRecord(body.tool_choice) && typeof body.tool_choice.name === 'string')
-    chat.tool_choice = { type: 'function', function: { name: body.tool_choice.name } };
+    chat.tool_choice =
+      body.tool_choice.type === 'custom'
+        ? { type: 'custom', custom: { name: body.tool_choice.name } }
+        : { type: 'function', function: { name: body.tool_choice.name } };
   else if (typeof body.tool_choice === 'string') chat.tool_choice = body.tool_choice;
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
@@ -224,7 +242,10 @@ function reasoningItem(ctx: RenderContext, choice: ChoicePlan): Json {
 function outputOf(ctx: RenderContext, choice: ChoicePlan): Json[] {
   const output: Json[] = [];
   if (choice.reasoning !== undefined) output.push(reasoningItem(ctx, choice));
-  if (choice.toolCall) {
+  if (choice.toolCall?.custom) {
+    const { id, name, arguments: input } = choice.toolCall;
+    output.push({ type: 'custom_tool_call', id: ctx.ids.call, call_id: id, name, input });
+  } else if (choice.toolCall) {
     const { id, name, arguments: args } = choice.toolCall;
     output.push({ type: 'function_call', id: ctx.ids.call, call_id: id, name, arguments: args, status: 'completed' });
   } else {
@@ -315,6 +336,11 @@ export function renderResponseEvents(ctx: RenderContext): Frame[] {
       for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK))
         send('response.function_call_arguments.delta', { item_id, output_index, delta: group }, true);
       send('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
+    } else if (item.type === 'custom_tool_call') {
+      send('response.output_item.added', { output_index, item: { ...item, input: '' } });
+      for (const group of groupPieces(choice.pieces, PIECES_PER_CHUNK))
+        send('response.custom_tool_call_input.delta', { item_id, output_index, delta: group }, true);
+      send('response.custom_tool_call_input.done', { item_id, output_index, input: item.input });
     } else {
       send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };

@@ -31,6 +31,15 @@ describe('search simulator', () => {
     expect((await fetch(`${sim.url}/search?format=json`)).status).toBe(400);
   });
 
+  it('reads site: operators as its engines would: every page lives on its own host', async () => {
+    const search = async (q: string) =>
+      ((await (await fetch(`${sim.url}/search?q=${encodeURIComponent(q)}&format=json`)).json()) as { results: Array<{ url: string }> })
+        .results;
+    const host = new URL(sim.url).hostname;
+    expect((await search(`capital of Atlantis site:${host}`))[0]?.url).toBe(`${sim.url}/pages/atlantis-capital`);
+    expect(await search('capital of Atlantis site:elsewhere.example OR site:other.example')).toEqual([]);
+  });
+
   it('serves the pages as HTML, and redirects', async () => {
     const page = await fetch(`${sim.url}/pages/atlantis-capital`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);

@@ -69,9 +69,25 @@ export function rank(query: string, limit = 5): Array<{ page: CorpusPage; score:
     .slice(0, limit);
 }
 
-/** SearXNG's `format=json` answer for a query, with page URLs under `baseUrl`. */
+/**
+ * `site:` operators, which SearXNG passes on to its engines and this one reads as Google does:
+ * the domains results must be on (or under), and the words left to rank by.
+ */
+export function siteOperators(query: string): { words: string; sites: string[] } {
+  const sites: string[] = [];
+  const words = query.replace(/(^|\s)site:(\S+)/gi, (_match, lead: string, site: string) => {
+    sites.push(site.toLowerCase());
+    return lead;
+  });
+  return { words: words.trim(), sites };
+}
+
+/** SearXNG's `format=json` answer for a query, with page URLs under `baseUrl` (every page lives on its host). */
 export function searchResponse(query: string, baseUrl: string, limit = 5): Record<string, unknown> {
-  const ranked = rank(query, limit);
+  const { words, sites } = siteOperators(query);
+  const host = new URL(baseUrl).hostname.toLowerCase();
+  const onSite = sites.length === 0 || sites.some((site) => host === site || host.endsWith(`.${site}`));
+  const ranked = onSite ? rank(words, limit) : [];
   const top = ranked[0]?.score ?? 1;
   const results: SearchResult[] = ranked.map(({ page, score }, index) => ({
     url: `${baseUrl}/pages/${page.slug}`,

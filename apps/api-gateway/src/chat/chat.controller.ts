@@ -6,7 +6,8 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from './chat-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
-import { wantsServiceMetadata } from './service-metadata-header.js';
+import { refuseCustomTools } from './custom-tools-refusal.js';
+import { metadataOptIn } from './service-metadata-header.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
@@ -38,13 +39,14 @@ export class ChatController {
     if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
       throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
     }
+    refuseCustomTools(body.tools);
     // The body is forwarded as received (validated, not rebuilt: PassThroughBody), so fields the
     // gateway does not model still reach providers that support them. The body's session_id wins.
     const payload = {
       principal,
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
-      serviceMetadata: wantsServiceMetadata(request.headers),
+      ...metadataOptIn(request.headers),
       idempotency: idempotencyOf(request.headers, 'chat.completions', body),
       cache: cacheControlsOf(request.headers),
     };

@@ -3,6 +3,7 @@ import {
   BATCH_FILE_ID_PATTERN,
   FILE_ID_PATTERN,
   FILE_LIST_MAX,
+  FILE_LIST_PURPOSES,
   FILE_PURPOSES,
   batchOfFile,
   type FileDeletedView,
@@ -63,16 +64,16 @@ export class FilesController {
   }
 
   @Get()
-  @Doc('List uploaded files')
+  @Doc('List files', "Uploads, and ended batches' output and error files (purpose `batch_output`), newest first by default")
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: FILE_LIST_MAX, default: FILE_LIST_MAX } })
   @ApiQuery({
     name: 'after',
     required: false,
-    schema: { type: 'string', pattern: FILE_ID_PATTERN.source },
+    schema: { type: 'string', pattern: `${FILE_ID_PATTERN.source}|${BATCH_FILE_ID_PATTERN.source}` },
     description: 'The last id of the previous page',
   })
   @ApiQuery({ name: 'order', required: false, schema: { type: 'string', enum: ['asc', 'desc'], default: 'desc' } })
-  @ApiQuery({ name: 'purpose', required: false, schema: { type: 'string', enum: [...FILE_PURPOSES] } })
+  @ApiQuery({ name: 'purpose', required: false, schema: { type: 'string', enum: [...FILE_LIST_PURPOSES] } })
   @Answers(200, 'FileListAnswer', 'A page of files')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<FileListView> {
     return this.send(FilesList, { principal, ...listQuery(query) });
@@ -167,12 +168,14 @@ function listQuery(query: Record<string, unknown>): Omit<FileListRequest, 'princ
   if (order !== 'asc' && order !== 'desc') throw GatewayError.badRequest('order: must be asc or desc', { param: 'order' });
   const out: Omit<FileListRequest, 'principal'> = { limit, order };
   if (query.after !== undefined) {
-    if (!FILE_ID_PATTERN.test(String(query.after))) throw GatewayError.badRequest('after: must be a file id', { param: 'after' });
+    const after = String(query.after);
+    if (!FILE_ID_PATTERN.test(after) && !BATCH_FILE_ID_PATTERN.test(after))
+      throw GatewayError.badRequest('after: must be a file id', { param: 'after' });
     out.after = String(query.after);
   }
   if (query.purpose !== undefined) {
-    if (!(FILE_PURPOSES as readonly unknown[]).includes(query.purpose))
-      throw GatewayError.badRequest(`purpose: must be one of ${FILE_PURPOSES.join(', ')}`, { param: 'purpose' });
+    if (!(FILE_LIST_PURPOSES as readonly unknown[]).includes(query.purpose))
+      throw GatewayError.badRequest(`purpose: must be one of ${FILE_LIST_PURPOSES.join(', ')}`, { param: 'purpose' });
     out.purpose = query.purpose as FileListRequest['purpose'];
   }
   return out;

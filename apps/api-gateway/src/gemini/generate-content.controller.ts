@@ -15,7 +15,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
-import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { metadataOptIn } from '../chat/service-metadata-header.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 import { GENERATE_CONTENT_FRAMING } from './generate-content-framing.js';
@@ -87,7 +87,7 @@ export class GenerateContentController {
       principal,
       body: { ...(body as Record<string, unknown>), model },
       sessionId: sessionHeader,
-      serviceMetadata: wantsServiceMetadata(request.headers),
+      ...metadataOptIn(request.headers),
     };
     switch (method) {
       case 'generateContent':

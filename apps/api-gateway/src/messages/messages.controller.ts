@@ -13,7 +13,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
-import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { metadataOptIn } from '../chat/service-metadata-header.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
 import { warningHeaderOf } from './gateway-warnings.js';
@@ -90,7 +90,7 @@ export class MessagesController {
       principal,
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
-      serviceMetadata: wantsServiceMetadata(request.headers),
+      ...metadataOptIn(request.headers),
       anthropicBeta: anthropicBetasOf(request.headers),
       idempotency: idempotencyOf(request.headers, 'messages', body),
       cache: cacheControlsOf(request.headers),

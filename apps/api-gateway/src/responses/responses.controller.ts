@@ -6,7 +6,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
 import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
-import { wantsServiceMetadata } from '../chat/service-metadata-header.js';
+import { metadataOptIn } from '../chat/service-metadata-header.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
 import { leftOutHeaderOf } from './responses-left-out.js';
@@ -48,7 +48,7 @@ export class ResponsesController {
       principal,
       body: body as unknown as Record<string, unknown>,
       sessionId: body.session_id ?? sessionHeader,
-      serviceMetadata: wantsServiceMetadata(request.headers),
+      ...metadataOptIn(request.headers),
       idempotency: idempotencyOf(request.headers, 'responses', body),
       cache: cacheControlsOf(request.headers),
     };

@@ -12,9 +12,10 @@ import {
   type FileListView,
   type FileView,
   type Principal,
+  TERMINAL_BATCH_STATUSES,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { Prisma, type File } from '../generated/prisma/client.js';
+import { Prisma, type Batch, type File } from '../generated/prisma/client.js';
 import { RESULT_RETENTION_MS, visibleTo } from '../batches/batches.service.js';
 import { resultItem } from '../batches/batch-view.js';
 import { Clock } from '../clock/clock.js';
@@ -85,24 +86,70 @@ export class FilesService {
     return { aborted: count === 1 };
   }
 
-  /** OpenAI's list: newest first by default, `after` the last id of the previous page. */
+  /**
+   * OpenAI's list: newest first by default, `after` the last id of the previous page. Uploads
+   * and ended batches' output and error files (purpose `batch_output`, as OpenAI lists them),
+   * merged by creation time (a batch file's is its batch's end).
+   */
   async list(request: FileListRequest): Promise<FileListView> {
-    const { principal, order } = request;
+    const { principal, order, limit } = request;
+    const cursor = request.after ? await this.cursorOf(principal, request.after) : undefined;
+    const [uploads, batchFiles] = await Promise.all([
+      request.purpose === 'batch_output' ? [] : this.uploadsAfter(principal, order, limit, cursor),
+      request.purpose === 'batch' ? [] : this.batchFilesAfter(principal, order, limit, cursor),
+    ]);
+    const listed = [...uploads, ...batchFiles].sort((a, b) => compareListed(a, b, order)).slice(0, limit + 1);
+    const data = await Promise.all(listed.slice(0, limit).map((entry) => entry.view()));
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: listed.length > limit };
+  }
+
+  private async uploadsAfter(principal: Principal, order: 'asc' | 'desc', limit: number, cursor?: ListCursor): Promise<Listed[]> {
     const where: Prisma.FileWhereInput = { ...scope(principal), completedAt: { not: null } };
-    if (request.purpose) where.purpose = request.purpose;
-    if (request.after) {
-      const cursor = await this.prisma.file.findFirst({ where: { id: request.after, ...scope(principal) }, select: { createdAt: true } });
-      if (!cursor) throw GatewayError.badRequest(`after: no file ${request.after}`, { param: 'after' });
+    if (cursor) {
       const beyond = order === 'desc' ? 'lt' : 'gt';
-      where.OR = [{ createdAt: { [beyond]: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { [beyond]: request.after } }];
+      where.OR = [{ createdAt: { [beyond]: cursor.at } }, { createdAt: cursor.at, id: { [beyond]: cursor.id } }];
     }
-    const rows = await this.prisma.file.findMany({
-      where,
-      orderBy: [{ createdAt: order }, { id: order }],
-      take: request.limit + 1,
-    });
-    const data = rows.slice(0, request.limit).map(fileView);
-    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > request.limit };
+    const rows = await this.prisma.file.findMany({ where, orderBy: [{ createdAt: order }, { id: order }], take: limit + 1 });
+    return rows.map((row) => ({ id: row.id, at: row.createdAt, view: async () => fileView(row) }));
+  }
+
+  /** The output and error files of ended batches beyond the cursor: those ended at its very time, and the next `limit + 1`. */
+  private async batchFilesAfter(principal: Principal, order: 'asc' | 'desc', limit: number, cursor?: ListCursor): Promise<Listed[]> {
+    const where: Prisma.BatchWhereInput = {
+      ...visibleTo(principal),
+      submittedAt: { not: null },
+      status: { in: [...TERMINAL_BATCH_STATUSES] },
+      resultsDeletedAt: null,
+      OR: [{ completedCount: { gt: 0 } }, { failedCount: { gt: 0 } }],
+    };
+    const orderBy = [{ finalizedAt: order }, { id: order }];
+    const batches = cursor
+      ? [
+          ...(await this.prisma.batch.findMany({ where: { ...where, finalizedAt: cursor.at } })),
+          ...(await this.prisma.batch.findMany({
+            where: { ...where, finalizedAt: { [order === 'desc' ? 'lt' : 'gt']: cursor.at } },
+            orderBy,
+            take: limit + 1,
+          })),
+        ]
+      : await this.prisma.batch.findMany({ where: { ...where, finalizedAt: { not: null } }, orderBy, take: limit + 1 });
+    return batches.flatMap((batch) =>
+      (['output', 'error'] as const)
+        .filter((kind) => (kind === 'output' ? batch.completedCount : batch.failedCount) > 0)
+        .map((kind) => ({ id: batchFileId(batch.id, kind), at: batch.finalizedAt!, view: () => this.batchFileView(batch, kind) }))
+        .filter((entry) => !cursor || compareListed(entry, cursor, order) > 0),
+    );
+  }
+
+  /** Where a page starts: the time and id of the file named `after`, an upload or a batch's file. */
+  private async cursorOf(principal: Principal, after: string): Promise<ListCursor> {
+    const ofBatch = batchOfFile(after);
+    const at = ofBatch
+      ? (await this.prisma.batch.findFirst({ where: { id: ofBatch.batchId, ...visibleTo(principal) }, select: { finalizedAt: true } }))
+          ?.finalizedAt
+      : (await this.prisma.file.findFirst({ where: { id: after, ...scope(principal) }, select: { createdAt: true } }))?.createdAt;
+    if (!at) throw GatewayError.badRequest(`after: no file ${after}`, { param: 'after' });
+    return { at, id: after };
   }
 
   async get(principal: Principal, fileId: string): Promise<FileView> {
@@ -149,19 +196,22 @@ export class FilesService {
     return file;
   }
 
-  /**
-   * The file object of an ended batch's output or error file; its bytes are the JSONL the
-   * content route streams, counted here line by line (the lines are the batch's results).
-   */
+  /** The file object of an ended batch's output or error file, when the batch has lines of that kind; else 404. */
   private async batchFile(principal: Principal, batchId: string, kind: BatchFileKind): Promise<FileView> {
     const fileId = batchFileId(batchId, kind);
     const batch = await this.prisma.batch.findFirst({
       where: { id: batchId, ...visibleTo(principal), submittedAt: { not: null }, resultsDeletedAt: null },
     });
-    if (!batch || !batch.finalizedAt) throw GatewayError.notFound(`No file ${fileId}`);
+    if (!batch || !batch.finalizedAt || (kind === 'output' ? batch.completedCount : batch.failedCount) === 0)
+      throw GatewayError.notFound(`No file ${fileId}`);
+    return this.batchFileView(batch, kind);
+  }
+
+  /** A batch file's object; its bytes are the JSONL the content route streams, counted line by line. */
+  private async batchFileView(batch: Batch, kind: BatchFileKind): Promise<FileView> {
+    const batchId = batch.id;
     const status = kind === 'output' ? 'completed' : 'failed';
     let bytes = 0;
-    let lines = 0;
     for (let after = -1; ;) {
       const page = await this.prisma.batchRequest.findMany({
         where: { batchId, status, lineNumber: { gt: after } },
@@ -170,16 +220,14 @@ export class FilesService {
         select: { id: true, customId: true, response: true, error: true, lineNumber: true },
       });
       for (const line of page) bytes += Buffer.byteLength(`${JSON.stringify(resultItem(line))}\n`);
-      lines += page.length;
       if (page.length < LINES_PAGE) break;
       after = page.at(-1)!.lineNumber;
     }
-    if (lines === 0) throw GatewayError.notFound(`No file ${fileId}`);
     return {
-      id: fileId,
+      id: batchFileId(batchId, kind),
       object: 'file',
       bytes,
-      created_at: seconds(batch.finalizedAt),
+      created_at: seconds(batch.finalizedAt!),
       expires_at: seconds(batch.resultsExpireAt),
       filename: `${batchId}_${kind}.jsonl`,
       purpose: 'batch_output',
@@ -187,6 +235,21 @@ export class FilesService {
       status_details: null,
     };
   }
+}
+
+interface ListCursor {
+  at: Date;
+  id: string;
+}
+
+interface Listed extends ListCursor {
+  view: () => Promise<FileView>;
+}
+
+/** The list's order: by creation time, then id; negative when `a` comes first. */
+function compareListed(a: ListCursor, b: ListCursor, order: 'asc' | 'desc'): number {
+  const ascending = a.at.getTime() - b.at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return order === 'asc' ? ascending : -ascending;
 }
 
 /** As batches (`visibleTo`): the workspace's files; an intern key only its intern's. */

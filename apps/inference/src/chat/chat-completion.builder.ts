@@ -4,6 +4,7 @@ import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { Cost } from '../pricing/cost.js';
 import type { NormalizedCompletion } from '../providers/provider-adapter.js';
 import { buildUsageView } from './usage-view.js';
+import type { MetadataField } from '../routing/metadata-field.js';
 
 /** The spec §2.1 chat completion, from a provider's normalised answer and its cost. */
 export function buildChatCompletion(input: {
@@ -16,6 +17,8 @@ export function buildChatCompletion(input: {
   /** What the workspace pays (pricing/charge.ts); the upstream cost when absent. */
   charged?: Prisma.Decimal;
   serviceMetadata?: ServiceMetadataView;
+  /** The answer field of the metadata (the one the caller's opt-in header names). */
+  metadataField?: MetadataField;
 }): ChatCompletionView {
   const { completion, cost } = input;
   const view: ChatCompletionView = {
@@ -29,6 +32,6 @@ export function buildChatCompletion(input: {
     choices: completion.choices,
     usage: buildUsageView(completion.usage, cost, input.isByok, input.charged),
   };
-  if (input.serviceMetadata) view.service_metadata = input.serviceMetadata;
+  if (input.serviceMetadata) view[input.metadataField ?? 'service_metadata'] = input.serviceMetadata;
   return view;
 }

@@ -22,6 +22,7 @@ import { SSE_DATA_FRAME, observeStream } from './stream-observable.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -118,7 +119,7 @@ export class ChatStreamService {
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
         const view = toChunkView(head, provenance, rewriteChunk(event, transformOf));
         // Routing metadata rides on the first chunk, when the caller opted in (spec §2.6).
-        if (serviceMetadata && tally.chunks === 1) view.service_metadata = serviceMetadata;
+        if (serviceMetadata && tally.chunks === 1) view[metadataField(request)] = serviceMetadata;
         emit(JSON.stringify(view));
       }
     } catch (error) {
@@ -209,7 +210,7 @@ async function streamServerTools(
         if (event.serviceTier) provenance.serviceTier = event.serviceTier;
         const view = toChunkView(head, provenance, withLoopText(event, text));
         if (request.serviceMetadata && chunks === 0)
-          view.service_metadata = deps.plugins
+          view[metadataField(request)] = deps.plugins
             ? deps.plugins.decorateMetadata(prepared.plugins, deps.accounting.metadata(prepared.plan, tracker))
             : deps.accounting.metadata(prepared.plan, tracker);
         chunks++;

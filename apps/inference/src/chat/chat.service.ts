@@ -20,6 +20,7 @@ import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
 import { StreamCancellations } from './stream-cancellations.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
@@ -78,6 +79,7 @@ export class ChatService {
       serviceMetadata: request.serviceMetadata
         ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker))
         : undefined,
+      metadataField: metadataField(request),
     });
     const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
     // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).

@@ -13,6 +13,7 @@ import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
 import { ChunksToGeminiFrames } from '../providers/gemini/gemini-from-completion.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * `:streamGenerateContent?alt=sse`: the chat pipeline's stream on any endpoint, as Gemini's SSE
@@ -77,7 +78,7 @@ export class GenerateContentStreamService {
     }
     await settle('succeeded');
     const last = frames.finish(tally.usage(prepared.body));
-    if (request.serviceMetadata) last.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    if (request.serviceMetadata) last[metadataField(request)] = this.accounting.metadata(prepared.plan, tracker);
     emit(last);
   }
 }

@@ -12,6 +12,7 @@ import { GoogleGenerativeAdapter } from '../providers/gemini/gemini.adapter.js';
 import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
 import { geminiResponseOf } from '../providers/gemini/gemini-from-completion.js';
 import { GenerationAccounting } from '../usage/generation-accounting.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * `POST /v1beta/models/{model}:generateContent` (Google's SDK), not streamed: the request's chat
@@ -76,7 +77,7 @@ export class GenerateContentService {
       finish: finishOfCompletion(result),
     });
     const response = geminiResponseOf(result, result.usage, { model: attempt.modelId, responseId: id });
-    if (request.serviceMetadata) response.service_metadata = this.accounting.metadata(prepared.plan, tracker);
+    if (request.serviceMetadata) response[metadataField(request)] = this.accounting.metadata(prepared.plan, tracker);
     return response;
   }
 }

@@ -190,7 +190,7 @@ function userMessages(content: unknown, position: number): ChatMessage[] {
         toolMessages.push({
           role: 'tool',
           tool_call_id: block.tool_use_id,
-          content: toolResultText(block.content, block.is_error === true, where),
+          content: toolResultContent(block.content, block.is_error === true, where),
         });
         break;
       default:
@@ -256,22 +256,27 @@ function documentPart(block: Block, where: string): Record<string, unknown> {
   return part;
 }
 
-function toolResultText(content: unknown, isError: boolean, where: string): string {
-  let text: string;
-  if (content === undefined || content === null) text = '';
-  else if (typeof content === 'string') text = content;
-  else if (Array.isArray(content)) {
-    text = (content as Block[])
-      .map((block, index) => {
-        // Tool search's answer (a deferred tool made callable): chat tools are all sent in full, so it is only a note.
-        if (block.type === 'tool_reference') return `Tool loaded: ${String(block.tool_name)}`;
-        if (block.type !== 'text')
-          throw GatewayError.badRequest(`${where}.content[${index}]: only text tool results can be sent to this model`);
-        return String(block.text ?? '');
-      })
-      .join('');
-  } else throw GatewayError.badRequest(`${where}.content must be a string or text blocks`);
-  return isError ? `Error: ${text}` : text;
+/**
+ * A tool result's content: its text, or chat content parts when it holds images or documents
+ * (the adapters place them where each API takes them). An error is said before the text.
+ */
+function toolResultContent(content: unknown, isError: boolean, where: string): string | Array<Record<string, unknown>> {
+  const prefix = isError ? 'Error: ' : '';
+  if (content === undefined || content === null) return prefix;
+  if (typeof content === 'string') return prefix + content;
+  if (!Array.isArray(content)) throw GatewayError.badRequest(`${where}.content must be a string or content blocks`);
+  const parts = (content as Block[]).map((block, index): Record<string, unknown> => {
+    // Tool search's answer (a deferred tool made callable): chat tools are all sent in full, so it is only a note.
+    if (block.type === 'tool_reference') return { type: 'text', text: `Tool loaded: ${String(block.tool_name)}` };
+    if (block.type === 'text') return { type: 'text', text: String(block.text ?? '') };
+    if (block.type === 'image') return { type: 'image_url', image_url: { url: sourceUrl(block.source, `${where}.content[${index}]`) } };
+    if (block.type === 'document') return documentPart(block, `${where}.content[${index}]`);
+    throw GatewayError.badRequest(
+      `${where}.content[${index}]: a "${String(block.type)}" block cannot be sent in a tool result to this model`,
+    );
+  });
+  if (parts.every((part) => part.type === 'text')) return prefix + parts.map((part) => String(part.text)).join('');
+  return isError ? [{ type: 'text', text: 'Error:' }, ...parts] : parts;
 }
 
 /**

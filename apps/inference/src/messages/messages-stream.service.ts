@@ -25,6 +25,7 @@ import { messageUsageView } from './message-from-completion.js';
 import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /** The opened upstream stream of the answering attempt, in its own format. */
 type OpenedSource =
@@ -209,7 +210,7 @@ export class MessagesStreamService {
       model: run.attempt.modelId,
       provider: run.attempt.endpoint.provider.name,
     };
-    if (run.serviceMetadata) message.service_metadata = run.serviceMetadata;
+    if (run.serviceMetadata) message[metadataField(run.request)] = run.serviceMetadata;
     if (run.warnings.length > 0) message.gateway_warnings = run.warnings;
     return message;
   }

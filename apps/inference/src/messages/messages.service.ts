@@ -16,6 +16,7 @@ import { draftFromCompletion, draftFromNative, messageUsageView, type MessageDra
 import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 interface MessageResult {
   draft: MessageDraft;
@@ -116,7 +117,7 @@ export class MessagesService {
       usage: messageUsageView(result.usage, draft.usageExtras, charge.upstream, charge.isByok, charge.charged),
       provider: attempt.endpoint.provider.name,
     };
-    if (serviceMetadata) view.service_metadata = serviceMetadata;
+    if (serviceMetadata) view[metadataField(request)] = serviceMetadata;
     if (result.warnings.length > 0) view.gateway_warnings = result.warnings;
     return view;
   }

@@ -29,9 +29,11 @@ export function normalizeAssistantMessage(raw: Json): ChatResponseMessageView {
  */
 export function normalizeDelta(raw: Json): Json {
   const delta: Json = {};
-  for (const field of ['role', 'content', 'refusal', 'reasoning_details', 'tool_calls', 'audio'] as const) {
+  for (const field of ['role', 'content', 'refusal', 'reasoning_details', 'audio'] as const) {
     if (raw[field] !== undefined) delta[field] = raw[field];
   }
+  if (raw.tool_calls !== undefined)
+    delta.tool_calls = Array.isArray(raw.tool_calls) ? raw.tool_calls.map(functionFragment) : raw.tool_calls;
   const reasoning = raw.reasoning ?? raw.reasoning_content;
   if (typeof reasoning === 'string' || reasoning === null) delta.reasoning = reasoning;
   if (raw.annotations !== undefined) delta.annotations = normalizeAnnotations(raw.annotations);
@@ -39,11 +41,18 @@ export function normalizeDelta(raw: Json): Json {
   return delta;
 }
 
-/** Tool calls with `index` on every entry (OpenAI omits it outside streams) and string arguments. */
+/**
+ * Tool calls with `index` on every entry (OpenAI omits it outside streams) and string arguments.
+ * A custom tool's call (`type: "custom"`) is a function call in the gateway, its raw input the arguments.
+ */
 export function normalizeToolCalls(value: unknown): ChatToolCallView[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isObject).map((call, position) => {
-    const fn = isObject(call.function) ? call.function : {};
+    const fn = isObject(call.custom)
+      ? { name: call.custom.name, arguments: String(call.custom.input ?? '') }
+      : isObject(call.function)
+        ? call.function
+        : {};
     const args = fn.arguments;
     return {
       index: typeof call.index === 'number' ? call.index : position,
@@ -52,6 +61,16 @@ export function normalizeToolCalls(value: unknown): ChatToolCallView[] {
       function: { name: String(fn.name ?? ''), arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
     };
   });
+}
+
+/** A streamed custom tool call's fragment as a function call's: its input pieces are the arguments. */
+function functionFragment(call: unknown): unknown {
+  if (!isObject(call) || !isObject(call.custom)) return call;
+  const { custom, ...rest } = call;
+  const fn: Json = {};
+  if (custom.name !== undefined) fn.name = custom.name;
+  if (custom.input !== undefined) fn.arguments = custom.input;
+  return { ...rest, ...(rest.type !== undefined ? { type: 'function' } : {}), function: fn };
 }
 
 /** The three annotation kinds of spec §2.1; anything else a host invents is left out. */

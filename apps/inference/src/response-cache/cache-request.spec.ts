@@ -64,7 +64,14 @@ describe('the cache decision', () => {
 });
 
 describe('a stored answer stamped for a hit', () => {
-  const stamp = { storedId: 'gen-old', hitId: 'gen-new', cost: 0, serviceMetadata: false, ageSeconds: 3 };
+  const stamp = {
+    storedId: 'gen-old',
+    hitId: 'gen-new',
+    cost: 0,
+    serviceMetadata: false,
+    metadataField: 'service_metadata' as const,
+    ageSeconds: 3,
+  };
 
   it('takes the hit’s id and cost and keeps the content', () => {
     const stored = JSON.stringify({

@@ -10,6 +10,8 @@ export interface HitStamp {
   /** What the hit is charged, as a number for the usage object. */
   cost: number;
   serviceMetadata: boolean;
+  /** The field the hit's caller asked the metadata under (a stored answer may hold the other). */
+  metadataField: 'service_metadata' | 'openrouter_metadata';
   ageSeconds: number;
 }
 
@@ -26,7 +28,7 @@ export function stampJson(text: string, stamp: HitStamp): string {
  */
 export function stampPacket(packet: string, stamp: HitStamp): string {
   const renamed = packet.replaceAll(stamp.storedId, stamp.hitId);
-  if (!renamed.includes('"cost"') && !renamed.includes('"service_metadata"')) return renamed;
+  if (!renamed.includes('"cost"') && !renamed.includes('"service_metadata"') && !renamed.includes('"openrouter_metadata"')) return renamed;
   if (!renamed.startsWith('event:') && !renamed.startsWith('data:')) return stampJsonText(renamed, stamp);
   return renamed
     .split('\n')
@@ -49,9 +51,10 @@ function stampJsonText(text: string, stamp: HitStamp): string {
 /** Every `usage` object's cost (at any depth: Responses nest the response in its events) and the routing metadata. */
 function stampObject(node: Record<string, unknown>, stamp: HitStamp): void {
   for (const [field, value] of Object.entries(node)) {
-    if (field === 'service_metadata') {
-      if (stamp.serviceMetadata) node[field] = { ...(value as object), cache: { status: 'hit', age_seconds: stamp.ageSeconds } };
-      else delete node[field];
+    if (field === 'service_metadata' || field === 'openrouter_metadata') {
+      delete node[field];
+      if (stamp.serviceMetadata)
+        node[stamp.metadataField] = { ...(value as object), cache: { status: 'hit', age_seconds: stamp.ageSeconds } };
     } else if (field === 'usage' && typeof value === 'object' && value !== null) {
       stampUsage(value as Record<string, unknown>, stamp.cost);
     } else if (typeof value === 'object' && value !== null) {

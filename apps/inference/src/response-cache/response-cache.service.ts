@@ -19,6 +19,7 @@ import { cacheKeyOf, type CacheDoor } from './cache-key.js';
 import { cacheMetrics } from './cache-metrics.js';
 import { controlsOf, decide, type CacheDecision, type CacheSettings } from './cache-request.js';
 import { ResponseCacheStore } from './cache-store.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /** Reply header telling the gateway how the cache answered (HIT, MISS, REFRESH). */
 const CACHE_STATUS_HEADER = 'Gw-Cache';
@@ -35,6 +36,7 @@ interface CachedRequest {
   cache?: ResponseCacheControls;
   sessionId?: string;
   serviceMetadata?: boolean;
+  metadataField?: 'openrouter_metadata';
 }
 
 interface Plan extends CacheDecision {
@@ -278,6 +280,7 @@ export class ResponseCache implements OnModuleDestroy {
       hitId,
       cost: charged.toNumber(),
       serviceMetadata: request.serviceMetadata === true,
+      metadataField: metadataField(request),
       ageSeconds: Math.max(0, Math.round((Date.now() - entry.storedAt) / 1000)),
     };
   }

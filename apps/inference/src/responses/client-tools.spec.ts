@@ -54,6 +54,42 @@ function completionCalling(calls: Array<[string, string]>): NormalizedCompletion
 }
 
 describe("the client's tools of a Responses request", () => {
+  it("sends a grammar tool as chat's custom tool; its call's arguments are the raw input, both ways", () => {
+    const grammar = { type: 'grammar', syntax: 'regex', definition: '(red|green)' };
+    const { chatBody, options } = translate({
+      tools: [{ type: 'custom', name: 'colour', description: 'Set it', format: grammar }],
+      tool_choice: { type: 'custom', name: 'colour' },
+      input: [
+        { role: 'user', content: 'Set it' },
+        { type: 'custom_tool_call', call_id: 'c1', name: 'colour', input: 'red' },
+        { type: 'custom_tool_call_output', call_id: 'c1', output: 'done' },
+      ],
+    });
+    expect(chatBody.tools).toEqual([
+      {
+        type: 'custom',
+        custom: {
+          name: 'colour',
+          description: 'Set it',
+          format: { type: 'grammar', grammar: { syntax: 'regex', definition: '(red|green)' } },
+        },
+      },
+    ]);
+    expect(chatBody.tool_choice).toEqual({ type: 'custom', custom: { name: 'colour' } });
+    expect((chatBody.messages as Array<Record<string, any>>)[1]!.tool_calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'colour', arguments: 'red' } },
+    ]);
+    expect(outputItemsOf(completionCalling([['colour', 'green']]), options)).toMatchObject([
+      { type: 'custom_tool_call', name: 'colour', input: 'green' },
+    ]);
+  });
+
+  it('passes web_search filters and location to the service web search', () => {
+    const location = { type: 'approximate', country: 'GB', city: 'London' };
+    const { chatBody } = translate({ tools: [{ type: 'web_search', filters: { allowed_domains: ['a.com'] }, user_location: location }] });
+    expect(chatBody.tools).toEqual([{ type: 'service:web_search', allowed_domains: ['a.com'], user_location: location }]);
+  });
+
   it('flattens namespaces, turns custom and local_shell tools into functions and web_search into the server search', () => {
     const { chatBody } = translate({ tools: CODEX_LIKE_TOOLS });
     const tools = chatBody.tools as Array<Record<string, any>>;
@@ -204,12 +240,9 @@ describe("the client's tools of a Responses request", () => {
         message: expect.stringContaining(`tools of type ${type} are not supported`),
       });
     expect(
-      refusal({ tools: [{ type: 'custom', name: 'p', format: { type: 'grammar', syntax: 'lark', definition: 'x' } }] }).message,
-    ).toMatch(/tools\[0\]: custom tools with a grammar format are not supported/);
-    expect(refusal({ tools: [{ type: 'web_search', filters: { allowed_domains: ['a.com'] } }] }).message).toMatch(/allowed_domains/);
-    expect(refusal({ tools: [{ type: 'web_search_preview', user_location: { type: 'approximate', city: 'Oslo' } }] }).message).toMatch(
-      /user_location/,
-    );
+      refusal({ tools: [{ type: 'custom', name: 'p', format: { type: 'grammar', syntax: 'peg', definition: 'x' } }] }).message,
+    ).toMatch(/tools\[0\]\.format\.syntax must be lark or regex/);
+    expect(refusal({ tools: [{ type: 'web_search', filters: 'a.com' }] }).message).toMatch(/filters must be an object/);
     expect(refusal({ tools: [{ type: 'namespace', name: 'crm', tools: [{ type: 'web_search' }] }] }).message).toMatch(
       /tools\[0\]\.tools\[0\]: a namespace holds function and custom tools/,
     );

@@ -5,7 +5,10 @@ type Json = Record<string, unknown>;
 
 /** A client tool that the model sees as a chat function of another name or shape. */
 export type ClientTool =
-  { kind: 'function'; name: string; namespace: string } | { kind: 'custom'; name: string; namespace?: string } | { kind: 'local_shell' };
+  | { kind: 'function'; name: string; namespace: string }
+  /** `grammar`: sent as chat's own custom tool, so its calls carry the raw input as arguments. */
+  | { kind: 'custom'; name: string; namespace?: string; grammar?: true }
+  | { kind: 'local_shell' };
 
 /** Chat function name -> the client tool it stands for; a plain function tool has no entry. */
 export type ClientToolNames = ReadonlyMap<string, ClientTool>;
@@ -59,8 +62,10 @@ export function translateTools(tools: readonly Json[]): { chatTools: Json[]; nam
     const type = String(tool.type);
     if (type.startsWith('service:') || type.startsWith('openrouter:')) chatTools.push({ ...tool });
     else if (type === 'function') add(position, String(tool.name ?? ''), functionTool(tool, position));
-    else if (type === 'custom') add(position, String(tool.name ?? ''), customTool(tool, position), customEntry(tool));
-    else if (type === 'namespace') {
+    else if (type === 'custom') {
+      const custom = customTool(tool, position);
+      add(position, String(tool.name ?? ''), custom, { kind: 'custom', name: String(tool.name), ...grammarFlag(custom) });
+    } else if (type === 'namespace') {
       const namespace = String(tool.name ?? '');
       if (!Array.isArray(tool.tools) || tool.tools.length === 0)
         throw GatewayError.badRequest(`${position}: a namespace tool needs name and tools`);
@@ -70,9 +75,10 @@ export function translateTools(tools: readonly Json[]): { chatTools: Json[]; nam
         const chatName = namespacedName(namespace, name);
         if (member.type === 'function')
           add(where, chatName, functionTool({ ...member, name: chatName }, where), { kind: 'function', name, namespace });
-        else if (member.type === 'custom')
-          add(where, chatName, customTool({ ...member, name: chatName }, where), { kind: 'custom', name, namespace });
-        else throw GatewayError.badRequest(`${where}: a namespace holds function and custom tools, not ${String(member.type)}`);
+        else if (member.type === 'custom') {
+          const custom = customTool({ ...member, name: chatName }, where);
+          add(where, chatName, custom, { kind: 'custom', name, namespace, ...grammarFlag(custom) });
+        } else throw GatewayError.badRequest(`${where}: a namespace holds function and custom tools, not ${String(member.type)}`);
       }
     } else if (type === 'local_shell') add(position, LOCAL_SHELL_FUNCTION, LOCAL_SHELL_TOOL, { kind: 'local_shell' });
     else if (WEB_SEARCH_TYPES.has(type)) chatTools.push(webSearchTool(tool, position));
@@ -98,15 +104,17 @@ function functionTool(tool: Json, position: string): Json {
   return { type: 'function', function: fn };
 }
 
-/** A custom tool takes free text: the model sees a function with one string argument, `input`. */
+/**
+ * A custom tool takes free text: the model sees a function with one string argument, `input`.
+ * One whose input a grammar constrains is chat's own custom tool instead, which the adapters of
+ * OpenAI's APIs send as it is and the others refuse by name (docs/adr: grammar tools).
+ */
 function customTool(tool: Json, position: string): Json {
   if (typeof tool.name !== 'string' || tool.name.length === 0) throw GatewayError.badRequest(`${position}: a custom tool needs a name`);
   const format = tool.format as Json | undefined | null;
+  if (format?.type === 'grammar') return grammarTool(tool, format, position);
   if (format && format.type !== 'text')
-    throw GatewayError.badRequest(
-      `${position}: custom tools with a ${String(format.type)} format are not supported (no upstream here constrains tool input to a grammar); leave format out or use text`,
-      { reason: 'unsupported_tool', tool: 'custom' },
-    );
+    throw GatewayError.badRequest(`${position}.format.type must be text or grammar`, { reason: 'unsupported_tool', tool: 'custom' });
   const fn: Json = {
     name: tool.name,
     parameters: {
@@ -120,8 +128,18 @@ function customTool(tool: Json, position: string): Json {
   return { type: 'function', function: fn };
 }
 
-function customEntry(tool: Json): ClientTool {
-  return { kind: 'custom', name: String(tool.name) };
+function grammarTool(tool: Json, format: Json, position: string): Json {
+  if (format.syntax !== 'lark' && format.syntax !== 'regex')
+    throw GatewayError.badRequest(`${position}.format.syntax must be lark or regex`);
+  if (typeof format.definition !== 'string' || format.definition.length === 0)
+    throw GatewayError.badRequest(`${position}.format.definition must be the grammar, a non-empty string`);
+  const custom: Json = { name: tool.name, format: { type: 'grammar', grammar: { syntax: format.syntax, definition: format.definition } } };
+  if (typeof tool.description === 'string') custom.description = tool.description;
+  return { type: 'custom', custom };
+}
+
+function grammarFlag(chatTool: Json): { grammar?: true } {
+  return chatTool.type === 'custom' ? { grammar: true } : {};
 }
 
 const LOCAL_SHELL_TOOL: Json = {
@@ -142,23 +160,23 @@ const LOCAL_SHELL_TOOL: Json = {
   },
 };
 
-/** OpenAI's hosted web search, run as the service's own (`service:web_search`, ADR 0041). */
+/**
+ * OpenAI's hosted web search, run as the service's own (`service:web_search`, ADR 0041), with
+ * its domain filter and the user's location (checked where server tools are read).
+ */
 function webSearchTool(tool: Json, position: string): Json {
-  const filters = tool.filters as { allowed_domains?: unknown } | null | undefined;
-  if (Array.isArray(filters?.allowed_domains) && filters.allowed_domains.length > 0)
-    throw GatewayError.badRequest(`${position}: filters.allowed_domains is not supported by the service's web search`, {
-      reason: 'unsupported_tool',
-      tool: String(tool.type),
-    });
-  if (tool.user_location !== undefined && tool.user_location !== null)
-    throw GatewayError.badRequest(`${position}: user_location is not supported by the service's web search`, {
-      reason: 'unsupported_tool',
-      tool: String(tool.type),
-    });
+  const filters = tool.filters as Json | null | undefined;
+  if (filters !== undefined && filters !== null && (typeof filters !== 'object' || Array.isArray(filters)))
+    throw GatewayError.badRequest(`${position}.filters must be an object with allowed_domains`);
   const size = tool.search_context_size;
   if (size !== undefined && size !== null && !(String(size) in RESULTS_BY_CONTEXT_SIZE))
     throw GatewayError.badRequest(`${position}: search_context_size must be low, medium or high`);
-  return { type: 'service:web_search', ...(typeof size === 'string' ? { max_results: RESULTS_BY_CONTEXT_SIZE[size] } : {}) };
+  return {
+    type: 'service:web_search',
+    ...(typeof size === 'string' ? { max_results: RESULTS_BY_CONTEXT_SIZE[size] } : {}),
+    ...(filters?.allowed_domains !== undefined && filters.allowed_domains !== null ? { allowed_domains: filters.allowed_domains } : {}),
+    ...(tool.user_location !== undefined && tool.user_location !== null ? { user_location: tool.user_location } : {}),
+  };
 }
 
 /** A chat tool call as the Responses output item of the client's tool it calls. */
@@ -181,7 +199,7 @@ export function clientCallItem(
       call_id: callId,
       name: tool.name,
       ...(tool.namespace ? { namespace: tool.namespace } : {}),
-      input: status === 'in_progress' ? '' : customInput(args),
+      input: status === 'in_progress' ? '' : tool.grammar ? args : customInput(args),
       status,
     };
   const action: Json = status === 'in_progress' ? { command: [] } : parsedArguments(args);

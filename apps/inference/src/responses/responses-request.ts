@@ -70,15 +70,15 @@ export interface TranslatedResponsesRequest {
 export function translateResponsesRequest(body: Json, workspaceId: string): TranslatedResponsesRequest {
   const chat: Json = {};
   for (const field of SAME_NAME) if (body[field] !== undefined && body[field] !== null) chat[field] = body[field];
-  chat.messages = toMessages(body.instructions, body.input);
+  const tools = translateTools(Array.isArray(body.tools) ? (body.tools as Json[]) : []);
+  chat.messages = toMessages(body.instructions, body.input, tools.names);
   if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
   if (typeof body.top_logprobs === 'number') {
     chat.logprobs = true;
     chat.top_logprobs = body.top_logprobs;
   }
-  const tools = translateTools(Array.isArray(body.tools) ? (body.tools as Json[]) : []);
   if (tools.chatTools.length > 0) chat.tools = tools.chatTools;
-  if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = toChatToolChoice(body.tool_choice);
+  if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = toChatToolChoice(body.tool_choice, tools.names);
   const text = (body.text ?? {}) as { format?: Json; verbosity?: unknown };
   if (text.format) chat.response_format = toResponseFormat(text.format);
   if (typeof text.verbosity === 'string') chat.verbosity = text.verbosity;
@@ -104,7 +104,7 @@ export function translateResponsesRequest(body: Json, workspaceId: string): Tran
   };
 }
 
-function toMessages(instructions: unknown, input: unknown): Json[] {
+function toMessages(instructions: unknown, input: unknown, names: ClientToolNames): Json[] {
   const messages: Json[] = [];
   if (typeof instructions === 'string' && instructions.length > 0) messages.push({ role: 'system', content: instructions });
   if (typeof input === 'string') {
@@ -151,13 +151,13 @@ function toMessages(instructions: unknown, input: unknown): Json[] {
       case 'local_shell_call': {
         const turn = assistant();
         attachReasoning(turn);
-        turn.tool_calls = [...((turn.tool_calls as Json[] | undefined) ?? []), chatToolCallOf(item, position)];
+        turn.tool_calls = [...((turn.tool_calls as Json[] | undefined) ?? []), chatToolCallOf(item, position, names)];
         break;
       }
       case 'function_call_output':
       case 'custom_tool_call_output':
       case 'local_shell_call_output':
-        messages.push({ role: 'tool', tool_call_id: answeredCallId(item, position), content: outputText(item.output, position) });
+        messages.push({ role: 'tool', tool_call_id: answeredCallId(item, position), content: outputContent(item.output, position) });
         break;
       case 'reasoning':
         pendingReasoning.push(...decodeReasoningContent(item));
@@ -227,16 +227,26 @@ function assistantText(content: unknown, position: number): string {
     .join('');
 }
 
-/** A function_call_output's output: a string, or parts whose text is joined. */
-function outputText(output: unknown, position: number): string {
+/**
+ * A function_call_output's output: a string, or its parts: text joined when that is all, else
+ * as chat content parts (images and files; the adapters place them where each API takes them).
+ */
+function outputContent(output: unknown, position: number): string | Json[] {
   if (typeof output === 'string') return output;
-  if (Array.isArray(output)) return (output as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
-  throw GatewayError.badRequest(`input[${position}].output must be a string or an array of content parts`);
+  if (!Array.isArray(output)) throw GatewayError.badRequest(`input[${position}].output must be a string or an array of content parts`);
+  const parts = output as Json[];
+  if (parts.every((part) => part.type === 'input_text' || part.type === 'output_text'))
+    return parts.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+  return parts.map((part, index) => toChatPart(part, `input[${position}].output[${index}]`));
 }
 
-function toChatToolChoice(choice: unknown): unknown {
+function toChatToolChoice(choice: unknown, names: ClientToolNames): unknown {
   if (typeof choice === 'string') return choice;
   const named = choice as { type?: unknown; name?: unknown };
+  if (named.type === 'custom' && typeof named.name === 'string') {
+    const tool = names.get(named.name);
+    if (tool?.kind === 'custom' && tool.grammar) return { type: 'custom', custom: { name: named.name } };
+  }
   if ((named.type === 'function' || named.type === 'custom') && typeof named.name === 'string')
     return { type: 'function', function: { name: named.name } };
   throw GatewayError.badRequest(

@@ -21,6 +21,7 @@ import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -74,7 +75,7 @@ export class ResponsesStreamService {
             const { result: opened, attempt, tracker } = await this.calls.open(prepared, 'responses', { body });
             if (!writer) {
               writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
-              writer.start(request.serviceMetadata ? { service_metadata: this.accounting.metadata(prepared.plan, tracker) } : {});
+              writer.start(request.serviceMetadata ? { [metadataField(request)]: this.accounting.metadata(prepared.plan, tracker) } : {});
             }
             const completion = await drainStep(opened, body, (event) => writer!.add(withLoopText(event, text)));
             return { completion, attempt, tracker };
@@ -128,7 +129,7 @@ export class ResponsesStreamService {
     const writer = new ResponsesEventWriter(headOf(response, attempt.modelId), options, emit);
     const extras: Record<string, unknown> = {};
     if (request.serviceMetadata)
-      extras.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
+      extras[metadataField(request)] = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, tracker));
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();

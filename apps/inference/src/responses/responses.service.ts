@@ -17,6 +17,7 @@ import { runSteps, sumUsage } from './response-steps.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { outputItemsOf, responseObject, statusOf, toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { metadataField } from '../routing/metadata-field.js';
 
 /**
  * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
@@ -154,7 +155,7 @@ export class ResponsesService {
       serviceTier: finished.completion.serviceTier,
     });
     if (request.serviceMetadata)
-      view.service_metadata = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker));
+      view[metadataField(request)] = this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(prepared.plan, last.tracker));
     if (finished.alignment) view.alignment = finished.alignment;
     return view;
   }

@@ -10,7 +10,13 @@ describe('search backends', () => {
   let sim: RunningSearchSimulator;
   let brave: Server;
   let braveUrl: string;
-  const braveQueries: Array<{ q: string | null; count: string | null; token: string | undefined }> = [];
+  const braveQueries: Array<{
+    q: string | null;
+    count: string | null;
+    token: string | undefined;
+    country?: string | null;
+    city?: unknown;
+  }> = [];
 
   beforeAll(async () => {
     sim = await startSearchSimulator();
@@ -21,6 +27,7 @@ describe('search backends', () => {
         q: url.searchParams.get('q'),
         count: url.searchParams.get('count'),
         token: req.headers['x-subscription-token'] as string | undefined,
+        ...(url.searchParams.has('country') ? { country: url.searchParams.get('country'), city: req.headers['x-loc-city'] } : {}),
       });
       if (req.headers['x-subscription-token'] !== 'brave-key') return void res.writeHead(401).end('{}');
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -62,6 +69,23 @@ describe('search backends', () => {
     ]);
     expect(braveQueries.at(-1)).toEqual({ q: 'Zephyr', count: '1', token: 'brave-key' });
     await expect(new BraveBackend('wrong', braveUrl).search('Zephyr', 1)).rejects.toThrow(/HTTP 401/);
+  });
+
+  it('allowed domains: site: operators in the query and a filter on the results; the location as Brave takes it', async () => {
+    const host = new URL(sim.url).hostname;
+    const searxng = new SearxngBackend(sim.url);
+    expect((await searxng.search('capital of Atlantis', 5, undefined, { allowedDomains: [host] }))[0]?.url).toBe(
+      `${sim.url}/pages/atlantis-capital`,
+    );
+    expect(await searxng.search('capital of Atlantis', 5, undefined, { allowedDomains: ['elsewhere.example'] })).toEqual([]);
+
+    // Brave's mock ignores site: and answers two hosts: the filter keeps the allowed one.
+    const results = await new BraveBackend('brave-key', braveUrl).search('Zephyr', 5, undefined, {
+      allowedDomains: ['zephyr.example'],
+      location: { country: 'gb', city: 'London', region: 'Zürich' },
+    });
+    expect(results.map((result) => result.url)).toEqual(['https://zephyr.example/']);
+    expect(braveQueries.at(-1)).toEqual({ q: 'Zephyr site:zephyr.example', count: '5', token: 'brave-key', country: 'GB', city: 'London' });
   });
 
   it('the environment chooses the backend and refuses Brave without a key, at start', () => {

@@ -34,6 +34,30 @@ describe('server tools in a request', () => {
     ]);
   });
 
+  it('takes a web search domain filter (host names, scheme and slash dropped) and an approximate location', () => {
+    const { plan } = extractServerTools({
+      messages: [],
+      tools: [
+        {
+          type: 'service:web_search',
+          allowed_domains: ['https://Docs.Example.com/', 'example.org'],
+          user_location: { type: 'approximate', country: 'gb', city: 'London', region: null },
+        },
+      ],
+    });
+    expect(plan!.tools.get('web_search')).toEqual({
+      kind: 'web_search',
+      search: { allowedDomains: ['docs.example.com', 'example.org'], location: { country: 'gb', city: 'London' } },
+    });
+    expect(refusal({ tools: [{ type: 'service:web_search', allowed_domains: ['not a domain'] }] }).message).toMatch(
+      /allowed_domains\[0\]: "not a domain" is not a domain/,
+    );
+    expect(refusal({ tools: [{ type: 'service:web_search', user_location: { country: 'Britain' } }] }).message).toMatch(
+      /user_location\.country must be a two-letter/,
+    );
+    expect(refusal({ tools: [{ type: 'service:web_search', user_location: { street: 'x' } }] }).message).toMatch(/does not take street/);
+  });
+
   it('has no plan without server tools (and still never sends the bounds upstream)', () => {
     const { body, plan } = extractServerTools({
       messages: [],

@@ -3,7 +3,7 @@ import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { CitableSource } from './citations.js';
 import { BraveBackend, SearxngBackend, type SearchBackend, type WebSearchResult } from './search-backends.js';
-import type { ServerToolKind } from './server-tool-request.js';
+import type { ServerToolKind, ServerToolPlan } from './server-tool-request.js';
 import { WebFetcher, type FetchedPage } from './web-fetch.js';
 
 /** One server tool call the gateway ran for the model. */
@@ -55,11 +55,7 @@ export class ServerToolRunner {
     this.maxResults = env.WEB_SEARCH_MAX_RESULTS;
   }
 
-  async run(
-    call: { id: string; name: string; arguments: string },
-    tool: { kind: ServerToolKind; maxResults?: number },
-    signal?: AbortSignal,
-  ): Promise<ExecutedCall> {
+  async run(call: { id: string; name: string; arguments: string }, tool: ServerToolPlan, signal?: AbortSignal): Promise<ExecutedCall> {
     const base = { callId: call.id, name: call.name, kind: tool.kind };
     let args: Record<string, unknown>;
     try {
@@ -71,7 +67,7 @@ export class ServerToolRunner {
       const query = typeof args.query === 'string' ? args.query.trim() : '';
       if (!query) return failed(base, 'web_search needs a non-empty query');
       try {
-        const results = await this.backend.search(query, tool.maxResults ?? this.maxResults, signal);
+        const results = await this.backend.search(query, tool.maxResults ?? this.maxResults, signal, tool.search);
         return { ...base, ok: true, query, results, content: JSON.stringify({ query, results }) };
       } catch (error) {
         return { ...failed(base, `the search failed: ${(error as Error).message}`), query };

@@ -16,3 +16,11 @@ export interface AnthropicModelInfoView {
   max_input_tokens: Integer | null;
   max_tokens: Integer | null;
 }
+
+/** Anthropic's model list page (`@anthropic-ai/sdk` `models.list`). */
+export interface AnthropicModelListView {
+  data: AnthropicModelInfoView[];
+  has_more: boolean;
+  first_id: string | null;
+  last_id: string | null;
+}

@@ -28,6 +28,8 @@ export interface ChatCompletionChunkView {
   debug?: ChatStreamDebugView;
   /** Routing metadata (spec §2.6) on the first chunk, when the caller opted in. */
   service_metadata?: ServiceMetadataView;
+  /** The same, under the name `X-OpenRouter-Metadata` asks for (what `@openrouter/sdk` parses). */
+  openrouter_metadata?: ServiceMetadataView;
   /** Server tools the gateway ran for the model (ADR 0041), one chunk without choices per step. */
   server_tool_calls?: ServerToolCallChunkView[];
 }

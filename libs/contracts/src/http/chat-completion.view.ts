@@ -12,6 +12,8 @@ export interface ChatCompletionView {
   usage: ChatUsageView;
   /** Routing metadata (spec §2.6), only when the caller opted in (§4.5). */
   service_metadata?: ServiceMetadataView;
+  /** The same, under the name `X-OpenRouter-Metadata` asks for (what `@openrouter/sdk` parses). */
+  openrouter_metadata?: ServiceMetadataView;
   /** The alignment plugin's record (spec §2.6 `alignment`, beta), when the request turned it on. */
   alignment?: AlignmentView;
 }

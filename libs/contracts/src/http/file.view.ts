@@ -5,6 +5,9 @@
  */
 export const FILE_PURPOSES = ['batch'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
+/** What `GET /v1/files?purpose=` may ask for: uploads, or batches' output and error files. */
+export const FILE_LIST_PURPOSES = ['batch', 'batch_output'] as const;
+export type FileListPurpose = (typeof FILE_LIST_PURPOSES)[number];
 
 /** Uploaded files: `file-` and 32 lower-case hex characters. */
 export const FILE_ID_PATTERN = /^file-[0-9a-f]{32}$/;

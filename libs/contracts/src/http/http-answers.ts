@@ -2,7 +2,7 @@ import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from './file.view.js';
 import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
-import type { AnthropicModelInfoView } from './anthropic-model-info.view.js';
+import type { AnthropicModelInfoView, AnthropicModelListView } from './anthropic-model-info.view.js';
 import type { ChatCompletionView, ModelListView, ModelView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
 import type {
@@ -53,7 +53,8 @@ export type DeletedAnswer = DeletedReply;
 export type ByokCredentialAnswer = DataEnvelope<ByokCredentialView>;
 export type ByokCredentialPageAnswer = ByokCredentialPage;
 export type ChatCompletionAnswer = ChatCompletionView;
-export type ModelListAnswer = ModelListView;
+/** OpenAI's list, or Anthropic's page to a caller that speaks Anthropic's API. */
+export type ModelListAnswer = ModelListView | AnthropicModelListView;
 /** One model: OpenAI's list entry, or Anthropic's ModelInfo to a caller that speaks Anthropic's API. */
 export type ModelAnswer = ModelView | AnthropicModelInfoView;
 export type EmbeddingsAnswer = EmbeddingsView;

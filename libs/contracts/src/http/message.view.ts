@@ -20,6 +20,8 @@ export interface MessageView {
   /** The provider that answered (the gateway's addition, as on chat completions). */
   provider?: string;
   service_metadata?: ServiceMetadataView;
+  /** The same, under the name `X-OpenRouter-Metadata` asks for (what `@openrouter/sdk` parses). */
+  openrouter_metadata?: ServiceMetadataView;
   /**
    * What the answering endpoint could not take and was left out because the answer stays
    * correct without it (`context_management` on an OpenAI-format model, ...); the gateway

@@ -123,6 +123,8 @@ export interface ResponsesResponseView {
   /** Spec §7.3, on failure. */
   error_type?: string;
   service_metadata?: ServiceMetadataView;
+  /** The same, under the name `X-OpenRouter-Metadata` asks for (what `@openrouter/sdk` parses). */
+  openrouter_metadata?: ServiceMetadataView;
   /** The alignment plugin's record (spec §2.6, beta). */
   alignment?: { calls: Array<{ call: Integer; outcome: string; rules: Array<{ broken: boolean; probability: number }> }> };
   /** The echoed configuration: instructions, tools, tool_choice, temperature, top_p, reasoning, text, truncation, ... */

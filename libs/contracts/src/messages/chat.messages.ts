@@ -1,5 +1,16 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
@@ -28,6 +39,14 @@ export class ChatCreateRequest {
   @IsOptional()
   @IsBoolean()
   serviceMetadata?: boolean;
+
+  /**
+   * The answer field of that metadata when not `service_metadata`: `X-OpenRouter-Metadata`
+   * asked, and `@openrouter/sdk` reads `openrouter_metadata`.
+   */
+  @IsOptional()
+  @IsIn(['openrouter_metadata'])
+  metadataField?: 'openrouter_metadata';
 
   /**
    * Minted by the gateway so it can cancel the request when its client goes away

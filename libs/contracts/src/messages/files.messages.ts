@@ -1,6 +1,13 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { FILE_ID_PATTERN, FILE_PURPOSES, BATCH_FILE_ID_PATTERN, type FilePurpose } from '../http/file.view.js';
+import {
+  FILE_ID_PATTERN,
+  FILE_LIST_PURPOSES,
+  FILE_PURPOSES,
+  BATCH_FILE_ID_PATTERN,
+  type FileListPurpose,
+  type FilePurpose,
+} from '../http/file.view.js';
 import { Principal } from '../principal.js';
 
 /** Raw bytes of one stored part; base64 makes it ~512 KB on the bus, half of NATS's default max_payload. */
@@ -21,9 +28,12 @@ export class FileRef extends WithPrincipal {
   fileId!: string;
 }
 
+/** An uploaded file's id or a batch's output or error file's. */
+const ANY_FILE_ID = new RegExp(`${FILE_ID_PATTERN.source}|${BATCH_FILE_ID_PATTERN.source}`);
+
 /** An uploaded file or a batch's output or error file (reads). */
 export class AnyFileRef extends WithPrincipal {
-  @Matches(new RegExp(`${FILE_ID_PATTERN.source}|${BATCH_FILE_ID_PATTERN.source}`))
+  @Matches(ANY_FILE_ID)
   fileId!: string;
 }
 
@@ -70,12 +80,12 @@ export class FileListRequest extends WithPrincipal {
   order!: 'asc' | 'desc';
 
   @IsOptional()
-  @Matches(FILE_ID_PATTERN)
+  @Matches(ANY_FILE_ID)
   after?: string;
 
   @IsOptional()
-  @IsIn(FILE_PURPOSES)
-  purpose?: FilePurpose;
+  @IsIn(FILE_LIST_PURPOSES)
+  purpose?: FileListPurpose;
 }
 
 /** One stored part of an uploaded file, by number. */

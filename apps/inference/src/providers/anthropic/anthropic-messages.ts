@@ -64,7 +64,7 @@ export function translateConversation(messages: unknown): TranslatedConversation
   return { system: system.length > 0 ? system : undefined, messages: turns };
 }
 
-/** Text parts only (system messages, tool results). Empty text is dropped: Anthropic refuses it. */
+/** Text parts only (system messages). Empty text is dropped: Anthropic refuses it. */
 function textBlocks(content: unknown, position: number): AnthropicBlock[] {
   if (content === null || content === undefined) return [];
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
@@ -189,7 +189,8 @@ function toolResultBlock(message: OpenAiMessage, position: number): AnthropicBlo
     throw GatewayError.badRequest(`messages[${position}] (role tool) needs a tool_call_id`);
   }
   const block: AnthropicBlock = { type: 'tool_result', tool_use_id: message.tool_call_id };
+  // A tool result may hold images and documents besides text: Anthropic takes them inside it.
   if (typeof message.content === 'string') block.content = message.content;
-  else block.content = textBlocks(message.content, position);
+  else block.content = userBlocks(message.content, position);
   return block;
 }

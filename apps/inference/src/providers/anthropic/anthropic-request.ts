@@ -1,6 +1,7 @@
 import { GatewayError } from '@gw/errors';
 import { applyPromptCaching } from './anthropic-caching.js';
 import { translateConversation } from './anthropic-messages.js';
+import { grammarToolRefused } from '../custom-tool-calls.js';
 
 /**
  * Anthropic requires `max_tokens`; OpenAI's clients usually omit it. 4096 is what every
@@ -148,6 +149,7 @@ export function translateTools(tools: unknown): Array<Record<string, unknown>> |
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   return tools.map((tool: Record<string, unknown>, index) => {
     const fn = tool?.function as Record<string, unknown> | undefined;
+    if (tool?.type === 'custom') throw grammarToolRefused("this model's provider (Anthropic Messages)", tools);
     if (tool?.type !== 'function' || !fn || typeof fn.name !== 'string') {
       throw GatewayError.badRequest(
         `tools[${index}] must be a function tool ({type: "function", function: {name, ...}}) for this model's provider`,

@@ -1,4 +1,12 @@
-import type { ContentBlock, ConverseCommandInput, Message, SystemContentBlock, Tool, ToolChoice } from '@aws-sdk/client-bedrock-runtime';
+import type {
+  ContentBlock,
+  ConverseCommandInput,
+  Message,
+  SystemContentBlock,
+  Tool,
+  ToolChoice,
+  ToolResultContentBlock,
+} from '@aws-sdk/client-bedrock-runtime';
 import { GatewayError } from '@gw/errors';
 import type { AnthropicBlock } from '../anthropic/anthropic-messages.js';
 import { buildAnthropicBody } from '../anthropic/anthropic-request.js';
@@ -134,7 +142,9 @@ function convert(block: AnthropicBlock): ContentBlock {
       const content =
         typeof block.content === 'string'
           ? [{ text: block.content }]
-          : (block.content as AnthropicBlock[]).map((b) => ({ text: String(b.text) }));
+          : (block.content as AnthropicBlock[]).map((b) =>
+              b.type === 'text' ? { text: String(b.text) } : (convert(b) as ToolResultContentBlock),
+            );
       return { toolResult: { toolUseId: String(block.tool_use_id), content: content.length > 0 ? content : [{ text: '' }] } };
     }
     case 'thinking':

@@ -1,5 +1,7 @@
 import { GatewayError } from '@gw/errors';
 import { translateContents } from './gemini-contents.js';
+import { grammarToolRefused } from '../custom-tool-calls.js';
+import { toolMediaAsUserTurns } from '../tool-result-media.js';
 
 /**
  * Thinking budgets per reasoning effort when the caller set no max tokens: Gemini 2.5's own
@@ -19,7 +21,8 @@ const EFFORT_RATIOS: Record<string, number> = { max: 0.95, xhigh: 0.95, high: 0.
 
 /** The generateContent body (without the model, which is in the URL) for an OpenAI chat-completions body. */
 export function buildGeminiBody(body: Record<string, unknown>): Record<string, unknown> {
-  const { systemInstruction, contents } = translateContents(body.messages);
+  // Gemini's function responses carry text here: a tool result's media go in a user turn after it.
+  const { systemInstruction, contents } = translateContents(toolMediaAsUserTurns(body.messages));
   const upstream: Record<string, unknown> = { contents };
   if (systemInstruction) upstream.systemInstruction = systemInstruction;
   const tools = translateTools(body.tools);
@@ -106,6 +109,7 @@ export function translateTools(tools: unknown): Array<Record<string, unknown>> |
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   return tools.map((tool: Record<string, unknown>, index) => {
     const fn = tool?.function as Record<string, unknown> | undefined;
+    if (tool?.type === 'custom') throw grammarToolRefused("this model's provider (Gemini)", tools);
     if (tool?.type !== 'function' || !fn || typeof fn.name !== 'string') {
       throw GatewayError.badRequest(
         `tools[${index}] must be a function tool ({type: "function", function: {name, ...}}) for this model's provider`,

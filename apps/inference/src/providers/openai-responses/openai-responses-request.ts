@@ -1,4 +1,5 @@
 import { GatewayError } from '@gw/errors';
+import { customToolNames } from '../custom-tool-calls.js';
 import { OPENAI_RESPONSES_REASONING_FORMAT } from './openai-responses-response.js';
 
 type Json = Record<string, unknown>;
@@ -26,7 +27,7 @@ const SAME_NAME = [
  * asked for so a multi-turn conversation can carry it back.
  */
 export function buildResponsesBody(body: Json, upstreamModel: string, endUserHash: string | undefined, stream: boolean): Json {
-  const upstream: Json = { model: upstreamModel, input: toInputItems(body.messages), store: false };
+  const upstream: Json = { model: upstreamModel, input: toInputItems(body.messages, customToolNames(body.tools)), store: false };
   for (const field of SAME_NAME) if (body[field] !== undefined && body[field] !== null) upstream[field] = body[field];
   // Spec §4.5 tiers OpenAI does not know: `fast` is its `priority`, and so is the best it has for `ultrafast`.
   if (upstream.service_tier === 'fast' || upstream.service_tier === 'ultrafast') upstream.service_tier = 'priority';
@@ -47,9 +48,11 @@ export function buildResponsesBody(body: Json, upstreamModel: string, endUserHas
   return upstream;
 }
 
-function toInputItems(messages: unknown): Json[] {
+/** Messages as input items; calls of custom tools (`customTools`) and their outputs in the custom spelling. */
+function toInputItems(messages: unknown, customTools: ReadonlySet<string>): Json[] {
   if (!Array.isArray(messages)) throw GatewayError.badRequest('messages must be an array');
   const items: Json[] = [];
+  const customCalls = new Set<string>();
   messages.forEach((message: Json, position) => {
     switch (message.role) {
       case 'system':
@@ -58,11 +61,14 @@ function toInputItems(messages: unknown): Json[] {
         items.push({ type: 'message', role: message.role, content: toInputContent(message.content, position) });
         break;
       case 'assistant':
-        items.push(...assistantItems(message));
+        items.push(...assistantItems(message, customTools, customCalls));
         break;
-      case 'tool':
-        items.push({ type: 'function_call_output', call_id: String(message.tool_call_id ?? ''), output: textOf(message.content) });
+      case 'tool': {
+        const callId = String(message.tool_call_id ?? '');
+        const type = customCalls.has(callId) ? 'custom_tool_call_output' : 'function_call_output';
+        items.push({ type, call_id: callId, output: toolOutput(message.content, position) });
         break;
+      }
       default:
         throw GatewayError.badRequest(`messages[${position}] has a role (${String(message.role)}) the Responses API does not take`);
     }
@@ -103,8 +109,15 @@ function toInputContent(content: unknown, position: number): string | Json[] {
   });
 }
 
-/** An assistant turn: its reasoning items first, then its text, then its function calls. */
-function assistantItems(message: Json): Json[] {
+/** A tool result: its text, or its parts (the Responses API takes images and files there). */
+function toolOutput(content: unknown, position: number): string | Json[] {
+  if (Array.isArray(content) && (content as Json[]).some((part) => part.type !== 'text'))
+    return toInputContent(content, position) as Json[];
+  return textOf(content);
+}
+
+/** An assistant turn: its reasoning items first, then its text, then its function (and custom tool) calls. */
+function assistantItems(message: Json, customTools: ReadonlySet<string>, customCalls: Set<string>): Json[] {
   const items: Json[] = [];
   if (Array.isArray(message.reasoning_details)) items.push(...reasoningItems(message.reasoning_details as Json[]));
   const text = textOf(message.content);
@@ -112,12 +125,11 @@ function assistantItems(message: Json): Json[] {
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls as Json[]) {
       const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown };
-      items.push({
-        type: 'function_call',
-        call_id: String(call.id ?? ''),
-        name: String(fn.name ?? ''),
-        arguments: String(fn.arguments ?? ''),
-      });
+      const callId = String(call.id ?? '');
+      if (typeof fn.name === 'string' && customTools.has(fn.name)) {
+        customCalls.add(callId);
+        items.push({ type: 'custom_tool_call', call_id: callId, name: fn.name, input: String(fn.arguments ?? '') });
+      } else items.push({ type: 'function_call', call_id: callId, name: String(fn.name ?? ''), arguments: String(fn.arguments ?? '') });
     }
   }
   return items;
@@ -149,8 +161,19 @@ function textOf(content: unknown): string {
   return content.map((part: Json) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-/** Chat's `{type: "function", function: {...}}` as the Responses API's flat function tool. */
+/** Chat's `{type: "function", function: {...}}` (and custom tools) as the Responses API's flat tools. */
 function toResponsesTool(tool: Json): Json {
+  if (tool.type === 'custom') {
+    const custom = (tool.custom ?? {}) as Json;
+    const format = (custom.format ?? {}) as Json;
+    const grammar = (format.grammar ?? {}) as Json;
+    return {
+      type: 'custom',
+      name: custom.name,
+      ...(typeof custom.description === 'string' ? { description: custom.description } : {}),
+      format: format.type === 'grammar' ? { type: 'grammar', syntax: grammar.syntax, definition: grammar.definition } : { type: 'text' },
+    };
+  }
   if (tool.type !== 'function') throw GatewayError.badRequest(`tools of type ${String(tool.type)} cannot be sent to a Responses endpoint`);
   const fn = (tool.function ?? {}) as Json;
   const flat: Json = { type: 'function', name: fn.name, parameters: fn.parameters ?? { type: 'object', properties: {} } };
@@ -161,8 +184,9 @@ function toResponsesTool(tool: Json): Json {
 
 function toResponsesToolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
-  const named = choice as { type?: unknown; function?: { name?: unknown } };
+  const named = choice as { type?: unknown; function?: { name?: unknown }; custom?: { name?: unknown } };
   if (named.type === 'function' && named.function) return { type: 'function', name: named.function.name };
+  if (named.type === 'custom' && named.custom) return { type: 'custom', name: named.custom.name };
   return choice;
 }
 

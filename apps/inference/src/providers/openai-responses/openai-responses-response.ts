@@ -47,12 +47,14 @@ export function readOutputItems(output: readonly Json[]): ResponsesOutputParts {
           parts.refusal = (parts.refusal ?? '') + part.refusal;
         }
       }
-    } else if (item.type === 'function_call') {
+    } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      // A custom tool's call is a function call in the gateway, its raw input the arguments.
+      const args = item.type === 'custom_tool_call' ? item.input : item.arguments;
       parts.toolCalls.push({
         index: parts.toolCalls.length,
         id: String(item.call_id ?? item.id ?? ''),
         type: 'function',
-        function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') },
+        function: { name: String(item.name ?? ''), arguments: String(args ?? '') },
       });
     } else if (item.type === 'reasoning') {
       parts.reasoningDetails.push(...reasoningDetailsOf(item, parts.reasoningDetails.length));

@@ -37,7 +37,7 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
         break;
       case 'response.output_item.added': {
         const item = (event.item ?? {}) as Json;
-        if (item.type === 'function_call') {
+        if (item.type === 'function_call' || item.type === 'custom_tool_call') {
           const index = toolIndexByItem.size;
           toolIndexByItem.set(String(item.id ?? index), index);
           yield chunk({
@@ -48,7 +48,8 @@ export async function* openAiResponsesStreamEvents(provider: string, text: Async
         }
         break;
       }
-      case 'response.function_call_arguments.delta': {
+      case 'response.function_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta': {
         const index = toolIndexByItem.get(String(event.item_id)) ?? 0;
         if (typeof event.delta === 'string') yield chunk({ tool_calls: [{ index, function: { arguments: event.delta } }] });
         break;

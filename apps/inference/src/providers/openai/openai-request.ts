@@ -2,6 +2,8 @@ import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { ROUTING_FIELDS } from '../../routing/provider-preferences.js';
 import { tierFor, wireTier } from '../../routing/service-tier.js';
+import { customToolNames, grammarToolRefused, withCustomCalls } from '../custom-tool-calls.js';
+import { toolMediaAsUserTurns } from '../tool-result-media.js';
 
 /**
  * The top-level arguments OpenAI's chat completions take. OpenAI answers 400 "Unrecognized
@@ -69,8 +71,9 @@ const GATEWAY_ONLY_FIELDS = new Set([
 /**
  * The body sent to an OpenAI-compatible endpoint: OpenAI's own arguments (and those the
  * catalog lists for this endpoint), without the parameters the endpoint does not support,
- * re-targeted to the upstream model, with the end user only as its hash and the gateway's
- * `reasoning` object as OpenAI's `reasoning_effort`.
+ * re-targeted to the upstream model, with the end user only as its hash, the gateway's
+ * `reasoning` object as OpenAI's `reasoning_effort`, tool results' media in a user turn and
+ * custom tools' calls in chat's custom spelling.
  */
 export function buildOpenAiChatBody(
   body: Record<string, unknown>,
@@ -86,6 +89,14 @@ export function buildOpenAiChatBody(
   }
   upstream.model = endpoint.upstreamModel;
   renameMaxTokens(upstream, endpoint);
+  upstream.messages = toolMediaAsUserTurns(upstream.messages);
+  const customTools = customToolNames(upstream.tools);
+  if (customTools.size > 0) {
+    // Grammar tools are OpenAI's (its own API and Azure's); a compatible host would refuse them or drop the grammar.
+    const host = endpoint.provider.host;
+    if (host !== undefined && host !== 'openai') throw grammarToolRefused(`the provider ${endpoint.provider.name}`, upstream.tools);
+    upstream.messages = withCustomCalls(upstream.messages, customTools);
+  }
   if (typeof upstream.service_tier === 'string') {
     // `fast` and `ultrafast` are the spec's words, not OpenAI's: each endpoint gets the best tier it takes.
     const tier = tierFor(endpoint, upstream.service_tier);
