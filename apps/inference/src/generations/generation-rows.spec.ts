@@ -1,6 +1,6 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
-import { insertGenerations, textArrayLiteral } from './generation-rows.js';
+import { insertGenerations, ROLLUP_SUMS, textArrayLiteral } from './generation-rows.js';
 
 const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent => ({
   generationId: 'gen-1',
@@ -79,6 +79,22 @@ describe('insertGenerations', () => {
     expect(bare.values![20]).toEqual(['{}']);
     expect(bare.values![21]).toEqual([null]);
     expect(bare.values![22]).toEqual(['not a date']); // left for PostgreSQL to refuse
+  });
+});
+
+describe('the rollup upserts', () => {
+  it('write every sum of the one list to both the hourly and the daily table, each added on a conflict', () => {
+    const { text } = insertGenerations([event()]);
+    const [hourly, daily] = text!.split('INSERT INTO generation_rollups').slice(1);
+    expect(hourly).toMatch(/^ AS total \(workspace_id, hour,/);
+    expect(daily).toMatch(/^_daily AS total \(workspace_id, day,/);
+    for (const [column, aggregate] of ROLLUP_SUMS) {
+      for (const upsert of [hourly!, daily!]) {
+        expect(upsert).toContain(aggregate);
+        expect(upsert).toContain(`${column} = total.${column} + excluded.${column}`);
+      }
+    }
+    expect(ROLLUP_SUMS.map(([column]) => column)).toEqual(expect.arrayContaining(['cache_hits', 'cost_avoided', 'cache_savings']));
   });
 });
 

@@ -1,6 +1,49 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import type { QueryConfig } from 'pg';
 
+/** The user id of rollup rows of generations recorded without a user (the primary key has no nulls). */
+export const NIL_USER = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Each sum a rollup row keeps: its column and its aggregate over the rows the statement inserted.
+ * The hourly and the daily rollups are built from this one list, and a conflict adds each to the
+ * stored value. Savings are what a hit avoided less what it was charged at the cache price.
+ */
+export const ROLLUP_SUMS: ReadonlyArray<readonly [column: string, aggregate: string]> = [
+  ['requests', 'count(*)'],
+  ['failed_requests', "count(*) FILTER (WHERE status = 'failed')"],
+  ['streamed_requests', 'count(*) FILTER (WHERE streamed)'],
+  ['byok_requests', 'count(*) FILTER (WHERE is_byok)'],
+  ['prompt_tokens', 'sum(prompt_tokens)'],
+  ['completion_tokens', 'sum(completion_tokens)'],
+  ['reasoning_tokens', 'sum(reasoning_tokens)'],
+  ['cached_tokens', 'sum(cached_tokens)'],
+  ['cost', 'sum(cost)'],
+  ['upstream_cost', 'sum(upstream_cost)'],
+  ['byok_upstream_cost', 'COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0)'],
+  ['latency_ms', 'sum(latency_ms)'],
+  ['cache_hits', 'count(*) FILTER (WHERE cache_hit)'],
+  ['cost_avoided', 'COALESCE(sum(cost_avoided) FILTER (WHERE cache_hit), 0)'],
+  ['cache_savings', 'COALESCE(sum(cost_avoided - cost) FILTER (WHERE cache_hit), 0)'],
+];
+
+/**
+ * The upsert of one rollup table from the `inserted` rows: keyed by workspace, the time bucket,
+ * key, user, model and endpoint, written in key order so concurrent batches lock rows in one order.
+ */
+function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
+  const key = ['workspace_id', bucket, 'key_hash', 'user_id', 'model', 'provider', 'upstream_model'];
+  const groups = key.map((_column, index) => index + 1).join(', ');
+  return `INSERT INTO ${table} AS total (${[...key, ...ROLLUP_SUMS.map(([column]) => column)].join(', ')})
+    SELECT workspace_id, ${bucketOf}, key_hash, COALESCE(user_id, '${NIL_USER}'::uuid), model, provider, upstream_model,
+      ${ROLLUP_SUMS.map(([, aggregate]) => aggregate).join(', ')}
+    FROM inserted
+    GROUP BY ${groups}
+    ORDER BY ${groups}
+    ON CONFLICT (${key.join(', ')}) DO UPDATE SET
+      ${ROLLUP_SUMS.map(([column]) => `${column} = total.${column} + excluded.${column}`).join(',\n      ')}`;
+}
+
 /**
  * One INSERT of any number of generation rows, the same SQL text whatever the count: each column
  * travels as one array parameter and `unnest()` turns them back into rows (ADR 0081). Its name
@@ -10,7 +53,7 @@ import type { QueryConfig } from 'pg';
  *
  * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups:
  * a redelivered event inserts nothing and so adds nothing, and the three writes commit or fail
- * together. Rollup rows are written in key order so concurrent batches lock them in one order.
+ * together.
  *
  * `endpoints_tried` (a list per row) travels as its own array literal, cast per row; the usage
  * details as JSON text, cast to jsonb.
@@ -37,59 +80,13 @@ const INSERT_GENERATIONS = `
         upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided)
     ON CONFLICT DO NOTHING
     RETURNING workspace_id, key_hash, user_id, model, provider, upstream_model, status, streamed, is_byok, prompt_tokens,
-      completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at
+      completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at, cache_hit, cost_avoided
   ),
   hourly AS (
-    INSERT INTO generation_rollups AS total (workspace_id, hour, key_hash, user_id, model, provider, upstream_model, requests,
-      failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
-      cost, upstream_cost, byok_upstream_cost, latency_ms)
-    SELECT workspace_id, date_trunc('hour', created_at, 'UTC'), key_hash,
-      COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
-      count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
-      sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
-      sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
-    FROM inserted
-    GROUP BY 1, 2, 3, 4, 5, 6, 7
-    ORDER BY 1, 2, 3, 4, 5, 6, 7
-    ON CONFLICT (workspace_id, hour, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
-      requests = total.requests + excluded.requests,
-      failed_requests = total.failed_requests + excluded.failed_requests,
-      streamed_requests = total.streamed_requests + excluded.streamed_requests,
-      byok_requests = total.byok_requests + excluded.byok_requests,
-      prompt_tokens = total.prompt_tokens + excluded.prompt_tokens,
-      completion_tokens = total.completion_tokens + excluded.completion_tokens,
-      reasoning_tokens = total.reasoning_tokens + excluded.reasoning_tokens,
-      cached_tokens = total.cached_tokens + excluded.cached_tokens,
-      cost = total.cost + excluded.cost,
-      upstream_cost = total.upstream_cost + excluded.upstream_cost,
-      byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
-      latency_ms = total.latency_ms + excluded.latency_ms
+    ${rollupUpsert('generation_rollups', 'hour', "date_trunc('hour', created_at, 'UTC')")}
     RETURNING 1
   )
-  INSERT INTO generation_rollups_daily AS total (workspace_id, day, key_hash, user_id, model, provider, upstream_model, requests,
-    failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
-    cost, upstream_cost, byok_upstream_cost, latency_ms)
-  SELECT workspace_id, (created_at AT TIME ZONE 'UTC')::date, key_hash,
-    COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
-    count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
-    sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
-    sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
-  FROM inserted
-  GROUP BY 1, 2, 3, 4, 5, 6, 7
-  ORDER BY 1, 2, 3, 4, 5, 6, 7
-  ON CONFLICT (workspace_id, day, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
-    requests = total.requests + excluded.requests,
-    failed_requests = total.failed_requests + excluded.failed_requests,
-    streamed_requests = total.streamed_requests + excluded.streamed_requests,
-    byok_requests = total.byok_requests + excluded.byok_requests,
-    prompt_tokens = total.prompt_tokens + excluded.prompt_tokens,
-    completion_tokens = total.completion_tokens + excluded.completion_tokens,
-    reasoning_tokens = total.reasoning_tokens + excluded.reasoning_tokens,
-    cached_tokens = total.cached_tokens + excluded.cached_tokens,
-    cost = total.cost + excluded.cost,
-    upstream_cost = total.upstream_cost + excluded.upstream_cost,
-    byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
-    latency_ms = total.latency_ms + excluded.latency_ms`;
+  ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}`;
 
 /** The statement and its 34 array parameters for these events (any number of them). */
 export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {
