@@ -140,6 +140,7 @@ export class ChatService {
           sessionId: prepared.sessionId,
           toolCost: cost,
           finish: finishOfCompletion(step.completion),
+          content: () => chatContent(step.body.messages, step.completion),
         });
         return { charge, extra: { id, usage: plugin.usage } };
       },

@@ -21,6 +21,8 @@ import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { ContentLog } from '../content/content-log.service.js';
+import { chatContent, streamedContent } from '../content/generation-content.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -41,6 +43,7 @@ export class ResponsesStreamService {
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -93,6 +96,7 @@ export class ResponsesStreamService {
               sessionId: prepared.sessionId,
               toolCost: cost,
               streamed: true,
+              content: () => chatContent(step.body.messages, step.completion),
             });
             return { charge, extra: plugin.usage };
           },
@@ -132,6 +136,7 @@ export class ResponsesStreamService {
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
+    const kept = (tally.kept = await this.contentLog.keeper(principal));
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
       const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body));
@@ -146,6 +151,7 @@ export class ResponsesStreamService {
         toolCost: charged.toolCost,
         streamed: true,
         finish: tally.finish(),
+        content: kept && streamedContent(prepared.body.messages, kept),
       });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];

@@ -91,6 +91,7 @@ export class ResponsesService {
               sessionId: prepared.sessionId,
               toolCost: cost,
               finish: finishOfCompletion(step.completion),
+              content: () => chatContent(step.body.messages, step.completion),
             });
             return { charge, extra: stepUsage(plugin.usage, charge) };
           },
