@@ -69,6 +69,7 @@ export class GenerateContentStreamService {
         usage: tally.usage(prepared.body),
         status,
         sessionId: prepared.sessionId,
+        request: prepared.facts,
         streamed: true,
         finish: tally.finish(status === 'failed' && signal.aborted),
         content: kept && streamedContent(prepared.body.messages, kept),

@@ -74,6 +74,7 @@ export class GenerateContentService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      request: prepared.facts,
       finish: finishOfCompletion(result),
       content: () => chatContent(prepared.body.messages, result),
     });

@@ -232,6 +232,7 @@ export class MessagesStreamService {
       usage,
       status,
       sessionId: run.prepared.sessionId,
+      request: run.prepared.facts,
       streamed: true,
       finish,
       content: run.kept && streamedContent(run.prepared.body.messages, run.kept),
