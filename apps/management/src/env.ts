@@ -31,6 +31,12 @@ export class ManagementEnv extends DatabaseServiceEnv {
   @Min(60)
   @Max(3600)
   OIDC_LOGIN_TTL_SECONDS: number = 600;
+
+  /** Audit log rows older than this are deleted (hourly, by one replica); generations have their own retention in inference. */
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  AUDIT_LOG_RETENTION_DAYS: number = 365;
 }
 
 export const MANAGEMENT_ENV = Symbol('MANAGEMENT_ENV');

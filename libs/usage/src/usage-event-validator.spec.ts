@@ -71,6 +71,15 @@ const FULL = {
   serviceTier: 'default',
   requestId: 'req-1',
   priceVersion: 3,
+  cacheHit: true,
+  costAvoided: '0.25',
+  responseCacheSourceId: 'gen-abc',
+  cacheDiscount: '-0.000001',
+  presetId: '6f1c2a4e-1b2c-4d3e-8f4a-1234567890ab',
+  router: 'openrouter/auto',
+  numMediaPrompt: 2,
+  numInputAudioPrompt: 0,
+  moderationLatencyMs: 40,
   traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
 };
 

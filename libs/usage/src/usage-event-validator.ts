@@ -5,6 +5,7 @@ import {
   CV_MAX_LENGTH,
   DECIMAL_STRING,
   KEY_HASH_PATTERN,
+  SIGNED_DECIMAL_STRING,
   TRACEPARENT_PATTERN,
   type UsageRecordedEvent,
 } from '@gw/contracts';
@@ -121,6 +122,13 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     priceVersion: optionalInteger(1),
     cacheHit: { type: ['boolean', 'null'] },
     costAvoided: { type: ['string', 'null'], pattern: DECIMAL_STRING.source },
+    responseCacheSourceId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 128 },
+    cacheDiscount: { type: ['string', 'null'], pattern: SIGNED_DECIMAL_STRING.source },
+    presetId: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    router: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    numMediaPrompt: optionalInteger(0),
+    numInputAudioPrompt: optionalInteger(0),
+    moderationLatencyMs: optionalInteger(0),
   },
 };
 

@@ -1,7 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { OpenRouter } from '@openrouter/sdk';
 import { NotFoundResponseError } from '@openrouter/sdk/models/errors';
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,7 @@ describe('generation content logging', () => {
   const sdk = new OpenRouter({ apiKey: key, serverURL: stack.baseUrl });
   let openai: OpenAI;
   let anthropic: Anthropic;
+  let google: GoogleGenAI;
   const database = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
   beforeAll(async () => {
     await database.connect();
@@ -38,6 +41,7 @@ describe('generation content logging', () => {
     const chatKey = (created.body as { key: string }).key;
     openai = new OpenAI({ apiKey: chatKey, baseURL: stack.baseUrl, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: chatKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
+    google = new GoogleGenAI({ apiKey: chatKey, httpOptions: { baseUrl: new URL(stack.baseUrl).origin } });
   });
   afterAll(() => database.end());
 
@@ -98,6 +102,67 @@ describe('generation content logging', () => {
     expect(row.rows).toHaveLength(1);
     expect(row.rows[0]!.sealed).not.toContain('Remember my key');
     expect(row.rows[0]!.sealed).not.toContain(SECRET);
+  });
+
+  it('keeps it for streamed Messages and Responses, the Gemini front door and embeddings, redacted the same way', async () => {
+    const redacted = (text: string) => text.replaceAll(SECRET, '[REDACTED:openai_key]');
+    const stored = async (id: string) => (await sdk.generations.listGenerationContent({ id })).data;
+    const expectRedactedInput = (input: unknown) => {
+      expect(JSON.stringify(input)).toContain('[REDACTED:openai_key]');
+      expect(JSON.stringify(input)).not.toContain(SECRET);
+    };
+
+    // Messages streamed: relayed from an Anthropic-format endpoint, and translated from an OpenAI-format one.
+    for (const model of ['sim/claude-sonnet', 'sim/gpt-4o-mini']) {
+      const message = await anthropic.messages
+        .stream({ model, max_tokens: 64, messages: [{ role: 'user', content: `stream ${model} with ${SECRET}` }] })
+        .finalMessage();
+      const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+      expect(text.length, model).toBeGreaterThan(0);
+      const content = await stored(message.id);
+      expect(content.output.completion, model).toBe(redacted(text));
+      expectRedactedInput(content.input);
+    }
+
+    // Responses streamed: the response names no generation, its session does.
+    const sessionId = `content-${randomUUID()}`;
+    const events = await openai.responses.create(
+      { model: 'sim/gpt-5-mini', input: `respond with ${SECRET}`, stream: true },
+      { headers: { 'x-session-id': sessionId } },
+    );
+    let responded = '';
+    for await (const event of events) if (event.type === 'response.output_text.delta') responded += event.delta;
+    let id: string | undefined;
+    for (const deadline = Date.now() + 5_000; !id && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      id = (await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1', [sessionId])).rows[0]?.id;
+    }
+    const response = await stored(id!);
+    expect(response.output.completion).toBe(redacted(responded));
+    expectRedactedInput(response.input);
+
+    // Gemini's generateContent, whole and streamed (its responseId is the generation id).
+    const whole = await google.models.generateContent({ model: 'sim/gemini-2.5-flash', contents: `whole with ${SECRET}` });
+    const wholeContent = await stored(whole.responseId!);
+    expect(wholeContent.output.completion).toBe(redacted(whole.text!));
+    expectRedactedInput(wholeContent.input);
+    let streamedText = '';
+    let streamId = '';
+    for await (const chunk of await google.models.generateContentStream({ model: 'sim/gemini-2.5-flash', contents: 'gemini streamed' })) {
+      streamedText += chunk.text ?? '';
+      streamId = chunk.responseId ?? streamId;
+    }
+    expect(streamedText.length).toBeGreaterThan(0);
+    expect((await stored(streamId)).output.completion).toBe(streamedText);
+
+    // Embeddings: the input as the prompt, no completion (vectors are not kept).
+    const embedded = (await openai.embeddings.create({ model: 'sim/text-embedding-3-small', input: `embed ${SECRET}` })) as unknown as {
+      id: string;
+    };
+    expect(await stored(embedded.id)).toEqual({
+      input: { prompt: 'embed [REDACTED:openai_key]' },
+      output: { completion: null, reasoning: null },
+      error: null,
+    });
   });
 
   it('shows another workspace nothing, refuses a standard key the setting, and stops when turned off', async () => {

@@ -54,7 +54,14 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       nativeTokensCached: 0,
       apiType: 'completions',
       dataRegion: 'global',
-      cacheDiscount: null,
+      // No prompt cache read or written: nothing off the price.
+      cacheDiscount: 0,
+      presetId: null,
+      router: null,
+      numMediaPrompt: 0,
+      numInputAudioPrompt: 0,
+      moderationLatency: null,
+      responseCacheSourceId: null,
       streamed: false,
       finishReason: completion.choices[0]!.finish_reason,
       cancelled: null,
@@ -116,6 +123,46 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     }
     const { data } = await sdk.generations.getGeneration({ id: id! });
     expect(data).toMatchObject({ id, totalCost: cost, sessionId, tokensPrompt: response.usage!.input_tokens });
+  });
+
+  it('records the prompt-cache discount, the preset, the router, the media in the prompt, the moderation time and a hit’s source', async () => {
+    // sim/claude-sonnet-details reads prompt tokens from the cache (0.0000003 instead of 0.000003) and
+    // writes some (0.00000375 instead of 0.000003): each read saves 0.0000027, each write costs 0.00000075 more.
+    const cached = await openai.chat.completions.create({ model: 'sim/claude-sonnet-details', messages });
+    const details = (cached.usage as unknown as { prompt_tokens_details: { cached_tokens: number; cache_write_tokens: number } })
+      .prompt_tokens_details;
+    expect(details.cached_tokens).toBeGreaterThan(0);
+    expect((await sdk.generations.getGeneration({ id: cached.id })).data.cacheDiscount).toBeCloseTo(
+      details.cached_tokens * 0.0000027 - details.cache_write_tokens * 0.00000075,
+      12,
+    );
+
+    const slug = `generation-${randomUUID().slice(0, 8)}`;
+    const preset = await call(`/presets/${slug}/chat/completions`, {
+      key: stack.managementKey,
+      body: { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'ignored' }] },
+    });
+    expect(preset.status, JSON.stringify(preset.body)).toBeLessThan(300);
+    const viaPreset = await openai.chat.completions.create({ model: `@preset/${slug}`, messages });
+    expect((await sdk.generations.getGeneration({ id: viaPreset.id })).data.presetId).toBe((preset.body as { data: { id: string } }).data.id);
+
+    const routed = await openai.chat.completions.create({ model: 'openrouter/auto', messages });
+    expect((await sdk.generations.getGeneration({ id: routed.id })).data.router).toBe('openrouter/auto');
+
+    const image = { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };
+    const seen = await openai.chat.completions.create({
+      model: 'sim/claude-sonnet',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in these?' }, image, image] }],
+    });
+    expect((await sdk.generations.getGeneration({ id: seen.id })).data).toMatchObject({ numMediaPrompt: 2, numInputAudioPrompt: 0 });
+
+    const moderated = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, plugins: [{ id: 'moderation' }] } as never);
+    expect((await sdk.generations.getGeneration({ id: (moderated as { id: string }).id })).data.moderationLatency).toEqual(expect.any(Number));
+
+    const question = [{ role: 'user' as const, content: `Cache me (${randomUUID()})` }];
+    const miss = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }, { headers: { 'x-service-cache': 'true' } });
+    const hit = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }, { headers: { 'x-service-cache': 'true' } });
+    expect((await sdk.generations.getGeneration({ id: hit.id })).data.responseCacheSourceId).toBe(miss.id);
   });
 
   it('is readable by every key of the workspace; an intern key reads only what it made', async () => {

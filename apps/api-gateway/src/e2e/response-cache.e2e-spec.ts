@@ -95,6 +95,44 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     expect((await generationRow(first.data.id)).cache_hit).toBe(false);
   });
 
+  it('shows a hit in activity and analytics as savings equal to the cost it avoided, exactly', async () => {
+    const created = await call('/keys', { key: stack.managementKey, body: { name: 'savings' } });
+    expect(created.status).toBe(201);
+    const own = created.body as { key: string; data: { hash: string } };
+    const client = new OpenAI({ apiKey: own.key, baseURL: stack.baseUrl, maxRetries: 0 });
+    const messages = question();
+    const miss = await ask(client, messages);
+    const hit = await ask(client, messages);
+    expect([miss.status, hit.status]).toEqual(['MISS', 'HIT']);
+    await generationRow(hit.data.id);
+    await generationRow(miss.data.id);
+
+    const analytics = await call('/analytics/query', {
+      key: stack.managementKey,
+      body: {
+        metrics: ['request_count', 'usage', 'response_cache_hits', 'response_cache_cost_avoided', 'response_cache_savings'],
+        filters: [{ field: 'api_key_id', operator: 'eq', value: own.data.hash }],
+      },
+    });
+    expect(analytics.status, JSON.stringify(analytics.body)).toBe(200);
+    // The cache price is 0 here: the hit saved all the miss paid.
+    expect((analytics.body as { data: { data: unknown[] } }).data.data).toEqual([
+      {
+        request_count: 2,
+        usage: miss.data.usage.cost,
+        response_cache_hits: 1,
+        response_cache_cost_avoided: miss.data.usage.cost,
+        response_cache_savings: miss.data.usage.cost,
+      },
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    const activity = await call(`/activity?date=${today}&api_key_hash=${own.data.hash}`, { key: stack.managementKey });
+    expect(activity.status).toBe(200);
+    expect((activity.body as { data: unknown[] }).data).toEqual([
+      expect.objectContaining({ requests: 2, usage: miss.data.usage.cost, response_cache_hits: 1, response_cache_savings: miss.data.usage.cost }),
+    ]);
+  });
+
   it('does not cache without an opt-in', async () => {
     const messages = question();
     const before = await upstreamCalls();

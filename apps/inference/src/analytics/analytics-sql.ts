@@ -10,8 +10,8 @@ import {
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { QueryConfig } from 'pg';
+import { NIL_USER } from '../generations/generation-rows.js';
 
-export const NIL_USER = '00000000-0000-0000-0000-000000000000';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -42,6 +42,9 @@ const METRIC_SQL: Record<AnalyticsMetric, string> = {
   avg_latency: 'round(sum(latency_ms)::numeric / NULLIF(sum(requests), 0), 3)',
   avg_cost: 'round(sum(cost) / NULLIF(sum(requests), 0), 12)',
   error_rate: 'round(sum(failed_requests)::numeric / NULLIF(sum(requests), 0), 6)',
+  response_cache_hits: 'sum(cache_hits)',
+  response_cache_cost_avoided: 'sum(cost_avoided)',
+  response_cache_savings: 'sum(cache_savings)',
 };
 
 export interface PlannedQuery {

@@ -49,6 +49,8 @@ describe('generation rollups and the analytics read', () => {
       upstreamCost: `0.${String(200_000_000_003 + serial * 104_729).padStart(12, '0')}`,
       latencyMs: 5 + serial,
       streamed: serial % 2 === 0,
+      // A response-cache hit now and then: what it avoided is more than it was charged.
+      ...(serial % 6 === 0 ? { cacheHit: true, costAvoided: `0.${String(300_000_000_007 + serial * 7_901).padStart(12, '0')}` } : {}),
       createdAt: serial % 4 === 0 ? hourAgo : new Date(now).toISOString(),
       ...overrides,
     };
@@ -72,9 +74,20 @@ describe('generation rollups and the analytics read', () => {
     await Promise.all(batches.map((batch) => prisma.pool.query(insertGenerations(batch))));
     await prisma.pool.query(insertGenerations(events));
 
-    const expected = await prisma.pool.query<{ requests: string; usage: string; byok: string; prompt: string; failed: string }>(
+    const expected = await prisma.pool.query<{
+      requests: string;
+      usage: string;
+      byok: string;
+      prompt: string;
+      failed: string;
+      hits: string;
+      avoided: string;
+      savings: string;
+    }>(
       `SELECT count(*)::text AS requests, sum(cost)::text AS usage, COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0)::text AS byok,
-        sum(prompt_tokens)::text AS prompt, count(*) FILTER (WHERE status = 'failed')::text AS failed
+        sum(prompt_tokens)::text AS prompt, count(*) FILTER (WHERE status = 'failed')::text AS failed,
+        count(*) FILTER (WHERE cache_hit)::text AS hits, sum(cost_avoided) FILTER (WHERE cache_hit)::text AS avoided,
+        sum(cost_avoided - cost) FILTER (WHERE cache_hit)::text AS savings
        FROM generations WHERE workspace_id = $1`,
       [workspaceId],
     );
@@ -84,8 +97,18 @@ describe('generation rollups and the analytics read', () => {
     const exact = events.reduce((sum, item) => sum + BigInt(item.cost.replace('0.', '')), 0n);
     expect(row.usage).toBe(`${exact / 10n ** 12n}.${(exact % 10n ** 12n).toString().padStart(12, '0')}`);
 
+    expect(Number(row.hits)).toBe(20);
     const total = await analytics.query(principal, {
-      metrics: ['request_count', 'usage', 'byok_usage_inference', 'prompt_tokens', 'error_count'],
+      metrics: [
+        'request_count',
+        'usage',
+        'byok_usage_inference',
+        'prompt_tokens',
+        'error_count',
+        'response_cache_hits',
+        'response_cache_cost_avoided',
+        'response_cache_savings',
+      ],
     });
     expect(total.data).toEqual([
       {
@@ -94,8 +117,18 @@ describe('generation rollups and the analytics read', () => {
         byok_usage_inference: Number(row.byok),
         prompt_tokens: Number(row.prompt),
         error_count: Number(row.failed),
+        response_cache_hits: 20,
+        response_cache_cost_avoided: Number(row.avoided),
+        response_cache_savings: Number(row.savings),
       },
     ]);
+    // The daily rollups hold the same savings (a query on whole days reads them).
+    const today = Math.floor(now / 86_400_000) * 86_400_000;
+    const daily = await analytics.query(principal, {
+      metrics: ['response_cache_savings'],
+      time_range: { start: new Date(today - 86_400_000).toISOString(), end: new Date(today + 86_400_000).toISOString() },
+    });
+    expect(daily.data).toEqual([{ response_cache_savings: Number(row.savings) }]);
   });
 
   it('groups by hour, key and model, and filters, each group equal to the rows it sums', async () => {
@@ -144,18 +177,31 @@ describe('generation rollups and the analytics read', () => {
   it('answers activity per date, model and endpoint, by key and user, and only for its own workspace', async () => {
     const today = new Date(now).toISOString().slice(0, 10);
     const items = await analytics.activity(principal, { date: today, api_key_hash: keys[0]! });
-    const { rows } = await prisma.pool.query<{ model: string; requests: string; usage: string; reasoning: string }>(
-      `SELECT model, count(*)::text AS requests, sum(cost)::text AS usage, sum(reasoning_tokens)::text AS reasoning FROM generations
+    const { rows } = await prisma.pool.query<{ model: string; requests: string; usage: string; reasoning: string; savings: string }>(
+      `SELECT model, count(*)::text AS requests, sum(cost)::text AS usage, sum(reasoning_tokens)::text AS reasoning,
+         COALESCE(sum(cost_avoided - cost) FILTER (WHERE cache_hit), 0)::text AS savings FROM generations
        WHERE workspace_id = $1 AND key_hash = $2 AND created_at >= $3::date AND created_at < $3::date + 1 GROUP BY model`,
       [workspaceId, keys[0], today],
     );
     expect(
       items
-        .map((item) => ({ model: item.model, requests: item.requests, usage: item.usage, reasoning: item.reasoning_tokens }))
+        .map((item) => ({
+          model: item.model,
+          requests: item.requests,
+          usage: item.usage,
+          reasoning: item.reasoning_tokens,
+          savings: item.response_cache_savings,
+        }))
         .sort((a, b) => a.model.localeCompare(b.model)),
     ).toEqual(
       rows
-        .map((row) => ({ model: row.model, requests: Number(row.requests), usage: Number(row.usage), reasoning: Number(row.reasoning) }))
+        .map((row) => ({
+          model: row.model,
+          requests: Number(row.requests),
+          usage: Number(row.usage),
+          reasoning: Number(row.reasoning),
+          savings: Number(row.savings),
+        }))
         .sort((a, b) => a.model.localeCompare(b.model)),
     );
     expect(items.every((item) => item.date === today && item.endpoint_id === `${item.provider_name}/${item.model.slice(4)}`)).toBe(true);

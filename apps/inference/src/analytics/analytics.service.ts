@@ -25,7 +25,7 @@ const ACTIVITY = `
   SELECT to_char(day, 'YYYY-MM-DD') AS date, model, provider, upstream_model,
     sum(cost)::text AS usage, sum(byok_upstream_cost)::text AS byok, sum(requests)::text AS requests,
     sum(prompt_tokens)::text AS prompt_tokens, sum(completion_tokens)::text AS completion_tokens,
-    sum(reasoning_tokens)::text AS reasoning_tokens
+    sum(reasoning_tokens)::text AS reasoning_tokens, sum(cache_hits)::text AS cache_hits, sum(cache_savings)::text AS cache_savings
   FROM generation_rollups_daily
   WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date
     AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)
@@ -43,6 +43,8 @@ interface ActivityRow {
   prompt_tokens: string;
   completion_tokens: string;
   reasoning_tokens: string;
+  cache_hits: string;
+  cache_savings: string;
 }
 
 /** `inference.analytics.*`: the analytics query and activity, from rollups only (never the generation rows). */
@@ -114,6 +116,8 @@ export class AnalyticsService {
       prompt_tokens: Number(row.prompt_tokens),
       completion_tokens: Number(row.completion_tokens),
       reasoning_tokens: Number(row.reasoning_tokens),
+      response_cache_hits: Number(row.cache_hits),
+      response_cache_savings: Number(row.cache_savings),
       ...(query.group_by === 'workspace' ? { workspace_id: principal.workspaceId } : {}),
     }));
   }

@@ -14,6 +14,7 @@ import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.se
 import { createHash } from 'node:crypto';
 import { tracingEnabled } from '@gw/telemetry';
 import { recordCallerTrace } from './caller-trace.js';
+import { promptMediaOf, type RequestFacts } from '../usage/request-facts.js';
 
 /** The end-user id as providers see it: hashed per workspace, never raw. */
 export function hashEndUser(workspaceId: string, user: unknown): string | undefined {
@@ -36,6 +37,8 @@ export interface PreparedChat {
   base: ChatCallContext;
   /** The request's plugins (ADR 0048): what ran before the model, what runs on its answer. */
   plugins?: PluginSession;
+  /** What each of its generations records about the request (preset, router, media counts, moderation time). */
+  facts: RequestFacts;
 }
 
 /**
@@ -75,7 +78,7 @@ export class ChatPreparation {
     // Spec §4.5 trace metadata: links this request's span to the caller's trace (ADR 0050).
     if (tracingEnabled()) recordCallerTrace(request.body.trace);
     assertMaySpend(principal);
-    const withPreset = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
+    const { body: withPreset, presetId } = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
     const { body: chosen, session: plugins } = this.plugins.begin(withPreset, { stream: options.stream ?? withPreset.stream === true });
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body: chosen });
     const credentials = await this.byok.forWorkspace(principal.workspaceId);
@@ -88,12 +91,17 @@ export class ChatPreparation {
     const body = await this.plugins.prepareInput(plugins, chosen, { principal, credentials, signal, sessionId, route: plan });
     // The session's cache affinity key for hosts that take one (prompt_cache_key): hashed like the end user.
     const sessionCacheKey = sessionId ? hashEndUser(principal.workspaceId, `session:${sessionId}`) : undefined;
+    const facts: RequestFacts = { ...promptMediaOf(withPreset.messages) };
+    if (presetId) facts.presetId = presetId;
+    if (plugins.autoRouter) facts.router = plugins.autoRouter.requested;
+    if (plugins.moderationLatencyMs !== undefined) facts.moderationLatencyMs = plugins.moderationLatencyMs;
     return {
       body,
       sessionId,
       plan,
       plugins,
       base: { endUserHash: hashEndUser(principal.workspaceId, body.user), sessionCacheKey, signal },
+      facts,
     };
   }
 }

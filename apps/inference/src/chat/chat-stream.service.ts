@@ -1,4 +1,5 @@
 import { ContentLog } from '../content/content-log.service.js';
+import { chatContent, streamedContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
@@ -80,8 +81,7 @@ export class ChatStreamService {
       ? this.plugins.decorateMetadata(prepared.plugins, this.accounting.metadata(plan, tracker))
       : undefined;
     const tally = new StreamTally();
-    const logsContent = await this.contentLog.wanted(principal);
-    if (logsContent) tally.keepText(this.contentLog.maxBytes);
+    const kept = (tally.kept = await this.contentLog.keeper(principal));
     // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
@@ -95,12 +95,11 @@ export class ChatStreamService {
         usage: charged.usage,
         status,
         sessionId,
+        request: prepared.facts,
         toolCost: charged.toolCost,
         streamed: true,
         finish: tally.finish(status === 'failed' && signal.aborted),
-        ...(logsContent
-          ? { content: () => ({ input: { messages: Array.isArray(body.messages) ? body.messages : [] }, output: tally.output() }) }
-          : {}),
+        content: kept && streamedContent(body.messages, kept),
       });
       return { usage: charged.usage, charge };
     };
@@ -258,8 +257,10 @@ async function streamServerTools(
         usage: plugin.usage,
         status: 'succeeded',
         sessionId: prepared.sessionId,
+        request: prepared.facts,
         toolCost: cost,
         streamed: true,
+        content: () => chatContent(step.body.messages, step.completion),
       });
       return { charge, extra: plugin.usage };
     },

@@ -104,6 +104,7 @@ export class ChatService {
       usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      request: prepared.facts,
       toolCost,
       finish: finishOfCompletion(completion),
       content: () => chatContent(prepared.body.messages, completion),
@@ -140,8 +141,10 @@ export class ChatService {
           usage: plugin.usage,
           status: 'succeeded',
           sessionId: prepared.sessionId,
+          request: prepared.facts,
           toolCost: cost,
           finish: finishOfCompletion(step.completion),
+          content: () => chatContent(step.body.messages, step.completion),
         });
         return { charge, extra: { id, usage: plugin.usage } };
       },

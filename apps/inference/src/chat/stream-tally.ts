@@ -1,6 +1,7 @@
 import { completionTokenBound, estimatePromptTokens, estimateTokensOfLength } from '../pricing/token-estimate.js';
 import type { NormalizedUsage, StreamEvent } from '../providers/provider-adapter.js';
 import type { GenerationFinish } from '../usage/generation-finish.js';
+import type { KeptText } from '../content/kept-text.js';
 
 /**
  * What a stream produced, to price it at its end: the provider's own counts when it sent a
@@ -12,20 +13,9 @@ export class StreamTally {
   private providerUsage: NormalizedUsage | undefined;
   private generatedCharacters = 0;
   private readonly ending: GenerationFinish = {};
-  /** The first choice's text and reasoning, kept only for a workspace that logs content, up to this many characters. */
-  private textLimit = 0;
-  private text = '';
-  private reasoning = '';
+  /** The first choice's text and reasoning, kept only for a workspace that logs content. */
+  kept: KeptText | undefined;
   chunks = 0;
-
-  keepText(limitCharacters: number): void {
-    this.textLimit = limitCharacters;
-  }
-
-  /** What was kept of the first choice (null when nothing was kept). */
-  output(): { completion: string | null; reasoning: string | null } {
-    return { completion: this.textLimit > 0 ? this.text : null, reasoning: this.reasoning || null };
-  }
 
   add(event: StreamEvent): void {
     if (event.type === 'usage') {
@@ -37,10 +27,7 @@ export class StreamTally {
     for (const { delta, index, finish_reason, native_finish_reason } of event.choices) {
       if (index === 0 && finish_reason) this.ending.finishReason = finish_reason;
       if (index === 0 && native_finish_reason) this.ending.nativeFinishReason = native_finish_reason;
-      if (index === 0 && this.textLimit > 0) {
-        if (typeof delta.content === 'string' && this.text.length < this.textLimit) this.text += delta.content;
-        if (typeof delta.reasoning === 'string' && this.reasoning.length < this.textLimit) this.reasoning += delta.reasoning;
-      }
+      if (index === 0) this.kept?.add(delta.content, delta.reasoning);
       this.generatedCharacters += lengthOf(delta.content) + lengthOf(delta.reasoning) + lengthOf(delta.refusal);
       if (Array.isArray(delta.tool_calls)) {
         for (const call of delta.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } } | null>) {

@@ -5,6 +5,7 @@ import { GatewayError } from '@gw/errors';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { type GenerationContentDraft, prepareContent } from './generation-content.js';
+import { KeptText } from './kept-text.js';
 
 /** How long a replica trusts its copy of a workspace's setting: a change reaches every replica within it. */
 export const SETTING_TTL_MS = 5_000;
@@ -85,8 +86,9 @@ export class ContentLog implements OnApplicationBootstrap, OnModuleDestroy {
     return (await this.setting(principal.workspaceId, false).catch(() => ({ enabled: false }))).enabled;
   }
 
-  get maxBytes(): number {
-    return this.env.GENERATION_CONTENT_MAX_BYTES;
+  /** Where a stream keeps its text as it goes, for a workspace that logs content (undefined otherwise: nothing is kept). */
+  async keeper(principal: Principal): Promise<KeptText | undefined> {
+    return (await this.wanted(principal)) ? new KeptText(this.env.GENERATION_CONTENT_MAX_BYTES) : undefined;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { NormalizedCompletion } from '../providers/provider-adapter.js';
 import { redactDeep } from './content-redaction.js';
+import type { KeptText } from './kept-text.js';
 
 /** What `GET /v1/generation/content` answers (`@openrouter/sdk` `GenerationContentData`). */
 export interface GenerationContentDraft {
@@ -15,6 +16,23 @@ export function chatContent(messages: unknown, completion: Pick<NormalizedComple
   return {
     input: { messages: Array.isArray(messages) ? messages : [] },
     output: { completion: textOf(message?.content), reasoning: textOf(message?.reasoning) },
+  };
+}
+
+/** A streamed answer's content: the messages as sent upstream and what was kept of the text as it streamed. */
+export function streamedContent(messages: unknown, kept: KeptText): () => GenerationContentDraft {
+  return () => ({ input: { messages: Array.isArray(messages) ? messages : [] }, output: kept.output() });
+}
+
+/**
+ * An embeddings request's content: its input as the prompt (one text as it is, several texts or
+ * token arrays as their JSON), no completion (the vectors are not kept: they are the provider's
+ * function of the input, and large).
+ */
+export function embeddingsContent(input: unknown): GenerationContentDraft {
+  return {
+    input: { prompt: typeof input === 'string' ? input : JSON.stringify(input) },
+    output: { completion: null, reasoning: null },
   };
 }
 

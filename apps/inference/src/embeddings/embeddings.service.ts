@@ -1,4 +1,5 @@
 import { estimateTokens } from '../pricing/token-estimate.js';
+import { embeddingsContent } from '../content/generation-content.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EmbeddingsCreateRequest, EmbeddingsView } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
@@ -66,7 +67,15 @@ export class EmbeddingsService {
     });
     const usage = embeddingsUsage(result, body.input);
     const id = newGenerationId();
-    const charge = await this.accounting.settle({ generationId: id, principal, attempt, tracker, usage, status: 'succeeded' });
+    const charge = await this.accounting.settle({
+      generationId: id,
+      principal,
+      attempt,
+      tracker,
+      usage,
+      status: 'succeeded',
+      content: () => embeddingsContent(body.input),
+    });
     return buildEmbeddingsView({ id, modelId: attempt.modelId, provider: attempt.endpoint.provider.name, result, usage, charge });
   }
 }

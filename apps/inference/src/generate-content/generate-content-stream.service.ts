@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import type { Observable } from 'rxjs';
 import { SpendHolds } from '../billing/spend-holds.service.js';
+import { ContentLog } from '../content/content-log.service.js';
+import { streamedContent } from '../content/generation-content.js';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
@@ -29,6 +31,7 @@ export class GenerateContentStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -57,6 +60,7 @@ export class GenerateContentStreamService {
     const frames = new ChunksToGeminiFrames({ model: attempt.modelId, responseId: id });
     const emit = (frame: Record<string, unknown>) => emitFrame(`data: ${JSON.stringify(frame)}\n\n`);
     const tally = new StreamTally();
+    const kept = (tally.kept = await this.contentLog.keeper(request.principal));
     const settle = (status: 'succeeded' | 'failed') =>
       this.accounting.settle({
         generationId: id,
@@ -66,6 +70,10 @@ export class GenerateContentStreamService {
         usage: tally.usage(prepared.body),
         status,
         sessionId: prepared.sessionId,
+        request: prepared.facts,
+        streamed: true,
+        finish: tally.finish(status === 'failed' && signal.aborted),
+        content: kept && streamedContent(prepared.body.messages, kept),
       });
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {

@@ -1,4 +1,5 @@
 import { finishOfCompletion } from '../usage/generation-finish.js';
+import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
 import { SpendHolds } from '../billing/spend-holds.service.js';
@@ -74,7 +75,9 @@ export class GenerateContentService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      request: prepared.facts,
       finish: finishOfCompletion(result),
+      content: () => chatContent(prepared.body.messages, result),
     });
     const response = geminiResponseOf(result, result.usage, { model: attempt.modelId, responseId: id });
     if (request.serviceMetadata) response[metadataField(request)] = this.accounting.metadata(prepared.plan, tracker);

@@ -1,6 +1,6 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
-import { insertGenerations, textArrayLiteral } from './generation-rows.js';
+import { insertGenerations, ROLLUP_SUMS, textArrayLiteral } from './generation-rows.js';
 
 const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent => ({
   generationId: 'gen-1',
@@ -25,7 +25,7 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 34 column arrays, a row per event in order', () => {
+  it('is one named statement of 41 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
       event({
@@ -44,11 +44,18 @@ describe('insertGenerations', () => {
         generationTimeMs: 40,
         cancelled: true,
         serviceTier: 'flex',
+        cacheDiscount: '-0.5',
+        responseCacheSourceId: 'gen-0',
+        presetId: 'p-1',
+        router: 'openrouter/auto',
+        numMediaPrompt: 2,
+        numInputAudioPrompt: 1,
+        moderationLatencyMs: 30,
       }),
     ]);
     expect(query.name).toBe('inference_insert_generations_and_rollups');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(34);
+    expect(query.values).toHaveLength(41);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -67,6 +74,13 @@ describe('insertGenerations', () => {
       [null, 7],
       [false, true],
       [null, '0.25'],
+      [null, '-0.5'],
+      [null, 'gen-0'],
+      [null, 'p-1'],
+      [null, 'openrouter/auto'],
+      [null, 2],
+      [null, 1],
+      [null, 30],
     ]);
   });
 
@@ -79,6 +93,22 @@ describe('insertGenerations', () => {
     expect(bare.values![20]).toEqual(['{}']);
     expect(bare.values![21]).toEqual([null]);
     expect(bare.values![22]).toEqual(['not a date']); // left for PostgreSQL to refuse
+  });
+});
+
+describe('the rollup upserts', () => {
+  it('write every sum of the one list to both the hourly and the daily table, each added on a conflict', () => {
+    const { text } = insertGenerations([event()]);
+    const [hourly, daily] = text!.split('INSERT INTO generation_rollups').slice(1);
+    expect(hourly).toMatch(/^ AS total \(workspace_id, hour,/);
+    expect(daily).toMatch(/^_daily AS total \(workspace_id, day,/);
+    for (const [column, aggregate] of ROLLUP_SUMS) {
+      for (const upsert of [hourly!, daily!]) {
+        expect(upsert).toContain(aggregate);
+        expect(upsert).toContain(`${column} = total.${column} + excluded.${column}`);
+      }
+    }
+    expect(ROLLUP_SUMS.map(([column]) => column)).toEqual(expect.arrayContaining(['cache_hits', 'cost_avoided', 'cache_savings']));
   });
 });
 

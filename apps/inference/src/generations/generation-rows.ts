@@ -1,6 +1,49 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import type { QueryConfig } from 'pg';
 
+/** The user id of rollup rows of generations recorded without a user (the primary key has no nulls). */
+export const NIL_USER = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Each sum a rollup row keeps: its column and its aggregate over the rows the statement inserted.
+ * The hourly and the daily rollups are built from this one list, and a conflict adds each to the
+ * stored value. Savings are what a hit avoided less what it was charged at the cache price.
+ */
+export const ROLLUP_SUMS: ReadonlyArray<readonly [column: string, aggregate: string]> = [
+  ['requests', 'count(*)'],
+  ['failed_requests', "count(*) FILTER (WHERE status = 'failed')"],
+  ['streamed_requests', 'count(*) FILTER (WHERE streamed)'],
+  ['byok_requests', 'count(*) FILTER (WHERE is_byok)'],
+  ['prompt_tokens', 'sum(prompt_tokens)'],
+  ['completion_tokens', 'sum(completion_tokens)'],
+  ['reasoning_tokens', 'sum(reasoning_tokens)'],
+  ['cached_tokens', 'sum(cached_tokens)'],
+  ['cost', 'sum(cost)'],
+  ['upstream_cost', 'sum(upstream_cost)'],
+  ['byok_upstream_cost', 'COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0)'],
+  ['latency_ms', 'sum(latency_ms)'],
+  ['cache_hits', 'count(*) FILTER (WHERE cache_hit)'],
+  ['cost_avoided', 'COALESCE(sum(cost_avoided) FILTER (WHERE cache_hit), 0)'],
+  ['cache_savings', 'COALESCE(sum(cost_avoided - cost) FILTER (WHERE cache_hit), 0)'],
+];
+
+/**
+ * The upsert of one rollup table from the `inserted` rows: keyed by workspace, the time bucket,
+ * key, user, model and endpoint, written in key order so concurrent batches lock rows in one order.
+ */
+function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
+  const key = ['workspace_id', bucket, 'key_hash', 'user_id', 'model', 'provider', 'upstream_model'];
+  const groups = key.map((_column, index) => index + 1).join(', ');
+  return `INSERT INTO ${table} AS total (${[...key, ...ROLLUP_SUMS.map(([column]) => column)].join(', ')})
+    SELECT workspace_id, ${bucketOf}, key_hash, COALESCE(user_id, '${NIL_USER}'::uuid), model, provider, upstream_model,
+      ${ROLLUP_SUMS.map(([, aggregate]) => aggregate).join(', ')}
+    FROM inserted
+    GROUP BY ${groups}
+    ORDER BY ${groups}
+    ON CONFLICT (${key.join(', ')}) DO UPDATE SET
+      ${ROLLUP_SUMS.map(([column]) => `${column} = total.${column} + excluded.${column}`).join(',\n      ')}`;
+}
+
 /**
  * One INSERT of any number of generation rows, the same SQL text whatever the count: each column
  * travels as one array parameter and `unnest()` turns them back into rows (ADR 0081). Its name
@@ -10,7 +53,7 @@ import type { QueryConfig } from 'pg';
  *
  * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups:
  * a redelivered event inserts nothing and so adds nothing, and the three writes commit or fail
- * together. Rollup rows are written in key order so concurrent batches lock them in one order.
+ * together.
  *
  * `endpoints_tried` (a list per row) travels as its own array literal, cast per row; the usage
  * details as JSON text, cast to jsonb.
@@ -20,82 +63,40 @@ const INSERT_GENERATIONS = `
     INSERT INTO generations (id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens,
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
       session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
-      native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided)
+      native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided,
+      cache_discount, response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms)
     SELECT r.id, r.workspace_id, r.key_hash, r.user_id, r.model, r.provider, r.upstream_model, r.status, r.prompt_tokens,
       r.completion_tokens, r.cached_tokens, r.reasoning_tokens, r.tokens_estimated, r.cost, r.upstream_cost, r.is_byok,
       r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at, r.request_id, r.streamed,
       r.finish_reason, r.native_finish_reason, r.upstream_id, r.generation_time_ms, r.cancelled, r.service_tier,
-      r.price_version, r.cache_hit, r.cost_avoided
+      r.price_version, r.cache_hit, r.cost_avoided, r.cache_discount, r.response_cache_source_id, r.preset_id, r.router,
+      r.num_media_prompt, r.num_input_audio_prompt, r.moderation_latency_ms
     FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::"GenerationStatus"[],
       $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::numeric[], $15::numeric[], $16::bool[], $17::int[],
       $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[], $24::text[], $25::bool[],
       $26::text[], $27::text[], $28::text[], $29::int[], $30::bool[], $31::text[],
-      $32::int[], $33::bool[], $34::numeric[])
+      $32::int[], $33::bool[], $34::numeric[], $35::numeric[], $36::text[], $37::text[], $38::text[], $39::int[], $40::int[],
+      $41::int[])
       AS r(id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
         cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
         attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
-        upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided)
+        upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided, cache_discount,
+        response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms)
     ON CONFLICT DO NOTHING
     RETURNING workspace_id, key_hash, user_id, model, provider, upstream_model, status, streamed, is_byok, prompt_tokens,
-      completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at
+      completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at, cache_hit, cost_avoided
   ),
   hourly AS (
-    INSERT INTO generation_rollups AS total (workspace_id, hour, key_hash, user_id, model, provider, upstream_model, requests,
-      failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
-      cost, upstream_cost, byok_upstream_cost, latency_ms)
-    SELECT workspace_id, date_trunc('hour', created_at, 'UTC'), key_hash,
-      COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
-      count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
-      sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
-      sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
-    FROM inserted
-    GROUP BY 1, 2, 3, 4, 5, 6, 7
-    ORDER BY 1, 2, 3, 4, 5, 6, 7
-    ON CONFLICT (workspace_id, hour, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
-      requests = total.requests + excluded.requests,
-      failed_requests = total.failed_requests + excluded.failed_requests,
-      streamed_requests = total.streamed_requests + excluded.streamed_requests,
-      byok_requests = total.byok_requests + excluded.byok_requests,
-      prompt_tokens = total.prompt_tokens + excluded.prompt_tokens,
-      completion_tokens = total.completion_tokens + excluded.completion_tokens,
-      reasoning_tokens = total.reasoning_tokens + excluded.reasoning_tokens,
-      cached_tokens = total.cached_tokens + excluded.cached_tokens,
-      cost = total.cost + excluded.cost,
-      upstream_cost = total.upstream_cost + excluded.upstream_cost,
-      byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
-      latency_ms = total.latency_ms + excluded.latency_ms
+    ${rollupUpsert('generation_rollups', 'hour', "date_trunc('hour', created_at, 'UTC')")}
     RETURNING 1
   )
-  INSERT INTO generation_rollups_daily AS total (workspace_id, day, key_hash, user_id, model, provider, upstream_model, requests,
-    failed_requests, streamed_requests, byok_requests, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
-    cost, upstream_cost, byok_upstream_cost, latency_ms)
-  SELECT workspace_id, (created_at AT TIME ZONE 'UTC')::date, key_hash,
-    COALESCE(user_id, '00000000-0000-0000-0000-000000000000'::uuid), model, provider, upstream_model,
-    count(*), count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE streamed), count(*) FILTER (WHERE is_byok),
-    sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
-    sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
-  FROM inserted
-  GROUP BY 1, 2, 3, 4, 5, 6, 7
-  ORDER BY 1, 2, 3, 4, 5, 6, 7
-  ON CONFLICT (workspace_id, day, key_hash, user_id, model, provider, upstream_model) DO UPDATE SET
-    requests = total.requests + excluded.requests,
-    failed_requests = total.failed_requests + excluded.failed_requests,
-    streamed_requests = total.streamed_requests + excluded.streamed_requests,
-    byok_requests = total.byok_requests + excluded.byok_requests,
-    prompt_tokens = total.prompt_tokens + excluded.prompt_tokens,
-    completion_tokens = total.completion_tokens + excluded.completion_tokens,
-    reasoning_tokens = total.reasoning_tokens + excluded.reasoning_tokens,
-    cached_tokens = total.cached_tokens + excluded.cached_tokens,
-    cost = total.cost + excluded.cost,
-    upstream_cost = total.upstream_cost + excluded.upstream_cost,
-    byok_upstream_cost = total.byok_upstream_cost + excluded.byok_upstream_cost,
-    latency_ms = total.latency_ms + excluded.latency_ms`;
+  ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}`;
 
-/** The statement and its 34 array parameters for these events (any number of them). */
+/** The statement and its 41 array parameters for these events (any number of them). */
 export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {
   // Rows in id order: two replicas inserting overlapping batches then lock the same keys in the same order (no deadlock).
   const events = [...unordered].sort((a, b) => (a.generationId < b.generationId ? -1 : a.generationId > b.generationId ? 1 : 0));
-  const columns: unknown[][] = Array.from({ length: 34 }, () => new Array<unknown>(events.length));
+  const columns: unknown[][] = Array.from({ length: 41 }, () => new Array<unknown>(events.length));
   for (let row = 0; row < events.length; row++) {
     const event = events[row]!;
     columns[0]![row] = event.generationId;
@@ -132,6 +133,13 @@ export function insertGenerations(unordered: readonly UsageRecordedEvent[]): Que
     columns[31]![row] = event.priceVersion ?? null;
     columns[32]![row] = event.cacheHit === true;
     columns[33]![row] = event.costAvoided ?? null;
+    columns[34]![row] = event.cacheDiscount ?? null;
+    columns[35]![row] = event.responseCacheSourceId ?? null;
+    columns[36]![row] = event.presetId ?? null;
+    columns[37]![row] = event.router ?? null;
+    columns[38]![row] = event.numMediaPrompt ?? null;
+    columns[39]![row] = event.numInputAudioPrompt ?? null;
+    columns[40]![row] = event.moderationLatencyMs ?? null;
   }
   return { name: 'inference_insert_generations_and_rollups', text: INSERT_GENERATIONS, values: columns };
 }

@@ -31,6 +31,13 @@ const row: GenerationRow = {
   endpoints_tried: ['simulator-down/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'],
   usage_details: { completion_image_tokens: 3 },
   created_at: new Date('2026-11-28T10:00:00.000Z'),
+  cache_discount: '-0.000000525000',
+  response_cache_source_id: 'gen-source-1',
+  preset_id: '6f1c2a4e-1b2c-4d3e-8f4a-1234567890ab',
+  router: 'openrouter/auto',
+  num_media_prompt: 2,
+  num_input_audio_prompt: 1,
+  moderation_latency_ms: 41,
 };
 
 describe('toGenerationView', () => {
@@ -63,6 +70,32 @@ describe('toGenerationView', () => {
       { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: null },
       { provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: 200, is_byok: false },
     ]);
+  });
+
+  it('answers the request details the row records, and null where an older row has none', () => {
+    expect(toGenerationView(row, 'completions')).toMatchObject({
+      cache_discount: -0.000000525,
+      response_cache_source_id: 'gen-source-1',
+      preset_id: '6f1c2a4e-1b2c-4d3e-8f4a-1234567890ab',
+      router: 'openrouter/auto',
+      num_media_prompt: 2,
+      num_input_audio_prompt: 1,
+      moderation_latency: 41,
+    });
+    const older = toGenerationView(
+      {
+        ...row,
+        cache_discount: null,
+        response_cache_source_id: null,
+        preset_id: null,
+        router: null,
+        num_media_prompt: null,
+        num_input_audio_prompt: null,
+        moderation_latency_ms: null,
+      },
+      'completions',
+    );
+    expect(older).toMatchObject({ cache_discount: null, preset_id: null, router: null, num_media_prompt: null, moderation_latency: null });
   });
 
   it('gives a failed generation no 200, and a row without attempts its answering endpoint', () => {

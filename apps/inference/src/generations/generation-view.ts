@@ -30,11 +30,19 @@ export interface GenerationRow {
   endpoints_tried: string[];
   usage_details: Record<string, number> | null;
   created_at: Date;
+  cache_discount: string | null;
+  response_cache_source_id: string | null;
+  preset_id: string | null;
+  router: string | null;
+  num_media_prompt: number | null;
+  num_input_audio_prompt: number | null;
+  moderation_latency_ms: number | null;
 }
 
 /**
  * The row in `@openrouter/sdk`'s generation shape. What the row does not record is null (the
  * SDK types allow it), never a guess; `api_type` comes from the catalog's kind of the model.
+ * Rows written before a column existed read null there.
  */
 export function toGenerationView(row: GenerationRow, apiType: GenerationView['api_type']): GenerationView {
   const cost = Number(row.cost);
@@ -46,7 +54,7 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     total_cost: cost,
     usage: cost,
     upstream_inference_cost: Number(row.upstream_cost),
-    cache_discount: null,
+    cache_discount: row.cache_discount === null ? null : Number(row.cache_discount),
     is_byok: row.is_byok,
     provider_name: row.provider,
     provider_responses: providerResponses(row),
@@ -57,27 +65,27 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     native_tokens_reasoning: row.reasoning_tokens,
     native_tokens_cached: row.cached_tokens,
     native_tokens_completion_images: row.usage_details?.completion_image_tokens ?? null,
-    num_media_prompt: null,
+    num_media_prompt: row.num_media_prompt,
     num_media_completion: null,
-    num_input_audio_prompt: null,
+    num_input_audio_prompt: row.num_input_audio_prompt,
     num_search_results: null,
     num_fetches: null,
     web_search_engine: null,
     latency: row.latency_ms,
     generation_time: row.generation_time_ms,
-    moderation_latency: null,
+    moderation_latency: row.moderation_latency_ms,
     streamed: row.streamed,
     cancelled: row.cancelled,
     finish_reason: row.finish_reason,
     native_finish_reason: row.native_finish_reason,
     upstream_id: row.upstream_id,
-    preset_id: null,
-    router: null,
+    preset_id: row.preset_id,
+    router: row.router,
     service_tier: row.service_tier,
     api_type: apiType,
     session_id: row.session_id,
     request_id: row.request_id,
-    response_cache_source_id: null,
+    response_cache_source_id: row.response_cache_source_id,
     app_id: null,
     external_user: null,
     http_referer: null,

@@ -26,6 +26,9 @@ import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesReques
 import { nativeBetas } from './native-body.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
+import { ContentLog } from '../content/content-log.service.js';
+import { streamedContent } from '../content/generation-content.js';
+import type { KeptText } from '../content/kept-text.js';
 
 /** The opened upstream stream of the answering attempt, in its own format. */
 type OpenedSource =
@@ -41,6 +44,8 @@ interface StreamRun {
   /** What the answering endpoint could not take and was left out (message_start's `gateway_warnings`). */
   warnings: string[];
   emit: (event: MessageEvent) => void;
+  /** The answer's text as it streams, for a workspace that logs content. */
+  kept?: KeptText;
 }
 
 /**
@@ -60,6 +65,7 @@ export class MessagesStreamService {
     private readonly accounting: GenerationAccounting,
     private readonly cancellations: StreamCancellations,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -88,6 +94,7 @@ export class MessagesStreamService {
       serviceMetadata: request.serviceMetadata ? this.accounting.metadata(prepared.plan, tracker) : undefined,
       warnings: opened.kind === 'chat' ? opened.warnings : nativeWarnings(forms),
       emit: (event) => emitFrame(frameOf(event)),
+      kept: await this.contentLog.keeper(request.principal),
     };
     if (opened.kind === 'native') await this.relayNative(run, opened);
     else await this.translateChunks(run, opened);
@@ -132,6 +139,7 @@ export class MessagesStreamService {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         const event = next.value as MessageEvent;
         tally.add(event);
+        if (run.kept) keepNative(run.kept, event);
         if (event.type === 'message_start') {
           const upstreamId = (event.message as { id?: unknown } | undefined)?.id;
           if (typeof upstreamId === 'string') ending.upstreamId = upstreamId;
@@ -168,6 +176,7 @@ export class MessagesStreamService {
   /** An OpenAI-format endpoint's chunks as Messages events. */
   private async translateChunks(run: StreamRun, opened: OpenedStream<StreamEvent>): Promise<void> {
     const tally = new StreamTally();
+    tally.kept = run.kept;
     const blocks = new ChunksToMessageEvents();
     const promptEstimate = estimatePromptTokens(run.prepared.body.messages);
     run.emit({
@@ -224,9 +233,24 @@ export class MessagesStreamService {
       usage,
       status,
       sessionId: run.prepared.sessionId,
+      request: run.prepared.facts,
       streamed: true,
       finish,
+      content: run.kept && streamedContent(run.prepared.body.messages, run.kept),
     });
+  }
+}
+
+/** The text and thinking of an Anthropic stream's content blocks (as the stored completion and reasoning). */
+function keepNative(kept: KeptText, event: MessageEvent): void {
+  if (event.type === 'content_block_start') {
+    const block = event.content_block as { type?: unknown; text?: unknown; thinking?: unknown } | undefined;
+    if (block?.type === 'text') kept.add(block.text);
+    else if (block?.type === 'thinking') kept.add(undefined, block.thinking);
+  } else if (event.type === 'content_block_delta') {
+    const delta = event.delta as { type?: unknown; text?: unknown; thinking?: unknown } | undefined;
+    if (delta?.type === 'text_delta') kept.add(delta.text);
+    else if (delta?.type === 'thinking_delta') kept.add(undefined, delta.thinking);
   }
 }
 

@@ -98,6 +98,7 @@ export class MessagesService {
       usage: result.usage,
       status: 'succeeded',
       sessionId: prepared.sessionId,
+      request: prepared.facts,
       finish: result.finish,
       content: () => ({ input: { messages: Array.isArray(prepared.body.messages) ? prepared.body.messages : [] }, output: result.output }),
     });

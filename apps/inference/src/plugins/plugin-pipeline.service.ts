@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError } from '@gw/errors';
 import type { AnnotationView, ChatUsageView, Principal, ResolvedByokCredential, ServiceMetadataView } from '@gw/contracts';
 import { CatalogService } from '../catalog/catalog.service.js';
+import { promptMediaOf } from '../usage/request-facts.js';
 import type { PreparedChat } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
@@ -43,6 +44,8 @@ export interface PluginSession {
   compression?: Compression;
   /** Who the plugins' own model calls are for (set by prepareInput). */
   caller?: PluginCallContext;
+  /** Milliseconds the moderation plugin took on the input. */
+  moderationLatencyMs?: number;
 }
 
 /** Who the plugins' own model calls are made for. */
@@ -132,7 +135,11 @@ export class PluginPipeline {
     };
     if (!hasPlugins(plan)) return body;
     let messages = (body.messages as Json[] | undefined) ?? [];
-    if (plan.moderation) await moderate(this.modelCall(session, context), this.moderationModel, messages, 'input');
+    if (plan.moderation) {
+      const started = performance.now();
+      await moderate(this.modelCall(session, context), this.moderationModel, messages, 'input');
+      session.moderationLatencyMs = Math.round(performance.now() - started);
+    }
     if (plan.fileParser && hasFiles(messages)) {
       const readFiles = plan.fileParser.engine === 'text' || (plan.fileParser.engine === 'auto' && !this.allRead(context.route, 'file'));
       if (readFiles)
@@ -326,7 +333,7 @@ export class PluginPipeline {
       if (options.maxTokens) body.max_completion_tokens = options.maxTokens;
       if (options.responseFormat) body.response_format = options.responseFormat;
       const route = this.router.plan({ principal: context.principal, body, credentials: context.credentials });
-      const prepared: PreparedChat = { body, plan: route, base: { signal: context.signal } };
+      const prepared: PreparedChat = { body, plan: route, base: { signal: context.signal }, facts: promptMediaOf(messages) };
       const { result, attempt, tracker } = await this.calls.complete(prepared, 'chat');
       const charge = await this.accounting.settle({
         generationId: newGenerationId(),

@@ -62,6 +62,9 @@ describe('inference schema against its migrations', () => {
       upstreamCost: new Prisma.Decimal('12.000000000001'),
       byokUpstreamCost: new Prisma.Decimal('4.5'),
       latencyMs: 99n,
+      cacheHits: 2n,
+      costAvoided: new Prisma.Decimal('0.000000000007'),
+      cacheSavings: new Prisma.Decimal('0.000000000005'),
     };
     await prisma.generationRollup.create({ data: rollup });
     const { workspaceId, hour, keyHash, userId, model, provider, upstreamModel } = rollup;

@@ -46,17 +46,17 @@ export class PresetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The body unchanged when it names no preset, else the body with the preset applied;
-   * `variables` fill the system prompt's `{{name}}` placeholders (a Responses stored prompt).
+   * The body unchanged when it names no preset, else the body with the preset applied and the
+   * preset's id; `variables` fill the system prompt's `{{name}}` placeholders (a Responses stored prompt).
    */
   async apply(
     workspaceId: string,
     body: Record<string, unknown>,
     variables?: Readonly<Record<string, string>>,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<{ body: Record<string, unknown>; presetId?: string }> {
     const reference = presetReferenceOf(body);
-    if (!reference) return body;
+    if (!reference) return { body };
     const preset = await this.cache.fetch(`${workspaceId}/${reference.slug}`, { workspaceId, slug: reference.slug });
-    return applyPreset(body, reference, preset!, variables);
+    return { body: applyPreset(body, reference, preset!, variables), presetId: preset!.presetId };
   }
 }

@@ -192,7 +192,7 @@ export class ResponseCache implements OnModuleDestroy {
   /** The request after its preset, its controls and its key; undefined when it is not cached. */
   private async plan(request: CachedRequest, door: CacheDoor, streamed: boolean): Promise<Plan | undefined> {
     const { workspaceId } = request.principal;
-    const body = await this.presets.apply(workspaceId, request.body);
+    const { body } = await this.presets.apply(workspaceId, request.body);
     const decision = decide(controlsOf(request.cache, body, request.principal.responseCacheTtlSeconds), body, this.settings);
     if (!decision) return undefined;
     return { ...decision, door, workspaceId, key: cacheKeyOf(door, streamed, body) };
@@ -320,6 +320,7 @@ function hitEvent(
     endpointsTried: [],
     cacheHit: true,
     costAvoided: avoided.toFixed(),
+    responseCacheSourceId: generation.id,
   };
   const details = usageDetailsOf(usage);
   if (details) event.usageDetails = details;

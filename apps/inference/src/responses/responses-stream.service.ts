@@ -22,6 +22,8 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 import { toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
+import { ContentLog } from '../content/content-log.service.js';
+import { chatContent, streamedContent } from '../content/generation-content.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -42,6 +44,7 @@ export class ResponsesStreamService {
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,
+    private readonly contentLog: ContentLog,
   ) {}
 
   stream(request: ChatStreamRequest): Observable<string> {
@@ -92,8 +95,10 @@ export class ResponsesStreamService {
               usage: plugin.usage,
               status: 'succeeded',
               sessionId: prepared.sessionId,
+              request: prepared.facts,
               toolCost: cost,
               streamed: true,
+              content: () => chatContent(step.body.messages, step.completion),
             });
             return { charge, extra: plugin.usage };
           },
@@ -133,6 +138,7 @@ export class ResponsesStreamService {
     writer.start(extras, upstreamBody ? { debug: { echo_upstream_body: upstreamBody } } : {});
 
     const tally = new StreamTally();
+    const kept = (tally.kept = await this.contentLog.keeper(principal));
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     const settle = async (status: 'succeeded' | 'failed') => {
       const charged = this.plugins.takeToolCharges(prepared.plugins, tally.usage(prepared.body));
@@ -144,9 +150,11 @@ export class ResponsesStreamService {
         usage: charged.usage,
         status,
         sessionId: prepared.sessionId,
+        request: prepared.facts,
         toolCost: charged.toolCost,
         streamed: true,
         finish: tally.finish(),
+        content: kept && streamedContent(prepared.body.messages, kept),
       });
       const usage = stepUsage(charged.usage, charge);
       const extra = prepared.plugins?.extraUsage ?? [];

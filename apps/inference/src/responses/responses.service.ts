@@ -90,8 +90,10 @@ export class ResponsesService {
               usage: plugin.usage,
               status: 'succeeded',
               sessionId: prepared.sessionId,
+              request: prepared.facts,
               toolCost: cost,
               finish: finishOfCompletion(step.completion),
+              content: () => chatContent(step.body.messages, step.completion),
             });
             return { charge, extra: stepUsage(plugin.usage, charge) };
           },
@@ -118,6 +120,7 @@ export class ResponsesService {
           usage: charged.usage,
           status: 'succeeded',
           sessionId: prepared.sessionId,
+          request: prepared.facts,
           toolCost: charged.toolCost,
           finish: finishOfCompletion(completion),
           content: () => chatContent(body.messages, completion),

@@ -10,11 +10,12 @@ import { sourcesOf, type ExecutedCall, type ServerToolRunner } from './server-to
 
 type Json = Record<string, unknown>;
 
-/** One model call of the loop, as the route executor returned it. */
+/** One model call of the loop, as the route executor returned it, and the body it was called with. */
 export interface ModelStep {
   completion: NormalizedCompletion;
   attempt: RouteAttempt;
   tracker: AttemptTracker;
+  body: Json;
 }
 
 /** A model call of the loop after its server tools ran and it was priced (one generation). */
@@ -36,7 +37,7 @@ export interface LoopInput<Extra> {
   runner: ServerToolRunner;
   signal?: AbortSignal;
   /** One model call with this body. */
-  call: (body: Json, stepNumber: number) => Promise<ModelStep>;
+  call: (body: Json, stepNumber: number) => Promise<Omit<ModelStep, 'body'>>;
   /** Prices and records the step as one generation (its usage carries the server tool counts; `toolCost` is added to its charge). */
   settle: (step: ModelStep, usage: NormalizedUsage, toolCost: Prisma.Decimal) => Promise<{ charge: Charge; extra: Extra }>;
   /** Told each executed server tool call as it completes (streaming shows them). */
@@ -62,7 +63,7 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
   for (let stepNumber = 1; ; stepNumber++) {
     const body: Json = { ...input.body, messages };
     if (finalTurn) body.tool_choice = 'none';
-    const step = await input.call(body, stepNumber);
+    const step: ModelStep = { ...(await input.call(body, stepNumber)), body };
     const choice = step.completion.choices[0];
     const calls = choice?.message.tool_calls ?? [];
     const serverCalls = calls.filter((call) => plan.tools.has(call.function.name));

@@ -5,6 +5,7 @@ import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { chargeFor, type Charge } from '../pricing/charge.js';
 import { computeCost } from '../pricing/cost.js';
+import type { EndpointPricing } from '../catalog/catalog.service.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.service.js';
@@ -18,6 +19,7 @@ import { ResponseCacheCaptures } from '../response-cache/cache-captures.js';
 import type { GenerationFinish } from './generation-finish.js';
 import { ContentLog } from '../content/content-log.service.js';
 import type { GenerationContentDraft } from '../content/generation-content.js';
+import type { RequestFacts } from './request-facts.js';
 
 export interface SettleInput {
   generationId: string;
@@ -37,6 +39,8 @@ export interface SettleInput {
   content?: () => GenerationContentDraft;
   /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
+  /** What the request tells about itself (preset, router, media counts, moderation time). */
+  request?: RequestFacts;
 }
 
 /**
@@ -64,7 +68,8 @@ export class GenerationAccounting {
 
   async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
-    const modelCharge = chargeFor(computeCost(attempt.endpoint.pricing, usage), attempt.credential.kind === 'byok', this.byokFeeRate);
+    const cost = computeCost(attempt.endpoint.pricing, usage);
+    const modelCharge = chargeFor(cost, attempt.credential.kind === 'byok', this.byokFeeRate);
     const charge =
       input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
     const latencyMs = tracker.elapsedMs();
@@ -103,6 +108,8 @@ export class GenerationAccounting {
       generationTimeMs: answering ? Math.max(0, Math.round(performance.now() - answering.startedAt)) : undefined,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
       reservationId: this.holds.settle(input.principal, charge.charged),
+      cacheDiscount: cacheDiscountOf(attempt.endpoint.pricing, usage, cost.total),
+      request: input.request,
     });
     // Stored before the answer leaves, so it can be read back at once; never fails the answer.
     if (input.content) await this.contentLog.capture(input.principal, input.generationId, input.content);
@@ -112,4 +119,13 @@ export class GenerationAccounting {
   metadata(plan: PlannedRoute, tracker: AttemptTracker): ServiceMetadataView {
     return buildServiceMetadata(plan, tracker, this.region);
   }
+}
+
+/**
+ * What provider prompt caching took off the catalog price of the prompt: the same tokens at the
+ * full prompt price, less what they cost (negative when cache writes cost more than reads saved).
+ */
+export function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal): Prisma.Decimal {
+  if (usage.cachedTokens === 0 && !usage.cacheWriteTokens) return new Prisma.Decimal(0);
+  return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }).total.sub(cost);
 }

@@ -10,6 +10,7 @@ import type { Charge } from '../pricing/charge.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import type { GenerationFinish } from './generation-finish.js';
+import type { RequestFacts } from './request-facts.js';
 import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
 import { UsageOutbox, type UsageOutboxStats } from './usage-outbox.js';
 import { currentIdempotentRun } from '../idempotency/idempotent-run.js';
@@ -41,6 +42,9 @@ export interface GenerationOutcome {
   endpointsTried?: string[];
   /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
   reservationId?: string;
+  /** What provider prompt caching took off the catalog price. */
+  cacheDiscount?: { toFixed(): string };
+  request?: RequestFacts;
 }
 
 /**
@@ -204,6 +208,15 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;
   if (outcome.reservationId) event.reservationId = outcome.reservationId;
+  if (outcome.cacheDiscount) event.cacheDiscount = outcome.cacheDiscount.toFixed();
+  const request = outcome.request;
+  if (request) {
+    if (request.presetId) event.presetId = request.presetId.slice(0, 64);
+    if (request.router) event.router = request.router.slice(0, 64);
+    event.numMediaPrompt = request.numMediaPrompt;
+    event.numInputAudioPrompt = request.numInputAudioPrompt;
+    if (request.moderationLatencyMs !== undefined) event.moderationLatencyMs = request.moderationLatencyMs;
+  }
   if (outcome.endpointsTried) {
     event.attempts = outcome.endpointsTried.length;
     event.endpointsTried = outcome.endpointsTried;

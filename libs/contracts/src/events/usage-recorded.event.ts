@@ -19,6 +19,9 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
+/** A decimal that may be negative (a prompt-cache write can cost more than it saves). */
+export const SIGNED_DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
+
 /** A W3C `traceparent` (version 00): version, trace id, parent span id, flags. */
 export const TRACEPARENT_PATTERN = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
 
@@ -233,6 +236,46 @@ export class UsageRecordedEvent {
   @IsOptional()
   @Matches(DECIMAL_STRING)
   costAvoided?: string;
+
+  /** On a cache hit, the generation whose stored answer it replayed. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  responseCacheSourceId?: string;
+
+  /** What provider prompt caching took off the catalog price (cache reads less the extra of cache writes); may be negative. */
+  @IsOptional()
+  @Matches(SIGNED_DECIMAL_STRING)
+  cacheDiscount?: string;
+
+  /** The preset the request named (its id), when it named one. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  presetId?: string;
+
+  /** The router that chose the model (`openrouter/auto`), when one did. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  router?: string;
+
+  /** Images, files and videos in the request's messages; audio inputs apart. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numMediaPrompt?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numInputAudioPrompt?: number;
+
+  /** Milliseconds the moderation plugin took on the input, when it ran. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  moderationLatencyMs?: number;
 }
 
 /**

@@ -34,6 +34,10 @@ export const ANALYTICS_METRICS = {
   avg_latency: { label: 'Average latency (ms)', format: 'latency', rate: true },
   avg_cost: { label: 'Average spend per request', format: 'currency', rate: true },
   error_rate: { label: 'Error rate', format: 'percent', rate: true },
+  // Beyond the SDK's list: what the response cache saved (hits are billed at the cache price).
+  response_cache_hits: { label: 'Response cache hits', format: 'number', rate: false },
+  response_cache_cost_avoided: { label: 'Cost the response cache avoided', format: 'currency', rate: false },
+  response_cache_savings: { label: 'Response cache savings (avoided less the cache price)', format: 'currency', rate: false },
 } as const;
 export type AnalyticsMetric = keyof typeof ANALYTICS_METRICS;
 export const ANALYTICS_METRIC_NAMES = Object.keys(ANALYTICS_METRICS) as AnalyticsMetric[];
@@ -207,5 +211,9 @@ export interface ActivityItemView {
   prompt_tokens: number;
   completion_tokens: number;
   reasoning_tokens: number;
+  /** Not in the SDK's ActivityItem (its parser drops it; raw JSON has it): generations answered from the response cache. */
+  response_cache_hits: number;
+  /** Not in the SDK's ActivityItem: what those hits avoided less what they were charged at the cache price. */
+  response_cache_savings: number;
   workspace_id?: string;
 }

@@ -1,0 +1,29 @@
+/** What a request tells about itself that each of its generations records (fields of `GET /v1/generation`). */
+export interface RequestFacts {
+  /** The preset the request named. */
+  presetId?: string;
+  /** The router that chose the model (`openrouter/auto`). */
+  router?: string;
+  /** Images, files and videos in the messages as the client sent them. */
+  numMediaPrompt: number;
+  numInputAudioPrompt: number;
+  /** The moderation plugin's time on the input. */
+  moderationLatencyMs?: number;
+}
+
+const MEDIA_PARTS = new Set(['image_url', 'file', 'video_url']);
+
+/** The media and audio parts of chat messages (the internal form every front door translates to). */
+export function promptMediaOf(messages: unknown): Pick<RequestFacts, 'numMediaPrompt' | 'numInputAudioPrompt'> {
+  let media = 0;
+  let audio = 0;
+  for (const message of Array.isArray(messages) ? (messages as Array<{ content?: unknown }>) : []) {
+    if (!Array.isArray(message?.content)) continue;
+    for (const part of message.content as Array<{ type?: unknown } | null>) {
+      if (typeof part?.type !== 'string') continue;
+      if (MEDIA_PARTS.has(part.type)) media++;
+      else if (part.type === 'input_audio') audio++;
+    }
+  }
+  return { numMediaPrompt: media, numInputAudioPrompt: audio };
+}
