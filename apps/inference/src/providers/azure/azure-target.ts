@@ -7,7 +7,7 @@ export interface AzureTarget {
   url: string;
   headers: Record<string, string>;
   deployment: string;
-  /** The URL comes from a workspace's credential: connect only to public addresses. */
+  /** The URL comes from a workspace (its credential or its own endpoint): connect only to public addresses. */
   tenantEndpoint: boolean;
 }
 
@@ -64,5 +64,10 @@ export function azureTarget(
   const url = provider.apiVersion
     ? `${base}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${encodeURIComponent(provider.apiVersion)}`
     : `${base}/openai/v1/${operation}`;
-  return { url, headers: { 'api-key': byok?.apiKey ?? provider.apiKey }, deployment, tenantEndpoint: byok?.endpoint !== undefined };
+  return {
+    url,
+    headers: { 'api-key': byok?.apiKey ?? provider.apiKey },
+    deployment,
+    tenantEndpoint: byok?.endpoint !== undefined || endpoint.tenant === true,
+  };
 }
