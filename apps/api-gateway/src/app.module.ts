@@ -31,6 +31,7 @@ import { AuditLogsController } from './audit/audit-logs.controller.js';
 import { GuardrailsController } from './guardrails/guardrails.controller.js';
 import { OrganizationController } from './workspaces/organization.controller.js';
 import { WorkspacesController } from './workspaces/workspaces.controller.js';
+import { WorkspaceModelsController } from './workspace-models/workspace-models.controller.js';
 import { GenerateContentController } from './gemini/generate-content.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
@@ -65,6 +66,7 @@ export class AppModule {
         HealthController,
         KeysController,
         ByokController,
+        WorkspaceModelsController,
         ChatController,
         MessagesController,
         GenerateContentController,

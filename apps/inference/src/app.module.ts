@@ -62,6 +62,7 @@ import { ServerToolRunner } from './server-tools/server-tool-runner.service.js';
 import { PluginPipeline } from './plugins/plugin-pipeline.service.js';
 import { ByokCredentialsService } from './resolution/byok-credentials.service.js';
 import { PresetsService } from './resolution/presets.service.js';
+import { EndpointCooldowns } from './routing/endpoint-cooldowns.service.js';
 import { ProviderRouter } from './routing/provider-router.service.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 import { GenerationAccounting } from './usage/generation-accounting.service.js';
@@ -140,6 +141,7 @@ export class AppModule {
         ResponsesPreparation,
         ResponsesService,
         ResponsesStreamService,
+        EndpointCooldowns,
         ProviderRouter,
         PresetsService,
         ByokCredentialsService,

@@ -150,6 +150,18 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   @Min(1)
   ROUTING_SESSION_TTL_SECONDS: number = 1_800;
 
+  /** How long an endpoint that failed three times in a row on a replica is tried last, on every replica. */
+  @IsInt()
+  @Min(1)
+  @Max(3_600)
+  ENDPOINT_COOLDOWN_SECONDS: number = 30;
+
+  /** How often each replica re-reads the shared endpoint cooldowns from Redis (events bring them at once; this catches a missed one). */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  ENDPOINT_COOLDOWN_SYNC_MS: number = 2_000;
+
   /** Usage events waiting for their JetStream ack; past this, new events are dropped (logged, counted). */
   @IsInt()
   @Min(100)

@@ -15,6 +15,7 @@ import { KeysModule } from './keys/keys.module.js';
 import { PresetsModule } from './presets/presets.module.js';
 import { SpendModule } from './spend/spend.module.js';
 import { UsageModule } from './usage/usage.module.js';
+import { WorkspaceModelsModule } from './workspace-models/workspace-models.module.js';
 import { WorkspacesModule } from './workspaces/workspaces.module.js';
 
 /** The validated environment, visible to every feature module. */
@@ -54,6 +55,7 @@ export class AppModule {
         UsageModule,
         SpendModule,
         WorkspacesModule,
+        WorkspaceModelsModule,
         GuardrailsModule,
         AuditModule,
       ],

@@ -58,6 +58,7 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     m.workspacesCall,
     m.guardrailsCall,
     m.auditLogList,
+    m.workspaceModelsCall,
   ].map((subject) => ({
     subject,
     server: 'management' as const,
@@ -193,6 +194,7 @@ export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.catalogChanged, publishers: ['inference'], subscribers: ['inference'] },
+  { subject: EVENTS.endpointCooled, publishers: ['inference'], subscribers: ['inference'] },
   { subject: EVENTS.streamCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
   { subject: EVENTS.streamCredit, publishers: ['api-gateway'], subscribers: ['inference'] },
 ];

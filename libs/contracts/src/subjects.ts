@@ -40,6 +40,8 @@ export const SUBJECTS = {
     workspacesCall: 'management.workspaces.call',
     guardrailsCall: 'management.guardrails.call',
     auditLogList: 'management.audit-log.list',
+    /** A workspace's own models (issue 30 item 4): list, get, put, delete in the payload. */
+    workspaceModelsCall: 'management.workspace-models.call',
     /** The web console's sign-in: a session key for the user linked to an OIDC subject, and its end. */
     consoleSessionOpen: 'management.console.session.open',
     consoleSessionEnd: 'management.console.session.end',
@@ -153,6 +155,8 @@ export const EVENTS = {
   streamCredit: 'events.inference.stream.credit.>',
   /** Inference -> every inference replica: catalog version N is stored; a replica behind loads it. */
   catalogChanged: 'events.catalog.changed',
+  /** Inference -> every inference replica: an endpoint is cooled down (failing, or its provider asked to wait) until a time. */
+  endpointCooled: 'events.routing.endpoint-cooled',
   /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
   internsDeleted: 'events.interns.deleted',
   /** Batch -> every batch replica: a batch was submitted, cancelled or started, or lines given back (ADR 0083). */

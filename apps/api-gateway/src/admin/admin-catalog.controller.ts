@@ -183,6 +183,18 @@ export class AdminCatalogController {
     return this.change(request, 'delete_model', { id: modelId(id), dryRun, ifMatch });
   }
 
+  @Get('endpoints/*')
+  @Doc(
+    "One endpoint's health: its cooldown (shared by every replica), the answering replica's recent failures, and the models using it",
+    'The path is `{provider}/{upstream model}`; the upstream model may hold slashes.',
+  )
+  @ApiParam({ name: 'path', description: '`{provider}/{upstream model}`', schema: { type: 'string' } })
+  @Answers(200, 'CatalogEndpointAnswer', 'The endpoint')
+  @Fails({ 404: 'No model of the catalog uses this endpoint' })
+  endpoint(@Req() request: OperatorRequest, @Param('*') id: string | string[]): Promise<unknown> {
+    return this.read(request, 'endpoint', { id: modelId(id) });
+  }
+
   private read(request: OperatorRequest, view: CatalogReadView, options: { id?: string; version?: number } = {}): Promise<unknown> {
     return this.rpc.send(AdminCatalogRead, { operator: request.operator!, view, ...definedOnly(options) });
   }

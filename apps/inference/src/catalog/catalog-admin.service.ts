@@ -6,12 +6,16 @@ import type {
   CatalogDocumentView,
   CatalogEntriesView,
   CatalogStateView,
+  EndpointDetailView,
   EndpointStateView,
   CatalogVersionListView,
   CatalogVersionView,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import type { EndpointHealthEntry } from '../routing/endpoint-health.js';
 import { ProviderRouter } from '../routing/provider-router.service.js';
+import { endpointKeyOf } from '../routing/route-types.js';
+import { CatalogService } from './catalog.service.js';
 import { applyCatalogChange, validateCatalogDocument } from './catalog-edits.js';
 import { diffCatalogs } from './catalog-diff.js';
 import { canonicalCatalogText, type CatalogDocument } from './catalog.loader.js';
@@ -32,6 +36,7 @@ export class CatalogAdmin {
     private readonly store: CatalogVersionsStore,
     private readonly sync: CatalogSync,
     private readonly router: ProviderRouter,
+    private readonly catalog: CatalogService,
   ) {}
 
   async read(request: AdminCatalogReadRequest): Promise<unknown> {
@@ -50,6 +55,8 @@ export class CatalogAdmin {
         return versionView(await this.stored(request.version ?? 0));
       case 'state':
         return { ...this.sync.state(), endpoints: this.endpointHealth() } satisfies CatalogStateView;
+      case 'endpoint':
+        return this.endpoint(request.id ?? '');
     }
   }
 
@@ -113,14 +120,27 @@ export class CatalogAdmin {
   }
 
   private endpointHealth(): EndpointStateView[] {
-    return [...this.router.health.endpoints()].map((entry) => ({
-      endpoint: entry.endpointKey,
-      healthy: entry.healthy,
-      consecutive_failures: entry.consecutiveFailures,
-      cooling_for_ms: entry.coolingForMs,
-      ...(entry.latencyMs === undefined ? {} : { latency_ms: Math.round(entry.latencyMs) }),
-      ...(entry.throughput === undefined ? {} : { throughput: entry.throughput }),
-    }));
+    return [...this.router.health.endpoints()].map(endpointStateView);
+  }
+
+  /** One endpoint of the served catalog with its health here (its cooldown is every replica's). */
+  private endpoint(key: string): EndpointDetailView {
+    const models = this.catalog
+      .all()
+      .flatMap((model) =>
+        model.endpoints
+          .filter((endpoint) => endpointKeyOf(endpoint) === key)
+          .map((endpoint) => ({ id: model.config.id, priority: endpoint.priority ?? 0, weight: endpoint.weight ?? null })),
+      );
+    if (models.length === 0) throw GatewayError.notFound(`No endpoint ${key} in the catalog (<provider>/<upstream model>)`);
+    const slash = key.indexOf('/');
+    return {
+      object: 'catalog.endpoint',
+      provider: key.slice(0, slash),
+      upstream_model: key.slice(slash + 1),
+      ...endpointStateView(this.router.health.describe(key)),
+      models,
+    };
   }
 
   private async exported(version: number | undefined): Promise<CatalogDocumentView> {
@@ -152,6 +172,25 @@ export class CatalogAdmin {
     if (!stored) throw GatewayError.notFound(`No catalog version ${version}`);
     return stored;
   }
+}
+
+function endpointStateView(entry: EndpointHealthEntry): EndpointStateView {
+  return {
+    endpoint: entry.endpointKey,
+    healthy: entry.healthy,
+    consecutive_failures: entry.consecutiveFailures,
+    cooling_for_ms: entry.coolingForMs,
+    ...(entry.coolingReason && entry.coolingUntil
+      ? { cooling_until: new Date(entry.coolingUntil).toISOString(), cooling_reason: entry.coolingReason }
+      : {}),
+    recent_failures: entry.recentFailures.map((failure) => ({
+      at: new Date(failure.at).toISOString(),
+      error_type: failure.errorType,
+      ...(failure.status === undefined ? {} : { status: failure.status }),
+    })),
+    ...(entry.latencyMs === undefined ? {} : { latency_ms: Math.round(entry.latencyMs) }),
+    ...(entry.throughput === undefined ? {} : { throughput: entry.throughput }),
+  };
 }
 
 function versionView(stored: StoredCatalogVersion): CatalogVersionView {

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
-import type { CatalogConfig, ModelConfig, PricingConfig, ProviderConfig } from './catalog.schema.js';
+import { hasGatewayCredential, type CatalogConfig, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
 
 export interface EndpointPricing {
   prompt: Prisma.Decimal;
@@ -45,6 +45,17 @@ export interface RoutableEndpoint {
   /** Set when the endpoint runs batches at its provider's batch API, at this (lower) price. */
   batchPricing?: EndpointPricing;
   extraPrices?: ExtraPrices;
+  /** Lower first (default 0); equal priorities are drawn by `weight` (routing/endpoint-balance.ts). */
+  priority?: number;
+  weight?: number;
+  /** Names the endpoint for health and cooldowns where provider and upstream model are not unique (a workspace's). */
+  key?: string;
+  /** A workspace named its URL: called through the pool that refuses private addresses. */
+  tenant?: boolean;
+  /** The gateway's own keys for this endpoint (the catalog's `credentials`, unset ones left out) instead of its provider's. */
+  gatewayKeys?: ReadonlyArray<{ index: number; apiKey: string; weight?: number }>;
+  /** A workspace endpoint's own BYOK credentials, the only keys it is called with, drawn by weight. */
+  boundCredentials?: ReadonlyArray<{ credentialId: string; weight?: number }>;
 }
 
 export interface RoutableModel {
@@ -79,12 +90,26 @@ export function buildSnapshot(catalog: CatalogConfig, version: number): CatalogS
       pricing: pricingOf(endpoint.pricing),
       ...(endpoint.batch ? { batchPricing: pricingOf(endpoint.batch.pricing) } : {}),
       ...extraPricesOf(endpoint.pricing),
+      ...(endpoint.priority !== undefined ? { priority: endpoint.priority } : {}),
+      ...(endpoint.weight !== undefined ? { weight: endpoint.weight } : {}),
+      ...(endpoint.credentials
+        ? {
+            gatewayKeys: endpoint.credentials
+              .map((credential, index) => ({ index, apiKey: credential.apiKey, ...(credential.weight !== undefined ? { weight: credential.weight } : {}) }))
+              .filter((credential) => credential.apiKey !== ''),
+          }
+        : {}),
     }));
     const routable = { config: model, endpoints };
     models.set(model.id, routable);
     for (const alias of model.aliases ?? []) aliases.set(alias, routable);
   }
   return { version, loadedAt: Math.floor(Date.now() / 1000), models, aliases };
+}
+
+/** Whether the gateway holds a key of its own for this endpoint (BYOK aside). */
+export function gatewayHoldsKey(endpoint: RoutableEndpoint): boolean {
+  return endpoint.gatewayKeys ? endpoint.gatewayKeys.length > 0 : hasGatewayCredential(endpoint.provider);
 }
 
 function pricingOf(pricing: PricingConfig): EndpointPricing {

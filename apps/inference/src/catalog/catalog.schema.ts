@@ -9,6 +9,7 @@ import {
   IsOptional,
   IsString,
   Matches,
+  Max,
   Min,
   MinLength,
   ValidateIf,
@@ -302,6 +303,19 @@ export class BatchConfig {
   pricing!: PricingConfig;
 }
 
+/** One of the gateway's own keys for an endpoint (`${VAR}` advised; empty: unset, skipped). */
+export class EndpointCredentialConfig {
+  @IsString()
+  apiKey!: string;
+
+  /** Share of the endpoint's calls made with this key (a weighted draw per request; 0 drains it). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  weight?: number;
+}
+
 export class EndpointConfig {
   @IsString()
   provider!: string;
@@ -353,6 +367,34 @@ export class EndpointConfig {
   @ValidateNested()
   @Type(() => PriceSource)
   source?: PriceSource;
+
+  /** Endpoints of a lower priority are tried first (default 0); equal priorities share by `weight`. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  priority?: number;
+
+  /**
+   * This endpoint's share of requests among those of its priority (a weighted random draw per
+   * request; 0 drains it). Where no endpoint of a priority has one, they keep catalog order.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  weight?: number;
+
+  /**
+   * The gateway's keys for this endpoint in place of its provider's one (several accounts of one
+   * provider), drawn by weight per request, each an attempt of its own (a 429 moves to the next).
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => EndpointCredentialConfig)
+  credentials?: EndpointCredentialConfig[];
 }
 
 /** A public model id (also the spelling of its aliases). */

@@ -3,9 +3,9 @@ import type { ModelListView, ModelView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { catalogPaths, loadCatalog } from './catalog.loader.js';
-import { hasGatewayCredential } from './catalog.schema.js';
 import {
   buildSnapshot,
+  gatewayHoldsKey,
   type CatalogSnapshot,
   type EndpointPricing,
   type ExtraPrices,
@@ -69,7 +69,7 @@ export class CatalogService {
     const { models, loadedAt } = this.snapshot;
     for (const model of models.values()) {
       if (model.config.listed === false) continue;
-      const usable = model.endpoints.find((endpoint) => hasGatewayCredential(endpoint.provider) || workspaceCan(model.config.id, endpoint));
+      const usable = model.endpoints.find((endpoint) => gatewayHoldsKey(endpoint) || workspaceCan(model.config.id, endpoint));
       if (usable) data.push(toModelView(model, usable, loadedAt));
     }
     return { object: 'list', data, total_count: data.length, links: { next: null } };
@@ -87,7 +87,7 @@ function optionalPrices(pricing: EndpointPricing, extra: ExtraPrices = {}): Part
   };
 }
 
-function toModelView(model: RoutableModel, endpoint: RoutableEndpoint, loadedAt: number): ModelView {
+export function toModelView(model: RoutableModel, endpoint: RoutableEndpoint, loadedAt: number): ModelView {
   const { config } = model;
   const { pricing } = endpoint;
   const input = config.inputModalities ?? ['text'];

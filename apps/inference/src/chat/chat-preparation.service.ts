@@ -3,7 +3,6 @@ import type { ChatCreateRequest } from '@gw/contracts';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { worstCaseChatCharge } from '../billing/worst-case-charge.js';
-import { CatalogService } from '../catalog/catalog.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
@@ -56,7 +55,6 @@ export class ChatPreparation {
     private readonly byok: ByokCredentialsService,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,
-    private readonly catalog: CatalogService,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
     this.byokFeeRate = new Prisma.Decimal(env.BYOK_FEE_RATE);
@@ -81,10 +79,11 @@ export class ChatPreparation {
     const { body: withPreset, presetId } = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);
     const { body: chosen, session: plugins } = this.plugins.begin(withPreset, { stream: options.stream ?? withPreset.stream === true });
     const sessionId = sessionIdOf({ sessionId: request.sessionId, body: chosen });
-    const credentials = await this.byok.forWorkspace(principal.workspaceId);
-    const plan = this.router.plan({ principal, body: chosen, sessionId, credentials });
+    const { credentials, models: workspaceModels } = await this.byok.routingOf(principal.workspaceId);
+    const plan = this.router.plan({ principal, body: chosen, sessionId, credentials, workspaceModels });
     // The worst case is held before anything is paid for (a plugin's search included); 402 when it does not fit.
-    const contextLengthOf = (modelId: string) => this.catalog.resolve(modelId).config.contextLength;
+    const contextLengths = new Map(plan.candidates.map((candidate) => [candidate.modelId, candidate.model.config.contextLength]));
+    const contextLengthOf = (modelId: string) => contextLengths.get(modelId)!;
     // A token count generates nothing, so it holds nothing (and has no end that would release a hold).
     if (!options.countOnly)
       await this.holds.reserve(principal, worstCaseChatCharge(plan.attempts, chosen, contextLengthOf, this.byokFeeRate));

@@ -11,7 +11,8 @@ export function newGenerationId(): string {
   return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
 }
 
-/** The call context of one attempt: a BYOK attempt carries the workspace's key. */
+/** The call context of one attempt: the workspace's key (BYOK), or the endpoint's own gateway key, over the provider's. */
 export function callContextFor(attempt: RouteAttempt, base: ChatCallContext): ChatCallContext {
-  return attempt.credential.kind === 'byok' ? { ...base, apiKey: attempt.credential.apiKey } : base;
+  const { apiKey } = attempt.credential;
+  return apiKey === undefined ? base : { ...base, apiKey };
 }

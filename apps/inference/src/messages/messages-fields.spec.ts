@@ -1,6 +1,6 @@
 import { GatewayError } from '@gw/errors';
 import { describe, expect, it } from 'vitest';
-import { testEndpoint } from '../testing/test-endpoint.js';
+import { testEndpoint, testModel } from '../testing/test-endpoint.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { draftFromNative } from './message-from-completion.js';
@@ -12,7 +12,8 @@ const base = { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 
 const fields = { speed: 'fast', inference_geo: 'us', cache_control: { type: 'ephemeral', ttl: '1h' } };
 
 function attemptOn(format: 'openai' | 'anthropic'): RouteAttempt {
-  return { modelId: 'sim/m', endpoint: testEndpoint('u', [], format), endpointKey: 'test/u', credential: { kind: 'gateway' } };
+  const endpoint = testEndpoint('u', [], format);
+  return { modelId: 'sim/m', model: testModel(endpoint), endpoint, endpointKey: 'test/u', credential: { kind: 'gateway' } };
 }
 
 describe('Messages fields with no chat counterpart', () => {

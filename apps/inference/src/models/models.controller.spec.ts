@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CatalogService } from '../catalog/catalog.service.js';
+import { CatalogService, type RoutableModel } from '../catalog/catalog.service.js';
+import { testEndpoint, testModel } from '../testing/test-endpoint.js';
 import { InferenceEnv } from '../env.js';
 import type { ByokCredentialsService } from '../resolution/byok-credentials.service.js';
 import { ModelsController } from './models.controller.js';
@@ -58,9 +59,14 @@ const credential = (extra: Partial<ResolvedByokCredential> = {}): ResolvedByokCr
   ...extra,
 });
 
-function controller(paths: string[], credentials: () => Promise<ResolvedByokCredential[]>): ModelsController {
+function controller(
+  paths: string[],
+  credentials: () => Promise<ResolvedByokCredential[]>,
+  models: ReadonlyMap<string, RoutableModel> = new Map(),
+): ModelsController {
   const env = validateEnv(InferenceEnv, { DATABASE_URL: 'postgresql://unused/x', MODEL_CATALOG_PATHS: paths.join(',') });
-  return new ModelsController(new CatalogService(env), { forWorkspace: credentials } as unknown as ByokCredentialsService);
+  const routingOf = async () => ({ credentials: await credentials(), models });
+  return new ModelsController(new CatalogService(env), { routingOf } as unknown as ByokCredentialsService);
 }
 
 function catalogFile(): string {
@@ -90,6 +96,19 @@ describe('GET /v1/models: a provider is listed when the gateway or the workspace
     expect(listed.data.find((model) => model.id === 'a/groq')?.top_provider.max_completion_tokens).toBe(5);
     const shipped = await controller([SHIPPED], async () => [credential({ provider: 'perplexity' })]).list({ principal });
     expect(shipped.data.find((model) => model.id === 'perplexity/sonar')?.pricing).toMatchObject({ prompt: '0.000001', request: '0.005' });
+  });
+
+  it("lists the workspace's own models first, in place of a catalog model of the same id", async () => {
+    const own = new Map([
+      ['acme/llama', testModel(testEndpoint('llama'), 'acme/llama')],
+      ['a/keyed', testModel(testEndpoint('keyed-here'), 'a/keyed')],
+    ]);
+    const listed = await controller([catalogFile()], async () => [], own).list({ principal });
+    expect(listed.data.map((model) => [model.id, model.name])).toEqual([
+      ['acme/llama', 'acme/llama'],
+      ['a/keyed', 'a/keyed'],
+    ]);
+    expect(listed.total_count).toBe(2);
   });
 
   it('the shipped catalog lists nothing without any provider key', async () => {

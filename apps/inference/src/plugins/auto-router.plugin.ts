@@ -1,6 +1,6 @@
 import { GatewayError } from '@gw/errors';
 import type { RoutableModel } from '../catalog/catalog.service.js';
-import { hasGatewayCredential } from '../catalog/catalog.schema.js';
+import { gatewayHoldsKey } from '../catalog/catalog-snapshot.js';
 import { servesEmbeddings } from '../catalog/model-kind.js';
 import { estimatePromptTokens } from '../pricing/token-estimate.js';
 import { requestedParameters, supports } from '../routing/parameter-support.js';
@@ -95,7 +95,7 @@ export function chooseModel(
     .map((model) => ({
       model,
       endpoints: model.endpoints.filter(
-        (endpoint) => hasGatewayCredential(endpoint.provider) && parameters.every((parameter) => supports(endpoint, parameter)),
+        (endpoint) => gatewayHoldsKey(endpoint) && parameters.every((parameter) => supports(endpoint, parameter)),
       ),
     }))
     .filter(({ endpoints }) => endpoints.length > 0)

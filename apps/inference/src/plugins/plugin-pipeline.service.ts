@@ -185,7 +185,7 @@ export class PluginPipeline {
     if (plan.alignment?.instruct) messages = [{ role: 'system', content: rulesInstruction(plan.alignment.rules) }, ...messages];
     if (plan.contextCompression) {
       const contextLength = Math.min(
-        ...context.route.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength),
+        ...context.route.candidates.map((candidate) => candidate.model.config.contextLength),
       );
       const budget =
         typeof body.max_completion_tokens === 'number'
@@ -323,7 +323,7 @@ export class PluginPipeline {
 
   private allRead(route: PlannedRoute, modality: string): boolean {
     return route.candidates.every((candidate) =>
-      (this.catalog.resolve(candidate.modelId).config.inputModalities ?? ['text']).includes(modality),
+      (candidate.model.config.inputModalities ?? ['text']).includes(modality),
     );
   }
 

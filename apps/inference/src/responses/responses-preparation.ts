@@ -2,7 +2,6 @@ import { tracingEnabled } from '@gw/telemetry';
 import { recordCallerTrace } from '../chat/caller-trace.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesUsageView } from '@gw/contracts';
-import { CatalogService } from '../catalog/catalog.service.js';
 import { ChatPreparation, type PreparedChat } from '../chat/chat-preparation.service.js';
 import { buildUsageView } from '../chat/usage-view.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
@@ -28,10 +27,7 @@ export interface PreparedResponse {
  */
 @Injectable()
 export class ResponsesPreparation {
-  constructor(
-    private readonly preparation: ChatPreparation,
-    private readonly catalog: CatalogService,
-  ) {}
+  constructor(private readonly preparation: ChatPreparation) {}
 
   async prepare(request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>, signal?: AbortSignal): Promise<PreparedResponse> {
     const translated = translateResponsesRequest(request.body, request.principal.workspaceId);
@@ -57,7 +53,7 @@ export class ResponsesPreparation {
 
   private truncate(prepared: PreparedChat): void {
     const contextLength = Math.min(
-      ...prepared.plan.candidates.map((candidate) => this.catalog.resolve(candidate.modelId).config.contextLength),
+      ...prepared.plan.candidates.map((candidate) => candidate.model.config.contextLength),
     );
     if (!Number.isFinite(contextLength)) return;
     const budget = typeof prepared.body.max_completion_tokens === 'number' ? prepared.body.max_completion_tokens : 0;

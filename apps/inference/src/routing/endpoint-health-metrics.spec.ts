@@ -21,10 +21,13 @@ describe('endpoint health gauges (issue 16)', () => {
     expect(text).toContain('inference_endpoint_consecutive_failures{provider="sim-anthropic",upstream_model="claude"} 3');
     expect(text).toContain('inference_endpoint_latency_seconds{provider="sim-openai",upstream_model="gpt-4o-mini"} 0.25');
     expect(text).toContain('inference_endpoint_throughput_tokens_per_second{provider="sim-openai",upstream_model="gpt-4o-mini"} 50');
-    expect(text).toContain('inference_endpoint_cooldown_seconds{provider="sim-anthropic",upstream_model="claude"} 4');
+    // Three failures in a row cooled it for 30 s (the longer of that and the provider's 5 s wait).
+    expect(text).toContain('inference_endpoint_cooldown_seconds{provider="sim-anthropic",upstream_model="claude"} 29');
+    expect(text).toContain('inference_endpoint_cooling{provider="sim-anthropic",upstream_model="claude",reason="failing"} 1');
     expect(text).not.toContain('byok-credential-1');
 
     health.recordSuccess('sim-anthropic/claude', 100);
+    now += 30_000;
     expect(await metricsRegistry.metrics()).toContain('inference_endpoint_healthy{provider="sim-anthropic",upstream_model="claude"} 1');
   });
 });

@@ -1,3 +1,5 @@
+import { CooldownMirror, type CooldownBoard, type CooldownReason } from './cooldown-board.js';
+
 /** What the planner reads about an endpoint's recent behaviour. */
 export interface EndpointHealthView {
   isHealthy(endpointKey: string): boolean;
@@ -14,36 +16,57 @@ export interface EndpointHealthEntry {
   latencyMs?: number;
   throughput?: number;
   consecutiveFailures: number;
+  /** The wait the provider asked for on the gateway key, or the endpoint's cooldown for failures: the longer. */
   coolingForMs: number;
+  coolingReason?: CooldownReason;
+  /** Epoch ms when that cooldown ends. */
+  coolingUntil?: number;
+  /** This replica's last failed calls to it, oldest first. */
+  recentFailures: readonly RecentFailure[];
+}
+
+export interface RecentFailure {
+  at: number;
+  errorType: string;
+  status?: number;
 }
 
 interface EndpointStats {
-  /** Epoch ms until which the provider asked not to be called (its `retry-after`). */
-  coolingUntil?: number;
   latencyMs?: number;
   throughput?: number;
   consecutiveFailures: number;
   lastFailureAt: number;
+  recentFailures: RecentFailure[];
 }
+
+/** Keys of workspace endpoints (catalog/workspace-models.ts) start so. */
+export const WORKSPACE_ENDPOINT_PREFIX = 'workspace:';
 
 /** Weight of the newest sample in the moving averages. */
 const SMOOTHING = 0.2;
-/** This many failures in a row mark an endpoint unhealthy ... */
+/** This many failures in a row mark an endpoint unhealthy and cool it down for every replica ... */
 const FAILURES_TO_UNHEALTHY = 3;
 /** ... until this long has passed since the last one (then it gets a chance again). */
 const UNHEALTHY_FOR_MS = 30_000;
+/** Failed calls kept per endpoint for the admin API. */
+const RECENT_FAILURES = 10;
 /** Bound on remembered endpoints: the catalog is small, but keys come from operator data. */
 const MAX_ENDPOINTS = 10_000;
 
 /**
  * Per-endpoint latency, throughput and failure streaks, in the memory of one replica. It
  * feeds `provider.sort` (throughput / latency) and decides whether a sticky session may stay
- * on its endpoint. Each replica learns on its own: no shared state, no I/O on the hot path.
+ * on its endpoint. Streaks are this replica's; the cooldowns they and `retry-after` start go to
+ * `cooldowns`, which the service shares with every replica (read from memory: no I/O here).
  */
 export class EndpointHealthTracker implements EndpointHealthView {
   private readonly stats = new Map<string, EndpointStats>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly cooldowns: CooldownBoard = new CooldownMirror(now),
+    private readonly failureCooldownMs = UNHEALTHY_FOR_MS,
+  ) {}
 
   /** The endpoint answered (or, for a stream, sent its response head) after `latencyMs`. */
   recordSuccess(endpointKey: string, latencyMs: number): void {
@@ -59,10 +82,22 @@ export class EndpointHealthTracker implements EndpointHealthView {
     stats.throughput = smooth(stats.throughput, (completionTokens * 1000) / generationMs);
   }
 
-  recordFailure(endpointKey: string): void {
+  /** A retryable failure; the streak's third in a row (and each after) cools the endpoint for all replicas. */
+  recordFailure(endpointKey: string, failure: { errorType: string; status?: number } = { errorType: 'server' }): void {
     const stats = this.entry(endpointKey);
+    const now = this.now();
     stats.consecutiveFailures += 1;
-    stats.lastFailureAt = this.now();
+    stats.lastFailureAt = now;
+    stats.recentFailures.push({ at: now, ...failure });
+    if (stats.recentFailures.length > RECENT_FAILURES) stats.recentFailures.shift();
+    if (stats.consecutiveFailures >= FAILURES_TO_UNHEALTHY && this.cooldowns.coolingFor(endpointKey) === 0)
+      this.cooldowns.coolDown({
+        key: endpointKey,
+        until: now + this.failureCooldownMs,
+        reason: 'failing',
+        failures: stats.consecutiveFailures,
+        errorType: failure.errorType,
+      });
   }
 
   /**
@@ -70,20 +105,37 @@ export class EndpointHealthTracker implements EndpointHealthView {
    * credential: limits are per account) until then. Keyed by `cooldownKeyOf` (route-types.ts).
    */
   coolDown(cooldownKey: string, retryAfterMs: number): void {
-    const stats = this.entry(cooldownKey);
-    stats.coolingUntil = Math.max(stats.coolingUntil ?? 0, this.now() + retryAfterMs);
+    this.cooldowns.coolDown({ key: cooldownKey, until: this.now() + retryAfterMs, reason: 'retry_after' });
   }
 
-  /** Milliseconds left before the provider may be called again; 0 when it may be now. */
+  /** Milliseconds left before the provider may be called again (`cooldownKeyOf`) or the endpoint tried first (its key). */
   coolingFor(cooldownKey: string): number {
-    const until = this.stats.get(cooldownKey)?.coolingUntil;
-    return until === undefined ? 0 : Math.max(until - this.now(), 0);
+    return this.cooldowns.coolingFor(cooldownKey);
   }
 
   isHealthy(endpointKey: string): boolean {
+    if (this.cooldowns.coolingFor(endpointKey) > 0) return false;
     const stats = this.stats.get(endpointKey);
     if (!stats || stats.consecutiveFailures < FAILURES_TO_UNHEALTHY) return true;
     return this.now() - stats.lastFailureAt > UNHEALTHY_FOR_MS;
+  }
+
+  /** One endpoint as the admin API shows it, measured here or not (its cooldown may come from another replica). */
+  describe(endpointKey: string): EndpointHealthEntry {
+    const stats = this.stats.get(endpointKey);
+    const failing = this.cooldowns.cooldown(endpointKey);
+    const held = this.cooldowns.cooldown(`${endpointKey}|gateway`);
+    const longest = [failing, held].filter((entry) => entry !== undefined).sort((a, b) => b.until - a.until)[0];
+    return {
+      endpointKey,
+      healthy: this.isHealthy(endpointKey),
+      latencyMs: stats?.latencyMs,
+      throughput: stats?.throughput,
+      consecutiveFailures: stats?.consecutiveFailures ?? 0,
+      coolingForMs: longest ? Math.max(longest.until - this.now(), 0) : 0,
+      ...(longest ? { coolingReason: longest.reason, coolingUntil: longest.until } : {}),
+      recentFailures: [...(stats?.recentFailures ?? [])],
+    };
   }
 
   latencyMs(endpointKey: string): number | undefined {
@@ -95,20 +147,21 @@ export class EndpointHealthTracker implements EndpointHealthView {
   }
 
   /**
-   * Every endpoint measured so far (keys `<provider>/<upstream model>`; the cooldown entries of
+   * Every endpoint measured here or cooling (keys `<provider>/<upstream model>`; the cooldowns of
    * BYOK credentials are left out: their ids must not become metric labels).
    */
   *endpoints(): IterableIterator<EndpointHealthEntry> {
-    for (const [endpointKey, stats] of this.stats) {
-      if (endpointKey.includes('|')) continue;
-      yield {
-        endpointKey,
-        healthy: this.isHealthy(endpointKey),
-        latencyMs: stats.latencyMs,
-        throughput: stats.throughput,
-        consecutiveFailures: stats.consecutiveFailures,
-        coolingForMs: this.coolingFor(`${endpointKey}|gateway`),
-      };
+    const keys = new Set(this.stats.keys());
+    // Cooled by another replica: shown here too, though this one never called it.
+    for (const { key } of this.cooldowns.running()) {
+      const bar = key.indexOf('|');
+      if (bar === -1) keys.add(key);
+      else if (key.endsWith('|gateway')) keys.add(key.slice(0, bar));
+    }
+    for (const endpointKey of keys) {
+      // A workspace's own endpoints are its business, and unbounded as metric labels.
+      if (endpointKey.startsWith(WORKSPACE_ENDPOINT_PREFIX)) continue;
+      yield this.describe(endpointKey);
     }
   }
 
@@ -116,7 +169,7 @@ export class EndpointHealthTracker implements EndpointHealthView {
     let stats = this.stats.get(endpointKey);
     if (!stats) {
       if (this.stats.size >= MAX_ENDPOINTS) this.stats.delete(this.stats.keys().next().value!);
-      stats = { consecutiveFailures: 0, lastFailureAt: 0 };
+      stats = { consecutiveFailures: 0, lastFailureAt: 0, recentFailures: [] };
       this.stats.set(endpointKey, stats);
     }
     return stats;

@@ -5,6 +5,7 @@ import { GatewayError } from '@gw/errors';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { assertChatModel } from '../catalog/model-kind.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
+import { EndpointCooldowns } from './endpoint-cooldowns.service.js';
 import { EndpointHealthTracker } from './endpoint-health.js';
 import { applyGuardrails } from './guardrail-filter.js';
 import { noEndpointSupports, requestedParameters as requestedParametersOf, unsupportedParameters } from './parameter-support.js';
@@ -12,6 +13,7 @@ import { parseProviderPreferences } from './provider-preferences.js';
 import { executeRoute, type RouteResult } from './route-executor.js';
 import { planRoute } from './route-planner.js';
 import type { ModelChoice, RouteAttempt, RoutePlan } from './route-types.js';
+import type { RoutableModel } from '../catalog/catalog.service.js';
 import { requestedTier } from './service-tier.js';
 import { SessionAffinity } from './session-affinity.js';
 import type { AttemptTracker } from './attempt-tracker.js';
@@ -28,6 +30,8 @@ export interface PlanRequest {
   credentials: readonly ResolvedByokCredential[];
   /** What the models must serve: a chat request refuses an embeddings model (and its fallbacks) with 400. */
   purpose?: 'chat' | 'embeddings';
+  /** The workspace's own models (resolved before the catalog's, for this workspace only). */
+  workspaceModels?: ReadonlyMap<string, RoutableModel>;
 }
 
 /** A plan with what `execute` needs to remember the session's endpoint on success. */
@@ -39,25 +43,27 @@ export interface PlannedRoute extends RoutePlan {
 /**
  * Routes every inference path (chat, streamed chat, embeddings, native batches): it plans and
  * runs. `plan()` turns a request into ordered attempts (pure planner, route-planner.ts),
- * `execute()` runs them (route-executor.ts) and keeps this replica's endpoint health and
- * session stickiness up to date.
+ * `execute()` runs them (route-executor.ts) and keeps endpoint health (cooldowns shared by
+ * every replica) and this replica's session stickiness up to date.
  */
 @Injectable()
 export class ProviderRouter {
-  readonly health = new EndpointHealthTracker();
+  readonly health: EndpointHealthTracker;
   private readonly affinity: SessionAffinity;
 
   constructor(
     private readonly catalog: CatalogService,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
+    cooldowns: EndpointCooldowns,
   ) {
+    this.health = new EndpointHealthTracker(Date.now, cooldowns, env.ENDPOINT_COOLDOWN_SECONDS * 1000);
     this.affinity = new SessionAffinity({ maxSessions: env.ROUTING_SESSION_MAX, ttlMs: env.ROUTING_SESSION_TTL_SECONDS * 1000 });
     registerEndpointHealthGauges(this.health);
   }
 
   plan(request: PlanRequest): PlannedRoute {
     const { principal, body, sessionId } = request;
-    const requestedModels = this.modelChoices(body);
+    const requestedModels = this.modelChoices(body, request.workspaceModels);
     if ((request.purpose ?? 'chat') === 'chat') for (const choice of requestedModels) assertChatModel(choice.id, choice.model);
     // The key's guardrails first: what they deny is out before preferences or fallbacks are read.
     const models = applyGuardrails(requestedModels, principal.guardrails);
@@ -99,8 +105,8 @@ export class ProviderRouter {
     this.health.recordThroughput(attempt.endpointKey, completionTokens, generationMs);
   }
 
-  /** `model`, then the body's `models` (deduplicated); each must be in the catalog (404 otherwise). */
-  private modelChoices(body: Record<string, unknown>): ModelChoice[] {
+  /** `model`, then the body's `models` (deduplicated); each the workspace's or the catalog's (404 otherwise). */
+  private modelChoices(body: Record<string, unknown>, workspaceModels?: ReadonlyMap<string, RoutableModel>): ModelChoice[] {
     const ids = [String(body.model)];
     if (body.models !== undefined && body.models !== null) {
       if (!Array.isArray(body.models) || !body.models.every((id) => typeof id === 'string' && id.length > 0)) {
@@ -109,6 +115,6 @@ export class ProviderRouter {
       if (body.models.length > MAX_FALLBACK_MODELS) throw GatewayError.badRequest(`models may list at most ${MAX_FALLBACK_MODELS} models`);
       for (const id of body.models as string[]) if (!ids.includes(id)) ids.push(id);
     }
-    return ids.map((id) => ({ id, model: this.catalog.resolve(id) }));
+    return ids.map((id) => ({ id, model: workspaceModels?.get(id) ?? this.catalog.resolve(id) }));
   }
 }

@@ -2,6 +2,7 @@ import { GatewayError } from '@gw/errors';
 import { describe, expect, it } from 'vitest';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { testModel } from '../testing/test-endpoint.js';
 import { httpFailure, transportFailure } from '../upstream/upstream-failure.js';
 import { EndpointHealthTracker } from './endpoint-health.js';
 import { executeRoute } from './route-executor.js';
@@ -15,7 +16,7 @@ function attempt(providerId: string, credential: AttemptCredential = { kind: 'ga
     pricing: { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) },
     supportedParameters: new Set(['temperature']),
   };
-  return { modelId, endpoint, endpointKey: `${providerId}/up`, credential };
+  return { modelId, model: testModel(endpoint, modelId), endpoint, endpointKey: `${providerId}/up`, credential };
 }
 
 function planOf(...attempts: RouteAttempt[]): RoutePlan {

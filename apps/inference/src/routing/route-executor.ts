@@ -22,7 +22,8 @@ export interface RouteResult<T> {
  *
  * An attempt whose provider asked to wait (`retry-after` on a 429/503) is skipped until then;
  * when every attempt is waiting, the client gets 429 with the shortest wait as Retry-After
- * instead of a call the provider said it would refuse.
+ * instead of a call the provider said it would refuse. An endpoint cooling down after failures
+ * in a row (on any replica) is tried after every other: a cooled endpoint beats no answer.
  */
 export async function executeRoute<T>(
   plan: RoutePlan,
@@ -33,7 +34,11 @@ export async function executeRoute<T>(
   if (plan.attempts.length === 0) throw noRoute(plan);
   let lastFailure: UpstreamFailure | undefined;
   let shortestWaitMs: number | undefined;
-  for (const attempt of plan.attempts) {
+  const failing = (attempt: RouteAttempt) => health.coolingFor(attempt.endpointKey) > 0;
+  const ordered = plan.attempts.some(failing)
+    ? [...plan.attempts.filter((attempt) => !failing(attempt)), ...plan.attempts.filter(failing)]
+    : plan.attempts;
+  for (const attempt of ordered) {
     const waitMs = health.coolingFor(cooldownKeyOf(attempt));
     if (waitMs > 0) {
       shortestWaitMs = Math.min(shortestWaitMs ?? waitMs, waitMs);
@@ -52,7 +57,8 @@ export async function executeRoute<T>(
       recordAttemptFailure(attempt, error);
       lastFailure = error;
       if (error.kind === 'aborted') break;
-      if (error.retryable) health.recordFailure(attempt.endpointKey);
+      if (error.retryable)
+        health.recordFailure(attempt.endpointKey, { errorType: error.gatewayError.errorType, status: error.upstreamStatus });
       if (
         error.retryAfterMs !== undefined &&
         (error.upstreamStatus === 429 || error.upstreamStatus === 503 || error.upstreamStatus === 529)
@@ -74,8 +80,10 @@ function allWaiting(plan: RoutePlan, waitMs: number): GatewayError {
   });
 }
 
+/** A refused key that is one of several (a BYOK key, one of an endpoint's own gateway keys): the next may work. */
 function refusedByokKey(attempt: RouteAttempt, failure: UpstreamFailure): boolean {
-  return attempt.credential.kind === 'byok' && (failure.upstreamStatus === 401 || failure.upstreamStatus === 403);
+  const { credential } = attempt;
+  return (credential.kind === 'byok' || credential.keyIndex !== undefined) && (failure.upstreamStatus === 401 || failure.upstreamStatus === 403);
 }
 
 function noRoute(plan: RoutePlan): GatewayError {

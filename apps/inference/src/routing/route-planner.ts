@@ -1,5 +1,6 @@
 import type { ResolvedByokCredential } from '@gw/contracts';
 import { credentialsFor, type CredentialRequester } from './byok-selection.js';
+import { balancedOrder, type RandomSource } from './endpoint-balance.js';
 import type { EndpointHealthView } from './endpoint-health.js';
 import { unsupportedParameters } from './parameter-support.js';
 import { providerMatches } from './provider-preferences.js';
@@ -26,6 +27,8 @@ export interface PlanInput {
   requestedParameters?: readonly string[];
   /** The request's `service_tier`: `ultrafast` puts ultrafast, then priority endpoints first. */
   serviceTier?: string;
+  /** Draws the weighted order of endpoints and credentials (default Math.random). */
+  random?: RandomSource;
 }
 
 /**
@@ -33,13 +36,14 @@ export interface PlanInput {
  * order of `model` then `models`:
  * - `only` / `ignore` filter the model's endpoints (by provider id or name);
  * - `order` puts the named providers first, in that order; then `sort` (price from the
- *   catalog, throughput / latency from the health tracker) or the catalog order;
+ *   catalog, throughput / latency from the health tracker) or, without either, the endpoints'
+ *   priorities and weights (endpoint-balance.ts: lower priority first, weighted draw within);
  * - `service_tier: "ultrafast"` puts endpoints marked ultrafast first, then those with a
  *   priority tier (spec §4.5), unless `order` was given;
  * - a session's sticky endpoint goes first while it is healthy, unless `order` was given;
  * - `allow_fallbacks: false` keeps only the first endpoint of each model;
  * - each endpoint expands into one attempt per key to try (BYOK priority, then the gateway's
- *   key, then BYOK fallbacks; see byok-selection.ts);
+ *   key, then BYOK fallbacks; a workspace endpoint its own keys by weight; see byok-selection.ts);
  * - with `sort` and the partition `none` (the deprecated `route: "sort"`), the endpoints of all
  *   models are sorted together instead of model by model.
  */
@@ -48,11 +52,12 @@ export function planRoute(input: PlanInput): RoutePlan {
   const candidates: RouteCandidate[] = [];
   let strategy = preferences.order ? 'order' : preferences.sort ? `sort:${preferences.sort}` : 'default';
   const requested = input.requestedParameters ?? [];
+  const random = input.random ?? Math.random;
   input.models.forEach((choice, index) => {
     let allowed = allowedCandidates(choice, preferences);
     if (preferences.requireParameters)
       allowed = allowed.filter((candidate) => unsupportedParameters(candidate.endpoint, requested).length === 0);
-    let ordered = orderEndpoints(allowed, preferences, input.health);
+    let ordered = orderEndpoints(allowed, preferences, input.health, random);
     if (input.serviceTier === 'ultrafast' && !preferences.order)
       ordered = stableSort(ordered, (a, b) => ultrafastRank(a.endpoint) - ultrafastRank(b.endpoint));
     if (index === 0 && !preferences.order && input.stickyEndpointKey && input.health.isHealthy(input.stickyEndpointKey)) {
@@ -71,7 +76,7 @@ export function planRoute(input: PlanInput): RoutePlan {
       : candidates;
   if (ordered !== candidates) strategy += ':partition-none';
   const attempts: RouteAttempt[] = ordered.flatMap((candidate) =>
-    credentialsFor(candidate, input.credentials, input.requester).map((credential) => ({ ...candidate, credential })),
+    credentialsFor(candidate, input.credentials, input.requester, random).map((credential) => ({ ...candidate, credential })),
   );
   return { requested: input.models[0]?.id ?? '', strategy, candidates: ordered, attempts, requestedParameters: [...requested] };
 }
@@ -80,12 +85,25 @@ function allowedCandidates(choice: ModelChoice, preferences: ProviderPreferences
   return choice.model.endpoints
     .filter((endpoint) => !preferences.only || providerMatches(preferences.only, endpoint.provider))
     .filter((endpoint) => !preferences.ignore || !providerMatches(preferences.ignore, endpoint.provider))
-    .map((endpoint) => ({ modelId: choice.id, endpoint, endpointKey: endpointKeyOf(endpoint) }));
+    .map((endpoint) => ({ modelId: choice.id, model: choice.model, endpoint, endpointKey: endpointKeyOf(endpoint) }));
 }
 
-function orderEndpoints(candidates: RouteCandidate[], preferences: ProviderPreferences, health: EndpointHealthView): RouteCandidate[] {
-  const sorted = preferences.sort ? stableSort(candidates, comparatorFor(preferences.sort, health)) : candidates;
+function orderEndpoints(
+  candidates: RouteCandidate[],
+  preferences: ProviderPreferences,
+  health: EndpointHealthView,
+  random: RandomSource,
+): readonly RouteCandidate[] {
   const order = preferences.order;
+  // The client's explicit order or sort replaces the operator's priorities and weights.
+  if (!order && !preferences.sort)
+    return balancedOrder(
+      candidates,
+      (candidate) => candidate.endpoint.priority ?? 0,
+      (candidate) => candidate.endpoint.weight,
+      random,
+    );
+  const sorted = preferences.sort ? stableSort(candidates, comparatorFor(preferences.sort, health)) : candidates;
   if (!order) return sorted;
   const rank = (candidate: RouteCandidate): number => {
     const position = order.findIndex((name) => providerMatches([name], candidate.endpoint.provider));

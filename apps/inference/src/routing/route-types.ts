@@ -2,13 +2,16 @@ import type { RoutableEndpoint, RoutableModel } from '../catalog/catalog.service
 
 /** Which key pays the provider for one attempt. */
 export type AttemptCredential =
-  | { kind: 'gateway' }
+  /** The gateway's key: its provider's, or one of the endpoint's own (`keyIndex` in its catalog list). */
+  | { kind: 'gateway'; keyIndex?: number; apiKey?: string }
   /** The workspace's own provider key (BYOK), plaintext in memory only. */
   | { kind: 'byok'; credentialId: string; apiKey: string };
 
 /** One catalog endpoint of one public model, as routing sees it. */
 export interface RouteCandidate {
   modelId: string;
+  /** The model the id resolved to (the catalog's or the workspace's own). */
+  model: RoutableModel;
   endpoint: RoutableEndpoint;
   /** Stable name of the endpoint for health and stickiness: provider id + upstream model. */
   endpointKey: string;
@@ -21,7 +24,9 @@ export interface RouteAttempt extends RouteCandidate {
 
 /** The provider's rate limits are per account: a `retry-after` holds this endpoint with this key only. */
 export function cooldownKeyOf(attempt: RouteAttempt): string {
-  return `${attempt.endpointKey}|${attempt.credential.kind === 'byok' ? attempt.credential.credentialId : 'gateway'}`;
+  const { credential } = attempt;
+  if (credential.kind === 'byok') return `${attempt.endpointKey}|${credential.credentialId}`;
+  return `${attempt.endpointKey}|gateway${credential.keyIndex === undefined ? '' : `#${credential.keyIndex}`}`;
 }
 
 export type ProviderSort = 'price' | 'throughput' | 'latency';
@@ -63,5 +68,5 @@ export interface ModelChoice {
 }
 
 export function endpointKeyOf(endpoint: RoutableEndpoint): string {
-  return `${endpoint.provider.id}/${endpoint.upstreamModel}`;
+  return endpoint.key ?? `${endpoint.provider.id}/${endpoint.upstreamModel}`;
 }

@@ -31,8 +31,8 @@ export function recordRouteFailure(errorType: string): void {
 
 /**
  * Endpoint health as gauges (issue 16), read from the replica's tracker at each scrape: healthy
- * (1/0), smoothed latency and throughput, failures in a row, and the wait the provider asked for
- * on the gateway's own key. Labels `provider` and `upstream_model` come from the catalog.
+ * (1/0), smoothed latency and throughput, failures in a row, and the shared cooldown (failing, or
+ * the wait the provider asked for on the gateway's own key). Labels `provider` and `upstream_model` come from the catalog.
  */
 export function registerEndpointHealthGauges(health: EndpointHealthTracker): void {
   const labels = ['provider', 'upstream_model'] as const;
@@ -70,11 +70,15 @@ export function registerEndpointHealthGauges(health: EndpointHealthTracker): voi
   });
   gauge(
     'inference_endpoint_cooldown_seconds',
-    'Seconds left of the wait the provider asked for (retry-after) on the gateway key',
+    'Seconds left of the endpoint cooldown (shared by every replica): failures in a row, or the retry-after on the gateway key',
     labels,
     function () {
       this.reset();
       each((names, entry) => this.set(names, entry.coolingForMs / 1000));
     },
   );
+  gauge('inference_endpoint_cooling', 'Whether the endpoint is cooling down (1), by why, on any replica\'s word', [...labels, 'reason'], function () {
+    this.reset();
+    each((names, entry) => entry.coolingReason && this.set({ ...names, reason: entry.coolingReason }, 1));
+  });
 }

@@ -1,4 +1,4 @@
-import type { RoutableEndpoint } from '../catalog/catalog.service.js';
+import type { RoutableEndpoint, RoutableModel } from '../catalog/catalog.service.js';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
 import { Prisma } from '../generated/prisma/client.js';
 
@@ -14,4 +14,9 @@ export function testEndpoint(
     pricing: { prompt: new Prisma.Decimal(0), completion: new Prisma.Decimal(0), cachedPrompt: new Prisma.Decimal(0) },
     supportedParameters: new Set(supportedParameters),
   };
+}
+
+/** The model of one endpoint, for unit tests that route or plan on it. */
+export function testModel(endpoint: RoutableEndpoint, id = 'test/m'): RoutableModel {
+  return { config: { id, name: id, contextLength: 1000, supportedParameters: [], endpoints: [] }, endpoints: [endpoint] };
 }

@@ -252,7 +252,9 @@ const FORBIDDEN_ADDRESS = 'ERR_GW_FORBIDDEN_ADDRESS';
 function forbiddenEndpoint(detail: string): UpstreamFailure {
   return new UpstreamFailure(
     'connect',
-    new GatewayError(400, `The BYOK credential's endpoint is refused: ${detail}`, { errorType: 'invalid_request' }),
+    new GatewayError(400, `The workspace's endpoint (its BYOK credential's or its own model's) is refused: ${detail}`, {
+      errorType: 'invalid_request',
+    }),
     false,
   );
 }

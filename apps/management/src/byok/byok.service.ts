@@ -17,6 +17,7 @@ import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { WorkspaceAccessService } from '../workspaces/workspace-access.service.js';
+import { WorkspaceModelsService } from '../workspace-models/workspace-models.service.js';
 import { toByokCredentialView, listOrNull } from './byok-credential.view.js';
 import { credentialContext, KeyRing, openSecret, sealSecret, SecretUnavailableError } from '@gw/config';
 import { maskSecret } from './secret-label.js';
@@ -33,6 +34,7 @@ export class ByokService implements OnApplicationBootstrap {
     private readonly keyRing: KeyRing,
     private readonly events: ManagementEventsPublisher,
     private readonly audit: AuditWriter,
+    private readonly workspaceModels: WorkspaceModelsService,
   ) {}
 
   /** A credential sealed under a KEK that is no longer configured cannot be used: say so at start. */
@@ -179,14 +181,18 @@ export class ByokService implements OnApplicationBootstrap {
    * Inference -> management: the workspace's enabled credentials, decrypted, in the order they
    * are tried (sort_order, then oldest first). Fails closed: a credential that cannot be
    * decrypted (its KEK was removed, or the row was altered) fails the whole answer rather than
-   * silently dropping a credential that may be `is_byok_only`.
+   * silently dropping a credential that may be `is_byok_only`. The workspace's own models come
+   * with them (their endpoints are bound to these credentials), unless one provider was asked for.
    */
   async resolve(workspaceId: string, provider?: string): Promise<ByokResolveReply> {
-    const credentials = await this.prisma.byokCredential.findMany({
-      where: { workspaceId, disabled: false, ...(provider ? { provider } : {}) },
-      orderBy: [{ sortOrder: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-    });
-    return { credentials: credentials.map((credential) => this.decrypt(credential)) };
+    const [credentials, models] = await Promise.all([
+      this.prisma.byokCredential.findMany({
+        where: { workspaceId, disabled: false, ...(provider ? { provider } : {}) },
+        orderBy: [{ sortOrder: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+      }),
+      provider ? undefined : this.workspaceModels.resolved(workspaceId),
+    ]);
+    return { credentials: credentials.map((credential) => this.decrypt(credential)), ...(models ? { models } : {}) };
   }
 
   private decrypt(credential: ByokCredential): ResolvedByokCredential {

@@ -51,7 +51,12 @@ import {
 } from '../messages/generations.messages.js';
 import type { ContentLoggingView, GenerationContentView } from '../http/content-logging.view.js';
 import type { ActivityItemView, AnalyticsResultView } from '../http/analytics.view.js';
-import { AdminCatalogChangeRequest, AdminCatalogReadRequest, CatalogChangedEvent } from '../messages/catalog-admin.messages.js';
+import {
+  AdminCatalogChangeRequest,
+  AdminCatalogReadRequest,
+  CatalogChangedEvent,
+  EndpointCooledEvent,
+} from '../messages/catalog-admin.messages.js';
 import {
   DaemonSignRequest,
   InternExistsRequest,
@@ -110,7 +115,12 @@ import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, Inte
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
 import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
-import { AuditLogListRequest, GuardrailsCallRequest, WorkspacesCallRequest } from '../messages/governance.messages.js';
+import {
+  AuditLogListRequest,
+  GuardrailsCallRequest,
+  WorkspaceModelsCallRequest,
+  WorkspacesCallRequest,
+} from '../messages/governance.messages.js';
 import type { AuditLogPageView } from '../http/audit-log.view.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
@@ -263,6 +273,7 @@ export const SpendReleased = busEvent(EVENTS.spendReleased, SpendReleasedEvent);
 export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
 export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
 export const CatalogChanged = busEvent(EVENTS.catalogChanged, CatalogChangedEvent);
+export const EndpointCooled = busEvent(EVENTS.endpointCooled, EndpointCooledEvent);
 export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
 export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
 export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);
@@ -270,4 +281,5 @@ export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEven
 // Workspaces, guardrails, audit log (issue 31): the reply's shape depends on the operation.
 export const WorkspacesCall = rpcMessage<WorkspacesCallRequest, unknown>(M.workspacesCall, WorkspacesCallRequest);
 export const GuardrailsCall = rpcMessage<GuardrailsCallRequest, unknown>(M.guardrailsCall, GuardrailsCallRequest);
+export const WorkspaceModelsCall = rpcMessage<WorkspaceModelsCallRequest, unknown>(M.workspaceModelsCall, WorkspaceModelsCallRequest);
 export const AuditLogList = rpcMessage<AuditLogListRequest, AuditLogPageView>(M.auditLogList, AuditLogListRequest);

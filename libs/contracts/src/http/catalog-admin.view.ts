@@ -73,8 +73,30 @@ export interface EndpointStateView {
   endpoint: string;
   healthy: boolean;
   consecutive_failures: number;
-  /** Milliseconds before the provider may be called again with the gateway's key (its `retry-after`). */
+  /** Milliseconds of its cooldown left (shared by every replica): failures in a row, or the provider's `retry-after` on the gateway key. */
   cooling_for_ms: number;
+  /** When the cooldown ends (ISO 8601), while one runs. */
+  cooling_until?: string;
+  /** `failing` (failures in a row on some replica) or `retry_after` (the provider asked to wait). */
+  cooling_reason?: 'failing' | 'retry_after';
+  /** The answering replica's last failed calls to it, oldest first. */
+  recent_failures: EndpointFailureView[];
   latency_ms?: number;
   throughput?: number;
+}
+
+export interface EndpointFailureView {
+  at: string;
+  error_type: string;
+  /** The provider's HTTP status, when it answered one. */
+  status?: number;
+}
+
+/** `GET /v1/admin/endpoints/{provider}/{upstream model}`: its health, and where the catalog uses it. */
+export interface EndpointDetailView extends EndpointStateView {
+  object: 'catalog.endpoint';
+  provider: string;
+  upstream_model: string;
+  /** The catalog's models served by it, with the endpoint's priority and weight in each. */
+  models: Array<{ id: string; priority: number; weight: number | null }>;
 }

@@ -20,6 +20,7 @@ import type {
   CatalogStateView,
   CatalogVersionListView,
   CatalogVersionView,
+  EndpointDetailView,
 } from './catalog-admin.view.js';
 import type { ActivityItemView, AnalyticsMetaView, AnalyticsResultView } from './analytics.view.js';
 import type { ContentLoggingView, GenerationContentView } from './content-logging.view.js';
@@ -31,6 +32,7 @@ import type { ResponsesResponseView } from './responses-response.view.js';
 import type { IdentityView, OidcStartView } from '../messages/identity.messages.js';
 import type { KeysCreateReply } from '../messages/key-write.messages.js';
 import type { AuditLogPageView } from './audit-log.view.js';
+import type { WorkspaceModelListView, WorkspaceModelView } from './workspace-model.dto.js';
 import type { GuardrailKeyAssignmentView, GuardrailMemberAssignmentView, GuardrailView } from './guardrail.view.js';
 import type {
   BudgetsEnvelope,
@@ -146,3 +148,6 @@ export interface CatalogFileAnswer {
   models: Record<string, unknown>[];
 }
 export type CatalogStateAnswer = CatalogStateView;
+export type CatalogEndpointAnswer = EndpointDetailView;
+export type WorkspaceModelAnswer = WorkspaceModelView;
+export type WorkspaceModelListAnswer = WorkspaceModelListView;

@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLen
 /** The name of the operator credential a request was authenticated with (the gateway checked it). */
 const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export const CATALOG_READ_VIEWS = ['export', 'providers', 'provider', 'models', 'model', 'versions', 'version', 'state'] as const;
+export const CATALOG_READ_VIEWS = ['export', 'providers', 'provider', 'models', 'model', 'versions', 'version', 'state', 'endpoint'] as const;
 export type CatalogReadView = (typeof CATALOG_READ_VIEWS)[number];
 
 /** Gateway -> inference: a read of the catalog for an operator. */
@@ -14,7 +14,7 @@ export class AdminCatalogReadRequest {
   @IsIn(CATALOG_READ_VIEWS)
   view!: CatalogReadView;
 
-  /** A provider or model id (`provider`, `model`). */
+  /** A provider or model id (`provider`, `model`), or `<provider>/<upstream model>` (`endpoint`). */
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -72,4 +72,30 @@ export class CatalogChangedEvent {
   @IsInt()
   @Min(1)
   version!: number;
+}
+
+/** Inference -> every inference replica: routing skips (or tries last) `key` until `until` (epoch ms). */
+export class EndpointCooledEvent {
+  /** `<provider>/<upstream model>`, with `|<credential>` for a provider's wait on one key. */
+  @IsString()
+  @MinLength(1)
+  @MaxLength(600)
+  key!: string;
+
+  @IsInt()
+  @Min(1)
+  until!: number;
+
+  @IsIn(['retry_after', 'failing'])
+  reason!: 'retry_after' | 'failing';
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  failures?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  errorType?: string;
 }

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
+import { WORKSPACE_MODEL_ID_PATTERN } from '../http/workspace-model.dto.js';
 import { Principal } from '../principal.js';
 
 /*
@@ -91,4 +92,28 @@ export class AuditLogListRequest {
   /** The query of GET /v1/audit-logs (AuditLogQueryDto), validated again by management. */
   @IsObject()
   query!: Record<string, unknown>;
+}
+
+export const WORKSPACE_MODEL_OPS = ['list', 'get', 'put', 'delete'] as const;
+export type WorkspaceModelOp = (typeof WORKSPACE_MODEL_OPS)[number];
+
+/** Gateway -> management: one operation on the key's workspace's own models. */
+export class WorkspaceModelsCallRequest {
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Principal)
+  principal!: Principal;
+
+  @IsIn(WORKSPACE_MODEL_OPS)
+  op!: WorkspaceModelOp;
+
+  /** The model id (`get`, `put`, `delete`). */
+  @IsOptional()
+  @Matches(WORKSPACE_MODEL_ID_PATTERN)
+  id?: string;
+
+  /** `put`: the model (WorkspaceModelDto), validated again by management. */
+  @IsOptional()
+  @IsObject()
+  body?: Record<string, unknown>;
 }

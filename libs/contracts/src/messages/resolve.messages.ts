@@ -53,6 +53,14 @@ export interface ResolvedByokCredential {
   allowedUserIds: string[] | null;
 }
 
+/** A workspace's own model (WorkspaceModelDto as stored), bound to credentials of the same reply. */
+export interface ResolvedWorkspaceModel {
+  id: string;
+  model: Record<string, unknown>;
+}
+
 export interface ByokResolveReply {
   credentials: ResolvedByokCredential[];
+  /** The workspace's own models (absent when the request named a provider). */
+  models?: ResolvedWorkspaceModel[];
 }

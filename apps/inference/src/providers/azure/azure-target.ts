@@ -8,7 +8,7 @@ export interface AzureTarget {
   url: string;
   headers: Record<string, string>;
   deployment: string;
-  /** The URL comes from a workspace's credential: connect only to public addresses. */
+  /** The URL comes from a workspace (its credential or its own endpoint): connect only to public addresses. */
   tenantEndpoint: boolean;
 }
 
@@ -117,5 +117,5 @@ export async function azureTarget(
   const headers: Record<string, string> = app
     ? { authorization: `Bearer ${await tokens.token(provider.id, app, context.signal)}` }
     : { 'api-key': byok?.apiKey ?? provider.apiKey };
-  return { url, headers, deployment, tenantEndpoint: byok?.endpoint !== undefined };
+  return { url, headers, deployment, tenantEndpoint: byok?.endpoint !== undefined || endpoint.tenant === true };
 }

@@ -31,6 +31,7 @@ export class OpenAiAdapter implements ProviderAdapter {
       hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
       JSON.stringify(upstreamBody),
       context.signal,
+      endpoint.tenant === true,
     );
     if (response.status >= 400) {
       const detail = compatErrorDetail(response.body);
@@ -63,6 +64,7 @@ export class OpenAiAdapter implements ProviderAdapter {
       JSON.stringify(upstreamBody),
       context.signal,
       compatErrorDetail,
+      endpoint.tenant === true,
     );
     return openAiStreamEvents(provider.id, text, { usage: (usage) => hostUsage(profile, usage), citations: citationAnnotations });
   }
