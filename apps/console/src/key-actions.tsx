@@ -5,8 +5,7 @@ import type { ApiKey } from './pages/shapes';
 export function KeyName({ apiKey }: { apiKey: ApiKey }) {
   return (
     <>
-      {apiKey.name} {apiKey.intern_id && <Badge variant="light">intern</Badge>}{' '}
-      {apiKey.disabled && <Badge color="gray.8">disabled</Badge>}
+      {apiKey.name} {apiKey.intern_id && <Badge variant="light">intern</Badge>} {apiKey.disabled && <Badge color="gray.8">disabled</Badge>}
     </>
   );
 }

@@ -95,7 +95,7 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
             </ActionIcon>
             <Menu position="bottom-end">
               <Menu.Target>
-                <Button variant="default" aria-label={`Account of ${session.user.email}`}>
+                <Button variant="default" aria-label={`Account of ${session.user.email || session.user.name}`}>
                   <Text size="sm" truncate maw={{ base: 80, sm: 160 }}>
                     {session.user.name}
                   </Text>

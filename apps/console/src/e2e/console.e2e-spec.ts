@@ -95,6 +95,9 @@ async function axeFindings(target: Page, name: string): Promise<string[]> {
     );
 }
 
+/** What a poll waits for on a loaded machine (the default is one second). */
+const POLL = { timeout: 30_000 };
+
 /** Timings are only meaningful on an idle machine (shared CI hosts run many suites at once). */
 const machineBusy = () => loadavg()[0]! / availableParallelism() > 1.5;
 
@@ -214,12 +217,15 @@ describe('the web console in a browser', () => {
     async () => {
       await go(page, 'API keys');
       const row = page.getByTestId('key-row').filter({ hasText: 'from the console' });
-      await expect(row.count()).resolves.toBe(1);
+      // By the badge: a row's own text holds "Disable" before "Delete", which reads as "disabled…".
+      const badge = page.getByText('disabled', { exact: true });
+      const before = await row.count();
+      const disabledBefore = await row.filter({ has: badge }).count();
       page.once('dialog', (dialog) => void dialog.accept());
-      await row.getByRole('button', { name: 'Rotate key from the console' }).click();
+      await row.filter({ hasNot: badge }).first().getByRole('button', { name: 'Rotate key from the console' }).click();
       await page.getByTestId('new-key-secret').waitFor();
-      await expect.poll(() => row.count()).toBe(2);
-      await expect(row.filter({ hasText: 'disabled' }).count()).resolves.toBe(1);
+      await expect.poll(() => row.count(), POLL).toBe(before + 1);
+      await expect(row.filter({ has: badge }).count()).resolves.toBe(disabledBefore + 1);
       const secret = (await page.getByTestId('new-key-secret').textContent())!.trim();
       const openai = new OpenAI({ apiKey: secret, baseURL: stack.baseUrl });
       await expect(openai.models.list()).resolves.toBeTruthy();
@@ -235,7 +241,7 @@ describe('the web console in a browser', () => {
   it('creates an intern and a key of its own, listed under it', { timeout: 120_000 }, async () => {
     await go(page, 'Interns');
     await page.getByRole('button', { name: 'Create intern' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).fill('console-intern');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('console-intern');
     await page.getByRole('textbox', { name: 'Host name' }).fill('intern-host.example');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByTestId('intern-row').filter({ hasText: 'console-intern' }).waitFor();
@@ -276,7 +282,7 @@ describe('the web console in a browser', () => {
       ] as const) {
         await page.getByRole('button', { name: 'Add credential' }).click();
         await page.getByRole('textbox', { name: 'Provider', exact: true }).fill('simulator-openai');
-        await page.getByRole('textbox', { name: 'Name' }).fill(name);
+        await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
         await page.getByLabel('Provider API key').fill(key);
         await page.getByRole('button', { name: 'Add', exact: true }).click();
         await page.getByRole('row').filter({ hasText: name }).waitFor();
@@ -285,9 +291,9 @@ describe('the web console in a browser', () => {
       const answer = page.waitForResponse((response) => response.url().endsWith('/test'));
       await page.getByRole('button', { name: 'Test credential simulator good' }).click();
       expect(await (await answer).text()).not.toContain('sk-sim');
-      await expect.poll(() => result('simulator good').textContent()).toBe('ok');
+      await expect.poll(() => result('simulator good').textContent(), POLL).toBe('ok');
       await page.getByRole('button', { name: 'Test credential simulator bad' }).click();
-      await expect.poll(() => result('simulator bad').textContent()).toBe('The provider refused the credential (HTTP 401)');
+      await expect.poll(() => result('simulator bad').textContent(), POLL).toBe('The provider refused the credential (HTTP 401)');
       await screenshot(page, 'byok-tested');
     },
   );
@@ -326,8 +332,11 @@ describe('the web console in a browser', () => {
         const row = operator.getByTestId('model-row').filter({ has: operator.getByText(MODEL, { exact: true }) });
         await row.getByRole('button', { name: `Edit prices of ${MODEL} at simulator-anthropic` }).click();
         await operator.getByRole('textbox', { name: 'Prompt, per 1M tokens' }).fill('4.25');
+        const saved = operator.waitForResponse((response) => response.request().method() === 'PUT');
         await operator.getByRole('button', { name: 'Save' }).click();
-        await expect.poll(() => row.getByTestId('model-prompt-price').textContent()).toBe('$4.25');
+        const answer = await saved;
+        expect(answer.status(), await answer.text()).toBe(200);
+        await expect.poll(() => row.getByTestId('model-prompt-price').textContent(), POLL).toBe('$4.25');
         await screenshot(operator, 'models-operator');
         expect(await axeFindings(operator, 'models (operator)')).toEqual([]);
 

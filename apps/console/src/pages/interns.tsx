@@ -93,7 +93,7 @@ function InternKeys({ intern }: { intern: Intern }) {
         <Title order={2} size="h4">
           Keys of {intern.name}
         </Title>
-        <Button variant="light" onClick={() => void create()}>
+        <Button variant="default" onClick={() => void create()}>
           Create a key for {intern.name}
         </Button>
       </Group>
