@@ -2,6 +2,7 @@
 
 export interface SessionInfo {
   user: { id: string; email: string; name: string; workspace_id: string; role: string };
+  /** `management` (owners), `standard` (members) or `operator` (the platform team: the catalog pages). */
   key_kind: string;
   csrf_token: string;
   expires_at: string;
@@ -32,9 +33,16 @@ async function failure(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message, body?.error?.metadata?.reason);
 }
 
-async function call(url: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+interface CallInit {
+  method?: string;
+  body?: unknown;
+  /** Request headers the API reads (If-Match on catalog writes). */
+  headers?: Record<string, string>;
+}
+
+async function call(url: string, init: CallInit = {}): Promise<Response> {
   const method = init.method ?? 'GET';
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url, {
@@ -49,7 +57,7 @@ async function call(url: string, init: { method?: string; body?: unknown } = {})
 }
 
 /** `path` is the public API's, e.g. `/v1/keys`. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T>(path: string, init: CallInit = {}): Promise<T> {
   const response = await call(`/console/api${path}`, init);
   return (await response.json()) as T;
 }
@@ -77,4 +85,15 @@ export async function logout(everywhere: boolean): Promise<void> {
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
     body: JSON.stringify({ everywhere }),
   });
+}
+
+/** The operator's sign-in: the key goes once to the gateway, which answers a session cookie and keeps no copy in the browser. */
+export async function signInWithKey(key: string): Promise<void> {
+  const response = await fetch('/console/auth/key', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ key }),
+  });
+  if (!response.ok) throw await failure(response);
 }

@@ -11,3 +11,6 @@ export function useSession(): SessionInfo {
 
 /** Owners manage the workspace (keys, BYOK, credits); members see their own activity. */
 export const canManage = (session: SessionInfo) => session.key_kind === 'management';
+
+/** The operator (signed in with an operator key) sees the catalog, not a workspace. */
+export const canEditCatalog = (session: SessionInfo) => session.key_kind === 'operator';

@@ -13,17 +13,17 @@ import {
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { lazy, Suspense, type ComponentType } from 'react';
-import { logout } from './api';
+import { logout, type SessionInfo } from './api';
 import { onLinkClick, usePath } from './router';
-import { canManage, useSession } from './session';
+import { canEditCatalog, canManage, useSession } from './session';
 import { Center, Loader } from '@mantine/core';
 
 interface Page {
   path: string;
   label: string;
   component: ComponentType;
-  /** Shown to those whose session manages the workspace (owners). */
-  manage?: boolean;
+  /** Who sees it: everyone in a workspace, those who manage it (owners), the operator; workspace pages by default. */
+  audience?: 'manage' | 'all';
 }
 
 const lazyPage = (load: () => Promise<Record<string, ComponentType>>, name: string) =>
@@ -32,19 +32,33 @@ const lazyPage = (load: () => Promise<Record<string, ComponentType>>, name: stri
 const PAGES: Page[] = [
   { path: '/', label: 'Overview', component: lazyPage(() => import('./pages/overview'), 'OverviewPage') },
   { path: '/generations', label: 'Generations', component: lazyPage(() => import('./pages/generations'), 'GenerationsPage') },
-  { path: '/keys', label: 'API keys', component: lazyPage(() => import('./pages/keys'), 'KeysPage'), manage: true },
+  { path: '/keys', label: 'API keys', component: lazyPage(() => import('./pages/keys'), 'KeysPage'), audience: 'manage' },
   { path: '/presets', label: 'Presets', component: lazyPage(() => import('./pages/presets'), 'PresetsPage') },
-  { path: '/byok', label: 'BYOK credentials', component: lazyPage(() => import('./pages/byok'), 'ByokPage'), manage: true },
+  { path: '/byok', label: 'BYOK credentials', component: lazyPage(() => import('./pages/byok'), 'ByokPage'), audience: 'manage' },
   { path: '/batches', label: 'Batches', component: lazyPage(() => import('./pages/batches'), 'BatchesPage') },
   { path: '/credits', label: 'Credits', component: lazyPage(() => import('./pages/credits'), 'CreditsPage') },
   {
     path: '/workspaces',
     label: 'Members & budgets',
     component: lazyPage(() => import('./pages/workspaces'), 'WorkspacesPage'),
-    manage: true,
+    audience: 'manage',
   },
-  { path: '/guardrails', label: 'Guardrails', component: lazyPage(() => import('./pages/guardrails'), 'GuardrailsPage'), manage: true },
+  {
+    path: '/guardrails',
+    label: 'Guardrails',
+    component: lazyPage(() => import('./pages/guardrails'), 'GuardrailsPage'),
+    audience: 'manage',
+  },
+  { path: '/interns', label: 'Interns', component: lazyPage(() => import('./pages/interns'), 'InternsPage'), audience: 'manage' },
+  { path: '/models', label: 'Models & prices', component: lazyPage(() => import('./pages/models'), 'ModelsPage'), audience: 'all' },
+  { path: '/audit', label: 'Audit log', component: lazyPage(() => import('./pages/audit'), 'AuditPage'), audience: 'manage' },
 ];
+
+/** The operator has no workspace: only the catalog's pages. */
+function pagesFor(session: SessionInfo): Page[] {
+  if (canEditCatalog(session)) return PAGES.filter((page) => page.audience === 'all');
+  return PAGES.filter((page) => page.audience !== 'manage' || canManage(session));
+}
 
 export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
   const session = useSession();
@@ -52,8 +66,11 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
   const [opened, { toggle, close }] = useDisclosure();
   const { setColorScheme } = useMantineColorScheme();
   const scheme = useComputedColorScheme('light');
-  const pages = PAGES.filter((page) => !page.manage || canManage(session));
-  const page = pages.find((candidate) => candidate.path === path || (candidate.path !== '/' && path.startsWith(candidate.path + '/')));
+  const pages = pagesFor(session);
+  // The root opens the first page one may see (the operator's is the catalog).
+  const page =
+    pages.find((candidate) => candidate.path === path || (candidate.path !== '/' && path.startsWith(candidate.path + '/'))) ??
+    (path === '/' ? pages[0] : undefined);
   const Current = page?.component;
   const signOut = async (everywhere: boolean) => {
     await logout(everywhere);
@@ -78,7 +95,7 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
             </ActionIcon>
             <Menu position="bottom-end">
               <Menu.Target>
-                <Button variant="default" aria-label={`Account of ${session.user.email}`}>
+                <Button variant="default" aria-label={`Account of ${session.user.email || session.user.name}`}>
                   <Text size="sm" truncate maw={{ base: 80, sm: 160 }}>
                     {session.user.name}
                   </Text>
@@ -89,9 +106,11 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
                   {session.user.email} · {session.user.role}
                 </Menu.Label>
                 <Menu.Item onClick={() => void signOut(false)}>Sign out</Menu.Item>
-                <Menu.Item color="red" onClick={() => void signOut(true)}>
-                  Sign out everywhere
-                </Menu.Item>
+                {!canEditCatalog(session) && (
+                  <Menu.Item color="red" onClick={() => void signOut(true)}>
+                    Sign out everywhere
+                  </Menu.Item>
+                )}
               </Menu.Dropdown>
             </Menu>
           </Group>

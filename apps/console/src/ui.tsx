@@ -28,6 +28,21 @@ export function useLoad<T>(load: () => Promise<T>, key = ''): Loaded<T> {
   return { ...state, reload };
 }
 
+/** A write's failure, kept to show in words; the page reloads after a write that worked. */
+export function useWrite(reload: () => void) {
+  const [error, setError] = useState<Error | null>(null);
+  const act = async (write: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await write();
+      reload();
+    } catch (failure) {
+      setError(failure as Error);
+    }
+  };
+  return { error, act, setError };
+}
+
 /** The API's reference, linked from every page. */
 export const DOCS_URL = '/v1/openapi.json';
 

@@ -36,6 +36,7 @@ import { GenerationPartitions } from './generations/generation-partitions.servic
 import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
 import { GenerationsController } from './generations/generations.controller.js';
+import { ByokTestController } from './byok-test/byok-test.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PrismaService } from './prisma/prisma.service.js';
 import { AdapterRegistry } from './providers/adapter-registry.js';
@@ -94,6 +95,7 @@ export class AppModule {
         GenerateContentController,
         ResponsesController,
         ModelsController,
+        ByokTestController,
         GenerationsController,
         CatalogAdminController,
         AnalyticsController,

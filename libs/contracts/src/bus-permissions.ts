@@ -105,6 +105,7 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     i.messagesCountTokens,
     i.responsesStream,
     i.modelsList,
+    i.byokTest,
     i.generateContentCreate,
     i.generateContentStream,
     i.generateContentCount,

@@ -69,6 +69,8 @@ export const SUBJECTS = {
     generateContentCount: 'inference.generate-content.count',
     embeddingsCreate: 'inference.embeddings.create',
     modelsList: 'inference.models.list',
+    /** `POST /v1/byok/{id}/test`: one cheap upstream call with the credential (`ByokTestView`); never its secret back. */
+    byokTest: 'inference.byok.test',
     /** `GET /v1/generation`: one stored generation of the caller's workspace (`GenerationView`). */
     generationsGet: 'inference.generations.get',
     /** `GET /v1/generations`: a page of the caller's workspace's generations, newest first (`GenerationListView`). */

@@ -6,6 +6,7 @@ import {
   UpdateByokCredentialDto,
   type ByokCredentialPage,
   type ByokCredentialView,
+  type ByokTestView,
   type DataEnvelope,
   type DeletedReply,
   type Principal,
@@ -13,6 +14,7 @@ import {
   ByokDelete,
   ByokGet,
   ByokList,
+  ByokTest,
   ByokUpdate,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
@@ -21,6 +23,9 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { ManagementKeyGuard } from '../auth/management-key.guard.js';
 import { StrictBody, StrictQuery } from '../input/dto-pipes.js';
 import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js';
+
+/** The upstream call's own limit is 10 s; this leaves room for resolving the credential. */
+const BYOK_TEST_RPC_TIMEOUT_MS = 15_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -98,6 +103,17 @@ export class ByokController {
     @Body(StrictBody) changes: UpdateByokCredentialDto,
   ): Promise<DataEnvelope<ByokCredentialView>> {
     return { data: await this.rpc.send(ByokUpdate, { principal, id, changes }) };
+  }
+
+  /** Inference makes the call (it holds the catalog's provider addresses); its own timeout bounds it well under this one. */
+  @Post(':id/test')
+  @HttpCode(200)
+  @Doc('Test a BYOK credential', "One cheap call through it (the provider's model list): ok, or the provider's status in words.")
+  @PathParam('id', { type: 'string', format: 'uuid' }, 'The credential id; any other string is a 404')
+  @Answers(200, 'ByokTestAnswer', 'Whether the provider accepted the credential (never the secret nor the provider body)')
+  @Fails({ 404: 'No usable credential with that id (a disabled one is not tested)' })
+  async test(@CurrentPrincipal() principal: Principal, @Param('id', CredentialIdParam) id: string): Promise<DataEnvelope<ByokTestView>> {
+    return { data: await this.rpc.send(ByokTest, { principal, id }, BYOK_TEST_RPC_TIMEOUT_MS) };
   }
 
   @Delete(':id')

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleAuth } from './console-auth.routes.js';
+import { sendError, type ConsoleAuth } from './console-auth.routes.js';
+import { OPERATOR_API_PREFIX, operatorPathRefused } from './operator-sign-in.js';
 
 const API_PREFIX = '/console/api/';
 /** Answer headers worth passing back; hop-by-hop and framing headers are the outer reply's own. */
@@ -15,6 +16,8 @@ export function registerConsoleApiProxy(fastify: FastifyInstance, auth: ConsoleA
     const caller = auth.authorize(request, reply);
     if (!caller) return reply;
     const url = '/' + request.url.slice(API_PREFIX.length);
+    if (caller.session.op !== undefined && !url.startsWith(OPERATOR_API_PREFIX)) return sendError(reply, operatorPathRefused());
+    const ifMatch = request.headers['if-match'];
     const hasBody = request.body !== undefined && request.body !== null;
     const answer = await fastify.inject({
       method: request.method as 'GET',
@@ -23,6 +26,8 @@ export function registerConsoleApiProxy(fastify: FastifyInstance, auth: ConsoleA
         authorization: `Bearer ${caller.key}`,
         accept: request.headers.accept ?? 'application/json',
         ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        // The catalog's optimistic lock: a change made on a version the operator did not read is refused.
+        ...(ifMatch !== undefined ? { 'if-match': ifMatch } : {}),
       },
       ...(hasBody ? { payload: JSON.stringify(request.body) } : {}),
     });

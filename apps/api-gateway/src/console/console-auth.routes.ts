@@ -10,6 +10,7 @@ import { checkSession, LOGIN_COOKIE, LOGIN_PURPOSE, SESSION_COOKIE, SESSION_PURP
 import { CONSOLE_CALLBACK_PATH, type ConsoleSettings } from './console-settings.js';
 import { clearCookie, readCookies, setCookie } from './cookies.js';
 import { consolePage } from './console-page.js';
+import { ConsoleOperators, notAnOperatorKey } from './operator-sign-in.js';
 import { newSessionId, SessionSeal } from './session-seal.js';
 
 const LOGIN_TTL_SECONDS = 600;
@@ -51,15 +52,18 @@ const signedOut = (reason: string) =>
 export class ConsoleAuth {
   readonly seal: SessionSeal | null;
   private readonly oidc: ConsoleOidc | null;
+  private readonly operators: ConsoleOperators;
 
   constructor(private readonly deps: ConsoleDeps) {
     this.seal = deps.settings.secret ? new SessionSeal(deps.settings.secret) : null;
     this.oidc = deps.settings.oidc ? new ConsoleOidc(deps.settings.oidc) : null;
+    this.operators = new ConsoleOperators(deps.settings.operatorKeys);
   }
 
   register(fastify: FastifyInstance): void {
     fastify.get('/console/auth/login', (request, reply) => this.login(request, reply));
     fastify.get(CONSOLE_CALLBACK_PATH, (request, reply) => this.callback(request, reply));
+    fastify.post('/console/auth/key', (request, reply) => this.operatorSignIn(request, reply));
     fastify.get('/console/auth/session', (request, reply) => this.current(request, reply));
     fastify.post('/console/auth/logout', (request, reply) => this.logout(request, reply));
   }
@@ -91,8 +95,14 @@ export class ConsoleAuth {
         return null;
       }
     }
+    const key = session.op === undefined ? this.seal.sessionKey(session.sid) : this.operators.keyOf(session.op);
+    if (key === undefined) {
+      this.ended(reply);
+      sendError(reply, signedOut('ended'));
+      return null;
+    }
     if (checked.refresh) void reply.header('set-cookie', this.sessionCookie(session));
-    return { session, key: this.seal.sessionKey(session.sid) };
+    return { session, key };
   }
 
   /** The key of a session the API refused (deleted by a logout elsewhere, expired): the browser's cookie goes too. */
@@ -115,6 +125,25 @@ export class ConsoleAuth {
     } catch (exception) {
       return sendError(reply, toGatewayError(exception));
     }
+  }
+
+  /**
+   * The operator signs in with their key (they are no user of any workspace, so not through SSO).
+   * Only the page of this origin may post it (a login CSRF would otherwise plant a session); the
+   * cookie names the operator, and the gateway looks the key up by that name on each call.
+   */
+  private operatorSignIn(request: FastifyRequest, reply: FastifyReply) {
+    if (!this.seal || !this.deps.settings.origin) return sendError(reply, notConfigured());
+    if (request.headers.origin !== this.deps.settings.origin)
+      return sendError(reply, csrfRefused('A key sign-in comes from the console page'));
+    const name = this.operators.nameOf((request.body as { key?: unknown } | undefined)?.key);
+    if (!name) return sendError(reply, notAnOperatorKey());
+    const now = Date.now();
+    const session: ConsoleSession = { sid: newSessionId(), uid: '', role: 'operator', op: name, iat: now, seen: now };
+    return reply
+      .header('set-cookie', this.sessionCookie(session))
+      .header('cache-control', 'no-store')
+      .send({ data: { operator: name } });
   }
 
   private async callback(request: FastifyRequest, reply: FastifyReply) {
@@ -157,6 +186,7 @@ export class ConsoleAuth {
   private async current(request: FastifyRequest, reply: FastifyReply) {
     const caller = this.authorize(request, reply);
     if (!caller) return reply;
+    if (caller.session.op !== undefined) return reply.header('cache-control', 'no-store').send({ data: this.operatorView(caller.session) });
     const identity = await request.server.inject({
       method: 'GET',
       url: '/v1/identity',
@@ -185,6 +215,11 @@ export class ConsoleAuth {
     const caller = this.authorize(request, reply);
     if (!caller) return reply;
     const everywhere = (request.body as { everywhere?: unknown } | undefined)?.everywhere === true;
+    // An operator's session has no key of its own to delete: its cookie goes, and the timeouts bound any copy of it.
+    if (caller.session.op !== undefined) {
+      this.ended(reply);
+      return reply.header('cache-control', 'no-store').send({ data: { ended_sessions: 1 } });
+    }
     try {
       const ended = await this.deps.rpc.send(ConsoleSessionEnd, {
         key_hash: hash('sha256', caller.key, 'hex'),
@@ -197,6 +232,16 @@ export class ConsoleAuth {
     } catch (exception) {
       return sendError(reply, toGatewayError(exception));
     }
+  }
+
+  private operatorView(session: ConsoleSession) {
+    return {
+      user: { id: '', email: '', name: session.op, workspace_id: '', role: 'operator' },
+      key_kind: 'operator',
+      csrf_token: this.seal!.csrfToken(session.sid),
+      expires_at: new Date(session.iat + this.deps.settings.absoluteSeconds * 1000).toISOString(),
+      idle_timeout_seconds: this.deps.settings.idleSeconds,
+    };
   }
 
   private sessionCookie(session: ConsoleSession): string {

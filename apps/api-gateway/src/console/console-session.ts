@@ -11,6 +11,8 @@ export interface ConsoleSession {
   /** The user, for logout everywhere. */
   uid: string;
   role: string;
+  /** Set for an operator's session: the operator's name (the key is looked up by it, never sealed in the cookie). */
+  op?: string;
   /** Signed in at, and last used at (epoch ms). */
   iat: number;
   seen: number;

@@ -11,6 +11,8 @@ export interface ConsoleSettings {
   idleSeconds: number;
   absoluteSeconds: number;
   staticDir: string;
+  /** `OPERATOR_API_KEYS`: an operator key signs in to the catalog pages. */
+  operatorKeys: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -46,5 +48,6 @@ export function consoleSettingsOf(env: GatewayEnv): ConsoleSettings {
     absoluteSeconds: env.CONSOLE_ABSOLUTE_TIMEOUT_SECONDS,
     // dist/console/ (built) or src/console/ (tests from source): both three levels below apps/.
     staticDir: env.CONSOLE_STATIC_DIR ?? resolve(here, '../../../console/dist'),
+    operatorKeys: env.OPERATOR_API_KEYS,
   };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { perMillion } from '../prices';
 
 /*
  * The console in Debian's Chromium, through the real stack: SSO through the local OIDC
@@ -31,10 +32,13 @@ const PAGES = [
   { path: '/credits', name: 'credits', heading: 'Credits' },
   { path: '/workspaces', name: 'members-budgets', heading: 'Members & budgets' },
   { path: '/guardrails', name: 'guardrails', heading: 'Guardrails' },
+  { path: '/interns', name: 'interns', heading: 'Interns' },
+  { path: '/models', name: 'models', heading: 'Models & prices' },
+  { path: '/audit', name: 'audit-log', heading: 'Audit log' },
 ];
 
 /** A user of their own (a new workspace they own, with credits), linked to the provider's `dana`. */
-async function newLinkedOwner(): Promise<void> {
+async function newLinkedOwner(): Promise<string> {
   const created = JSON.parse(
     execFileSync(
       process.execPath,
@@ -54,6 +58,7 @@ async function newLinkedOwner(): Promise<void> {
   ) as { secret: string };
   const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: created.secret, login: 'dana', password: 'dana-password' });
   expect(linked.status).toBe(200);
+  return created.secret;
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -80,6 +85,19 @@ async function go(page: Page, label: string): Promise<void> {
   await settled(page, label);
 }
 
+/** Serious or critical WCAG 2.1 A/AA findings of the page, in words. */
+async function axeFindings(target: Page, name: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page: target }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations
+    .filter((found) => found.impact === 'serious' || found.impact === 'critical')
+    .map(
+      (violation) => `${name}: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+}
+
+/** What a poll waits for on a loaded machine (the default is one second). */
+const POLL = { timeout: 30_000 };
+
 /** Timings are only meaningful on an idle machine (shared CI hosts run many suites at once). */
 const machineBusy = () => loadavg()[0]! / availableParallelism() > 1.5;
 
@@ -87,9 +105,11 @@ describe('the web console in a browser', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  /** The owner's management key, for reading back through the API what the console did. */
+  let ownerKey: string;
 
   beforeAll(async () => {
-    await newLinkedOwner();
+    ownerKey = await newLinkedOwner();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
     page = await context.newPage();
@@ -192,17 +212,162 @@ describe('the web console in a browser', () => {
   });
 
   it(
+    'rotates a key: a new secret with the same settings, the old key disabled, both changes in the audit log',
+    { timeout: 120_000 },
+    async () => {
+      await go(page, 'API keys');
+      const row = page.getByTestId('key-row').filter({ hasText: 'from the console' });
+      // By the badge: a row's own text holds "Disable" before "Delete", which reads as "disabled…".
+      const badge = page.getByText('disabled', { exact: true });
+      const before = await row.count();
+      const disabledBefore = await row.filter({ has: badge }).count();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.filter({ hasNot: badge }).first().getByRole('button', { name: 'Rotate key from the console' }).click();
+      await page.getByTestId('new-key-secret').waitFor();
+      await expect.poll(() => row.count(), POLL).toBe(before + 1);
+      await expect(row.filter({ has: badge }).count()).resolves.toBe(disabledBefore + 1);
+      const secret = (await page.getByTestId('new-key-secret').textContent())!.trim();
+      const openai = new OpenAI({ apiKey: secret, baseURL: stack.baseUrl });
+      await expect(openai.models.list()).resolves.toBeTruthy();
+
+      await go(page, 'Audit log');
+      const audit = page.getByTestId('audit-row');
+      await audit.filter({ hasText: 'keys.update' }).filter({ hasText: 'disabled: false → true' }).first().waitFor();
+      await expect(audit.filter({ hasText: 'keys.create' }).count()).resolves.toBeGreaterThanOrEqual(2);
+      await screenshot(page, 'audit-log');
+    },
+  );
+
+  it('creates an intern and a key of its own, listed under it', { timeout: 120_000 }, async () => {
+    await go(page, 'Interns');
+    await page.getByRole('button', { name: 'Create intern' }).click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('console-intern');
+    await page.getByRole('textbox', { name: 'Host name' }).fill('intern-host.example');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByTestId('intern-row').filter({ hasText: 'console-intern' }).waitFor();
+    await page.getByRole('button', { name: 'Create a key for console-intern' }).click();
+    const secret = (await page.getByTestId('new-key-secret').textContent())!.trim();
+    expect(secret).toMatch(/^sk-gw-v1-[0-9a-f]{64}$/);
+    await page.getByTestId('intern-key-row').filter({ hasText: 'console-intern key' }).waitFor();
+    // Through the API, the key names its intern (the page lists an intern's keys by it).
+    const read = async (path: string) =>
+      (await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json();
+    const interns = (await read('/interns')) as { data: { id: string; name: string }[] };
+    const intern = interns.data.find((candidate) => candidate.name === 'console-intern')!;
+    const keys = (await read('/keys')) as { data: { name: string; intern_id: string | null }[] };
+    expect(keys.data.filter((key) => key.intern_id === intern.id).map((key) => key.name)).toEqual(['console-intern key']);
+    await screenshot(page, 'interns');
+    expect(await axeFindings(page, 'interns')).toEqual([]);
+  });
+
+  it("shows each model's price as the models API answers it", { timeout: 120_000 }, async () => {
+    const { data } = (await (await fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${stack.apiKey}` } })).json()) as {
+      data: { id: string; pricing: { prompt: string } }[];
+    };
+    const model = data.find((candidate) => candidate.id === 'sim/gpt-4o-mini')!;
+    await go(page, 'Models & prices');
+    const row = page.getByTestId('model-row').filter({ has: page.getByText('sim/gpt-4o-mini', { exact: true }) });
+    await expect(row.getByTestId('model-prompt-price').textContent()).resolves.toBe(`$${perMillion(model.pricing.prompt)}`);
+    expect(perMillion(model.pricing.prompt)).toBe('0.15');
+  });
+
+  it(
+    'tests a BYOK credential with one call to the provider: ok for a good key, refused for a bad one, never the secret',
+    { timeout: 120_000 },
+    async () => {
+      await go(page, 'BYOK credentials');
+      for (const [name, key] of [
+        ['simulator good', 'sk-sim'],
+        ['simulator bad', 'sk-sim-invalid'],
+      ] as const) {
+        await page.getByRole('button', { name: 'Add credential' }).click();
+        await page.getByRole('textbox', { name: 'Provider', exact: true }).fill('simulator-openai');
+        await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+        await page.getByLabel('Provider API key').fill(key);
+        await page.getByRole('button', { name: 'Add', exact: true }).click();
+        await page.getByRole('row').filter({ hasText: name }).waitFor();
+      }
+      const result = (name: string) => page.getByRole('row').filter({ hasText: name }).getByTestId('byok-test-result');
+      const answer = page.waitForResponse((response) => response.url().endsWith('/test'));
+      await page.getByRole('button', { name: 'Test credential simulator good' }).click();
+      expect(await (await answer).text()).not.toContain('sk-sim');
+      await expect.poll(() => result('simulator good').textContent(), POLL).toBe('ok');
+      await page.getByRole('button', { name: 'Test credential simulator bad' }).click();
+      await expect.poll(() => result('simulator bad').textContent(), POLL).toBe('The provider refused the credential (HTTP 401)');
+      await screenshot(page, 'byok-tested');
+    },
+  );
+
+  it(
+    'signs the operator in with the operator key to the catalog only, where a price edit reaches the members',
+    { timeout: 180_000 },
+    async () => {
+      const MODEL = 'sim/claude-sonnet';
+      const admin = (method: string, body?: unknown) =>
+        fetch(`${stack.baseUrl}/admin/models/${MODEL}`, {
+          method,
+          headers: { authorization: `Bearer ${stack.operatorKey}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const original = (await (await admin('GET')).json()) as Record<string, unknown>;
+      const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      try {
+        const operator = await operatorContext.newPage();
+        operator.setDefaultTimeout(60_000);
+        await operator.goto(`${origin}/console/`);
+        await operator.getByLabel('Operator key').fill('not-an-operator-key-at-all-000000');
+        await operator.getByRole('button', { name: 'Sign in with the operator key' }).click();
+        await operator.getByRole('alert').filter({ hasText: 'Not an operator key' }).waitFor();
+        await operator.getByLabel('Operator key').fill(stack.operatorKey);
+        await operator.getByRole('button', { name: 'Sign in with the operator key' }).click();
+        await settled(operator, 'Models & prices');
+        const stored = await operator.evaluate(() =>
+          JSON.stringify({ ...window.localStorage, ...window.sessionStorage, cookie: document.cookie }),
+        );
+        expect(stored).not.toContain(stack.operatorKey);
+        // The operator is no member of any workspace: the console refuses the workspace API to their session.
+        await expect(operator.evaluate(() => fetch('/console/api/v1/keys').then((response) => response.status))).resolves.toBe(403);
+        await expect(operator.getByRole('navigation').getByRole('link').allTextContents()).resolves.toEqual(['Models & prices']);
+
+        const row = operator.getByTestId('model-row').filter({ has: operator.getByText(MODEL, { exact: true }) });
+        await row.getByRole('button', { name: `Edit prices of ${MODEL} at simulator-anthropic` }).click();
+        await operator.getByRole('textbox', { name: 'Prompt, per 1M tokens' }).fill('4.25');
+        const saved = operator.waitForResponse((response) => response.request().method() === 'PUT');
+        await operator.getByRole('button', { name: 'Save' }).click();
+        const answer = await saved;
+        expect(answer.status(), await answer.text()).toBe(200);
+        await expect.poll(() => row.getByTestId('model-prompt-price').textContent(), POLL).toBe('$4.25');
+        await screenshot(operator, 'models-operator');
+        expect(await axeFindings(operator, 'models (operator)')).toEqual([]);
+
+        // A member's models page shows the new price once inference serves the new catalog version.
+        await expect
+          .poll(
+            async () => {
+              await open(page, '/models', 'Models & prices');
+              return page
+                .getByTestId('model-row')
+                .filter({ has: page.getByText(MODEL, { exact: true }) })
+                .getByTestId('model-prompt-price')
+                .textContent();
+            },
+            { timeout: 30_000 },
+          )
+          .toBe('$4.25');
+      } finally {
+        await operatorContext.close();
+        expect((await admin('PUT', original)).status).toBe(200);
+      }
+    },
+  );
+
+  it(
     'has no serious or critical accessibility findings on any page, at 1280 px, on a phone and in dark mode',
     { timeout: 400_000 },
     async () => {
       const findings: string[] = [];
       const scan = async (target: Page, name: string) => {
-        const result = await new AxeBuilder({ page: target }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-        for (const violation of result.violations.filter((found) => found.impact === 'serious' || found.impact === 'critical')) {
-          findings.push(
-            `${name}: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-          );
-        }
+        findings.push(...(await axeFindings(target, name)));
       };
       for (const target of PAGES) {
         await open(page, target.path, target.heading);

@@ -1,87 +1,89 @@
-import { Badge, Button, Code, Group, Modal, PasswordInput, Stack, Table, TextInput } from '@mantine/core';
+import { Badge, Button, Code, Group, Modal, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { DataTable } from '../data-table';
 import { formatTime } from '../format';
-import { ErrorNote, Loadable, PageHeader, useLoad } from '../ui';
+import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
 import type { ByokCredential, Page } from './shapes';
 
 /** Provider keys of the workspace: only their masked labels are ever shown (the API returns no secret). */
 export function ByokPage() {
   const state = useLoad(() => api<Page<ByokCredential>>('/v1/byok?limit=100'));
   const [adding, setAdding] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
-  const act = async (write: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await write();
-      state.reload();
-    } catch (failure) {
-      setError(failure as Error);
-    }
+  const { error, act } = useWrite(state.reload);
+  const [tests, setTests] = useState<Record<string, ByokTest | 'testing'>>({});
+  const test = (id: string) => {
+    setTests((previous) => ({ ...previous, [id]: 'testing' }));
+    api<{ data: ByokTest }>(`/v1/byok/${id}/test`, { method: 'POST' }).then(
+      ({ data }) => setTests((previous) => ({ ...previous, [id]: data })),
+      (failure: Error) => setTests((previous) => ({ ...previous, [id]: { ok: false, status: null, message: failure.message } })),
+    );
   };
   return (
     <>
-      <PageHeader title="BYOK credentials" docs="GET/POST /v1/byok, PATCH/DELETE /v1/byok/{id}">
+      <PageHeader title="BYOK credentials" docs="GET/POST /v1/byok, PATCH/DELETE /v1/byok/{id}, POST /v1/byok/{id}/test">
         <Button onClick={() => setAdding(true)}>Add credential</Button>
       </PageHeader>
       {error && <ErrorNote error={error} />}
-      <Loadable state={state} empty="No provider keys: requests use the gateway's own." isEmpty={(page) => page.data.length === 0}>
-        {(page) => (
-          <Table.ScrollContainer minWidth={600}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Provider</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Added</Table.Th>
-                  <Table.Th>Actions</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {page.data.map((credential) => (
-                  <Table.Tr key={credential.id}>
-                    <Table.Td>
-                      {credential.name} {credential.disabled && <Badge color="gray.8">disabled</Badge>}
-                    </Table.Td>
-                    <Table.Td>{credential.provider}</Table.Td>
-                    <Table.Td>
-                      <Code>{credential.label}</Code>
-                    </Table.Td>
-                    <Table.Td>{formatTime(credential.created_at)}</Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          aria-label={`${credential.disabled ? 'Enable' : 'Disable'} credential ${credential.name}`}
-                          onClick={() =>
-                            void act(() => api(`/v1/byok/${credential.id}`, { method: 'PATCH', body: { disabled: !credential.disabled } }))
-                          }
-                        >
-                          {credential.disabled ? 'Enable' : 'Disable'}
-                        </Button>
-                        <Button
-                          size="xs"
-                          color="red"
-                          variant="light"
-                          aria-label={`Delete credential ${credential.name}`}
-                          onClick={() =>
-                            window.confirm(`Delete “${credential.name}”?`) &&
-                            void act(() => api(`/v1/byok/${credential.id}`, { method: 'DELETE' }))
-                          }
-                        >
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Loadable>
+      <DataTable
+        state={state}
+        rows={(page) => page.data}
+        empty="No provider keys: requests use the gateway's own."
+        rowKey={(credential) => credential.id}
+        minWidth={760}
+        columns={[
+          {
+            header: 'Name',
+            cell: (credential) => (
+              <>
+                {credential.name} {credential.disabled && <Badge color="gray.8">disabled</Badge>}
+              </>
+            ),
+          },
+          { header: 'Provider', cell: (credential) => credential.provider },
+          { header: 'Key', cell: (credential) => <Code>{credential.label}</Code> },
+          { header: 'Added', cell: (credential) => formatTime(credential.created_at) },
+          { header: 'Connection', testId: 'byok-test-result', cell: (credential) => <TestResult result={tests[credential.id]} /> },
+          {
+            header: 'Actions',
+            cell: (credential) => (
+              <Group gap="xs" wrap="nowrap">
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`Test credential ${credential.name}`}
+                  disabled={credential.disabled}
+                  loading={tests[credential.id] === 'testing'}
+                  onClick={() => test(credential.id)}
+                >
+                  Test
+                </Button>
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`${credential.disabled ? 'Enable' : 'Disable'} credential ${credential.name}`}
+                  onClick={() =>
+                    void act(() => api(`/v1/byok/${credential.id}`, { method: 'PATCH', body: { disabled: !credential.disabled } }))
+                  }
+                >
+                  {credential.disabled ? 'Enable' : 'Disable'}
+                </Button>
+                <Button
+                  size="xs"
+                  color="red"
+                  variant="light"
+                  aria-label={`Delete credential ${credential.name}`}
+                  onClick={() =>
+                    window.confirm(`Delete “${credential.name}”?`) && void act(() => api(`/v1/byok/${credential.id}`, { method: 'DELETE' }))
+                  }
+                >
+                  Delete
+                </Button>
+              </Group>
+            ),
+          },
+        ]}
+      />
       <AddCredential
         opened={adding}
         onClose={() => setAdding(false)}
@@ -91,6 +93,21 @@ export function ByokPage() {
         }}
       />
     </>
+  );
+}
+
+interface ByokTest {
+  ok: boolean;
+  status: number | null;
+  message: string;
+}
+
+function TestResult({ result }: { result: ByokTest | 'testing' | undefined }) {
+  if (result === undefined || result === 'testing') return <Text c="dimmed">{result === 'testing' ? 'testing…' : 'not tested'}</Text>;
+  return (
+    <Badge color={result.ok ? 'teal.9' : 'red.9'} variant="light" title={result.message} style={{ textTransform: 'none' }}>
+      {result.ok ? 'ok' : result.message}
+    </Badge>
   );
 }
 

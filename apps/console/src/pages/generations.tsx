@@ -1,6 +1,7 @@
-import { Anchor, Badge, Button, Code, Drawer, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Drawer, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { DataTable, RowsTable } from '../data-table';
 import { formatCount, formatCredits, formatMs, formatTime } from '../format';
 import { navigate, useQuery } from '../router';
 import { Loadable, PageHeader, useLoad } from '../ui';
@@ -52,60 +53,50 @@ export function GenerationsPage() {
           <Button type="submit">Filter</Button>
         </Group>
       </form>
-      <Loadable
+      <DataTable
         state={state}
+        rows={(page) => page.data}
         empty="No generations match yet: requests appear here within seconds."
-        isEmpty={(page) => page.data.length === 0}
-      >
-        {(page) => (
-          <>
-            <Table.ScrollContainer minWidth={640}>
-              <Table striped highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Time</Table.Th>
-                    <Table.Th>Model</Table.Th>
-                    <Table.Th>Provider</Table.Th>
-                    <Table.Th>Tokens (in / out)</Table.Th>
-                    <Table.Th>Cost</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {page.data.map((generation) => (
-                    <Table.Tr key={generation.id} data-testid="generation-row">
-                      <Table.Td>
-                        <Anchor component="button" type="button" onClick={() => open(generation.id)} title="Show the details">
-                          {formatTime(generation.created_at)}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>{generation.model}</Table.Td>
-                      <Table.Td>{generation.provider_name ?? '—'}</Table.Td>
-                      <Table.Td>
-                        {formatCount(generation.tokens_prompt)} / {formatCount(generation.tokens_completion)}
-                      </Table.Td>
-                      <Table.Td data-testid="generation-cost">{formatCredits(generation.total_cost)}</Table.Td>
-                      <Table.Td>
-                        <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'} variant="light">
-                          {generation.cancelled ? 'cancelled' : (generation.finish_reason ?? 'done')}
-                        </Badge>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-            <Group mt="md">
-              <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Newer
-              </Button>
-              <Button variant="default" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor!])}>
-                Older
-              </Button>
-            </Group>
-          </>
+        rowKey={(generation) => generation.id}
+        rowTestId="generation-row"
+        minWidth={640}
+        highlightOnHover
+        columns={[
+          {
+            header: 'Time',
+            cell: (generation) => (
+              <Anchor component="button" type="button" onClick={() => open(generation.id)} title="Show the details">
+                {formatTime(generation.created_at)}
+              </Anchor>
+            ),
+          },
+          { header: 'Model', cell: (generation) => generation.model },
+          { header: 'Provider', cell: (generation) => generation.provider_name ?? '—' },
+          {
+            header: 'Tokens (in / out)',
+            cell: (generation) => `${formatCount(generation.tokens_prompt)} / ${formatCount(generation.tokens_completion)}`,
+          },
+          { header: 'Cost', testId: 'generation-cost', cell: (generation) => formatCredits(generation.total_cost) },
+          {
+            header: 'Status',
+            cell: (generation) => (
+              <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'} variant="light">
+                {generation.cancelled ? 'cancelled' : (generation.finish_reason ?? 'done')}
+              </Badge>
+            ),
+          },
+        ]}
+        footer={(page) => (
+          <Group mt="md">
+            <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Newer
+            </Button>
+            <Button variant="default" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor!])}>
+              Older
+            </Button>
+          </Group>
         )}
-      </Loadable>
+      />
       <Drawer opened={selected !== null} onClose={() => open(null)} position="right" size="lg" title="Generation">
         {selected && <GenerationDetail id={selected} />}
       </Drawer>
@@ -142,24 +133,15 @@ function GenerationDetail({ id }: { id: string }) {
           {(data.provider_responses ?? []).length === 0 ? (
             <Text c="dimmed">None recorded.</Text>
           ) : (
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Provider</Table.Th>
-                  <Table.Th>Model</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.provider_responses!.map((attempt, index) => (
-                  <Table.Tr key={index}>
-                    <Table.Td>{attempt.provider_name}</Table.Td>
-                    <Table.Td>{attempt.model_permaslug}</Table.Td>
-                    <Table.Td>{attempt.status ?? '—'}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <RowsTable
+              rows={data.provider_responses!.map((attempt, index) => ({ ...attempt, index }))}
+              rowKey={(attempt) => String(attempt.index)}
+              columns={[
+                { header: 'Provider', cell: (attempt) => attempt.provider_name },
+                { header: 'Model', cell: (attempt) => attempt.model_permaslug },
+                { header: 'Status', cell: (attempt) => attempt.status ?? '—' },
+              ]}
+            />
           )}
         </Stack>
       )}

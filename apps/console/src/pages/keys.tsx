@@ -1,23 +1,11 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Modal,
-  NumberInput,
-  Select,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Button, Code, Group, Modal, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
-import { ErrorNote, Loadable, PageHeader, useLoad } from '../ui';
+import { KeyActions, KeyName, rotateKey } from '../key-actions';
+import { SecretOnce } from '../secret-once';
+import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
 import type { ApiKey, Page } from './shapes';
 
 /** Console sessions are keys too; they are listed apart, not mixed with people's keys. */
@@ -27,118 +15,38 @@ export function KeysPage() {
   const state = useLoad(() => api<Page<ApiKey>>('/v1/keys?include_disabled=true'));
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
-  const [error, setError] = useState<Error | null>(null);
-  const act = async (write: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await write();
-      state.reload();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
+  const { error, act } = useWrite(state.reload);
+  const rotate = (key: ApiKey) =>
+    act(async () => {
+      setCreated({ secret: await rotateKey(key), name: key.name });
+    });
   return (
     <>
       <PageHeader title="API keys" docs="GET/POST /v1/keys, PATCH/DELETE /v1/keys/{hash}">
         <Button onClick={() => setCreating(true)}>Create key</Button>
       </PageHeader>
       {error && <ErrorNote error={error} />}
-      {created && (
-        <Alert
-          color="green"
-          title={`Key “${created.name}” created`}
-          mb="md"
-          withCloseButton
-          onClose={() => setCreated(null)}
-          closeButtonLabel="Hide the secret"
-        >
-          <Stack gap="xs">
-            <Text size="sm">Copy it now: it is shown once and never again.</Text>
-            <Group wrap="nowrap">
-              <Code data-testid="new-key-secret" style={{ wordBreak: 'break-all' }}>
-                {created.secret}
-              </Code>
-              <CopyButton value={created.secret}>
-                {({ copied, copy }) => (
-                  <Button size="xs" variant="light" onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-          </Stack>
-        </Alert>
-      )}
-      <Loadable
+      {created && <SecretOnce title={`Key “${created.name}” created`} secret={created.secret} onClose={() => setCreated(null)} />}
+      <DataTable
         state={state}
+        rows={(page) => page.data.filter((key) => key.name !== SESSION_KEY_NAME)}
         empty="No keys yet: create one to call the API."
-        isEmpty={(page) => page.data.every((key) => key.name === SESSION_KEY_NAME)}
-      >
-        {(page) => (
-          <Table.ScrollContainer minWidth={720}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Limit</Table.Th>
-                  <Table.Th>Usage</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th>Expires</Table.Th>
-                  <Table.Th>Actions</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {page.data
-                  .filter((key) => key.name !== SESSION_KEY_NAME)
-                  .map((key) => (
-                    <Table.Tr key={key.hash} data-testid="key-row">
-                      <Table.Td>
-                        {key.name} {key.disabled && <Badge color="gray.8">disabled</Badge>}
-                      </Table.Td>
-                      <Table.Td>
-                        <Code>{key.label}</Code>
-                      </Table.Td>
-                      <Table.Td>
-                        {key.limit === null ? 'none' : `${formatCredits(key.limit)}${key.limit_reset ? ` / ${key.limit_reset}` : ''}`}
-                      </Table.Td>
-                      <Table.Td>{formatCredits(key.usage)}</Table.Td>
-                      <Table.Td>{formatTime(key.last_used_at)}</Table.Td>
-                      <Table.Td>{formatTime(key.expires_at)}</Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" wrap="nowrap">
-                          <Button
-                            size="xs"
-                            variant="default"
-                            aria-label={`${key.disabled ? 'Enable' : 'Disable'} key ${key.name}`}
-                            onClick={() =>
-                              void act(() => api(`/v1/keys/${key.hash}`, { method: 'PATCH', body: { disabled: !key.disabled } }))
-                            }
-                          >
-                            {key.disabled ? 'Enable' : 'Disable'}
-                          </Button>
-                          <Button
-                            size="xs"
-                            color="red"
-                            variant="light"
-                            aria-label={`Delete key ${key.name}`}
-                            onClick={() => {
-                              if (window.confirm(`Delete the key “${key.name}”? Requests with it will fail at once.`)) {
-                                void act(() => api(`/v1/keys/${key.hash}`, { method: 'DELETE' }));
-                              }
-                            }}
-                          >
-                            Delete
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Loadable>
+        rowKey={(key) => key.hash}
+        rowTestId="key-row"
+        minWidth={720}
+        columns={[
+          { header: 'Name', cell: (key) => <KeyName apiKey={key} /> },
+          { header: 'Key', cell: (key) => <Code>{key.label}</Code> },
+          {
+            header: 'Limit',
+            cell: (key) => (key.limit === null ? 'none' : `${formatCredits(key.limit)}${key.limit_reset ? ` / ${key.limit_reset}` : ''}`),
+          },
+          { header: 'Usage', cell: (key) => formatCredits(key.usage) },
+          { header: 'Last used', cell: (key) => formatTime(key.last_used_at) },
+          { header: 'Expires', cell: (key) => formatTime(key.expires_at) },
+          { header: 'Actions', cell: (key) => <KeyActions apiKey={key} act={act} rotate={rotate} /> },
+        ]}
+      />
       <CreateKeyModal
         opened={creating}
         onClose={() => setCreating(false)}

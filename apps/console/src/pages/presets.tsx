@@ -1,6 +1,7 @@
-import { Badge, Code, Group, Select, SimpleGrid, Table, Text, Title } from '@mantine/core';
+import { Badge, Code, Group, Select, SimpleGrid, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { DataTable } from '../data-table';
 import { formatTime } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
 import type { Page, Preset, PresetVersion } from './shapes';
@@ -11,48 +12,34 @@ export function PresetsPage() {
   return (
     <>
       <PageHeader title="Presets" docs="GET /v1/presets, GET /v1/presets/{slug}/versions" />
-      <Loadable state={state} empty="No presets yet." isEmpty={(page) => page.data.length === 0}>
-        {(page) => (
-          <Table.ScrollContainer minWidth={560}>
-            <Table striped highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Slug</Table.Th>
-                  <Table.Th>Version</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Updated</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {page.data.map((preset) => (
-                  <Table.Tr key={preset.id}>
-                    <Table.Td>
-                      <Text
-                        component="button"
-                        type="button"
-                        c="indigo"
-                        onClick={() => setSlug(preset.slug)}
-                        style={{ background: 'none', border: 0, cursor: 'pointer' }}
-                      >
-                        {preset.name}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Code>@preset/{preset.slug}</Code>
-                    </Table.Td>
-                    <Table.Td>v{preset.designated_version.version}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light">{preset.status}</Badge>
-                    </Table.Td>
-                    <Table.Td>{formatTime(preset.updated_at)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Loadable>
+      <DataTable
+        state={state}
+        rows={(page) => page.data}
+        empty="No presets yet."
+        rowKey={(preset) => preset.id}
+        minWidth={560}
+        highlightOnHover
+        columns={[
+          {
+            header: 'Name',
+            cell: (preset) => (
+              <Text
+                component="button"
+                type="button"
+                c="indigo"
+                onClick={() => setSlug(preset.slug)}
+                style={{ background: 'none', border: 0, cursor: 'pointer' }}
+              >
+                {preset.name}
+              </Text>
+            ),
+          },
+          { header: 'Slug', cell: (preset) => <Code>@preset/{preset.slug}</Code> },
+          { header: 'Version', cell: (preset) => `v${preset.designated_version.version}` },
+          { header: 'Status', cell: (preset) => <Badge variant="light">{preset.status}</Badge> },
+          { header: 'Updated', cell: (preset) => formatTime(preset.updated_at) },
+        ]}
+      />
       {slug && <PresetVersions slug={slug} />}
     </>
   );

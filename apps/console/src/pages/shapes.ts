@@ -60,6 +60,11 @@ export interface ApiKey {
   limit: number | null;
   limit_remaining: number | null;
   limit_reset: string | null;
+  include_byok_in_limit: boolean;
+  rate_limit: { requests_per_minute: number | null; concurrent_requests: number | null };
+  response_cache_ttl_seconds: number | null;
+  /** Set on an intern's keys. */
+  intern_id: string | null;
   usage: number;
   usage_monthly: number;
 }
@@ -137,4 +142,42 @@ export interface Guardrail {
   allowed_models?: string[] | null;
   allowed_providers?: string[] | null;
   created_at: string;
+}
+
+/** `@openrouter/sdk`'s `Intern`, on the wire. */
+export interface Intern {
+  id: string;
+  name: string;
+  description: string | null;
+  model: string | null;
+  hostname: string | null;
+  status: string;
+  created_at: string;
+}
+
+/** One model of `GET /v1/models`: prices per token, decimals as strings. */
+export interface Model {
+  id: string;
+  name: string;
+  context_length: number;
+  pricing: { prompt: string; completion: string; input_cache_read: string; request?: string };
+}
+
+/** One model of the operator's catalog (`GET /v1/admin/models`), as the catalog file holds it. */
+export interface CatalogModel {
+  id: string;
+  name: string;
+  endpoints: { provider: string; upstreamModel: string; pricing: { prompt: string; completion: string; [price: string]: unknown } }[];
+  [field: string]: unknown;
+}
+
+export interface AuditEntry {
+  id: string;
+  created_at: string;
+  actor: { kind: string; user_id: string | null; key_hash: string | null };
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  before: unknown;
+  after: unknown;
 }

@@ -1,15 +1,12 @@
-import { Badge, Table, Title } from '@mantine/core';
+import { Badge, Title } from '@mantine/core';
 import { api } from '../api';
+import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { useSession } from '../session';
-import { Loadable, PageHeader, useLoad } from '../ui';
+import { PageHeader, useLoad } from '../ui';
 import type { Page, WorkspaceBudget, WorkspaceMember } from './shapes';
 
-/**
- * Members and budgets of the signed-in workspace, in the shapes of `@openrouter/sdk`'s
- * `workspaces.listMembers` and `workspaces.listBudgets`: the page lights up when the gateway
- * serves those routes, and says so in words until then.
- */
+/** Members and budgets of the signed-in workspace, in the shapes of `@openrouter/sdk`'s `workspaces.listMembers` / `listBudgets`. */
 export function WorkspacesPage() {
   const { user } = useSession();
   const members = useLoad(() => api<Page<WorkspaceMember>>(`/v1/workspaces/${user.workspace_id}/members`));
@@ -20,55 +17,31 @@ export function WorkspacesPage() {
       <Title order={2} size="h4" mb="sm">
         Members
       </Title>
-      <Loadable state={members} empty="No members." isEmpty={(page) => page.data.length === 0}>
-        {(page) => (
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>User</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Since</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {page.data.map((member) => (
-                <Table.Tr key={member.id}>
-                  <Table.Td>{member.user_id}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light">{member.role}</Badge>
-                  </Table.Td>
-                  <Table.Td>{formatTime(member.created_at)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-      </Loadable>
+      <DataTable
+        state={members}
+        rows={(page) => page.data}
+        empty="No members."
+        rowKey={(member) => member.id}
+        columns={[
+          { header: 'User', cell: (member) => member.user_id },
+          { header: 'Role', cell: (member) => <Badge variant="light">{member.role}</Badge> },
+          { header: 'Since', cell: (member) => formatTime(member.created_at) },
+        ]}
+      />
       <Title order={2} size="h4" mt="lg" mb="sm">
         Budgets
       </Title>
-      <Loadable state={budgets} empty="No budgets set." isEmpty={(page) => page.data.length === 0}>
-        {(page) => (
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Limit</Table.Th>
-                <Table.Th>Resets</Table.Th>
-                <Table.Th>Updated</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {page.data.map((budget) => (
-                <Table.Tr key={budget.id}>
-                  <Table.Td>{formatCredits(budget.limit_usd)}</Table.Td>
-                  <Table.Td>{budget.reset_interval ?? 'never'}</Table.Td>
-                  <Table.Td>{formatTime(budget.updated_at)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-      </Loadable>
+      <DataTable
+        state={budgets}
+        rows={(page) => page.data}
+        empty="No budgets set."
+        rowKey={(budget) => budget.id}
+        columns={[
+          { header: 'Limit', cell: (budget) => formatCredits(budget.limit_usd) },
+          { header: 'Resets', cell: (budget) => budget.reset_interval ?? 'never' },
+          { header: 'Updated', cell: (budget) => formatTime(budget.updated_at) },
+        ]}
+      />
     </>
   );
 }

@@ -31,7 +31,14 @@ import {
   PresetsVersionsListRequest,
 } from '../messages/presets.messages.js';
 import { ByokResolveRequest, PresetsResolveRequest, type ByokResolveReply, type PresetResolveReply } from '../messages/resolve.messages.js';
-import { ByokCreateRequest, ByokDeleteRequest, ByokGetRequest, ByokListRequest, ByokUpdateRequest } from '../messages/byok.messages.js';
+import {
+  ByokCreateRequest,
+  ByokDeleteRequest,
+  ByokGetRequest,
+  ByokListRequest,
+  ByokTestRequest,
+  ByokUpdateRequest,
+} from '../messages/byok.messages.js';
 import {
   IdentityRequest,
   OidcCallbackRequest,
@@ -104,7 +111,7 @@ import type { HealthReply } from '../health.js';
 import type { ApiKeyView } from '../http/api-key.view.js';
 import type { CreditsView } from '../http/key-write.dto.js';
 import type { PageView, PresetVersionView, PresetView } from '../http/preset.view.js';
-import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from '../http/byok-credential.view.js';
+import type { ByokCredentialPage, ByokCredentialView, ByokTestView, DeletedReply } from '../http/byok-credential.view.js';
 import type { ChatCompletionView, ModelListView } from '../http/chat-completion.view.js';
 import type { MessageTokenCountView, MessageView } from '../http/message.view.js';
 import type { ResponsesResponseView } from '../http/responses-response.view.js';
@@ -210,6 +217,7 @@ export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(
 export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
+export const ByokTest = rpcMessage<ByokTestRequest, ByokTestView>(I.byokTest, ByokTestRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
 export const GenerationsList = rpcMessage<GenerationsListRequest, GenerationListView>(I.generationsList, GenerationsListRequest);
 /** An operator's read of the catalog: the view's shape (`CatalogDocumentView`, `CatalogEntriesView`, ...). */

@@ -17,6 +17,12 @@ export interface ApiKeyView {
   limit_remaining: number | null;
   limit_reset: LimitReset | null;
   include_byok_in_limit: boolean;
+  /** The key's own limits as set (null: the gateway's default); what POST and PATCH take, so a copy can be made of a key. */
+  rate_limit: { requests_per_minute: number | null; concurrent_requests: number | null };
+  /** Responses answered from the cache by default for this many seconds; null: only requests that opt in. */
+  response_cache_ttl_seconds: number | null;
+  /** The intern the key belongs to (a key made with `intern_id`), else null. */
+  intern_id: string | null;
   usage: number;
   usage_daily: number;
   usage_weekly: number;

@@ -29,3 +29,14 @@ export interface ByokCredentialPage {
 export interface DeletedReply {
   deleted: true;
 }
+
+/**
+ * POST /v1/byok/{id}/test: whether the provider accepted the credential on one cheap call (its
+ * model list). The provider's answer body is never passed on: some echo part of the key.
+ */
+export interface ByokTestView {
+  ok: boolean;
+  /** The provider's HTTP status; null when it did not answer (timeout, unreachable) or was not called. */
+  status: number | null;
+  message: string;
+}

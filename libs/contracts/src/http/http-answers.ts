@@ -1,7 +1,7 @@
 import type { ApiKeyView, DataEnvelope } from './api-key.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from './batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from './file.view.js';
-import type { ByokCredentialPage, ByokCredentialView, DeletedReply } from './byok-credential.view.js';
+import type { ByokCredentialPage, ByokCredentialView, ByokTestView, DeletedReply } from './byok-credential.view.js';
 import type { AnthropicModelInfoView, AnthropicModelListView } from './anthropic-model-info.view.js';
 import type { ChatCompletionView, ModelListView, ModelView } from './chat-completion.view.js';
 import type { EmbeddingsView } from './embeddings.view.js';
@@ -54,6 +54,7 @@ export type ApiKeyCreatedAnswer = KeysCreateReply;
 export type DeletedAnswer = DeletedReply;
 export type ByokCredentialAnswer = DataEnvelope<ByokCredentialView>;
 export type ByokCredentialPageAnswer = ByokCredentialPage;
+export type ByokTestAnswer = DataEnvelope<ByokTestView>;
 export type ChatCompletionAnswer = ChatCompletionView;
 /** OpenAI's list, or Anthropic's page to a caller that speaks Anthropic's API. */
 export type ModelListAnswer = ModelListView | AnthropicModelListView;

@@ -41,7 +41,7 @@ export const KEY_NAME_MAX_LENGTH = 200;
  */
 /**
  * `rate_limit` of POST and PATCH /v1/keys: the key's own request limits in place of the
- * gateway's defaults (ADR 0033). Not part of the key object of spec §2.2, so not echoed.
+ * gateway's defaults. The key object echoes it beside spec §2.2's fields, so a key can be copied (rotation).
  */
 export class KeyRateLimitDto {
   @OptionalIntIn(1, MAX_KEY_REQUESTS_PER_MINUTE)
@@ -80,7 +80,7 @@ class KeySpendSettingsDto {
 
   /**
    * The key's requests are answered from the response cache unless they opt out, entries living
-   * this many seconds; null: only requests that opt in. Not echoed in the key object.
+   * this many seconds; null: only requests that opt in. Echoed in the key object.
    */
   @OptionalIntIn(1, RESPONSE_CACHE_TTL_MAX_SECONDS)
   response_cache_ttl_seconds?: number | null;

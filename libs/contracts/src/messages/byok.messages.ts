@@ -53,3 +53,9 @@ export class ByokUpdateRequest extends ByokGetRequest {
   @Type(() => UpdateByokCredentialDto)
   changes!: UpdateByokCredentialDto;
 }
+
+/** Gateway -> inference: one cheap call (the provider's model list) through a workspace's credential. */
+export class ByokTestRequest extends PrincipalMessage {
+  @IsUUID()
+  id!: string;
+}
