@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
-import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { httpFailure, streamErrorFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import { UpstreamClient, type UpstreamErrorDetail } from '../../upstream/upstream-client.js';
+import { streamErrorFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { buildResponsesBody } from './openai-responses-request.js';
 import { normalizeResponsesObject, type ResponsesObject } from './openai-responses-response.js';
@@ -25,18 +25,15 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const upstreamBody = buildResponsesBody(body, endpoint.upstreamModel, context.endUserHash, false);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/responses`,
       authorization(endpoint, context),
       JSON.stringify(upstreamBody),
       context.signal,
+      responsesErrorDetail,
     );
-    if (response.status >= 400) {
-      const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
-    }
-    const parsed = response.body as ResponsesObject | undefined;
+    const parsed = answer as ResponsesObject | undefined;
     if (!parsed || !Array.isArray(parsed.output)) throw transportFailure(provider.id, 'protocol', 'sent a malformed response');
     if (parsed.status === 'failed') throw streamErrorFailure(provider.id, { message: parsed.error?.message, code: parsed.error?.code });
     return normalizeResponsesObject(parsed, () => JSON.stringify(body.messages ?? ''));
@@ -60,4 +57,10 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
 /** A BYOK key (context.apiKey) wins over the catalog provider's key; the provider's auth kind and headers apply. */
 function authorization(endpoint: RoutableEndpoint, context: ChatCallContext): Record<string, string> {
   return hostAuthHeaders(endpoint.provider, context.apiKey ?? endpoint.provider.apiKey);
+}
+
+/** The Responses API's `{error: {message, code}}`, taken as it is. */
+function responsesErrorDetail(body: unknown): UpstreamErrorDetail {
+  const error = (body as OpenAiErrorBody | undefined)?.error;
+  return { message: error?.message, code: error?.code ?? undefined };
 }
