@@ -62,6 +62,7 @@ export * from './validation/validate-dto.js';
 export * from './validation/length-keywords.js';
 export * from './catalog/message-descriptor.js';
 export * from './catalog/messages.js';
+export * from './catalog/by-subject.js';
 export * from './http/workspace.view.js';
 export * from './http/guardrail.view.js';
 export * from './http/audit-log.view.js';
