@@ -1,13 +1,10 @@
-import * as catalog from './catalog/messages.js';
-import type { RpcMessage, RpcStreamMessage } from './catalog/message-descriptor.js';
-import type { MessageRoute } from './catalog/message-route.js';
-import { EVENTS, JETSTREAM } from './subjects.js';
+import { EVENTS, JETSTREAM, SUBJECTS } from './subjects.js';
 
 /*
- * Who may say what on the bus. Every request subject of `subjects.ts` is declared
- * once in the catalog with who serves it and who may call it (its route), every event here; the
- * nats-server permissions of each service's user are derived from these, never written by hand.
- * A subject missing fails `bus-permissions.spec.ts`, so none ships without deciding who may use it.
+ * Who may say what on the bus (ADR 0035). Every subject of `subjects.ts` has one entry here:
+ * who serves it and who may call it, and the nats-server permissions of each service's user
+ * are derived from these tables, never written by hand. A subject missing here fails
+ * `bus-permissions.spec.ts`, so a new subject cannot ship without deciding who may use it.
  */
 
 /** The services that connect to NATS, each with its own credentials (an nkey) and its own user. */
@@ -23,22 +20,162 @@ export function inboxPrefix(user: BusUser): string {
   return `_INBOX.${user}`;
 }
 
-export interface RequestRoute extends MessageRoute {
+export interface RequestRoute {
   subject: string;
+  /** The service whose queue group answers. */
+  server: BusUser;
+  /** Who may send the request. */
+  callers: readonly BusUser[];
+  /**
+   * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
+   * and batch, which acts as the principal the gateway authenticated when the batch was submitted:
+   * its lines (ADR 0045), its workspace balance (ADR 0046) and the native-batch subjects (ADR 0047).
+   */
+  principal: boolean;
 }
 
-/** Every request-reply and streamed subject, from the catalog's declarations. */
-export const REQUEST_ROUTES: readonly RequestRoute[] = Object.values(catalog)
-  .flatMap((value): unknown[] =>
-    isRoutedMessage(value) ? [value] : typeof value === 'object' && value !== null ? Object.values(value) : [],
-  )
-  .filter(isRoutedMessage)
-  .map((message) => ({ subject: message.subject, ...message.route }));
+const gateway = ['api-gateway'] as const;
+const gatewayAndBatch = ['api-gateway', 'batch'] as const;
+const b = SUBJECTS.batch;
+const m = SUBJECTS.management;
+const i = SUBJECTS.inference;
+const s = SUBJECTS.internSigning;
 
-function isRoutedMessage(value: unknown): value is RpcMessage<unknown, unknown> | RpcStreamMessage<unknown, unknown> {
-  const kind = (value as { kind?: unknown } | null)?.kind;
-  return kind === 'rpc' || kind === 'stream';
-}
+/** Every request-reply subject. */
+export const REQUEST_ROUTES: readonly RequestRoute[] = [
+  { subject: m.health, server: 'management', callers: gateway, principal: false },
+  // The source of principals: whoever may resolve keys may act for any workspace.
+  { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
+  // Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046).
+  { subject: m.creditsGet, server: 'management', callers: gatewayAndBatch, principal: true },
+  ...[
+    m.keysList,
+    m.keysGet,
+    m.keysCreate,
+    m.keysUpdate,
+    m.keysDelete,
+    m.creditsAdd,
+    m.workspacesCall,
+    m.guardrailsCall,
+    m.auditLogList,
+  ].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  // Personal identity (ADR 0037): the OIDC callback carries no principal (its state is the proof).
+  ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
+  // The console's sign-in: the gateway verified the ID token (its OIDC client), no key exists yet.
+  ...[m.consoleSessionOpen, m.consoleSessionEnd].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: false,
+  })),
+  { subject: m.keysDeleteForIntern, server: 'management', callers: ['intern-signing'], principal: false },
+  ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  // Inference asks management for what one request needs, by workspace id: nothing else.
+  { subject: m.presetsResolve, server: 'management', callers: ['inference'], principal: false },
+  ...[m.byokCreate, m.byokList, m.byokGet, m.byokUpdate, m.byokDelete].map((subject) => ({
+    subject,
+    server: 'management' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
+  // Inference reserves a call's worst case before paying a provider (ADR 0093).
+  { subject: m.spendReserve, server: 'management', callers: ['inference'], principal: false },
+  { subject: i.health, server: 'inference', callers: gateway, principal: false },
+  ...[
+    i.chatStream,
+    i.messagesStream,
+    i.messagesCountTokens,
+    i.responsesStream,
+    i.modelsList,
+    i.generateContentCreate,
+    i.generateContentStream,
+    i.generateContentCount,
+  ].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  // The workspace's own generation records and their rollups, read back.
+  ...[
+    i.generationsGet,
+    i.generationsList,
+    i.analyticsQuery,
+    i.analyticsActivity,
+    i.generationsContent,
+    i.contentLoggingGet,
+    i.contentLoggingSet,
+  ].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
+  // The operator's admin API (the gateway checked the operator credential): no workspace's principal.
+  ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gateway,
+    principal: false,
+  })),
+  // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
+  ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: gatewayAndBatch,
+    principal: true,
+  })),
+  // The batch service acts for the workspace that created a batch, with the principal the gateway
+  // gave it at POST /v1/batches (ADR 0047): native provider batches only.
+  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({
+    subject,
+    server: 'inference' as const,
+    callers: ['batch'] as const,
+    principal: true,
+  })),
+  { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
+  ...[
+    b.batchesCreate,
+    b.batchesAppend,
+    b.batchesSubmit,
+    b.batchesAbort,
+    b.batchesList,
+    b.batchesGet,
+    b.batchesResults,
+    b.batchesCancel,
+    b.batchesDelete,
+    b.filesCreate,
+    b.filesAppend,
+    b.filesComplete,
+    b.filesAbort,
+    b.filesList,
+    b.filesGet,
+    b.filesContent,
+    b.filesDelete,
+  ].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
+
+  { subject: s.health, server: 'intern-signing', callers: gateway, principal: false },
+  ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({
+    subject,
+    server: 'intern-signing' as const,
+    callers: gateway,
+    principal: true,
+  })),
+  { subject: s.daemonJwks, server: 'intern-signing', callers: gateway, principal: false },
+  { subject: s.exists, server: 'intern-signing', callers: ['management'], principal: false },
+];
 
 export interface EventRoute {
   subject: string;

@@ -5,8 +5,6 @@
  * so a subject cannot be paired with the wrong payload or read as the wrong answer (ADR 0072).
  */
 
-import type { MessageRoute } from './message-route.js';
-
 /** A payload class: what the receiving service validates the message with. */
 export type PayloadClass<T> = abstract new (...args: never[]) => T;
 
@@ -24,7 +22,6 @@ export interface RpcMessage<Request, Reply> extends ServeOptions {
   readonly kind: 'rpc';
   readonly subject: string;
   readonly payload: PayloadClass<Request>;
-  readonly route: MessageRoute;
   /** Types only, never set: what `send` returns. */
   readonly reply?: Reply;
 }
@@ -34,7 +31,6 @@ export interface RpcStreamMessage<Request, Chunk> extends ServeOptions {
   readonly kind: 'stream';
   readonly subject: string;
   readonly payload: PayloadClass<Request>;
-  readonly route: MessageRoute;
   /** Types only, never set: what the stream yields. */
   readonly chunk?: Chunk;
 }
@@ -53,24 +49,22 @@ export type ReplyOf<M> = M extends RpcMessage<unknown, infer R> ? R : never;
 /** What a streamed message yields. */
 export type ChunkOf<M> = M extends RpcStreamMessage<unknown, infer C> ? C : never;
 
-/** `rpcMessage<KeysGetRequest, ApiKeyView>(M.keysGet, KeysGetRequest, forWorkspace('management'))`: the class must be the request type. */
+/** `rpcMessage<KeysGetRequest, ApiKeyView>(M.keysGet, KeysGetRequest)`: the class must be the request type. */
 export function rpcMessage<Request, Reply>(
   subject: string,
   payload: PayloadClass<Request>,
-  route: MessageRoute,
   options: ServeOptions = {},
 ): RpcMessage<Request, Reply> {
-  return { kind: 'rpc', subject, payload, route, ...options };
+  return { kind: 'rpc', subject, payload, ...options };
 }
 
-/** `rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, forWorkspace('inference'))`. */
+/** `rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, { trusted: true })`. */
 export function rpcStream<Request, Chunk>(
   subject: string,
   payload: PayloadClass<Request>,
-  route: MessageRoute,
   options: ServeOptions = {},
 ): RpcStreamMessage<Request, Chunk> {
-  return { kind: 'stream', subject, payload, route, ...options };
+  return { kind: 'stream', subject, payload, ...options };
 }
 
 export function busEvent<Payload, Subject extends string>(subject: Subject, payload: PayloadClass<Payload>): BusEvent<Payload, Subject> {
