@@ -15,7 +15,7 @@ import { AnalyticsController } from './analytics/analytics.controller.js';
 import { ContentLoggingController } from './generations/content-logging.controller.js';
 import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
-import { ChatStreamRelay } from './chat/chat-stream.relay.js';
+import { InferenceStreamRelay } from './chat/inference-stream.relay.js';
 import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
@@ -97,7 +97,7 @@ export class AppModule {
         { provide: OperatorKeys, useValue: new OperatorKeys(env.OPERATOR_API_KEYS) },
         OperatorKeyGuard,
         KeyUsageTracker,
-        ChatStreamRelay,
+        InferenceStreamRelay,
         InferenceCallCanceller,
         CancellableInferenceCalls,
         OpenApiDocumentHolder,

@@ -13,7 +13,8 @@ import { CatalogVersionsStore } from './catalog/catalog-versions.store.js';
 import { ChatController } from './chat/chat.controller.js';
 import { ChatStreamController } from './chat/chat-stream.controller.js';
 import { ChatStreamService } from './chat/chat-stream.service.js';
-import { StreamCancellations } from './chat/stream-cancellations.js';
+import { CallCancellations } from './chat/call-cancellations.js';
+import { ServedStreams } from './chat/served-stream.js';
 import { ChatPreparation } from './chat/chat-preparation.service.js';
 import { SpendHolds } from './billing/spend-holds.service.js';
 import { ChatService } from './chat/chat.service.js';
@@ -157,7 +158,8 @@ export class AppModule {
         AnalyticsService,
         ContentLog,
         ChatStreamService,
-        StreamCancellations,
+        CallCancellations,
+        ServedStreams,
         IdempotentRequests,
       ],
     };

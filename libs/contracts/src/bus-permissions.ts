@@ -196,7 +196,7 @@ export const EVENT_ROUTES: readonly EventRoute[] = [
   { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
   { subject: EVENTS.catalogChanged, publishers: ['inference'], subscribers: ['inference'] },
   { subject: EVENTS.endpointCooled, publishers: ['inference'], subscribers: ['inference'] },
-  { subject: EVENTS.streamCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
+  { subject: EVENTS.callCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
   { subject: EVENTS.streamCredit, publishers: ['api-gateway'], subscribers: ['inference'] },
 ];
 

@@ -147,8 +147,8 @@ export const EVENTS = {
   /** Management -> inference: drop cached BYOK credentials / presets of a workspace. */
   byokChanged: 'events.byok.changed',
   presetsChanged: 'events.presets.changed',
-  /** Gateway -> every inference replica (no queue group): the client of a stream went away. */
-  streamCancelled: 'events.inference.stream.cancelled',
+  /** Gateway -> every inference replica (no queue group): the client of a call, streamed or not, went away. */
+  callCancelled: 'events.inference.stream.cancelled',
   /**
    * Gateway -> the one inference replica running a stream: credit for a flow-controlled stream
    * (ADR 0084), on `events.inference.stream.credit.<replica>.<stream>` as the replica named it in

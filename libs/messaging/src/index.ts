@@ -1,14 +1,10 @@
 export * from './nats-connection.js';
 export * from './rpc-client.js';
 export * from './rpc-stream.js';
-export * from './rpc-exception.filter.js';
-export * from './payload-validation.pipe.js';
-export * from './trusted-payload.decorator.js';
 export * from './service-bootstrap.js';
+export * from './bus-server.js';
+export * from './served-stream.js';
 export * from './health.js';
-/** @deprecated moved to `@gw/contracts` (issue 8); re-exported only for branches written before the move. */
-export { validateDto, describeValidationErrors, validationErrorToGatewayError, type UnknownProperties } from '@gw/contracts';
-export * from './nats-server.strategy.js';
 export * from './jetstream-publisher.js';
 export * from './nats-client.module.js';
 export * from './event-invalidated-cache.js';
@@ -21,8 +17,6 @@ export * from './jetstream-placement.js';
 export * from './store-errors.js';
 export * from './large-bodies.js';
 export * from './trace-headers.js';
-export * from './direct-subject.js';
-export * from './served-subject.decorator.js';
 export * from './json-reply.js';
 export * from './stream-window.js';
 export * from './principal/index.js';

@@ -4,10 +4,10 @@ import { loggerParams } from '@gw/config';
 import { Objm } from '@nats-io/obj';
 import { LoggerModule } from 'nestjs-pino';
 import { createHash } from 'node:crypto';
-import { from, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RPC_BODIES_BUCKET } from './large-bodies.js';
 import { ResilientNatsConnection } from './nats-connection.js';
+import { ServedStream } from './served-stream.js';
 import { RpcClient } from './rpc-client.js';
 import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
@@ -27,10 +27,15 @@ class BodyProbeController {
     return { text: blob(request.bytes, 'reply-') };
   }
 
-  /** Small, large, small packets: the caller must read them in this order. */
+  /** Small, large, small messages (a turn apart): the caller must read them in this order. */
   @MessagePattern('probe.mixed-stream')
-  mixed(@Payload() request: { text: string }): Observable<string> {
-    return from(['first', blob(2 * MB, 'chunk-'), `digest:${sha(request.text)}`, 'last']);
+  mixed(@Payload() request: { text: string }): ServedStream {
+    return new ServedStream(async (out) => {
+      for (const frame of ['first', blob(2 * MB, 'chunk-'), `digest:${sha(request.text)}`, 'last']) {
+        out.write(frame);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
   }
 }
 
@@ -90,12 +95,12 @@ describe('bodies over max_payload through the object store', () => {
   it('streams with a large request and a large packet between small ones, in order', async () => {
     const text = blob(2 * MB, 'request-');
     const values: string[] = [];
-    for await (const value of client.stream<string>(
+    for await (const value of client.stream<Uint8Array>(
       'probe.mixed-stream',
       { text },
       { firstPacketTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
     ))
-      values.push(value);
+      values.push(Buffer.from(value).toString());
     expect(values.map((value) => (value.length > 100 ? `<${value.length}>` : value))).toEqual([
       'first',
       `<${2 * MB}>`,

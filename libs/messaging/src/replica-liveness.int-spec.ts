@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { LoggerModule } from 'nestjs-pino';
-import { Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
 import { markCommitted } from './rpc-liveness.js';
+import { ServedStream } from './served-stream.js';
 import type { RpcStream } from './rpc-stream.js';
 import { startServiceReplica, type ServiceReplica } from './service-bootstrap.js';
 
@@ -75,18 +75,17 @@ class WorkController {
   }
 
   @MessagePattern('work.stream')
-  stream(@Payload() request: WorkRequest): Observable<string> {
-    return new Observable<string>((subscriber) => {
+  stream(@Payload() request: WorkRequest): ServedStream {
+    return new ServedStream(async (out) => {
       seen.push({ replica: this.replica, tag: request.tag });
       if (request.commit) markCommitted();
       if (request.stallOn !== this.replica) {
-        subscriber.next(`${this.replica}:1`);
-        subscriber.next(`${this.replica}:2`);
-        subscriber.complete();
+        out.write(`${this.replica}:1\n`);
+        out.write(`${this.replica}:2\n`);
         return;
       }
-      if (request.chunkFirst) subscriber.next(`${this.replica}:1`);
-      void stalled().then(() => subscriber.complete());
+      if (request.chunkFirst) out.write(`${this.replica}:1\n`);
+      await stalled();
     });
   }
 }
@@ -112,14 +111,16 @@ async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
   return error as GatewayError;
 }
 
-async function read(stream: RpcStream<string>): Promise<{ values: string[]; error?: GatewayError }> {
-  const values: string[] = [];
+/** The lines of a stream's frames, and the error that ended it. */
+async function read(stream: RpcStream<Uint8Array>): Promise<{ values: string[]; error?: GatewayError }> {
+  let text = '';
+  const values = () => text.split('\n').filter(Boolean);
   try {
-    for await (const value of stream) values.push(value);
+    for await (const value of stream) text += Buffer.from(value).toString();
   } catch (error) {
-    return { values, error: error as GatewayError };
+    return { values: values(), error: error as GatewayError };
   }
-  return { values };
+  return { values: values() };
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -220,7 +221,7 @@ describe('a caller and a replica that dies mid-request', () => {
 
   it('moves a stream that had not started to another replica', async () => {
     const a = await start('a');
-    const stream = client.stream<string>(
+    const stream = client.stream<Uint8Array>(
       'work.stream',
       { tag: 's1', stallOn: 'a' },
       { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 },
@@ -233,13 +234,13 @@ describe('a caller and a replica that dies mid-request', () => {
 
   it('ends a stream whose replica died mid-way with a retryable 503 after the chunks it had sent', async () => {
     const a = await start('a');
-    const stream = client.stream<string>(
+    const stream = client.stream<Uint8Array>(
       'work.stream',
       { tag: 's2', commit: true, stallOn: 'a', chunkFirst: true },
       { firstPacketTimeoutMs: 60_000, idleTimeoutMs: 60_000, resendUncommitted: 1 },
     );
     const first = await stream.next();
-    expect(first.value).toBe('a:1');
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('a:1\n');
     await start('b');
     const killedAt = Date.now();
     await kill(a);

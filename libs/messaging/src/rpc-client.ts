@@ -50,7 +50,7 @@ interface PendingCall extends Liveness {
 interface OpenStream extends Liveness {
   id: string;
   stream: RpcStream<unknown>;
-  /** The service answers with frames (ADR 0067): its messages without headers are frames too. */
+  /** The first message of frames arrived: the messages after it without headers are frames too. */
   frames?: boolean;
 }
 
@@ -144,11 +144,10 @@ export class RpcClient {
   }
 
   /**
-   * The same call, answered as the reply's JSON text (ADR 0078), for a caller that forwards the
-   * answer without reading it: the request says `Gw-Reply: json`, and a served subject (ADR 0079)
-   * replies with the bytes of `JSON.stringify(answer)`, which are returned as they are (not
-   * parsed). A service that answers a Nest packet instead (another subject, an older replica)
-   * still works: its `response` is stringified here. Errors are thrown as by `send`.
+   * The same call, answered as the reply's JSON text, for a caller that forwards the answer
+   * without reading it: the request says `Gw-Reply: json`, and the service replies with the
+   * bytes of `JSON.stringify(answer)`, which are returned as they are (not parsed); an answer
+   * that is nothing comes as a packet, stringified here. Errors are thrown as by `send`.
    */
   sendJson<Request, Reply>(
     message: RpcMessage<Request, Reply>,
@@ -218,14 +217,12 @@ export class RpcClient {
   }
 
   /**
-   * A streamed call to a handler that returns an Observable: Nest sends one `{response, id}`
-   * packet per emission and a final `isDisposed: true` (merged into the last packet when it
-   * is still queued), or `{err}` when the Observable fails. The returned iterator yields the
-   * responses in order and rejects with the error (no responders 503, bus down 503, timeouts
-   * 504, or the service's own error) after the packets before it. Breaking out of it drops
-   * later packets; it does not stop the service (see EVENTS.streamCancelled).
-   * With `frames`, a service that supports them sends raw frames instead (ADR 0067): those
-   * packets are `Uint8Array`s, the bytes for the caller's client, possibly several frames each.
+   * A streamed call to a handler that answers a `ServedStream`: the service sends frames, the
+   * bytes for the caller's client (several frames a message), then the end, or an `{err}`
+   * packet when it fails. The returned iterator yields the messages' bytes in order and rejects
+   * with the error (no responders 503, bus down 503, timeouts 504, or the service's own error)
+   * after the packets before it. Breaking out of it drops later packets; it does not stop the
+   * service (see EVENTS.callCancelled).
    */
   stream<Request, Chunk>(
     message: RpcStreamMessage<Request, Chunk>,
@@ -238,11 +235,10 @@ export class RpcClient {
     const call = outgoingCall(subject);
     const { span } = call;
     let headers = withPrincipal(subject, data, call.headers, this.principalSigner);
-    if (options.frames) {
+    if (options.window) {
+      // Flow control: at most this many bytes of the stream unread here.
       headers ??= natsHeaders();
-      headers.set(STREAM_HEADER, 'frames');
-      // Flow control (ADR 0084): at most this many bytes of the stream unread here.
-      if (options.window) headers.set(STREAM_WINDOW_HEADER, String(options.window));
+      headers.set(STREAM_WINDOW_HEADER, String(options.window));
     }
     const open: OpenStream = {
       id: this.nextId(),
@@ -475,30 +471,24 @@ function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array, nats: 
     if (marker === 'end') stream.end();
     return;
   }
-  // After the first message of frames (ADR 0067) the next ones carry no Gw-Stream (an object-store
+  // After the first message of frames the next ones carry no Gw-Stream (an object-store
   // reference only its own header): the body is bytes for the client.
   if (!marker && open.frames) {
     if (data.length > 0) stream.push(data);
     return;
   }
-  // An error of a stream of frames is Nest's packet, marked `error`: read below.
   if (marker !== 'error' && headers?.hasError && headers.code === 503) {
     stream.fail(serviceUnavailable(`No service is answering ${stream.subject.split('.')[0]} requests`));
     return;
   }
+  // The error packet (`{err}`, marked `error` once frames went out).
   let packet: NestReplyPacket;
   try {
     packet = JSON.parse(decoder.decode(data)) as NestReplyPacket;
   } catch {
-    stream.fail(new GatewayError(500, 'Internal server error'));
-    return;
+    packet = {};
   }
-  if (packet.err !== undefined && packet.err !== null) {
-    stream.fail(isRpcErrorPayload(packet.err) ? fromRpcError(packet.err) : new GatewayError(500, 'Internal server error'));
-    return;
-  }
-  if ('response' in packet) stream.push(packet.response);
-  if (packet.isDisposed === true) stream.end();
+  stream.fail(isRpcErrorPayload(packet.err) ? fromRpcError(packet.err) : new GatewayError(500, 'Internal server error'));
 }
 
 /** A grant of credit: the bytes of the stream consumed so far, as decimal text. */

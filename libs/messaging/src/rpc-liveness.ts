@@ -1,10 +1,11 @@
 import type { Span } from '@opentelemetry/api';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RpcErrorPayload } from '@gw/errors';
 import type { StreamWindow } from './stream-window.js';
 
 /*
- * Liveness of a request while a service works on it (ADR 0025). A replica that is killed
+ * Liveness of a request while a service works on it. A replica that is killed
  * sends nothing more, and NATS core cannot tell the caller; so the replica speaks up:
  * - every `RPC_HEARTBEAT_MS` it sends an empty message with the header `Gw-Rpc: working` to
  *   the reply subject of every request it still works on (one timer for all of them; a
@@ -34,25 +35,15 @@ function progressHeaders(progress: RpcProgress): MsgHdrs {
 /** One request a replica is working on. */
 export class InFlightRequest {
   committed = false;
-  /** Set once Nest asked for this request's publisher, i.e. it is a request and not an event. */
-  replying = false;
-  /** The handler's span (tracing on only, ADR 0050): ended when the last packet went out. */
+  /** The handler's span (tracing on only): ended when the last reply went out. */
   span?: Span;
-  /** The caller asked for stream frames (`Gw-Stream: frames`, ADR 0067). */
-  framesAccepted = false;
-  /** Where the handler writes its frames (set by the server when the caller accepts them). */
-  frameSink?: FrameSink;
-  /** The handler took the sink: the server sends its packets as frames. */
-  frames = false;
-  /** The caller's flow-control window on this stream of frames (ADR 0084), when it announced one. */
+  /** The caller's flow-control window on this stream, when it announced one. */
   window?: StreamWindow;
-  /**
-   * What answers the caller when a graceful stop's grace period ends before the request did
-   * (ADR 0026): Nest's publisher, or a served subject's answer. A field rather than a WeakMap
-   * entry, as every request sets it (ADR 0086).
-   */
-  abandon?: (packet: { err: unknown }) => unknown;
-  /** Replies still on their way through the object store (ADR 0031): the request ends once they have left. */
+  /** The grace period of a graceful stop ended first: nothing more is sent after `abandon`'s 503. */
+  abandoned = false;
+  /** Answers the caller when a graceful stop's grace period ends before the request did. */
+  abandon?: (err: RpcErrorPayload) => void;
+  /** Replies still on their way through the object store: the request ends once they have left. */
   replyChain?: Promise<void>;
 
   constructor(
@@ -78,42 +69,13 @@ export function markCommitted(): void {
   current.getStore()?.commit();
 }
 
-/** Where a streaming handler writes its frames (ADR 0067). */
-export interface FrameSink {
-  /** One frame: the exact bytes the caller's client receives. */
-  write(frame: string): void;
-  /**
-   * The stream is complete: what is held goes out with the end marker in one message, without
-   * waiting for Nest's own end a tick later. Call it right before completing the Observable.
-   */
-  end(): void;
-}
-
 /**
- * Called by a streaming handler that can write each packet as the exact bytes its caller's
- * client receives (an SSE frame), before it emits anything. When the caller accepts frames
- * (ADR 0067) it answers the sink to write them to: the server sends them raw, frames written in
- * the same turn in one message, and the handler's Observable only ends (or fails) the stream.
- * Undefined (a caller that predates frames, or no request): emit packets as before, Nest sends
- * them as JSON packets.
- */
-export function useStreamFrames(): FrameSink | undefined {
-  const request = current.getStore();
-  if (!request?.frameSink) return undefined;
-  request.frames = true;
-  return request.frameSink;
-}
-
-/**
- * The flow-control window of the stream of frames the caller is handling (ADR 0084): a handler
- * that took the frame sink asks `whenOpen()` before it pulls more from its source (the
- * provider's body), so a caller whose client stopped reading pauses the source instead of
- * receiving frames it would have to hold. Undefined when the caller announced no window (an
- * older gateway), for packets that are not frames, and outside a request.
+ * The flow-control window of the stream the caller is handling: pull more from the source (the
+ * provider's body) only once `whenOpen()` allows, so a caller whose client stopped reading pauses
+ * the source. Undefined when the caller announced no window, and outside a request.
  */
 export function currentStreamWindow(): StreamWindow | undefined {
-  const request = current.getStore();
-  return request?.frames ? request.window : undefined;
+  return current.getStore()?.window;
 }
 
 /**
@@ -139,11 +101,6 @@ export class InFlightRequests {
 
   attach(connection: NatsConnection): void {
     this.connection = connection;
-  }
-
-  /** The request whose handler is running in the current async context. */
-  current(): InFlightRequest | undefined {
-    return current.getStore();
   }
 
   /** Runs `handle` with `request` as the current request (for `markCommitted`). */
@@ -191,7 +148,7 @@ export class InFlightRequests {
 
   /** What is still in flight, dropped from the set (the grace period is over). */
   abandonAll(): InFlightRequest[] {
-    const requests = [...this.requests].filter((request) => request.replying);
+    const requests = [...this.requests];
     this.requests.clear();
     return requests;
   }
@@ -201,6 +158,6 @@ export class InFlightRequests {
   }
 
   private beatAll(): void {
-    for (const request of this.requests) if (request.replying) this.beat(request);
+    for (const request of this.requests) this.beat(request);
   }
 }

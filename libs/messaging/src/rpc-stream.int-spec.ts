@@ -5,11 +5,11 @@ import { GatewayError } from '@gw/errors';
 import { PrivateNatsServer } from '@gw/testing';
 import { IsInt, Max, Min } from 'class-validator';
 import { LoggerModule } from 'nestjs-pino';
-import { concat, interval, map, NEVER, Observable, of, take, throwError, timer } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResilientNatsConnection } from './nats-connection.js';
 import { RpcClient } from './rpc-client.js';
 import type { RpcStream } from './rpc-stream.js';
+import { ServedStream } from './served-stream.js';
 import { bootstrapService } from './service-bootstrap.js';
 
 class CountRequest {
@@ -19,62 +19,76 @@ class CountRequest {
   count!: number;
 }
 
+const tick = (ms = 1) => new Promise((resolve) => setTimeout(resolve, ms));
+const never = () => new Promise<void>(() => undefined);
+
 @Controller()
 class StreamingProbeController {
   @MessagePattern('probe.count')
-  count(@Payload() request: CountRequest): Observable<{ n: number }> {
-    return interval(1).pipe(
-      take(request.count),
-      map((n) => ({ n })),
-    );
+  count(@Payload() request: CountRequest): ServedStream {
+    return new ServedStream(async (out) => {
+      for (let n = 0; n < request.count; n++) {
+        await tick();
+        out.write(`${n}\n`);
+      }
+    });
   }
 
-  /** Emits synchronously, so Nest merges isDisposed into the last queued packet. */
+  /** Writes in one turn: the frames and the end leave in one message. */
   @MessagePattern('probe.burst')
-  burst(): Observable<number> {
-    return of(1, 2, 3);
+  burst(): ServedStream {
+    return new ServedStream(async (out) => {
+      for (const n of [1, 2, 3]) out.write(`${n}\n`);
+    });
   }
 
   @MessagePattern('probe.refuse-first')
-  refuseFirst(): Observable<number> {
-    return throwError(() => new GatewayError(402, 'No credits left', { errorType: 'payment_required' }));
+  refuseFirst(): ServedStream {
+    return new ServedStream(() => Promise.reject(new GatewayError(402, 'No credits left', { errorType: 'payment_required' })));
   }
 
   @MessagePattern('probe.fail-mid')
-  failMid(): Observable<number> {
-    return concat(
-      of(1, 2),
-      timer(5).pipe(map(() => 3)),
-      throwError(() => new GatewayError(502, 'Provider cut the stream', { errorType: 'provider_unavailable' })),
-    );
+  failMid(): ServedStream {
+    return new ServedStream(async (out) => {
+      out.write('1\n');
+      out.write('2\n');
+      await tick(5);
+      out.write('3\n');
+      throw new GatewayError(502, 'Provider cut the stream', { errorType: 'provider_unavailable' });
+    });
   }
 
   @MessagePattern('probe.stall')
-  stall(): Observable<number> {
-    return concat(of(1), NEVER);
+  stall(): ServedStream {
+    return new ServedStream(async (out) => {
+      out.write('1\n');
+      await never();
+    });
   }
 
   @MessagePattern('probe.never-starts')
-  neverStarts(): Observable<number> {
-    return NEVER;
+  neverStarts(): ServedStream {
+    return new ServedStream(never);
   }
 }
 
 @Module({ imports: [LoggerModule.forRoot(loggerParams('probe', 'silent'))], controllers: [StreamingProbeController] })
 class StreamingProbeModule {}
 
-async function read<T>(stream: RpcStream<T>): Promise<{ values: T[]; error?: GatewayError }> {
-  const values: T[] = [];
+/** The numbers a stream's frames carry, one a line, and the error that ended it. */
+async function read(stream: RpcStream<Uint8Array>): Promise<{ values: number[]; error?: GatewayError }> {
+  let text = '';
+  const values = () => text.split('\n').filter(Boolean).map(Number);
   try {
-    for await (const value of stream) values.push(value);
+    for await (const value of stream) text += Buffer.from(value).toString();
   } catch (error) {
     expect(error).toBeInstanceOf(GatewayError);
-    return { values, error: error as GatewayError };
+    return { values: values(), error: error as GatewayError };
   }
-  return { values };
+  return { values: values() };
 }
 
-describe('RpcClient.stream against a NestJS Observable handler on a real nats-server', () => {
+describe('RpcClient.stream against a served stream on a real nats-server', () => {
   let nats: PrivateNatsServer;
   let service: INestMicroservice;
   let connection: ResilientNatsConnection;
@@ -95,16 +109,16 @@ describe('RpcClient.stream against a NestJS Observable handler on a real nats-se
   });
 
   it('yields every emission in order and ends cleanly', async () => {
-    const { values, error } = await read(client.stream<{ n: number }>('probe.count', { count: 50 }, timeouts));
+    const { values, error } = await read(client.stream('probe.count', { count: 50 }, timeouts));
     expect(error).toBeUndefined();
-    expect(values.map((value) => value.n)).toEqual([...Array(50).keys()]);
+    expect(values).toEqual([...Array(50).keys()]);
   });
 
-  it('keeps the last value when the end is merged into its packet', async () => {
+  it('keeps the last frames when the end shares their message', async () => {
     await expect(read(client.stream('probe.burst', {}, timeouts))).resolves.toEqual({ values: [1, 2, 3] });
   });
 
-  it('ends an empty Observable with no values', async () => {
+  it('ends an empty stream with no values', async () => {
     await expect(read(client.stream('probe.count', { count: 0 }, timeouts))).resolves.toEqual({ values: [] });
   });
 
@@ -120,7 +134,7 @@ describe('RpcClient.stream against a NestJS Observable handler on a real nats-se
   });
 
   it('delivers the packets before a mid-stream failure, then the failure', async () => {
-    const stream = client.stream<number>('probe.fail-mid', {}, timeouts);
+    const stream = client.stream<Uint8Array>('probe.fail-mid', {}, timeouts);
     const { values, error } = await read(stream);
     expect(values).toEqual([1, 2, 3]);
     expect(error).toMatchObject({ status: 502, errorType: 'provider_unavailable', message: 'Provider cut the stream' });
@@ -152,10 +166,10 @@ describe('RpcClient.stream against a NestJS Observable handler on a real nats-se
   });
 
   it('drops later packets once the consumer stops reading', async () => {
-    const stream = client.stream<{ n: number }>('probe.count', { count: 100 }, timeouts);
+    const stream = client.stream<Uint8Array>('probe.count', { count: 100 }, timeouts);
     const seen: number[] = [];
     for await (const value of stream) {
-      seen.push(value.n);
+      seen.push(Number(Buffer.from(value).toString().trim()));
       if (seen.length === 3) break;
     }
     expect(seen).toEqual([0, 1, 2]);

@@ -3,14 +3,11 @@ import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { CreditGrants } from './stream-window.js';
 
 /**
- * Stream frames (ADR 0067). A caller that can write a stream's packets to its client as they
- * are sends `Gw-Stream: frames` with the request; a handler that opted in (`useStreamFrames()`)
- * then replies with messages whose body is one or more frames, the exact bytes for the client.
- * The first such message says so (`Gw-Stream: frames`); the ones after it carry no header at
- * all (a header costs its encoding and decoding on every message), the last says
- * `Gw-Stream: end` (its body may be empty), and an error is Nest's `{err}` packet marked
- * `Gw-Stream: error`. Every packet of a handler that did not opt in, or of a service that
- * predates frames, is Nest's packet as before (no `Gw-Stream`): the caller reads both.
+ * Stream frames: a stream's replies are messages whose body is one or more frames, the exact
+ * bytes for the caller's client. The first says so (`Gw-Stream: frames`); the ones after it
+ * carry no header at all (a header costs its encoding and decoding on every message), the last
+ * says `Gw-Stream: end` (its body may be empty), and an error is the `{err}` packet marked
+ * `Gw-Stream: error`.
  */
 export const STREAM_HEADER = 'Gw-Stream';
 export type StreamHeaderValue = 'frames' | 'end' | 'error';
@@ -42,16 +39,9 @@ export interface RpcStreamOptions {
   /** Told at once when the stream fails for a consumer that fell behind (to cancel the producer without waiting for the reader). */
   onSlowConsumer?: () => void;
   /**
-   * The caller writes packets to its client as they are: the service may send frames, raw bytes
-   * (`Uint8Array` packets), instead of Nest's JSON packets (ADR 0067). Packets of a service that
-   * does not still come as Nest's `response` values.
-   */
-  frames?: boolean;
-  /**
-   * Flow control (ADR 0084, frames only): the bytes of this stream the caller holds at most. It is
-   * announced with the request; a service that supports it names a credit subject in its first
-   * message and stops sending once a window is unacknowledged, and the stream grants credit as the
-   * consumer reads. A service that predates it sends as before (the other bounds still apply).
+   * Flow control: the bytes of this stream the caller holds at most. It is announced with the
+   * request; the service names a credit subject in its first message and stops sending once a
+   * window is unacknowledged, and the stream grants credit as the consumer reads.
    */
   window?: number;
   /**

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger as NestLogger, type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { closeMetricsServer, initServiceMetrics, startMetricsServer } from '@gw/metrics';
 import { initTracing, shutdownTracing } from '@gw/telemetry';
 import type { MicroserviceOptions } from '@nestjs/microservices';
@@ -10,13 +10,9 @@ import { closeHealthServer, startHealthServer } from './lifecycle/health-server.
 import { ReplicaLifecycle } from './lifecycle/replica-lifecycle.js';
 import { shutdownOnSignals } from './lifecycle/shutdown-on-signals.js';
 import type { JetStreamPlacement } from './jetstream-placement.js';
-import { natsAuthOptions, type NatsAuth } from './nats-connection.js';
-import { PlainSubjectNatsServer } from './nats-server.strategy.js';
-import { PayloadValidationPipe } from './payload-validation.pipe.js';
-import { AllRpcExceptionsFilter } from './rpc-exception.filter.js';
-import { serveDecoratedSubjects } from './served-subject.decorator.js';
+import type { NatsAuth } from './nats-connection.js';
+import { BusServer } from './bus-server.js';
 import { DEFAULT_HEARTBEAT_MS } from './rpc-liveness.js';
-import { BusPrincipalGuard } from './principal/bus-principal.guard.js';
 import type { PrincipalVerifier } from './principal/principal-verifier.js';
 
 export interface ServiceBootstrapOptions {
@@ -52,12 +48,12 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
 export interface ServiceReplica {
   app: INestMicroservice;
   lifecycle: ReplicaLifecycle;
-  server: PlainSubjectNatsServer;
+  server: BusServer;
   /** Readiness 503, drain NATS, finish what is in flight (bounded), close everything. */
   stop(): Promise<void>;
 }
 
-/** Starts a NestJS microservice on the NATS transport with the system's common wiring. */
+/** Starts a NestJS microservice on the bus (`BusServer`) with the system's common wiring. */
 export async function bootstrapService(
   module: Type<unknown> | DynamicModule,
   options: ServiceBootstrapOptions,
@@ -67,7 +63,7 @@ export async function bootstrapService(
 
 /**
  * The same as `bootstrapService`, with the handles a graceful stop needs. Stopping runs in this
- * order (ADR 0026): readiness turns 503; the queue-group subscriptions drain (NATS sends new
+ * order: readiness turns 503; the queue-group subscriptions drain (NATS sends new
  * requests to the other replicas, those already delivered are handled); the requests and
  * streams in flight finish, up to the grace period, after which their callers get a retryable
  * 503; the server connection flushes and closes; then Nest's shutdown hooks close consumers,
@@ -78,16 +74,12 @@ export async function startServiceReplica(
   options: ServiceBootstrapOptions,
 ): Promise<ServiceReplica> {
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-  const strategy = new PlainSubjectNatsServer({
-    servers: options.natsUrl.split(','),
+  const strategy = new BusServer({
+    servers: options.natsUrl,
     queue: options.queue,
-    name: options.queue,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    waitOnFirstConnect: true,
-    gracePeriod: graceMs,
+    auth: options.natsAuth,
+    gracePeriodMs: graceMs,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
-    ...natsAuthOptions(options.natsAuth),
     inlineMaxBytes: options.inlineMaxBytes,
     jetstream: options.jetstream,
     principals: options.principals,
@@ -97,12 +89,8 @@ export async function startServiceReplica(
   await initTracing(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));
-  app.useGlobalPipes(new PayloadValidationPipe());
-  app.useGlobalFilters(new AllRpcExceptionsFilter());
-  if (options.principals) app.useGlobalGuards(new BusPrincipalGuard(options.principals));
+  strategy.serveControllersOf(app.get(ModulesContainer, { strict: false }));
   await app.listen();
-  // Hot subjects on plain subscriptions beside Nest's (ADR 0079), subscribed before the flush below.
-  serveDecoratedSubjects(app, strategy, options.queue);
   // Ready means subscribed: a request sent right after this returns must not meet "no responders".
   await strategy.flush();
   const lifecycle = new ReplicaLifecycle();

@@ -2,10 +2,10 @@ import { Controller, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
 import { LoggerModule } from 'nestjs-pino';
-import { Observable } from 'rxjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { currentStreamWindow, useStreamFrames } from './rpc-liveness.js';
+import { currentStreamWindow } from './rpc-liveness.js';
 import type { RpcStream } from './rpc-stream.js';
+import { ServedStream } from './served-stream.js';
 import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 import { gatedByWindow, STREAM_CREDIT_HEADER } from './stream-window.js';
 
@@ -30,17 +30,12 @@ async function* events(): AsyncGenerator<string> {
 class FlowProbeController {
   /** Writes what its source yields as frames, pulling the source through the window as inference's handlers do (`openFirstEvent`). */
   @MessagePattern('probe.flow')
-  flow(): Observable<string> {
-    const sink = useStreamFrames()!;
-    const window = currentStreamWindow();
-    return new Observable<string>((subscriber) => {
+  flow(): ServedStream {
+    return new ServedStream(async (out) => {
+      const window = currentStreamWindow();
       const iterator = events();
       const pulled = window ? gatedByWindow(iterator, window) : iterator;
-      void (async () => {
-        for (let next = await pulled.next(); !next.done; next = await pulled.next()) sink.write(next.value);
-        sink.end();
-        subscriber.complete();
-      })();
+      for (let next = await pulled.next(); !next.done; next = await pulled.next()) out.write(next.value);
     });
   }
 }
@@ -56,10 +51,10 @@ async function readAll(stream: RpcStream<unknown>): Promise<number> {
   return bytes;
 }
 
-/** ADR 0084: flow control per stream between RpcClient and PlainSubjectNatsServer over a real nats-server. */
+/** Flow control per stream between RpcClient and BusServer over a real nats-server. */
 describe('flow control of a stream of frames', () => {
   let harness: RpcHarness;
-  const options = { firstPacketTimeoutMs: 5_000, idleTimeoutMs: 5_000, frames: true };
+  const options = { firstPacketTimeoutMs: 5_000, idleTimeoutMs: 5_000 };
 
   beforeAll(async () => {
     harness = await startRpcHarness(FlowProbeModule, { queue: 'probe', clientName: 'probe-flow-client', timeoutMs: 5_000 });
@@ -107,7 +102,7 @@ describe('flow control of a stream of frames', () => {
     expect(marks[1]).toBeUndefined();
   });
 
-  it('without a window (an older gateway) sends the whole stream at once, as before', async () => {
+  it('without a window sends the whole stream at once', async () => {
     const stream = harness.client.stream('probe.flow', {}, { ...options, maxBufferedBytes: 1_000_000 });
     await settle(300);
     expect(source.done).toBe(true);

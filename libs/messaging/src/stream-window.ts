@@ -1,14 +1,12 @@
 /*
- * Flow control per stream (ADR 0084). NATS core has no flow control, so a stream whose client
- * stopped reading made the gateway hold every frame inference kept sending, up to a bound
- * (ADR 0033). With a window the caller says how many bytes it will hold for one stream
- * (`Gw-Stream-Window: <bytes>` on the request); the producer stops pulling its source (the
- * provider's body) once that many bytes it sent are unacknowledged, and the caller grants credit
- * as its own client takes the bytes: the cumulative count of bytes it consumed, sent to the
- * per-stream credit subject the producer named in its first message (`Gw-Stream-Credit`).
- * Cumulative counts make a grant idempotent and a lost one healed by the next. Only streams of
- * frames (ADR 0067) have a window; a peer that predates it sends or reads neither header, and the
- * stream behaves as before.
+ * Flow control per stream. NATS core has no flow control, so a stream whose client stopped
+ * reading would make the gateway hold every frame inference kept sending. With a window the
+ * caller says how many bytes it will hold for one stream (`Gw-Stream-Window: <bytes>` on the
+ * request); the producer stops pulling its source (the provider's body) once that many bytes it
+ * sent are unacknowledged, and the caller grants credit as its own client takes the bytes: the
+ * cumulative count of bytes it consumed, sent to the per-stream credit subject the producer named
+ * in its first message (`Gw-Stream-Credit`). Cumulative counts make a grant idempotent and a lost
+ * one healed by the next. A request without the header has no window.
  */
 
 /** Request header: the bytes the caller holds for this stream at most (a positive integer). */

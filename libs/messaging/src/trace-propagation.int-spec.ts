@@ -8,15 +8,14 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { LoggerModule } from 'nestjs-pino';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { Observable } from 'rxjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcClient } from './rpc-client.js';
-import { ServedSubject } from './served-subject.decorator.js';
+import { ServedStream } from './served-stream.js';
 import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
 /*
- * ADR 0050 with tracing ON in this process (an in-memory exporter): a request-reply call and a
+ * With tracing ON in this process (an in-memory exporter): a request-reply call and a
  * stream carry `traceparent` and `x-request-id` in NATS headers both ways of libs/messaging's
  * RPC; the handler's span continues the caller's, an undici call under it is its child, and the
  * handler's log lines carry the request id and the trace id.
@@ -43,17 +42,6 @@ class TracedController {
     return this.callUpstream();
   }
 
-  /** The same, served from its own subscription (ADR 0079). */
-  @ServedSubject('traced.served-call')
-  servedCall(): Promise<{ requestId?: string }> {
-    return this.callUpstream();
-  }
-
-  @ServedSubject('traced.served-fail')
-  servedFail(): never {
-    throw new GatewayError(503, 'upstream down', { errorType: 'server' });
-  }
-
   private async callUpstream(): Promise<{ requestId?: string }> {
     this.log.log('calling upstream');
     const response = await request(upstreamUrl, { method: 'POST', body: '{}' });
@@ -62,14 +50,12 @@ class TracedController {
   }
 
   @MessagePattern('traced.stream')
-  stream(): Observable<string> {
+  stream(): ServedStream {
     const requestId = currentRequestId() ?? 'none';
-    return new Observable((subscriber) => {
-      subscriber.next(requestId);
-      setTimeout(() => {
-        subscriber.next('second');
-        subscriber.complete();
-      }, 10);
+    return new ServedStream(async (out) => {
+      out.write(`${requestId};`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      out.write('second;');
     });
   }
 
@@ -118,7 +104,7 @@ describe('trace context and request id over NATS (tracing on)', () => {
     return found;
   };
 
-  it.each(['traced.call', 'traced.served-call'])(
+  it.each(['traced.call'])(
     "%s: continues the caller trace in the handler, and the handler's undici call under it, with the request id",
     async (subject) => {
       exporter.reset();
@@ -152,29 +138,26 @@ describe('trace context and request id over NATS (tracing on)', () => {
 
   it('carries both on a stream; the handler span ends with its last packet', async () => {
     exporter.reset();
-    const packets: string[] = [];
+    let text = '';
     await runWithRequestId('req-stream-1', async () => {
-      for await (const packet of client.stream<string>('traced.stream', {}, { firstPacketTimeoutMs: 2_000, idleTimeoutMs: 2_000 }))
-        packets.push(packet);
+      for await (const packet of client.stream<Uint8Array>('traced.stream', {}, { firstPacketTimeoutMs: 2_000, idleTimeoutMs: 2_000 }))
+        text += Buffer.from(packet).toString();
     });
-    expect(packets).toEqual(['req-stream-1', 'second']);
+    expect(text).toBe('req-stream-1;second;');
     const clientSpan = byName('traced.stream', SpanKind.CLIENT);
     const serverSpan = byName('traced.stream', SpanKind.SERVER);
     expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
     expect(serverSpan.spanContext().traceId).toBe(clientSpan.spanContext().traceId);
   });
 
-  it.each(['traced.fail', 'traced.served-fail'])(
-    '%s: marks both spans failed on a 5xx answer, with its status and type',
-    async (subject) => {
-      exporter.reset();
-      await expect(client.sendJson(subject, {})).rejects.toMatchObject({ status: 503 });
-      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
-        const span = byName(subject, kind);
-        expect(span.status.code).toBe(SpanStatusCode.ERROR);
-        expect(span.attributes['http.response.status_code']).toBe(503);
-        expect(span.attributes['error.type']).toBe('server');
-      }
-    },
-  );
+  it.each(['traced.fail'])('%s: marks both spans failed on a 5xx answer, with its status and type', async (subject) => {
+    exporter.reset();
+    await expect(client.sendJson(subject, {})).rejects.toMatchObject({ status: 503 });
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const span = byName(subject, kind);
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes['http.response.status_code']).toBe(503);
+      expect(span.attributes['error.type']).toBe('server');
+    }
+  });
 });

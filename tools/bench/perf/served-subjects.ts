@@ -1,20 +1,18 @@
 /**
  * `node tools/bench/perf/served-subjects.ts` (after `npm run build`): what a non-streamed
- * inference answer costs on the NATS hop (ADR 0078, 0079), caller and service measured apart:
+ * inference answer costs on the NATS hop, caller and service measured apart:
  * the service runs in a child process (its CPU read from /proc), the caller here
  * (`process.cpuUsage()`), against a private nats-server. The machine's other load hits every
  * mode alike, as the modes are interleaved in rounds. Modes, each inside a request (the gateway
  * sends `x-request-id`), with a chat-sized request (principal, two messages) and answer:
- * - `nest`: the subject behind `@MessagePattern` (Nest's dispatch), the caller parses Nest's
- *   packet and serialises the answer again for its client (the gateway before ADR 0078);
- * - `served+packet`: the same handler behind `@ServedSubject` (ADR 0079), same caller;
- * - `served+json`: `@ServedSubject` and `sendJson`: the answer's JSON text, forwarded as it is.
+ * - `packet`: the caller parses the reply packet and serialises the answer again for its client;
+ * - `json`: `sendJson`: the answer's JSON text, forwarded as it is.
  */
 import 'reflect-metadata';
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { loggerParams } from '@gw/config';
-import { bootstrapService, ResilientNatsConnection, RpcClient, ServedSubject } from '@gw/messaging';
+import { bootstrapService, ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { runWithRequestId } from '@gw/telemetry';
 import { PrivateNatsServer } from '@gw/stack';
 import { LoggerModule } from 'nestjs-pino';
@@ -49,18 +47,12 @@ const ANSWER = {
 };
 
 class BenchController {
-  nest(): Promise<unknown> {
-    return Promise.resolve(ANSWER);
-  }
-
   served(): Promise<unknown> {
     return Promise.resolve(ANSWER);
   }
 }
 // Decorators applied by hand: Node runs this file with type stripping, which has no decorator syntax.
-const method = (name: 'nest' | 'served') => Object.getOwnPropertyDescriptor(BenchController.prototype, name)!;
-MessagePattern('bench.nest')(BenchController.prototype, 'nest', method('nest'));
-ServedSubject('bench.served')(BenchController.prototype, 'served', method('served'));
+MessagePattern('bench.served')(BenchController.prototype, 'served', Object.getOwnPropertyDescriptor(BenchController.prototype, 'served')!);
 Controller()(BenchController);
 class BenchModule {}
 Module({ imports: [LoggerModule.forRoot(loggerParams('bench', 'silent'))], controllers: [BenchController] })(BenchModule);
@@ -116,13 +108,12 @@ async function compare(): Promise<void> {
     return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
   };
 
-  type Mode = 'nest' | 'served+packet' | 'served+json';
+  type Mode = 'packet' | 'json';
   const call: Record<Mode, () => Promise<string>> = {
-    nest: async () => JSON.stringify(await client.send('bench.nest', payload)),
-    'served+packet': async () => JSON.stringify(await client.send('bench.served', payload)),
-    'served+json': () => client.sendJson('bench.served', payload),
+    packet: async () => JSON.stringify(await client.send('bench.served', payload)),
+    json: () => client.sendJson('bench.served', payload),
   };
-  // The three answer the same bytes.
+  // Both answer the same bytes.
   const texts = await Promise.all(Object.values(call).map((send) => send()));
   if (new Set(texts).size !== 1) throw new Error('the modes answer different bytes');
 
@@ -141,7 +132,7 @@ async function compare(): Promise<void> {
     return { caller: (used.user + used.system) / CALLS, service: (childCpuMicros() - service) / CALLS };
   }
 
-  const modes: Mode[] = ['nest', 'served+packet', 'served+json'];
+  const modes: Mode[] = ['packet', 'json'];
   const results = new Map<Mode, Array<{ caller: number; service: number }>>(modes.map((mode) => [mode, []]));
   for (const mode of modes) await measure(mode); // warm-up (JIT, connections)
   for (let round = 0; round < ROUNDS; round++) for (const mode of modes) results.get(mode)!.push(await measure(mode));

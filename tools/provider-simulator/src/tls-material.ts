@@ -1,4 +1,8 @@
 import { KeyObject, webcrypto } from 'node:crypto';
+import type * as X509 from '@peculiar/x509';
+
+/** The key pair x509 takes: Node's webcrypto keys, typed as the library (DOM or Node) sees them. */
+type KeyPair = Parameters<typeof X509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
 
 export interface TlsMaterial {
   /** The certificate authority to trust (PEM): the only thing a client is given. */
@@ -24,8 +28,8 @@ export async function createTlsMaterial(hosts: { ips?: string[]; dns?: string[] 
   x509.cryptoProvider.set(webcrypto as never);
   const now = Date.now();
   const validity = { notBefore: new Date(now - DAY_MS), notAfter: new Date(now + 30 * DAY_MS) };
-  const caKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const serverKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const caKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as unknown as KeyPair;
+  const serverKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as unknown as KeyPair;
   const serial = () => `7f${Buffer.from(webcrypto.getRandomValues(new Uint8Array(15))).toString('hex')}`;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),

@@ -1,6 +1,12 @@
-import { ChatCompletionRequestDto, EmbeddingsRequestDto, MessagesRequestDto, ResponsesRequestDto, type BatchEndpoint } from '@gw/contracts';
+import {
+  ChatCompletionRequestDto,
+  EmbeddingsRequestDto,
+  MessagesRequestDto,
+  ResponsesRequestDto,
+  validateDto,
+  type BatchEndpoint,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { validateDto } from '@gw/messaging';
 
 /** Each line's body is validated with the DTO of the live endpoint it names (issue 13). */
 const DTO_OF: Record<BatchEndpoint, new () => object> = {

@@ -1,22 +1,19 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
-import { ChatCompletionRequestDto, SESSION_ID_MAX_LENGTH, type Principal, ChatCreate } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
+import { ChatCompletionRequestDto, type Principal, ChatCreate } from '@gw/contracts';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
-import { ChatStreamRelay } from './chat-stream.relay.js';
+import { InferenceStreamRelay } from './inference-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { refuseCustomTools } from './custom-tools-refusal.js';
-import { metadataOptIn } from './service-metadata-header.js';
-import { cacheControlsOf } from '../response-cache/cache-headers.js';
+import { frontDoorPayload } from './front-door-payload.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
-import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /** POST /v1/chat/completions, answered by inference (a JSON body, or SSE with `stream: true`). */
 @Controller('v1/chat')
 export class ChatController {
   constructor(
-    private readonly streams: ChatStreamRelay,
+    private readonly streams: InferenceStreamRelay,
     private readonly calls: CancellableInferenceCalls,
   ) {}
 
@@ -36,20 +33,8 @@ export class ChatController {
     @Res() reply: FastifyReply,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<void> {
-    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
-      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
-    }
     refuseCustomTools(body.tools);
-    // The body is forwarded as received (validated, not rebuilt: PassThroughBody), so fields the
-    // gateway does not model still reach providers that support them. The body's session_id wins.
-    const payload = {
-      principal,
-      body: body as unknown as Record<string, unknown>,
-      sessionId: body.session_id ?? sessionHeader,
-      ...metadataOptIn(request.headers),
-      idempotency: idempotencyOf(request.headers, 'chat.completions', body),
-      cache: cacheControlsOf(request.headers),
-    };
+    const payload = frontDoorPayload(principal, body, request.headers, sessionHeader, 'chat.completions');
     if (body.stream === true) {
       await this.streams.relay(reply, payload);
       return;

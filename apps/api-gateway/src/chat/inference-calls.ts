@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { StreamCancelled, type ChatCreateRequest, type RpcMessage, type StreamCancelledEvent } from '@gw/contracts';
+import { CallCancelled, type ChatCreateRequest, type RpcMessage, type CallCancelledEvent } from '@gw/contracts';
 import { ResilientNatsConnection, RpcClient, type JsonText } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +24,7 @@ export class InferenceCallCanceller {
 
   cancel(callId: string): void {
     try {
-      this.nats.connection.publish(StreamCancelled.subject, JSON.stringify({ streamId: callId } satisfies StreamCancelledEvent));
+      this.nats.connection.publish(CallCancelled.subject, JSON.stringify({ streamId: callId } satisfies CallCancelledEvent));
     } catch (error) {
       this.logger.warn({ err: error, callId }, 'Could not publish an inference call cancellation');
     }
@@ -34,7 +34,7 @@ export class InferenceCallCanceller {
 /**
  * Non-streamed inference calls of the front doors (chat completions, Messages, Responses): a
  * client that leaves before the answer cancels the provider call, so nobody pays for tokens
- * nobody reads. Streams go through `ChatStreamRelay`, which cancels the same way.
+ * nobody reads. Streams go through `InferenceStreamRelay`, which cancels the same way.
  */
 @Injectable()
 export class CancellableInferenceCalls {

@@ -201,7 +201,7 @@ describe('a client that reads nothing', () => {
     // Inference's credentials: it is the service that listens for cancellations (ADR 0035).
     const nats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
     const cancelled: string[] = [];
-    const subscription = nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => void cancelled.push(message.string()) });
+    const subscription = nats.subscribe(EVENTS.callCancelled, { callback: (_error, message) => void cancelled.push(message.string()) });
     try {
       // About 55 MB of chunks (4 choices with log probabilities), which nobody reads.
       const started = Date.now();
@@ -237,7 +237,7 @@ describe('a client that reads nothing', () => {
     let credits = 0;
     let repliedBytes = 0;
     const subscriptions = [
-      nats.subscribe(EVENTS.streamCancelled, { callback: (_error, message) => void cancelled.push(message.string()) }),
+      nats.subscribe(EVENTS.callCancelled, { callback: (_error, message) => void cancelled.push(message.string()) }),
       // Credit goes to the one replica running each stream; this extra subscriber sees it too.
       nats.subscribe(EVENTS.streamCredit, { callback: () => void credits++ }),
       gatewayNats.subscribe('_INBOX.api-gateway.>', { callback: (_error, message) => void (repliedBytes += message.data.length) }),

@@ -1,11 +1,10 @@
 import { GenerateContentStream } from '@gw/contracts';
-import type { StreamFraming } from '../chat/chat-stream.relay.js';
+import type { StreamFraming } from '../chat/inference-stream.relay.js';
 import { googleErrorBodyOf } from './google-error.js';
 
 /** Gemini's SSE stream (`alt=sse`): inference sends each frame already framed; a later failure is Google's `{error}` frame. */
 export const GENERATE_CONTENT_FRAMING: StreamFraming = {
   message: GenerateContentStream,
-  frame: (packet) => packet,
   end: '',
   errorFrame: (_first, failure) => `data: ${JSON.stringify(googleErrorBodyOf(failure))}\n\n`,
 };

@@ -1,21 +1,14 @@
 import { Body, Controller, Get, Headers, Inject, Post, Req, Res } from '@nestjs/common';
-import {
-  EmbeddingsCreate,
-  GenerateContentCount,
-  GenerateContentCreate,
-  ModelsList,
-  SESSION_ID_MAX_LENGTH,
-  type ModelView,
-  type Principal,
-} from '@gw/contracts';
+import { EmbeddingsCreate, GenerateContentCount, GenerateContentCreate, ModelsList, type ModelView, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { InferenceStreamRelay } from '../chat/inference-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { metadataOptIn } from '../chat/service-metadata-header.js';
+import { sessionHeaderOf } from '../chat/front-door-payload.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 import { GENERATE_CONTENT_FRAMING } from './generate-content-framing.js';
@@ -55,7 +48,7 @@ function modelCall(url: string): { model: string; method: string; query: URLSear
 @Controller()
 export class GenerateContentController {
   constructor(
-    private readonly streams: ChatStreamRelay,
+    private readonly streams: InferenceStreamRelay,
     private readonly calls: CancellableInferenceCalls,
     private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
@@ -80,13 +73,10 @@ export class GenerateContentController {
   ): Promise<void> {
     const { model, method, query } = modelCall(request.url);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw GatewayError.badRequest('The body must be a JSON object');
-    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
-      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
-    }
     const payload = {
       principal,
       body: { ...(body as Record<string, unknown>), model },
-      sessionId: sessionHeader,
+      sessionId: sessionHeaderOf(sessionHeader),
       ...metadataOptIn(request.headers),
     };
     switch (method) {

@@ -1,12 +1,11 @@
 import { MessagesStream } from '@gw/contracts';
-import type { StreamFraming } from '../chat/chat-stream.relay.js';
+import type { StreamFraming } from '../chat/inference-stream.relay.js';
 import { messagesErrorBodyOf } from './anthropic-error.js';
 import { streamWarningHeaderOf } from './gateway-warnings.js';
 
 /** Anthropic's stream: inference sends each event already framed; a later failure is Anthropic's `event: error`. */
 export const MESSAGES_FRAMING: StreamFraming = {
   message: MessagesStream,
-  frame: (packet) => packet,
   end: '',
   errorFrame: (_first, failure) => `event: error\ndata: ${JSON.stringify(messagesErrorBodyOf(failure))}\n\n`,
   headersOf: streamWarningHeaderOf,

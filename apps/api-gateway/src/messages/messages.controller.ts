@@ -1,20 +1,12 @@
 import { Body, Controller, createParamDecorator, Headers, Post, Req, Res, type ExecutionContext } from '@nestjs/common';
-import {
-  MessagesCountTokens,
-  MessagesCountTokensRequestDto,
-  MessagesCreate,
-  MessagesRequestDto,
-  SESSION_ID_MAX_LENGTH,
-  type Principal,
-} from '@gw/contracts';
+import { MessagesCountTokens, MessagesCountTokensRequestDto, MessagesCreate, MessagesRequestDto, type Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
-import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { InferenceStreamRelay } from '../chat/inference-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
-import { metadataOptIn } from '../chat/service-metadata-header.js';
-import { cacheControlsOf } from '../response-cache/cache-headers.js';
+import { frontDoorPayload } from '../chat/front-door-payload.js';
 import { MESSAGES_FRAMING } from './messages-framing.js';
 import { warningHeaderOf } from './gateway-warnings.js';
 import { anthropicBetasOf } from './anthropic-beta.js';
@@ -24,7 +16,6 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Inject } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
-import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /** `anthropic-version` as Anthropic dates it; any such version is accepted (the answer is the current shape). */
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -57,7 +48,7 @@ export const TOKEN_COUNT_HEADER = 'x-token-count-source';
 @Controller('v1')
 export class MessagesController {
   constructor(
-    private readonly streams: ChatStreamRelay,
+    private readonly streams: InferenceStreamRelay,
     private readonly calls: CancellableInferenceCalls,
     private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
@@ -83,17 +74,9 @@ export class MessagesController {
     @Res() reply: FastifyReply,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<void> {
-    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
-      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
-    }
     const payload = {
-      principal,
-      body: body as unknown as Record<string, unknown>,
-      sessionId: body.session_id ?? sessionHeader,
-      ...metadataOptIn(request.headers),
+      ...frontDoorPayload(principal, body, request.headers, sessionHeader, 'messages'),
       anthropicBeta: anthropicBetasOf(request.headers),
-      idempotency: idempotencyOf(request.headers, 'messages', body),
-      cache: cacheControlsOf(request.headers),
     };
     if (body.stream === true) {
       await this.streams.relay(reply, payload, MESSAGES_FRAMING);

@@ -28,13 +28,12 @@ describe('cacheControlsOf', () => {
 describe('streamHitMarkerLength', () => {
   const marker = ': cache HIT\n\n';
 
-  it('finds the marker of a replayed stream, in text or bytes', () => {
-    expect(streamHitMarkerLength(`${marker}data: {}\n\n`)).toBe(marker.length);
+  it('finds the marker of a replayed stream', () => {
     expect(streamHitMarkerLength(new TextEncoder().encode(`${marker}data: {}\n\n`))).toBe(marker.length);
   });
 
   it('is 0 for any other stream', () => {
-    expect(streamHitMarkerLength('data: {}\n\n')).toBe(0);
+    expect(streamHitMarkerLength(new TextEncoder().encode('data: {}\n\n'))).toBe(0);
     expect(streamHitMarkerLength(new TextEncoder().encode(': ping\n\ndata: {}\n\n'))).toBe(0);
     expect(streamHitMarkerLength(new Uint8Array())).toBe(0);
   });

@@ -53,8 +53,7 @@ export function cacheStatusFrom(reply: FastifyReply): (headers: { get(name: stri
 }
 
 /** Length of the hit marker a replayed stream starts with, 0 for any other stream. */
-export function streamHitMarkerLength(packet: string | Uint8Array): number {
-  if (typeof packet === 'string') return packet.startsWith(STREAM_HIT_MARKER) ? STREAM_HIT_MARKER.length : 0;
+export function streamHitMarkerLength(packet: Uint8Array): number {
   if (packet.length < MARKER_BYTES.length || packet[0] !== MARKER_BYTES[0]) return 0;
   for (let index = 1; index < MARKER_BYTES.length; index++) if (packet[index] !== MARKER_BYTES[index]) return 0;
   return MARKER_BYTES.length;

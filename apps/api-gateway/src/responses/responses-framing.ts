@@ -1,6 +1,6 @@
 import { ResponsesStream } from '@gw/contracts';
 import { toEnvelope } from '@gw/errors';
-import type { StreamFraming } from '../chat/chat-stream.relay.js';
+import type { StreamFraming } from '../chat/inference-stream.relay.js';
 
 /**
  * The Responses API's stream (ADR 0024): inference sends each semantic event already framed
@@ -12,11 +12,10 @@ import type { StreamFraming } from '../chat/chat-stream.relay.js';
  */
 export const RESPONSES_FRAMING: StreamFraming = {
   message: ResponsesStream,
-  frame: (packet) => packet,
   end: '',
   errorFrame: (firstPacket, error, lastPacket) => {
     const created = firstPacket === undefined ? undefined : dataOf(firstPacket);
-    // A packet of frames (ADR 0067) may hold several events: the last one sent is its last.
+    // A packet of frames may hold several events: the last one sent is its last.
     const previous = lastPacket === undefined ? undefined : dataOf(lastPacket, 'last');
     const sequence = typeof previous?.sequence_number === 'number' ? previous.sequence_number + 1 : 0;
     const { error: envelope } = toEnvelope(error);

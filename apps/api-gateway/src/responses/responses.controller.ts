@@ -1,17 +1,14 @@
 import { Body, Controller, Headers, Post, Req, Res } from '@nestjs/common';
-import { ResponsesRequestDto, SESSION_ID_MAX_LENGTH, type Principal, ResponsesCreate } from '@gw/contracts';
-import { GatewayError } from '@gw/errors';
+import { ResponsesRequestDto, type Principal, ResponsesCreate } from '@gw/contracts';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
-import { ChatStreamRelay } from '../chat/chat-stream.relay.js';
+import { InferenceStreamRelay } from '../chat/inference-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
-import { metadataOptIn } from '../chat/service-metadata-header.js';
-import { cacheControlsOf } from '../response-cache/cache-headers.js';
+import { frontDoorPayload } from '../chat/front-door-payload.js';
 import { RESPONSES_FRAMING } from './responses-framing.js';
 import { leftOutHeaderOf } from './responses-left-out.js';
 import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from '../openapi/api-docs.js';
-import { idempotencyOf } from '../idempotency/idempotency-key.js';
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
@@ -22,7 +19,7 @@ import { idempotencyOf } from '../idempotency/idempotency-key.js';
 @Controller('v1')
 export class ResponsesController {
   constructor(
-    private readonly streams: ChatStreamRelay,
+    private readonly streams: InferenceStreamRelay,
     private readonly calls: CancellableInferenceCalls,
   ) {}
 
@@ -41,17 +38,7 @@ export class ResponsesController {
     @Res() reply: FastifyReply,
     @Headers('x-session-id') sessionHeader?: string,
   ): Promise<void> {
-    if (sessionHeader !== undefined && sessionHeader.length > SESSION_ID_MAX_LENGTH) {
-      throw GatewayError.badRequest(`x-session-id must be at most ${SESSION_ID_MAX_LENGTH} characters`);
-    }
-    const payload = {
-      principal,
-      body: body as unknown as Record<string, unknown>,
-      sessionId: body.session_id ?? sessionHeader,
-      ...metadataOptIn(request.headers),
-      idempotency: idempotencyOf(request.headers, 'responses', body),
-      cache: cacheControlsOf(request.headers),
-    };
+    const payload = frontDoorPayload(principal, body, request.headers, sessionHeader, 'responses');
     const leftOut = leftOutHeaderOf(payload.body);
     if (leftOut) void reply.headers(leftOut);
     if (body.stream === true) {

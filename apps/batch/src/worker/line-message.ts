@@ -2,7 +2,7 @@ import { ChatCreateRequest, SUBJECTS, validateDto, type Principal } from '@gw/co
 
 /**
  * Contract classes of the inference subjects that take their payload unvalidated
- * (`TrustedPayload`, ADR 0056): their callers validate instead, so batch checks each line's
+ * (trusted in the catalog): their callers validate instead, so batch checks each line's
  * message with the subject's own class before sending it, as the gateway does at the edge.
  * Inference validates the other subjects itself.
  */

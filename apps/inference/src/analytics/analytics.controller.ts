@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type ActivityItemView,
   type AnalyticsResultView,
@@ -7,7 +8,6 @@ import {
   AnalyticsQuery,
   AnalyticsQueryRequest,
 } from '@gw/contracts';
-import { ServedSubject } from '@gw/messaging';
 import { AnalyticsService } from './analytics.service.js';
 
 /** `POST /v1/analytics/query` and `GET /v1/activity`: sums of the workspace's generations, from the rollups. */
@@ -15,13 +15,13 @@ import { AnalyticsService } from './analytics.service.js';
 export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
-  @ServedSubject(AnalyticsQuery)
-  query(request: AnalyticsQueryRequest): Promise<AnalyticsResultView> {
+  @MessagePattern(AnalyticsQuery.subject)
+  query(@Payload() request: AnalyticsQueryRequest): Promise<AnalyticsResultView> {
     return this.analytics.query(request.principal, request.query);
   }
 
-  @ServedSubject(AnalyticsActivity)
-  activity(request: ActivityRequest): Promise<ActivityItemView[]> {
+  @MessagePattern(AnalyticsActivity.subject)
+  activity(@Payload() request: ActivityRequest): Promise<ActivityItemView[]> {
     return this.analytics.activity(request.principal, request.query);
   }
 }

@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   AdminCatalogChange,
   AdminCatalogChangeRequest,
@@ -6,7 +7,6 @@ import {
   AdminCatalogReadRequest,
   type CatalogChangeView,
 } from '@gw/contracts';
-import { ServedSubject } from '@gw/messaging';
 import { CatalogAdmin } from './catalog-admin.service.js';
 
 /** The operator's admin API (`/v1/admin/...`): the gateway sends only requests it authenticated with an operator credential. */
@@ -14,13 +14,13 @@ import { CatalogAdmin } from './catalog-admin.service.js';
 export class CatalogAdminController {
   constructor(private readonly admin: CatalogAdmin) {}
 
-  @ServedSubject(AdminCatalogRead)
-  read(request: AdminCatalogReadRequest): Promise<unknown> {
+  @MessagePattern(AdminCatalogRead.subject)
+  read(@Payload() request: AdminCatalogReadRequest): Promise<unknown> {
     return this.admin.read(request);
   }
 
-  @ServedSubject(AdminCatalogChange)
-  change(request: AdminCatalogChangeRequest): Promise<CatalogChangeView> {
+  @MessagePattern(AdminCatalogChange.subject)
+  change(@Payload() request: AdminCatalogChangeRequest): Promise<CatalogChangeView> {
     return this.admin.change(request);
   }
 }

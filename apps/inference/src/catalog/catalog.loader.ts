@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { describeValidationErrors } from '@gw/messaging';
+import { describeValidationErrors } from '@gw/contracts';
 import { readFileSync } from 'node:fs';
 import { CatalogConfig } from './catalog.schema.js';
 

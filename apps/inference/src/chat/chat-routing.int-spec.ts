@@ -3,7 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { validateEnv } from '@gw/config';
 import { EVENTS, JETSTREAM, SUBJECTS, type ChatCompletionView, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { bootstrapService, ResilientNatsConnection, RPC_PROGRESS_HEADER, RpcClient } from '@gw/messaging';
+import { bootstrapService, ResilientNatsConnection, RPC_PROGRESS_HEADER, RpcClient, STREAM_HEADER } from '@gw/messaging';
 import { startSimulator, type RunningSimulator } from '@gw/provider-simulator';
 import { principalFixture, PrivateNatsServer, testDatabaseUrl } from '@gw/testing';
 import { jetstream } from '@nats-io/jetstream';
@@ -136,12 +136,25 @@ describe('inference routing, presets, BYOK, usage events and generation records'
   async function packetsOf(subject: string, data: Record<string, unknown>): Promise<Array<{ progress?: string; disposed: boolean }>> {
     const inbox = `_INBOX.commit-${randomUUID()}`;
     const packets: Array<{ progress?: string; disposed: boolean }> = [];
+    let inFrames = false;
     const done = new Promise<void>((resolve) => {
       nats.connection.subscribe(inbox, {
         callback: (_error, message) => {
           const progress = message.headers?.get(RPC_PROGRESS_HEADER);
           if (progress) {
             packets.push({ progress, disposed: false });
+            return;
+          }
+          // A stream's frames end with `Gw-Stream: end`; an answer is one packet.
+          const marker = message.headers?.get(STREAM_HEADER);
+          if (marker === 'frames' || (!marker && inFrames)) {
+            inFrames = true;
+            packets.push({ disposed: false });
+            return;
+          }
+          if (marker === 'end') {
+            packets.push({ disposed: true });
+            resolve();
             return;
           }
           const packet = message.json<{ isDisposed?: boolean; err?: unknown }>();

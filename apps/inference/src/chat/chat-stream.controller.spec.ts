@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The stream subjects of chat completions, the Responses API and Anthropic Messages take their
- * payload unvalidated (TrustedPayload, ADR 0068). That is sound only while their one caller is
+ * payload unvalidated (trusted in the catalog). That is sound only while their one caller is
  * the gateway, which validates the body at the edge, builds the principal and mints the stream
  * id: another caller must fail here first (and validate with ChatStreamRequest, as batch does
  * for the create subjects, ADR 0056).

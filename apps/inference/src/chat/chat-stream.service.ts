@@ -2,7 +2,6 @@ import { ContentLog } from '../content/content-log.service.js';
 import { chatContent, streamedContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
-import type { Observable } from 'rxjs';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -18,11 +17,10 @@ import { debugChunkView, toChunkView, usageChunkView, type ChunkHead, type Chunk
 import { ChatPreparation } from './chat-preparation.service.js';
 import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
-import { StreamCancellations } from './stream-cancellations.js';
-import { SSE_DATA_FRAME, observeStream } from './stream-observable.js';
+import type { ServedStream } from '@gw/messaging';
+import { SSE_DATA_FRAME, ServedStreams } from './served-stream.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
-import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
 
 /**
@@ -31,7 +29,7 @@ import { metadataField } from '../routing/metadata-field.js';
  * provider stream yields a first event, so routing moves to the next attempt after any
  * provider-side failure before it (nothing has reached the client yet) and never after.
  * Each `chat.completion.chunk` is emitted already serialised, so the gateway relays the text
- * as the SSE `data:` line without a JSON round trip (ADR 0016). The Observable fails with a
+ * as the SSE `data:` line without a JSON round trip. The stream fails with a
  * GatewayError: before the first chunk the gateway still answers with the error envelope;
  * after it, with an SSE error event.
  */
@@ -41,20 +39,14 @@ export class ChatStreamService {
     private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly streams: ServedStreams,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
-    private readonly holds: SpendHolds,
     private readonly contentLog: ContentLog,
   ) {}
 
-  stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(
-      this.cancellations,
-      request.streamId,
-      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
-      SSE_DATA_FRAME,
-    );
+  stream(request: ChatStreamRequest): ServedStream {
+    return this.streams.serve(request, SSE_DATA_FRAME, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (chunk: string) => void): Promise<void> {

@@ -1,14 +1,9 @@
-import { REQUEST_ROUTES, SUBJECTS } from '@gw/contracts';
-import { servedSubjectOf } from '@gw/messaging';
+import { isTrustedSubject, REQUEST_ROUTES, SUBJECTS } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
-import { EmbeddingsController } from '../embeddings/embeddings.controller.js';
-import { MessagesController } from '../messages/messages.controller.js';
-import { ResponsesController } from '../responses/responses.controller.js';
-import { ChatController } from './chat.controller.js';
 
 /*
  * The non-streamed create subjects of chat completions, the Responses API and Anthropic
- * Messages take their payload unvalidated (trusted served subjects, ADR 0056, 0079). That is sound only while
+ * Messages take their payload unvalidated (trusted in the catalog). That is sound only while
  * their callers are the gateway (which validates the body at the edge and builds the principal)
  * and batch (which validates each line's message with ChatCreateRequest, see
  * apps/batch/src/worker/line-message.ts): another caller must fail here first.
@@ -23,15 +18,11 @@ describe('the trusted create subjects', () => {
   );
 });
 
-/* The hot create subjects are served from their own subscriptions, not Nest's dispatch (ADR 0079). */
-describe('the served create subjects', () => {
-  it('chat, Responses and Messages are served trusted; embeddings validated with its contract', () => {
-    expect(servedSubjectOf(ChatController.prototype.create)).toEqual({ subject: SUBJECTS.inference.chatCreate, trusted: true });
-    expect(servedSubjectOf(ResponsesController.prototype.create)).toEqual({ subject: SUBJECTS.inference.responsesCreate, trusted: true });
-    expect(servedSubjectOf(MessagesController.prototype.create)).toEqual({ subject: SUBJECTS.inference.messagesCreate, trusted: true });
-    expect(servedSubjectOf(EmbeddingsController.prototype.create)).toEqual({
-      subject: SUBJECTS.inference.embeddingsCreate,
-      trusted: false,
-    });
+describe('the create subjects as the catalog declares them', () => {
+  it('chat, Responses and Messages are trusted; embeddings validated with its contract', () => {
+    expect(isTrustedSubject(SUBJECTS.inference.chatCreate)).toBe(true);
+    expect(isTrustedSubject(SUBJECTS.inference.responsesCreate)).toBe(true);
+    expect(isTrustedSubject(SUBJECTS.inference.messagesCreate)).toBe(true);
+    expect(isTrustedSubject(SUBJECTS.inference.embeddingsCreate)).toBe(false);
   });
 });

@@ -18,7 +18,7 @@ import { buildChatCompletion } from './chat-completion.builder.js';
 import { ChatPreparation } from './chat-preparation.service.js';
 import { newGenerationId } from './generation-ids.js';
 import { ModelCalls } from './model-calls.service.js';
-import { StreamCancellations } from './stream-cancellations.js';
+import { CallCancellations } from './call-cancellations.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
 
@@ -34,7 +34,7 @@ export class ChatService {
     private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly cancellations: CallCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,

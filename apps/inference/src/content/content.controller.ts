@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type ContentLoggingView,
   type GenerationContentView,
@@ -9,7 +10,6 @@ import {
   GenerationsContent,
   GenerationsGetRequest,
 } from '@gw/contracts';
-import { ServedSubject } from '@gw/messaging';
 import { GenerationReader } from '../generations/generation-reader.service.js';
 import { ContentLog } from './content-log.service.js';
 
@@ -22,19 +22,19 @@ export class ContentController {
   ) {}
 
   /** The generation is read first: an id the key cannot see is the same 404 `not_found` as on GET /v1/generation. */
-  @ServedSubject(GenerationsContent)
-  async read(request: GenerationsGetRequest): Promise<GenerationContentView> {
+  @MessagePattern(GenerationsContent.subject)
+  async read(@Payload() request: GenerationsGetRequest): Promise<GenerationContentView> {
     await this.reader.get(request.principal, request.id);
     return this.content.read(request.principal.workspaceId, request.id);
   }
 
-  @ServedSubject(ContentLoggingGet)
-  setting(request: ContentLoggingGetRequest): Promise<ContentLoggingView> {
+  @MessagePattern(ContentLoggingGet.subject)
+  setting(@Payload() request: ContentLoggingGetRequest): Promise<ContentLoggingView> {
     return this.content.view(request.principal);
   }
 
-  @ServedSubject(ContentLoggingSet)
-  set(request: ContentLoggingSetRequest): Promise<ContentLoggingView> {
+  @MessagePattern(ContentLoggingSet.subject)
+  set(@Payload() request: ContentLoggingSetRequest): Promise<ContentLoggingView> {
     return this.content.set(request.principal, request.change);
   }
 }

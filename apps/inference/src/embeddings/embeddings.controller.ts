@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { ServedSubject } from '@gw/messaging';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { EmbeddingsCreateRequest, type EmbeddingsView, EmbeddingsCreate } from '@gw/contracts';
 import { EmbeddingsService } from './embeddings.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
@@ -13,9 +13,8 @@ export class EmbeddingsController {
     private readonly cache: ResponseCache,
   ) {}
 
-  /** Served from its own NATS subscription (ADR 0079); the payload is validated with EmbeddingsCreateRequest, as Nest's pipe did. */
-  @ServedSubject(EmbeddingsCreate)
-  create(request: EmbeddingsCreateRequest): Promise<EmbeddingsView | unknown> {
+  @MessagePattern(EmbeddingsCreate.subject)
+  create(@Payload() request: EmbeddingsCreateRequest): Promise<EmbeddingsView | unknown> {
     return this.idempotency.answer(request, () => this.cache.answer(request, 'embeddings', () => this.embeddings.create(request)));
   }
 }

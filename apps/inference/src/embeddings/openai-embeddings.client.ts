@@ -5,7 +5,7 @@ import { EntraAccessTokens } from '../providers/azure/entra-access-tokens.js';
 import type { ChatCallContext } from '../providers/provider-adapter.js';
 import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
-import { httpFailure, transportFailure } from '../upstream/upstream-failure.js';
+import { transportFailure } from '../upstream/upstream-failure.js';
 import { hostAuthHeaders } from '../providers/openai/hosts/host-auth.js';
 
 /** What an OpenAI-compatible `/embeddings` endpoint answers. */
@@ -41,19 +41,16 @@ export class OpenAiEmbeddingsClient {
             deployment: endpoint.upstreamModel,
             tenantEndpoint: false,
           };
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       target.url,
       target.headers,
       JSON.stringify(upstreamBody(body, target.deployment, context.endUserHash)),
       context.signal,
+      openAiErrorDetail,
       target.tenantEndpoint,
     );
-    if (response.status >= 400) {
-      const detail = openAiErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const parsed = response.body as UpstreamEmbeddings | undefined;
+    const parsed = answer as UpstreamEmbeddings | undefined;
     if (!parsed || !Array.isArray(parsed.data)) throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');
     return parsed;
   }

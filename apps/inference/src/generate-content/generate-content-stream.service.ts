@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
-import type { Observable } from 'rxjs';
-import { SpendHolds } from '../billing/spend-holds.service.js';
 import { ContentLog } from '../content/content-log.service.js';
 import { streamedContent } from '../content/generation-content.js';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { openFirstEvent } from '../chat/open-stream.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
-import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
+import type { ServedStream } from '@gw/messaging';
+import { ALREADY_FRAMED, ServedStreams } from '../chat/served-stream.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { chatBodyFromGemini } from '../providers/gemini/chat-body-from-gemini.js';
@@ -29,18 +27,12 @@ export class GenerateContentStreamService {
     private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
-    private readonly holds: SpendHolds,
+    private readonly streams: ServedStreams,
     private readonly contentLog: ContentLog,
   ) {}
 
-  stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(
-      this.cancellations,
-      request.streamId,
-      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
-      ALREADY_FRAMED,
-    );
+  stream(request: ChatStreamRequest): ServedStream {
+    return this.streams.serve(request, ALREADY_FRAMED, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {

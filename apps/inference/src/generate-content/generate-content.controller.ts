@@ -1,8 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { ServedSubject, TrustedPayload } from '@gw/messaging';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { type ServedStream } from '@gw/messaging';
 import { ChatCreateRequest, ChatStreamRequest, GenerateContentCount, GenerateContentCreate, GenerateContentStream } from '@gw/contracts';
-import type { Observable } from 'rxjs';
 import { GenerateContentStreamService } from './generate-content-stream.service.js';
 import { GenerateContentService } from './generate-content.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
@@ -18,18 +17,18 @@ export class GenerateContentController {
   ) {}
 
   /** Not validated again: its only caller, the gateway, validated the request with ChatCreateRequest's contract. */
-  @ServedSubject(GenerateContentCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<Record<string, unknown>> {
+  @MessagePattern(GenerateContentCreate.subject)
+  create(@Payload() request: ChatCreateRequest): Promise<Record<string, unknown>> {
     return this.idempotency.answer(request, () => this.generate.create(request));
   }
 
-  @ServedSubject(GenerateContentCount, { trusted: true })
-  countTokens(request: ChatCreateRequest): Promise<{ totalTokens: number }> {
+  @MessagePattern(GenerateContentCount.subject)
+  countTokens(@Payload() request: ChatCreateRequest): Promise<{ totalTokens: number }> {
     return this.generate.countTokens(request);
   }
 
   @MessagePattern(GenerateContentStream.subject)
-  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
+  stream(@Payload() request: ChatStreamRequest): ServedStream {
     return withStreamGuard(this.idempotency.streamGuard(request), () => this.generateStream.stream(request));
   }
 }

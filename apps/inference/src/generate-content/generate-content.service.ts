@@ -6,7 +6,7 @@ import { SpendHolds } from '../billing/spend-holds.service.js';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { CallCancellations } from '../chat/call-cancellations.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { estimatePromptTokens } from '../pricing/token-estimate.js';
 import { GoogleGenerativeAdapter } from '../providers/gemini/gemini.adapter.js';
@@ -26,7 +26,7 @@ export class GenerateContentService {
     private readonly preparation: ChatPreparation,
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly cancellations: CallCancellations,
     private readonly adapters: AdapterRegistry,
     private readonly holds: SpendHolds,
   ) {}

@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type GenerationListView,
   type GenerationView,
@@ -7,7 +8,6 @@ import {
   GenerationsList,
   GenerationsListRequest,
 } from '@gw/contracts';
-import { ServedSubject } from '@gw/messaging';
 import { GenerationLister } from './generation-list.service.js';
 import { GenerationReader } from './generation-reader.service.js';
 
@@ -19,13 +19,13 @@ export class GenerationsController {
     private readonly lister: GenerationLister,
   ) {}
 
-  @ServedSubject(GenerationsGet)
-  get(request: GenerationsGetRequest): Promise<GenerationView> {
+  @MessagePattern(GenerationsGet.subject)
+  get(@Payload() request: GenerationsGetRequest): Promise<GenerationView> {
     return this.reader.get(request.principal, request.id);
   }
 
-  @ServedSubject(GenerationsList)
-  list(request: GenerationsListRequest): Promise<GenerationListView> {
+  @MessagePattern(GenerationsList.subject)
+  list(@Payload() request: GenerationsListRequest): Promise<GenerationListView> {
     return this.lister.list(request.principal, request.query, request.pageSize);
   }
 }

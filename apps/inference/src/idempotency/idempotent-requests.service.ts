@@ -84,7 +84,7 @@ export class IdempotentRequests implements OnModuleDestroy {
     }
   }
 
-  /** For `observeStream`: a streamed front door's run, or its stored packets replayed in the same framing. */
+  /** For `withCancellation`: a streamed front door's run, or its stored packets replayed in the same framing. */
   streamGuard(request: KeyedRequest): StreamGuard | undefined {
     const ref = request.idempotency;
     if (!ref) return undefined;

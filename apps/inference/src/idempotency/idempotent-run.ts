@@ -26,7 +26,7 @@ export function currentIdempotentRun(): IdempotentRun | undefined {
 }
 
 /**
- * A streamed front door's idempotency, handed from its controller to `observeStream` (which
+ * A streamed front door's idempotency, handed from its controller to `withCancellation` (which
  * builds the stream synchronously inside the handler, and runs it later).
  */
 export interface StreamGuard {
@@ -45,7 +45,7 @@ export function withStreamGuard<T>(guard: StreamGuard | undefined, build: () => 
   return guard ? guards.run(guard, build) : build();
 }
 
-/** Read by `observeStream` while it builds the stream. */
+/** Read by `withCancellation` while it builds the stream. */
 export function currentStreamGuard(): StreamGuard | undefined {
   return guards.getStore();
 }

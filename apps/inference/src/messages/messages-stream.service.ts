@@ -2,13 +2,12 @@ import { anthropicFinishReason } from '../providers/anthropic/anthropic-response
 import type { GenerationFinish } from '../usage/generation-finish.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest, ServiceMetadataView } from '@gw/contracts';
-import type { Observable } from 'rxjs';
 import { ChatPreparation, type PreparedChat } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
 import { openFirstEvent, type OpenedStream } from '../chat/open-stream.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
-import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
+import type { ServedStream } from '@gw/messaging';
+import { ALREADY_FRAMED, ServedStreams } from '../chat/served-stream.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { estimatePromptTokens } from '../pricing/token-estimate.js';
 import type { Charge } from '../pricing/charge.js';
@@ -24,7 +23,6 @@ import { ChunksToMessageEvents, frameOf, type MessageEvent } from './message-eve
 import { messageUsageView } from './message-from-completion.js';
 import { nativeBodyFor, nativeWarnings, translationWarnings, type MessagesRequestForms } from './messages-attempt.js';
 import { nativeBetas } from './native-body.js';
-import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
 import { ContentLog } from '../content/content-log.service.js';
 import { streamedContent } from '../content/generation-content.js';
@@ -63,18 +61,12 @@ export class MessagesStreamService {
     private readonly calls: ModelCalls,
     private readonly preparation: ChatPreparation,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
-    private readonly holds: SpendHolds,
+    private readonly streams: ServedStreams,
     private readonly contentLog: ContentLog,
   ) {}
 
-  stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(
-      this.cancellations,
-      request.streamId,
-      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
-      ALREADY_FRAMED,
-    );
+  stream(request: ChatStreamRequest): ServedStream {
+    return this.streams.serve(request, ALREADY_FRAMED, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emitFrame: (frame: string) => void): Promise<void> {

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { ServedSubject, TrustedPayload } from '@gw/messaging';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { type ServedStream } from '@gw/messaging';
 import {
   ChatCreateRequest,
   ChatStreamRequest,
@@ -11,13 +11,12 @@ import {
   MessagesStream,
 } from '@gw/contracts';
 import { MessagesCountTokensService } from './messages-count-tokens.service.js';
-import type { Observable } from 'rxjs';
 import { MessagesStreamService } from './messages-stream.service.js';
 import { MessagesService } from './messages.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 import { withStreamGuard } from '../idempotency/idempotent-run.js';
 import { ResponseCache } from '../response-cache/response-cache.service.js';
-import { ALREADY_FRAMED } from '../chat/stream-observable.js';
+import { ALREADY_FRAMED } from '../chat/served-stream.js';
 
 /** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
 @Controller()
@@ -30,24 +29,21 @@ export class MessagesController {
     private readonly cache: ResponseCache,
   ) {}
 
-  /**
-   * Served from its own NATS subscription, not Nest's dispatch (ADR 0079), and not validated again
-   * (ADR 0056): its callers, the gateway and batch, validate with ChatCreateRequest's contract.
-   */
-  @ServedSubject(MessagesCreate, { trusted: true })
-  create(request: ChatCreateRequest): Promise<MessageView | unknown> {
+  /** Not validated again (trusted in the catalog): its callers, the gateway and batch, validate with ChatCreateRequest's contract. */
+  @MessagePattern(MessagesCreate.subject)
+  create(@Payload() request: ChatCreateRequest): Promise<MessageView | unknown> {
     return this.idempotency.answer(request, () => this.cache.answer(request, 'messages', () => this.messages.create(request)));
   }
 
   /** Validated at the gateway's edge like a message, as the create subject is. */
-  @ServedSubject(MessagesCountTokens, { trusted: true })
-  countTokens(request: ChatCreateRequest): Promise<MessageTokenCountView> {
+  @MessagePattern(MessagesCountTokens.subject)
+  countTokens(@Payload() request: ChatCreateRequest): Promise<MessageTokenCountView> {
     return this.counts.count(request);
   }
 
-  /** Not validated again (ADR 0068): its only caller, the gateway, validated the body at the edge and built the rest. */
+  /** Not validated again (trusted in the catalog): its only caller, the gateway, validated the body at the edge and built the rest. */
   @MessagePattern(MessagesStream.subject)
-  stream(@TrustedPayload() request: ChatStreamRequest): Observable<string> {
+  stream(@Payload() request: ChatStreamRequest): ServedStream {
     return withStreamGuard(this.idempotency.streamGuard(request), () =>
       this.cache.stream(request, 'messages', ALREADY_FRAMED, () => this.messagesStream.stream(request)),
     );

@@ -6,7 +6,7 @@ import type { ChatCreateRequest, MessageView } from '@gw/contracts';
 import { ChatPreparation } from '../chat/chat-preparation.service.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { CallCancellations } from '../chat/call-cancellations.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
@@ -38,7 +38,7 @@ export class MessagesService {
     private readonly preparation: ChatPreparation,
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly cancellations: CallCancellations,
     private readonly adapters: AdapterRegistry,
     private readonly anthropic: AnthropicAdapter,
     private readonly holds: SpendHolds,

@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ChatStreamRequest, Principal, ResponseCacheControls, UsageRecordedEvent } from '@gw/contracts';
-import { JsonAnswer, useStreamFrames } from '@gw/messaging';
+import { JsonAnswer, ServedStream } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
-import { Observable, type Subscription } from 'rxjs';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { newGenerationId } from '../chat/generation-ids.js';
-import type { PacketFrame } from '../chat/stream-observable.js';
+import type { PacketFrame } from '../chat/served-stream.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { PresetsService } from '../resolution/presets.service.js';
@@ -107,48 +106,21 @@ export class ResponseCache implements OnModuleDestroy {
   /**
    * A streamed answer: replayed from the cache in the door's framing, or `open`'s stream, whose
    * packets are stored once it ended well. `open` is called at once (inside the handler, where
-   * the stream's frame sink is found) and subscribed only on a miss.
+   * the request's idempotency guard is found) and run only on a miss.
    */
-  stream(request: ChatStreamRequest, door: CacheDoor, frame: PacketFrame, open: () => Observable<string>): Observable<string> {
+  stream(request: ChatStreamRequest, door: CacheDoor, frame: PacketFrame, open: () => ServedStream): ServedStream {
     if (!this.mayCache(request)) return open();
-    const sink = useStreamFrames();
     const upstream = open();
-    return new Observable<string>((subscriber) => {
-      let inner: Subscription | undefined;
+    return new ServedStream(async (out) => {
       let release = (): void => undefined;
-      const cleanup = (): void => {
-        dropStreamTap(request.streamId);
-        this.captures.end(request.principal);
-        release();
-      };
-      const relay = (): void => {
-        inner = upstream.subscribe({
-          next: (packet) => subscriber.next(packet),
-          error: (error: unknown) => {
-            cleanup();
-            subscriber.error(error);
-          },
-          complete: () => {
-            cleanup();
-            subscriber.complete();
-          },
-        });
-      };
-      void (async () => {
+      try {
         const plan = await this.plan(request, door, true);
-        if (!plan) return relay();
+        if (!plan) return await upstream.run(out);
         const lookup = await this.lookup(plan);
         if ('hit' in lookup && lookup.hit.kind === 'stream') {
           const stamp = await this.settleHit(request, lookup.hit, true);
-          const packets = lookup.hit.packets.map((packet) => stampPacket(packet, stamp));
-          if (sink) {
-            sink.write(STREAM_HIT_MARKER);
-            for (const packet of packets) sink.write(frame(packet));
-            sink.end();
-          } else {
-            for (const packet of packets) subscriber.next(packet);
-          }
-          subscriber.complete();
+          out.write(STREAM_HIT_MARKER);
+          for (const packet of lookup.hit.packets) out.write(frame(stampPacket(packet, stamp)));
           return;
         }
         if ('release' in lookup) release = lookup.release;
@@ -164,12 +136,14 @@ export class ResponseCache implements OnModuleDestroy {
             release();
           },
         });
-        relay();
-      })().catch((error: unknown) => {
-        cleanup();
-        subscriber.error(error instanceof UpstreamFailure ? error.gatewayError : error);
-      });
-      return () => inner?.unsubscribe();
+        await upstream.run(out);
+      } catch (error) {
+        throw error instanceof UpstreamFailure ? error.gatewayError : error;
+      } finally {
+        dropStreamTap(request.streamId);
+        this.captures.end(request.principal);
+        release();
+      }
     });
   }
 

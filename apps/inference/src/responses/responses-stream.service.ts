@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import type { Observable } from 'rxjs';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
-import { ALREADY_FRAMED, observeStream } from '../chat/stream-observable.js';
+import type { ServedStream } from '@gw/messaging';
+import { ALREADY_FRAMED, ServedStreams } from '../chat/served-stream.js';
 import { StreamTally } from '../chat/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
@@ -20,7 +19,6 @@ import { webSearchCallItem } from './server-tool-items.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation.js';
 import { toResponsesUsage } from './responses-view.js';
-import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
 import { ContentLog } from '../content/content-log.service.js';
 import { chatContent, streamedContent } from '../content/generation-content.js';
@@ -30,7 +28,7 @@ import { chatContent, streamedContent } from '../content/generation-content.js';
  * non-streamed path, the provider's stream (native Responses or chat) turned into OpenAI's
  * semantic events by ResponsesEventWriter, each emitted already framed as SSE (ADR 0024).
  * Nothing is emitted before the provider's first event, so a refusal up to then fails the
- * Observable and the gateway answers with the error envelope. After it, a failure is told
+ * stream and the gateway answers with the error envelope. After it, a failure is told
  * in-band: `response.failed` with the canonical error type, and the stream ends (the tokens
  * produced so far are recorded as a failed generation, as on chat).
  */
@@ -40,20 +38,14 @@ export class ResponsesStreamService {
     private readonly preparation: ResponsesPreparation,
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly streams: ServedStreams,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
-    private readonly holds: SpendHolds,
     private readonly contentLog: ContentLog,
   ) {}
 
-  stream(request: ChatStreamRequest): Observable<string> {
-    return observeStream(
-      this.cancellations,
-      request.streamId,
-      (signal, emit) => this.holds.around(request.principal, () => this.run(request, signal, emit)),
-      ALREADY_FRAMED,
-    );
+  stream(request: ChatStreamRequest): ServedStream {
+    return this.streams.serve(request, ALREADY_FRAMED, (signal, emit) => this.run(request, signal, emit));
   }
 
   private async run(request: ChatStreamRequest, signal: AbortSignal, emit: (frame: string) => void): Promise<void> {

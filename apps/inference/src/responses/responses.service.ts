@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesOutputItemView, ResponsesResponseView, ResponsesUsageView } from '@gw/contracts';
 import { newGenerationId } from '../chat/generation-ids.js';
 import { ModelCalls } from '../chat/model-calls.service.js';
-import { StreamCancellations } from '../chat/stream-cancellations.js';
+import { CallCancellations } from '../chat/call-cancellations.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
@@ -32,7 +32,7 @@ export class ResponsesService {
     private readonly preparation: ResponsesPreparation,
     private readonly calls: ModelCalls,
     private readonly accounting: GenerationAccounting,
-    private readonly cancellations: StreamCancellations,
+    private readonly cancellations: CallCancellations,
     private readonly serverTools: ServerToolRunner,
     private readonly plugins: PluginPipeline,
     private readonly holds: SpendHolds,

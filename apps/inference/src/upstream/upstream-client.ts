@@ -138,6 +138,31 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   /**
+   * `postJson` for an answer that must be a success: an error status is thrown as the
+   * `httpFailure` its body describes (`errorDetail` reads the provider's error format).
+   */
+  async postOrFail(
+    provider: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal | undefined,
+    errorDetail: (errorBody: unknown) => UpstreamErrorDetail,
+    tenantEndpoint = false,
+  ): Promise<unknown> {
+    const response = await this.postJson(provider, url, headers, body, signal, tenantEndpoint);
+    if (response.status < 400) return response.body;
+    const detail = errorDetail(response.body);
+    throw httpFailure(
+      provider,
+      detail.status ?? response.status,
+      detail.message,
+      detail.code,
+      response.retryAfterMs ?? detail.retryAfterMs,
+    );
+  }
+
+  /**
    * Starts a streamed call. Resolves once the provider sent 2xx headers; an error status is
    * read (bounded) and rejected as the `httpFailure` its body describes, so routing can still
    * try another endpoint. The returned text arrives as the provider sends it; a failure while

@@ -1,10 +1,8 @@
-import { REQUEST_ROUTES, SUBJECTS } from '@gw/contracts';
-import { servedSubjectOf } from '@gw/messaging';
+import { isTrustedSubject, REQUEST_ROUTES, SUBJECTS } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
-import { DaemonSigningController } from './daemon-signing.controller.js';
 
 /*
- * DaemonSigningController.sign takes its payload unvalidated (a trusted served subject, ADR 0054, 0079). That
+ * DaemonSigningController.sign takes its payload unvalidated (trusted in the catalog). That
  * is sound only while the gateway, which validates the body at the edge and builds the
  * principal, is the subject's one caller: widening the caller list must fail here first.
  */
@@ -14,7 +12,7 @@ describe('the trusted sign subject', () => {
     expect(route).toMatchObject({ server: 'intern-signing', callers: ['api-gateway'], principal: true });
   });
 
-  it('is served from its own subscription, its payload trusted', () => {
-    expect(servedSubjectOf(DaemonSigningController.prototype.sign)).toEqual({ subject: SUBJECTS.internSigning.daemonSign, trusted: true });
+  it('is declared trusted in the catalog', () => {
+    expect(isTrustedSubject(SUBJECTS.internSigning.daemonSign)).toBe(true);
   });
 });

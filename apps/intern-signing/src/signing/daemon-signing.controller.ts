@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type DaemonSignRequest, type DaemonJwksView, type DaemonSignatureHeadersView, DaemonJwks, DaemonSign } from '@gw/contracts';
-import { ServedSubject } from '@gw/messaging';
 import { GatewayError } from '@gw/errors';
 import { SignableInterns } from '../interns/signable-interns.js';
 import { DaemonSigner } from './daemon-signer.js';
@@ -22,14 +21,12 @@ export class DaemonSigningController {
   }
 
   /**
-   * `interns.daemon.sign`, served by a plain NATS subscription rather than Nest's dispatch
-   * (ADR 0070, 0079: `startServiceReplica` subscribes it). The gateway alone may send this (NATS permissions) and it
-   * validated the digest, route and intern id at the edge and built the principal itself:
-   * validating again was a fifth of this service's CPU per signature, so the payload is trusted
-   * as sent (ADR 0054).
+   * The gateway alone may send this (NATS permissions) and it validated the digest, route and
+   * intern id at the edge and built the principal itself: the catalog declares it trusted, as
+   * validating again was a large share of this service's CPU per signature.
    */
-  @ServedSubject(DaemonSign, { trusted: true })
-  async sign(request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
+  @MessagePattern(DaemonSign.subject)
+  async sign(@Payload() request: DaemonSignRequest): Promise<DaemonSignatureHeadersView> {
     try {
       const headers = await this.signFor(request);
       recordSignature();

@@ -8,8 +8,17 @@
 /** A payload class: what the receiving service validates the message with. */
 export type PayloadClass<T> = abstract new (...args: never[]) => T;
 
+/** How the serving side takes a message. */
+export interface ServeOptions {
+  /**
+   * The payload is not validated again on receipt: only for subjects whose every caller
+   * (`REQUEST_ROUTES`, enforced by the bus permissions) built or validated it with this class.
+   */
+  trusted?: boolean;
+}
+
 /** Request-reply: one request, one reply (`@MessagePattern(KeysGet.subject)` on the service). */
-export interface RpcMessage<Request, Reply> {
+export interface RpcMessage<Request, Reply> extends ServeOptions {
   readonly kind: 'rpc';
   readonly subject: string;
   readonly payload: PayloadClass<Request>;
@@ -17,8 +26,8 @@ export interface RpcMessage<Request, Reply> {
   readonly reply?: Reply;
 }
 
-/** A streamed call: one request, then ordered chunks of `Chunk` (the service returns an Observable). */
-export interface RpcStreamMessage<Request, Chunk> {
+/** A streamed call: one request, then ordered chunks of `Chunk` (the service returns a `ServedStream`). */
+export interface RpcStreamMessage<Request, Chunk> extends ServeOptions {
   readonly kind: 'stream';
   readonly subject: string;
   readonly payload: PayloadClass<Request>;
@@ -40,14 +49,22 @@ export type ReplyOf<M> = M extends RpcMessage<unknown, infer R> ? R : never;
 /** What a streamed message yields. */
 export type ChunkOf<M> = M extends RpcStreamMessage<unknown, infer C> ? C : never;
 
-/** `rpcMessage<KeysGetRequest, ApiKeyView>(SUBJECTS.management.keysGet, KeysGetRequest)`: the class must be the request type. */
-export function rpcMessage<Request, Reply>(subject: string, payload: PayloadClass<Request>): RpcMessage<Request, Reply> {
-  return { kind: 'rpc', subject, payload };
+/** `rpcMessage<KeysGetRequest, ApiKeyView>(M.keysGet, KeysGetRequest)`: the class must be the request type. */
+export function rpcMessage<Request, Reply>(
+  subject: string,
+  payload: PayloadClass<Request>,
+  options: ServeOptions = {},
+): RpcMessage<Request, Reply> {
+  return { kind: 'rpc', subject, payload, ...options };
 }
 
-/** `rpcStream<ChatStreamRequest, string>(SUBJECTS.inference.chatStream, ChatStreamRequest)`. */
-export function rpcStream<Request, Chunk>(subject: string, payload: PayloadClass<Request>): RpcStreamMessage<Request, Chunk> {
-  return { kind: 'stream', subject, payload };
+/** `rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, { trusted: true })`. */
+export function rpcStream<Request, Chunk>(
+  subject: string,
+  payload: PayloadClass<Request>,
+  options: ServeOptions = {},
+): RpcStreamMessage<Request, Chunk> {
+  return { kind: 'stream', subject, payload, ...options };
 }
 
 export function busEvent<Payload, Subject extends string>(subject: Subject, payload: PayloadClass<Payload>): BusEvent<Payload, Subject> {

@@ -1,11 +1,11 @@
 /*
- * Every message on the bus as one object (subject, payload class, reply or chunk type): the
- * callers send these (`rpc.send(KeysGet, {...})`), the services listen on their subject
- * (`@MessagePattern(KeysGet.subject)`). Subjects are not versioned; a change is additive
- * only, and a breaking one gets a new subject (ADR 0072).
+ * Every message on the bus as one object (subject, payload class, reply or chunk type, whether
+ * its receiver validates it again): the callers send these (`rpc.send(KeysGet, {...})`), the
+ * services listen on their subject (`@MessagePattern(KeysGet.subject)`). Subjects are not
+ * versioned; a change is additive only, and a breaking one gets a new subject.
  */
 import { ModelsListRequest, ChatCreateRequest } from '../messages/chat.messages.js';
-import { ChatStreamRequest, StreamCancelledEvent } from '../messages/stream.messages.js';
+import { ChatStreamRequest, CallCancelledEvent } from '../messages/stream.messages.js';
 import {
   ConsoleSessionEndRequest,
   ConsoleSessionOpenRequest,
@@ -193,28 +193,41 @@ export const ConsoleSessionEnd = rpcMessage<ConsoleSessionEndRequest, ConsoleSes
 export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
 
 // Inference: the front doors (each with its streamed twin), embeddings, models, native batches.
-export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
-/**
- * What a stream yields: a Nest packet's chunk, already serialised, or, when the caller asked for
- * frames (ADR 0067), the client's bytes, one or more frames a packet.
- */
-export type StreamPacket = string | Uint8Array;
+export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest, { trusted: true });
+/** What a stream yields: the client's bytes, one or more frames a packet. */
+export type StreamPacket = Uint8Array;
 
 /** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
-export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest);
-export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest);
-export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCountView>(I.messagesCountTokens, ChatCreateRequest);
+export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, {
+  trusted: true,
+});
+export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest, { trusted: true });
+export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCountView>(I.messagesCountTokens, ChatCreateRequest, {
+  trusted: true,
+});
 /** Chunks are Anthropic SSE events, already framed. */
-export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest);
-export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
+export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest, {
+  trusted: true,
+});
+export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest, {
+  trusted: true,
+});
 /** Google's generateContent front door: the answer is a Gemini GenerateContentResponse. */
-export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest);
+export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest, {
+  trusted: true,
+});
 /** `:countTokens`: Gemini's CountTokensResponse. */
-export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest);
+export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest, {
+  trusted: true,
+});
 /** Chunks are Gemini SSE frames (`data: <GenerateContentResponse>`), already framed. */
-export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest);
+export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest, {
+  trusted: true,
+});
 /** Chunks are Responses API events, already framed. */
-export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
+export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest, {
+  trusted: true,
+});
 export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const ByokTest = rpcMessage<ByokTestRequest, ByokTestView>(I.byokTest, ByokTestRequest);
@@ -271,7 +284,7 @@ export const InternsCreate = rpcMessage<InternsCreateRequest, InternView>(S.crea
 export const InternsUpdate = rpcMessage<InternsUpdateRequest, InternView>(S.update, InternsUpdateRequest);
 export const InternsDelete = rpcMessage<InternRef, DeleteInternView>(S.delete, InternRef);
 export const InternExists = rpcMessage<InternExistsRequest, InternExistsReply>(S.exists, InternExistsRequest);
-export const DaemonSign = rpcMessage<DaemonSignRequest, DaemonSignatureHeadersView>(S.daemonSign, DaemonSignRequest);
+export const DaemonSign = rpcMessage<DaemonSignRequest, DaemonSignatureHeadersView>(S.daemonSign, DaemonSignRequest, { trusted: true });
 export const DaemonJwks = rpcMessage<EmptyRequest, DaemonJwksView>(S.daemonJwks, EmptyRequest);
 
 // Events (core NATS; usage goes through JetStream with its own envelope, see usage-recorded.event.ts).
@@ -282,7 +295,7 @@ export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
 export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
 export const CatalogChanged = busEvent(EVENTS.catalogChanged, CatalogChangedEvent);
 export const EndpointCooled = busEvent(EVENTS.endpointCooled, EndpointCooledEvent);
-export const StreamCancelled = busEvent(EVENTS.streamCancelled, StreamCancelledEvent);
+export const CallCancelled = busEvent(EVENTS.callCancelled, CallCancelledEvent);
 export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
 export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);
 

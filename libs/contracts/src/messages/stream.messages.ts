@@ -6,7 +6,7 @@ const STREAM_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
  * Gateway -> inference on SUBJECTS.inference.chatStream: a streamed chat completion. The
- * gateway names the stream so it can cancel it (EVENTS.streamCancelled) without knowing
+ * gateway names the stream so it can cancel it (EVENTS.callCancelled) without knowing
  * which replica runs it.
  */
 export class ChatStreamRequest extends ChatCreateRequest {
@@ -16,10 +16,10 @@ export class ChatStreamRequest extends ChatCreateRequest {
 }
 
 /**
- * Gateway -> every inference replica (EVENTS.streamCancelled, no queue group): the client of
- * this stream went away, so the replica running it aborts the provider call.
+ * Gateway -> every inference replica (EVENTS.callCancelled, no queue group): the client of
+ * this call (streamed or not) went away, so the replica running it aborts the provider call.
  */
-export class StreamCancelledEvent {
+export class CallCancelledEvent {
   @IsString()
   @Matches(STREAM_ID)
   streamId!: string;

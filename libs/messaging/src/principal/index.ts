@@ -3,4 +3,3 @@ export * from './principal-token.js';
 export * from './principal-signer.js';
 export * from './principal-verifier.js';
 export * from './outgoing-principal.js';
-export * from './bus-principal.guard.js';

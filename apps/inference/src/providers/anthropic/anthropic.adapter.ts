@@ -3,7 +3,7 @@ import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { tierFor, wireTier } from '../../routing/service-tier.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import { transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, NormalizedUsage, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { anthropicErrorDetail } from './anthropic-errors.js';
 import { buildAnthropicBody } from './anthropic-request.js';
@@ -21,18 +21,15 @@ export class AnthropicAdapter implements ProviderAdapter {
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
     const { provider } = endpoint;
     const upstreamBody = anthropicBody(endpoint, body, context, false);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/messages`,
       headers(endpoint, context),
       JSON.stringify(upstreamBody),
       context.signal,
+      anthropicErrorDetail,
     );
-    if (response.status >= 400) {
-      const detail = anthropicErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const parsed = response.body as AnthropicMessageResponse | undefined;
+    const parsed = answer as AnthropicMessageResponse | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
     return normalizeAnthropicMessage(parsed, {
       excludeReasoning: excludesReasoning(body),
@@ -51,18 +48,15 @@ export class AnthropicAdapter implements ProviderAdapter {
     betas: readonly string[] = [],
   ): Promise<NativeAnthropicMessage> {
     const { provider } = endpoint;
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/messages`,
       headers(endpoint, context, betas),
       JSON.stringify(upstreamBody),
       context.signal,
+      anthropicErrorDetail,
     );
-    if (response.status >= 400) {
-      const detail = anthropicErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const parsed = response.body as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
+    const parsed = answer as (AnthropicMessageResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.content)) throw transportFailure(provider.id, 'protocol', 'sent a malformed message');
     const usage =
       normalizeAnthropicUsage(parsed.usage) ??
@@ -101,18 +95,15 @@ export class AnthropicAdapter implements ProviderAdapter {
     betas: readonly string[],
   ): Promise<number> {
     const { provider } = endpoint;
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/messages/count_tokens`,
       headers(endpoint, context, betas),
       JSON.stringify(upstreamBody),
       context.signal,
+      anthropicErrorDetail,
     );
-    if (response.status >= 400) {
-      const detail = anthropicErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const count = (response.body as { input_tokens?: unknown } | undefined)?.input_tokens;
+    const count = (answer as { input_tokens?: unknown } | undefined)?.input_tokens;
     if (typeof count !== 'number') throw transportFailure(provider.id, 'protocol', 'sent a malformed token count');
     return count;
   }

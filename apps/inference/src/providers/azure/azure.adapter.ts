@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { openAiErrorDetail, UpstreamClient } from '../../upstream/upstream-client.js';
-import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import { transportFailure } from '../../upstream/upstream-failure.js';
 import { buildOpenAiChatBody, buildOpenAiStreamBody } from '../openai/openai-request.js';
 import { normalizeOpenAiResponse, type OpenAiChatResponse } from '../openai/openai-response.js';
 import { openAiStreamEvents } from '../openai/openai-stream.js';
@@ -26,19 +26,16 @@ export class AzureOpenAiAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const target = await azureTarget(endpoint, context, 'chat/completions', this.tokens);
     const upstreamBody = { ...buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), model: target.deployment };
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       target.url,
       target.headers,
       JSON.stringify(upstreamBody),
       context.signal,
+      openAiErrorDetail,
       target.tenantEndpoint,
     );
-    if (response.status >= 400) {
-      const detail = openAiErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const parsed = response.body as OpenAiChatResponse | undefined;
+    const parsed = answer as OpenAiChatResponse | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
     return normalizeOpenAiResponse(parsed, () => JSON.stringify(body.messages ?? ''));
   }

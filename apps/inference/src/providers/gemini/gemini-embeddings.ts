@@ -6,7 +6,7 @@ import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { transportFailure } from '../../upstream/upstream-failure.js';
 import { ROUTING_FIELDS } from '../../routing/provider-preferences.js';
 import type { ChatCallContext } from '../provider-adapter.js';
-import { googleHttpFailure } from './gemini-errors.js';
+import { googleErrorDetail } from './gemini-errors.js';
 
 /** The embeddings fields the Gemini API has a counterpart for (routing fields never reach an adapter). */
 const FIELDS = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user', ...ROUTING_FIELDS]);
@@ -34,15 +34,15 @@ export class GeminiEmbeddings {
       content: { parts: [{ text }] },
       ...(typeof body.dimensions === 'number' ? { outputDimensionality: body.dimensions } : {}),
     }));
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/${model}:batchEmbedContents`,
       { 'x-goog-api-key': context.apiKey ?? provider.apiKey },
       JSON.stringify({ requests }),
       context.signal,
+      googleErrorDetail,
     );
-    if (response.status >= 400) throw googleHttpFailure(provider.id, response.status, response.body, response.retryAfterMs);
-    const embeddings = (response.body as { embeddings?: Array<{ values?: unknown }> } | undefined)?.embeddings;
+    const embeddings = (answer as { embeddings?: Array<{ values?: unknown }> } | undefined)?.embeddings;
     if (!Array.isArray(embeddings) || embeddings.length !== inputs.length || embeddings.some((e) => !Array.isArray(e?.values)))
       throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');
     const base64 = body.encoding_format === 'base64';

@@ -1,5 +1,5 @@
 import type { UpstreamErrorDetail } from '../../upstream/upstream-client.js';
-import { httpFailure, streamErrorFailure, type UpstreamFailure } from '../../upstream/upstream-failure.js';
+import { streamErrorFailure, type UpstreamFailure } from '../../upstream/upstream-failure.js';
 
 /** Google's error body: `{error: {code, message, status, details: [{@type, reason, retryDelay, ...}]}}`. */
 export interface GoogleErrorBody {
@@ -50,12 +50,6 @@ export function googleErrorDetail(body: unknown): UpstreamErrorDetail {
   const detail: UpstreamErrorDetail = { message, code, retryAfterMs: retryInfoMs(body) };
   if (details(body as GoogleErrorBody).some((d) => d.reason === 'API_KEY_INVALID')) detail.status = 401;
   return detail;
-}
-
-/** A Google error answer (not streamed) as the gateway's failure. */
-export function googleHttpFailure(provider: string, status: number, body: unknown, retryAfterMs: number | undefined): UpstreamFailure {
-  const detail = googleErrorDetail(body);
-  return httpFailure(provider, detail.status ?? status, detail.message, detail.code, retryAfterMs ?? detail.retryAfterMs);
 }
 
 /** An `{error}` frame inside a stream, with Google's status named as the gateway's stream error types. */

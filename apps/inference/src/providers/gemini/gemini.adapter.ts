@@ -5,7 +5,7 @@ import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { transportFailure } from '../../upstream/upstream-failure.js';
 import { excludesReasoning } from '../anthropic/anthropic.adapter.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
-import { googleErrorDetail, googleHttpFailure } from './gemini-errors.js';
+import { googleErrorDetail } from './gemini-errors.js';
 import { buildGeminiBody } from './gemini-request.js';
 import { normalizeGeminiResponse, type GeminiResponse } from './gemini-response.js';
 import { geminiStreamEvents } from './gemini-stream.js';
@@ -40,15 +40,15 @@ export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const upstreamBody = buildGeminiBody(withoutUnsupported(body, endpoint));
     const target = await this.target(endpoint, context);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${target.modelUrl}:generateContent`,
       target.headers,
       JSON.stringify(upstreamBody),
       context.signal,
+      googleErrorDetail,
     );
-    if (response.status >= 400) throw googleHttpFailure(provider.id, response.status, response.body, response.retryAfterMs);
-    const parsed = response.body as GeminiResponse | undefined;
+    const parsed = answer as GeminiResponse | undefined;
     if (!parsed || typeof parsed !== 'object' || (!Array.isArray(parsed.candidates) && !parsed.promptFeedback))
       throw transportFailure(provider.id, 'protocol', 'sent a malformed response');
     return normalizeGeminiResponse(parsed, {
@@ -62,15 +62,15 @@ export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const upstreamBody = buildGeminiBody(withoutUnsupported(body, endpoint));
     const target = await this.target(endpoint, context);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${target.modelUrl}:countTokens`,
       target.headers,
       JSON.stringify(this.countTokensBody(upstreamBody, target)),
       context.signal,
+      googleErrorDetail,
     );
-    if (response.status >= 400) throw googleHttpFailure(provider.id, response.status, response.body, response.retryAfterMs);
-    const total = (response.body as { totalTokens?: unknown } | undefined)?.totalTokens;
+    const total = (answer as { totalTokens?: unknown } | undefined)?.totalTokens;
     if (typeof total !== 'number') throw transportFailure(provider.id, 'protocol', 'sent a malformed token count');
     return total;
   }

@@ -7,7 +7,7 @@ import { UpstreamClient } from '../../upstream/upstream-client.js';
 import { transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext } from '../provider-adapter.js';
 import { VertexAdapter } from './gemini.adapter.js';
-import { googleHttpFailure } from './gemini-errors.js';
+import { googleErrorDetail } from './gemini-errors.js';
 
 const FIELDS = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user', ...ROUTING_FIELDS]);
 /** Instances per `:predict` call Vertex takes: 250 on the text-embedding models, one on gemini-embedding ones. */
@@ -45,15 +45,15 @@ export class VertexEmbeddings {
     const predictions: Prediction[] = [];
     for (let start = 0; start < inputs.length; start += size) {
       const instances = (inputs.slice(start, start + size) as string[]).map((content) => ({ content }));
-      const response = await this.upstream.postJson(
+      const answer = await this.upstream.postOrFail(
         provider.id,
         `${target.modelUrl}:predict`,
         target.headers,
         JSON.stringify({ instances, ...parameters }),
         context.signal,
+        googleErrorDetail,
       );
-      if (response.status >= 400) throw googleHttpFailure(provider.id, response.status, response.body, response.retryAfterMs);
-      const batch = (response.body as { predictions?: Prediction[] } | undefined)?.predictions;
+      const batch = (answer as { predictions?: Prediction[] } | undefined)?.predictions;
       if (!Array.isArray(batch) || batch.length !== instances.length || batch.some((p) => !Array.isArray(p?.embeddings?.values)))
         throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');
       predictions.push(...batch);

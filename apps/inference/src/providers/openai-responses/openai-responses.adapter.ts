@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
-import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { httpFailure, streamErrorFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import { UpstreamClient, type UpstreamErrorDetail } from '../../upstream/upstream-client.js';
+import { streamErrorFailure, transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { buildResponsesBody } from './openai-responses-request.js';
 import { normalizeResponsesObject, type ResponsesObject } from './openai-responses-response.js';
@@ -31,19 +31,16 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const target = await this.target(endpoint, context);
     const upstreamBody = buildResponsesBody(body, target.model, context.endUserHash, false);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       target.url,
       target.headers,
       JSON.stringify(upstreamBody),
       context.signal,
+      responsesErrorDetail,
       target.tenantEndpoint,
     );
-    if (response.status >= 400) {
-      const error = (response.body as OpenAiErrorBody | undefined)?.error;
-      throw httpFailure(provider.id, response.status, error?.message, error?.code ?? undefined, response.retryAfterMs);
-    }
-    const parsed = response.body as ResponsesObject | undefined;
+    const parsed = answer as ResponsesObject | undefined;
     if (!parsed || !Array.isArray(parsed.output)) throw transportFailure(provider.id, 'protocol', 'sent a malformed response');
     if (parsed.status === 'failed') throw streamErrorFailure(provider.id, { message: parsed.error?.message, code: parsed.error?.code });
     return normalizeResponsesObject(parsed, () => JSON.stringify(body.messages ?? ''));
@@ -83,7 +80,13 @@ export class OpenAiResponsesAdapter implements ProviderAdapter {
       url: `${provider.baseUrl}/responses`,
       headers: hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
       model: endpoint.upstreamModel,
-      tenantEndpoint: false,
+      tenantEndpoint: endpoint.tenant === true,
     };
   }
+}
+
+/** The Responses API's `{error: {message, code}}`, taken as it is. */
+function responsesErrorDetail(body: unknown): UpstreamErrorDetail {
+  const error = (body as OpenAiErrorBody | undefined)?.error;
+  return { message: error?.message, code: error?.code ?? undefined };
 }

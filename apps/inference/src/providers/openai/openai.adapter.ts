@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { UpstreamClient } from '../../upstream/upstream-client.js';
-import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
+import { transportFailure } from '../../upstream/upstream-failure.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
 import { hostAuthHeaders } from './hosts/host-auth.js';
 import { adaptRequestToHost } from './hosts/host-request.js';
@@ -25,19 +25,16 @@ export class OpenAiAdapter implements ProviderAdapter {
     const { provider } = endpoint;
     const profile = hostProfile(provider.host);
     const upstreamBody = forHost(endpoint, buildOpenAiChatBody(body, endpoint, context.endUserHash, context.sessionCacheKey), body);
-    const response = await this.upstream.postJson(
+    const answer = await this.upstream.postOrFail(
       provider.id,
       `${provider.baseUrl}/chat/completions`,
       hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
       JSON.stringify(upstreamBody),
       context.signal,
+      compatErrorDetail,
       endpoint.tenant === true,
     );
-    if (response.status >= 400) {
-      const detail = compatErrorDetail(response.body);
-      throw httpFailure(provider.id, response.status, detail.message, detail.code, response.retryAfterMs);
-    }
-    const parsed = response.body as (OpenAiChatResponse & Record<string, unknown>) | undefined;
+    const parsed = answer as (OpenAiChatResponse & Record<string, unknown>) | undefined;
     if (!parsed || !Array.isArray(parsed.choices)) throw transportFailure(provider.id, 'protocol', 'sent a malformed completion');
     const annotations = citationAnnotations(parsed);
     for (const choice of parsed.choices) {

@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import { StreamCancelledEvent, validateDto, StreamCancelled } from '@gw/contracts';
+import { CallCancelledEvent, validateDto, CallCancelled } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 
 /**
  * The streams (and non-streamed requests) this replica is running, by the id the gateway
- * minted, and the listener for StreamCancelled. The event goes to every replica (a plain subscription, not the
+ * minted, and the listener for CallCancelled. The event goes to every replica (a plain subscription, not the
  * service's queue group, since only the gateway's request knows which replica took the
  * stream); the one running it aborts the provider call, the others ignore it.
  */
@@ -13,8 +13,8 @@ import { ResilientNatsConnection } from '@gw/messaging';
 const EARLY_CANCELLATIONS_KEPT = 1_024;
 
 @Injectable()
-export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(StreamCancellations.name);
+export class CallCancellations implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(CallCancellations.name);
   private readonly running = new Map<string, AbortController>();
   private readonly cancelledEarly = new Set<string>();
   private subscription: Subscription | undefined;
@@ -23,7 +23,7 @@ export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
   constructor(private readonly nats: ResilientNatsConnection) {}
 
   onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(StreamCancelled.subject, {
+    this.subscription = this.nats.connection.subscribe(CallCancelled.subject, {
       callback: (_error, message) => void this.onCancelled(message),
     });
   }
@@ -64,7 +64,7 @@ export class StreamCancellations implements OnModuleInit, OnModuleDestroy {
 
   private async onCancelled(message: Msg): Promise<void> {
     try {
-      const event = await validateDto(StreamCancelledEvent, message.json(), 'strip');
+      const event = await validateDto(CallCancelledEvent, message.json(), 'strip');
       if (this.cancel(event.streamId)) this.logger.debug({ streamId: event.streamId }, 'Stream cancelled by its client');
     } catch {
       this.logger.warn('Ignored a malformed stream-cancelled event');

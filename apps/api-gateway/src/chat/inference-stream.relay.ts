@@ -23,17 +23,13 @@ const DONE = 'data: [DONE]\n\n';
 
 /**
  * How one front door's stream goes on the wire. The relay is the same for every streamed
- * endpoint (commit on the first packet, back-pressure, cancellation, idle timeout); only the
- * bytes differ: chat completions frame each chunk as `data:` and end with `[DONE]`, the
- * Responses API gets packets already framed (`event:` + `data:`) and ends without a marker.
- * An inference that sends stream frames (ADR 0067) sends the client's bytes already framed,
- * one or more frames a packet: those are written as they come and `frame` is not used.
+ * endpoint (commit on the first packet, back-pressure, cancellation, idle timeout): inference
+ * sends the client's bytes already framed, one or more frames a packet, written as they come;
+ * only the end differs: chat completions end with `[DONE]`, the other doors without a marker.
  */
 export interface StreamFraming {
   /** The message inference streams this endpoint on. */
   message: RpcStreamMessage<ChatStreamRequest, StreamPacket>;
-  /** The bytes of one packet from an inference that sends Nest packets (before ADR 0067). */
-  frame(packet: string): string;
   /** The bytes of a clean end. */
   end: string;
   /**
@@ -48,7 +44,6 @@ export interface StreamFraming {
 /** OpenAI's chat-completions stream (ADR 0016). */
 export const CHAT_COMPLETIONS_SSE: StreamFraming = {
   message: ChatStream,
-  frame: (packet) => `data: ${packet}\n\n`,
   end: DONE,
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
 };
@@ -57,7 +52,7 @@ const decoder = new TextDecoder();
 
 /** A packet as text, for the error frame (only when a stream fails). */
 function packetText(packet: StreamPacket): string {
-  return typeof packet === 'string' ? packet : decoder.decode(packet);
+  return decoder.decode(packet);
 }
 
 /**
@@ -69,10 +64,10 @@ function packetText(packet: StreamPacket): string {
  * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR 0016).
  * When the client goes away, inference is told to abort the provider call
  * (`InferenceCallCanceller`). Inference sends the chunks as frames, the client's bytes, which
- * are written without being read (ADR 0067); an older inference's Nest packets are framed here.
+ * are written without being read.
  */
 @Injectable()
-export class ChatStreamRelay {
+export class InferenceStreamRelay {
   constructor(
     private readonly rpc: RpcClient,
     private readonly canceller: InferenceCallCanceller,
@@ -97,7 +92,6 @@ export class ChatStreamRelay {
       maxBufferedBytes: this.env.STREAM_MAX_BUFFERED_BYTES,
       budget: this.budget,
       onSlowConsumer: () => this.canceller.cancel(streamId),
-      frames: true,
       // Flow control (ADR 0084): inference sends at most this far ahead of what the client took
       // (credit is granted as packets are read, which is after the socket drained), so a client
       // that stopped reading holds one window here and pauses its provider; the bounds above and
@@ -135,7 +129,7 @@ export class ChatStreamRelay {
     // A stream replayed from the response cache starts with a marker: a header, not bytes for the client.
     const marker = streamHitMarkerLength(first.value);
     if (marker > 0) {
-      first = { done: false, value: typeof first.value === 'string' ? first.value.slice(marker) : first.value.subarray(marker) };
+      first = { done: false, value: first.value.subarray(marker) };
       void reply.header(CACHE_STATUS_RESPONSE_HEADER, 'HIT');
     }
     // The failure frame of a later failure repeats what the first packet said (id, model, ...).
@@ -150,7 +144,7 @@ export class ChatStreamRelay {
         if (finished) return;
         const packet = next.value;
         lastPacket = packet;
-        if (!raw.write(typeof packet === 'string' ? framing.frame(packet) : packet)) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
+        if (!raw.write(packet)) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
       }
       if (!finished) {
         raw.end(framing.end);
@@ -182,11 +176,11 @@ interface ChunkHead {
   provider?: string | null;
 }
 
-/** The head of the stream's first chunk: a Nest packet's JSON, or the first `data:` line of frames (ADR 0067). */
+/** The head of the stream's first chunk: its first `data:` line. */
 function chunkHead(first: string | undefined): ChunkHead | undefined {
-  if (first === undefined) return undefined;
+  if (!first?.startsWith('data: ')) return undefined;
   const lineEnd = first.indexOf('\n');
-  const json = first.startsWith('data: ') ? first.slice('data: '.length, lineEnd === -1 ? undefined : lineEnd) : first;
+  const json = first.slice('data: '.length, lineEnd === -1 ? undefined : lineEnd);
   try {
     const { id, created, model, provider } = JSON.parse(json) as ChunkHead;
     return { id, created, model, provider };

@@ -2,19 +2,19 @@ import { EVENTS } from '@gw/contracts';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { PrivateNatsServer } from '@gw/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamCancellations } from './stream-cancellations.js';
+import { CallCancellations } from './call-cancellations.js';
 
 /** Two inference replicas on a real nats-server: a cancellation reaches both, the one running the stream aborts it. */
-describe('StreamCancellations across replicas', () => {
+describe('CallCancellations across replicas', () => {
   let nats: PrivateNatsServer;
   let gateway: ResilientNatsConnection;
-  let replicaA: StreamCancellations;
-  let replicaB: StreamCancellations;
+  let replicaA: CallCancellations;
+  let replicaB: CallCancellations;
   let connectionA: ResilientNatsConnection;
   let connectionB: ResilientNatsConnection;
 
   const cancel = async (streamId: string): Promise<void> => {
-    gateway.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId }));
+    gateway.connection.publish(EVENTS.callCancelled, JSON.stringify({ streamId }));
     await gateway.connection.flush();
     await new Promise((resolve) => setTimeout(resolve, 100));
   };
@@ -23,8 +23,8 @@ describe('StreamCancellations across replicas', () => {
     nats = await PrivateNatsServer.start();
     connectionA = await ResilientNatsConnection.open({ servers: nats.url, name: 'replica-a' });
     connectionB = await ResilientNatsConnection.open({ servers: nats.url, name: 'replica-b' });
-    replicaA = new StreamCancellations(connectionA);
-    replicaB = new StreamCancellations(connectionB);
+    replicaA = new CallCancellations(connectionA);
+    replicaB = new CallCancellations(connectionB);
     replicaA.onModuleInit();
     replicaB.onModuleInit();
     await connectionA.connection.flush();
@@ -63,8 +63,8 @@ describe('StreamCancellations across replicas', () => {
 
   it('ignores a malformed event', async () => {
     const running = replicaA.register('well-formed-0001');
-    gateway.connection.publish(EVENTS.streamCancelled, 'not json');
-    gateway.connection.publish(EVENTS.streamCancelled, JSON.stringify({ streamId: '../../etc' }));
+    gateway.connection.publish(EVENTS.callCancelled, 'not json');
+    gateway.connection.publish(EVENTS.callCancelled, JSON.stringify({ streamId: '../../etc' }));
     await cancel('someone-else-0001');
     expect(running.signal.aborted).toBe(false);
     replicaA.release('well-formed-0001', running);
