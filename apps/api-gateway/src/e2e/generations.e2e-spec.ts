@@ -144,7 +144,9 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     });
     expect(preset.status, JSON.stringify(preset.body)).toBeLessThan(300);
     const viaPreset = await openai.chat.completions.create({ model: `@preset/${slug}`, messages });
-    expect((await sdk.generations.getGeneration({ id: viaPreset.id })).data.presetId).toBe((preset.body as { data: { id: string } }).data.id);
+    expect((await sdk.generations.getGeneration({ id: viaPreset.id })).data.presetId).toBe(
+      (preset.body as { data: { id: string } }).data.id,
+    );
 
     const routed = await openai.chat.completions.create({ model: 'openrouter/auto', messages });
     expect((await sdk.generations.getGeneration({ id: routed.id })).data.router).toBe('openrouter/auto');
@@ -156,12 +158,24 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     });
     expect((await sdk.generations.getGeneration({ id: seen.id })).data).toMatchObject({ numMediaPrompt: 2, numInputAudioPrompt: 0 });
 
-    const moderated = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, plugins: [{ id: 'moderation' }] } as never);
-    expect((await sdk.generations.getGeneration({ id: (moderated as { id: string }).id })).data.moderationLatency).toEqual(expect.any(Number));
+    const moderated = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages,
+      plugins: [{ id: 'moderation' }],
+    } as never);
+    expect((await sdk.generations.getGeneration({ id: (moderated as { id: string }).id })).data.moderationLatency).toEqual(
+      expect.any(Number),
+    );
 
     const question = [{ role: 'user' as const, content: `Cache me (${randomUUID()})` }];
-    const miss = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }, { headers: { 'x-service-cache': 'true' } });
-    const hit = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: question }, { headers: { 'x-service-cache': 'true' } });
+    const miss = await openai.chat.completions.create(
+      { model: 'sim/gpt-4o-mini', messages: question },
+      { headers: { 'x-service-cache': 'true' } },
+    );
+    const hit = await openai.chat.completions.create(
+      { model: 'sim/gpt-4o-mini', messages: question },
+      { headers: { 'x-service-cache': 'true' } },
+    );
     expect((await sdk.generations.getGeneration({ id: hit.id })).data.responseCacheSourceId).toBe(miss.id);
   });
 

@@ -129,7 +129,12 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     const activity = await call(`/activity?date=${today}&api_key_hash=${own.data.hash}`, { key: stack.managementKey });
     expect(activity.status).toBe(200);
     expect((activity.body as { data: unknown[] }).data).toEqual([
-      expect.objectContaining({ requests: 2, usage: miss.data.usage.cost, response_cache_hits: 1, response_cache_savings: miss.data.usage.cost }),
+      expect.objectContaining({
+        requests: 2,
+        usage: miss.data.usage.cost,
+        response_cache_hits: 1,
+        response_cache_savings: miss.data.usage.cost,
+      }),
     ]);
   });
 

@@ -63,7 +63,8 @@ async function metric(url: string, name: string, labels: Record<string, string> 
   return sum;
 }
 
-const onEachReplica = (name: string, labels: Record<string, string> = {}) => Promise.all(metricsUrls.map((url) => metric(url, name, labels)));
+const onEachReplica = (name: string, labels: Record<string, string> = {}) =>
+  Promise.all(metricsUrls.map((url) => metric(url, name, labels)));
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /** Waits until both inference replicas serve catalog `version`. */
@@ -86,7 +87,12 @@ async function operatorPut(path: string, body: unknown): Promise<number> {
   return answer.body.version as number;
 }
 
-const simulatorProvider = (name: string, baseUrl = `${stack.simulatorUrl}/openai/v1`) => ({ name, format: 'openai', baseUrl, apiKey: 'sk-sim' });
+const simulatorProvider = (name: string, baseUrl = `${stack.simulatorUrl}/openai/v1`) => ({
+  name,
+  format: 'openai',
+  baseUrl,
+  apiKey: 'sk-sim',
+});
 const operatorModel = (endpoints: Array<Record<string, unknown>>) => ({
   name: 'A balanced model',
   contextLength: 128000,
@@ -97,7 +103,11 @@ const operatorModel = (endpoints: Array<Record<string, unknown>>) => ({
 beforeAll(async () => {
   stack = await run.start(new AbortController().signal, { env: { CATALOG_POLL_MS: '500', ENDPOINT_COOLDOWN_SECONDS: '120' } });
   metricsUrls = [stack.metricsUrls['inference']!, await run.startExtraReplica('inference')];
-  nats = await ResilientNatsConnection.open({ servers: stack.natsUrl, name: 'catalog-ops-e2e', auth: busAuth(stack.natsSeeds, 'api-gateway') });
+  nats = await ResilientNatsConnection.open({
+    servers: stack.natsUrl,
+    name: 'catalog-ops-e2e',
+    auth: busAuth(stack.natsSeeds, 'api-gateway'),
+  });
   rpc = new RpcClient(nats, 5_000);
   managementDb = new pg.Client({ connectionString: stack.managementDatabaseUrl });
   await managementDb.connect();
@@ -138,7 +148,9 @@ describe("a workspace's own models", () => {
     });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ object: 'workspace.model', id: MODEL, workspace_id: stack.workspaceId, name: 'Our vLLM' });
-    expect((await http('/workspace/models', { key: stack.managementKey })).body.data.map((model: { id: string }) => model.id)).toEqual([MODEL]);
+    expect((await http('/workspace/models', { key: stack.managementKey })).body.data.map((model: { id: string }) => model.id)).toEqual([
+      MODEL,
+    ]);
     // Many times: the queue group spreads them over both inference replicas.
     for (let index = 0; index < 8; index++) {
       const listed = await http('/models', { key: stack.apiKey });
@@ -147,7 +159,9 @@ describe("a workspace's own models", () => {
       expect(completion.choices[0]!.message.content).toBeTruthy();
       expect(completion.provider).toBe('Workspace');
     }
-    const audit = await http(`/audit-logs?resource_type=workspace_model&resource_id=${encodeURIComponent(MODEL)}`, { key: stack.managementKey });
+    const audit = await http(`/audit-logs?resource_type=workspace_model&resource_id=${encodeURIComponent(MODEL)}`, {
+      key: stack.managementKey,
+    });
     expect(audit.body.data).toEqual([expect.objectContaining({ action: 'workspace_models.create', resource_id: MODEL })]);
     expect(JSON.stringify(audit.body)).not.toContain('sk-sim-acme');
   }, 90_000);
@@ -194,7 +208,13 @@ describe('load balancing', () => {
     await operatorPut('/admin/providers/lb-east', simulatorProvider('LB East'));
     await operatorPut('/admin/providers/lb-west', simulatorProvider('LB West'));
     await bothServe(
-      await operatorPut('/admin/models/lb/weighted', operatorModel([{ provider: 'lb-east', weight: 3 }, { provider: 'lb-west', weight: 1 }])),
+      await operatorPut(
+        '/admin/models/lb/weighted',
+        operatorModel([
+          { provider: 'lb-east', weight: 3 },
+          { provider: 'lb-west', weight: 1 },
+        ]),
+      ),
     );
     const writesBefore = sum(await onEachReplica('inference_endpoint_cooldown_store_calls_total', { op: 'write' }));
     const served: Record<string, number> = {};
@@ -226,7 +246,12 @@ describe('load balancing', () => {
     for (let index = 0; index < 6; index++) {
       const endpoint = await http('/admin/endpoints/lb-down/gpt-4o-mini');
       expect(endpoint.status).toBe(200);
-      expect(endpoint.body).toMatchObject({ object: 'catalog.endpoint', cooling_reason: 'failing', healthy: false, models: [{ id: 'lb/failover' }] });
+      expect(endpoint.body).toMatchObject({
+        object: 'catalog.endpoint',
+        cooling_reason: 'failing',
+        healthy: false,
+        models: [{ id: 'lb/failover' }],
+      });
       expect(Date.parse(endpoint.body.cooling_until as string)).toBeGreaterThan(Date.now());
     }
     expect(await metric(metricsUrls[quiet]!, 'inference_endpoint_cooling', { provider: 'lb-down', reason: 'failing' })).toBe(1);

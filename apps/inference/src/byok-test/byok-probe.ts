@@ -25,7 +25,9 @@ export function probeOf(provider: ProviderConfig, apiKey: string): Probe | null 
       return { url: `${base}/models`, headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION } };
     case 'gemini':
       return { url: `${base}/models`, headers: { 'x-goog-api-key': apiKey } };
-    default:
+    case 'azure':
+    case 'bedrock':
+    case 'vertex':
       return null;
   }
 }

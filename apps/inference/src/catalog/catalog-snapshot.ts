@@ -95,7 +95,11 @@ export function buildSnapshot(catalog: CatalogConfig, version: number): CatalogS
       ...(endpoint.credentials
         ? {
             gatewayKeys: endpoint.credentials
-              .map((credential, index) => ({ index, apiKey: credential.apiKey, ...(credential.weight !== undefined ? { weight: credential.weight } : {}) }))
+              .map((credential, index) => ({
+                index,
+                apiKey: credential.apiKey,
+                ...(credential.weight !== undefined ? { weight: credential.weight } : {}),
+              }))
               .filter((credential) => credential.apiKey !== ''),
           }
         : {}),

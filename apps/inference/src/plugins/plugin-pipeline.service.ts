@@ -184,9 +184,7 @@ export class PluginPipeline {
     }
     if (plan.alignment?.instruct) messages = [{ role: 'system', content: rulesInstruction(plan.alignment.rules) }, ...messages];
     if (plan.contextCompression) {
-      const contextLength = Math.min(
-        ...context.route.candidates.map((candidate) => candidate.model.config.contextLength),
-      );
+      const contextLength = Math.min(...context.route.candidates.map((candidate) => candidate.model.config.contextLength));
       const budget =
         typeof body.max_completion_tokens === 'number'
           ? body.max_completion_tokens
@@ -322,9 +320,7 @@ export class PluginPipeline {
   }
 
   private allRead(route: PlannedRoute, modality: string): boolean {
-    return route.candidates.every((candidate) =>
-      (candidate.model.config.inputModalities ?? ['text']).includes(modality),
-    );
+    return route.candidates.every((candidate) => (candidate.model.config.inputModalities ?? ['text']).includes(modality));
   }
 
   private modelCall(session: PluginSession, context: PluginCallContext): PluginModelCall {

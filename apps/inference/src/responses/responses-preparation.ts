@@ -52,9 +52,7 @@ export class ResponsesPreparation {
   }
 
   private truncate(prepared: PreparedChat): void {
-    const contextLength = Math.min(
-      ...prepared.plan.candidates.map((candidate) => candidate.model.config.contextLength),
-    );
+    const contextLength = Math.min(...prepared.plan.candidates.map((candidate) => candidate.model.config.contextLength));
     if (!Number.isFinite(contextLength)) return;
     const budget = typeof prepared.body.max_completion_tokens === 'number' ? prepared.body.max_completion_tokens : 0;
     prepared.body = {

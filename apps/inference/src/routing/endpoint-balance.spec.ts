@@ -82,7 +82,14 @@ describe('weighted endpoints', () => {
     // P(light last) = 1 - P(light first) - P(light second) = 1 - 0.1 - (0.6*1/4 + 0.3*1/7) = 0.707...
     expect(lastIsLight / DRAWS).toBeGreaterThan(0.68);
     expect(lastIsLight / DRAWS).toBeLessThan(0.74);
-    expect(balancedOrder(['b1', 'a1', 'b2'], (item) => (item.startsWith('a') ? 0 : 1), () => undefined, random)).toEqual(['a1', 'b1', 'b2']);
+    expect(
+      balancedOrder(
+        ['b1', 'a1', 'b2'],
+        (item) => (item.startsWith('a') ? 0 : 1),
+        () => undefined,
+        random,
+      ),
+    ).toEqual(['a1', 'b1', 'b2']);
   });
 });
 
@@ -147,7 +154,10 @@ describe("an operator endpoint's own keys", () => {
         health: new EndpointHealthTracker(),
         random,
       });
-      expect(plan.attempts.map(cooldownKeyOf).sort()).toEqual(['azure-east/azure-east-model|gateway#0', 'azure-east/azure-east-model|gateway#1']);
+      expect(plan.attempts.map(cooldownKeyOf).sort()).toEqual([
+        'azure-east/azure-east-model|gateway#0',
+        'azure-east/azure-east-model|gateway#1',
+      ]);
       if (plan.attempts[0]!.credential.apiKey === 'sk-account-a') firstIsA++;
     }
     expect(firstIsA / DRAWS).toBeGreaterThan(0.72);

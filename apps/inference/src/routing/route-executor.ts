@@ -83,7 +83,9 @@ function allWaiting(plan: RoutePlan, waitMs: number): GatewayError {
 /** A refused key that is one of several (a BYOK key, one of an endpoint's own gateway keys): the next may work. */
 function refusedByokKey(attempt: RouteAttempt, failure: UpstreamFailure): boolean {
   const { credential } = attempt;
-  return (credential.kind === 'byok' || credential.keyIndex !== undefined) && (failure.upstreamStatus === 401 || failure.upstreamStatus === 403);
+  return (
+    (credential.kind === 'byok' || credential.keyIndex !== undefined) && (failure.upstreamStatus === 401 || failure.upstreamStatus === 403)
+  );
 }
 
 function noRoute(plan: RoutePlan): GatewayError {

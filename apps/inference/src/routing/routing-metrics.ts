@@ -77,8 +77,13 @@ export function registerEndpointHealthGauges(health: EndpointHealthTracker): voi
       each((names, entry) => this.set(names, entry.coolingForMs / 1000));
     },
   );
-  gauge('inference_endpoint_cooling', 'Whether the endpoint is cooling down (1), by why, on any replica\'s word', [...labels, 'reason'], function () {
-    this.reset();
-    each((names, entry) => entry.coolingReason && this.set({ ...names, reason: entry.coolingReason }, 1));
-  });
+  gauge(
+    'inference_endpoint_cooling',
+    "Whether the endpoint is cooling down (1), by why, on any replica's word",
+    [...labels, 'reason'],
+    function () {
+      this.reset();
+      each((names, entry) => entry.coolingReason && this.set({ ...names, reason: entry.coolingReason }, 1));
+    },
+  );
 }

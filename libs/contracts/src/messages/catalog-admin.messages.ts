@@ -3,7 +3,17 @@ import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLen
 /** The name of the operator credential a request was authenticated with (the gateway checked it). */
 const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export const CATALOG_READ_VIEWS = ['export', 'providers', 'provider', 'models', 'model', 'versions', 'version', 'state', 'endpoint'] as const;
+export const CATALOG_READ_VIEWS = [
+  'export',
+  'providers',
+  'provider',
+  'models',
+  'model',
+  'versions',
+  'version',
+  'state',
+  'endpoint',
+] as const;
 export type CatalogReadView = (typeof CATALOG_READ_VIEWS)[number];
 
 /** Gateway -> inference: a read of the catalog for an operator. */
