@@ -156,6 +156,12 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   @Max(3_600)
   ENDPOINT_COOLDOWN_SECONDS: number = 30;
 
+  /** Failed calls in a row on a replica that cool an endpoint for every replica; 0 turns failure cool-downs off (retry-after holds stay). */
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  ENDPOINT_FAILURES_TO_COOL: number = 3;
+
   /** How often each replica re-reads the shared endpoint cooldowns from Redis (events bring them at once; this catches a missed one). */
   @IsInt()
   @Min(100)

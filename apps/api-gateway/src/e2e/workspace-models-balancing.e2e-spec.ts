@@ -101,7 +101,9 @@ const operatorModel = (endpoints: Array<Record<string, unknown>>) => ({
 });
 
 beforeAll(async () => {
-  stack = await run.start(new AbortController().signal, { env: { CATALOG_POLL_MS: '500', ENDPOINT_COOLDOWN_SECONDS: '120' } });
+  stack = await run.start(new AbortController().signal, {
+    env: { CATALOG_POLL_MS: '500', ENDPOINT_COOLDOWN_SECONDS: '120', ENDPOINT_FAILURES_TO_COOL: '3' },
+  });
   metricsUrls = [stack.metricsUrls['inference']!, await run.startExtraReplica('inference')];
   nats = await ResilientNatsConnection.open({
     servers: stack.natsUrl,

@@ -66,6 +66,8 @@ export class EndpointHealthTracker implements EndpointHealthView {
     private readonly now: () => number = Date.now,
     private readonly cooldowns: CooldownBoard = new CooldownMirror(now),
     private readonly failureCooldownMs = UNHEALTHY_FOR_MS,
+    /** Failures in a row that cool an endpoint for every replica; 0: failures never do (retry-after still does). */
+    private readonly failuresToCool = FAILURES_TO_UNHEALTHY,
   ) {}
 
   /** The endpoint answered (or, for a stream, sent its response head) after `latencyMs`. */
@@ -90,7 +92,8 @@ export class EndpointHealthTracker implements EndpointHealthView {
     stats.lastFailureAt = now;
     stats.recentFailures.push({ at: now, ...failure });
     if (stats.recentFailures.length > RECENT_FAILURES) stats.recentFailures.shift();
-    if (stats.consecutiveFailures >= FAILURES_TO_UNHEALTHY && this.cooldowns.coolingFor(endpointKey) === 0)
+    const cools = this.failuresToCool > 0 && stats.consecutiveFailures >= this.failuresToCool;
+    if (cools && this.cooldowns.coolingFor(endpointKey) === 0)
       this.cooldowns.coolDown({
         key: endpointKey,
         until: now + this.failureCooldownMs,

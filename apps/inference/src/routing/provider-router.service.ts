@@ -56,7 +56,7 @@ export class ProviderRouter {
     @Inject(INFERENCE_ENV) env: InferenceEnv,
     cooldowns: EndpointCooldowns,
   ) {
-    this.health = new EndpointHealthTracker(Date.now, cooldowns, env.ENDPOINT_COOLDOWN_SECONDS * 1000);
+    this.health = new EndpointHealthTracker(Date.now, cooldowns, env.ENDPOINT_COOLDOWN_SECONDS * 1000, env.ENDPOINT_FAILURES_TO_COOL);
     this.affinity = new SessionAffinity({ maxSessions: env.ROUTING_SESSION_MAX, ttlMs: env.ROUTING_SESSION_TTL_SECONDS * 1000 });
     registerEndpointHealthGauges(this.health);
   }
