@@ -268,7 +268,25 @@ describe('management schema against its migrations', () => {
     const auditRow = await prisma.auditLogEntry.create({ data: audit });
     expectRoundTrip(audit, await prisma.auditLogEntry.findUnique({ where: { id: auditRow.id } }));
 
+    // Issue 30: a workspace's own models, their endpoints bound to its BYOK credentials.
+    const workspaceModel = {
+      workspaceId: workspace.id,
+      id: 'acme/llama-3.3-70b',
+      body: {
+        name: 'Llama',
+        endpoints: [{ format: 'openai', baseUrl: 'https://llm.example.com/v1', credentials: [{ id: 'c1', weight: 2 }] }],
+      },
+      createdAt: at,
+      updatedAt: at,
+    };
+    await prisma.workspaceModel.create({ data: workspaceModel });
+    expectRoundTrip(
+      workspaceModel,
+      await prisma.workspaceModel.findUnique({ where: { workspaceId_id: { workspaceId: workspace.id, id: workspaceModel.id } } }),
+    );
+
     expectAllModelsCovered(Prisma.ModelName, [
+      'WorkspaceModel',
       'Guardrail',
       'GuardrailKeyAssignment',
       'GuardrailMemberAssignment',

@@ -73,6 +73,7 @@ export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = {
   [m.byokCreate]: PRINCIPAL,
   [m.byokList]: PRINCIPAL,
   [m.byokGet]: PRINCIPAL,
+  [m.workspaceModelsCall]: PRINCIPAL,
   [m.byokUpdate]: PRINCIPAL,
   [m.byokDelete]: PRINCIPAL,
   [m.byokResolve]: WORKSPACE_OR_GRANT,
@@ -88,6 +89,7 @@ export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = {
   [m.guardrailsCall]: PRINCIPAL,
   [m.auditLogList]: PRINCIPAL,
 
+  [i.byokTest]: PRINCIPAL,
   [i.health]: NONE,
   [i.chatCreate]: PRINCIPAL_OR_GRANT,
   [i.chatStream]: PRINCIPAL,
