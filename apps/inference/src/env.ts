@@ -156,7 +156,7 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   @Max(3_600)
   ENDPOINT_COOLDOWN_SECONDS: number = 30;
 
-  /** Failed calls in a row on a replica that cool an endpoint for every replica; 0 turns failure cool-downs off (retry-after holds stay). */
+  /** Failed calls in a row on a replica that cool an endpoint for every replica; 0: failures never do (retry-after holds stay). */
   @IsInt()
   @Min(0)
   @Max(100)
