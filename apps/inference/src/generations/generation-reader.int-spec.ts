@@ -88,10 +88,10 @@ describe('GenerationReader and GenerationLister', () => {
     const waited = await timed(reader.get(principal(), newGenerationId()));
     expect(waited.error?.status).toBe(404);
     expect(waited.ms).toBeGreaterThanOrEqual(GENERATION_ROW_WAIT_MS - 60);
-    expect(waited.ms).toBeLessThan(GENERATION_ROW_WAIT_MS + 1_500);
+    expect(waited.ms).toBeLessThan(GENERATION_ROW_WAIT_MS + 10_000);
     const foreign = await timed(reader.get(principal(), 'gen-unknown'));
     expect(foreign.error?.status).toBe(404);
-    expect(foreign.ms).toBeLessThan(500);
+    expect(foreign.ms).toBeLessThan(GENERATION_ROW_WAIT_MS - 60);
   });
 
   it("404s another workspace's row at once, and to an intern key a row another key made", async () => {
@@ -99,7 +99,7 @@ describe('GenerationReader and GenerationLister', () => {
     await write(row);
     const other = await timed(reader.get(principal({ workspaceId: randomUUID() }), row.generationId));
     expect(other.error?.status).toBe(404);
-    expect(other.ms).toBeLessThan(500);
+    expect(other.ms).toBeLessThan(GENERATION_ROW_WAIT_MS - 60);
     await expect(reader.get(principal({ keyKind: 'intern', internId: 'intern-1' }), row.generationId)).rejects.toMatchObject({
       status: 404,
     });
