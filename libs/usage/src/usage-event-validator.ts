@@ -2,6 +2,7 @@ import { Ajv, type SchemaObject } from 'ajv';
 import { isISO8601, isUUID } from 'class-validator';
 import {
   CLASS_VALIDATOR_LENGTH_KEYWORDS,
+  CLIENT_HEADER_MAX_LENGTH,
   CV_MAX_LENGTH,
   DECIMAL_STRING,
   KEY_HASH_PATTERN,
@@ -129,6 +130,12 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     numMediaPrompt: optionalInteger(0),
     numInputAudioPrompt: optionalInteger(0),
     moderationLatencyMs: optionalInteger(0),
+    numSearchResults: optionalInteger(0),
+    webSearchEngine: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    numFetches: optionalInteger(0),
+    httpReferer: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    userAgent: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    origin: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
   },
 };
 

@@ -38,6 +38,12 @@ const row: GenerationRow = {
   num_media_prompt: 2,
   num_input_audio_prompt: 1,
   moderation_latency_ms: 41,
+  num_search_results: 5,
+  num_fetches: 1,
+  web_search_engine: 'searxng',
+  http_referer: 'https://app.example/',
+  user_agent: 'OpenAI/JS 5.0',
+  origin: 'https://app.example',
 };
 
 describe('toGenerationView', () => {
@@ -81,6 +87,12 @@ describe('toGenerationView', () => {
       num_media_prompt: 2,
       num_input_audio_prompt: 1,
       moderation_latency: 41,
+      num_search_results: 5,
+      num_fetches: 1,
+      web_search_engine: 'searxng',
+      http_referer: 'https://app.example/',
+      user_agent: 'OpenAI/JS 5.0',
+      origin: 'https://app.example',
     });
     const older = toGenerationView(
       {
@@ -92,10 +104,18 @@ describe('toGenerationView', () => {
         num_media_prompt: null,
         num_input_audio_prompt: null,
         moderation_latency_ms: null,
+        num_search_results: null,
+        num_fetches: null,
+        web_search_engine: null,
+        http_referer: null,
+        user_agent: null,
+        origin: null,
       },
       'completions',
     );
     expect(older).toMatchObject({ cache_discount: null, preset_id: null, router: null, num_media_prompt: null, moderation_latency: null });
+    expect(older).toMatchObject({ num_search_results: null, num_fetches: null, web_search_engine: null, http_referer: null, user_agent: null });
+    expect(older.origin).toBe('');
   });
 
   it('gives a failed generation no 200, and a row without attempts its answering endpoint', () => {

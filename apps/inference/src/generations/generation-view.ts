@@ -37,6 +37,12 @@ export interface GenerationRow {
   num_media_prompt: number | null;
   num_input_audio_prompt: number | null;
   moderation_latency_ms: number | null;
+  num_search_results: number | null;
+  num_fetches: number | null;
+  web_search_engine: string | null;
+  http_referer: string | null;
+  user_agent: string | null;
+  origin: string | null;
 }
 
 /**
@@ -68,9 +74,9 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     num_media_prompt: row.num_media_prompt,
     num_media_completion: null,
     num_input_audio_prompt: row.num_input_audio_prompt,
-    num_search_results: null,
-    num_fetches: null,
-    web_search_engine: null,
+    num_search_results: row.num_search_results,
+    num_fetches: row.num_fetches,
+    web_search_engine: row.web_search_engine,
     latency: row.latency_ms,
     generation_time: row.generation_time_ms,
     moderation_latency: row.moderation_latency_ms,
@@ -88,9 +94,10 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     response_cache_source_id: row.response_cache_source_id,
     app_id: null,
     external_user: null,
-    http_referer: null,
-    user_agent: null,
-    origin: '',
+    http_referer: row.http_referer,
+    user_agent: row.user_agent,
+    // The SDK types origin as a string: '' when the client sent no Origin header.
+    origin: row.origin ?? '',
     data_region: 'global',
     price_version: row.price_version,
   };

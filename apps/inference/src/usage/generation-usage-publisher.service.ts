@@ -216,6 +216,13 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
     event.numMediaPrompt = request.numMediaPrompt;
     event.numInputAudioPrompt = request.numInputAudioPrompt;
     if (request.moderationLatencyMs !== undefined) event.moderationLatencyMs = request.moderationLatencyMs;
+    if (request.numSearchResults !== undefined) event.numSearchResults = request.numSearchResults;
+    if (request.webSearchEngine) event.webSearchEngine = request.webSearchEngine.slice(0, 64);
+    if (request.numFetches !== undefined) event.numFetches = request.numFetches;
+    const client = request.client;
+    if (client?.httpReferer) event.httpReferer = client.httpReferer;
+    if (client?.userAgent) event.userAgent = client.userAgent;
+    if (client?.origin) event.origin = client.origin;
   }
   if (outcome.endpointsTried) {
     event.attempts = outcome.endpointsTried.length;

@@ -19,6 +19,9 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
+/** How much of a client's HTTP-Referer, User-Agent or Origin header a generation records. */
+export const CLIENT_HEADER_MAX_LENGTH = 512;
+
 /** A decimal that may be negative (a prompt-cache write can cost more than it saves). */
 export const SIGNED_DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
 
@@ -276,6 +279,39 @@ export class UsageRecordedEvent {
   @IsInt()
   @Min(0)
   moderationLatencyMs?: number;
+
+  /** Search results the web plugin put in the prompt, and the engine that found them. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numSearchResults?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  webSearchEngine?: string;
+
+  /** Pages the web-fetch plugin read into the prompt. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numFetches?: number;
+
+  /** The client's `HTTP-Referer` (or `Referer`), `User-Agent` and `Origin` headers, cut to 512 characters. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  httpReferer?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  userAgent?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  origin?: string;
 }
 
 /**
