@@ -109,6 +109,8 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     kind: { enum: [null, 'generation', 'batch_charge'] },
     attempts: optionalInteger(1),
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
+    attemptStatuses: { type: ['array', 'null'], maxItems: 64, items: { type: 'integer', minimum: 0 } },
+    attemptLatenciesMs: { type: ['array', 'null'], maxItems: 64, items: { type: 'integer', minimum: 0 } },
     usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
     reservationId: optional({ type: 'string', format: 'cv-uuid' }),
     streamed: { type: ['boolean', 'null'] },
@@ -136,6 +138,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     httpReferer: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
     userAgent: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
     origin: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    externalUser: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
   },
 };
 

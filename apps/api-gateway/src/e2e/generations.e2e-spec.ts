@@ -179,11 +179,11 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     expect((await sdk.generations.getGeneration({ id: hit.id })).data.responseCacheSourceId).toBe(miss.id);
   });
 
-  it("records the client's HTTP-Referer, User-Agent and Origin, the web plugin's search results and engine, pages fetched", async () => {
+  it("records the client's HTTP-Referer, User-Agent, Origin and end user, the web plugin's search results and engine, pages fetched", async () => {
     const headers = { 'HTTP-Referer': 'https://app.example/chat', Origin: 'https://app.example' };
-    const chat = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages }, { headers });
+    const chat = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, user: 'end-user-7' }, { headers });
     const read = await sdk.generations.getGeneration({ id: chat.id });
-    expect(read.data).toMatchObject({ httpReferer: 'https://app.example/chat', origin: 'https://app.example' });
+    expect(read.data).toMatchObject({ httpReferer: 'https://app.example/chat', origin: 'https://app.example', externalUser: 'end-user-7' });
     expect(read.data.userAgent).toMatch(/^OpenAI\/JS /);
     const message = await anthropic.messages.create(
       { model: 'sim/claude-sonnet', max_tokens: 64, messages },
@@ -211,6 +211,15 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     } as never);
     // The private address is refused, not fetched: one page read.
     expect((await sdk.generations.getGeneration({ id: fetched.id })).data).toMatchObject({ numFetches: 1, numSearchResults: null });
+  });
+
+  it('answers every provider call with its HTTP status and latency (a failed-over first endpoint: 503)', async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages });
+    const { data } = await sdk.generations.getGeneration({ id: completion.id });
+    expect(data.providerResponses).toHaveLength(2);
+    expect(data.providerResponses![0]).toMatchObject({ modelPermaslug: 'gpt-4o-mini;status=503', status: 503 });
+    expect(data.providerResponses![1]).toMatchObject({ status: 200, isByok: false });
+    for (const response of data.providerResponses!) expect(response.latency).toBeGreaterThanOrEqual(0);
   });
 
   it('records the results of a server-tool search on the generation that asked for it', async () => {

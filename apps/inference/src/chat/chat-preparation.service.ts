@@ -100,6 +100,7 @@ export class ChatPreparation {
     }
     if (plugins.pagesFetched !== undefined) facts.numFetches = plugins.pagesFetched;
     if (request.client) facts.client = request.client;
+    if (typeof withPreset.user === 'string' && withPreset.user.length > 0) facts.externalUser = withPreset.user;
     return {
       body,
       sessionId,

@@ -25,7 +25,7 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 47 column arrays, a row per event in order', () => {
+  it('is one named statement of 50 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
       event({
@@ -57,11 +57,14 @@ describe('insertGenerations', () => {
         httpReferer: 'https://app.example',
         userAgent: 'OpenAI/JS 5.0',
         origin: 'https://app.example',
+        attemptStatuses: [503, 0, 200],
+        attemptLatenciesMs: [12, 30000, 41],
+        externalUser: 'end-user-7',
       }),
     ]);
     expect(query.name).toBe('inference_insert_generations_and_rollups');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(47);
+    expect(query.values).toHaveLength(50);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -93,6 +96,9 @@ describe('insertGenerations', () => {
       [null, 'https://app.example'],
       [null, 'OpenAI/JS 5.0'],
       [null, 'https://app.example'],
+      [null, '{503,0,200}'],
+      [null, '{12,30000,41}'],
+      [null, 'end-user-7'],
     ]);
   });
 

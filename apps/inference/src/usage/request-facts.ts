@@ -18,6 +18,8 @@ export interface RequestFacts {
   numFetches?: number;
   /** The client's identifying headers as the edge received them. */
   client?: ClientHeaders;
+  /** The body's `user`, as the caller sent it (providers get it hashed). */
+  externalUser?: string;
 }
 
 const MEDIA_PARTS = new Set(['image_url', 'file', 'video_url']);

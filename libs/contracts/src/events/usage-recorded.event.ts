@@ -162,6 +162,22 @@ export class UsageRecordedEvent {
   @IsString({ each: true })
   endpointsTried?: string[];
 
+  /** Each provider call's HTTP status, in the order of `endpointsTried` (0: no status, a connect error or a timeout). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  attemptStatuses?: number[];
+
+  /** Each provider call's milliseconds to its answer (its first byte, streamed) or failure, in the same order. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  attemptLatenciesMs?: number[];
+
   /** Detail counts beyond the columns above, only those the provider reported (absent on older replicas). */
   @IsOptional()
   @ValidateNested()
@@ -312,6 +328,12 @@ export class UsageRecordedEvent {
   @IsString()
   @MaxLength(CLIENT_HEADER_MAX_LENGTH)
   origin?: string;
+
+  /** The request body's `user`: the caller's own id of its end user (cut to 256 characters). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  externalUser?: string;
 }
 
 /**
