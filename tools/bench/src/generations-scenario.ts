@@ -162,7 +162,8 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
   for (const { name, definition } of constraints.rows) await database.query(`ALTER TABLE generations ADD CONSTRAINT "${name}" ${definition}`);
   // A partitioned index's definition reads `ON ONLY generations` (the parent alone): built here on every partition.
   for (const index of indexes.rows) if (!index.constraint) await database.query(index.definition.replace(' ON ONLY ', ' ON '));
-  // The rollups as the writer keeps them (the same sums, one row per hour, key, user, model and endpoint).
+  // The rollups as the writer keeps them (the same sums, one row per hour, key, user, model and endpoint), written in
+  // time order as the writer writes them: hash-aggregate order scattered each hour's rows over the whole table.
   await database.query(
     `INSERT INTO generation_rollups
      SELECT workspace_id, date_trunc('hour', created_at, 'UTC'), key_hash,
@@ -171,6 +172,7 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
        sum(prompt_tokens), sum(completion_tokens), sum(reasoning_tokens), sum(cached_tokens),
        sum(cost), sum(upstream_cost), COALESCE(sum(upstream_cost) FILTER (WHERE is_byok), 0), sum(latency_ms)
      FROM generations WHERE workspace_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7
+     ORDER BY 2
      ON CONFLICT DO NOTHING`,
     [workspaceId],
   );
@@ -180,6 +182,7 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
        sum(requests), sum(failed_requests), sum(streamed_requests), sum(byok_requests), sum(prompt_tokens), sum(completion_tokens),
        sum(reasoning_tokens), sum(cached_tokens), sum(cost), sum(upstream_cost), sum(byok_upstream_cost), sum(latency_ms)
      FROM generation_rollups WHERE workspace_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7
+     ORDER BY 2
      ON CONFLICT DO NOTHING`,
     [workspaceId],
   );
