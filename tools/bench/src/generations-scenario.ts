@@ -159,7 +159,8 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
     );
   }
   signal.throwIfAborted();
-  for (const { name, definition } of constraints.rows) await database.query(`ALTER TABLE generations ADD CONSTRAINT "${name}" ${definition}`);
+  for (const { name, definition } of constraints.rows)
+    await database.query(`ALTER TABLE generations ADD CONSTRAINT "${name}" ${definition}`);
   // A partitioned index's definition reads `ON ONLY generations` (the parent alone): built here on every partition.
   for (const index of indexes.rows) if (!index.constraint) await database.query(index.definition.replace(' ON ONLY ', ' ON '));
   // The rollups as the writer keeps them (the same sums, one row per hour, key, user, model and endpoint), written in

@@ -1,4 +1,10 @@
-import { CLIENT_HEADER_MAX_LENGTH, SESSION_ID_MAX_LENGTH, type ClientHeaders, type Principal, type ResponseCacheControls } from '@gw/contracts';
+import {
+  CLIENT_HEADER_MAX_LENGTH,
+  SESSION_ID_MAX_LENGTH,
+  type ClientHeaders,
+  type Principal,
+  type ResponseCacheControls,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';

@@ -234,7 +234,9 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     let rows: Array<{ id: string }> = [];
     for (let tries = 0; tries < 100 && rows.length < 2; tries++) {
       if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      ({ rows } = await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1 ORDER BY created_at, id', [session]));
+      ({ rows } = await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1 ORDER BY created_at, id', [
+        session,
+      ]));
     }
     expect(rows).toHaveLength(2);
     const [asked, answered] = await Promise.all(rows.map(async (row) => (await sdk.generations.getGeneration({ id: row.id })).data));

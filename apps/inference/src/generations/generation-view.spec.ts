@@ -83,7 +83,10 @@ describe('toGenerationView', () => {
 
   it('answers each attempt with its status and latency where the row records them (null: no HTTP status)', () => {
     const tried = ['simulator-down/gpt-4o-mini', 'simulator-slow/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'];
-    const view = toGenerationView({ ...row, endpoints_tried: tried, attempt_statuses: [503, 0, 200], attempt_latencies_ms: [12, 900, 41] }, null);
+    const view = toGenerationView(
+      { ...row, endpoints_tried: tried, attempt_statuses: [503, 0, 200], attempt_latencies_ms: [12, 900, 41] },
+      null,
+    );
     expect(view.provider_responses).toEqual([
       { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: 503, latency: 12 },
       { provider_name: 'simulator-slow', model_permaslug: 'gpt-4o-mini', status: null, latency: 900 },
@@ -132,7 +135,14 @@ describe('toGenerationView', () => {
       'completions',
     );
     expect(older).toMatchObject({ cache_discount: null, preset_id: null, router: null, num_media_prompt: null, moderation_latency: null });
-    expect(older).toMatchObject({ num_search_results: null, num_fetches: null, web_search_engine: null, http_referer: null, user_agent: null, external_user: null });
+    expect(older).toMatchObject({
+      num_search_results: null,
+      num_fetches: null,
+      web_search_engine: null,
+      http_referer: null,
+      user_agent: null,
+      external_user: null,
+    });
     expect(older.origin).toBe('');
   });
 

@@ -41,7 +41,12 @@ export interface LoopInput<Extra> {
   call: (body: Json, stepNumber: number) => Promise<Omit<ModelStep, 'body'>>;
   /** Prices and records the step as one generation (its usage carries the server tool counts; `toolCost` is added to its charge). */
   /** `found`: what the server tools this step asked for found (its generation records it). */
-  settle: (step: ModelStep, usage: NormalizedUsage, toolCost: Prisma.Decimal, found: ToolFacts) => Promise<{ charge: Charge; extra: Extra }>;
+  settle: (
+    step: ModelStep,
+    usage: NormalizedUsage,
+    toolCost: Prisma.Decimal,
+    found: ToolFacts,
+  ) => Promise<{ charge: Charge; extra: Extra }>;
   /** Told each executed server tool call as it completes (streaming shows them). */
   onExecuted?: (calls: ExecutedCall[], stepNumber: number) => void;
 }
@@ -185,6 +190,7 @@ export function toolFactsOf(executed: readonly ExecutedCall[], engine: string): 
     found.numSearchResults = searches.reduce((sum, call) => sum + (call.results?.length ?? 0), 0);
     found.webSearchEngine = engine;
   }
-  if (executed.some((call) => call.kind === 'web_fetch')) found.numFetches = executed.filter((call) => call.ok && call.kind === 'web_fetch').length;
+  if (executed.some((call) => call.kind === 'web_fetch'))
+    found.numFetches = executed.filter((call) => call.ok && call.kind === 'web_fetch').length;
   return found;
 }
