@@ -2,6 +2,7 @@ import { Ajv, type SchemaObject } from 'ajv';
 import { isISO8601, isUUID } from 'class-validator';
 import {
   CLASS_VALIDATOR_LENGTH_KEYWORDS,
+  CLIENT_HEADER_MAX_LENGTH,
   CV_MAX_LENGTH,
   DECIMAL_STRING,
   KEY_HASH_PATTERN,
@@ -108,6 +109,8 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     kind: { enum: [null, 'generation', 'batch_charge'] },
     attempts: optionalInteger(1),
     endpointsTried: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' } },
+    attemptStatuses: { type: ['array', 'null'], maxItems: 64, items: { type: 'integer', minimum: 0 } },
+    attemptLatenciesMs: { type: ['array', 'null'], maxItems: 64, items: { type: 'integer', minimum: 0 } },
     usageDetails: optional({ $ref: '#/$defs/usageDetails' }),
     reservationId: optional({ type: 'string', format: 'cv-uuid' }),
     streamed: { type: ['boolean', 'null'] },
@@ -129,6 +132,13 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     numMediaPrompt: optionalInteger(0),
     numInputAudioPrompt: optionalInteger(0),
     moderationLatencyMs: optionalInteger(0),
+    numSearchResults: optionalInteger(0),
+    webSearchEngine: { type: ['string', 'null'], [CV_MAX_LENGTH]: 64 },
+    numFetches: optionalInteger(0),
+    httpReferer: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    userAgent: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    origin: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
+    externalUser: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
   },
 };
 

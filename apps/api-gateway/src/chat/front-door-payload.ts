@@ -1,4 +1,10 @@
-import { SESSION_ID_MAX_LENGTH, type Principal, type ResponseCacheControls } from '@gw/contracts';
+import {
+  CLIENT_HEADER_MAX_LENGTH,
+  SESSION_ID_MAX_LENGTH,
+  type ClientHeaders,
+  type Principal,
+  type ResponseCacheControls,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { idempotencyOf } from '../idempotency/idempotency-key.js';
 import { cacheControlsOf } from '../response-cache/cache-headers.js';
@@ -18,7 +24,8 @@ export function sessionHeaderOf(header: string | undefined): string | undefined 
  * What a front door sends inference for a client's body: the body as received (validated, not
  * rebuilt, so fields the gateway does not model still reach providers), the session (the body's
  * `session_id` wins over the header), and what the headers ask (routing metadata, the
- * Idempotency-Key under the door's `route`, the response-cache controls).
+ * Idempotency-Key under the door's `route`, the response-cache controls) and the client's
+ * identifying headers its generations record.
  */
 export function frontDoorPayload(
   principal: Principal,
@@ -34,6 +41,7 @@ export function frontDoorPayload(
   metadataField?: 'openrouter_metadata';
   idempotency: ReturnType<typeof idempotencyOf>;
   cache: ResponseCacheControls | undefined;
+  client: ClientHeaders;
 } {
   const session = sessionHeaderOf(sessionHeader);
   return {
@@ -43,5 +51,22 @@ export function frontDoorPayload(
     ...metadataOptIn(headers),
     idempotency: idempotencyOf(headers, route, body),
     cache: cacheControlsOf(headers),
+    client: clientHeadersOf(headers),
   };
+}
+
+/**
+ * `HTTP-Referer` (OpenRouter's app attribution header; else the standard `Referer`), `User-Agent`
+ * and `Origin`, each cut to what a generation records: a long header is kept in part, never refused.
+ */
+export function clientHeadersOf(headers: RequestHeaders): ClientHeaders {
+  const client: ClientHeaders = {};
+  const put = (field: keyof ClientHeaders, value: string | string[] | undefined) => {
+    const text = Array.isArray(value) ? value[0] : value;
+    if (text) client[field] = text.slice(0, CLIENT_HEADER_MAX_LENGTH);
+  };
+  put('httpReferer', headers['http-referer'] ?? headers.referer);
+  put('userAgent', headers['user-agent']);
+  put('origin', headers.origin);
+  return client;
 }

@@ -179,6 +179,72 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     expect((await sdk.generations.getGeneration({ id: hit.id })).data.responseCacheSourceId).toBe(miss.id);
   });
 
+  it("records the client's HTTP-Referer, User-Agent, Origin and end user, the web plugin's search results and engine, pages fetched", async () => {
+    const headers = { 'HTTP-Referer': 'https://app.example/chat', Origin: 'https://app.example' };
+    const chat = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages, user: 'end-user-7' }, { headers });
+    const read = await sdk.generations.getGeneration({ id: chat.id });
+    expect(read.data).toMatchObject({ httpReferer: 'https://app.example/chat', origin: 'https://app.example', externalUser: 'end-user-7' });
+    expect(read.data.userAgent).toMatch(/^OpenAI\/JS /);
+    const message = await anthropic.messages.create(
+      { model: 'sim/claude-sonnet', max_tokens: 64, messages },
+      { headers: { Referer: 'https://other.example/' } },
+    );
+    const messageRead = (await sdk.generations.getGeneration({ id: message.id })).data;
+    expect(messageRead).toMatchObject({ httpReferer: 'https://other.example/', origin: '', numSearchResults: null, numFetches: null });
+    expect(messageRead.userAgent).toMatch(/^Anthropic\/JS /);
+
+    const searched = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'What is the capital of Atlantis?' }],
+      plugins: [{ id: 'web', max_results: 3 }],
+    } as never);
+    const search = (await sdk.generations.getGeneration({ id: searched.id })).data;
+    expect(search.webSearchEngine).toBe('searxng');
+    expect(search.numSearchResults).toBeGreaterThan(0);
+    expect(search.numSearchResults).toBeLessThanOrEqual(3);
+
+    const page = `${stack.searchSimulatorUrl}/pages/zephyr-language`;
+    const fetched = await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages: [{ role: 'user', content: `Summarise ${page} and http://169.254.169.254/latest/meta-data please` }],
+      plugins: [{ id: 'web-fetch' }],
+    } as never);
+    // The private address is refused, not fetched: one page read.
+    expect((await sdk.generations.getGeneration({ id: fetched.id })).data).toMatchObject({ numFetches: 1, numSearchResults: null });
+  });
+
+  it('answers every provider call with its HTTP status and latency (a failed-over first endpoint: 503)', async () => {
+    const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages });
+    const { data } = await sdk.generations.getGeneration({ id: completion.id });
+    expect(data.providerResponses).toHaveLength(2);
+    expect(data.providerResponses![0]).toMatchObject({ modelPermaslug: 'gpt-4o-mini;status=503', status: 503 });
+    expect(data.providerResponses![1]).toMatchObject({ status: 200, isByok: false });
+    for (const response of data.providerResponses!) expect(response.latency).toBeGreaterThanOrEqual(0);
+  });
+
+  it('records the results of a server-tool search on the generation that asked for it', async () => {
+    const session = randomUUID();
+    await openai.chat.completions.create({
+      model: 'sim/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Search the web for the capital of Atlantis.' }],
+      tools: [{ type: 'service:web_search' } as never],
+      session_id: session,
+    } as never);
+    // Both rows are written by the consumer moments after the answer: wait for them (not a timing check).
+    let rows: Array<{ id: string }> = [];
+    for (let tries = 0; tries < 100 && rows.length < 2; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      ({ rows } = await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1 ORDER BY created_at, id', [
+        session,
+      ]));
+    }
+    expect(rows).toHaveLength(2);
+    const [asked, answered] = await Promise.all(rows.map(async (row) => (await sdk.generations.getGeneration({ id: row.id })).data));
+    expect(asked!.webSearchEngine).toBe('searxng');
+    expect(asked!.numSearchResults).toBeGreaterThan(0);
+    expect(answered).toMatchObject({ webSearchEngine: null, numSearchResults: null, numFetches: null });
+  });
+
   it('is readable by every key of the workspace; an intern key reads only what it made', async () => {
     const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages });
     const asManagement = await call(`/generation?id=${completion.id}`, { key: stack.managementKey });

@@ -8,7 +8,7 @@ import { InferenceStreamRelay } from '../chat/inference-stream.relay.js';
 import { CancellableInferenceCalls } from '../chat/inference-calls.js';
 import { INFERENCE_RESENDS } from '../chat/inference-resends.js';
 import { metadataOptIn } from '../chat/service-metadata-header.js';
-import { sessionHeaderOf } from '../chat/front-door-payload.js';
+import { clientHeadersOf, sessionHeaderOf } from '../chat/front-door-payload.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { Answers, AnswersOrStreams, Doc, Fails, INFERENCE_FAILS } from '../openapi/api-docs.js';
 import { GENERATE_CONTENT_FRAMING } from './generate-content-framing.js';
@@ -78,6 +78,7 @@ export class GenerateContentController {
       body: { ...(body as Record<string, unknown>), model },
       sessionId: sessionHeaderOf(sessionHeader),
       ...metadataOptIn(request.headers),
+      client: clientHeadersOf(request.headers),
     };
     switch (method) {
       case 'generateContent':

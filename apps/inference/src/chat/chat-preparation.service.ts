@@ -68,7 +68,7 @@ export class ChatPreparation {
    * Responses stored prompt).
    */
   async prepare(
-    request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>,
+    request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId' | 'client'>,
     signal?: AbortSignal,
     options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean; countOnly?: boolean } = {},
   ): Promise<PreparedChat> {
@@ -94,6 +94,13 @@ export class ChatPreparation {
     if (presetId) facts.presetId = presetId;
     if (plugins.autoRouter) facts.router = plugins.autoRouter.requested;
     if (plugins.moderationLatencyMs !== undefined) facts.moderationLatencyMs = plugins.moderationLatencyMs;
+    if (plugins.search) {
+      facts.numSearchResults = plugins.search.results;
+      facts.webSearchEngine = plugins.search.engine;
+    }
+    if (plugins.pagesFetched !== undefined) facts.numFetches = plugins.pagesFetched;
+    if (request.client) facts.client = request.client;
+    if (typeof withPreset.user === 'string' && withPreset.user.length > 0) facts.externalUser = withPreset.user;
     return {
       body,
       sessionId,

@@ -22,6 +22,7 @@ import { SSE_DATA_FRAME, ServedStreams } from './served-stream.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 import { metadataField } from '../routing/metadata-field.js';
+import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -235,7 +236,7 @@ async function streamServerTools(
       }));
       emit(JSON.stringify(view));
     },
-    settle: async (step, usage, toolCost) => {
+    settle: async (step, usage, toolCost, found) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
       // The plugins' searches and fetches (ADR 0048) are charged on the first call.
@@ -249,7 +250,7 @@ async function streamServerTools(
         usage: plugin.usage,
         status: 'succeeded',
         sessionId: prepared.sessionId,
-        request: prepared.facts,
+        request: withToolFacts(prepared.facts, found),
         toolCost: cost,
         streamed: true,
         content: () => chatContent(step.body.messages, step.completion),

@@ -21,6 +21,7 @@ import { ModelCalls } from './model-calls.service.js';
 import { CallCancellations } from './call-cancellations.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
+import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
@@ -129,7 +130,7 @@ export class ChatService {
         const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'chat', body);
         return { completion, attempt, tracker };
       },
-      settle: async (step, usage, toolCost) => {
+      settle: async (step, usage, toolCost, found) => {
         const id = newGenerationId();
         const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
         const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
@@ -141,7 +142,7 @@ export class ChatService {
           usage: plugin.usage,
           status: 'succeeded',
           sessionId: prepared.sessionId,
-          request: prepared.facts,
+          request: withToolFacts(prepared.facts, found),
           toolCost: cost,
           finish: finishOfCompletion(step.completion),
           content: () => chatContent(step.body.messages, step.completion),

@@ -12,7 +12,9 @@ export const GENERATION_COLUMNS = `id, workspace_id, key_hash, model, provider, 
   cached_tokens, reasoning_tokens, cost::text AS cost, upstream_cost::text AS upstream_cost, is_byok, latency_ms,
   session_id, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
   upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_discount::text AS cache_discount,
-  response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms`;
+  response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms,
+  num_search_results, num_fetches, web_search_engine, http_referer, user_agent, origin, attempt_statuses, attempt_latencies_ms,
+  external_user`;
 
 /**
  * A lookup by primary key, prepared once per connection. An id of this gateway names when it was

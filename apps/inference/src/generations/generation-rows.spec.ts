@@ -25,7 +25,7 @@ const event = (overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent 
 });
 
 describe('insertGenerations', () => {
-  it('is one named statement of 41 column arrays, a row per event in order', () => {
+  it('is one named statement of 50 column arrays, a row per event in order', () => {
     const query = insertGenerations([
       event(),
       event({
@@ -51,11 +51,20 @@ describe('insertGenerations', () => {
         numMediaPrompt: 2,
         numInputAudioPrompt: 1,
         moderationLatencyMs: 30,
+        numSearchResults: 5,
+        numFetches: 1,
+        webSearchEngine: 'searxng',
+        httpReferer: 'https://app.example',
+        userAgent: 'OpenAI/JS 5.0',
+        origin: 'https://app.example',
+        attemptStatuses: [503, 0, 200],
+        attemptLatenciesMs: [12, 30000, 41],
+        externalUser: 'end-user-7',
       }),
     ]);
     expect(query.name).toBe('inference_insert_generations_and_rollups');
     expect(query.text).toContain('unnest(');
-    expect(query.values).toHaveLength(41);
+    expect(query.values).toHaveLength(50);
     for (const column of query.values!) expect(column).toHaveLength(2);
     expect(query.values![0]).toEqual(['gen-1', 'gen-2']);
     expect(query.values![7]).toEqual(['failed', 'failed']);
@@ -81,6 +90,15 @@ describe('insertGenerations', () => {
       [null, 2],
       [null, 1],
       [null, 30],
+      [null, 5],
+      [null, 1],
+      [null, 'searxng'],
+      [null, 'https://app.example'],
+      [null, 'OpenAI/JS 5.0'],
+      [null, 'https://app.example'],
+      [null, '{503,0,200}'],
+      [null, '{12,30000,41}'],
+      [null, 'end-user-7'],
     ]);
   });
 

@@ -55,8 +55,8 @@ function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
  * a redelivered event inserts nothing and so adds nothing, and the three writes commit or fail
  * together.
  *
- * `endpoints_tried` (a list per row) travels as its own array literal, cast per row; the usage
- * details as JSON text, cast to jsonb.
+ * `endpoints_tried` and the attempts' statuses and latencies (a list per row) travel as their own
+ * array literals, cast per row; the usage details as JSON text, cast to jsonb.
  */
 const INSERT_GENERATIONS = `
   WITH inserted AS (
@@ -64,24 +64,30 @@ const INSERT_GENERATIONS = `
       completion_tokens, cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms,
       session_id, batch_id, attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason,
       native_finish_reason, upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided,
-      cache_discount, response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms)
+      cache_discount, response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms,
+      num_search_results, num_fetches, web_search_engine, http_referer, user_agent, origin, attempt_statuses, attempt_latencies_ms,
+      external_user)
     SELECT r.id, r.workspace_id, r.key_hash, r.user_id, r.model, r.provider, r.upstream_model, r.status, r.prompt_tokens,
       r.completion_tokens, r.cached_tokens, r.reasoning_tokens, r.tokens_estimated, r.cost, r.upstream_cost, r.is_byok,
       r.latency_ms, r.session_id, r.batch_id, r.attempts, r.endpoints_tried::text[], r.usage_details, r.created_at, r.request_id, r.streamed,
       r.finish_reason, r.native_finish_reason, r.upstream_id, r.generation_time_ms, r.cancelled, r.service_tier,
       r.price_version, r.cache_hit, r.cost_avoided, r.cache_discount, r.response_cache_source_id, r.preset_id, r.router,
-      r.num_media_prompt, r.num_input_audio_prompt, r.moderation_latency_ms
+      r.num_media_prompt, r.num_input_audio_prompt, r.moderation_latency_ms, r.num_search_results, r.num_fetches,
+      r.web_search_engine, r.http_referer, r.user_agent, r.origin, r.attempt_statuses::int[], r.attempt_latencies_ms::int[],
+      r.external_user
     FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::"GenerationStatus"[],
       $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::numeric[], $15::numeric[], $16::bool[], $17::int[],
       $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::timestamptz[], $24::text[], $25::bool[],
       $26::text[], $27::text[], $28::text[], $29::int[], $30::bool[], $31::text[],
       $32::int[], $33::bool[], $34::numeric[], $35::numeric[], $36::text[], $37::text[], $38::text[], $39::int[], $40::int[],
-      $41::int[])
+      $41::int[], $42::int[], $43::int[], $44::text[], $45::text[], $46::text[], $47::text[], $48::text[], $49::text[], $50::text[])
       AS r(id, workspace_id, key_hash, user_id, model, provider, upstream_model, status, prompt_tokens, completion_tokens,
         cached_tokens, reasoning_tokens, tokens_estimated, cost, upstream_cost, is_byok, latency_ms, session_id, batch_id,
         attempts, endpoints_tried, usage_details, created_at, request_id, streamed, finish_reason, native_finish_reason,
         upstream_id, generation_time_ms, cancelled, service_tier, price_version, cache_hit, cost_avoided, cache_discount,
-        response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms)
+        response_cache_source_id, preset_id, router, num_media_prompt, num_input_audio_prompt, moderation_latency_ms,
+        num_search_results, num_fetches, web_search_engine, http_referer, user_agent, origin, attempt_statuses, attempt_latencies_ms,
+        external_user)
     ON CONFLICT DO NOTHING
     RETURNING workspace_id, key_hash, user_id, model, provider, upstream_model, status, streamed, is_byok, prompt_tokens,
       completion_tokens, reasoning_tokens, cached_tokens, cost, upstream_cost, latency_ms, created_at, cache_hit, cost_avoided
@@ -92,11 +98,11 @@ const INSERT_GENERATIONS = `
   )
   ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}`;
 
-/** The statement and its 41 array parameters for these events (any number of them). */
+/** The statement and its 50 array parameters for these events (any number of them). */
 export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {
   // Rows in id order: two replicas inserting overlapping batches then lock the same keys in the same order (no deadlock).
   const events = [...unordered].sort((a, b) => (a.generationId < b.generationId ? -1 : a.generationId > b.generationId ? 1 : 0));
-  const columns: unknown[][] = Array.from({ length: 41 }, () => new Array<unknown>(events.length));
+  const columns: unknown[][] = Array.from({ length: 50 }, () => new Array<unknown>(events.length));
   for (let row = 0; row < events.length; row++) {
     const event = events[row]!;
     columns[0]![row] = event.generationId;
@@ -140,6 +146,15 @@ export function insertGenerations(unordered: readonly UsageRecordedEvent[]): Que
     columns[38]![row] = event.numMediaPrompt ?? null;
     columns[39]![row] = event.numInputAudioPrompt ?? null;
     columns[40]![row] = event.moderationLatencyMs ?? null;
+    columns[41]![row] = event.numSearchResults ?? null;
+    columns[42]![row] = event.numFetches ?? null;
+    columns[43]![row] = event.webSearchEngine ?? null;
+    columns[44]![row] = event.httpReferer ?? null;
+    columns[45]![row] = event.userAgent ?? null;
+    columns[46]![row] = event.origin ?? null;
+    columns[47]![row] = event.attemptStatuses ? `{${event.attemptStatuses.join(',')}}` : null;
+    columns[48]![row] = event.attemptLatenciesMs ? `{${event.attemptLatenciesMs.join(',')}}` : null;
+    columns[49]![row] = event.externalUser ?? null;
   }
   return { name: 'inference_insert_generations_and_rollups', text: INSERT_GENERATIONS, values: columns };
 }

@@ -38,6 +38,15 @@ const row: GenerationRow = {
   num_media_prompt: 2,
   num_input_audio_prompt: 1,
   moderation_latency_ms: 41,
+  num_search_results: 5,
+  num_fetches: 1,
+  web_search_engine: 'searxng',
+  http_referer: 'https://app.example/',
+  user_agent: 'OpenAI/JS 5.0',
+  origin: 'https://app.example',
+  attempt_statuses: null,
+  attempt_latencies_ms: null,
+  external_user: 'end-user-7',
 };
 
 describe('toGenerationView', () => {
@@ -72,6 +81,22 @@ describe('toGenerationView', () => {
     ]);
   });
 
+  it('answers each attempt with its status and latency where the row records them (null: no HTTP status)', () => {
+    const tried = ['simulator-down/gpt-4o-mini', 'simulator-slow/gpt-4o-mini', 'simulator-openai/gpt-4o-mini'];
+    const view = toGenerationView(
+      { ...row, endpoints_tried: tried, attempt_statuses: [503, 0, 200], attempt_latencies_ms: [12, 900, 41] },
+      null,
+    );
+    expect(view.provider_responses).toEqual([
+      { provider_name: 'simulator-down', model_permaslug: 'gpt-4o-mini', status: 503, latency: 12 },
+      { provider_name: 'simulator-slow', model_permaslug: 'gpt-4o-mini', status: null, latency: 900 },
+      { provider_name: 'simulator-openai', model_permaslug: 'gpt-4o-mini', status: 200, latency: 41, is_byok: false },
+    ]);
+    // Lists that do not match the endpoints (never written so) are not paired with them.
+    const odd = toGenerationView({ ...row, endpoints_tried: tried, attempt_statuses: [200], attempt_latencies_ms: [41] }, null);
+    expect(odd.provider_responses!.map((response) => response.status)).toEqual([null, null, 200]);
+  });
+
   it('answers the request details the row records, and null where an older row has none', () => {
     expect(toGenerationView(row, 'completions')).toMatchObject({
       cache_discount: -0.000000525,
@@ -81,6 +106,13 @@ describe('toGenerationView', () => {
       num_media_prompt: 2,
       num_input_audio_prompt: 1,
       moderation_latency: 41,
+      num_search_results: 5,
+      num_fetches: 1,
+      web_search_engine: 'searxng',
+      http_referer: 'https://app.example/',
+      user_agent: 'OpenAI/JS 5.0',
+      origin: 'https://app.example',
+      external_user: 'end-user-7',
     });
     const older = toGenerationView(
       {
@@ -92,10 +124,26 @@ describe('toGenerationView', () => {
         num_media_prompt: null,
         num_input_audio_prompt: null,
         moderation_latency_ms: null,
+        num_search_results: null,
+        num_fetches: null,
+        web_search_engine: null,
+        http_referer: null,
+        user_agent: null,
+        origin: null,
+        external_user: null,
       },
       'completions',
     );
     expect(older).toMatchObject({ cache_discount: null, preset_id: null, router: null, num_media_prompt: null, moderation_latency: null });
+    expect(older).toMatchObject({
+      num_search_results: null,
+      num_fetches: null,
+      web_search_engine: null,
+      http_referer: null,
+      user_agent: null,
+      external_user: null,
+    });
+    expect(older.origin).toBe('');
   });
 
   it('gives a failed generation no 200, and a row without attempts its answering endpoint', () => {

@@ -37,6 +37,15 @@ export interface GenerationRow {
   num_media_prompt: number | null;
   num_input_audio_prompt: number | null;
   moderation_latency_ms: number | null;
+  num_search_results: number | null;
+  num_fetches: number | null;
+  web_search_engine: string | null;
+  http_referer: string | null;
+  user_agent: string | null;
+  origin: string | null;
+  attempt_statuses: number[] | null;
+  attempt_latencies_ms: number[] | null;
+  external_user: string | null;
 }
 
 /**
@@ -68,9 +77,9 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     num_media_prompt: row.num_media_prompt,
     num_media_completion: null,
     num_input_audio_prompt: row.num_input_audio_prompt,
-    num_search_results: null,
-    num_fetches: null,
-    web_search_engine: null,
+    num_search_results: row.num_search_results,
+    num_fetches: row.num_fetches,
+    web_search_engine: row.web_search_engine,
     latency: row.latency_ms,
     generation_time: row.generation_time_ms,
     moderation_latency: row.moderation_latency_ms,
@@ -87,10 +96,11 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
     request_id: row.request_id,
     response_cache_source_id: row.response_cache_source_id,
     app_id: null,
-    external_user: null,
-    http_referer: null,
-    user_agent: null,
-    origin: '',
+    external_user: row.external_user,
+    http_referer: row.http_referer,
+    user_agent: row.user_agent,
+    // The SDK types origin as a string: '' when the client sent no Origin header.
+    origin: row.origin ?? '',
     data_region: 'global',
     price_version: row.price_version,
   };
@@ -98,18 +108,23 @@ export function toGenerationView(row: GenerationRow, apiType: GenerationView['ap
 
 /**
  * One entry per provider call, from `endpoints_tried` (`<provider id>/<upstream model>`, the
- * answering one last). Only the last call's outcome is recorded: 200 when the generation
- * succeeded; earlier attempts failed over with a status the row does not keep (null).
+ * answering one last), with each call's HTTP status and latency where the row records them (null
+ * status: the call got none, a connect error or a timeout). Rows written before the statuses were
+ * kept know only the last call's: 200 when the generation succeeded.
  */
 function providerResponses(row: GenerationRow): ProviderResponseView[] {
   const tried = row.endpoints_tried.length > 0 ? row.endpoints_tried : [`${row.provider}/${row.upstream_model}`];
+  const statuses = row.attempt_statuses?.length === tried.length ? row.attempt_statuses : null;
+  const latencies = row.attempt_latencies_ms?.length === tried.length ? row.attempt_latencies_ms : null;
   return tried.map((endpoint, index) => {
     const slash = endpoint.indexOf('/');
     const last = index === tried.length - 1;
+    const recorded = statuses?.[index];
     return {
       provider_name: slash < 0 ? endpoint : endpoint.slice(0, slash),
       model_permaslug: slash < 0 ? '' : endpoint.slice(slash + 1),
-      status: last && row.status === 'succeeded' ? 200 : null,
+      status: recorded !== undefined ? recorded || null : last && row.status === 'succeeded' ? 200 : null,
+      ...(latencies ? { latency: latencies[index]! } : {}),
       ...(last ? { is_byok: row.is_byok } : {}),
     };
   });

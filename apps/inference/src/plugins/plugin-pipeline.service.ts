@@ -46,6 +46,10 @@ export interface PluginSession {
   caller?: PluginCallContext;
   /** Milliseconds the moderation plugin took on the input. */
   moderationLatencyMs?: number;
+  /** The web plugin's search: results put in the prompt (after the domain filters) and the engine. */
+  search?: { results: number; engine: string };
+  /** Pages the web-fetch plugin read into the prompt (refused and failed URLs not counted). */
+  pagesFetched?: number;
 }
 
 /** Who the plugins' own model calls are made for. */
@@ -146,6 +150,7 @@ export class PluginPipeline {
         messages = (await filesAsText(messages, async (url) => (await this.runner.fetchPage(url, context.signal)).text)).messages;
     }
     if (plan.webFetch) {
+      session.pagesFetched = 0;
       const outcomes: FetchOutcome[] = [];
       for (const url of urlsToFetch(messages).slice(0, plan.webFetch.maxUses)) {
         const refused = domainVerdict(url, plan.webFetch);
@@ -157,6 +162,7 @@ export class PluginPipeline {
           outcomes.push({ url, page: await this.runner.fetchPage(url, context.signal) });
           session.toolCost = session.toolCost.add(this.runner.prices.fetch);
           session.toolCallsExecuted++;
+          session.pagesFetched++;
         } catch (error) {
           outcomes.push({ url, error: (error as Error).message });
         }
@@ -174,7 +180,9 @@ export class PluginPipeline {
         const results = await this.runner.search(query, plan.web.maxResults, context.signal).catch((error: Error) => {
           throw new GatewayError(502, `the web plugin's search failed: ${error.message}`, { metadata: { plugin: 'web' } });
         });
-        const searched = withSearchResults(messages, filterResults(results, plan.web), plan.web);
+        const kept = filterResults(results, plan.web);
+        session.search = { results: kept.length, engine: this.runner.backendName };
+        const searched = withSearchResults(messages, kept, plan.web);
         messages = searched.messages;
         session.sources.push(...searched.sources);
         session.toolCost = session.toolCost.add(this.runner.prices.search);

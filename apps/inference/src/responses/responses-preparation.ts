@@ -29,12 +29,15 @@ export interface PreparedResponse {
 export class ResponsesPreparation {
   constructor(private readonly preparation: ChatPreparation) {}
 
-  async prepare(request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId'>, signal?: AbortSignal): Promise<PreparedResponse> {
+  async prepare(
+    request: Pick<ChatCreateRequest, 'principal' | 'body' | 'sessionId' | 'client'>,
+    signal?: AbortSignal,
+  ): Promise<PreparedResponse> {
     const translated = translateResponsesRequest(request.body, request.principal.workspaceId);
     // The translation drops `trace`: the caller's trace metadata is read from the Responses body (spec §4.5).
     if (tracingEnabled() && translated.chatBody.trace === undefined) recordCallerTrace(request.body.trace);
     const prepared = await this.preparation.prepare(
-      { principal: request.principal, body: translated.chatBody, sessionId: request.sessionId },
+      { principal: request.principal, body: translated.chatBody, sessionId: request.sessionId, client: request.client },
       signal,
       {
         presetVariables: translated.presetVariables,

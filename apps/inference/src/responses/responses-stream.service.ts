@@ -22,6 +22,7 @@ import { toResponsesUsage } from './responses-view.js';
 import { metadataField } from '../routing/metadata-field.js';
 import { ContentLog } from '../content/content-log.service.js';
 import { chatContent, streamedContent } from '../content/generation-content.js';
+import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -75,7 +76,7 @@ export class ResponsesStreamService {
             const completion = await drainStep(opened, body, (event) => writer!.add(withLoopText(event, text)));
             return { completion, attempt, tracker };
           },
-          settle: async (step, usage, toolCost) => {
+          settle: async (step, usage, toolCost, found) => {
             // The plugins' searches and fetches (ADR 0048) are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
@@ -87,7 +88,7 @@ export class ResponsesStreamService {
               usage: plugin.usage,
               status: 'succeeded',
               sessionId: prepared.sessionId,
-              request: prepared.facts,
+              request: withToolFacts(prepared.facts, found),
               toolCost: cost,
               streamed: true,
               content: () => chatContent(step.body.messages, step.completion),

@@ -18,6 +18,7 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 import { outputItemsOf, responseObject, statusOf, toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
+import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
@@ -78,7 +79,7 @@ export class ResponsesService {
             const { result: completion, attempt, tracker } = await this.calls.complete(prepared, 'responses', body);
             return { completion, attempt, tracker };
           },
-          settle: async (step, usage, toolCost) => {
+          settle: async (step, usage, toolCost, found) => {
             // The plugins' searches and fetches (ADR 0048) are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
@@ -90,7 +91,7 @@ export class ResponsesService {
               usage: plugin.usage,
               status: 'succeeded',
               sessionId: prepared.sessionId,
-              request: prepared.facts,
+              request: withToolFacts(prepared.facts, found),
               toolCost: cost,
               finish: finishOfCompletion(step.completion),
               content: () => chatContent(step.body.messages, step.completion),

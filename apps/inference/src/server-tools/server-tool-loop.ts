@@ -6,6 +6,7 @@ import type { AttemptTracker } from '../routing/attempt-tracker.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { urlCitations } from './citations.js';
 import { MAX_TOOL_CALLS, type ServerToolsPlan, type StopCondition } from './server-tool-request.js';
+import type { ToolFacts } from '../usage/request-facts.js';
 import { sourcesOf, type ExecutedCall, type ServerToolRunner } from './server-tool-runner.service.js';
 
 type Json = Record<string, unknown>;
@@ -39,7 +40,13 @@ export interface LoopInput<Extra> {
   /** One model call with this body. */
   call: (body: Json, stepNumber: number) => Promise<Omit<ModelStep, 'body'>>;
   /** Prices and records the step as one generation (its usage carries the server tool counts; `toolCost` is added to its charge). */
-  settle: (step: ModelStep, usage: NormalizedUsage, toolCost: Prisma.Decimal) => Promise<{ charge: Charge; extra: Extra }>;
+  /** `found`: what the server tools this step asked for found (its generation records it). */
+  settle: (
+    step: ModelStep,
+    usage: NormalizedUsage,
+    toolCost: Prisma.Decimal,
+    found: ToolFacts,
+  ) => Promise<{ charge: Charge; extra: Extra }>;
   /** Told each executed server tool call as it completes (streaming shows them). */
   onExecuted?: (calls: ExecutedCall[], stepNumber: number) => void;
 }
@@ -88,7 +95,7 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
     };
     const usage: NormalizedUsage = { ...step.completion.usage, serverToolUse: toolUse };
     const toolCost = runner.costOf(executed);
-    const { charge, extra } = await input.settle(step, usage, toolCost);
+    const { charge, extra } = await input.settle(step, usage, toolCost, toolFactsOf(executed, runner.backendName));
     steps.push({ ...step, usage, toolCost, charge, executed, extra });
     if (executed.length > 0) input.onExecuted?.(executed, stepNumber);
 
@@ -173,4 +180,17 @@ export function totalToolUse(steps: readonly SettledStep[]): ServerToolUse {
     total.webSearchRequests += step.usage.serverToolUse?.webSearchRequests ?? 0;
   }
   return total;
+}
+
+/** Results of the searches that ran and the engine; pages fetched (counted only when a search or fetch ran). */
+export function toolFactsOf(executed: readonly ExecutedCall[], engine: string): ToolFacts {
+  const found: ToolFacts = {};
+  const searches = executed.filter((call) => call.ok && call.kind === 'web_search');
+  if (searches.length > 0) {
+    found.numSearchResults = searches.reduce((sum, call) => sum + (call.results?.length ?? 0), 0);
+    found.webSearchEngine = engine;
+  }
+  if (executed.some((call) => call.kind === 'web_fetch'))
+    found.numFetches = executed.filter((call) => call.ok && call.kind === 'web_fetch').length;
+  return found;
 }

@@ -7,7 +7,7 @@ import { chargeFor, type Charge } from '../pricing/charge.js';
 import { computeCost } from '../pricing/cost.js';
 import type { EndpointPricing } from '../catalog/catalog.service.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
-import type { AttemptTracker } from '../routing/attempt-tracker.js';
+import type { AttemptRecord, AttemptTracker } from '../routing/attempt-tracker.js';
 import { ProviderRouter, type PlannedRoute } from '../routing/provider-router.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { buildServiceMetadata } from '../routing/routing-metadata.js';
@@ -107,6 +107,8 @@ export class GenerationAccounting {
       // The answering provider call's own time (the whole stream's, for a stream).
       generationTimeMs: answering ? Math.max(0, Math.round(performance.now() - answering.startedAt)) : undefined,
       endpointsTried: tracker.records.map((record) => record.attempt.endpointKey),
+      attemptStatuses: tracker.records.map(attemptStatusOf),
+      attemptLatenciesMs: tracker.records.map((record) => Math.max(0, Math.round(record.latencyMs))),
       reservationId: this.holds.settle(input.principal, charge.charged),
       cacheDiscount: cacheDiscountOf(attempt.endpoint.pricing, usage, cost.total),
       request: input.request,
@@ -128,4 +130,10 @@ export class GenerationAccounting {
 export function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal): Prisma.Decimal {
   if (usage.cachedTokens === 0 && !usage.cacheWriteTokens) return new Prisma.Decimal(0);
   return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }).total.sub(cost);
+}
+
+/** What the provider answered a call with: 200 for the answer, the failure's HTTP status, 0 when it gave none (connect, timeout). */
+export function attemptStatusOf(record: AttemptRecord): number {
+  if (record.outcome === 'succeeded') return 200;
+  return record.failure?.upstreamStatus ?? 0;
 }

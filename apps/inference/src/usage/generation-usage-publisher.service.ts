@@ -38,8 +38,10 @@ export interface GenerationOutcome {
   streamed?: boolean;
   finish?: GenerationFinish;
   generationTimeMs?: number;
-  /** Endpoint keys tried, in order, the answering one last. */
+  /** Endpoint keys tried, in order, the answering one last; each call's HTTP status (0: none) and milliseconds. */
   endpointsTried?: string[];
+  attemptStatuses?: number[];
+  attemptLatenciesMs?: number[];
   /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
   reservationId?: string;
   /** What provider prompt caching took off the catalog price. */
@@ -216,10 +218,20 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
     event.numMediaPrompt = request.numMediaPrompt;
     event.numInputAudioPrompt = request.numInputAudioPrompt;
     if (request.moderationLatencyMs !== undefined) event.moderationLatencyMs = request.moderationLatencyMs;
+    if (request.numSearchResults !== undefined) event.numSearchResults = request.numSearchResults;
+    if (request.webSearchEngine) event.webSearchEngine = request.webSearchEngine.slice(0, 64);
+    if (request.numFetches !== undefined) event.numFetches = request.numFetches;
+    const client = request.client;
+    if (client?.httpReferer) event.httpReferer = client.httpReferer;
+    if (client?.userAgent) event.userAgent = client.userAgent;
+    if (client?.origin) event.origin = client.origin;
+    if (request.externalUser) event.externalUser = request.externalUser.slice(0, 256);
   }
   if (outcome.endpointsTried) {
     event.attempts = outcome.endpointsTried.length;
     event.endpointsTried = outcome.endpointsTried;
+    if (outcome.attemptStatuses) event.attemptStatuses = outcome.attemptStatuses;
+    if (outcome.attemptLatenciesMs) event.attemptLatenciesMs = outcome.attemptLatenciesMs;
   }
   return event;
 }

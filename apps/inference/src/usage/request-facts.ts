@@ -1,3 +1,5 @@
+import type { ClientHeaders } from '@gw/contracts';
+
 /** What a request tells about itself that each of its generations records (fields of `GET /v1/generation`). */
 export interface RequestFacts {
   /** The preset the request named. */
@@ -9,6 +11,15 @@ export interface RequestFacts {
   numInputAudioPrompt: number;
   /** The moderation plugin's time on the input. */
   moderationLatencyMs?: number;
+  /** Results the web plugin's search put in the prompt, and its engine (absent: no search ran). */
+  numSearchResults?: number;
+  webSearchEngine?: string;
+  /** Pages the web-fetch plugin read (absent: the plugin did not run). */
+  numFetches?: number;
+  /** The client's identifying headers as the edge received them. */
+  client?: ClientHeaders;
+  /** The body's `user`, as the caller sent it (providers get it hashed). */
+  externalUser?: string;
 }
 
 const MEDIA_PARTS = new Set(['image_url', 'file', 'video_url']);
@@ -26,4 +37,19 @@ export function promptMediaOf(messages: unknown): Pick<RequestFacts, 'numMediaPr
     }
   }
   return { numMediaPrompt: media, numInputAudioPrompt: audio };
+}
+
+/** What the server tools a model call asked for found: search results and engine, pages fetched. */
+export type ToolFacts = Pick<RequestFacts, 'numSearchResults' | 'webSearchEngine' | 'numFetches'>;
+
+/** The request's facts with a step's server-tool finds added to what its plugins found. */
+export function withToolFacts(facts: RequestFacts, found: ToolFacts): RequestFacts {
+  if (found.numSearchResults === undefined && found.numFetches === undefined) return facts;
+  const merged = { ...facts };
+  if (found.numSearchResults !== undefined) {
+    merged.numSearchResults = (facts.numSearchResults ?? 0) + found.numSearchResults;
+    merged.webSearchEngine = found.webSearchEngine;
+  }
+  if (found.numFetches !== undefined) merged.numFetches = (facts.numFetches ?? 0) + found.numFetches;
+  return merged;
 }

@@ -19,6 +19,9 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
 
+/** How much of a client's HTTP-Referer, User-Agent or Origin header a generation records. */
+export const CLIENT_HEADER_MAX_LENGTH = 512;
+
 /** A decimal that may be negative (a prompt-cache write can cost more than it saves). */
 export const SIGNED_DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
 
@@ -159,6 +162,22 @@ export class UsageRecordedEvent {
   @IsString({ each: true })
   endpointsTried?: string[];
 
+  /** Each provider call's HTTP status, in the order of `endpointsTried` (0: no status, a connect error or a timeout). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  attemptStatuses?: number[];
+
+  /** Each provider call's milliseconds to its answer (its first byte, streamed) or failure, in the same order. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  attemptLatenciesMs?: number[];
+
   /** Detail counts beyond the columns above, only those the provider reported (absent on older replicas). */
   @IsOptional()
   @ValidateNested()
@@ -276,6 +295,45 @@ export class UsageRecordedEvent {
   @IsInt()
   @Min(0)
   moderationLatencyMs?: number;
+
+  /** Search results the web plugin put in the prompt, and the engine that found them. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numSearchResults?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  webSearchEngine?: string;
+
+  /** Pages the web-fetch plugin read into the prompt. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  numFetches?: number;
+
+  /** The client's `HTTP-Referer` (or `Referer`), `User-Agent` and `Origin` headers, cut to 512 characters. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  httpReferer?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  userAgent?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  origin?: string;
+
+  /** The request body's `user`: the caller's own id of its end user (cut to 256 characters). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  externalUser?: string;
 }
 
 /**

@@ -16,8 +16,10 @@ export interface ProviderResponseView {
   provider_name: string;
   /** The model as the provider was asked for it. */
   model_permaslug: string;
-  /** 200 for the call that answered; null for an earlier attempt, whose status is not recorded. */
+  /** The provider's HTTP status: 200 for the call that answered; null when the call got none (or on rows older than ADR 0144). */
   status: number | null;
+  /** Milliseconds to the call's answer (first byte, streamed) or failure. */
+  latency?: number;
   is_byok?: boolean;
 }
 

@@ -11,10 +11,29 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { CLIENT_HEADER_MAX_LENGTH } from '../events/usage-recorded.event.js';
 import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
 import { ResponseCacheControls } from './response-cache.messages.js';
+
+/** The client's HTTP-Referer (or Referer), User-Agent and Origin headers, each cut to 512 characters: what its generations record. */
+export class ClientHeaders {
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  httpReferer?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  userAgent?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
+  origin?: string;
+}
 
 /**
  * Gateway -> inference. `body` is the client's chat-completions body, already validated
@@ -75,6 +94,12 @@ export class ChatCreateRequest {
   @ValidateNested()
   @Type(() => ResponseCacheControls)
   cache?: ResponseCacheControls;
+
+  /** The client's identifying headers, recorded on its generations (`GET /v1/generation`). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ClientHeaders)
+  client?: ClientHeaders;
 }
 
 export class ModelsListRequest {
