@@ -16,6 +16,7 @@ import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
 import { handleHostChat } from './hosts/hosts.ts';
+import { handleHostEmbeddings } from './hosts/host-embeddings.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
 import { handleResponses } from './responses.ts';
 import { peekStreamStats } from './stream-stats.ts';
@@ -127,10 +128,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
       return handleConverse(req, res, result.body, path, query);
     }
-    const host = /^\/hosts\/([a-z]+)\/v1\/chat\/completions$/.exec(path)?.[1];
-    if (host !== undefined) {
+    const host = /^\/hosts\/([a-z]+)\/v1\/(chat\/completions|embeddings)$/.exec(path);
+    if (host) {
       const result = await readBody(req);
-      if (result.ok) return handleHostChat(req, res, result.body, host);
+      if (result.ok)
+        return host[2] === 'embeddings'
+          ? handleHostEmbeddings(req, res, result.body, host[1]!)
+          : handleHostChat(req, res, result.body, host[1]!);
       if (result.tooLarge) return sendTooLarge(res, path);
       return;
     }
