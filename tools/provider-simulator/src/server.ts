@@ -10,6 +10,7 @@ import { handleConverse } from './bedrock.ts';
 import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { entraTokensIssued, handleEntra, isEntraRoute } from './entra.ts';
+import { APP_SERVICE_TOKEN_PATH, handleManagedIdentity, IMDS_TOKEN_PATH } from './managed-identity.ts';
 import { geminiCallOf, handleGemini } from './gemini.ts';
 import { handleServiceAccount, handleToken } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
@@ -101,6 +102,12 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (result && !result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
     if (!result) req.resume();
     return handleEntra(req, res, path, result?.body);
+  }
+
+  // Microsoft's library asks IMDS with a trailing slash, as IMDS takes it.
+  if (path.replace(/\/$/, '') === IMDS_TOKEN_PATH || path === APP_SERVICE_TOKEN_PATH) {
+    req.resume();
+    return handleManagedIdentity(req, res, path.replace(/\/$/, ''), new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
   }
 
   if (method === 'GET') {
