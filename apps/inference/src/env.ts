@@ -69,6 +69,15 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   UPSTREAM_EXTRA_CA_FILE: string = '';
 
   /**
+   * The managed identity whose tokens `azure` catalog providers with `managedIdentity: true` use:
+   * a user-assigned identity's client id, or empty (the default) for the host's system-assigned one.
+   * Microsoft's library finds the token endpoint itself: App Service's from IDENTITY_ENDPOINT and
+   * IDENTITY_HEADER, else the instance metadata service (AZURE_POD_IDENTITY_AUTHORITY_HOST overrides its address).
+   */
+  @Matches(/^([0-9a-fA-F-]{36})?$/)
+  AZURE_MANAGED_IDENTITY_CLIENT_ID: string = '';
+
+  /**
    * Whole-call limit on each call to a provider's batch or file API (upload, create, status,
    * results download, cancel, delete; ADR 0047), on top of the connect / first-byte / body timeouts.
    */

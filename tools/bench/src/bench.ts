@@ -13,6 +13,7 @@ import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { ensurePortkeyInstalled, PORTKEY_VERSION, startPortkey, type RunningPortkey } from './portkey.ts';
 import {
   compare,
+  formatAdapterStreams,
   formatConcurrency,
   formatStreams,
   formatTable,
@@ -30,6 +31,7 @@ import {
   writeBenchCatalog,
   type ConcurrencyScenarioResult,
 } from './concurrency-scenario.ts';
+import { adapterStreamScenario, type AdapterStreamScenarioResult } from './adapter-stream-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 import { generationsScenario, type GenerationsScenarioResult } from './generations-scenario.ts';
 
@@ -254,7 +256,7 @@ async function main(): Promise<number> {
     // upstream connection pool as large as the streams it holds at once (inference's default, 256
     // per origin, would queue the rest behind the slow ones).
     const env =
-      options.concurrencyStreams > 0 || options.streams
+      options.concurrencyStreams > 0 || options.streams || options.adapterStreams
         ? {
             MODEL_CATALOG_PATHS: writeBenchCatalog(DEV_CATALOG_PATHS, isolated.stateDir, options.concurrencySeconds),
             ...(options.concurrencyStreams > 0
@@ -326,6 +328,14 @@ async function main(): Promise<number> {
         controller.signal,
       );
     }
+    let adapterStreams: AdapterStreamScenarioResult | undefined;
+    if (options.adapterStreams) {
+      adapterStreams = await adapterStreamScenario(
+        { baseUrl: stack.baseUrl, apiKey: stack.apiKey, processes: isolated.processes() },
+        { connections: options.connections, seconds: options.throughputDuration, rounds: options.rounds },
+        controller.signal,
+      );
+    }
     let concurrency: ConcurrencyScenarioResult | undefined;
     if (options.concurrencyStreams > 0) {
       const gatewayProcess = isolated.process('api-gateway');
@@ -359,6 +369,7 @@ async function main(): Promise<number> {
       ...Object.values(rounds).flat().flatMap(problemsOfTarget),
       ...(generations?.problems ?? []),
       ...(streams?.problems ?? []),
+      ...(adapterStreams?.problems ?? []),
       ...(concurrency?.problems ?? []),
     ];
     if (batch && (batch.status !== 'completed' || batch.requestCounts.completed !== batch.lines))
@@ -398,11 +409,18 @@ async function main(): Promise<number> {
       ...(portkeySkipped ? { portkeySkipped } : {}),
       ...(batch ? { batch } : {}),
       ...(streams ? { streams } : {}),
+      ...(adapterStreams ? { adapterStreams } : {}),
       ...(concurrency ? { concurrency } : {}),
       ...(generations ? { generations } : {}),
-      ...(paired || streams || concurrency || generations
+      ...(paired || streams || adapterStreams || concurrency || generations
         ? {
-            goals: [...(paired?.goals ?? []), ...(streams?.goals ?? []), ...(concurrency?.goals ?? []), ...(generations?.goals ?? [])],
+            goals: [
+              ...(paired?.goals ?? []),
+              ...(streams?.goals ?? []),
+              ...(adapterStreams?.goals ?? []),
+              ...(concurrency?.goals ?? []),
+              ...(generations?.goals ?? []),
+            ],
           }
         : {}),
     };
@@ -440,6 +458,7 @@ async function main(): Promise<number> {
       );
     }
     if (streams) console.log(`\n${formatStreams(streams)}`);
+    if (adapterStreams) console.log(`\n${formatAdapterStreams(adapterStreams)}`);
     if (concurrency) console.log(`\n${formatConcurrency(concurrency)}\n`);
     if (generations) {
       const { disk } = generations;

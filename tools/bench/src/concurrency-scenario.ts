@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ADAPTER_STREAM_MODELS, LONG_REPLY_DIRECTIVE } from './adapter-stream-scenario.ts';
 import { atMost, below, holds, type Goal } from './goals.ts';
 import { round } from './measure.ts';
 import { ProcessSampler, type ProcessSampleSummary } from './process-samples.ts';
@@ -69,7 +70,8 @@ function copyOf(catalog: { models: CatalogModel[] }, templateId: string, id: str
 
 /**
  * The bench's own catalog file: its slow model (a copy of the dev catalog's `sim/gpt-4o-mini-slow` with its own upstream),
- * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply) and its long reply (a copy of `sim/gpt-4o-mini`).
+ * its firehose (a copy of `sim/gpt-4o-mini-firehose` with the longest reply) and its long replies (copies of `sim/gpt-4o-mini`,
+ * `sim/bedrock-claude` and `sim/gemini-2.5-flash`).
  * Loaded after the dev catalog, whose simulator providers it uses.
  */
 export function benchModels(devCatalog: { models: CatalogModel[] }, seconds: number): { providers: []; models: CatalogModel[] } {
@@ -97,6 +99,16 @@ export function benchModels(devCatalog: { models: CatalogModel[] }, seconds: num
         'Simulated GPT-4o mini with a 180-token reply (bench marginal CPU per chunk)',
         LONG_UPSTREAM_MODEL,
       ),
+      ...(['bedrock', 'gemini'] as const).map((adapter) => {
+        const { template, long, upstream } = ADAPTER_STREAM_MODELS[adapter];
+        return copyOf(
+          devCatalog,
+          template,
+          long,
+          `${template} with a 180-token reply (bench adapter streams)`,
+          `${upstream};${LONG_REPLY_DIRECTIVE}`,
+        );
+      }),
     ],
   };
 }

@@ -17,6 +17,8 @@ export interface BenchOptions {
   batchLines: number;
   /** The stream scenario (issue 17): first token, CPU per chunk, 12-chunk streams/s. */
   streams: boolean;
+  /** The adapter stream scenario (issue 29): CPU per chunk through the OpenAI, Bedrock and Gemini adapters. */
+  adapterStreams: boolean;
   /** Concurrent slow streams of the concurrency scenario (issue 17); 0 skips it. */
   concurrencyStreams: number;
   /** Seconds each of those streams lasts (the simulator trickles its chunks). */
@@ -39,6 +41,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-portkey            skip Portkey's gateway (measured by default; installed on demand from npm)
   --batch-lines <n>       lines of the batch scenario: interactive chat p50/p99 with and without it (default 10000; 0 skips it)
   --no-streams            skip the stream scenario (first token added, CPU per chunk, 12-chunk streams/s)
+  --no-adapter-streams    skip the adapter stream scenario (CPU per chunk through the OpenAI, Bedrock and Gemini adapters)
   --concurrency-streams <n>  concurrent slow streams held by the gateway (default 2000; 0 skips the concurrency scenario)
   --concurrency-seconds <s>  how long each slow stream lasts (default 60)
   --stalled-clients <n>   clients that stop reading in the concurrency scenario's second phase (default 200; 0 skips it)
@@ -68,6 +71,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'no-portkey': { type: 'boolean' },
       'batch-lines': { type: 'string' },
       'no-streams': { type: 'boolean' },
+      'no-adapter-streams': { type: 'boolean' },
       'concurrency-streams': { type: 'string' },
       'concurrency-seconds': { type: 'string' },
       'stalled-clients': { type: 'string' },
@@ -89,6 +93,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     portkey: values['no-portkey'] !== true,
     batchLines: integer(values['batch-lines'], '--batch-lines', 0) ?? 10_000,
     streams: values['no-streams'] !== true,
+    adapterStreams: values['no-adapter-streams'] !== true,
     concurrencyStreams: integer(values['concurrency-streams'], '--concurrency-streams', 0) ?? 2_000,
     concurrencySeconds: integer(values['concurrency-seconds'], '--concurrency-seconds') ?? 60,
     stalledClients: integer(values['stalled-clients'], '--stalled-clients', 0) ?? 200,

@@ -75,6 +75,8 @@ export interface BenchResult {
   batch?: import('./batch-scenario.ts').BatchScenarioResult;
   /** The stream scenario (issue 17), unless skipped with --no-streams. */
   streams?: StreamScenarioResult;
+  /** CPU per streamed chunk through the OpenAI, Bedrock and Gemini adapters (issue 29), unless --no-adapter-streams. */
+  adapterStreams?: import('./adapter-stream-scenario.ts').AdapterStreamScenarioResult;
   /** The concurrency scenario (issue 17), unless skipped with --concurrency-streams 0. */
   concurrency?: ConcurrencyScenarioResult;
   /** The list and analytics over seeded generation rows, and their disk (issue 31, `--generation-rows`). */
@@ -252,6 +254,25 @@ export function formatStreams(result: StreamScenarioResult): string {
       `CPU per chunk machine-wide: ${marginalCpuMicrosPerChunk ?? '–'} µs marginal (long − short reply), ` +
       `${addedCpuMicrosPerChunk.machine} µs with the per-stream work spread over ${gateway.throughput.chunksPerStream} chunks (${addedCpuMicrosPerChunk.total} µs in the named processes)` +
       (gatewayMultipleOfPortkey === undefined ? '' : `; ×${fixed(gatewayMultipleOfPortkey, 2)} Portkey's streams/s`),
+    formatGoals(result.goals),
+  ].join('\n');
+}
+
+/** The adapter stream scenario: per adapter, the marginal CPU of a chunk per process, and the goals. */
+export function formatAdapterStreams(result: import('./adapter-stream-scenario.ts').AdapterStreamScenarioResult): string {
+  const rows = Object.entries(result.adapters).map(([adapter, figures]) => {
+    const cpu = figures.marginalCpuMicrosPerChunk;
+    const chunks = figures.rounds.map((r) => `${r.short.chunksPerStream}/${r.long.chunksPerStream}`)[0] ?? '–';
+    const multiple = result.multipleOfOpenAi[adapter as keyof typeof result.multipleOfOpenAi];
+    return (
+      `  ${adapter.padEnd(8)} ${String(cpu.gatewaySide ?? '–').padStart(6)} µs/chunk gateway + inference (api-gateway ${cpu['api-gateway'] ?? '–'}, ` +
+      `inference ${cpu.inference ?? '–'}; simulator ${cpu['provider-simulator'] ?? '–'}; machine ${cpu.machine ?? '–'}), ${chunks} chunks` +
+      (multiple === undefined ? '' : `, ×${fixed(multiple, 2)} OpenAI's`)
+    );
+  });
+  return [
+    'Adapter streams (marginal CPU of one more chunk, long − short reply, median of the rounds):',
+    ...rows,
     formatGoals(result.goals),
   ].join('\n');
 }

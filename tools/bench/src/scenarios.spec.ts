@@ -23,6 +23,7 @@ import {
   type StreamTargetResult,
 } from './stream-scenario.ts';
 import { summarize } from './stats.ts';
+import { ADAPTER_STREAM_MODELS, marginalOfRound } from './adapter-stream-scenario.ts';
 
 function streamRun(streamsPerSecond: number, cpu: { total: number; machine: number }, chunksPerStream = 12): StreamThroughput {
   return {
@@ -114,7 +115,19 @@ describe('concurrency scenario', () => {
     const devCatalog = JSON.parse(readFileSync(DEV_CATALOG_PATHS[1], 'utf8'));
     const catalog = benchModels(devCatalog, 60);
     expect(catalog.providers).toEqual([]);
-    expect(catalog.models).toHaveLength(3);
+    expect(catalog.models).toHaveLength(5);
+    expect(catalog.models.find((entry) => entry.id === ADAPTER_STREAM_MODELS.bedrock.long)).toMatchObject({
+      listed: false,
+      endpoints: [
+        expect.objectContaining({
+          provider: 'simulator-bedrock',
+          upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0;reply-tokens=180',
+        }),
+      ],
+    });
+    expect(catalog.models.find((entry) => entry.id === ADAPTER_STREAM_MODELS.gemini.long)).toMatchObject({
+      endpoints: [expect.objectContaining({ provider: 'simulator-gemini', upstreamModel: 'gemini-2.5-flash;reply-tokens=180' })],
+    });
     expect(catalog.models.find((entry) => entry.id === LONG_MODEL)).toMatchObject({
       listed: false,
       endpoints: [expect.objectContaining({ upstreamModel: 'gpt-4o-mini;reply-tokens=180' })],
@@ -137,7 +150,7 @@ describe('concurrency scenario', () => {
     expect(paths).toEqual([...DEV_CATALOG_PATHS, join(dir, 'bench-catalog.json')]);
     const idsOf = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as { models: Array<{ id: string }> }).models.map((m) => m.id);
     const ours = idsOf(paths[2]!);
-    expect(ours).toEqual([SLOW_MODEL, FIREHOSE_MODEL, LONG_MODEL]);
+    expect(ours).toEqual([SLOW_MODEL, FIREHOSE_MODEL, LONG_MODEL, ADAPTER_STREAM_MODELS.bedrock.long, ADAPTER_STREAM_MODELS.gemini.long]);
     expect(DEV_CATALOG_PATHS.flatMap(idsOf).filter((id) => ours.includes(id))).toEqual([]);
   });
 
@@ -179,5 +192,18 @@ describe('concurrency scenario', () => {
     expect(concurrencyGoals(phase({}))[3]!.met).toBeUndefined();
     // Readers that failed among the stalled clients have no completion time to be slow with: not met.
     expect(concurrencyGoals(phase({}), phase({ errors: 3, completionMs: summarize([]) }))[3]!.met).toBe(false);
+  });
+});
+
+describe('adapter stream scenario', () => {
+  it("a chunk's marginal CPU per process is (long - short) per stream over the extra events; gatewaySide sums api-gateway and inference", () => {
+    const run = (events: number, cpu: Record<string, number>) =>
+      ({ chunksPerStream: events, cpuMicrosPerStream: cpu }) as unknown as Parameters<typeof marginalOfRound>[0];
+    const figures = marginalOfRound(
+      run(12, { 'api-gateway': 1000, inference: 2000, 'provider-simulator': 500, machine: 9000 }),
+      run(64, { 'api-gateway': 1520, inference: 3040, 'provider-simulator': 760, machine: 14200 }),
+    );
+    expect(figures).toEqual({ 'api-gateway': 10, inference: 20, 'provider-simulator': 5, machine: 100, gatewaySide: 30 });
+    expect(marginalOfRound(run(12, {}), run(12, {}))).toBeUndefined();
   });
 });

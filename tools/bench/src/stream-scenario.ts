@@ -121,7 +121,11 @@ function describeFailures(what: string, outcomes: StreamOutcome[]): string | und
   return `${what}: ${failed.length} of ${outcomes.length} streams incomplete (e.g. status ${example.status}, [DONE] ${example.done}, ${example.errorEvents} error chunks${example.failure ? `, ${example.failure}` : ''})`;
 }
 
-async function throughputRun(target: StreamTargetSpec, options: StreamScenarioOptions, signal: AbortSignal): Promise<StreamThroughput> {
+export async function throughputRun(
+  target: StreamTarget & { processes: NamedProcess[] },
+  options: Pick<StreamScenarioOptions, 'connections' | 'throughputSeconds'>,
+  signal: AbortSignal,
+): Promise<StreamThroughput> {
   const cpu = new CpuMeter(target.processes);
   const { outcomes, seconds } = await streamLoad(target, options.connections, options.throughputSeconds, signal);
   const good = outcomes.filter(complete);

@@ -98,12 +98,20 @@ export function handleEntra(req: IncomingMessage, res: ServerResponse, path: str
   const scopes = (form.get('scope') ?? '').split(' ').filter(Boolean);
   if (!scopes.includes(COGNITIVE_SERVICES_SCOPE))
     return aadError(res, 400, 'invalid_scope', 'AADSTS1002012', 'The provided value for scope is not valid.');
+  const token = issueEntraToken();
+  sendJson(res, 200, { token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS, ext_expires_in: TOKEN_TTL_SECONDS, access_token: token });
+}
+
+/** A new access token the simulated Azure resource takes for TOKEN_TTL_SECONDS (also issued by the managed-identity endpoints). */
+export function issueEntraToken(): string {
   const token = `eyJ0eXAiOiJKV1Qi.sim-entra.${randomBytes(24).toString('base64url')}`;
   issued.set(token, Date.now() + TOKEN_TTL_SECONDS * 1000);
   issuedCount++;
   if (issued.size > MAX_TOKENS) issued.delete(issued.keys().next().value!);
-  sendJson(res, 200, { token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS, ext_expires_in: TOKEN_TTL_SECONDS, access_token: token });
+  return token;
 }
+
+export { TOKEN_TTL_SECONDS as ENTRA_TOKEN_TTL_SECONDS };
 
 /** Whether the request's Bearer token was issued here and is unexpired ('missing' when there is none). */
 export function entraTokenStatus(req: IncomingMessage): 'missing' | 'invalid' | 'ok' {

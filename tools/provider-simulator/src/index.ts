@@ -67,6 +67,7 @@ export { countTokens } from './tokens.ts';
 export { configureBatches } from './batches/batch-jobs.ts';
 export { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from './bedrock-auth.ts';
 export { SIM_AZURE_API_KEY } from './azure.ts';
+export { APP_SERVICE_TOKEN_PATH, SIM_IDENTITY_HEADER, SIM_MANAGED_IDENTITY_CLIENT_ID } from './managed-identity.ts';
 export { SIM_ENTRA_CLIENT_ID, SIM_ENTRA_CLIENT_SECRET, SIM_ENTRA_TENANT_ID } from './entra.ts';
 export { createTlsMaterial, type TlsMaterial } from './tls-material.ts';
 export { configureGoogleTokens, createServiceAccount, trustServiceAccount, type ServiceAccountJson } from './gemini-auth.ts';

@@ -58,6 +58,8 @@ export interface ChoicePlan {
   content: string | null;
   pieces: string[];
   toolCall?: ToolCallPlan;
+  /** Further calls made in the same turn (`parallel-tools=1`: every offered function, as OpenAI's parallel tool calls). */
+  moreToolCalls?: ToolCallPlan[];
   reasoning?: string;
   finishReason: 'stop' | 'length' | 'tool_calls';
   tokens: number;
@@ -199,14 +201,26 @@ export function planChat(body: Json, d: Directives, promptTokens: number, model 
           );
       const id = `call_${stableId(`${name}:${userText}:${index}`)}`;
       const pieces = splitPieces(args);
+      const others =
+        d.parallelTools && tool && !picked?.steered && Array.isArray(body.tools)
+          ? (body.tools as Json[])
+              .map((entry) => (isRecord(entry.function) ? entry.function : undefined))
+              .filter((fn): fn is Json => fn !== undefined && fn.name !== name)
+          : [];
+      const moreToolCalls = others.map((fn) => ({
+        id: `call_${stableId(`${String(fn.name)}:${userText}:${index}`)}`,
+        name: String(fn.name),
+        arguments: JSON.stringify(toolInput(fn.parameters, userText)),
+      }));
       choices.push({
         index,
         content: null,
         pieces,
         toolCall: { id, name, arguments: args, ...(steered?.custom ? { custom: true } : {}) },
+        ...(moreToolCalls.length > 0 ? { moreToolCalls } : {}),
         reasoning,
         finishReason: 'tool_calls',
-        tokens: pieces.length,
+        tokens: pieces.length + moreToolCalls.reduce((sum, call) => sum + splitPieces(call.arguments).length, 0),
       });
       continue;
     }

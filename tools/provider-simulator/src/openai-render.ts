@@ -37,6 +37,11 @@ export function renderCompletion(plan: ChatPlan, opts: RenderOptions): Record<st
         const { id, name, arguments: args, custom } = choice.toolCall;
         message.tool_calls = [
           custom ? { id, type: 'custom', custom: { name, input: args } } : { id, type: 'function', function: { name, arguments: args } },
+          ...(choice.moreToolCalls ?? []).map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments },
+          })),
         ];
       }
       return { index: choice.index, message, logprobs: choiceLogprobs(choice, opts), finish_reason: choice.finishReason };
@@ -84,6 +89,11 @@ export function renderChunks(plan: ChatPlan, opts: RenderOptions): Frame[] {
       }
       offset += PIECES_PER_CHUNK;
     }
+    // Parallel calls: each further call opens with its id and name, then its arguments, as OpenAI streams them.
+    (choice.moreToolCalls ?? []).forEach((call, position) => {
+      chunk(one(i, { tool_calls: [{ index: position + 1, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      chunk(one(i, { tool_calls: [{ index: position + 1, function: { arguments: call.arguments } }] }), true);
+    });
     chunk(one(i, {}, null, choice.finishReason));
   }
   if (opts.includeUsage) chunk([], false, usageOf(plan));

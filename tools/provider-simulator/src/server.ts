@@ -10,12 +10,14 @@ import { handleConverse } from './bedrock.ts';
 import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { entraTokensIssued, handleEntra, isEntraRoute } from './entra.ts';
+import { APP_SERVICE_TOKEN_PATH, handleManagedIdentity, IMDS_TOKEN_PATH } from './managed-identity.ts';
 import { geminiCallOf, handleGemini } from './gemini.ts';
 import { handleServiceAccount, handleToken } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
 import { handleHostChat } from './hosts/hosts.ts';
+import { handleHostEmbeddings } from './hosts/host-embeddings.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
 import { handleResponses } from './responses.ts';
 import { peekStreamStats } from './stream-stats.ts';
@@ -102,6 +104,12 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     return handleEntra(req, res, path, result?.body);
   }
 
+  // Microsoft's library asks IMDS with a trailing slash, as IMDS takes it.
+  if (path.replace(/\/$/, '') === IMDS_TOKEN_PATH || path === APP_SERVICE_TOKEN_PATH) {
+    req.resume();
+    return handleManagedIdentity(req, res, path.replace(/\/$/, ''), new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+  }
+
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/sim/google/service-account') return handleServiceAccount(req, res);
@@ -127,10 +135,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (path.endsWith('/invoke')) return handleInvokeModel(req, res, result.body, path, query);
       return handleConverse(req, res, result.body, path, query);
     }
-    const host = /^\/hosts\/([a-z]+)\/v1\/chat\/completions$/.exec(path)?.[1];
-    if (host !== undefined) {
+    const host = /^\/hosts\/([a-z]+)\/v1\/(chat\/completions|embeddings)$/.exec(path);
+    if (host) {
       const result = await readBody(req);
-      if (result.ok) return handleHostChat(req, res, result.body, host);
+      if (result.ok)
+        return host[2] === 'embeddings'
+          ? handleHostEmbeddings(req, res, result.body, host[1]!)
+          : handleHostChat(req, res, result.body, host[1]!);
       if (result.tooLarge) return sendTooLarge(res, path);
       return;
     }

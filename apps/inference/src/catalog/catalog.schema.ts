@@ -129,6 +129,15 @@ export class ProviderConfig {
   @Type(() => EntraConfig)
   entra?: EntraConfig;
 
+  /**
+   * Azure OpenAI: authenticate with the managed identity of the host inference runs on (App
+   * Service, a VM, AKS), through Microsoft's identity library; which identity: AZURE_MANAGED_IDENTITY_CLIENT_ID.
+   * Neither an apiKey nor an `entra` app with it. BYOK credentials never use it.
+   */
+  @IsOptional()
+  @IsBoolean()
+  managedIdentity?: boolean;
+
   /** Bedrock: a guardrail applied to every call (Converse `guardrailConfig`). */
   @IsOptional()
   @ValidateNested()
@@ -487,6 +496,7 @@ export class CatalogConfig {
 /** Whether the gateway holds its own credential for this provider (BYOK aside). */
 export function hasGatewayCredential(provider: ProviderConfig): boolean {
   if (provider.format === 'bedrock') return (provider.region ?? '') !== '';
+  if (provider.managedIdentity) return true;
   if (provider.entra) return provider.apiKey !== '' && provider.entra.tenantId !== '' && provider.entra.clientId !== '';
   // A self-hosted server without keys (Ollama, LM Studio) needs none: listing it is its configuration.
   if (

@@ -7,6 +7,7 @@ import { ROUTING_FIELDS } from '../routing/provider-preferences.js';
 import { openAiErrorDetail, UpstreamClient } from '../upstream/upstream-client.js';
 import { transportFailure } from '../upstream/upstream-failure.js';
 import { hostAuthHeaders } from '../providers/openai/hosts/host-auth.js';
+import { adaptEmbeddingsToHost, floatsToBase64 } from '../providers/openai/hosts/host-embeddings.js';
 
 /** What an OpenAI-compatible `/embeddings` endpoint answers. */
 export interface UpstreamEmbeddings {
@@ -41,17 +42,24 @@ export class OpenAiEmbeddingsClient {
             deployment: endpoint.upstreamModel,
             tenantEndpoint: false,
           };
+    // OpenAI and each named compatible host take their own embeddings body, or the gateway refuses what they cannot do.
+    const adapted =
+      provider.format === 'openai'
+        ? adaptEmbeddingsToHost(upstreamBody(body, target.deployment, context.endUserHash), provider.host ?? 'openai', provider.id)
+        : { body: upstreamBody(body, target.deployment, context.endUserHash), encodeBase64: false };
     const answer = await this.upstream.postOrFail(
       provider.id,
       target.url,
       target.headers,
-      JSON.stringify(upstreamBody(body, target.deployment, context.endUserHash)),
+      JSON.stringify(adapted.body),
       context.signal,
       openAiErrorDetail,
       target.tenantEndpoint,
     );
     const parsed = answer as UpstreamEmbeddings | undefined;
     if (!parsed || !Array.isArray(parsed.data)) throw transportFailure(provider.id, 'protocol', 'sent malformed embeddings');
+    if (adapted.encodeBase64)
+      for (const item of parsed.data) if (Array.isArray(item.embedding)) item.embedding = floatsToBase64(item.embedding);
     return parsed;
   }
 }

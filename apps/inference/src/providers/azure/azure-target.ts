@@ -114,8 +114,11 @@ export async function azureTarget(
         clientSecret: provider.apiKey,
         authorityHost,
       };
+  // The host's managed identity serves the catalog's provider only: a workspace's own key never falls back to it.
   const headers: Record<string, string> = app
     ? { authorization: `Bearer ${await tokens.token(provider.id, app, context.signal)}` }
-    : { 'api-key': byok?.apiKey ?? provider.apiKey };
+    : !byok && provider.managedIdentity
+      ? { authorization: `Bearer ${await tokens.managedIdentityToken(provider.id, context.signal)}` }
+      : { 'api-key': byok?.apiKey ?? provider.apiKey };
   return { url, headers, deployment, tenantEndpoint: byok?.endpoint !== undefined || endpoint.tenant === true };
 }

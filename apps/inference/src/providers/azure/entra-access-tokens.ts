@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AuthenticationError, AuthenticationRequiredError, ClientSecretCredential } from '@azure/identity';
+import {
+  AuthenticationError,
+  AuthenticationRequiredError,
+  ClientSecretCredential,
+  ManagedIdentityCredential,
+  type TokenCredential,
+} from '@azure/identity';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { Agent } from 'node:https';
@@ -30,21 +36,53 @@ export interface EntraApp {
 export class EntraAccessTokens {
   private readonly credentials = new LRUCache<string, ClientSecretCredential>({ max: 256 });
   private readonly agent: Agent | undefined;
+  private managedIdentity: ManagedIdentityCredential | undefined;
 
-  constructor(@Inject(INFERENCE_ENV) env: InferenceEnv) {
+  constructor(@Inject(INFERENCE_ENV) private readonly env: InferenceEnv) {
     const ca = extraCertificateAuthorities(env);
     this.agent = ca ? new Agent({ ca, keepAlive: true }) : undefined;
   }
 
   /** A valid bearer token for the app (the cached one while it is fresh). */
-  async token(provider: string, app: EntraApp, signal?: AbortSignal): Promise<string> {
-    const credential = this.credentialOf(app);
+  token(provider: string, app: EntraApp, signal?: AbortSignal): Promise<string> {
+    return this.tokenOf(
+      provider,
+      this.credentialOf(app),
+      ['The Entra ID app credential was refused', 'Entra ID token endpoint could not be reached'],
+      signal,
+    );
+  }
+
+  /**
+   * A token of the host's managed identity (AZURE_MANAGED_IDENTITY_CLIENT_ID's, or the system-assigned
+   * one), from the endpoint Microsoft's library finds (App Service's, else the instance metadata service).
+   */
+  managedIdentityToken(provider: string, signal?: AbortSignal): Promise<string> {
+    const clientId = this.env.AZURE_MANAGED_IDENTITY_CLIENT_ID;
+    this.managedIdentity ??= new ManagedIdentityCredential({ ...(clientId ? { clientId } : {}), retryOptions: { maxRetries: 1 } });
+    // The library reports an identity the host lacks (IMDS's 400) as unavailable, like an absent endpoint:
+    // not final, so routing may try another endpoint of the model.
+    return this.tokenOf(
+      provider,
+      this.managedIdentity,
+      ['The managed identity was refused', 'The managed identity endpoint gave no token'],
+      signal,
+    );
+  }
+
+  private async tokenOf(
+    provider: string,
+    credential: TokenCredential,
+    [refused, unavailable]: [string, string],
+    signal?: AbortSignal,
+  ): Promise<string> {
     try {
       const token = await credential.getToken(COGNITIVE_SERVICES_SCOPE, {
         abortSignal: signal
           ? AbortSignal.any([signal, AbortSignal.timeout(TOKEN_CALL_TIMEOUT_MS)])
           : AbortSignal.timeout(TOKEN_CALL_TIMEOUT_MS),
       });
+      if (!token) throw new Error('no token');
       return token.token;
     } catch (error) {
       if (signal?.aborted) throw transportFailure(provider, 'aborted', 'call was cancelled');
@@ -52,8 +90,8 @@ export class EntraAccessTokens {
       // A refused app (the library reports an invalid client as authentication required) is final,
       // as a refused api-key is; an unreachable or untrusted authority (CredentialUnavailableError) is not.
       if (error instanceof AuthenticationRequiredError || (error instanceof AuthenticationError && error.statusCode < 500))
-        throw httpFailure(provider, 401, 'The Entra ID app credential was refused');
-      throw transportFailure(provider, 'connect', 'Entra ID token endpoint could not be reached');
+        throw httpFailure(provider, 401, refused);
+      throw transportFailure(provider, 'connect', unavailable);
     }
   }
 

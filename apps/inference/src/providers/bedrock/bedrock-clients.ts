@@ -1,4 +1,4 @@
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { GatewayError } from '@gw/errors';
@@ -6,6 +6,9 @@ import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { ProviderConfig } from '../../catalog/catalog.schema.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../../env.js';
+import { JsonEventStreamMarshaller } from './bedrock-event-stream.js';
+
+type EventStreamMarshaller = ReturnType<NonNullable<BedrockRuntimeClientConfig['eventStreamSerdeProvider']>>;
 
 /** A workspace's own AWS keys (BYOK), as its credential's secret holds them. */
 interface StaticKeys {
@@ -49,6 +52,8 @@ export class BedrockClients implements OnModuleDestroy {
         ...(provider.baseUrl ? { endpoint: provider.baseUrl } : {}),
         ...(keys ? { credentials: keys } : {}),
         maxAttempts: 1,
+        // ConverseStream's events decoded without the schema deserializer (ADR 0141).
+        eventStreamSerdeProvider: () => new JsonEventStreamMarshaller() as unknown as EventStreamMarshaller,
         // HTTP/1.1 with keep-alive, as the gateway's other calls: Converse needs no HTTP/2 (only the
         // bidirectional stream API does, which is not used), and its timeouts are the same knobs.
         requestHandler: new NodeHttpHandler({

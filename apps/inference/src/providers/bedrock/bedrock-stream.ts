@@ -79,7 +79,7 @@ export async function* bedrockStreamEvents(
 }
 
 function reasoningDelta(
-  delta: { text?: string; signature?: string; redactedContent?: Uint8Array },
+  delta: { text?: string; signature?: string; redactedContent?: Uint8Array | string },
   blockIndex: number,
 ): StreamEvent | undefined {
   if (typeof delta.text === 'string') {
@@ -93,7 +93,8 @@ function reasoningDelta(
       reasoning_details: [{ type: 'reasoning.text', signature: delta.signature, format: BEDROCK_REASONING_FORMAT, index: blockIndex }],
     });
   if (delta.redactedContent) {
-    const data = Buffer.from(delta.redactedContent).toString('base64');
+    // Base64 in the event's JSON as Bedrock sends it (JsonEventStreamMarshaller); bytes from the SDK's own decoder.
+    const data = typeof delta.redactedContent === 'string' ? delta.redactedContent : Buffer.from(delta.redactedContent).toString('base64');
     return chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data, format: BEDROCK_REASONING_FORMAT, index: blockIndex }] });
   }
   return undefined;

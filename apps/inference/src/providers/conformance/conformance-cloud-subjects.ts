@@ -16,12 +16,10 @@ export interface SimulatorAccounts {
 }
 
 const CLAUDE_ON_BEDROCK = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const ONE_CALL_A_CHOICE = "the OpenAI simulator's planner answers one tool call per choice";
 
 /** Azure's differences from OpenAI's table entries: its content filter's directives and its refusal of a filtered prompt. */
 const AZURE: Pick<ConformanceSubject, 'lacks' | 'faults' | 'failures' | 'plainPromptTokens' | 'streamError'> = {
   lacks: {
-    'parallel-tools': ONE_CALL_A_CHOICE,
     'cache-write': 'Azure OpenAI, like OpenAI, reports no cache writes (prompt caching is automatic)',
     'filter-refusal': "Azure's filtered answer carries its filter results, not a refusal text",
   },

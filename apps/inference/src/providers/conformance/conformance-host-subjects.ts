@@ -6,7 +6,6 @@ import { endpointOf } from './conformance-subjects.js';
 
 /** What no host's simulator copy does: it answers through the OpenAI simulator's planner. */
 const COMMON_LACKS: ConformanceSubject['lacks'] = {
-  'parallel-tools': "the OpenAI simulator's planner answers one tool call per choice",
   'cache-write': 'OpenAI-compatible hosts report no cache writes',
   'answer-filter': 'the host has no content filter that ends an answer',
   'prompt-filter': 'the host has no content filter that refuses a prompt',
@@ -36,6 +35,7 @@ const HOSTS: ReadonlyArray<{ host: OpenAiHost; model: string; lacks?: Conformanc
     model: 'sonar',
     lacks: {
       tools: 'Perplexity takes no tools',
+      'parallel-tools': 'Perplexity takes no tools',
       'streamed-tool-args': 'Perplexity takes no tools',
       'cache-usage': 'Perplexity reports no cached tokens',
     },

@@ -92,7 +92,6 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
         ),
       lacks: {
         ...NO_FILTER,
-        'parallel-tools': "the OpenAI simulator's planner answers one tool call per choice",
         'cache-write': "OpenAI's usage reports no cache writes (prompt caching is automatic)",
       },
       plainPromptTokens: 14,
