@@ -129,6 +129,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     numMediaPrompt: optionalInteger(0),
     numInputAudioPrompt: optionalInteger(0),
     moderationLatencyMs: optionalInteger(0),
+    principal: { type: ['string', 'null'], [CV_MAX_LENGTH]: 2048 },
   },
 };
 
