@@ -302,7 +302,9 @@ export class UsageStreamConsumer {
           id: `${durableName}:${message.seq}:refused`,
         });
       } catch (error) {
-        logger.error(`${durableName}: could not dead-letter refused stream sequence ${message.seq} (${describe(error)}); it will be redelivered`);
+        logger.error(
+          `${durableName}: could not dead-letter refused stream sequence ${message.seq} (${describe(error)}); it will be redelivered`,
+        );
         message.nak(MAX_NAK_DELAY_MS);
         dropped.add(message);
         continue;

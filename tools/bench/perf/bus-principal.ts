@@ -65,7 +65,12 @@ const fresh = Array.from({ length: CALLS + 1_000 }, (_, index) => signer.sign(te
 let next = 0;
 measure('consumer: usage event, its own token', CALLS, () => {
   const index = next++;
-  const event = { workspaceId: principal.workspaceId, keyHash: principal.keyHash, requestId: `${requestId}-${index}`, principal: fresh[index] };
+  const event = {
+    workspaceId: principal.workspaceId,
+    keyHash: principal.keyHash,
+    requestId: `${requestId}-${index}`,
+    principal: fresh[index],
+  };
   if (usageVerifier.refusal(event, Date.now())) throw new Error('refused a good usage event');
 });
 const grant = signer.sign(tenancyOf(SUBJECTS.batch.batchesCreate)!, data, requestId)!;

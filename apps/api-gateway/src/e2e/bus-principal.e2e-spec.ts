@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { EVENTS, JETSTREAM, SUBJECTS, tenancyOf, type BusUser, type HealthReply, type Principal, type UsageRecordedEvent } from '@gw/contracts';
+import {
+  EVENTS,
+  JETSTREAM,
+  SUBJECTS,
+  tenancyOf,
+  type BusUser,
+  type HealthReply,
+  type Principal,
+  type UsageRecordedEvent,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import {
   generatePrincipalKeyPair,

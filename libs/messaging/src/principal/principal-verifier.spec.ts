@@ -132,7 +132,10 @@ describe('PrincipalVerifier: a request acting for a tenant needs the principal t
     // The token is genuine, for this request and this workspace: only the missing declaration refuses it.
     expect(reasonOf(() => verifier.verify(undeclared, headersOf(sign(KEYS_LIST, data)), data))).toBe('principal_undeclared_subject');
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      expect(reasonOf(() => verifier.verify(name, headersOf(sign(KEYS_LIST, data)), data)), name).toBe('principal_undeclared_subject');
+      expect(
+        reasonOf(() => verifier.verify(name, headersOf(sign(KEYS_LIST, data)), data)),
+        name,
+      ).toBe('principal_undeclared_subject');
     }
   });
 

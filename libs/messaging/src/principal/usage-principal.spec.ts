@@ -47,9 +47,7 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
   });
 
   it('refuses an event billing another workspace or key than the principal names', () => {
-    expect(verifier.refusal(event({ workspaceId: '33333333-3333-4333-8333-333333333333' }), signedAt)).toBe(
-      'usage_principal_other_tenant',
-    );
+    expect(verifier.refusal(event({ workspaceId: '33333333-3333-4333-8333-333333333333' }), signedAt)).toBe('usage_principal_other_tenant');
     expect(verifier.refusal(event({ keyHash: 'b'.repeat(64) }), signedAt)).toBe('usage_principal_other_tenant');
     const operator = signer.sign(tenancyOf(SUBJECTS.inference.adminCatalogChange)!, {}, 'req-1')!;
     expect(verifier.refusal(event({ workspaceId: '', keyHash: '', principal: operator }), signedAt)).toBe('usage_principal_other_tenant');
@@ -72,9 +70,11 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
     expect(verifier.refusal(event(), expiry + USAGE_PRINCIPAL_WINDOW_MS + 1)).toBe('usage_principal_stale');
   });
 
-  it('gives a remembered token the same answer (its verification is cached, its binding is not)', () => {
-    expect(verifier.refusal(event(), signedAt)).toBeUndefined();
-    expect(verifier.refusal(event({ requestId: 'req-2' }), signedAt)).toBe('usage_principal_other_request');
-    expect(verifier.refusal(event({ keyHash: 'c'.repeat(64) }), signedAt)).toBe('usage_principal_other_tenant');
+  it('gives a remembered grant the same answer (its signature is verified once, its binding every time)', () => {
+    const line = event({ principal: grant, requestId: undefined, batchId: 'batch_1' });
+    expect(verifier.refusal(line, signedAt)).toBeUndefined();
+    expect(verifier.refusal(line, signedAt)).toBeUndefined();
+    expect(verifier.refusal({ ...line, keyHash: 'c'.repeat(64) }, signedAt)).toBe('usage_principal_other_tenant');
+    expect(verifier.refusal({ ...line, batchId: undefined }, signedAt)).toBe('usage_principal_grant_not_batch');
   });
 });

@@ -29,8 +29,11 @@ export interface UsageEventProof {
   principal?: string;
 }
 
-/** Tokens already verified, by their text: a batch's grant is on thousands of lines. A token's signature never changes. */
-const VERIFIED_MAX = 2_048;
+/**
+ * Batch grants already verified, by their text: one is on thousands of lines, and a token's
+ * signature never changes. A request's token is on its own events only, so it is not kept.
+ */
+const GRANTS_KEPT = 1_024;
 
 /**
  * Checks that the gateway authorised the event's workspace and key for the request it names:
@@ -39,7 +42,7 @@ const VERIFIED_MAX = 2_048;
  * expiry (`storedAtMs`: JetStream's receive time, which no publisher writes).
  */
 export class UsagePrincipalVerifier {
-  private readonly verified = new Map<string, PrincipalClaims>();
+  private readonly grants = new Map<string, PrincipalClaims>();
 
   constructor(private readonly keys: readonly KeyObject[]) {
     if (keys.length === 0) throw new Error('At least one principal public key is required');
@@ -67,12 +70,12 @@ export class UsagePrincipalVerifier {
   }
 
   private open(token: string): PrincipalClaims | undefined {
-    const known = this.verified.get(token);
+    const known = this.grants.get(token);
     if (known) return known;
     const claims = openPrincipal(token, this.keys);
-    if (!claims) return undefined;
-    if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, claims);
+    if (!claims?.g) return claims;
+    if (this.grants.size >= GRANTS_KEPT) this.grants.delete(this.grants.keys().next().value!);
+    this.grants.set(token, claims);
     return claims;
   }
 }
