@@ -3,7 +3,7 @@ import type { ModulesContainer } from '@nestjs/core';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { PATTERN_HANDLER_METADATA, PATTERN_METADATA } from '@nestjs/microservices/constants.js';
 import { headers as natsHeaders, type Msg, type MsgHdrs, type Subscription } from '@nats-io/transport-node';
-import { isTrustedSubject, validateDto } from '@gw/contracts';
+import { isTrustedSubject, tenancyOf, validateDto } from '@gw/contracts';
 import { GatewayError, toRpcError, type RpcErrorPayload } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
@@ -108,6 +108,10 @@ export class BusServer extends Server implements CustomTransportStrategy {
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
       const { servers, queue, auth, jetstream } = this.options;
+      // Fail closed at boot too: a request subject no tenancy declares would refuse every caller.
+      const undeclared = this.options.principals ? this.handlers.filter((handler) => !handler.event && !tenancyOf(handler.subject)) : [];
+      if (undeclared.length > 0)
+        throw new Error(`No tenancy declared (message-tenancy.ts) for ${undeclared.map((handler) => handler.subject).join(', ')}`);
       this.nats = await ResilientNatsConnection.open({ servers, name: queue, auth, jetstream });
       const connection = this.nats.connection;
       this.inFlight.attach(connection);

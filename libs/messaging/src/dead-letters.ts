@@ -54,6 +54,8 @@ export interface DeadLetter {
   reason: string;
   items: string[];
   payload: Uint8Array;
+  /** Its `Nats-Msg-Id` when not `<consumer>:<sequence>`: a second letter of the same message for another cause. */
+  id?: string;
 }
 
 /**
@@ -89,7 +91,7 @@ export class DeadLetterPublisher {
       await this.publisher.publishBytes(
         deadLetterSubject(letter.stream, letter.consumer),
         letter.payload,
-        `${letter.consumer}:${letter.sequence}`,
+        letter.id ?? `${letter.consumer}:${letter.sequence}`,
         headers,
       );
     } catch (error) {

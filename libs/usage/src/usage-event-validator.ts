@@ -139,6 +139,7 @@ export const USAGE_RECORDED_EVENT_SCHEMA: SchemaObject = {
     userAgent: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
     origin: { type: ['string', 'null'], [CV_MAX_LENGTH]: CLIENT_HEADER_MAX_LENGTH },
     externalUser: { type: ['string', 'null'], [CV_MAX_LENGTH]: 256 },
+    principal: { type: ['string', 'null'], [CV_MAX_LENGTH]: 2048 },
   },
 };
 

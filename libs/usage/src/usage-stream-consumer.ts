@@ -1,6 +1,13 @@
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { JETSTREAM, type UsageRecordedEvent } from '@gw/contracts';
-import { classifyStoreError, DeadLetterPublisher, type ResilientNatsConnection, type StoreErrorKind } from '@gw/messaging';
+import {
+  classifyStoreError,
+  DeadLetterPublisher,
+  type ResilientNatsConnection,
+  type StoreErrorKind,
+  type UsagePrincipalVerifier,
+  type UsageRefusal,
+} from '@gw/messaging';
 import { counter } from '@gw/metrics';
 import { parseUsageEvents } from './usage-event.js';
 import { ensureUsageStream } from './usage-stream.js';
@@ -9,6 +16,11 @@ import { ensureUsageStream } from './usage-stream.js';
 const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', [
   'stream',
   'consumer',
+]);
+/** Events whose principal did not prove the gateway authorised them (ADR 0138): dead-lettered, never counted. */
+const refusedEvents = counter('usage_events_refused_total', 'Usage events dead-lettered because their principal did not match', [
+  'consumer',
+  'reason',
 ]);
 
 export interface UsageStreamLogger {
@@ -40,6 +52,11 @@ export interface UsageStreamConsumerOptions {
   retryMs?: number;
   /** For tests: the first nak delay (doubles per delivery up to 30 s). */
   nakDelayMs?: number;
+  /**
+   * Checks each event's principal (ADR 0138): one that fails goes to DEAD_LETTERS at once with its
+   * reason and is never written. Unset on a bus without credentials, where nothing is signed.
+   */
+  principals?: UsagePrincipalVerifier;
 }
 
 export interface UsageStreamConsumerStats {
@@ -47,6 +64,8 @@ export interface UsageStreamConsumerStats {
   deadLettered: number;
   /** Messages terminated as malformed. */
   malformed: number;
+  /** Events dead-lettered because their principal did not prove the gateway authorised them (ADR 0138). */
+  refused: number;
 }
 
 const ACK_WAIT_NS = 30 * 1_000_000_000;
@@ -93,7 +112,7 @@ export class UsageStreamConsumer {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private running?: Promise<void>;
-  private readonly counts: UsageStreamConsumerStats = { deadLettered: 0, malformed: 0 };
+  private readonly counts: UsageStreamConsumerStats = { deadLettered: 0, malformed: 0, refused: 0 };
   private readonly maxDeliveries: number;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly classify: (error: unknown) => StoreErrorKind;
@@ -215,6 +234,7 @@ export class UsageStreamConsumer {
       }
       for (const item of parsed) units.push({ message, item });
     }
+    if (this.options.principals) units = await this.refuseUnproven(units);
     if (units.length === 0) return;
     const allUnits = units;
 
@@ -249,6 +269,57 @@ export class UsageStreamConsumer {
       this.wakeOutageRetry = undefined;
       units = failures.map((failure) => failure.unit);
     }
+  }
+
+  /**
+   * Dead-letters the events whose principal does not prove the gateway authorised them (a
+   * deterministic refusal: no retries), terminating a message none of whose events is left, and
+   * returns the others. A message whose letter could not be stored is nak'ed whole.
+   */
+  private async refuseUnproven(units: Array<Unit>): Promise<Array<Unit>> {
+    const { logger, durableName } = this.options;
+    const refusedBy = new Map<JsMsg, Array<{ unit: Unit; reason: UsageRefusal }>>();
+    for (const unit of units) {
+      const reason = this.options.principals!.refusal(unit.item, unit.message.time.getTime());
+      if (reason) refusedBy.set(unit.message, [...(refusedBy.get(unit.message) ?? []), { unit, reason }]);
+    }
+    if (refusedBy.size === 0) return units;
+    const dropped = new Set<JsMsg>();
+    for (const [message, refused] of refusedBy) {
+      const ids = refused.map(({ unit }) => unit.item.generationId);
+      const reasons = [...new Set(refused.map(({ reason }) => reason))];
+      try {
+        await this.deadLetters.publish({
+          stream: JETSTREAM.usageStream,
+          consumer: durableName,
+          subject: message.subject,
+          sequence: message.seq,
+          deliveries: message.info.deliveryCount,
+          reason: reasons.join(','),
+          items: ids,
+          payload: message.data,
+          // Apart from a later letter of the same message's good events (a store error): both are kept.
+          id: `${durableName}:${message.seq}:refused`,
+        });
+      } catch (error) {
+        logger.error(
+          `${durableName}: could not dead-letter refused stream sequence ${message.seq} (${describe(error)}); it will be redelivered`,
+        );
+        message.nak(MAX_NAK_DELAY_MS);
+        dropped.add(message);
+        continue;
+      }
+      this.counts.refused += refused.length;
+      for (const { reason } of refused) refusedEvents.inc({ consumer: durableName, reason });
+      // Ids and reasons only: the token proves nothing to a reader of logs but is not theirs to see.
+      logger.warn(`${durableName}: refused usage event(s) ${ids.join(',')} (stream sequence ${message.seq}): ${reasons.join(',')}`);
+      const kept = units.some((unit) => unit.message === message && !refused.some((entry) => entry.unit === unit));
+      if (!kept) {
+        message.term();
+        dropped.add(message);
+      }
+    }
+    return units.filter((unit) => !dropped.has(unit.message) && !refusedBy.get(unit.message)?.some((entry) => entry.unit === unit));
   }
 
   /**

@@ -2,7 +2,9 @@
  * `node tools/bench/perf/bus-principal.ts` (after `npm run build`): what a signed principal on
  * the bus costs per request, in one process: the gateway's signature, a service's whole check
  * (`PrincipalVerifier.verify`: header read, Ed25519 verification, claims), and for comparison
- * tweetnacl's verification, the portable verifier the daemons embed. CPU microseconds per call.
+ * tweetnacl's verification, the portable verifier the daemons embed; and a usage event's check
+ * by its consumer (`UsagePrincipalVerifier.refusal`, ADR 0138): each interactive event has its own
+ * token (a verification each), a batch's lines share their grant (verified once). CPU microseconds per call.
  */
 import 'reflect-metadata';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -12,6 +14,7 @@ import {
   PRINCIPAL_HEADER,
   PrincipalSigner,
   PrincipalVerifier,
+  UsagePrincipalVerifier,
   principalPublicKeys,
   principalSigningKey,
 } from '@gw/messaging';
@@ -55,3 +58,24 @@ const signatureBytes = Buffer.from(signature, 'base64url');
 measure('for comparison: tweetnacl verify', Math.max(20, Math.round(CALLS / 200)), () => {
   if (!nacl.sign.detached.verify(bodyBytes, signatureBytes, publicKey)) throw new Error('tweetnacl refused a good signature');
 });
+
+// A consumer of USAGE: tokens it has not seen (one per interactive request), and a batch's grant it has.
+const usageVerifier = new UsagePrincipalVerifier(principalPublicKeys(pair.publicKey));
+const fresh = Array.from({ length: CALLS + 1_000 }, (_, index) => signer.sign(tenancy, data, `${requestId}-${index}`)!);
+let next = 0;
+measure('consumer: usage event, its own token', CALLS, () => {
+  const index = next++;
+  const event = {
+    workspaceId: principal.workspaceId,
+    keyHash: principal.keyHash,
+    requestId: `${requestId}-${index}`,
+    principal: fresh[index],
+  };
+  if (usageVerifier.refusal(event, Date.now())) throw new Error('refused a good usage event');
+});
+const grant = signer.sign(tenancyOf(SUBJECTS.batch.batchesCreate)!, data, requestId)!;
+const line = { workspaceId: principal.workspaceId, keyHash: principal.keyHash, batchId: 'batch_1', principal: grant };
+measure('consumer: usage event of a batch line (grant)', CALLS, () => {
+  if (usageVerifier.refusal(line, Date.now())) throw new Error('refused a good batch line');
+});
+console.log(`a usage event grows by the token: ${JSON.stringify({ principal: token }).length - 2} bytes of JSON`);

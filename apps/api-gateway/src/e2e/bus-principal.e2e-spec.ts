@@ -1,12 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { SUBJECTS, tenancyOf, type BusUser, type Principal } from '@gw/contracts';
+import {
+  EVENTS,
+  JETSTREAM,
+  SUBJECTS,
+  tenancyOf,
+  type BusUser,
+  type HealthReply,
+  type Principal,
+  type UsageRecordedEvent,
+} from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { generatePrincipalKeyPair, PrincipalSigner, principalSigningKey, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import {
+  generatePrincipalKeyPair,
+  JetStreamPublisher,
+  PrincipalSigner,
+  principalSigningKey,
+  ResilientNatsConnection,
+  RpcClient,
+} from '@gw/messaging';
 import { runWithRequestId } from '@gw/telemetry';
 import { busAuth } from '@gw/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stack } from './e2e-helpers.js';
+import { call, stack } from './e2e-helpers.js';
 
 /*
  * Issue 35 item 6: the probe's forged messages. Each service's own seed may publish its subjects
@@ -26,12 +42,12 @@ const forger = new PrincipalSigner(principalSigningKey(generatePrincipalKeyPair(
 
 const opened: Array<{ nats: ResilientNatsConnection; rpc: RpcClient }> = [];
 
+async function connect(user: BusUser): Promise<ResilientNatsConnection> {
+  return ResilientNatsConnection.open({ servers: stack.natsUrl, name: `bus-principal-e2e-${user}`, auth: busAuth(stack.natsSeeds, user) });
+}
+
 async function as(user: BusUser): Promise<RpcClient> {
-  const nats = await ResilientNatsConnection.open({
-    servers: stack.natsUrl,
-    name: `bus-principal-e2e-${user}`,
-    auth: busAuth(stack.natsSeeds, user),
-  });
+  const nats = await connect(user);
   const rpc = new RpcClient(nats, 5_000, { livenessTimeoutMs: 0 });
   opened.push({ nats, rpc });
   return rpc;
@@ -196,6 +212,104 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
         refused('principal_other_request'),
       );
     });
+  });
+
+  describe("inference's seed alone cannot bill a workspace by publishing usage events (ADR 0138)", () => {
+    /** A key of its own, so its usage counts only what this test publishes. */
+    let key: { hash: string };
+    let keyPrincipal: Principal;
+    let publisher: JetStreamPublisher;
+    let usageNats: ResilientNatsConnection;
+
+    beforeAll(async () => {
+      const created = await call('/keys', { key: stack.managementKey, body: { name: 'bus-principal usage e2e' } });
+      expect(created.status).toBe(201);
+      key = { hash: (created.body as { data: { hash: string } }).data.hash };
+      keyPrincipal = { ...principal, keyHash: key.hash, keyKind: 'standard' };
+      usageNats = await connect('inference');
+      publisher = new JetStreamPublisher(usageNats.connection, 5_000);
+    });
+
+    afterAll(async () => {
+      publisher.close();
+      await usageNats.close();
+    });
+
+    /** A usage event of `cost` credits for the test's key, carrying `token` (none: unsigned) for request `requestId`. */
+    const usageEvent = (requestId: string, token: string | undefined, cost = '0.25'): UsageRecordedEvent => ({
+      generationId: `gen-forged-${randomUUID()}`,
+      workspaceId: keyPrincipal.workspaceId,
+      keyHash: keyPrincipal.keyHash,
+      userId: keyPrincipal.userId,
+      model: 'sim/gpt-4o-mini',
+      provider: 'simulator-openai',
+      upstreamModel: 'gpt-4o-mini',
+      status: 'succeeded',
+      isByok: false,
+      promptTokens: 10,
+      completionTokens: 10,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      tokensEstimated: false,
+      cost,
+      upstreamCost: cost,
+      latencyMs: 1,
+      createdAt: new Date().toISOString(),
+      requestId,
+      ...(token ? { principal: token } : {}),
+    });
+    const publish = (event: UsageRecordedEvent) => publisher.publish(EVENTS.usageRecorded, JSON.stringify(event), event.generationId);
+    const tokenFor = (who: Principal, requestId: string) => signAsGateway(SUBJECTS.inference.chatStream, { principal: who }, requestId);
+    const keyUsage = async () => {
+      const answer = await call(`/keys/${key.hash}`, { key: stack.managementKey });
+      return (answer.body as { data: { usage: number } }).data.usage;
+    };
+    /** What each consumer of USAGE refused (dead-lettered for its principal) since it started. */
+    const refusedSoFar = async () => {
+      const gateway = await as('api-gateway');
+      const management = (await gateway.send(SUBJECTS.management.health, {})) as HealthReply;
+      const inference = (await gateway.send(SUBJECTS.inference.health, {})) as HealthReply;
+      return {
+        management: management.consumers?.[JETSTREAM.consumers.managementUsage]?.refused ?? 0,
+        inference: inference.consumers?.[JETSTREAM.consumers.inferenceGenerations]?.refused ?? 0,
+      };
+    };
+
+    it('bills an event carrying the principal of its own request, and no forged one: each is dead-lettered and counted', async () => {
+      const before = await refusedSoFar();
+      const requestId = randomUUID();
+      const other = randomUUID();
+      const forged = [
+        // The principal of a request for another workspace (one inference served), on an event billing this one.
+        usageEvent(requestId, tokenFor(victim, requestId)),
+        // This key's principal, replayed on an event of another request.
+        usageEvent(randomUUID(), tokenFor(keyPrincipal, other)),
+        // No principal at all.
+        usageEvent(randomUUID(), undefined),
+        // Signed by a key that is not the gateway's.
+        usageEvent(requestId, forger.sign(tenancyOf(SUBJECTS.inference.chatStream)!, { principal: keyPrincipal }, requestId)),
+      ];
+      for (const event of forged) await publish(event);
+      // A batch message mixing a forged event with a good one: the good one is billed, the forged one lettered.
+      const good = usageEvent(requestId, tokenFor(keyPrincipal, requestId), '0.125');
+      const mixed = [usageEvent(randomUUID(), tokenFor(keyPrincipal, randomUUID())), good];
+      await publisher.publish(EVENTS.usageRecorded, JSON.stringify({ events: mixed }), `batch-${randomUUID()}`);
+
+      await expect.poll(async () => (await refusedSoFar()).management - before.management, { timeout: 30_000 }).toBe(5);
+      await expect.poll(async () => (await refusedSoFar()).inference - before.inference, { timeout: 30_000 }).toBe(5);
+      // Only the good event is billed (0.125), none of the five forged ones (0.25 each).
+      await expect.poll(keyUsage, { timeout: 30_000 }).toBe(0.125);
+      const record = await call(`/generation?id=${forged[0]!.generationId}`, { key: stack.managementKey });
+      expect(record.status).toBe(404);
+    }, 120_000);
+
+    it('bills an event consumed long after its principal expired (a redelivery, a replayed dead letter): binding, not age', async () => {
+      const requestId = randomUUID();
+      const expired = signAsGateway(SUBJECTS.inference.chatStream, { principal: keyPrincipal }, requestId, Date.now() - 3 * 24 * 3_600_000);
+      const usage = await keyUsage();
+      await publish(usageEvent(requestId, expired, '0.5'));
+      await expect.poll(keyUsage, { timeout: 30_000 }).toBe(usage + 0.5);
+    }, 60_000);
   });
 
   it("refuses intern-signing's seed revoking an intern's keys outside a request", async () => {

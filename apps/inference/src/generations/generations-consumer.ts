@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { EVENTS, JETSTREAM } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { ResilientNatsConnection, UsagePrincipalVerifier } from '@gw/messaging';
 import { UsageStreamConsumer, type UsageStreamConsumerStats } from '@gw/usage';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -38,6 +38,8 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       maxAckPending: 4_096,
       // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries (ADR 0032).
       maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
+      // A workspace's activity shows no generation the gateway did not authorise for it (ADR 0138).
+      principals: UsagePrincipalVerifier.fromEnv(env),
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');

@@ -206,7 +206,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
       5_000,
       'the consumer to be drained',
     );
-    expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0 });
+    expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0, refused: 0 });
     // ... and counted for Prometheus (ADR 0040), per stream and consumer.
     const metric = await metricsRegistry.getSingleMetric('jetstream_dead_lettered_events_total')!.get();
     expect(metric.values.find((value) => value.labels.consumer === JETSTREAM.consumers.inferenceGenerations)?.value).toBe(2);

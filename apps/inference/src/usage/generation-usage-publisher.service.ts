@@ -3,7 +3,7 @@ import { usageDetailsOf } from './usage-details.js';
 import { EVENTS, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { ATTR, currentRequestId, currentTraceparent, tracer, tracingEnabled } from '@gw/telemetry';
+import { ATTR, currentPrincipal, currentRequestId, currentTraceparent, tracer, tracingEnabled } from '@gw/telemetry';
 import { ResilientNatsConnection } from '@gw/messaging';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import type { Charge } from '../pricing/charge.js';
@@ -96,8 +96,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
    */
   async record(outcome: GenerationOutcome): Promise<void> {
     const event = toUsageEvent(outcome);
-    const requestId = currentRequestId();
-    if (requestId) event.requestId = requestId;
+    stampRequest(event);
     // A request with an Idempotency-Key publishes its events once its outcome is stored for retries.
     const idempotent = currentIdempotentRun();
     if (idempotent) return idempotent.defer(event);
@@ -135,8 +134,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
 
   /** A usage event built elsewhere (a response-cache hit), stored like the others before its answer leaves. */
   async publish(event: UsageRecordedEvent): Promise<void> {
-    const requestId = currentRequestId();
-    if (requestId) event.requestId = requestId;
+    stampRequest(event);
     await this.store(event);
   }
 
@@ -170,6 +168,17 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     this.outbox.close();
     this.publisher.close();
   }
+}
+
+/**
+ * The request the event is billed for, and the gateway's proof for it: the principal the request
+ * came with (a batch line's is the batch's grant), which management checks before billing (ADR 0138).
+ */
+function stampRequest(event: UsageRecordedEvent): void {
+  const requestId = currentRequestId();
+  if (requestId) event.requestId = requestId;
+  const principal = currentPrincipal();
+  if (principal) event.principal = principal;
 }
 
 export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {

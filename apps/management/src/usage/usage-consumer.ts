@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type UsageRecordedEvent } from '@gw/contracts';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { ResilientNatsConnection, type UsagePrincipalVerifier } from '@gw/messaging';
 import { UsageStreamConsumer, type UsageStreamConsumerStats } from '@gw/usage';
 import { ManagementEventsPublisher, MANAGEMENT_EVENTS_CONNECTION } from '../messaging/management-events.publisher.js';
 import { context, trace } from '@opentelemetry/api';
@@ -38,6 +38,8 @@ export interface UsageConsumerOptions {
   maxDeliveries?: number;
   /** For tests: the first nak delay of a poison event. */
   nakDelayMs?: number;
+  /** Refuses (dead-letters) an event whose principal does not prove the gateway authorised it (ADR 0138). */
+  principals?: UsagePrincipalVerifier;
 }
 
 /**
@@ -69,6 +71,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       maxAckPending: 4_000,
       maxDeliveries: options.maxDeliveries,
       nakDelayMs: options.nakDelayMs,
+      principals: options.principals,
       write: async (batch) => {
         // Tracing on: a span per event, in the trace of its generation (ADR 0050).
         const spans = tracingEnabled() ? new UsageCountSpans(batch) : undefined;

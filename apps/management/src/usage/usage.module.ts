@@ -1,3 +1,4 @@
+import { UsagePrincipalVerifier } from '@gw/messaging';
 import { Module } from '@nestjs/common';
 import { JETSTREAM } from '@gw/contracts';
 import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
@@ -20,6 +21,8 @@ import { UsageCounter } from './usage-counter.js';
       useFactory: (env: ManagementEnv) => ({
         durableName: JETSTREAM.consumers.managementUsage,
         maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
+        // Nothing is billed without the gateway's proof for that workspace and request (ADR 0138).
+        principals: UsagePrincipalVerifier.fromEnv(env),
       }),
     },
     { provide: UsageCounter, inject: [PrismaService], useFactory: (prisma: PrismaService) => new UsageCounter(prisma.pool) },

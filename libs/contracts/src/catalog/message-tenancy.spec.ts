@@ -1,10 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { REQUEST_ROUTES } from '../bus-permissions.js';
+import * as catalog from './messages.js';
 import { MESSAGE_TENANCY, tenancyOf } from './message-tenancy.js';
+
+/** Every request and stream of the catalog (`messages.ts`): what a service can serve with `@MessagePattern(X.subject)`. */
+function servedSubjects(): string[] {
+  const values = Object.values(catalog).flatMap((value): unknown[] =>
+    typeof value === 'object' && value !== null && !('kind' in value) ? Object.values(value) : [value],
+  );
+  return values
+    .filter((value): value is { kind: string; subject: string } => typeof value === 'object' && value !== null && 'kind' in value)
+    .filter((message) => message.kind === 'rpc' || message.kind === 'stream')
+    .map((message) => message.subject);
+}
 
 describe('the tenancy of every request on the bus', () => {
   it('names every request-reply subject of the route table, and no other', () => {
     expect(Object.keys(MESSAGE_TENANCY).sort()).toEqual(REQUEST_ROUTES.map((route) => route.subject).sort());
+  });
+
+  it('declares every request and stream the catalog lets a service serve (the verifier refuses the undeclared)', () => {
+    const served = servedSubjects();
+    expect(served.length).toBeGreaterThan(80);
+    expect(served.filter((subject) => !tenancyOf(subject))).toEqual([]);
   });
 
   it('asks a signed principal of every request that carries one', () => {

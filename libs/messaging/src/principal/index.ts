@@ -3,3 +3,4 @@ export * from './principal-token.js';
 export * from './principal-signer.js';
 export * from './principal-verifier.js';
 export * from './outgoing-principal.js';
+export * from './usage-principal.js';

@@ -121,9 +121,22 @@ describe('PrincipalVerifier: a request acting for a tenant needs the principal t
     expect(reasonOf(() => verifier.verify(KEYS_LIST, headersOf(sign(resolve, lookup)), data))).toBe('principal_other_tenant');
   });
 
-  it('asks nothing of a request acting for no tenant, or outside the contracts', () => {
+  it('asks nothing of a request its declaration says acts for no tenant', () => {
     expect(reasonOf(() => verifier.verify(SUBJECTS.management.health, undefined, {}))).toBeUndefined();
-    expect(reasonOf(() => verifier.verify('spec.echo', undefined, {}))).toBeUndefined();
+  });
+
+  it('refuses a subject no tenancy declares, even with a good principal for it (fails closed)', () => {
+    const undeclared = 'management.keys.export-all';
+    expect(tenancyOf(undeclared)).toBeUndefined();
+    expect(reasonOf(() => verifier.verify(undeclared, undefined, {}))).toBe('principal_undeclared_subject');
+    // The token is genuine, for this request and this workspace: only the missing declaration refuses it.
+    expect(reasonOf(() => verifier.verify(undeclared, headersOf(sign(KEYS_LIST, data)), data))).toBe('principal_undeclared_subject');
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(
+        reasonOf(() => verifier.verify(name, headersOf(sign(KEYS_LIST, data)), data)),
+        name,
+      ).toBe('principal_undeclared_subject');
+    }
   });
 
   it('verifies with any of the keys it holds while the gateway’s key rotates', () => {

@@ -13,7 +13,9 @@ export type PrincipalRefusal =
   | 'principal_expired'
   | 'principal_other_request'
   | 'principal_grant_not_taken'
-  | 'principal_other_tenant';
+  | 'principal_other_tenant'
+  /** The subject is in no tenancy declaration: refused rather than served unchecked. */
+  | 'principal_undeclared_subject';
 
 const REFUSALS = new Set<string>([
   'principal_missing',
@@ -22,6 +24,7 @@ const REFUSALS = new Set<string>([
   'principal_other_request',
   'principal_grant_not_taken',
   'principal_other_tenant',
+  'principal_undeclared_subject',
 ]);
 
 /** A service's refusal of a request's principal: the gateway answers its client 500 (its own call failed). */
@@ -31,8 +34,9 @@ export function isPrincipalRefusal(error: unknown): boolean {
 
 /**
  * Checks that a request acting for a tenant carries a principal the gateway signed, for this
- * request, not expired, naming the tenant its payload acts for (`MESSAGE_TENANCY`). One Ed25519
- * verification per request; nothing is cached, so a refusal never depends on an earlier message.
+ * request, not expired, naming the tenant its payload acts for (`MESSAGE_TENANCY`); a subject
+ * that table does not declare is refused. One Ed25519 verification per request; nothing is
+ * cached, so a refusal never depends on an earlier message.
  */
 export class PrincipalVerifier {
   constructor(private readonly keys: readonly KeyObject[]) {
@@ -48,7 +52,9 @@ export class PrincipalVerifier {
   /** Throws the 403 of `PrincipalRefusal` unless `data` may be acted on for the request `headers` came with. */
   verify(subject: string, headers: MsgHdrs | undefined, data: unknown, now = Date.now()): void {
     const tenancy = tenancyOf(subject);
-    if (!tenancy || tenancy.actsFor === 'none') return;
+    // Fail closed: a request nobody declared may act for any tenant, so it is refused, not waved through.
+    if (!tenancy) throw refused('principal_undeclared_subject', subject);
+    if (tenancy.actsFor === 'none') return;
     const token = headers?.get(PRINCIPAL_HEADER);
     if (!token) throw refused('principal_missing', subject);
     const claims = openPrincipal(token, this.keys);
@@ -86,6 +92,8 @@ function names(tenancy: Tenancy, claims: PrincipalClaims, data: unknown): boolea
     }
     case 'none':
       return true;
+    default:
+      return false;
   }
 }
 
