@@ -65,7 +65,9 @@ export class ResponseCacheHits implements OnModuleDestroy {
       onPublishError: (error) => {
         if (Date.now() - lastErrorLog < 10_000) return;
         lastErrorLog = Date.now();
-        this.logger.warn(`Cache-hit usage events not yet acknowledged by JetStream: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `Cache-hit usage events not yet acknowledged by JetStream: ${error instanceof Error ? error.message : String(error)}`,
+        );
       },
     });
   }
@@ -78,7 +80,8 @@ export class ResponseCacheHits implements OnModuleDestroy {
     if (this.settings.maxTtlSeconds === 0 || payload.idempotency) return undefined;
     const { principal } = payload;
     const body = payload.body;
-    if (payload.cache === undefined && !principal.responseCacheTtlSeconds && (body.cache === undefined || body.cache === null)) return undefined;
+    if (payload.cache === undefined && !principal.responseCacheTtlSeconds && (body.cache === undefined || body.cache === null))
+      return undefined;
     if ((body.preset !== undefined && body.preset !== null) || (typeof body.model === 'string' && body.model.includes('@preset/')))
       return undefined;
     const decision = decide(controlsOf(payload.cache, body, principal.responseCacheTtlSeconds), body, this.settings);
@@ -111,7 +114,9 @@ export class ResponseCacheHits implements OnModuleDestroy {
     try {
       await Promise.race([this.outbox.enqueueAndWait(event), timeout]);
     } catch (error) {
-      this.logger.error(`Cache hit ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`);
+      this.logger.error(
+        `Cache hit ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`,
+      );
       throw new GatewayError(503, 'Usage could not be recorded; the generation was not returned', {
         errorType: 'server',
         metadata: { reason: 'usage_unavailable', retryable: true },

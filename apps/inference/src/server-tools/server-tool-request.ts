@@ -60,7 +60,6 @@ const MAX_ALLOWED_DOMAINS = 100;
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const LOCATION_FIELDS = ['country', 'region', 'city', 'timezone'] as const;
 
-
 /**
  * The request's `service:*` tools (internal chat form) as function tools the model can call,
  * and the loop's bounds. Undefined when the request offers no server tool. 400s that name the
