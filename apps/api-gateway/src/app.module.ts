@@ -17,6 +17,7 @@ import { GenerationsController } from './generations/generations.controller.js';
 import { ChatController } from './chat/chat.controller.js';
 import { InferenceStreamRelay } from './chat/inference-stream.relay.js';
 import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
+import { ResponseCacheHits } from './response-cache/cache-hits.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
@@ -100,6 +101,7 @@ export class AppModule {
         InferenceStreamRelay,
         InferenceCallCanceller,
         CancellableInferenceCalls,
+        ResponseCacheHits,
         OpenApiDocumentHolder,
         BatchRateLimitGuard,
         { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },

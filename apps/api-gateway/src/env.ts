@@ -1,11 +1,12 @@
-import { CommonEnv, WithRedisEnv } from '@gw/config';
+import { CommonEnv, WithRedisEnv, WithResponseCacheEnv } from '@gw/config';
 import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /**
  * Environment of the HTTP gateway (every variable: docs/configuration.md). REDIS_URL and
- * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open).
+ * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open);
+ * also the response cache's, whose whole-answer hits the gateway answers itself (WithResponseCacheEnv, ADR 0140).
  */
-export class GatewayEnv extends WithRedisEnv(CommonEnv) {
+export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   /**
    * The operators' credentials for the admin API (`/v1/admin/...`): `name:secret` entries,
    * comma-separated, each secret 24 characters or more; the name is recorded as who made a change.

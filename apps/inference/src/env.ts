@@ -1,4 +1,4 @@
-import { DatabaseServiceEnv, IsKeyEncryptionKeys, WithRedisEnv } from '@gw/config';
+import { DatabaseServiceEnv, IsKeyEncryptionKeys, WithRedisEnv, WithResponseCacheEnv } from '@gw/config';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { isServiceAccountSource } from './providers/gemini/google-access-tokens.js';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * REDIS_KEY_PREFIX (WithRedisEnv): the stored outcomes of requests with an `Idempotency-Key`, and the response cache
  * (unreachable: no cache).
  */
-export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
+export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServiceEnv)) {
   /** How long the outcome of a request with an `Idempotency-Key` answers its retries (seconds). */
   @IsInt()
   @Min(60)
@@ -311,24 +311,11 @@ export class InferenceEnv extends WithRedisEnv(DatabaseServiceEnv) {
   @Matches(/^[a-z0-9-]+$/)
   VERTEX_LOCATION: string = 'global';
 
-  /**
-   * Response cache: the longest a stored answer lives, whatever the caller asks;
-   * 0 turns the cache off. Callers opt in per request, key or preset; nothing is cached otherwise.
-   */
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  RESPONSE_CACHE_MAX_TTL_SECONDS: number = 86_400;
-
   /** The time-to-live of an entry whose request named none. */
   @IsInt()
   @Min(1)
   @Max(30 * 24 * 3600)
   RESPONSE_CACHE_DEFAULT_TTL_SECONDS: number = 300;
-
-  /** What a hit is charged, as a fraction of the cost it avoided (decimal string; 0 = free, 0.1 = 10 %). */
-  @Matches(/^(0(\.\d+)?|1(\.0+)?)$/)
-  RESPONSE_CACHE_PRICE_RATE: string = '0';
 
   /** Largest entry stored (compressed bytes); larger answers are not stored. */
   @IsInt()

@@ -5,3 +5,4 @@ export * from './oidc-env.js';
 export * from './redis-env.js';
 export * from './key-ring.js';
 export * from './envelope-encryption.js';
+export * from './response-cache-env.js';

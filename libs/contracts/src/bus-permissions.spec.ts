@@ -92,7 +92,9 @@ describe('bus permissions (ADR 0035)', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
     // Batch publishes the one charge of a finalized batch (ADR 0046).
     expect(publishes('batch')).toContain(EVENTS.usageRecorded);
-    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch'))
+    // The gateway records the response-cache hits it answers (ADR 0140).
+    expect(publishes('api-gateway')).toContain(EVENTS.usageRecorded);
+    for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch' && name !== 'api-gateway'))
       expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
     expect(publishes('management')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.management-usage');
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');

@@ -234,7 +234,12 @@ const usageConsumer = (durable: string): JetStreamGrant[] => [
  * (inference's answers to its lines).
  */
 export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
-  'api-gateway': [{ kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
+  // The gateway records the response-cache hits it answers itself (ADR 0140).
+  'api-gateway': [
+    { kind: 'stream', stream: JETSTREAM.usageStream },
+    { kind: 'publish', subjects: [EVENTS.usageRecorded] },
+    { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
+  ],
   management: [...usageConsumer(JETSTREAM.consumers.managementUsage), { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
   inference: [
     { kind: 'publish', subjects: [EVENTS.usageRecorded] },

@@ -9,6 +9,7 @@ const SOURCES = [
     classes: { CommonEnv: 'every process', DatabaseServiceEnv: 'management, inference, batch, intern-signing' },
   },
   { file: 'libs/config/src/redis-env.ts', classes: { RedisEnv: 'api-gateway, intern-signing, inference' } },
+  { file: 'libs/config/src/response-cache-env.ts', classes: { ResponseCacheEnv: 'api-gateway, inference' } },
   { file: 'apps/api-gateway/src/env.ts', classes: { GatewayEnv: 'api-gateway' } },
   { file: 'apps/management/src/env.ts', classes: { ManagementEnv: 'management' } },
   { file: 'apps/inference/src/env.ts', classes: { InferenceEnv: 'inference' } },

@@ -3,6 +3,7 @@ import type { RpcClient } from '@gw/messaging';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { GatewayEnv } from '../env.js';
+import type { ResponseCacheHits } from '../response-cache/cache-hits.service.js';
 import { CancellableInferenceCalls, type InferenceCallCanceller } from './inference-calls.js';
 
 /*
@@ -24,6 +25,8 @@ const answers: unknown[] = [
   { nested: { '2': 'numeric keys', a: [1, -0, 1e21, 5e-324, true, null] } },
 ];
 
+const noHits = { answer: () => Promise.resolve(undefined) } as unknown as ResponseCacheHits;
+
 describe('CancellableInferenceCalls.forward', () => {
   it.each(answers)('answers the client byte for byte as sending the parsed answer did', async (answer) => {
     const json = JSON.stringify(answer);
@@ -35,7 +38,7 @@ describe('CancellableInferenceCalls.forward', () => {
       },
     } as unknown as RpcClient;
     const canceller = { cancel: () => undefined } as unknown as InferenceCallCanceller;
-    const calls = new CancellableInferenceCalls(rpc, canceller, { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv);
+    const calls = new CancellableInferenceCalls(rpc, canceller, noHits, { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv);
     const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest;
 
     const app = Fastify();
@@ -57,5 +60,32 @@ describe('CancellableInferenceCalls.forward', () => {
     expect(after.headers['content-type']).toBe(before.headers['content-type']);
     expect(after.headers['content-length']).toBe(before.headers['content-length']);
     expect(sent[0]).toMatchObject({ requestId: expect.any(String) });
+  });
+
+  it('answers a response-cache hit the edge found without calling inference (ADR 0140)', async () => {
+    const sent: unknown[] = [];
+    const rpc = { sendJson: (_message: unknown, payload: unknown) => (sent.push(payload), Promise.resolve('{}')) } as unknown as RpcClient;
+    const asked: unknown[] = [];
+    const hits = { answer: (door: string, payload: unknown) => (asked.push([door, payload]), Promise.resolve('{"id":"gen-hit"}')) };
+    const calls = new CancellableInferenceCalls(
+      rpc,
+      { cancel: () => undefined } as unknown as InferenceCallCanceller,
+      hits as unknown as ResponseCacheHits,
+      { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv,
+    );
+    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest;
+    const app = Fastify();
+    app.post('/', async (_request, reply) => {
+      await calls.forward(reply, ChatCreate, payload);
+      return reply;
+    });
+    const answer = await app.inject({ method: 'POST', url: '/' });
+    await app.close();
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toBe('{"id":"gen-hit"}');
+    expect(answer.headers['x-service-cache-status']).toBe('HIT');
+    expect(asked).toEqual([['chat', payload]]);
+    expect(sent).toEqual([]);
   });
 });

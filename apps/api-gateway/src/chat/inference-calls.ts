@@ -1,11 +1,28 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CallCancelled, type ChatCreateRequest, type RpcMessage, type CallCancelledEvent } from '@gw/contracts';
+import {
+  CallCancelled,
+  ChatCreate,
+  MessagesCreate,
+  ResponsesCreate,
+  type CallCancelledEvent,
+  type ChatCreateRequest,
+  type RpcMessage,
+} from '@gw/contracts';
+import type { CacheDoor } from '@gw/usage';
 import { ResilientNatsConnection, RpcClient, type JsonText } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { INFERENCE_RESENDS } from './inference-resends.js';
-import { cacheStatusFrom } from '../response-cache/cache-headers.js';
+import { CACHE_STATUS_RESPONSE_HEADER, cacheStatusFrom } from '../response-cache/cache-headers.js';
+import { ResponseCacheHits } from '../response-cache/cache-hits.service.js';
+
+/** The front doors whose whole answers a response-cache hit may answer at the edge (ADR 0140), by subject. */
+const CACHE_DOORS: ReadonlyMap<string, CacheDoor> = new Map([
+  [ChatCreate.subject, 'chat'],
+  [ResponsesCreate.subject, 'responses'],
+  [MessagesCreate.subject, 'messages'],
+]);
 
 /** What Fastify sets for an object it serialises itself: a forwarded JSON answer gets the same header. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -41,6 +58,7 @@ export class CancellableInferenceCalls {
   constructor(
     private readonly rpc: RpcClient,
     private readonly canceller: InferenceCallCanceller,
+    private readonly hits: ResponseCacheHits,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -60,6 +78,12 @@ export class CancellableInferenceCalls {
     message: RpcMessage<ChatCreateRequest, Reply>,
     payload: ChatCreateRequest,
   ): Promise<JsonText<Reply>> {
+    const door = CACHE_DOORS.get(message.subject);
+    const hit = door ? await this.hits.answer(door, payload) : undefined;
+    if (hit !== undefined) {
+      void reply.header(CACHE_STATUS_RESPONSE_HEADER, 'HIT');
+      return hit as JsonText<Reply>;
+    }
     const requestId = randomUUID();
     let answered = false;
     const onClose = () => {

@@ -48,6 +48,15 @@ async function streamed(
   return { text, status: response.headers.get('x-service-cache-status'), chunks };
 }
 
+/** A counter of a process's `/metrics`, summed over the series whose labels include `labels`. */
+async function metric(process: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(stack.metricsUrls[process]!)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
 const generations = new pg.Client({ connectionString: stack.inferenceDatabaseUrl });
 
 /** A generation's row, once inference's consumer wrote it. */
@@ -76,10 +85,14 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
   it('answers the same request twice with one upstream call: the second a hit, same content, cost at the cache price (0)', async () => {
     const messages = question();
     const before = await upstreamCalls();
+    const edgeHits = () => metric('api-gateway', 'gateway_response_cache_lookups_total', 'door="chat",result="hit"');
+    const edgeBefore = await edgeHits();
     const first = await ask(openai, messages);
     const second = await ask(openai, messages);
     expect(first.status).toBe('MISS');
     expect(second.status).toBe('HIT');
+    // A whole answer without a preset is answered by the gateway itself (ADR 0140).
+    expect(await edgeHits()).toBe(edgeBefore + 1);
     expect(second.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content);
     expect(JSON.stringify(second.data.choices)).toBe(JSON.stringify(first.data.choices));
     expect(second.data.usage.completion_tokens).toBe(first.data.usage.completion_tokens);

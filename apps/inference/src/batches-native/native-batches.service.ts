@@ -14,7 +14,7 @@ import {
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { createHash } from 'node:crypto';
-import { assertMaySpend } from '../billing/spend-guard.js';
+import { assertMaySpend } from '@gw/usage';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
 import { hashEndUser } from '../chat/chat-preparation.service.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChatCreateRequest } from '@gw/contracts';
-import { assertMaySpend } from '../billing/spend-guard.js';
+import { assertMaySpend } from '@gw/usage';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { worstCaseChatCharge } from '../billing/worst-case-charge.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';

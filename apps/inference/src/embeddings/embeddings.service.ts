@@ -2,7 +2,7 @@ import { estimateTokens } from '../pricing/token-estimate.js';
 import { embeddingsContent } from '../content/generation-content.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EmbeddingsCreateRequest, EmbeddingsView } from '@gw/contracts';
-import { assertMaySpend } from '../billing/spend-guard.js';
+import { assertMaySpend } from '@gw/usage';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { worstCaseEmbeddingsCharge } from '../billing/worst-case-charge.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';

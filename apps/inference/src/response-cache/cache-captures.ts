@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@gw/contracts';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
-import type { CachedGeneration } from './cache-entry.js';
+import type { CachedGeneration } from '@gw/usage';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** A settled generation as accounting knows it. */

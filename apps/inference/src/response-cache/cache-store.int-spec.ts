@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import '@gw/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CacheEntry } from './cache-entry.js';
-import { ResponseCacheStore } from './cache-store.js';
+import { ResponseCacheStore, responseCacheMetrics, type CacheEntry } from '@gw/usage';
 
 const usage = { promptTokens: 3, completionTokens: 5, cachedTokens: 0, reasoningTokens: 0, estimated: false };
 
@@ -27,6 +26,8 @@ describe('ResponseCacheStore', () => {
       keyPrefix: inject('redisKeyPrefix'),
       maxEntryBytes: 8 * 1024,
       maxWorkspaceBytes: 20 * 1024,
+      metrics: responseCacheMetrics('inference'),
+      warn: () => undefined,
     });
   });
 

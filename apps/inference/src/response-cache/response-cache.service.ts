@@ -1,24 +1,32 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { ChatStreamRequest, Principal, ResponseCacheControls, UsageRecordedEvent } from '@gw/contracts';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { ChatStreamRequest, Principal, ResponseCacheControls } from '@gw/contracts';
 import { JsonAnswer, ServedStream } from '@gw/messaging';
+import {
+  assertMaySpend,
+  cacheKeyOf,
+  controlsOf,
+  decide,
+  ResponseCacheStore,
+  responseCacheMetrics,
+  settleHit,
+  stampJson,
+  stampPacket,
+  type CacheDecision,
+  type CacheDoor,
+  type CacheEntry,
+  type CacheSettings,
+  type HitStamp,
+} from '@gw/usage';
 import { randomUUID } from 'node:crypto';
-import { assertMaySpend } from '../billing/spend-guard.js';
 import { newGenerationId } from '../chat/generation-ids.js';
 import type { PacketFrame } from '../chat/served-stream.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { GenerationUsagePublisher } from '../usage/generation-usage-publisher.service.js';
-import { usageDetailsOf } from '../usage/usage-details.js';
-import { stampJson, stampPacket, type HitStamp } from './cached-answer.js';
 import { ResponseCacheCaptures, dropStreamTap, tapStream } from './cache-captures.js';
-import type { CacheEntry, CachedGeneration } from './cache-entry.js';
-import { cacheKeyOf, type CacheDoor } from './cache-key.js';
-import { cacheMetrics } from './cache-metrics.js';
-import { controlsOf, decide, type CacheDecision, type CacheSettings } from './cache-request.js';
-import { ResponseCacheStore } from './cache-store.js';
-import { metadataField } from '../routing/metadata-field.js';
+
+const cacheMetrics = responseCacheMetrics('inference');
 
 /** Reply header telling the gateway how the cache answered (HIT, MISS, REFRESH). */
 const CACHE_STATUS_HEADER = 'Gw-Cache';
@@ -26,7 +34,6 @@ const CACHE_STATUS_HEADER = 'Gw-Cache';
 /** First bytes of a replayed stream: an SSE comment (clients skip it) the gateway reads and removes. */
 const STREAM_HIT_MARKER = ': cache HIT\n\n';
 
-const MONEY_SCALE = 12;
 const POLL_MS = 25;
 
 interface CachedRequest {
@@ -57,7 +64,7 @@ type Lookup = { hit: CacheEntry } | { release: () => void };
 export class ResponseCache implements OnModuleDestroy {
   private readonly store: ResponseCacheStore;
   private readonly settings: CacheSettings;
-  private readonly priceRate: Prisma.Decimal;
+  private readonly priceRate: string;
   private readonly waitMs: number;
   /** Identical requests in flight on this replica: resolved once the first one's answer is stored. */
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -68,14 +75,17 @@ export class ResponseCache implements OnModuleDestroy {
     private readonly usage: GenerationUsagePublisher,
     @Inject(INFERENCE_ENV) env: InferenceEnv,
   ) {
+    const logger = new Logger('ResponseCache');
     this.settings = { defaultTtlSeconds: env.RESPONSE_CACHE_DEFAULT_TTL_SECONDS, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
-    this.priceRate = new Prisma.Decimal(env.RESPONSE_CACHE_PRICE_RATE);
+    this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
     this.waitMs = env.RESPONSE_CACHE_COALESCE_WAIT_MS;
     this.store = new ResponseCacheStore({
       redisUrl: env.REDIS_URL,
       keyPrefix: env.REDIS_KEY_PREFIX,
       maxEntryBytes: env.RESPONSE_CACHE_MAX_ENTRY_BYTES,
       maxWorkspaceBytes: env.RESPONSE_CACHE_MAX_WORKSPACE_BYTES,
+      metrics: cacheMetrics,
+      warn: (message) => logger.warn(message),
     });
   }
 
@@ -242,65 +252,11 @@ export class ResponseCache implements OnModuleDestroy {
    * its usage event stored before the answer leaves, marked a hit with the cost it avoided.
    */
   private async settleHit(request: CachedRequest, entry: CacheEntry, streamed: boolean): Promise<HitStamp> {
-    const { principal } = request;
-    assertMaySpend(principal);
-    const generation = entry.generation;
-    const avoided = new Prisma.Decimal(generation.charged);
-    const charged = avoided.mul(this.priceRate).toDecimalPlaces(MONEY_SCALE, Prisma.Decimal.ROUND_HALF_UP);
-    const hitId = newGenerationId();
-    await this.usage.publish(hitEvent(principal, generation, hitId, charged, avoided, streamed, request.sessionId));
-    return {
-      storedId: generation.id,
-      hitId,
-      cost: charged.toNumber(),
-      serviceMetadata: request.serviceMetadata === true,
-      metadataField: metadataField(request),
-      ageSeconds: Math.max(0, Math.round((Date.now() - entry.storedAt) / 1000)),
-    };
+    assertMaySpend(request.principal);
+    const { event, stamp } = settleHit(request, entry, streamed, this.priceRate, newGenerationId);
+    await this.usage.publish(event);
+    return stamp;
   }
-}
-
-function hitEvent(
-  principal: Principal,
-  generation: CachedGeneration,
-  hitId: string,
-  charged: Prisma.Decimal,
-  avoided: Prisma.Decimal,
-  streamed: boolean,
-  sessionId: string | undefined,
-): UsageRecordedEvent {
-  const { usage } = generation;
-  const event: UsageRecordedEvent = {
-    generationId: hitId,
-    workspaceId: principal.workspaceId,
-    keyHash: principal.keyHash,
-    userId: principal.userId,
-    model: generation.modelId,
-    provider: generation.providerId,
-    upstreamModel: generation.upstreamModel,
-    status: 'succeeded',
-    isByok: false,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    cachedTokens: usage.cachedTokens,
-    reasoningTokens: usage.reasoningTokens,
-    tokensEstimated: usage.estimated,
-    cost: charged.toFixed(),
-    upstreamCost: '0',
-    latencyMs: 0,
-    createdAt: new Date().toISOString(),
-    streamed,
-    attempts: 1,
-    endpointsTried: [],
-    cacheHit: true,
-    costAvoided: avoided.toFixed(),
-    responseCacheSourceId: generation.id,
-  };
-  const details = usageDetailsOf(usage);
-  if (details) event.usageDetails = details;
-  if (sessionId) event.sessionId = sessionId;
-  if (principal.batchId) event.batchId = principal.batchId;
-  return event;
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,6 +1,10 @@
 import { STOP_CONDITION_FIELDS, stopConditionsProblem, type StopCondition } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import type { SearchLocation, SearchOptions } from './search-backends.js';
+import { serverToolName } from '@gw/usage';
+
+/** Shared with the gateway's response-cache check (libs/usage). */
+export { serverToolName };
 
 type Json = Record<string, unknown>;
 
@@ -55,16 +59,6 @@ const TOOL_KEYS = new Set(['type', 'max_results', 'parameters', 'allowed_domains
 const MAX_ALLOWED_DOMAINS = 100;
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const LOCATION_FIELDS = ['country', 'region', 'city', 'timezone'] as const;
-
-/** The prefixes a server tool's type is spelled with: the service's own and OpenRouter's (`openrouter:web_search`). */
-const SERVER_TOOL_PREFIXES = ['service:', 'openrouter:'] as const;
-
-/** The server tool a tool type names (`service:web_search` or `openrouter:web_search` -> `web_search`), else undefined. */
-export function serverToolName(type: unknown): string | undefined {
-  if (typeof type !== 'string') return undefined;
-  const prefix = SERVER_TOOL_PREFIXES.find((candidate) => type.startsWith(candidate));
-  return prefix ? type.slice(prefix.length) : undefined;
-}
 
 /**
  * The request's `service:*` tools (internal chat form) as function tools the model can call,

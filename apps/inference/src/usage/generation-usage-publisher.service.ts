@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { usageDetailsOf } from './usage-details.js';
 import { EVENTS, type Principal, type UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { context, SpanKind, trace } from '@opentelemetry/api';
@@ -11,8 +10,7 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import type { GenerationFinish } from './generation-finish.js';
 import type { RequestFacts } from './request-facts.js';
-import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
-import { UsageOutbox, type UsageOutboxStats } from './usage-outbox.js';
+import { JetStreamUsagePublisher, UsageOutbox, usageDetailsOf, type UsageOutboxStats } from '@gw/usage';
 import { currentIdempotentRun } from '../idempotency/idempotent-run.js';
 
 /** Longest wait for unacknowledged usage events when the service stops. */

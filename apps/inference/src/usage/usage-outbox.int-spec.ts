@@ -4,8 +4,7 @@ import { PrivateNatsServer } from '@gw/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JetStreamUsagePublisher } from './jetstream-usage-publisher.js';
-import { UsageOutbox } from './usage-outbox.js';
+import { JetStreamUsagePublisher, UsageOutbox } from '@gw/usage';
 
 function usageEvent(generationId: string): UsageRecordedEvent {
   return {

@@ -1,9 +1,8 @@
-import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { CacheEntry } from './cache-entry.js';
-import { cacheMetrics } from './cache-metrics.js';
+import type { ResponseCacheMetrics } from './cache-metrics.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -19,6 +18,9 @@ export interface CacheStoreOptions {
   maxEntryBytes: number;
   /** Most bytes (compressed) one workspace's entries hold: the entries nearest to expiry go first. */
   maxWorkspaceBytes: number;
+  metrics: ResponseCacheMetrics;
+  /** Told at most once per 10 s while Redis is unreachable. */
+  warn: (message: string) => void;
 }
 
 /**
@@ -70,7 +72,6 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
  * (the request is answered upstream, never refused); one log line per 10 s.
  */
 export class ResponseCacheStore {
-  private readonly logger = new Logger('ResponseCache');
   readonly redis: Redis;
   private lastOutageLog = 0;
   private connecting: Promise<void> | undefined;
@@ -99,7 +100,7 @@ export class ResponseCacheStore {
       await this.connected();
       const stored = await this.redis.getBuffer(this.entryKey(workspaceId, key));
       if (!stored) return undefined;
-      cacheMetrics.bytesRead.inc(stored.length);
+      this.options.metrics.bytesRead.inc(stored.length);
       const json = isGzip(stored) ? await gunzipAsync(stored) : stored;
       return JSON.parse(json.toString('utf8')) as CacheEntry;
     } catch (error) {
@@ -113,7 +114,7 @@ export class ResponseCacheStore {
     const json = Buffer.from(JSON.stringify(entry), 'utf8');
     const payload = json.length < COMPRESS_FROM_BYTES ? json : await gzipAsync(json);
     if (payload.length > this.options.maxEntryBytes) {
-      cacheMetrics.skipped.inc({ reason: 'too_large' });
+      this.options.metrics.skipped.inc({ reason: 'too_large' });
       return false;
     }
     try {
@@ -130,8 +131,8 @@ export class ResponseCacheStore {
         Date.now(),
         this.options.maxWorkspaceBytes,
       )) as number;
-      cacheMetrics.bytesWritten.inc(payload.length);
-      if (evicted > 0) cacheMetrics.evicted.inc(evicted);
+      this.options.metrics.bytesWritten.inc(payload.length);
+      if (evicted > 0) this.options.metrics.evicted.inc(evicted);
       return true;
     } catch (error) {
       this.unavailable(error);
@@ -178,10 +179,10 @@ export class ResponseCacheStore {
   }
 
   private unavailable(error: unknown): void {
-    cacheMetrics.unavailable.inc();
+    this.options.metrics.unavailable.inc();
     if (Date.now() - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
     this.lastOutageLog = Date.now();
-    this.logger.warn(`Response cache unavailable, answering upstream: ${error instanceof Error ? error.message : String(error)}`);
+    this.options.warn(`Response cache unavailable, answering upstream: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { UsageDetails } from '@gw/contracts';
-import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import type { NormalizedUsage } from './normalized-usage.js';
 
 /**
  * The detail counts of a generation beyond its columns (cache writes, audio, file, video and

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import type { NormalizedUsage } from '../normalized-usage.js';
 
 /** The generation an entry was answered by: what a hit's record names and the cost it avoids. */
 export interface CachedGeneration {

@@ -1,6 +1,6 @@
 import type { ResponseCacheControls } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { serverToolName } from '../server-tools/server-tool-request.js';
+import { serverToolName } from './server-tool-names.js';
 
 /** Plugins whose run has no effect outside the answer and whose answer is a function of the request. */
 const PURE_PLUGINS = new Set(['context-compression', 'response-healing', 'strip-citation-markers']);

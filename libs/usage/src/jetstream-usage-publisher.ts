@@ -1,6 +1,6 @@
 import { EVENTS, type UsageRecordedBatch, type UsageRecordedEvent } from '@gw/contracts';
 import { JetStreamPublisher, type JetStreamPlacement } from '@gw/messaging';
-import { ensureUsageStream } from '@gw/usage';
+import { ensureUsageStream } from './usage-stream.js';
 import { createHash } from 'node:crypto';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { REQUEST_ID_HEADER, TRACEPARENT_HEADER } from '@gw/telemetry';

@@ -1,0 +1,128 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
+import { GatewayError } from '@gw/errors';
+import { ResilientNatsConnection } from '@gw/messaging';
+import { currentRequestId } from '@gw/telemetry';
+import {
+  assertMaySpend,
+  cacheKeyOf,
+  controlsOf,
+  decide,
+  JetStreamUsagePublisher,
+  ResponseCacheStore,
+  responseCacheMetrics,
+  settleHit,
+  stampJson,
+  UsageOutbox,
+  type CacheDoor,
+} from '@gw/usage';
+import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+
+const cacheMetrics = responseCacheMetrics('gateway');
+
+/** Hits whose usage events wait for JetStream at once; past it a hit is left to inference (which has its own outbox). */
+const OUTBOX_MAX = 10_000;
+/** As inference's USAGE_ACK_TIMEOUT_MS default: a hit is not answered unbilled. */
+const ACK_TIMEOUT_MS = 10_000;
+const SHUTDOWN_FLUSH_MS = 5_000;
+
+/**
+ * Response-cache hits answered at the edge (ADR 0140): a whole answer the client opted in to,
+ * without a preset (presets are resolved in inference) or an Idempotency-Key (inference keeps
+ * those outcomes), read from the same Redis entries inference stores, under the same key. A hit
+ * is recorded exactly as inference records one (`settleHit`: its own generation, the cache price,
+ * the cost avoided, usage durable in JetStream before the answer leaves), but skips the bus
+ * round trip, the principal's signature and its check, and inference's pipeline. Anything else,
+ * a miss included, goes to inference as before: it looks again, coalesces and stores.
+ */
+@Injectable()
+export class ResponseCacheHits implements OnModuleDestroy {
+  private readonly logger = new Logger(ResponseCacheHits.name);
+  private readonly store: ResponseCacheStore;
+  private readonly publisher: JetStreamUsagePublisher;
+  private readonly outbox: UsageOutbox;
+  private readonly settings: { defaultTtlSeconds: number; maxTtlSeconds: number };
+  private readonly priceRate: string;
+
+  constructor(nats: ResilientNatsConnection, @Inject(GATEWAY_ENV) env: GatewayEnv) {
+    // Reads only: the default TTL applies to stores, which inference makes.
+    this.settings = { defaultTtlSeconds: 1, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
+    this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
+    this.store = new ResponseCacheStore({
+      redisUrl: env.REDIS_URL,
+      keyPrefix: env.REDIS_KEY_PREFIX,
+      maxEntryBytes: Number.MAX_SAFE_INTEGER,
+      maxWorkspaceBytes: Number.MAX_SAFE_INTEGER,
+      metrics: cacheMetrics,
+      warn: (message) => this.logger.warn(message),
+    });
+    this.publisher = new JetStreamUsagePublisher(nats.connection, nats.jetstream);
+    let lastErrorLog = 0;
+    this.outbox = new UsageOutbox(this.publisher.publish, {
+      maxPending: OUTBOX_MAX,
+      lingerMs: 0,
+      onDrop: (event) => this.logger.error(`Usage outbox full: dropped the usage event of cache hit ${event.generationId}`),
+      onPublishError: (error) => {
+        if (Date.now() - lastErrorLog < 10_000) return;
+        lastErrorLog = Date.now();
+        this.logger.warn(
+          `Cache-hit usage events not yet acknowledged by JetStream: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      },
+    });
+  }
+
+  /**
+   * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; undefined
+   * when the edge cannot or need not answer it (inference does).
+   */
+  async answer(door: CacheDoor, payload: ChatCreateRequest): Promise<string | undefined> {
+    if (this.settings.maxTtlSeconds === 0 || payload.idempotency) return undefined;
+    const { principal } = payload;
+    const body = payload.body;
+    if (payload.cache === undefined && !principal.responseCacheTtlSeconds && (body.cache === undefined || body.cache === null))
+      return undefined;
+    if ((body.preset !== undefined && body.preset !== null) || (typeof body.model === 'string' && body.model.includes('@preset/')))
+      return undefined;
+    const decision = decide(controlsOf(payload.cache, body, principal.responseCacheTtlSeconds), body, this.settings);
+    if (!decision?.read) return undefined;
+    const entry = await this.store.get(principal.workspaceId, cacheKeyOf(door, false, body));
+    if (entry?.kind !== 'json') return undefined;
+    assertMaySpend(principal);
+    const { event, stamp } = settleHit(payload, entry, false, this.priceRate);
+    await this.record(event);
+    cacheMetrics.lookups.inc({ door, result: 'hit' });
+    return stampJson(entry.text, stamp);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (!(await this.outbox.flush(SHUTDOWN_FLUSH_MS)))
+      this.logger.error(`Stopped with ${this.outbox.pending} cache-hit usage events not acknowledged by JetStream`);
+    this.outbox.close();
+    this.publisher.close();
+    await this.store.close();
+  }
+
+  /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
+  private async record(event: UsageRecordedEvent): Promise<void> {
+    const requestId = currentRequestId();
+    if (requestId) event.requestId = requestId;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.outbox.enqueueAndWait(event), timeout]);
+    } catch (error) {
+      this.logger.error(
+        `Cache hit ${event.generationId} not answered: its usage event is not stored in JetStream (${(error as Error).message})`,
+      );
+      throw new GatewayError(503, 'Usage could not be recorded; the generation was not returned', {
+        errorType: 'server',
+        metadata: { reason: 'usage_unavailable', retryable: true },
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
