@@ -202,9 +202,11 @@ describe('bad bytes and races (issue 35)', () => {
     const { key, data } = created.body as { key: string; data: { hash: string } };
     const statuses = new Map<number, number>();
     const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    const until = Date.now() + 3_000;
+    // At least 3 s and 60 reads of the key (a loaded host answers slowly), at most 30 s.
+    const started = Date.now();
+    const racing = () => Date.now() - started < 30_000 && (Date.now() - started < 3_000 || (statuses.get(200) ?? 0) < 60);
     const loop = async (work: () => Promise<number>) => {
-      while (Date.now() < until) count(await work());
+      while (racing()) count(await work());
     };
     let flip = 0;
     await Promise.all([
@@ -222,5 +224,5 @@ describe('bad bytes and races (issue 35)', () => {
       summary,
     ).toEqual([]);
     expect(statuses.get(200) ?? 0, summary).toBeGreaterThan(50);
-  }, 20_000);
+  }, 60_000);
 });

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { ResilientNatsConnection } from '@gw/messaging';
+import { PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
+import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@gw/telemetry';
 import {
   assertMaySpend,
@@ -43,11 +44,13 @@ export class ResponseCacheHits implements OnModuleDestroy {
   private readonly outbox: UsageOutbox;
   private readonly settings: { defaultTtlSeconds: number; maxTtlSeconds: number };
   private readonly priceRate: string;
+  private readonly signer: PrincipalSigner | undefined;
 
   constructor(nats: ResilientNatsConnection, @Inject(GATEWAY_ENV) env: GatewayEnv) {
     // Reads only: the default TTL applies to stores, which inference makes.
     this.settings = { defaultTtlSeconds: 1, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
     this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
+    this.signer = PrincipalSigner.fromEnv(env);
     this.store = new ResponseCacheStore({
       redisUrl: env.REDIS_URL,
       keyPrefix: env.REDIS_KEY_PREFIX,
@@ -90,7 +93,7 @@ export class ResponseCacheHits implements OnModuleDestroy {
     if (entry?.kind !== 'json') return undefined;
     assertMaySpend(principal);
     const { event, stamp } = settleHit(payload, entry, false, this.priceRate);
-    await this.record(event);
+    await this.record(event, payload);
     cacheMetrics.lookups.inc({ door, result: 'hit' });
     return stampJson(entry.text, stamp);
   }
@@ -104,9 +107,11 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
-  private async record(event: UsageRecordedEvent): Promise<void> {
-    const requestId = currentRequestId();
-    if (requestId) event.requestId = requestId;
+  private async record(event: UsageRecordedEvent, payload: ChatCreateRequest): Promise<void> {
+    event.requestId = currentRequestId() ?? randomUUID();
+    // The proof the billing consumers ask of every event (ADR 0138), signed here as for a bus call.
+    const proof = this.signer?.sign({ actsFor: 'principal' }, payload, event.requestId);
+    if (proof) event.principal = proof;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);
