@@ -20,15 +20,15 @@ export function sessionHeaderOf(header: string | undefined): string | undefined 
  * `session_id` wins over the header), and what the headers ask (routing metadata, the
  * Idempotency-Key under the door's `route`, the response-cache controls).
  */
-export function frontDoorPayload(
+export function frontDoorPayload<Body extends { session_id?: string }>(
   principal: Principal,
-  body: { session_id?: string },
+  body: Body,
   headers: RequestHeaders,
   sessionHeader: string | undefined,
   route: string,
 ): {
   principal: Principal;
-  body: Record<string, unknown>;
+  body: Body;
   sessionId: string | undefined;
   serviceMetadata: boolean;
   metadataField?: 'openrouter_metadata';
@@ -38,7 +38,7 @@ export function frontDoorPayload(
   const session = sessionHeaderOf(sessionHeader);
   return {
     principal,
-    body: body as Record<string, unknown>,
+    body,
     sessionId: body.session_id ?? session,
     ...metadataOptIn(headers),
     idempotency: idempotencyOf(headers, route, body),

@@ -105,7 +105,7 @@ export class MessagesController {
   ): Promise<void> {
     const payload = {
       principal,
-      body: body as unknown as Record<string, unknown>,
+      body,
       anthropicBeta: anthropicBetasOf(request.headers),
     };
     const { input_tokens: inputTokens, counted_by: countedBy } = await this.rpc.send(

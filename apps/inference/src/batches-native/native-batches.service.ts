@@ -271,7 +271,7 @@ export class NativeBatchesService {
         ...base,
         ok: true,
         status_code: row.statusCode ?? 200,
-        body: decoded.body as unknown as Record<string, unknown>,
+        body: decoded.body,
         error: null,
         usage: lineUsage(decoded.usage, decoded.charge),
       };

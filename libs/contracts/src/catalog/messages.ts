@@ -100,6 +100,7 @@ import {
   NativeBatchStatusRequest,
   NativeBatchSubmitRequest,
   type NativeBatchCancelReply,
+  type NativeBatchHandle,
   type NativeBatchDeleteReply,
   type NativeBatchStatusReply,
   type NativeBatchSubmitReply,
@@ -130,6 +131,11 @@ import {
   WorkspacesCallRequest,
 } from '../messages/governance.messages.js';
 import type { AuditLogPageView } from '../http/audit-log.view.js';
+import type { ChatCompletionRequestDto } from '../http/chat-completion-request.dto.js';
+import type { MessagesCountTokensRequestDto, MessagesRequestDto } from '../http/messages-request.dto.js';
+import type { ResponsesRequestDto } from '../http/responses-request.dto.js';
+import type { EmbeddingsRequestDto } from '../http/embeddings-request.dto.js';
+import type { PresetChatRequestDto } from '../http/preset-chat-request.dto.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
 /** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
@@ -162,7 +168,7 @@ export const KeysDeleteForIntern = rpcMessage<KeysDeleteForInternRequest, { dele
 );
 export const CreditsGet = rpcMessage<CreditsGetRequest, CreditsView>(M.creditsGet, CreditsGetRequest);
 export const CreditsAdd = rpcMessage<CreditsAddRequest, CreditsView>(M.creditsAdd, CreditsAddRequest);
-export const PresetsCreateVersion = rpcMessage<PresetsCreateVersionRequest, PresetView>(
+export const PresetsCreateVersion = rpcMessage<PresetsCreateVersionRequest<PresetChatRequestDto>, PresetView>(
   M.presetsCreateVersion,
   PresetsCreateVersionRequest,
 );
@@ -195,17 +201,23 @@ export const ConsoleSessionEnd = rpcMessage<ConsoleSessionEndRequest, ConsoleSes
 export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
 
 // Inference: the front doors (each with its streamed twin), embeddings, models, native batches.
-export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
+export const ChatCreate = rpcMessage<ChatCreateRequest<ChatCompletionRequestDto>, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
 /** What a stream yields: the client's bytes, one or more frames a packet. */
 export type StreamPacket = Uint8Array;
 
 /** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
-export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest);
-export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest);
-export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCountView>(I.messagesCountTokens, ChatCreateRequest);
+export const ChatStream = rpcStream<ChatStreamRequest<ChatCompletionRequestDto>, StreamPacket>(I.chatStream, ChatStreamRequest);
+export const MessagesCreate = rpcMessage<ChatCreateRequest<MessagesRequestDto>, MessageView>(I.messagesCreate, ChatCreateRequest);
+export const MessagesCountTokens = rpcMessage<ChatCreateRequest<MessagesCountTokensRequestDto>, MessageTokenCountView>(
+  I.messagesCountTokens,
+  ChatCreateRequest,
+);
 /** Chunks are Anthropic SSE events, already framed. */
-export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest);
-export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest);
+export const MessagesStream = rpcStream<ChatStreamRequest<MessagesRequestDto>, StreamPacket>(I.messagesStream, ChatStreamRequest);
+export const ResponsesCreate = rpcMessage<ChatCreateRequest<ResponsesRequestDto>, ResponsesResponseView>(
+  I.responsesCreate,
+  ChatCreateRequest,
+);
 /** Google's generateContent front door: the answer is a Gemini GenerateContentResponse. */
 export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest);
 /** `:countTokens`: Gemini's CountTokensResponse. */
@@ -213,8 +225,11 @@ export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens:
 /** Chunks are Gemini SSE frames (`data: <GenerateContentResponse>`), already framed. */
 export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest);
 /** Chunks are Responses API events, already framed. */
-export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest);
-export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
+export const ResponsesStream = rpcStream<ChatStreamRequest<ResponsesRequestDto>, StreamPacket>(I.responsesStream, ChatStreamRequest);
+export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest<EmbeddingsRequestDto>, EmbeddingsView>(
+  I.embeddingsCreate,
+  EmbeddingsCreateRequest,
+);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const ByokTest = rpcMessage<ByokTestRequest, ByokTestView>(I.byokTest, ByokTestRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
@@ -231,15 +246,15 @@ export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatc
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,
 );
-export const NativeBatchStatus = rpcMessage<NativeBatchStatusRequest, NativeBatchStatusReply>(
+export const NativeBatchStatus = rpcMessage<NativeBatchStatusRequest<NativeBatchHandle>, NativeBatchStatusReply>(
   I.batchesNativeStatus,
   NativeBatchStatusRequest,
 );
-export const NativeBatchCancel = rpcMessage<NativeBatchCancelRequest, NativeBatchCancelReply>(
+export const NativeBatchCancel = rpcMessage<NativeBatchCancelRequest<NativeBatchHandle>, NativeBatchCancelReply>(
   I.batchesNativeCancel,
   NativeBatchCancelRequest,
 );
-export const NativeBatchDelete = rpcMessage<NativeBatchDeleteRequest, NativeBatchDeleteReply>(
+export const NativeBatchDelete = rpcMessage<NativeBatchDeleteRequest<NativeBatchHandle>, NativeBatchDeleteReply>(
   I.batchesNativeDelete,
   NativeBatchDeleteRequest,
 );
