@@ -195,7 +195,7 @@ function chunkHead(first: string | undefined): ChunkHead | undefined {
  * message, metadata.error_type). The openai client throws on `error`; OpenRouter's SDK parses
  * it as a chunk and exposes it.
  */
-export function errorChunk(head: ChunkHead | undefined, failure: GatewayError): Record<string, unknown> {
+function errorChunk(head: ChunkHead | undefined, failure: GatewayError): Record<string, unknown> {
   const { error } = toEnvelope(failure);
   if (!head) return { error };
   return {
