@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
-import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { hashEndUser } from '../shared-pipeline/chat-preparation.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { chargeFor, type Charge } from '../pricing/charge.js';

@@ -3,8 +3,8 @@ import type { ChatStreamRequest, Principal, ResponseCacheControls, UsageRecorded
 import { JsonAnswer, ServedStream } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { assertMaySpend } from '../billing/spend-guard.js';
-import { newGenerationId } from '../chat/generation-ids.js';
-import type { PacketFrame } from '../chat/served-stream.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
+import type { PacketFrame } from '../shared-pipeline/served-stream.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { PresetsService } from '../resolution/presets.service.js';
