@@ -1,9 +1,9 @@
-import { useEffect, useState, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useState, type MouseEvent } from 'react';
 
 /** A few pages need no routing library: paths under /console/, the History API, and links that use it. */
 const BASE = '/console';
 
-export function currentPath(): string {
+function currentPath(): string {
   const path = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length) : '/';
   return path === '' ? '/' : path;
 }
@@ -38,12 +38,4 @@ export function onLinkClick(path: string) {
     event.preventDefault();
     navigate(path);
   };
-}
-
-export function Link({ to, children }: { to: string; children: ReactNode }) {
-  return (
-    <a href={BASE + to} onClick={onLinkClick(to)}>
-      {children}
-    </a>
-  );
 }

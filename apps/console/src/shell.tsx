@@ -26,32 +26,56 @@ interface Page {
   audience?: 'manage' | 'all';
 }
 
-const lazyPage = (load: () => Promise<Record<string, ComponentType>>, name: string) =>
-  lazy(() => load().then((module) => ({ default: module[name]! })));
+/** Loaded when first shown; the page is named in the import so unused-export checks see it used. */
+const lazyPage = (load: () => Promise<ComponentType>) => lazy(() => load().then((component) => ({ default: component })));
 
 const PAGES: Page[] = [
-  { path: '/', label: 'Overview', component: lazyPage(() => import('./pages/overview'), 'OverviewPage') },
-  { path: '/generations', label: 'Generations', component: lazyPage(() => import('./pages/generations'), 'GenerationsPage') },
-  { path: '/keys', label: 'API keys', component: lazyPage(() => import('./pages/keys'), 'KeysPage'), audience: 'manage' },
-  { path: '/presets', label: 'Presets', component: lazyPage(() => import('./pages/presets'), 'PresetsPage') },
-  { path: '/byok', label: 'BYOK credentials', component: lazyPage(() => import('./pages/byok'), 'ByokPage'), audience: 'manage' },
-  { path: '/batches', label: 'Batches', component: lazyPage(() => import('./pages/batches'), 'BatchesPage') },
-  { path: '/credits', label: 'Credits', component: lazyPage(() => import('./pages/credits'), 'CreditsPage') },
+  { path: '/', label: 'Overview', component: lazyPage(() => import('./pages/overview').then((page) => page.OverviewPage)) },
+  {
+    path: '/generations',
+    label: 'Generations',
+    component: lazyPage(() => import('./pages/generations').then((page) => page.GenerationsPage)),
+  },
+  { path: '/keys', label: 'API keys', component: lazyPage(() => import('./pages/keys').then((page) => page.KeysPage)), audience: 'manage' },
+  { path: '/presets', label: 'Presets', component: lazyPage(() => import('./pages/presets').then((page) => page.PresetsPage)) },
+  {
+    path: '/byok',
+    label: 'BYOK credentials',
+    component: lazyPage(() => import('./pages/byok').then((page) => page.ByokPage)),
+    audience: 'manage',
+  },
+  { path: '/batches', label: 'Batches', component: lazyPage(() => import('./pages/batches').then((page) => page.BatchesPage)) },
+  { path: '/credits', label: 'Credits', component: lazyPage(() => import('./pages/credits').then((page) => page.CreditsPage)) },
   {
     path: '/workspaces',
     label: 'Members & budgets',
-    component: lazyPage(() => import('./pages/workspaces'), 'WorkspacesPage'),
+    component: lazyPage(() => import('./pages/workspaces').then((page) => page.WorkspacesPage)),
     audience: 'manage',
   },
   {
     path: '/guardrails',
     label: 'Guardrails',
-    component: lazyPage(() => import('./pages/guardrails'), 'GuardrailsPage'),
+    component: lazyPage(() => import('./pages/guardrails').then((page) => page.GuardrailsPage)),
     audience: 'manage',
   },
-  { path: '/interns', label: 'Interns', component: lazyPage(() => import('./pages/interns'), 'InternsPage'), audience: 'manage' },
-  { path: '/models', label: 'Models & prices', component: lazyPage(() => import('./pages/models'), 'ModelsPage'), audience: 'all' },
-  { path: '/audit', label: 'Audit log', component: lazyPage(() => import('./pages/audit'), 'AuditPage'), audience: 'manage' },
+  {
+    path: '/interns',
+    label: 'Interns',
+    component: lazyPage(() => import('./pages/interns').then((page) => page.InternsPage)),
+    audience: 'manage',
+  },
+  {
+    path: '/models',
+    label: 'Models & prices',
+    component: lazyPage(() => import('./pages/models').then((page) => page.ModelsPage)),
+    audience: 'all',
+  },
+  {
+    path: '/audit',
+    label: 'Audit log',
+    component: lazyPage(() => import('./pages/audit').then((page) => page.AuditPage)),
+    audience: 'manage',
+  },
 ];
 
 /** The operator has no workspace: only the catalog's pages. */

@@ -44,7 +44,7 @@ export function useWrite(reload: () => void) {
 }
 
 /** The API's reference, linked from every page. */
-export const DOCS_URL = '/v1/openapi.json';
+const DOCS_URL = '/v1/openapi.json';
 
 export function PageHeader({ title, docs, children }: { title: string; docs: string; children?: ReactNode }) {
   return (

@@ -8,7 +8,7 @@ import { AppModule } from './app.module.js';
 
 /** A fixed test signing key: `<kid>:<seed>` (never used outside tests). */
 export const TEST_SIGNING_SEED = Buffer.alloc(32, 42);
-export const TEST_SIGNING_KEYS = `test-2:${TEST_SIGNING_SEED.toString('base64')},test-1:${Buffer.alloc(32, 41).toString('base64')}`;
+const TEST_SIGNING_KEYS = `test-2:${TEST_SIGNING_SEED.toString('base64')},test-1:${Buffer.alloc(32, 41).toString('base64')}`;
 
 export interface InternSigningUnderTest {
   service: INestMicroservice;

@@ -1,10 +1,10 @@
-import { EVENTS, JETSTREAM, SUBJECTS } from './subjects.js';
+import { EVENT_DECLARATIONS, REQUEST_DECLARATIONS, type EventDeclaration, type RequestDeclaration } from './catalog/message-routes.js';
+import { EVENTS, JETSTREAM } from './subjects.js';
 
 /*
- * Who may say what on the bus (ADR 0035). Every subject of `subjects.ts` has one entry here:
- * who serves it and who may call it, and the nats-server permissions of each service's user
- * are derived from these tables, never written by hand. A subject missing here fails
- * `bus-permissions.spec.ts`, so a new subject cannot ship without deciding who may use it.
+ * Who may say what on the bus (ADR 0035). Each message's declaration (catalog/message-routes.ts)
+ * says who serves it and who may send it; the nats-server permissions of each service's user
+ * are derived from it, never written by hand, so a subject cannot ship without deciding who may use it.
  */
 
 /** The services that connect to NATS, each with its own credentials (an nkey) and its own user. */
@@ -34,150 +34,22 @@ export interface RequestRoute {
   principal: boolean;
 }
 
-const gateway = ['api-gateway'] as const;
-const gatewayAndBatch = ['api-gateway', 'batch'] as const;
-const b = SUBJECTS.batch;
-const m = SUBJECTS.management;
-const i = SUBJECTS.inference;
-const s = SUBJECTS.internSigning;
+const SERVERS: Record<keyof typeof REQUEST_DECLARATIONS, BusUser> = {
+  management: 'management',
+  inference: 'inference',
+  batch: 'batch',
+  internSigning: 'intern-signing',
+};
 
-/** Every request-reply subject. */
-export const REQUEST_ROUTES: readonly RequestRoute[] = [
-  { subject: m.health, server: 'management', callers: gateway, principal: false },
-  // The source of principals: whoever may resolve keys may act for any workspace.
-  { subject: m.authResolve, server: 'management', callers: gateway, principal: false },
-  // Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046).
-  { subject: m.creditsGet, server: 'management', callers: gatewayAndBatch, principal: true },
-  ...[
-    m.keysList,
-    m.keysGet,
-    m.keysCreate,
-    m.keysUpdate,
-    m.keysDelete,
-    m.creditsAdd,
-    m.workspacesCall,
-    m.guardrailsCall,
-    m.auditLogList,
-    m.workspaceModelsCall,
-  ].map((subject) => ({
-    subject,
-    server: 'management' as const,
-    callers: gateway,
-    principal: true,
+/** Every request-reply subject, from its declaration (catalog/message-routes.ts). */
+export const REQUEST_ROUTES: readonly RequestRoute[] = Object.entries(REQUEST_DECLARATIONS).flatMap(([service, group]) =>
+  Object.values(group).map((declaration: RequestDeclaration) => ({
+    subject: declaration.subject,
+    server: SERVERS[service as keyof typeof REQUEST_DECLARATIONS],
+    callers: declaration.callers,
+    principal: declaration.tenancy.actsFor === 'principal',
   })),
-  // Personal identity (ADR 0037): the OIDC callback carries no principal (its state is the proof).
-  ...[m.identityGet, m.identityUnlink, m.identityOidcStart].map((subject) => ({
-    subject,
-    server: 'management' as const,
-    callers: gateway,
-    principal: true,
-  })),
-  { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
-  // The console's sign-in: the gateway verified the ID token (its OIDC client), no key exists yet.
-  ...[m.consoleSessionOpen, m.consoleSessionEnd].map((subject) => ({
-    subject,
-    server: 'management' as const,
-    callers: gateway,
-    principal: false,
-  })),
-  { subject: m.keysDeleteForIntern, server: 'management', callers: ['intern-signing'], principal: false },
-  ...[m.presetsCreateVersion, m.presetsList, m.presetsGet, m.presetsVersionsList, m.presetsVersionGet].map((subject) => ({
-    subject,
-    server: 'management' as const,
-    callers: gateway,
-    principal: true,
-  })),
-  // Inference asks management for what one request needs, by workspace id: nothing else.
-  { subject: m.presetsResolve, server: 'management', callers: ['inference'], principal: false },
-  ...[m.byokCreate, m.byokList, m.byokGet, m.byokUpdate, m.byokDelete].map((subject) => ({
-    subject,
-    server: 'management' as const,
-    callers: gateway,
-    principal: true,
-  })),
-  { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
-  // Inference reserves a call's worst case before paying a provider (ADR 0093).
-  { subject: m.spendReserve, server: 'management', callers: ['inference'], principal: false },
-  { subject: i.health, server: 'inference', callers: gateway, principal: false },
-  ...[
-    i.chatStream,
-    i.messagesStream,
-    i.messagesCountTokens,
-    i.responsesStream,
-    i.modelsList,
-    i.byokTest,
-    i.generateContentCreate,
-    i.generateContentStream,
-    i.generateContentCount,
-  ].map((subject) => ({
-    subject,
-    server: 'inference' as const,
-    callers: gateway,
-    principal: true,
-  })),
-  // The workspace's own generation records and their rollups, read back.
-  ...[
-    i.generationsGet,
-    i.generationsList,
-    i.analyticsQuery,
-    i.analyticsActivity,
-    i.generationsContent,
-    i.contentLoggingGet,
-    i.contentLoggingSet,
-  ].map((subject) => ({ subject, server: 'inference' as const, callers: gateway, principal: true })),
-  // The operator's admin API (the gateway checked the operator credential): no workspace's principal.
-  ...[i.adminCatalogRead, i.adminCatalogChange].map((subject) => ({
-    subject,
-    server: 'inference' as const,
-    callers: gateway,
-    principal: false,
-  })),
-  // Batch runs its lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
-  ...[i.chatCreate, i.messagesCreate, i.responsesCreate, i.embeddingsCreate].map((subject) => ({
-    subject,
-    server: 'inference' as const,
-    callers: gatewayAndBatch,
-    principal: true,
-  })),
-  // The batch service acts for the workspace that created a batch, with the principal the gateway
-  // gave it at POST /v1/batches (ADR 0047): native provider batches only.
-  ...[i.batchesNativeSubmit, i.batchesNativeStatus, i.batchesNativeCancel, i.batchesNativeDelete].map((subject) => ({
-    subject,
-    server: 'inference' as const,
-    callers: ['batch'] as const,
-    principal: true,
-  })),
-  { subject: SUBJECTS.batch.health, server: 'batch', callers: gateway, principal: false },
-  ...[
-    b.batchesCreate,
-    b.batchesAppend,
-    b.batchesSubmit,
-    b.batchesAbort,
-    b.batchesList,
-    b.batchesGet,
-    b.batchesResults,
-    b.batchesCancel,
-    b.batchesDelete,
-    b.filesCreate,
-    b.filesAppend,
-    b.filesComplete,
-    b.filesAbort,
-    b.filesList,
-    b.filesGet,
-    b.filesContent,
-    b.filesDelete,
-  ].map((subject) => ({ subject, server: 'batch' as const, callers: gateway, principal: true })),
-
-  { subject: s.health, server: 'intern-signing', callers: gateway, principal: false },
-  ...[s.list, s.get, s.create, s.update, s.delete, s.daemonSign].map((subject) => ({
-    subject,
-    server: 'intern-signing' as const,
-    callers: gateway,
-    principal: true,
-  })),
-  { subject: s.daemonJwks, server: 'intern-signing', callers: gateway, principal: false },
-  { subject: s.exists, server: 'intern-signing', callers: ['management'], principal: false },
-];
+);
 
 export interface EventRoute {
   subject: string;
@@ -185,20 +57,10 @@ export interface EventRoute {
   subscribers: readonly BusUser[];
 }
 
-/** Core NATS events (fire and forget). */
-export const EVENT_ROUTES: readonly EventRoute[] = [
-  { subject: EVENTS.keysChanged, publishers: ['management'], subscribers: ['api-gateway', 'inference'] },
-  { subject: EVENTS.internsDeleted, publishers: ['intern-signing'], subscribers: ['intern-signing'] },
-  { subject: EVENTS.batchesChanged, publishers: ['batch'], subscribers: ['batch'] },
-  { subject: EVENTS.keysUsed, publishers: ['api-gateway'], subscribers: ['management'] },
-  { subject: EVENTS.spendReleased, publishers: ['inference'], subscribers: ['management'] },
-  { subject: EVENTS.byokChanged, publishers: ['management'], subscribers: ['inference'] },
-  { subject: EVENTS.presetsChanged, publishers: ['management'], subscribers: ['inference'] },
-  { subject: EVENTS.catalogChanged, publishers: ['inference'], subscribers: ['inference'] },
-  { subject: EVENTS.endpointCooled, publishers: ['inference'], subscribers: ['inference'] },
-  { subject: EVENTS.callCancelled, publishers: ['api-gateway'], subscribers: ['inference'] },
-  { subject: EVENTS.streamCredit, publishers: ['api-gateway'], subscribers: ['inference'] },
-];
+/** Core NATS events (fire and forget); the JetStream ones are granted by `JETSTREAM_GRANTS`. */
+export const EVENT_ROUTES: readonly EventRoute[] = Object.values(EVENT_DECLARATIONS)
+  .filter((declaration: EventDeclaration) => !declaration.jetStream)
+  .map(({ subject, publishers, subscribers }) => ({ subject, publishers, subscribers }));
 
 /** Dead letters of the JetStream consumers (`dead.<stream>.<consumer>`, issue 9 item 1). */
 export const DEAD_LETTER_STREAM = 'DEAD_LETTERS';

@@ -64,7 +64,7 @@ export * from './validation/length-keywords.js';
 export * from './catalog/message-descriptor.js';
 export * from './catalog/messages.js';
 export * from './catalog/message-tenancy.js';
-export * from './catalog/by-subject.js';
+export * from './catalog/message-routes.js';
 export * from './http/workspace.view.js';
 export * from './http/guardrail.view.js';
 export * from './http/audit-log.view.js';

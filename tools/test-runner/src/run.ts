@@ -7,7 +7,7 @@ import { ensureNats, ensurePostgres, ensureRedis, REDIS_URL } from '@gw/stack';
 /**
  * Runs the whole suite: checks PostgreSQL, NATS and Redis (starting the local ones when stopped),
  * generates the Prisma clients, builds (end-to-end tests run the built services), lints the
- * module boundaries, checks for unused and unlisted dependencies (knip), then runs Vitest's three
+ * module boundaries, checks for unused and unlisted dependencies and unused exports (knip), then runs Vitest's three
  * projects and prints the closing count.
  */
 const step = (text: string) => console.log(`==> ${text}`);
@@ -30,7 +30,15 @@ if (checks !== 0) console.error('build, typecheck or lint failed: counted as one
 step('checking dependencies');
 const knip = run(process.execPath, [join(WORKSPACE_ROOT, 'node_modules/knip/bin/knip.js'), '--dependencies', '--no-config-hints']);
 if (knip !== 0) console.error('dependency check (knip) failed: counted as one failed test');
-const checksFailed = (checks === 0 ? 0 : 1) + (knip === 0 ? 0 : 1);
+// Exports nothing imports (the list above names each): delete them, or stop exporting them.
+const exportsKnip = run(process.execPath, [
+  join(WORKSPACE_ROOT, 'node_modules/knip/bin/knip.js'),
+  '--include',
+  'exports',
+  '--no-config-hints',
+]);
+if (exportsKnip !== 0) console.error('unused-export check (knip --include exports) failed: counted as one failed test');
+const checksFailed = (checks === 0 ? 0 : 1) + (knip === 0 ? 0 : 1) + (exportsKnip === 0 ? 0 : 1);
 
 const resultsDir = join(WORKSPACE_ROOT, '.test-results');
 const resultsFile = join(resultsDir, 'vitest.json');

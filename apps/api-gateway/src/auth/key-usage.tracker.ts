@@ -7,7 +7,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
  * Entries per event: about 105 bytes each, so 5,000 stay near 0.5 MB, under NATS's default
  * 1 MB max_payload (the contract allows 10,000, which would not fit).
  */
-export const KEYS_USED_CHUNK = 5_000;
+const KEYS_USED_CHUNK = 5_000;
 
 /**
  * `last_used_at` without a database write per request: the guard notes key hash -> time in

@@ -3,7 +3,7 @@ import { ChatCompletionRequestDto, type Principal, ChatCreate } from '@gw/contra
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import { PassThroughBody } from '../input/dto-pipes.js';
-import { InferenceStreamRelay } from './inference-stream.relay.js';
+import { CHAT_COMPLETIONS_SSE, InferenceStreamRelay } from './inference-stream.relay.js';
 import { CancellableInferenceCalls } from './inference-calls.js';
 import { refuseCustomTools } from './custom-tools-refusal.js';
 import { frontDoorPayload } from './front-door-payload.js';
@@ -36,7 +36,7 @@ export class ChatController {
     refuseCustomTools(body.tools);
     const payload = frontDoorPayload(principal, body, request.headers, sessionHeader, 'chat.completions');
     if (body.stream === true) {
-      await this.streams.relay(reply, payload);
+      await this.streams.relay(reply, payload, CHAT_COMPLETIONS_SSE);
       return;
     }
     // A client that leaves before the answer cancels the provider call.

@@ -27,15 +27,15 @@ export function sessionHeaderOf(header: string | undefined): string | undefined 
  * Idempotency-Key under the door's `route`, the response-cache controls) and the client's
  * identifying headers its generations record.
  */
-export function frontDoorPayload(
+export function frontDoorPayload<Body extends { session_id?: string }>(
   principal: Principal,
-  body: { session_id?: string },
+  body: Body,
   headers: RequestHeaders,
   sessionHeader: string | undefined,
   route: string,
 ): {
   principal: Principal;
-  body: Record<string, unknown>;
+  body: Body;
   sessionId: string | undefined;
   serviceMetadata: boolean;
   metadataField?: 'openrouter_metadata';
@@ -46,7 +46,7 @@ export function frontDoorPayload(
   const session = sessionHeaderOf(sessionHeader);
   return {
     principal,
-    body: body as Record<string, unknown>,
+    body,
     sessionId: body.session_id ?? session,
     ...metadataOptIn(headers),
     idempotency: idempotencyOf(headers, route, body),

@@ -1,4 +1,4 @@
-import { ChatCreate, type ChatCreateRequest, type Principal } from '@gw/contracts';
+import { ChatCreate, type ChatCompletionRequestDto, type ChatCreateRequest, type Principal } from '@gw/contracts';
 import type { RpcClient } from '@gw/messaging';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('CancellableInferenceCalls.forward', () => {
     } as unknown as RpcClient;
     const canceller = { cancel: () => undefined } as unknown as InferenceCallCanceller;
     const calls = new CancellableInferenceCalls(rpc, canceller, noHits, { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv);
-    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest;
+    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest<ChatCompletionRequestDto>;
 
     const app = Fastify();
     app.post('/before', async (_request, reply) => {

@@ -67,16 +67,20 @@ export class CancellableInferenceCalls {
    * JSON as inference serialised it (ADR 0078: neither parsed nor serialised again here), status
    * 200; cancelled when `reply`'s client goes away first. A failure is thrown, for the exception filter.
    */
-  async forward<Reply>(reply: FastifyReply, message: RpcMessage<ChatCreateRequest, Reply>, payload: ChatCreateRequest): Promise<void> {
+  async forward<Body extends object, Reply>(
+    reply: FastifyReply,
+    message: RpcMessage<ChatCreateRequest<Body>, Reply>,
+    payload: ChatCreateRequest<Body>,
+  ): Promise<void> {
     const answer = await this.send(reply, message, payload);
     void reply.status(200).type(JSON_CONTENT_TYPE).send(answer);
   }
 
   /** Sends `payload` (with a fresh `requestId`) as `message`, cancelled when `reply`'s client goes away first; the answer as JSON text. */
-  async send<Reply>(
+  async send<Body extends object, Reply>(
     reply: FastifyReply,
-    message: RpcMessage<ChatCreateRequest, Reply>,
-    payload: ChatCreateRequest,
+    message: RpcMessage<ChatCreateRequest<Body>, Reply>,
+    payload: ChatCreateRequest<Body>,
   ): Promise<JsonText<Reply>> {
     const door = CACHE_DOORS.get(message.subject);
     const hit = door ? await this.hits.answer(door, payload) : undefined;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ChatStream, type ChatStreamRequest, type RpcStreamMessage, type StreamPacket } from '@gw/contracts';
+import { ChatStream, type ChatCompletionRequestDto, type ChatStreamRequest, type RpcStreamMessage, type StreamPacket } from '@gw/contracts';
 import { GatewayError, toEnvelope } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
@@ -27,9 +27,9 @@ const DONE = 'data: [DONE]\n\n';
  * sends the client's bytes already framed, one or more frames a packet, written as they come;
  * only the end differs: chat completions end with `[DONE]`, the other doors without a marker.
  */
-export interface StreamFraming {
+export interface StreamFraming<Body extends object = Record<string, unknown>> {
   /** The message inference streams this endpoint on. */
-  message: RpcStreamMessage<ChatStreamRequest, StreamPacket>;
+  message: RpcStreamMessage<ChatStreamRequest<Body>, StreamPacket>;
   /** The bytes of a clean end. */
   end: string;
   /**
@@ -42,7 +42,7 @@ export interface StreamFraming {
 }
 
 /** OpenAI's chat-completions stream (ADR 0016). */
-export const CHAT_COMPLETIONS_SSE: StreamFraming = {
+export const CHAT_COMPLETIONS_SSE: StreamFraming<ChatCompletionRequestDto> = {
   message: ChatStream,
   end: DONE,
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
@@ -75,13 +75,13 @@ export class InferenceStreamRelay {
     @Inject(StreamBufferBudget) private readonly budget: StreamBufferBudget,
   ) {}
 
-  async relay(
+  async relay<Body extends object>(
     reply: FastifyReply,
-    request: Omit<ChatStreamRequest, 'streamId'>,
-    framing: StreamFraming = CHAT_COMPLETIONS_SSE,
+    request: Omit<ChatStreamRequest<Body>, 'streamId'>,
+    framing: StreamFraming<Body>,
   ): Promise<void> {
     const streamId = randomUUID();
-    const payload: ChatStreamRequest = { ...request, streamId };
+    const payload: ChatStreamRequest<Body> = { ...request, streamId };
     const stream = this.rpc.stream(framing.message, payload, {
       firstPacketTimeoutMs: this.env.INFERENCE_TIMEOUT_MS,
       idleTimeoutMs: this.env.STREAM_IDLE_TIMEOUT_MS,
@@ -195,7 +195,7 @@ function chunkHead(first: string | undefined): ChunkHead | undefined {
  * message, metadata.error_type). The openai client throws on `error`; OpenRouter's SDK parses
  * it as a chunk and exposes it.
  */
-export function errorChunk(head: ChunkHead | undefined, failure: GatewayError): Record<string, unknown> {
+function errorChunk(head: ChunkHead | undefined, failure: GatewayError): Record<string, unknown> {
   const { error } = toEnvelope(failure);
   if (!head) return { error };
   return {

@@ -1,9 +1,9 @@
 /** The opt-in header for routing metadata (spec §4.5 leaves its name open; docs/adr). */
-export const SERVICE_METADATA_HEADER = 'x-service-metadata';
+const SERVICE_METADATA_HEADER = 'x-service-metadata';
 /** The spelling `@openrouter/sdk` sends (`xOpenRouterMetadata`). */
-export const OPENROUTER_METADATA_HEADER = 'x-openrouter-metadata';
+const OPENROUTER_METADATA_HEADER = 'x-openrouter-metadata';
 /** The legacy spelling, still accepted (spec §9). */
-export const LEGACY_SERVICE_METADATA_HEADER = 'x-service-experimental-metadata';
+const LEGACY_SERVICE_METADATA_HEADER = 'x-service-experimental-metadata';
 
 /** What the caller asked for: routing metadata or not, and the answer field it goes under. */
 export interface MetadataOptIn {

@@ -32,7 +32,7 @@ export class EmbeddingsController {
     // Forwarded as received (validated, not rebuilt), so provider-specific fields still reach the provider.
     const payload = {
       principal,
-      body: body as unknown as Record<string, unknown>,
+      body,
       idempotency: idempotencyOf(request.headers, 'embeddings', body),
       cache: cacheControlsOf(request.headers),
     };

@@ -1,4 +1,4 @@
-import type { EmbeddingsView, ModelView } from '@gw/contracts';
+import type { EmbeddingsRequestDto, EmbeddingsView, ModelView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 
 const EMBED_FIELDS = new Set(['model', 'content', 'taskType', 'title', 'outputDimensionality']);
@@ -22,7 +22,7 @@ function embedTextOf(request: Record<string, unknown>, where: string): { text: s
  * request, in order). `taskType` and `title` tune Google's own embedding models only: the
  * embeddings pipeline has no such field, so they are refused rather than dropped.
  */
-export function embedRequestOf(model: string, method: string, body: Record<string, unknown>): Record<string, unknown> {
+export function embedRequestOf(model: string, method: string, body: Record<string, unknown>): EmbeddingsRequestDto {
   let requests: Array<Record<string, unknown>> = [body];
   if (method !== 'embedContent') {
     if (!Array.isArray(body.requests) || body.requests.length === 0)
@@ -39,7 +39,7 @@ export function embedRequestOf(model: string, method: string, body: Record<strin
   const dimensions = new Set(inputs.map((input) => input.dimensions));
   if (dimensions.size > 1)
     throw GatewayError.badRequest('Every request must ask for the same outputDimensionality', { param: 'outputDimensionality' });
-  const embedBody: Record<string, unknown> = { model, input: inputs.map((input) => input.text), encoding_format: 'float' };
+  const embedBody: EmbeddingsRequestDto = { model, input: inputs.map((input) => input.text), encoding_format: 'float' };
   const [wanted] = dimensions;
   if (wanted !== undefined) embedBody.dimensions = wanted;
   return embedBody;

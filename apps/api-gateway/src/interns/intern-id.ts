@@ -1,10 +1,10 @@
 import type { PipeTransform } from '@nestjs/common';
 import { GatewayError } from '@gw/errors';
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Intern ids are UUIDs: any other string names no intern (404 `not_found`, spec §7.2). */
-export function internIdParam(internId: string): string {
+function internIdParam(internId: string): string {
   if (!UUID.test(internId)) {
     throw new GatewayError(404, 'No intern with that id is visible to this API key', {
       metadata: { reason: 'not_found', retryable: false },

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { internErrorShape } from './intern-errors.js';
 
 /** Spec §8: the sign operation's body limit and time-out; also the SDK's body cap for every intern route. */
-export const INTERN_BODY_LIMIT_BYTES = 1_048_576;
+const INTERN_BODY_LIMIT_BYTES = 1_048_576;
 export const SIGN_TIMEOUT_MS = 10_000;
 
 const INTERN_ROUTE = /^\/v1\/interns(\/|\?|$)/;

@@ -1,10 +1,10 @@
-import { MessagesStream } from '@gw/contracts';
+import { MessagesStream, type MessagesRequestDto } from '@gw/contracts';
 import type { StreamFraming } from '../chat/inference-stream.relay.js';
 import { messagesErrorBodyOf } from './anthropic-error.js';
 import { streamWarningHeaderOf } from './gateway-warnings.js';
 
 /** Anthropic's stream: inference sends each event already framed; a later failure is Anthropic's `event: error`. */
-export const MESSAGES_FRAMING: StreamFraming = {
+export const MESSAGES_FRAMING: StreamFraming<MessagesRequestDto> = {
   message: MessagesStream,
   end: '',
   errorFrame: (_first, failure) => `event: error\ndata: ${JSON.stringify(messagesErrorBodyOf(failure))}\n\n`,

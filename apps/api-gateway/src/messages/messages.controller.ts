@@ -35,7 +35,7 @@ const AnthropicVersion = createParamDecorator((_data: unknown, context: Executio
 });
 
 /** The header that says who counted the tokens of `/v1/messages/count_tokens`. */
-export const TOKEN_COUNT_HEADER = 'x-token-count-source';
+const TOKEN_COUNT_HEADER = 'x-token-count-source';
 
 /**
  * POST /v1/messages: Anthropic's Messages API for every chat model of the catalog, answered
@@ -105,7 +105,7 @@ export class MessagesController {
   ): Promise<void> {
     const payload = {
       principal,
-      body: body as unknown as Record<string, unknown>,
+      body,
       anthropicBeta: anthropicBetasOf(request.headers),
     };
     const { input_tokens: inputTokens, counted_by: countedBy } = await this.rpc.send(

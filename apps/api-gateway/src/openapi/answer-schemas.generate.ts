@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { JsonSchema } from './request-schemas.js';
 
 /** Where the named answer types live (one alias or interface per JSON body the API answers). */
-export const ANSWERS_SOURCE = 'libs/contracts/src/http/http-answers.ts';
+const ANSWERS_SOURCE = 'libs/contracts/src/http/http-answers.ts';
 /** The generated schemas, committed, read by the gateway at boot (`npm run openapi` rewrites it). */
 export const ANSWER_SCHEMAS_FILE = 'apps/api-gateway/src/openapi/answer-schemas.json';
 

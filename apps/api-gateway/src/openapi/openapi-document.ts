@@ -12,7 +12,7 @@ import answerSchemas from './answer-schemas.json' with { type: 'json' };
 import { requestSchemas, schemaOfClass, type JsonSchema } from './request-schemas.js';
 
 /** Spec §9: the interface description's version. */
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

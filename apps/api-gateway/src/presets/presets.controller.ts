@@ -69,7 +69,7 @@ export class PresetsController {
     @Param('slug', NewPresetSlug) slug: string,
     @Body(PassThroughBody) body: PresetChatRequestDto,
   ): Promise<DataEnvelope<PresetView>> {
-    const data = await this.rpc.send(PresetsCreateVersion, { principal, slug, body: body as unknown as Record<string, unknown> });
+    const data = await this.rpc.send(PresetsCreateVersion, { principal, slug, body });
     return { data };
   }
 

@@ -1,4 +1,4 @@
-import { ResponsesStream } from '@gw/contracts';
+import { ResponsesStream, type ResponsesRequestDto } from '@gw/contracts';
 import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/inference-stream.relay.js';
 
@@ -10,7 +10,7 @@ import type { StreamFraming } from '../chat/inference-stream.relay.js';
  * (`response.created`) marked failed, with the error and its canonical type, after an `error`
  * event, numbered on from the last event sent.
  */
-export const RESPONSES_FRAMING: StreamFraming = {
+export const RESPONSES_FRAMING: StreamFraming<ResponsesRequestDto> = {
   message: ResponsesStream,
   end: '',
   errorFrame: (firstPacket, error, lastPacket) => {

@@ -14,8 +14,10 @@ const DECLARED = new Set(
 );
 
 /** The `x-gateway-warning` header naming the body's fields that were left out, or undefined when none was. */
-export function leftOutHeaderOf(body: Record<string, unknown>): Record<string, string> | undefined {
-  const leftOut = Object.keys(body).filter((field) => !DECLARED.has(field) && body[field] !== undefined && body[field] !== null);
+export function leftOutHeaderOf(body: object): Record<string, string> | undefined {
+  const leftOut = Object.entries(body)
+    .filter(([field, value]) => !DECLARED.has(field) && value !== undefined && value !== null)
+    .map(([field]) => field);
   if (leftOut.length === 0) return undefined;
   const warning = leftOut.map((field) => `${field} was left out: not a field /v1/responses serves`).join('; ');
   // A header value is one line of visible ASCII.

@@ -6,7 +6,7 @@ import { BatchStore } from './batch-store.js';
 import { sumUsage, usageView } from './line-usage.js';
 
 /** The error result of a line the 24 h window closed on before it ran (issue 13). */
-export const BATCH_EXPIRED_ERROR = {
+const BATCH_EXPIRED_ERROR = {
   type: 'batch_expired',
   message: 'The batch expired (24 h completion window) before this request ran',
   param: null,
@@ -14,7 +14,7 @@ export const BATCH_EXPIRED_ERROR = {
 } as const;
 
 /** A line a provider batch ended without answering. */
-export const NO_RESULT_ERROR = {
+const NO_RESULT_ERROR = {
   type: 'server',
   message: 'The provider ended the batch without a result for this request',
   param: null,

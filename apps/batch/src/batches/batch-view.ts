@@ -1,7 +1,6 @@
 import {
   TERMINAL_BATCH_STATUSES,
   batchFileId,
-  type BatchEndpoint,
   type BatchResultItem,
   type BatchStatusName,
   type BatchUsageView,
@@ -57,6 +56,3 @@ export function resultItem(line: Pick<BatchRequest, 'id' | 'customId' | 'respons
     error: (line.error as BatchResultItem['error']) ?? null,
   };
 }
-
-export const isBatchEndpoint = (endpoint: string): endpoint is BatchEndpoint =>
-  endpoint === '/v1/chat/completions' || endpoint === '/v1/responses' || endpoint === '/v1/messages' || endpoint === '/v1/embeddings';

@@ -24,7 +24,7 @@ import { batchView, resultItem, usageOf } from './batch-view.js';
 
 const DAY_MS = 86_400_000;
 /** Spec §3.1 / §8. */
-export const COMPLETION_WINDOW_MS = DAY_MS;
+const COMPLETION_WINDOW_MS = DAY_MS;
 export const RESULT_RETENTION_MS = 30 * DAY_MS;
 
 /** The batch API (ADR 0044): uploads, reads with the cost guard, cancel and delete. */

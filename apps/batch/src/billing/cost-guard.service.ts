@@ -62,7 +62,7 @@ export class CostGuard {
 }
 
 /** The batch's charge as a usage event management counts (ADR 0046): the sums of its lines. */
-export function chargeEvent(batch: Batch, at: Date): UsageRecordedEvent {
+function chargeEvent(batch: Batch, at: Date): UsageRecordedEvent {
   const principal = batch.principal as unknown as Principal;
   const usage = batch.usage as unknown as BatchUsageView | null;
   const upstream = usage?.cost_details?.upstream_inference_cost ?? 0;

@@ -91,11 +91,7 @@ export class NativeBatches {
   async poll(batch: Batch): Promise<NativePoll> {
     const upstream = batch.upstream as unknown as UpstreamBatch;
     const reply = await actingWithGrant(batch.principalGrant, () =>
-      this.rpc.send(
-        NativeBatchStatus,
-        { principal: principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
-        this.env.BATCH_NATIVE_TIMEOUT_MS,
-      ),
+      this.rpc.send(NativeBatchStatus, { principal: principalOf(batch), handle: upstream.handle }, this.env.BATCH_NATIVE_TIMEOUT_MS),
     );
     if (reply.state === 'failed') return { kind: 'failed', message: reply.error?.message ?? 'The provider refused the batch' };
     if (reply.state === 'in_progress' || reply.state === 'cancelling' || !reply.results) {
@@ -124,7 +120,7 @@ export class NativeBatches {
       await actingWithGrant(caller ? undefined : batch.principalGrant, () =>
         this.rpc.send(
           NativeBatchCancel,
-          { principal: caller ?? principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
+          { principal: caller ?? principalOf(batch), handle: upstream.handle },
           this.env.BATCH_NATIVE_TIMEOUT_MS,
         ),
       );
@@ -155,7 +151,7 @@ export class NativeBatches {
       const reply = await actingWithGrant(caller ? undefined : batch.principalGrant, () =>
         this.rpc.send(
           NativeBatchDelete,
-          { principal: caller ?? principalOf(batch), handle: upstream.handle as unknown as Record<string, unknown> },
+          { principal: caller ?? principalOf(batch), handle: upstream.handle },
           this.env.BATCH_NATIVE_TIMEOUT_MS,
         ),
       );

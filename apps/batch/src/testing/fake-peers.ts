@@ -115,7 +115,7 @@ export class FakePeers {
   }
 }
 
-export function lineText(body: Record<string, unknown>): string {
+function lineText(body: Record<string, unknown>): string {
   const messages = body.messages as Array<{ content: string }> | undefined;
   if (messages?.[0]) return messages[0].content;
   return String(body.input ?? '');

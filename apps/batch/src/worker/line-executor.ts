@@ -5,8 +5,6 @@ import {
   MessagesCreate,
   ResponsesCreate,
   type BatchEndpoint,
-  type ChatCreateRequest,
-  type EmbeddingsCreateRequest,
   type Principal,
   type RpcMessage,
 } from '@gw/contracts';
@@ -15,10 +13,10 @@ import { actingWithGrant, RpcClient } from '@gw/messaging';
 import { lineUsageOf } from '../batches/line-usage.js';
 import { BATCH_ENV, type BatchEnv } from '../env.js';
 import type { ClaimedLine, LineOutcome } from './line-claims.js';
-import { lineMessage } from './line-message.js';
+import { lineMessage, type LineMessage } from './line-message.js';
 
 /** The inference message that answers each batch endpoint: the live endpoints' own (issue 13). */
-const MESSAGE_OF: Record<BatchEndpoint, RpcMessage<ChatCreateRequest | EmbeddingsCreateRequest, object>> = {
+const MESSAGE_OF: Record<BatchEndpoint, RpcMessage<LineMessage, object>> = {
   '/v1/chat/completions': ChatCreate,
   '/v1/responses': ResponsesCreate,
   '/v1/messages': MessagesCreate,

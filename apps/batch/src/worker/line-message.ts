@@ -12,8 +12,8 @@ const VALIDATED_BY_CALLER: Readonly<Record<string, new () => object>> = {
   [SUBJECTS.inference.messagesCreate]: ChatCreateRequest,
 };
 
-/** What every batch endpoint's inference message holds: the principal and the line's body. */
-export type LineMessage = { principal: Principal; body: Record<string, unknown> };
+/** What every batch endpoint's inference message holds: the principal and the line's body (checked at upload by its DTO). */
+export type LineMessage = { principal: Principal; body: object };
 
 /**
  * The message of one line for `subject`: `{principal, body}`, checked against the subject's

@@ -3,7 +3,7 @@ import type { Principal, UsageRecordedEvent } from '@gw/contracts';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { newGenerationId } from '../chat/generation-ids.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
 import { InferenceEnv } from '../env.js';
 import { GenerationPartitions } from '../generations/generation-partitions.service.js';
 import { insertGenerations } from '../generations/generation-rows.js';

@@ -14,7 +14,7 @@ import { planAnalyticsQuery } from './analytics-sql.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** Completed UTC days `GET /v1/activity` covers without a date (today can be asked for by date). */
-export const ACTIVITY_DAYS = 30;
+const ACTIVITY_DAYS = 30;
 
 /**
  * Activity by date, model and endpoint, summed from the daily rollups of the caller's
@@ -124,7 +124,7 @@ export class AnalyticsService {
 }
 
 /** The SDK documents both routes as management-key only (the edge checks it first, too). */
-export function requireManagementKey(principal: Principal): void {
+function requireManagementKey(principal: Principal): void {
   if (principal.keyKind !== 'management') {
     throw new GatewayError(403, 'Only management keys may read activity and analytics', {
       errorType: 'permission_denied',

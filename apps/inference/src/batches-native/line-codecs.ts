@@ -2,7 +2,7 @@ import type { BatchEndpoint, ChatCompletionView, EmbeddingsView, MessageView } f
 import { GatewayError } from '@gw/errors';
 import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
-import { buildChatCompletion } from '../chat/chat-completion.builder.js';
+import { buildChatCompletion } from '../shared-pipeline/chat-completion.builder.js';
 import { embeddingsUsage } from '../embeddings/embeddings.service.js';
 import { buildEmbeddingsView } from '../embeddings/embeddings-view.js';
 import { upstreamBody as embeddingsUpstreamBody, type UpstreamEmbeddings } from '../embeddings/openai-embeddings.client.js';

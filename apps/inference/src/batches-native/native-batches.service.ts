@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { assertMaySpend } from '@gw/usage';
 import { CatalogService, type RoutableEndpoint } from '../catalog/catalog.service.js';
 import { assertEmbeddingsModel } from '../catalog/model-kind.js';
-import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { hashEndUser } from '../shared-pipeline/chat-preparation.service.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { chargeFor, type Charge } from '../pricing/charge.js';
@@ -271,7 +271,7 @@ export class NativeBatchesService {
         ...base,
         ok: true,
         status_code: row.statusCode ?? 200,
-        body: decoded.body as unknown as Record<string, unknown>,
+        body: decoded.body,
         error: null,
         usage: lineUsage(decoded.usage, decoded.charge),
       };

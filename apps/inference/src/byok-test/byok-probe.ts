@@ -4,7 +4,7 @@ import { ANTHROPIC_VERSION } from '../providers/anthropic/anthropic.adapter.js';
 import { hostAuthHeaders } from '../providers/openai/hosts/host-auth.js';
 
 /** A provider answers its model list in well under this, or the test says it did not answer. */
-export const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_TIMEOUT_MS = 10_000;
 
 export interface Probe {
   url: string;

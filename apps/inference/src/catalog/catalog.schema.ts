@@ -18,7 +18,7 @@ import {
 
 import { hostProfile, OPENAI_HOSTS, type OpenAiHost } from '../providers/openai/hosts/openai-hosts.js';
 
-export const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
+const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 /** A non-negative decimal written as a string, so prices never pass through a float. */
@@ -407,7 +407,7 @@ export class EndpointConfig {
 }
 
 /** A public model id (also the spelling of its aliases). */
-export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
 
 /** A model on its way out: still served, listed with its replacement, which callers should move to. */
 export class DeprecationConfig {

@@ -8,7 +8,7 @@ import { type GenerationContentDraft, prepareContent } from './generation-conten
 import { KeptText } from './kept-text.js';
 
 /** How long a replica trusts its copy of a workspace's setting: a change reaches every replica within it. */
-export const SETTING_TTL_MS = 5_000;
+const SETTING_TTL_MS = 5_000;
 const SWEEP_EVERY_MS = 10 * 60_000;
 const SWEEP_BATCH = 5_000;
 
@@ -187,7 +187,7 @@ export class ContentLog implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-export function contentNotStored(): GatewayError {
+function contentNotStored(): GatewayError {
   return new GatewayError(404, 'The content of this generation was not stored: content logging was off for this workspace, or it expired', {
     metadata: { reason: 'content_not_stored', retryable: false },
   });

@@ -120,11 +120,11 @@ export class GenerationLister {
 }
 
 /** `<created_at ISO>|<id>` in base64url: where the next page starts, opaque to clients. */
-export function encodeCursor(createdAt: Date, id: string): string {
+function encodeCursor(createdAt: Date, id: string): string {
   return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): { createdAt: string; id: string } {
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(createdAt))
     throw GatewayError.badRequest('cursor must be the next_cursor of a previous page');

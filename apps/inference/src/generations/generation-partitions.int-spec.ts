@@ -3,7 +3,7 @@ import type { UsageRecordedEvent } from '@gw/contracts';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { newGenerationId } from '../chat/generation-ids.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
 import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { GenerationPartitions } from './generation-partitions.service.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CatalogService } from '../catalog/catalog.service.js';
-import { newGenerationId } from '../chat/generation-ids.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
 import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { GenerationLister } from './generation-list.service.js';

@@ -126,7 +126,7 @@ function responseFormatOf(body: Record<string, unknown>): Record<string, unknown
 }
 
 /** The requested JSON-schema output format, from `output_config.format` or `output_format`; undefined when none. */
-export function outputFormatOf(body: Record<string, unknown>): { type: 'json_schema'; schema: Record<string, unknown> } | undefined {
+function outputFormatOf(body: Record<string, unknown>): { type: 'json_schema'; schema: Record<string, unknown> } | undefined {
   const config = body.output_config;
   if (config !== undefined && config !== null && (typeof config !== 'object' || Array.isArray(config)))
     throw GatewayError.badRequest('output_config must be an object', { param: 'output_config' });

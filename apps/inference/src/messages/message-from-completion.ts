@@ -74,7 +74,7 @@ export function draftFromCompletion(completion: NormalizedCompletion): MessageDr
 }
 
 /** Tool-call arguments are a JSON string; Anthropic's input is the object (unparsable text kept under `_raw`). */
-export function parseInput(raw: string): Record<string, unknown> {
+function parseInput(raw: string): Record<string, unknown> {
   if (raw.length === 0) return {};
   try {
     const parsed: unknown = JSON.parse(raw);

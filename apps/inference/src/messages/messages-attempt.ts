@@ -1,5 +1,5 @@
 import { GatewayError } from '@gw/errors';
-import type { PreparedChat } from '../chat/chat-preparation.service.js';
+import type { PreparedChat } from '../shared-pipeline/chat-preparation.service.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 import { ANTHROPIC_ONLY_FIELDS, DROPPABLE_FIELDS, unservedFields } from './chat-body-from-messages.js';
 import { nativeAnthropicBody } from './native-body.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, MessageTokenCountView } from '@gw/contracts';
-import { ChatPreparation } from '../chat/chat-preparation.service.js';
-import { ModelCalls } from '../chat/model-calls.service.js';
+import { ChatPreparation } from '../shared-pipeline/chat-preparation.service.js';
+import { ModelCalls } from '../shared-pipeline/model-calls.service.js';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
 import { chatBodyFromMessages } from './chat-body-from-messages.js';
 import { CHAT_TOKENIZER, countChatTokens } from './chat-token-count.js';

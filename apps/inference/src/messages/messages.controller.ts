@@ -16,7 +16,7 @@ import { MessagesService } from './messages.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 import { withStreamGuard } from '../idempotency/idempotent-run.js';
 import { ResponseCache } from '../response-cache/response-cache.service.js';
-import { ALREADY_FRAMED } from '../chat/served-stream.js';
+import { ALREADY_FRAMED } from '../shared-pipeline/served-stream.js';
 
 /** Anthropic's Messages API front door: one answer, or one packet per framed SSE event. */
 @Controller()

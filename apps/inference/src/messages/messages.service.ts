@@ -3,10 +3,10 @@ import { finishOfCompletion, type GenerationFinish } from '../usage/generation-f
 import { chatContent, type GenerationContentDraft } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, MessageView } from '@gw/contracts';
-import { ChatPreparation } from '../chat/chat-preparation.service.js';
-import { newGenerationId } from '../chat/generation-ids.js';
-import { ModelCalls } from '../chat/model-calls.service.js';
-import { CallCancellations } from '../chat/call-cancellations.js';
+import { ChatPreparation } from '../shared-pipeline/chat-preparation.service.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
+import { ModelCalls } from '../shared-pipeline/model-calls.service.js';
+import { CallCancellations } from '../shared-pipeline/call-cancellations.js';
 import { AdapterRegistry } from '../providers/adapter-registry.js';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';

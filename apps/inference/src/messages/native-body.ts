@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_TOKENS, thinkingBudgetFor, translateToolChoice, translateTools } from '../providers/anthropic/anthropic-request.js';
 
 /** The Messages API's top-level fields: only these go to an Anthropic-format endpoint. */
-export const MESSAGES_API_FIELDS = new Set([
+const MESSAGES_API_FIELDS = new Set([
   'model',
   'messages',
   'max_tokens',

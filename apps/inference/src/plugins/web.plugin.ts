@@ -62,7 +62,7 @@ export function searchQueryOf(messages: readonly Json[]): string {
 }
 
 /** OpenRouter's default prompt for the web plugin's results. */
-export function defaultSearchPrompt(now = new Date()): string {
+function defaultSearchPrompt(now = new Date()): string {
   return (
     `A web search was conducted on ${now.toISOString().slice(0, 10)}. Incorporate the following web search results into your response.\n\n` +
     'IMPORTANT: Cite them using markdown links named using the domain of the source.\nExample: [nytimes.com](https://nytimes.com/some-page).'

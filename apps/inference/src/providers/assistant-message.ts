@@ -45,7 +45,7 @@ export function normalizeDelta(raw: Json): Json {
  * Tool calls with `index` on every entry (OpenAI omits it outside streams) and string arguments.
  * A custom tool's call (`type: "custom"`) is a function call in the gateway, its raw input the arguments.
  */
-export function normalizeToolCalls(value: unknown): ChatToolCallView[] {
+function normalizeToolCalls(value: unknown): ChatToolCallView[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isObject).map((call, position) => {
     const fn = isObject(call.custom)

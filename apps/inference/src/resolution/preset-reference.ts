@@ -62,7 +62,7 @@ export function applyPreset(
  * `{{name}}` placeholders of a system prompt filled from a stored-prompt call's variables
  * (Responses `prompt.variables`); a placeholder without a value stays as written.
  */
-export function fillVariables(template: string, variables: Readonly<Record<string, string>>): string {
+function fillVariables(template: string, variables: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (placeholder, name: string) =>
     Object.hasOwn(variables, name) ? variables[name]! : placeholder,
   );

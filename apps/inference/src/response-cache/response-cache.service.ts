@@ -18,8 +18,8 @@ import {
   type HitStamp,
 } from '@gw/usage';
 import { randomUUID } from 'node:crypto';
-import { newGenerationId } from '../chat/generation-ids.js';
-import type { PacketFrame } from '../chat/served-stream.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
+import type { PacketFrame } from '../shared-pipeline/served-stream.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';

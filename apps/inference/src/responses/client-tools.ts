@@ -219,7 +219,7 @@ export function clientCallItem(
 }
 
 /** The free text a custom tool call carries (its `input` argument). */
-export function customInput(args: string): string {
+function customInput(args: string): string {
   const input = parsedArguments(args).input;
   return typeof input === 'string' ? input : '';
 }

@@ -1,9 +1,9 @@
 import { tracingEnabled } from '@gw/telemetry';
-import { recordCallerTrace } from '../chat/caller-trace.js';
+import { recordCallerTrace } from '../shared-pipeline/caller-trace.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCreateRequest, ResponsesUsageView } from '@gw/contracts';
-import { ChatPreparation, type PreparedChat } from '../chat/chat-preparation.service.js';
-import { buildUsageView } from '../chat/usage-view.js';
+import { ChatPreparation, type PreparedChat } from '../shared-pipeline/chat-preparation.service.js';
+import { buildUsageView } from '../shared-pipeline/usage-view.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { Charge } from '../pricing/charge.js';
 import { fitToContext } from './context-fit.js';

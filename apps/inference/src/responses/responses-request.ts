@@ -1,5 +1,5 @@
 import { GatewayError } from '@gw/errors';
-import { hashEndUser } from '../chat/chat-preparation.service.js';
+import { hashEndUser } from '../shared-pipeline/chat-preparation.service.js';
 import { answeredCallId, chatToolCallOf } from './client-tool-inputs.js';
 import { translateTools, type ClientToolNames } from './client-tools.js';
 import { decodeReasoningContent } from './reasoning-content.js';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatStreamRequest } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { newGenerationId } from '../chat/generation-ids.js';
-import { ModelCalls } from '../chat/model-calls.service.js';
+import { newGenerationId } from '../shared-pipeline/generation-ids.js';
+import { ModelCalls } from '../shared-pipeline/model-calls.service.js';
 import type { ServedStream } from '@gw/messaging';
-import { ALREADY_FRAMED, ServedStreams } from '../chat/served-stream.js';
-import { StreamTally } from '../chat/stream-tally.js';
+import { ALREADY_FRAMED, ServedStreams } from '../shared-pipeline/served-stream.js';
+import { StreamTally } from '../shared-pipeline/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';

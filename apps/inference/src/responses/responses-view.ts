@@ -1,7 +1,6 @@
 import type {
   ChatUsageView,
   ResponsesImageItemView,
-  ResponsesFunctionCallItemView,
   ResponsesMessageItemView,
   ResponsesOutputItemView,
   ResponsesReasoningItemView,
@@ -88,7 +87,7 @@ export function responseObject(
   return view;
 }
 
-export function outputText(output: readonly ResponsesOutputItemView[]): string {
+function outputText(output: readonly ResponsesOutputItemView[]): string {
   let text = '';
   for (const item of output) {
     if (item.type !== 'message') continue;
@@ -160,16 +159,6 @@ export function messageItem(
   if (refusal) content.push({ type: 'refusal', refusal });
   if (text.length > 0 || !refusal) content.push({ type: 'output_text', text, annotations, logprobs: [] });
   return { type: 'message', id, role: 'assistant', status, content };
-}
-
-export function functionCallItem(
-  id: string,
-  callId: string,
-  name: string,
-  args: string,
-  status: ResponsesFunctionCallItemView['status'],
-): ResponsesFunctionCallItemView {
-  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
 }
 
 /** Chat annotations (`{type: "url_citation", url_citation: {...}}`) in the Responses shape (flat). */

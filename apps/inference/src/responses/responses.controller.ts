@@ -7,7 +7,7 @@ import { ResponsesService } from './responses.service.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.service.js';
 import { withStreamGuard } from '../idempotency/idempotent-run.js';
 import { ResponseCache } from '../response-cache/response-cache.service.js';
-import { ALREADY_FRAMED } from '../chat/served-stream.js';
+import { ALREADY_FRAMED } from '../shared-pipeline/served-stream.js';
 
 /** The Responses API: `body` is the client's Responses body, validated by the gateway. */
 @Controller()

@@ -7,7 +7,7 @@ const modelMatches = (names: readonly string[], choice: ModelChoice) =>
   names.some((name) => name.toLowerCase() === choice.id.toLowerCase() || name.toLowerCase() === choice.model.config.id.toLowerCase());
 
 /** The 403 of a request only denied models or providers could serve, naming the guardrail. */
-export function guardrailDenied(guardrail: GuardrailPolicy): GatewayError {
+function guardrailDenied(guardrail: GuardrailPolicy): GatewayError {
   return new GatewayError(
     403,
     `Guardrail "${guardrail.name}" (${guardrail.id}) denies every model and provider that could serve this request`,

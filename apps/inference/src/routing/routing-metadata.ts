@@ -29,7 +29,7 @@ export function buildServiceMetadata(plan: RoutePlan, tracker: AttemptTracker, r
 }
 
 /** One line a person can read: which endpoints were tried, how each ended. */
-export function summarize(tracker: AttemptTracker): string {
+function summarize(tracker: AttemptTracker): string {
   return tracker.records
     .map((record, index) => {
       const { attempt } = record;

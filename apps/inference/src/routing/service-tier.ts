@@ -3,7 +3,7 @@ import type { RoutableEndpoint } from '../catalog/catalog.service.js';
 import type { ProviderFormat } from '../catalog/catalog.schema.js';
 
 /** The tiers a request may ask for (spec §4.5): `fast` is an alias of `priority`. */
-export const REQUEST_SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
+const REQUEST_SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
 
 /**
  * The tiers an endpoint takes when its catalog entry does not list its own: what OpenAI's chat
@@ -22,7 +22,7 @@ const DEFAULT_TIERS: Record<ProviderFormat, readonly string[]> = {
 };
 
 /** The tiers an endpoint takes, in the spec's vocabulary. */
-export function tiersOf(endpoint: RoutableEndpoint): readonly string[] {
+function tiersOf(endpoint: RoutableEndpoint): readonly string[] {
   return endpoint.serviceTiers ?? DEFAULT_TIERS[endpoint.provider.format];
 }
 

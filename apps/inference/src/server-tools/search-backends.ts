@@ -28,13 +28,13 @@ export interface SearchBackend {
 }
 
 /** The query with `site:` operators: the syntax SearXNG passes on to its engines and Brave reads. */
-export function scopedQuery(query: string, domains?: readonly string[]): string {
+function scopedQuery(query: string, domains?: readonly string[]): string {
   if (!domains || domains.length === 0) return query;
   return `${query} ${domains.map((domain) => `site:${domain}`).join(' OR ')}`;
 }
 
 /** An engine that ignores `site:` cannot widen the answer: a result off the allowed domains is dropped. */
-export function onAllowedDomain(url: string, domains?: readonly string[]): boolean {
+function onAllowedDomain(url: string, domains?: readonly string[]): boolean {
   if (!domains || domains.length === 0) return true;
   let host: string;
   try {

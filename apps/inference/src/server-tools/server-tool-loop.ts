@@ -115,7 +115,7 @@ export async function runServerToolLoop<Extra>(input: LoopInput<Extra>): Promise
 }
 
 /** Spec §4.5: true when any condition holds after the steps so far (OR logic). */
-export function stopConditionFires(conditions: readonly StopCondition[], steps: readonly SettledStep[]): boolean {
+function stopConditionFires(conditions: readonly StopCondition[], steps: readonly SettledStep[]): boolean {
   const last = steps.at(-1);
   if (!last) return false;
   const lastCalls = last.completion.choices[0]?.message.tool_calls ?? [];
@@ -169,17 +169,6 @@ function finishChoice(choice: ChatChoiceView, clientCalls: ChatToolCallView[], s
     const citations = urlCitations(message.content, sources);
     if (citations.length > 0) message.annotations = [...(message.annotations ?? []), ...citations];
   }
-}
-
-/** The counts of a whole loop (spec §2.1 server_tool_use). */
-export function totalToolUse(steps: readonly SettledStep[]): ServerToolUse {
-  const total = { toolCallsRequested: 0, toolCallsExecuted: 0, webSearchRequests: 0 };
-  for (const step of steps) {
-    total.toolCallsRequested += step.usage.serverToolUse?.toolCallsRequested ?? 0;
-    total.toolCallsExecuted += step.usage.serverToolUse?.toolCallsExecuted ?? 0;
-    total.webSearchRequests += step.usage.serverToolUse?.webSearchRequests ?? 0;
-  }
-  return total;
 }
 
 /** Results of the searches that ran and the engine; pages fetched (counted only when a search or fetch ran). */

@@ -1,6 +1,6 @@
 import type { ChatToolCallView } from '@gw/contracts';
-import type { OpenedStream } from '../chat/model-calls.service.js';
-import { StreamTally } from '../chat/stream-tally.js';
+import type { OpenedStream } from '../shared-pipeline/model-calls.service.js';
+import { StreamTally } from '../shared-pipeline/stream-tally.js';
 import type { NormalizedCompletion, StreamEvent } from '../providers/provider-adapter.js';
 
 type Json = Record<string, unknown>;

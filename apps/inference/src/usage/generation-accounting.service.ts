@@ -127,7 +127,7 @@ export class GenerationAccounting {
  * What provider prompt caching took off the catalog price of the prompt: the same tokens at the
  * full prompt price, less what they cost (negative when cache writes cost more than reads saved).
  */
-export function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal): Prisma.Decimal {
+function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal): Prisma.Decimal {
   if (usage.cachedTokens === 0 && !usage.cacheWriteTokens) return new Prisma.Decimal(0);
   return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }).total.sub(cost);
 }

@@ -10,7 +10,7 @@ const signatures = counter('intern_signatures_total', 'Daemon signing requests b
   'outcome',
 ]);
 
-export const SIGNATURE_OUTCOMES = ['signed', 'rate_limited', 'refused', 'error'] as const;
+const SIGNATURE_OUTCOMES = ['signed', 'rate_limited', 'refused', 'error'] as const;
 
 /** Every outcome at zero from the start, so a rate over it is defined before the first signature. */
 export function initSignatureMetrics(): void {

@@ -7,7 +7,7 @@ import { ADMINS, WorkspaceRoles } from '../workspaces/workspace-roles.js';
 
 const DEFAULT_PAGE = 50;
 
-export function toAuditView(row: AuditLogEntry): AuditLogEntryView {
+function toAuditView(row: AuditLogEntry): AuditLogEntryView {
   return {
     id: row.id.toString(),
     created_at: row.createdAt.toISOString(),

@@ -7,9 +7,9 @@ import { keyUsageAt } from '../usage/key-usage.js';
 import { nextPeriodStart } from '../usage/usage-periods.js';
 
 /** How long a gateway may trust a positive answer; changes also arrive as events. */
-export const AUTH_TTL_SECONDS = 60;
+const AUTH_TTL_SECONDS = 60;
 /** Unknown keys are remembered briefly so a flood of bad keys does not reach the database. */
-export const NEGATIVE_AUTH_TTL_SECONDS = 5;
+const NEGATIVE_AUTH_TTL_SECONDS = 5;
 
 const secondsUntil = (at: Date, now: Date) => Math.floor((at.getTime() - now.getTime()) / 1000);
 

@@ -6,7 +6,7 @@ import { ManagementEventsPublisher } from '../messaging/management-events.publis
 import { PrismaService } from '../prisma/prisma.service.js';
 
 /** The name every console session key carries: how logout everywhere finds them, and how the console hides them. */
-export const CONSOLE_SESSION_KEY_NAME = 'console session';
+const CONSOLE_SESSION_KEY_NAME = 'console session';
 
 /**
  * The console's sessions are keys: the gateway verified the person's ID token and

@@ -19,7 +19,7 @@ export const MANAGEMENT_EVENTS_CONNECTION_PROVIDER: Provider = {
 };
 
 /** KeysChangedEvent carries at most this many hashes (its contract's bound). */
-export const KEYS_CHANGED_CHUNK = 1000;
+const KEYS_CHANGED_CHUNK = 1000;
 
 const encoder = new TextEncoder();
 

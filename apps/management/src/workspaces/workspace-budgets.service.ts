@@ -17,7 +17,7 @@ import { periodStart } from '../usage/usage-periods.js';
 import { ADMINS, EVERYONE, WorkspaceRoles } from './workspace-roles.js';
 
 /** The user id under which a whole workspace's spend is counted in `budget_spend`. */
-export const WORKSPACE_SCOPE = '00000000-0000-0000-0000-000000000000';
+const WORKSPACE_SCOPE = '00000000-0000-0000-0000-000000000000';
 const LIFETIME_START = new Date(Date.UTC(1970, 0, 1));
 
 interface BudgetRow {
@@ -40,7 +40,7 @@ function intervalOf(value: unknown): BudgetIntervalName {
 }
 
 /** The first day of the period `at` falls in; lifetime budgets have one period. */
-export function budgetPeriodStart(interval: BudgetIntervalName, at: Date): Date {
+function budgetPeriodStart(interval: BudgetIntervalName, at: Date): Date {
   return interval === 'lifetime' ? LIFETIME_START : periodStart(interval, at);
 }
 

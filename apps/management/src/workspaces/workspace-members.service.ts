@@ -20,9 +20,9 @@ import { ADMINS, EVERYONE, WorkspaceRoles } from './workspace-roles.js';
 const DEFAULT_PAGE = 50;
 
 /** A membership's id: the SDK wants one; the pair is the row's key, so the id is the pair. */
-export const memberId = (workspaceId: string, userId: string) => `${workspaceId}:${userId}`;
+const memberId = (workspaceId: string, userId: string) => `${workspaceId}:${userId}`;
 
-export const toMemberView = (row: WorkspaceMember): WorkspaceMemberView => ({
+const toMemberView = (row: WorkspaceMember): WorkspaceMemberView => ({
   id: memberId(row.workspaceId, row.userId),
   workspace_id: row.workspaceId,
   user_id: row.userId,

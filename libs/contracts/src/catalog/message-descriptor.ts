@@ -1,44 +1,33 @@
 /*
- * A message on the bus is one object: its subject, the class of its payload (validated on
- * receipt) and, as types only, what the caller gets back. `RpcClient.send(KeysGet, payload)`
- * then checks the payload against the subject's class and returns the subject's reply type,
+ * A message on the bus is one object: its declaration (message-routes.ts: subject, callers,
+ * tenancy), the class of its payload (validated on receipt) and, as types only, what the caller
+ * gets back. `RpcClient.send(KeysGet, payload)` then checks the payload against the subject's class and returns the subject's reply type,
  * so a subject cannot be paired with the wrong payload or read as the wrong answer (ADR 0072).
  */
+import type { EventDeclaration, RequestDeclaration } from './message-routes.js';
 
 /** A payload class: what the receiving service validates the message with. */
 export type PayloadClass<T> = abstract new (...args: never[]) => T;
 
-/** How the serving side takes a message. */
-export interface ServeOptions {
-  /**
-   * The payload is not validated again on receipt: only for subjects whose every caller
-   * (`REQUEST_ROUTES`, enforced by the bus permissions) built or validated it with this class.
-   */
-  trusted?: boolean;
-}
-
 /** Request-reply: one request, one reply (`@MessagePattern(KeysGet.subject)` on the service). */
-export interface RpcMessage<Request, Reply> extends ServeOptions {
+export interface RpcMessage<Request, Reply> extends RequestDeclaration {
   readonly kind: 'rpc';
-  readonly subject: string;
   readonly payload: PayloadClass<Request>;
   /** Types only, never set: what `send` returns. */
   readonly reply?: Reply;
 }
 
 /** A streamed call: one request, then ordered chunks of `Chunk` (the service returns a `ServedStream`). */
-export interface RpcStreamMessage<Request, Chunk> extends ServeOptions {
+export interface RpcStreamMessage<Request, Chunk> extends RequestDeclaration {
   readonly kind: 'stream';
-  readonly subject: string;
   readonly payload: PayloadClass<Request>;
   /** Types only, never set: what the stream yields. */
   readonly chunk?: Chunk;
 }
 
 /** An event: published, never answered (core NATS or JetStream). The subject keeps its literal type (Nest's `@EventPattern` reads it). */
-export interface BusEvent<Payload, Subject extends string = string> {
+export interface BusEvent<Payload, Subject extends string = string> extends EventDeclaration<Subject> {
   readonly kind: 'event';
-  readonly subject: Subject;
   readonly payload: PayloadClass<Payload>;
 }
 
@@ -50,25 +39,23 @@ export type ReplyOf<M> = M extends RpcMessage<unknown, infer R> ? R : never;
 export type ChunkOf<M> = M extends RpcStreamMessage<unknown, infer C> ? C : never;
 
 /** `rpcMessage<KeysGetRequest, ApiKeyView>(M.keysGet, KeysGetRequest)`: the class must be the request type. */
-export function rpcMessage<Request, Reply>(
-  subject: string,
-  payload: PayloadClass<Request>,
-  options: ServeOptions = {},
-): RpcMessage<Request, Reply> {
-  return { kind: 'rpc', subject, payload, ...options };
+export function rpcMessage<Request, Reply>(declaration: RequestDeclaration, payload: PayloadClass<Request>): RpcMessage<Request, Reply> {
+  return { kind: 'rpc', ...declaration, payload };
 }
 
-/** `rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, { trusted: true })`. */
+/** `rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest)`. */
 export function rpcStream<Request, Chunk>(
-  subject: string,
+  declaration: RequestDeclaration,
   payload: PayloadClass<Request>,
-  options: ServeOptions = {},
 ): RpcStreamMessage<Request, Chunk> {
-  return { kind: 'stream', subject, payload, ...options };
+  return { kind: 'stream', ...declaration, payload };
 }
 
-export function busEvent<Payload, Subject extends string>(subject: Subject, payload: PayloadClass<Payload>): BusEvent<Payload, Subject> {
-  return { kind: 'event', subject, payload };
+export function busEvent<Payload, Subject extends string>(
+  declaration: EventDeclaration<Subject>,
+  payload: PayloadClass<Payload>,
+): BusEvent<Payload, Subject> {
+  return { kind: 'event', ...declaration, payload };
 }
 
 /** The payload of messages that carry none (health, JWKS): an empty object. */

@@ -1,4 +1,4 @@
-import { SUBJECTS } from '../subjects.js';
+import { REQUEST_DECLARATIONS } from './message-routes.js';
 
 /*
  * For whom each request on the bus acts, so the receiving service knows what the signed principal
@@ -37,116 +37,10 @@ export interface Tenancy {
   issuesGrant?: boolean;
 }
 
-const NONE: Tenancy = { actsFor: 'none' };
-const GATEWAY: Tenancy = { actsFor: 'gateway' };
-const OPERATOR: Tenancy = { actsFor: 'operator' };
-const PRINCIPAL: Tenancy = { actsFor: 'principal' };
-const PRINCIPAL_OR_GRANT: Tenancy = { actsFor: 'principal', batchGrant: true };
-const WORKSPACE_OR_GRANT: Tenancy = { actsFor: 'workspace', batchGrant: true };
-const REQUEST: Tenancy = { actsFor: 'request' };
-
-const m = SUBJECTS.management;
-const i = SUBJECTS.inference;
-const b = SUBJECTS.batch;
-const s = SUBJECTS.internSigning;
-
-/** Every request-reply subject; `message-tenancy.spec.ts` holds it equal to the bus's route table. */
-export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = {
-  [m.health]: NONE,
-  // The source of principals: what it answers is what the gateway then signs.
-  [m.authResolve]: GATEWAY,
-  [m.keysList]: PRINCIPAL,
-  [m.keysGet]: PRINCIPAL,
-  [m.keysCreate]: PRINCIPAL,
-  [m.keysUpdate]: PRINCIPAL,
-  [m.keysDelete]: PRINCIPAL,
-  [m.keysDeleteForIntern]: REQUEST,
-  // Batch reads the balance of the workspace that made a batch, for its cost guard.
-  [m.creditsGet]: PRINCIPAL_OR_GRANT,
-  [m.creditsAdd]: PRINCIPAL,
-  [m.presetsCreateVersion]: PRINCIPAL,
-  [m.presetsList]: PRINCIPAL,
-  [m.presetsGet]: PRINCIPAL,
-  [m.presetsVersionsList]: PRINCIPAL,
-  [m.presetsVersionGet]: PRINCIPAL,
-  [m.presetsResolve]: WORKSPACE_OR_GRANT,
-  [m.byokCreate]: PRINCIPAL,
-  [m.byokList]: PRINCIPAL,
-  [m.byokGet]: PRINCIPAL,
-  [m.workspaceModelsCall]: PRINCIPAL,
-  [m.byokUpdate]: PRINCIPAL,
-  [m.byokDelete]: PRINCIPAL,
-  [m.byokResolve]: WORKSPACE_OR_GRANT,
-  [m.spendReserve]: WORKSPACE_OR_GRANT,
-  [m.identityGet]: PRINCIPAL,
-  [m.identityUnlink]: PRINCIPAL,
-  [m.identityOidcStart]: PRINCIPAL,
-  // The OIDC state and the console's verified ID token are the proof; no key exists yet.
-  [m.identityOidcCallback]: GATEWAY,
-  [m.consoleSessionOpen]: GATEWAY,
-  [m.consoleSessionEnd]: GATEWAY,
-  [m.workspacesCall]: PRINCIPAL,
-  [m.guardrailsCall]: PRINCIPAL,
-  [m.auditLogList]: PRINCIPAL,
-
-  [i.byokTest]: PRINCIPAL,
-  [i.health]: NONE,
-  [i.chatCreate]: PRINCIPAL_OR_GRANT,
-  [i.chatStream]: PRINCIPAL,
-  [i.messagesCreate]: PRINCIPAL_OR_GRANT,
-  [i.messagesStream]: PRINCIPAL,
-  [i.messagesCountTokens]: PRINCIPAL,
-  [i.responsesCreate]: PRINCIPAL_OR_GRANT,
-  [i.responsesStream]: PRINCIPAL,
-  [i.generateContentCreate]: PRINCIPAL,
-  [i.generateContentStream]: PRINCIPAL,
-  [i.generateContentCount]: PRINCIPAL,
-  [i.embeddingsCreate]: PRINCIPAL_OR_GRANT,
-  [i.modelsList]: PRINCIPAL,
-  [i.generationsGet]: PRINCIPAL,
-  [i.generationsList]: PRINCIPAL,
-  [i.analyticsQuery]: PRINCIPAL,
-  [i.analyticsActivity]: PRINCIPAL,
-  [i.generationsContent]: PRINCIPAL,
-  [i.contentLoggingGet]: PRINCIPAL,
-  [i.contentLoggingSet]: PRINCIPAL,
-  [i.batchesNativeSubmit]: PRINCIPAL_OR_GRANT,
-  [i.batchesNativeStatus]: PRINCIPAL_OR_GRANT,
-  [i.batchesNativeCancel]: PRINCIPAL_OR_GRANT,
-  [i.batchesNativeDelete]: PRINCIPAL_OR_GRANT,
-  // Prices and models of every workspace: the operator's, signed as such.
-  [i.adminCatalogRead]: OPERATOR,
-  [i.adminCatalogChange]: OPERATOR,
-
-  [b.health]: NONE,
-  [b.batchesCreate]: { actsFor: 'principal', issuesGrant: true, batchGrant: true },
-  [b.batchesAppend]: PRINCIPAL,
-  [b.batchesSubmit]: PRINCIPAL,
-  [b.batchesAbort]: PRINCIPAL,
-  [b.batchesList]: PRINCIPAL,
-  [b.batchesGet]: PRINCIPAL,
-  [b.batchesResults]: PRINCIPAL,
-  [b.batchesCancel]: PRINCIPAL,
-  [b.batchesDelete]: PRINCIPAL,
-  [b.filesCreate]: PRINCIPAL,
-  [b.filesAppend]: PRINCIPAL,
-  [b.filesComplete]: PRINCIPAL,
-  [b.filesAbort]: PRINCIPAL,
-  [b.filesList]: PRINCIPAL,
-  [b.filesGet]: PRINCIPAL,
-  [b.filesContent]: PRINCIPAL,
-  [b.filesDelete]: PRINCIPAL,
-
-  [s.health]: NONE,
-  [s.list]: PRINCIPAL,
-  [s.get]: PRINCIPAL,
-  [s.create]: PRINCIPAL,
-  [s.update]: PRINCIPAL,
-  [s.delete]: PRINCIPAL,
-  [s.exists]: REQUEST,
-  [s.daemonSign]: PRINCIPAL,
-  [s.daemonJwks]: NONE,
-};
+/** Every request-reply subject's tenancy, from its declaration (message-routes.ts). */
+export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = Object.fromEntries(
+  Object.values(REQUEST_DECLARATIONS).flatMap((group) => Object.values(group).map(({ subject, tenancy }) => [subject, tenancy])),
+);
 
 /** How `subject` is authorized; undefined for a subject outside the contracts (specs, benches). */
 export function tenancyOf(subject: string): Tenancy | undefined {

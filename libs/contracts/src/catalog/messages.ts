@@ -1,6 +1,6 @@
 /*
- * Every message on the bus as one object (subject, payload class, reply or chunk type, whether
- * its receiver validates it again): the callers send these (`rpc.send(KeysGet, {...})`), the
+ * Every message on the bus as one object (its declaration in message-routes.ts, payload class,
+ * reply or chunk type): the callers send these (`rpc.send(KeysGet, {...})`), the
  * services listen on their subject (`@MessagePattern(KeysGet.subject)`). Subjects are not
  * versioned; a change is additive only, and a breaking one gets a new subject.
  */
@@ -100,6 +100,7 @@ import {
   NativeBatchStatusRequest,
   NativeBatchSubmitRequest,
   type NativeBatchCancelReply,
+  type NativeBatchHandle,
   type NativeBatchDeleteReply,
   type NativeBatchStatusReply,
   type NativeBatchSubmitReply,
@@ -121,7 +122,8 @@ import type { CatalogChangeView } from '../http/catalog-admin.view.js';
 import type { DaemonJwksView, DaemonSignatureHeadersView, DeleteInternView, InternListView, InternView } from '../http/intern.view.js';
 import type { BatchDeletedView, BatchListView, BatchView } from '../http/batch.view.js';
 import type { FileDeletedView, FileListView, FileView } from '../http/file.view.js';
-import { EVENTS, SUBJECTS, type ServiceName } from '../subjects.js';
+import type { ServiceName } from '../subjects.js';
+import { EVENT_DECLARATIONS, REQUEST_DECLARATIONS } from './message-routes.js';
 import {
   AuditLogListRequest,
   GuardrailsCallRequest,
@@ -129,15 +131,21 @@ import {
   WorkspacesCallRequest,
 } from '../messages/governance.messages.js';
 import type { AuditLogPageView } from '../http/audit-log.view.js';
+import type { ChatCompletionRequestDto } from '../http/chat-completion-request.dto.js';
+import type { MessagesCountTokensRequestDto, MessagesRequestDto } from '../http/messages-request.dto.js';
+import type { ResponsesRequestDto } from '../http/responses-request.dto.js';
+import type { EmbeddingsRequestDto } from '../http/embeddings-request.dto.js';
+import type { PresetChatRequestDto } from '../http/preset-chat-request.dto.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
 /** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
 export type WithChangedKeys<T> = T & { changedKeyHashes: string[] };
 
-const M = SUBJECTS.management;
-const I = SUBJECTS.inference;
-const B = SUBJECTS.batch;
-const S = SUBJECTS.internSigning;
+const M = REQUEST_DECLARATIONS.management;
+const I = REQUEST_DECLARATIONS.inference;
+const B = REQUEST_DECLARATIONS.batch;
+const S = REQUEST_DECLARATIONS.internSigning;
+const E = EVENT_DECLARATIONS;
 
 // Health: every service answers `{}` on its own subject.
 export const HEALTH_MESSAGES: Record<ServiceName, RpcMessage<EmptyRequest, HealthReply>> = {
@@ -160,7 +168,7 @@ export const KeysDeleteForIntern = rpcMessage<KeysDeleteForInternRequest, { dele
 );
 export const CreditsGet = rpcMessage<CreditsGetRequest, CreditsView>(M.creditsGet, CreditsGetRequest);
 export const CreditsAdd = rpcMessage<CreditsAddRequest, CreditsView>(M.creditsAdd, CreditsAddRequest);
-export const PresetsCreateVersion = rpcMessage<PresetsCreateVersionRequest, PresetView>(
+export const PresetsCreateVersion = rpcMessage<PresetsCreateVersionRequest<PresetChatRequestDto>, PresetView>(
   M.presetsCreateVersion,
   PresetsCreateVersionRequest,
 );
@@ -193,42 +201,35 @@ export const ConsoleSessionEnd = rpcMessage<ConsoleSessionEndRequest, ConsoleSes
 export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
 
 // Inference: the front doors (each with its streamed twin), embeddings, models, native batches.
-export const ChatCreate = rpcMessage<ChatCreateRequest, ChatCompletionView>(I.chatCreate, ChatCreateRequest, { trusted: true });
+export const ChatCreate = rpcMessage<ChatCreateRequest<ChatCompletionRequestDto>, ChatCompletionView>(I.chatCreate, ChatCreateRequest);
 /** What a stream yields: the client's bytes, one or more frames a packet. */
 export type StreamPacket = Uint8Array;
 
 /** Chunks are chat-completion chunks, already serialised (the gateway writes them as `data:` lines). */
-export const ChatStream = rpcStream<ChatStreamRequest, StreamPacket>(I.chatStream, ChatStreamRequest, {
-  trusted: true,
-});
-export const MessagesCreate = rpcMessage<ChatCreateRequest, MessageView>(I.messagesCreate, ChatCreateRequest, { trusted: true });
-export const MessagesCountTokens = rpcMessage<ChatCreateRequest, MessageTokenCountView>(I.messagesCountTokens, ChatCreateRequest, {
-  trusted: true,
-});
+export const ChatStream = rpcStream<ChatStreamRequest<ChatCompletionRequestDto>, StreamPacket>(I.chatStream, ChatStreamRequest);
+export const MessagesCreate = rpcMessage<ChatCreateRequest<MessagesRequestDto>, MessageView>(I.messagesCreate, ChatCreateRequest);
+export const MessagesCountTokens = rpcMessage<ChatCreateRequest<MessagesCountTokensRequestDto>, MessageTokenCountView>(
+  I.messagesCountTokens,
+  ChatCreateRequest,
+);
 /** Chunks are Anthropic SSE events, already framed. */
-export const MessagesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.messagesStream, ChatStreamRequest, {
-  trusted: true,
-});
-export const ResponsesCreate = rpcMessage<ChatCreateRequest, ResponsesResponseView>(I.responsesCreate, ChatCreateRequest, {
-  trusted: true,
-});
+export const MessagesStream = rpcStream<ChatStreamRequest<MessagesRequestDto>, StreamPacket>(I.messagesStream, ChatStreamRequest);
+export const ResponsesCreate = rpcMessage<ChatCreateRequest<ResponsesRequestDto>, ResponsesResponseView>(
+  I.responsesCreate,
+  ChatCreateRequest,
+);
 /** Google's generateContent front door: the answer is a Gemini GenerateContentResponse. */
-export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest, {
-  trusted: true,
-});
+export const GenerateContentCreate = rpcMessage<ChatCreateRequest, Record<string, unknown>>(I.generateContentCreate, ChatCreateRequest);
 /** `:countTokens`: Gemini's CountTokensResponse. */
-export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest, {
-  trusted: true,
-});
+export const GenerateContentCount = rpcMessage<ChatCreateRequest, { totalTokens: number }>(I.generateContentCount, ChatCreateRequest);
 /** Chunks are Gemini SSE frames (`data: <GenerateContentResponse>`), already framed. */
-export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest, {
-  trusted: true,
-});
+export const GenerateContentStream = rpcStream<ChatStreamRequest, StreamPacket>(I.generateContentStream, ChatStreamRequest);
 /** Chunks are Responses API events, already framed. */
-export const ResponsesStream = rpcStream<ChatStreamRequest, StreamPacket>(I.responsesStream, ChatStreamRequest, {
-  trusted: true,
-});
-export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest, EmbeddingsView>(I.embeddingsCreate, EmbeddingsCreateRequest);
+export const ResponsesStream = rpcStream<ChatStreamRequest<ResponsesRequestDto>, StreamPacket>(I.responsesStream, ChatStreamRequest);
+export const EmbeddingsCreate = rpcMessage<EmbeddingsCreateRequest<EmbeddingsRequestDto>, EmbeddingsView>(
+  I.embeddingsCreate,
+  EmbeddingsCreateRequest,
+);
 export const ModelsList = rpcMessage<ModelsListRequest, ModelListView>(I.modelsList, ModelsListRequest);
 export const ByokTest = rpcMessage<ByokTestRequest, ByokTestView>(I.byokTest, ByokTestRequest);
 export const GenerationsGet = rpcMessage<GenerationsGetRequest, GenerationView>(I.generationsGet, GenerationsGetRequest);
@@ -245,15 +246,15 @@ export const NativeBatchSubmit = rpcMessage<NativeBatchSubmitRequest, NativeBatc
   I.batchesNativeSubmit,
   NativeBatchSubmitRequest,
 );
-export const NativeBatchStatus = rpcMessage<NativeBatchStatusRequest, NativeBatchStatusReply>(
+export const NativeBatchStatus = rpcMessage<NativeBatchStatusRequest<NativeBatchHandle>, NativeBatchStatusReply>(
   I.batchesNativeStatus,
   NativeBatchStatusRequest,
 );
-export const NativeBatchCancel = rpcMessage<NativeBatchCancelRequest, NativeBatchCancelReply>(
+export const NativeBatchCancel = rpcMessage<NativeBatchCancelRequest<NativeBatchHandle>, NativeBatchCancelReply>(
   I.batchesNativeCancel,
   NativeBatchCancelRequest,
 );
-export const NativeBatchDelete = rpcMessage<NativeBatchDeleteRequest, NativeBatchDeleteReply>(
+export const NativeBatchDelete = rpcMessage<NativeBatchDeleteRequest<NativeBatchHandle>, NativeBatchDeleteReply>(
   I.batchesNativeDelete,
   NativeBatchDeleteRequest,
 );
@@ -284,20 +285,20 @@ export const InternsCreate = rpcMessage<InternsCreateRequest, InternView>(S.crea
 export const InternsUpdate = rpcMessage<InternsUpdateRequest, InternView>(S.update, InternsUpdateRequest);
 export const InternsDelete = rpcMessage<InternRef, DeleteInternView>(S.delete, InternRef);
 export const InternExists = rpcMessage<InternExistsRequest, InternExistsReply>(S.exists, InternExistsRequest);
-export const DaemonSign = rpcMessage<DaemonSignRequest, DaemonSignatureHeadersView>(S.daemonSign, DaemonSignRequest, { trusted: true });
+export const DaemonSign = rpcMessage<DaemonSignRequest, DaemonSignatureHeadersView>(S.daemonSign, DaemonSignRequest);
 export const DaemonJwks = rpcMessage<EmptyRequest, DaemonJwksView>(S.daemonJwks, EmptyRequest);
 
 // Events (core NATS; usage goes through JetStream with its own envelope, see usage-recorded.event.ts).
-export const KeysChanged = busEvent(EVENTS.keysChanged, KeysChangedEvent);
-export const KeysUsed = busEvent(EVENTS.keysUsed, KeysUsedEvent);
-export const SpendReleased = busEvent(EVENTS.spendReleased, SpendReleasedEvent);
-export const ByokChanged = busEvent(EVENTS.byokChanged, WorkspaceChangedEvent);
-export const PresetsChanged = busEvent(EVENTS.presetsChanged, WorkspaceChangedEvent);
-export const CatalogChanged = busEvent(EVENTS.catalogChanged, CatalogChangedEvent);
-export const EndpointCooled = busEvent(EVENTS.endpointCooled, EndpointCooledEvent);
-export const CallCancelled = busEvent(EVENTS.callCancelled, CallCancelledEvent);
-export const InternsDeleted = busEvent(EVENTS.internsDeleted, InternsDeletedEvent);
-export const BatchesChanged = busEvent(EVENTS.batchesChanged, BatchesChangedEvent);
+export const KeysChanged = busEvent(E.keysChanged, KeysChangedEvent);
+export const KeysUsed = busEvent(E.keysUsed, KeysUsedEvent);
+export const SpendReleased = busEvent(E.spendReleased, SpendReleasedEvent);
+export const ByokChanged = busEvent(E.byokChanged, WorkspaceChangedEvent);
+export const PresetsChanged = busEvent(E.presetsChanged, WorkspaceChangedEvent);
+export const CatalogChanged = busEvent(E.catalogChanged, CatalogChangedEvent);
+export const EndpointCooled = busEvent(E.endpointCooled, EndpointCooledEvent);
+export const CallCancelled = busEvent(E.callCancelled, CallCancelledEvent);
+export const InternsDeleted = busEvent(E.internsDeleted, InternsDeletedEvent);
+export const BatchesChanged = busEvent(E.batchesChanged, BatchesChangedEvent);
 
 // Workspaces, guardrails, audit log (issue 31): the reply's shape depends on the operation.
 export const WorkspacesCall = rpcMessage<WorkspacesCallRequest, unknown>(M.workspacesCall, WorkspacesCallRequest);

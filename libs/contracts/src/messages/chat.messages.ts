@@ -36,18 +36,18 @@ export class ClientHeaders {
 }
 
 /**
- * Gateway -> inference. `body` is the client's chat-completions body, already validated
- * by the gateway and passed on whole so fields the gateway does not model still reach
- * providers that support them.
+ * Gateway -> inference. `body` is the client's body (`Body`: the front door's DTO), already
+ * validated by the gateway and passed on whole so fields the gateway does not model still
+ * reach providers that support them; the receiver reads it as a record.
  */
-export class ChatCreateRequest {
+export class ChatCreateRequest<Body extends object = Record<string, unknown>> {
   @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
 
   @IsObject()
-  body!: Record<string, unknown>;
+  body!: Body;
 
   @IsOptional()
   @IsString()

@@ -8,14 +8,14 @@ import { ResponseCacheControls } from './response-cache.messages.js';
  * Gateway -> inference on SUBJECTS.inference.embeddingsCreate. `body` is the client's
  * embeddings body, validated by the gateway (EmbeddingsRequestDto) and passed on whole.
  */
-export class EmbeddingsCreateRequest {
+export class EmbeddingsCreateRequest<Body extends object = Record<string, unknown>> {
   @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
 
   @IsObject()
-  body!: Record<string, unknown>;
+  body!: Body;
 
   /** The client's `Idempotency-Key`. */
   @IsOptional()

@@ -140,22 +140,23 @@ export interface NativeBatchHandle {
   lineOptions?: Record<string, { excludeReasoning?: boolean }>;
 }
 
-export class NativeBatchHandleRequest {
+/** `Handle`: the caller sends the `NativeBatchHandle` it was given; inference reads a record and checks it. */
+export class NativeBatchHandleRequest<Handle extends object = Record<string, unknown>> {
   @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
   principal!: Principal;
 
   @IsObject()
-  handle!: Record<string, unknown>;
+  handle!: Handle;
 }
 
 /** `inference.batches.native.status`: poll it with backoff (inference calls the provider each time). */
-export class NativeBatchStatusRequest extends NativeBatchHandleRequest {}
+export class NativeBatchStatusRequest<Handle extends object = Record<string, unknown>> extends NativeBatchHandleRequest<Handle> {}
 /** `inference.batches.native.cancel`: asks the provider to stop; poll status until `cancelled`. */
-export class NativeBatchCancelRequest extends NativeBatchHandleRequest {}
+export class NativeBatchCancelRequest<Handle extends object = Record<string, unknown>> extends NativeBatchHandleRequest<Handle> {}
 /** `inference.batches.native.delete`: removes the provider's batch and its files (input, output, error). */
-export class NativeBatchDeleteRequest extends NativeBatchHandleRequest {}
+export class NativeBatchDeleteRequest<Handle extends object = Record<string, unknown>> extends NativeBatchHandleRequest<Handle> {}
 
 export type NativeBatchSubmitReply =
   /** No endpoint the batch may use supports a provider batch API: the batch service runs the lines itself. */
@@ -212,7 +213,7 @@ export interface NativeBatchLineResult {
    * message (MessageView) or embeddings list (EmbeddingsView), with `usage.cost` at the batch
    * price. Null when `ok` is false.
    */
-  body: Record<string, unknown> | null;
+  body: object | null;
   error: NativeBatchLineError | null;
   /** Zero tokens and cost for a line that failed or never ran. */
   usage: NativeBatchLineUsage;

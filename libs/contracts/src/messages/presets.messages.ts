@@ -5,7 +5,7 @@ import { Principal } from '../principal.js';
 import { PRESET_SLUG_PATTERN } from './resolve.messages.js';
 
 /** Gateway -> management: a new version of the caller's preset (created at version 1 when new). */
-export class PresetsCreateVersionRequest {
+export class PresetsCreateVersionRequest<Body extends object = Record<string, unknown>> {
   @IsDefined()
   @ValidateNested()
   @Type(() => Principal)
@@ -16,7 +16,7 @@ export class PresetsCreateVersionRequest {
 
   /** The chat-completions body as the client sent it; management validates it again and keeps the config fields. */
   @IsObject()
-  body!: Record<string, unknown>;
+  body!: Body;
 }
 
 export class PresetsListRequest {

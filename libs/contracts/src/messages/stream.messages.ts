@@ -9,7 +9,7 @@ const STREAM_ID = /^[A-Za-z0-9_-]{8,64}$/;
  * gateway names the stream so it can cancel it (EVENTS.callCancelled) without knowing
  * which replica runs it.
  */
-export class ChatStreamRequest extends ChatCreateRequest {
+export class ChatStreamRequest<Body extends object = Record<string, unknown>> extends ChatCreateRequest<Body> {
   @IsString()
   @Matches(STREAM_ID)
   streamId!: string;

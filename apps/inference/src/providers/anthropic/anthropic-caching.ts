@@ -2,7 +2,7 @@ import { GatewayError } from '@gw/errors';
 import type { AnthropicBlock, AnthropicMessage } from './anthropic-messages.js';
 
 /** Anthropic caches at most four breakpoints per request and answers 400 above that. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 const TTLS = ['5m', '1h'];
 
 /** Blocks a cache breakpoint may sit on (Anthropic refuses one on thinking blocks). */

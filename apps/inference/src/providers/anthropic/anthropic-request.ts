@@ -11,15 +11,15 @@ import { grammarToolRefused } from '../custom-tool-calls.js';
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /** Anthropic's smallest thinking budget, and the largest this gateway derives from an effort. */
-export const MIN_THINKING_BUDGET = 1024;
-export const MAX_THINKING_BUDGET = 128_000;
+const MIN_THINKING_BUDGET = 1024;
+const MAX_THINKING_BUDGET = 128_000;
 
 /**
  * Share of max_tokens given to thinking per reasoning effort, as OpenRouter documents its
  * mapping (https://openrouter.ai/docs/use-cases/reasoning-tokens): budget_tokens =
  * max(min(max_tokens * ratio, 128000), 1024).
  */
-export const EFFORT_RATIOS: Record<string, number> = {
+const EFFORT_RATIOS: Record<string, number> = {
   max: 0.95,
   xhigh: 0.95,
   high: 0.8,
@@ -84,7 +84,7 @@ export function buildAnthropicBody(
  * guarantees JSON without a schema, so it is refused rather than quietly ignored; `text` is
  * the default and needs nothing.
  */
-export function outputFormatFor(format: unknown): Record<string, unknown> | undefined {
+function outputFormatFor(format: unknown): Record<string, unknown> | undefined {
   if (format === undefined || format === null) return undefined;
   const type = (format as { type?: unknown }).type;
   if (type === 'text') return undefined;

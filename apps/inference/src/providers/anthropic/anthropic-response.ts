@@ -87,7 +87,7 @@ export function reasoningDetail(block: AnthropicBlock, index: number): Record<st
  * `web_search_citation`; a document location (char/page/block) has no URL and no spec kind, so
  * it is not reported (its cited text is already in the answer).
  */
-export function citationAnnotations(citations: unknown): AnnotationView[] {
+function citationAnnotations(citations: unknown): AnnotationView[] {
   if (!Array.isArray(citations)) return [];
   return citations
     .filter(

@@ -14,7 +14,7 @@ import { extraCertificateAuthorities } from '../../upstream/extra-certificate-au
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 
 /** The scope of an Azure OpenAI (Cognitive Services) access token. */
-export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
+const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
 const TOKEN_CALL_TIMEOUT_MS = 10_000;
 
 /** A Microsoft Entra ID app registration that may call the Azure OpenAI resource (client-credentials flow). */

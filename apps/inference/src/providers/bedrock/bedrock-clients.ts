@@ -76,7 +76,7 @@ function digest(secret: string): string {
 }
 
 /** `{"accessKeyId", "secretAccessKey", "sessionToken"?, "region"?}`: what a Bedrock BYOK credential stores. */
-export function parseKeys(secret: string): StaticKeys {
+function parseKeys(secret: string): StaticKeys {
   let parsed: unknown;
   try {
     parsed = JSON.parse(secret);

@@ -18,7 +18,7 @@ const NO_FILTER = {
   'prompt-filter': 'the API has no content filter of its own that refuses a prompt',
 };
 
-export const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
+const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
 export function endpointOf(provider: RoutableEndpoint['provider'], upstreamModel: string): RoutableEndpoint {
   return { provider, upstreamModel, pricing: CONFORMANCE_PRICING, supportedParameters: new Set(CHAT_PARAMETERS) };

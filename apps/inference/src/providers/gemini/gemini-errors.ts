@@ -28,7 +28,7 @@ function details(body: GoogleErrorBody | undefined): ErrorDetail[] {
 }
 
 /** RetryInfo's `retryDelay` ("37s", "1.5s") in ms: what Google sends instead of a Retry-After header. */
-export function retryInfoMs(body: unknown): number | undefined {
+function retryInfoMs(body: unknown): number | undefined {
   const info = details(body as GoogleErrorBody).find((d) => String(d['@type']).endsWith('google.rpc.RetryInfo'));
   const match = typeof info?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
   return match ? Math.round(Number(match[1]) * 1000) : undefined;

@@ -14,13 +14,13 @@ const FINISH_REASONS: Record<string, string> = {
   error: 'OTHER',
 };
 
-export function geminiFinishReasonOf(finish: string | null | undefined): string | undefined {
+function geminiFinishReasonOf(finish: string | null | undefined): string | undefined {
   if (finish === null || finish === undefined) return undefined;
   return FINISH_REASONS[finish] ?? 'OTHER';
 }
 
 /** The gateway's counts in Gemini's words: thoughts apart from the candidates, cached inside the prompt. */
-export function geminiUsageOf(usage: NormalizedUsage): Record<string, number> {
+function geminiUsageOf(usage: NormalizedUsage): Record<string, number> {
   const thoughts = Math.min(usage.reasoningTokens, usage.completionTokens);
   const out: Record<string, number> = {
     promptTokenCount: usage.promptTokens,

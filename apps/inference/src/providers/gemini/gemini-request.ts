@@ -7,7 +7,7 @@ import { toolMediaAsUserTurns } from '../tool-result-media.js';
  * Thinking budgets per reasoning effort when the caller set no max tokens: Gemini 2.5's own
  * levels (Flash thinks up to 24,576 tokens; "minimal" is the smallest budget Pro accepts).
  */
-export const EFFORT_BUDGETS: Record<string, number> = {
+const EFFORT_BUDGETS: Record<string, number> = {
   minimal: 128,
   low: 1024,
   medium: 8192,
@@ -80,7 +80,7 @@ function responseFormat(format: unknown): Record<string, unknown> {
  * Thoughts are asked for (`includeThoughts`) unless `exclude` is set. No reasoning field: the
  * model's default (dynamic thinking), and no thoughts in the answer.
  */
-export function thinkingConfigFor(body: Record<string, unknown>, maxTokens: number | undefined): Record<string, unknown> | undefined {
+function thinkingConfigFor(body: Record<string, unknown>, maxTokens: number | undefined): Record<string, unknown> | undefined {
   const reasoning = (body.reasoning !== null && typeof body.reasoning === 'object' ? body.reasoning : undefined) as
     Record<string, unknown> | undefined;
   const effort =
@@ -105,7 +105,7 @@ export function thinkingConfigFor(body: Record<string, unknown>, maxTokens: numb
 }
 
 /** Function tools as Gemini function declarations (the parameters as full JSON Schema). */
-export function translateTools(tools: unknown): Array<Record<string, unknown>> | undefined {
+function translateTools(tools: unknown): Array<Record<string, unknown>> | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   return tools.map((tool: Record<string, unknown>, index) => {
     const fn = tool?.function as Record<string, unknown> | undefined;
@@ -123,7 +123,7 @@ export function translateTools(tools: unknown): Array<Record<string, unknown>> |
 }
 
 /** auto -> AUTO, none -> NONE, required -> ANY, {function: {name}} -> ANY limited to that function. */
-export function translateToolChoice(choice: unknown): Record<string, unknown> | undefined {
+function translateToolChoice(choice: unknown): Record<string, unknown> | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
   if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };

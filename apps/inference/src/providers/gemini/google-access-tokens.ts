@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { httpFailure, transportFailure } from '../../upstream/upstream-failure.js';
 
 /** The scope Vertex AI's generateContent needs. */
-export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** Where google-auth-library exchanges a service account's signed assertion for an access token. */
-export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** A token is renewed this long before it expires, so no call goes out with one about to lapse. */
 const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 const TOKEN_CALL_TIMEOUT_MS = 10_000;

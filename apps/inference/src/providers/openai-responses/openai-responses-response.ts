@@ -35,7 +35,7 @@ export interface ResponsesOutputParts {
   toolCalls: Array<{ index: number; id: string; type: 'function'; function: { name: string; arguments: string } }>;
 }
 
-export function readOutputItems(output: readonly Json[]): ResponsesOutputParts {
+function readOutputItems(output: readonly Json[]): ResponsesOutputParts {
   const parts: ResponsesOutputParts = { text: '', refusal: null, annotations: [], reasoning: [], reasoningDetails: [], toolCalls: [] };
   for (const item of output) {
     if (item.type === 'message' && Array.isArray(item.content)) {

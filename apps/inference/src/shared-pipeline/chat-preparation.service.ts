@@ -22,7 +22,7 @@ export function hashEndUser(workspaceId: string, user: unknown): string | undefi
 }
 
 /** The session id routing sticks to: the gateway's choice (body wins over header), else the body's. */
-export function sessionIdOf(request: { sessionId?: string; body: Record<string, unknown> }): string | undefined {
+function sessionIdOf(request: { sessionId?: string; body: Record<string, unknown> }): string | undefined {
   if (request.sessionId) return request.sessionId;
   return typeof request.body.session_id === 'string' && request.body.session_id.length > 0 ? request.body.session_id : undefined;
 }
