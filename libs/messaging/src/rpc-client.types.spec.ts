@@ -3,6 +3,7 @@ import {
   ChatStream,
   KeysGet,
   type ApiKeyView,
+  type ChatCompletionRequestDto,
   type ChatCompletionView,
   type Principal,
   type StreamPacket,
@@ -18,11 +19,12 @@ import type { RpcStream } from './rpc-stream.js';
  */
 const principal = {} as Principal;
 const timeouts = { firstPacketTimeoutMs: 1_000, idleTimeoutMs: 1_000 };
+const body = {} as ChatCompletionRequestDto;
 
 function typedCalls(rpc: RpcClient): void {
   expectTypeOf(rpc.send(KeysGet, { principal, hash: 'a'.repeat(64) })).toEqualTypeOf<Promise<ApiKeyView>>();
-  expectTypeOf(rpc.send(ChatCreate, { principal, body: {} })).toEqualTypeOf<Promise<ChatCompletionView>>();
-  expectTypeOf(rpc.stream(ChatStream, { principal, body: {}, streamId: 'stream-1' }, timeouts)).toEqualTypeOf<RpcStream<StreamPacket>>();
+  expectTypeOf(rpc.send(ChatCreate, { principal, body })).toEqualTypeOf<Promise<ChatCompletionView>>();
+  expectTypeOf(rpc.stream(ChatStream, { principal, body, streamId: 'stream-1' }, timeouts)).toEqualTypeOf<RpcStream<StreamPacket>>();
 
   // @ts-expect-error KeysGet needs a hash
   void rpc.send(KeysGet, { principal });

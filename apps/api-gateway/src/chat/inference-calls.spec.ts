@@ -73,7 +73,7 @@ describe('CancellableInferenceCalls.forward', () => {
       hits as unknown as ResponseCacheHits,
       { INFERENCE_TIMEOUT_MS: 1_000 } as GatewayEnv,
     );
-    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest;
+    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest<ChatCompletionRequestDto>;
     const app = Fastify();
     app.post('/', async (_request, reply) => {
       await calls.forward(reply, ChatCreate, payload);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
+import type { ChatCreateRequest, Principal, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
@@ -79,10 +79,11 @@ export class ResponseCacheHits implements OnModuleDestroy {
    * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; undefined
    * when the edge cannot or need not answer it (inference does).
    */
-  async answer(door: CacheDoor, payload: ChatCreateRequest): Promise<string | undefined> {
+  async answer<Body extends object>(door: CacheDoor, payload: ChatCreateRequest<Body>): Promise<string | undefined> {
     if (this.settings.maxTtlSeconds === 0 || payload.idempotency) return undefined;
     const { principal } = payload;
-    const body = payload.body;
+    // The key and the opt-in read the body as any front door's JSON.
+    const body = payload.body as Record<string, unknown>;
     if (payload.cache === undefined && !principal.responseCacheTtlSeconds && (body.cache === undefined || body.cache === null))
       return undefined;
     if ((body.preset !== undefined && body.preset !== null) || (typeof body.model === 'string' && body.model.includes('@preset/')))
@@ -107,7 +108,7 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
-  private async record(event: UsageRecordedEvent, payload: ChatCreateRequest): Promise<void> {
+  private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
     event.requestId = currentRequestId() ?? randomUUID();
     // The proof the billing consumers ask of every event (ADR 0138), signed here as for a bus call.
     const proof = this.signer?.sign({ actsFor: 'principal' }, payload, event.requestId);
