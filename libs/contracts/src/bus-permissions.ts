@@ -96,6 +96,10 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
     principal: true,
   })),
   { subject: m.byokResolve, server: 'management', callers: ['inference'], principal: false },
+  // Inference relays the catalog's versions into the audit log (ADR 0142).
+  { subject: m.auditCatalogAppend, server: 'management', callers: ['inference'], principal: false },
+  // The operator's read of every audit row (the gateway checked the operator credential).
+  { subject: m.adminAuditLogList, server: 'management', callers: gateway, principal: false },
   // Inference reserves a call's worst case before paying a provider (ADR 0093).
   { subject: m.spendReserve, server: 'management', callers: ['inference'], principal: false },
   { subject: i.health, server: 'inference', callers: gateway, principal: false },

@@ -40,6 +40,10 @@ export const SUBJECTS = {
     workspacesCall: 'management.workspaces.call',
     guardrailsCall: 'management.guardrails.call',
     auditLogList: 'management.audit-log.list',
+    /** Gateway -> management, for an operator: the audit log of every workspace and of the catalog. */
+    adminAuditLogList: 'management.admin.audit-log.list',
+    /** Inference -> management: the audit rows of stored catalog versions, relayed from its outbox (ADR 0142). */
+    auditCatalogAppend: 'management.audit-log.catalog.append',
     /** A workspace's own models (issue 30 item 4): list, get, put, delete in the payload. */
     workspaceModelsCall: 'management.workspace-models.call',
     /** The web console's sign-in: a session key for the user linked to an OIDC subject, and its end. */

@@ -88,6 +88,9 @@ export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = {
   [m.workspacesCall]: PRINCIPAL,
   [m.guardrailsCall]: PRINCIPAL,
   [m.auditLogList]: PRINCIPAL,
+  [m.adminAuditLogList]: OPERATOR,
+  // Inference's relay of catalog versions, in the background: no request, no tenant.
+  [m.auditCatalogAppend]: NONE,
 
   [i.byokTest]: PRINCIPAL,
   [i.health]: NONE,

@@ -129,6 +129,7 @@ import {
   WorkspacesCallRequest,
 } from '../messages/governance.messages.js';
 import type { AuditLogPageView } from '../http/audit-log.view.js';
+import { AdminAuditLogListRequest, CatalogAuditAppendRequest, type CatalogAuditAppendReply } from '../messages/catalog-audit.messages.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
 /** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
@@ -304,3 +305,9 @@ export const WorkspacesCall = rpcMessage<WorkspacesCallRequest, unknown>(M.works
 export const GuardrailsCall = rpcMessage<GuardrailsCallRequest, unknown>(M.guardrailsCall, GuardrailsCallRequest);
 export const WorkspaceModelsCall = rpcMessage<WorkspaceModelsCallRequest, unknown>(M.workspaceModelsCall, WorkspaceModelsCallRequest);
 export const AuditLogList = rpcMessage<AuditLogListRequest, AuditLogPageView>(M.auditLogList, AuditLogListRequest);
+export const AdminAuditLogList = rpcMessage<AdminAuditLogListRequest, AuditLogPageView>(M.adminAuditLogList, AdminAuditLogListRequest);
+/** Catalog versions into the audit log (ADR 0142): idempotent by each record's origin. */
+export const CatalogAuditAppend = rpcMessage<CatalogAuditAppendRequest, CatalogAuditAppendReply>(
+  M.auditCatalogAppend,
+  CatalogAuditAppendRequest,
+);
