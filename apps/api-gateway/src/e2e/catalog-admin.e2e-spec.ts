@@ -263,6 +263,49 @@ describe('operator changes', () => {
     expect(workspaceLog.body).toEqual({ data: [], next_cursor: null });
   });
 
+  it('a time-of-day window prices the calls that start in it, and /v1/models shows it', async () => {
+    const windowed = 'ops/windowed';
+    const OFF_PEAK = { prompt: '0.0000005', completion: '0.000001' };
+    // A window over the whole of every day (start = end): whenever this runs, the call starts inside it.
+    const body = {
+      ...model(PRICES),
+      aliases: [],
+      endpoints: [
+        {
+          ...model(PRICES).endpoints[0]!,
+          pricing: { ...PRICES, timeWindows: [{ name: 'all-day', start: '00:00', end: '00:00', ...OFF_PEAK }] },
+        },
+      ],
+    };
+    const put = await http(`/admin/models/${windowed}`, { method: 'PUT', body });
+    expect(put.status).toBe(200);
+    // Both replicas serve it (how fast is the first test's business).
+    await delaysToServe((put.body as CatalogChangeView).version);
+    const listed = await http('/models', { key: stack.apiKey });
+    const view = (listed.body as { data: Array<{ id: string; pricing: Record<string, unknown> }> }).data.find(
+      (entry) => entry.id === windowed,
+    );
+    expect(view?.pricing).toMatchObject({
+      prompt: PRICES.prompt,
+      time_windows: [{ name: 'all-day', start: '00:00', end: '00:00', prompt: OFF_PEAK.prompt, completion: OFF_PEAK.completion }],
+    });
+    const answered = await chat(windowed);
+    expect(answered.cost).toBeCloseTo(priced(answered, OFF_PEAK), 15);
+    const bad = await http(`/admin/models/${windowed}`, {
+      method: 'PUT',
+      body: {
+        ...body,
+        endpoints: [
+          { ...body.endpoints[0]!, pricing: { ...PRICES, timeWindows: [{ name: 'x', start: '25:00', end: '01:00', ...OFF_PEAK }] } },
+        ],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { metadata: { param: string } } }).error.metadata.param).toBe(
+      `catalog.models.${windowed}.endpoints.0.pricing.timeWindows.0.start`,
+    );
+  });
+
   it('an invalid change is a 400 naming the field, and changes nothing', async () => {
     const versions = ((await http('/admin/catalog/versions')).body as CatalogVersionListView).data.length;
     const bad = await http(`/admin/models/${MODEL}`, { method: 'PUT', body: model({ prompt: 'free', completion: '0.1' }) });

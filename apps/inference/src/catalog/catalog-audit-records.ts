@@ -24,8 +24,22 @@ export function catalogAuditRecords(version: StoredCatalogVersion, previous: Cat
   };
   const next = JSON.parse(version.document) as CatalogDocument;
   if (!previous) {
-    const after = { version: version.version, action: version.action, providers: byId(next.providers).size, models: byId(next.models).size };
-    return [{ ...base, origin: `catalog/${version.version}/catalog`, action: 'catalog.seed', resourceType: 'catalog', resourceId: 'catalog', after }];
+    const after = {
+      version: version.version,
+      action: version.action,
+      providers: byId(next.providers).size,
+      models: byId(next.models).size,
+    };
+    return [
+      {
+        ...base,
+        origin: `catalog/${version.version}/catalog`,
+        action: 'catalog.seed',
+        resourceType: 'catalog',
+        resourceId: 'catalog',
+        after,
+      },
+    ];
   }
   const records: CatalogAuditRecord[] = [];
   for (const { key, resourceType } of KINDS) {

@@ -60,10 +60,10 @@ describe('catalog audit relay', () => {
 
   const pending = async () =>
     (
-      await prisma.pool.query<{ version: number }>('SELECT version FROM catalog_versions WHERE version IN ($1, $2) AND audited_at IS NULL', [
-        first,
-        first + 1,
-      ])
+      await prisma.pool.query<{ version: number }>(
+        'SELECT version FROM catalog_versions WHERE version IN ($1, $2) AND audited_at IS NULL',
+        [first, first + 1],
+      )
     ).rowCount;
   const of = (version: number) => management.received.filter((record) => record.origin.startsWith(`catalog/${version}/`));
 
@@ -97,8 +97,8 @@ describe('catalog audit relay', () => {
   it('sends nothing once every version is marked', async () => {
     const before = management.received.length;
     await relay.drain();
-    expect(management.received.slice(before).filter((record) => [first, first + 1].some((v) => record.origin.startsWith(`catalog/${v}/`)))).toEqual(
-      [],
-    );
+    expect(
+      management.received.slice(before).filter((record) => [first, first + 1].some((v) => record.origin.startsWith(`catalog/${v}/`))),
+    ).toEqual([]);
   });
 });

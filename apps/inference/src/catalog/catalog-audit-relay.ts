@@ -87,7 +87,9 @@ export class CatalogAuditRelay implements OnApplicationBootstrap, OnModuleDestro
         relayed.inc(records.length);
       }
       if (rows.length > 0)
-        await client.query('UPDATE catalog_versions SET audited_at = now() WHERE version = ANY($1::int[])', [rows.map((row) => row.version)]);
+        await client.query('UPDATE catalog_versions SET audited_at = now() WHERE version = ANY($1::int[])', [
+          rows.map((row) => row.version),
+        ]);
       await client.query('COMMIT');
       return rows.length;
     } catch (error) {

@@ -1,6 +1,13 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { minutesOf, type PriceWindowPricing } from '../pricing/price-windows.js';
-import { hasGatewayCredential, WEEKDAYS, type CatalogConfig, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
+import {
+  hasGatewayCredential,
+  WEEKDAYS,
+  type CatalogConfig,
+  type ModelConfig,
+  type PricingConfig,
+  type ProviderConfig,
+} from './catalog.schema.js';
 
 export interface EndpointPricing {
   prompt: Prisma.Decimal;

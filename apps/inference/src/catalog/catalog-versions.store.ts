@@ -62,7 +62,9 @@ export class CatalogVersionsStore {
 
   /** The newest versions first. */
   async list(limit: number): Promise<StoredCatalogVersion[]> {
-    const { rows } = await this.prisma.pool.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT $1`, [limit]);
+    const { rows } = await this.prisma.pool.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT $1`, [
+      limit,
+    ]);
     return rows.map(fromRow);
   }
 
@@ -126,7 +128,16 @@ async function insert(client: pg.PoolClient, version: number, entry: NewCatalogV
   const { rows } = await client.query<VersionRow>(
     `INSERT INTO catalog_versions (version, document, author, action, source, changes, request_id, client_ip)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8) RETURNING ${COLUMNS}`,
-    [version, entry.document, entry.author, entry.action, entry.source, JSON.stringify(entry.changes), entry.requestId ?? null, entry.clientIp ?? null],
+    [
+      version,
+      entry.document,
+      entry.author,
+      entry.action,
+      entry.source,
+      JSON.stringify(entry.changes),
+      entry.requestId ?? null,
+      entry.clientIp ?? null,
+    ],
   );
   return fromRow(rows[0]!);
 }

@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AdminAuditLogQueryDto, AuditLogQueryDto, PAGE_SIZE, type AuditLogFilterDto, validateDto, type AuditLogEntryView, type AuditLogPageView, type Principal } from '@gw/contracts';
+import {
+  AdminAuditLogQueryDto,
+  AuditLogQueryDto,
+  PAGE_SIZE,
+  type AuditLogFilterDto,
+  validateDto,
+  type AuditLogEntryView,
+  type AuditLogPageView,
+  type Principal,
+} from '@gw/contracts';
 import type { AuditLogEntry, Prisma } from '../generated/prisma/client.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { PrismaService } from '../prisma/prisma.service.js';
