@@ -24,6 +24,7 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { IdentityController } from './identity/identity.controller.js';
 import { ByokController } from './byok/byok.controller.js';
+import { AdminAuditLogsController } from './admin/admin-audit-logs.controller.js';
 import { AdminCatalogController } from './admin/admin-catalog.controller.js';
 import { OperatorKeyGuard } from './admin/operator-key.guard.js';
 import { OperatorKeys } from './admin/operator-keys.js';
@@ -90,6 +91,7 @@ export class AppModule {
         AuditLogsController,
         OpenApiController,
         AdminCatalogController,
+        AdminAuditLogsController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },

@@ -7,6 +7,7 @@ import { NativeBatchesController } from './batches-native/native-batches.control
 import { NativeBatchesService } from './batches-native/native-batches.service.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { CatalogAdmin } from './catalog/catalog-admin.service.js';
+import { CatalogAuditRelay } from './catalog/catalog-audit-relay.js';
 import { CatalogAdminController } from './catalog/catalog-admin.controller.js';
 import { CatalogSync } from './catalog/catalog-sync.service.js';
 import { CatalogVersionsStore } from './catalog/catalog-versions.store.js';
@@ -111,6 +112,7 @@ export class AppModule {
         CatalogVersionsStore,
         CatalogSync,
         CatalogAdmin,
+        CatalogAuditRelay,
         UpstreamClient,
         ResponseCache,
         ResponseCacheCaptures,

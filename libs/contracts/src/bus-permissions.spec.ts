@@ -45,10 +45,15 @@ describe('bus permissions (ADR 0035)', () => {
     ).toEqual([...nativeBatches, ...[...asBatch].filter((subject) => subject.startsWith('inference.'))].sort());
   });
 
-  it('gives inference only what one request needs from management', () => {
+  it('gives inference only what one request needs from management, and the catalog audit relay', () => {
     const fromManagement = publishes('inference').filter((subject) => subject.startsWith('management.'));
     expect(fromManagement.sort()).toEqual(
-      [SUBJECTS.management.byokResolve, SUBJECTS.management.presetsResolve, SUBJECTS.management.spendReserve].sort(),
+      [
+        SUBJECTS.management.byokResolve,
+        SUBJECTS.management.presetsResolve,
+        SUBJECTS.management.spendReserve,
+        SUBJECTS.management.auditCatalogAppend,
+      ].sort(),
     );
   });
 

@@ -38,6 +38,7 @@ export * from './http/embeddings.view.js';
 export * from './http/generation.view.js';
 export * from './http/catalog-admin.view.js';
 export * from './messages/catalog-admin.messages.js';
+export * from './messages/catalog-audit.messages.js';
 export * from './http/analytics.view.js';
 export * from './http/content-logging.view.js';
 export * from './messages/generations.messages.js';

@@ -34,10 +34,20 @@ interface SourceEntry {
   source: { url: string; pageDate?: string; note?: string };
 }
 
+/** A price sheet's time-of-day schedule (UTC): inside a window every token price is `share` of the base one. */
+interface SourceWindow {
+  name: string;
+  days?: string[];
+  start: string;
+  end: string;
+  share: string;
+}
+
 interface SourceFile {
   provider: string;
   sheet: string;
   read: string;
+  timeWindows?: SourceWindow[];
   models: SourceEntry[];
 }
 
@@ -121,12 +131,19 @@ function scaled(pricing: Json, factor: string): Json {
   return Object.fromEntries(Object.entries(pricing).map(([key, value]) => [key, decimalTimes(String(value), factor)]));
 }
 
+/** A window's token prices: the base ones (reasoning and audio have no window on any sheet read) times its share. */
+function windowOf({ share, ...window }: SourceWindow, base: Json): Json {
+  const tokenPrices = ['prompt', 'completion', 'cachedPrompt', 'cacheWritePrompt'].filter((key) => base[key] !== undefined);
+  return { ...window, ...Object.fromEntries(tokenPrices.map((key) => [key, decimalTimes(String(base[key]), share)])) };
+}
+
 function endpointOf(entry: SourceEntry, file: SourceFile, format: string): Json {
   const pricing: Json = {
     ...pricingOf(entry.perMillion),
     ...(entry.perRequest !== undefined ? { request: entry.perRequest } : {}),
     ...(entry.perSearch !== undefined ? { webSearch: entry.perSearch } : {}),
     ...(entry.tiers ? { tiers: entry.tiers.map(({ promptTokensAbove, ...prices }) => ({ promptTokensAbove, ...pricingOf(prices) })) } : {}),
+    ...(file.timeWindows ? { timeWindows: file.timeWindows.map((window) => windowOf(window, pricingOf(entry.perMillion))) } : {}),
   };
   const batch =
     entry.batch === undefined

@@ -11,6 +11,7 @@ import {
 import { GatewayError } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
 import type { FastifyReply } from 'fastify';
+import { isIP } from 'node:net';
 import { Public } from '../auth/public.decorator.js';
 import { Answers, Doc, Fails } from '../openapi/api-docs.js';
 import { OperatorKeyGuard, type OperatorRequest } from './operator-key.guard.js';
@@ -210,7 +211,7 @@ export class AdminCatalogController {
       operator: request.operator!,
       action,
       dryRun: booleanParam(dryRun),
-      ...definedOnly({ ...rest, expectedVersion }),
+      ...definedOnly({ ...rest, expectedVersion, clientIp: isIP(request.ip ?? '') ? request.ip : undefined }),
     });
   }
 }

@@ -6,6 +6,7 @@ import { AuthCacheService } from '../auth/auth-cache.service.js';
 import { OperatorKeys } from './operator-keys.js';
 
 export interface OperatorRequest extends AuthenticatedRequest {
+  ip?: string;
   /** The name of the operator credential the request presented. */
   operator?: string;
 }

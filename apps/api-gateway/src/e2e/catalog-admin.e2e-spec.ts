@@ -31,6 +31,14 @@ let inferenceDb: pg.Client;
 /** `GET /metrics` of each inference replica. */
 let metricsUrls: string[];
 
+interface AuditRow {
+  action: string;
+  workspace_id: string | null;
+  actor: { kind: string; name: string | null };
+  before: unknown;
+  origin: string | null;
+}
+
 interface Answer {
   status: number;
   text: string;
@@ -214,6 +222,94 @@ describe('operator changes', () => {
       source: 'admin',
       changes: change.changes,
     });
+  });
+
+  it('every change of a catalog entry is in the audit log, read by the operator only (ADR 0142)', async () => {
+    const short = 'ops/short-lived';
+    expect((await http(`/admin/models/${short}`, { method: 'PUT', body: { ...model(PRICES), aliases: [] } })).status).toBe(200);
+    expect((await http(`/admin/models/${short}`, { method: 'DELETE' })).status).toBe(200);
+    // Relayed from inference's versions (its outbox): usually before the change answered, else at the next round.
+    const rows = async (query: string, count: number): Promise<AuditRow[]> => {
+      for (let attempt = 0; ; attempt++) {
+        const answer = await http(`/admin/audit-logs?${query}`);
+        expect(answer.status).toBe(200);
+        const data = (answer.body as { data: AuditRow[] }).data;
+        if (data.length >= count || attempt > 50) return data;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const ours = await rows(`workspace_id=none&resource_type=catalog_model&resource_id=${encodeURIComponent(MODEL)}`, 2);
+    expect(ours.map((row) => row.action)).toEqual(['catalog.models.update', 'catalog.models.create']);
+    const [update, create] = ours as [AuditRow, AuditRow];
+    expect(update).toMatchObject({
+      workspace_id: null,
+      actor: { kind: 'operator', name: 'platform', user_id: null, key_hash: null },
+      resource_type: 'catalog_model',
+      resource_id: MODEL,
+      before: { id: MODEL, ...model(PRICES) },
+      after: { id: MODEL, ...model(NEW_PRICES) },
+      request_id: expect.any(String),
+      origin: expect.stringMatching(new RegExp(`^catalog/\\d+/catalog_model/${MODEL}$`)),
+    });
+    expect(create.before).toBeNull();
+    expect((await rows(`resource_id=${encodeURIComponent(short)}`, 2)).map((row) => row.action)).toEqual([
+      'catalog.models.delete',
+      'catalog.models.create',
+    ]);
+    const providerRows = await rows(`resource_type=catalog_provider&resource_id=${PROVIDER}`, 1);
+    expect(providerRows).toEqual([expect.objectContaining({ action: 'catalog.providers.create' })]);
+    // The provider's literal key never reaches the log.
+    expect(JSON.stringify(providerRows)).not.toContain('"sk-sim"');
+    expect(await rows('resource_type=catalog', 1)).toEqual([
+      expect.objectContaining({ action: 'catalog.seed', actor: expect.objectContaining({ kind: 'system' }) }),
+    ]);
+    // Workspaces neither read the operator's log nor see the catalog's rows in theirs.
+    expect((await http('/admin/audit-logs', { key: stack.managementKey })).status).toBe(403);
+    const workspaceLog = await http('/audit-logs?resource_type=catalog_model', { key: stack.managementKey });
+    expect(workspaceLog.body).toEqual({ data: [], next_cursor: null });
+  });
+
+  it('a time-of-day window prices the calls that start in it, and /v1/models shows it', async () => {
+    const windowed = 'ops/windowed';
+    const OFF_PEAK = { prompt: '0.0000005', completion: '0.000001' };
+    // A window over the whole of every day (start = end): whenever this runs, the call starts inside it.
+    const body = {
+      ...model(PRICES),
+      aliases: [],
+      endpoints: [
+        {
+          ...model(PRICES).endpoints[0]!,
+          pricing: { ...PRICES, timeWindows: [{ name: 'all-day', start: '00:00', end: '00:00', ...OFF_PEAK }] },
+        },
+      ],
+    };
+    const put = await http(`/admin/models/${windowed}`, { method: 'PUT', body });
+    expect(put.status).toBe(200);
+    // Both replicas serve it (how fast is the first test's business).
+    await delaysToServe((put.body as CatalogChangeView).version);
+    const listed = await http('/models', { key: stack.apiKey });
+    const view = (listed.body as { data: Array<{ id: string; pricing: Record<string, unknown> }> }).data.find(
+      (entry) => entry.id === windowed,
+    );
+    expect(view?.pricing).toMatchObject({
+      prompt: PRICES.prompt,
+      time_windows: [{ name: 'all-day', start: '00:00', end: '00:00', prompt: OFF_PEAK.prompt, completion: OFF_PEAK.completion }],
+    });
+    const answered = await chat(windowed);
+    expect(answered.cost).toBeCloseTo(priced(answered, OFF_PEAK), 15);
+    const bad = await http(`/admin/models/${windowed}`, {
+      method: 'PUT',
+      body: {
+        ...body,
+        endpoints: [
+          { ...body.endpoints[0]!, pricing: { ...PRICES, timeWindows: [{ name: 'x', start: '25:00', end: '01:00', ...OFF_PEAK }] } },
+        ],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { metadata: { param: string } } }).error.metadata.param).toBe(
+      `catalog.models.${windowed}.endpoints.0.pricing.timeWindows.0.start`,
+    );
   });
 
   it('an invalid change is a 400 naming the field, and changes nothing', async () => {

@@ -33,7 +33,8 @@ interface AuditEntry {
   resource_type: string;
   resource_id: string;
   workspace_id: string;
-  actor: { kind: string; user_id: string; key_hash: string };
+  actor: { kind: string; user_id: string; key_hash: string; name: string | null };
+  origin: string | null;
   before: unknown;
   after: unknown;
   ip: string | null;
@@ -546,7 +547,8 @@ describe('audit log', () => {
     for (const [index, entry] of [...inTenant].reverse().entries()) {
       const change = expected[index]!;
       if (change.resourceId()) expect(entry.resource_id, change.action).toBe(change.resourceId());
-      expect(entry.actor).toEqual({ kind: 'management_key', user_id: tenant.userId, key_hash: sha256(key) });
+      expect(entry.actor).toEqual({ kind: 'management_key', user_id: tenant.userId, key_hash: sha256(key), name: null });
+      expect(entry.origin).toBeNull();
       expect(entry.request_id, change.action).toBe(change.requestId);
       expect(entry.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     }

@@ -174,7 +174,7 @@ export interface CatalogModel {
 export interface AuditEntry {
   id: string;
   created_at: string;
-  actor: { kind: string; user_id: string | null; key_hash: string | null };
+  actor: { kind: string; user_id: string | null; key_hash: string | null; name?: string | null };
   action: string;
   resource_type: string;
   resource_id: string;

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { computeCost } from '../pricing/cost.js';
+import { computeCost, pricingVariants } from '../pricing/cost.js';
 import { completionTokenBound } from '../pricing/token-estimate.js';
 import { chargeFor } from '../pricing/charge.js';
 import type { RouteAttempt } from '../routing/route-types.js';
@@ -25,9 +25,12 @@ export function worstCaseChatCharge(
   let worst = new Prisma.Decimal(0);
   for (const attempt of attempts) {
     const completionTokens = bound ?? contextLengthOf(attempt.modelId) * choices;
-    const upstream = computeCost(attempt.endpoint.pricing, { promptTokens, completionTokens, cachedTokens: 0 });
-    const { charged } = chargeFor(upstream, attempt.credential.kind === 'byok', byokFeeRate);
-    if (charged.gt(worst)) worst = charged;
+    // Every time-of-day price: the hold is taken before the call starts.
+    for (const pricing of pricingVariants(attempt.endpoint.pricing)) {
+      const upstream = computeCost(pricing, { promptTokens, completionTokens, cachedTokens: 0 });
+      const { charged } = chargeFor(upstream, attempt.credential.kind === 'byok', byokFeeRate);
+      if (charged.gt(worst)) worst = charged;
+    }
   }
   return worst;
 }
@@ -37,9 +40,11 @@ export function worstCaseEmbeddingsCharge(attempts: readonly RouteAttempt[], inp
   const promptTokens = characters(input);
   let worst = new Prisma.Decimal(0);
   for (const attempt of attempts) {
-    const upstream = computeCost(attempt.endpoint.pricing, { promptTokens, completionTokens: 0, cachedTokens: 0 });
-    const { charged } = chargeFor(upstream, attempt.credential.kind === 'byok', byokFeeRate);
-    if (charged.gt(worst)) worst = charged;
+    for (const pricing of pricingVariants(attempt.endpoint.pricing)) {
+      const upstream = computeCost(pricing, { promptTokens, completionTokens: 0, cachedTokens: 0 });
+      const { charged } = chargeFor(upstream, attempt.credential.kind === 'byok', byokFeeRate);
+      if (charged.gt(worst)) worst = charged;
+    }
   }
   return worst;
 }

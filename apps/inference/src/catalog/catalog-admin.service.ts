@@ -12,10 +12,12 @@ import type {
   CatalogVersionView,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { currentRequestId } from '@gw/telemetry';
 import type { EndpointHealthEntry } from '../routing/endpoint-health.js';
 import { ProviderRouter } from '../routing/provider-router.service.js';
 import { endpointKeyOf } from '../routing/route-types.js';
 import { CatalogService } from './catalog.service.js';
+import { CatalogAuditRelay } from './catalog-audit-relay.js';
 import { applyCatalogChange, validateCatalogDocument } from './catalog-edits.js';
 import { diffCatalogs } from './catalog-diff.js';
 import { canonicalCatalogText, type CatalogDocument } from './catalog.loader.js';
@@ -37,6 +39,7 @@ export class CatalogAdmin {
     private readonly sync: CatalogSync,
     private readonly router: ProviderRouter,
     private readonly catalog: CatalogService,
+    private readonly auditRelay: CatalogAuditRelay,
   ) {}
 
   async read(request: AdminCatalogReadRequest): Promise<unknown> {
@@ -73,13 +76,24 @@ export class CatalogAdmin {
         });
       const { view, text } = await this.planAsync(request, latest);
       if (!view.changed) return { result: view };
+      const requestId = currentRequestId();
       return {
-        append: { document: text, author: request.operator, action: request.action, source: 'admin', changes: view.changes },
+        append: {
+          document: text,
+          author: request.operator,
+          action: request.action,
+          source: 'admin',
+          changes: view.changes,
+          ...(requestId ? { requestId } : {}),
+          ...(request.clientIp ? { clientIp: request.clientIp } : {}),
+        },
         result: view,
       };
     });
     if (!stored) return result;
     await this.sync.announce(stored.version);
+    // The version is stored with its audit pending: relayed now, or by a later round if this fails.
+    await this.auditRelay.drain();
     return { ...result, version: stored.version };
   }
 

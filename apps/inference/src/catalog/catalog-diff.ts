@@ -56,7 +56,7 @@ function idsOf(items: unknown[]): Map<string, unknown> | undefined {
 const REFERENCE = /^\$\{[A-Z0-9_]+(?::-[^}]*)?\}$/;
 
 /** An `apiKey` that is not a `${VAR}` reference (or empty) is a secret: recorded as changed, never as its value. */
-function redacted(key: string, value: unknown): unknown {
+export function redacted(key: string, value: unknown): unknown {
   if (key === 'apiKey') return typeof value === 'string' && (value === '' || REFERENCE.test(value)) ? value : '[redacted]';
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redacted(name, item)]));
   if (Array.isArray(value)) return value.map((item) => redacted('', item));

@@ -1,5 +1,13 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { hasGatewayCredential, type CatalogConfig, type ModelConfig, type PricingConfig, type ProviderConfig } from './catalog.schema.js';
+import { minutesOf, type PriceWindowPricing } from '../pricing/price-windows.js';
+import {
+  hasGatewayCredential,
+  WEEKDAYS,
+  type CatalogConfig,
+  type ModelConfig,
+  type PricingConfig,
+  type ProviderConfig,
+} from './catalog.schema.js';
 
 export interface EndpointPricing {
   prompt: Prisma.Decimal;
@@ -15,6 +23,8 @@ export interface EndpointPricing {
   tiers?: PriceTierPricing[];
   /** A fee per request on top of tokens (Perplexity's search fee). */
   request?: Prisma.Decimal;
+  /** Prices by time of day (UTC): the window holding a call's start replaces the prices above (pricing/price-windows.ts). */
+  windows?: PriceWindowPricing[];
 }
 
 export interface PriceTierPricing {
@@ -137,6 +147,20 @@ function pricingOf(pricing: PricingConfig): EndpointPricing {
               cachedPrompt: new Prisma.Decimal(tier.cachedPrompt ?? tier.prompt),
               ...(tier.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(tier.cacheWritePrompt) } : {}),
             })),
+        }
+      : {}),
+    ...(pricing.timeWindows && pricing.timeWindows.length > 0
+      ? {
+          windows: pricing.timeWindows.map((window) => ({
+            name: window.name,
+            ...(window.days ? { days: new Set(window.days.map((day) => WEEKDAYS.indexOf(day))) } : {}),
+            start: minutesOf(window.start),
+            end: minutesOf(window.end),
+            prompt: new Prisma.Decimal(window.prompt),
+            completion: new Prisma.Decimal(window.completion),
+            cachedPrompt: new Prisma.Decimal(window.cachedPrompt ?? window.prompt),
+            ...(window.cacheWritePrompt ? { cacheWritePrompt: new Prisma.Decimal(window.cacheWritePrompt) } : {}),
+          })),
         }
       : {}),
   };

@@ -11,6 +11,9 @@ export interface StoredCatalogVersion {
   source: 'file' | 'admin';
   changes: CatalogDiffEntry[];
   createdAt: Date;
+  /** The request that made it and the operator's address, for its audit rows (ADR 0142). */
+  requestId?: string;
+  clientIp?: string;
 }
 
 /** A version to append: its document already validated and in its canonical spelling. */
@@ -20,6 +23,8 @@ export interface NewCatalogVersion {
   action: string;
   source: 'file' | 'admin';
   changes: CatalogDiffEntry[];
+  requestId?: string;
+  clientIp?: string;
 }
 
 /** The catalog files' content last reconciled with the stored catalog. */
@@ -31,7 +36,8 @@ export interface FileSeen {
 /** Every writer of the catalog takes this lock first, so two changes never both build on the same version. */
 const CATALOG_LOCK = 7_300_030;
 
-const COLUMNS = 'version, document, author, action, source, changes, created_at';
+export const VERSION_COLUMNS = 'version, document, author, action, source, changes, created_at, request_id, client_ip';
+const COLUMNS = VERSION_COLUMNS;
 
 /** The stored versions of the catalog (this service's database), read and appended in order. */
 @Injectable()
@@ -39,7 +45,7 @@ export class CatalogVersionsStore {
   constructor(private readonly prisma: PrismaService) {}
 
   async latest(): Promise<StoredCatalogVersion | undefined> {
-    const { rows } = await this.prisma.pool.query<Row>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT 1`);
+    const { rows } = await this.prisma.pool.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT 1`);
     return rows[0] && fromRow(rows[0]);
   }
 
@@ -50,13 +56,15 @@ export class CatalogVersionsStore {
   }
 
   async get(version: number): Promise<StoredCatalogVersion | undefined> {
-    const { rows } = await this.prisma.pool.query<Row>(`SELECT ${COLUMNS} FROM catalog_versions WHERE version = $1`, [version]);
+    const { rows } = await this.prisma.pool.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions WHERE version = $1`, [version]);
     return rows[0] && fromRow(rows[0]);
   }
 
   /** The newest versions first. */
   async list(limit: number): Promise<StoredCatalogVersion[]> {
-    const { rows } = await this.prisma.pool.query<Row>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT $1`, [limit]);
+    const { rows } = await this.prisma.pool.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT $1`, [
+      limit,
+    ]);
     return rows.map(fromRow);
   }
 
@@ -72,7 +80,7 @@ export class CatalogVersionsStore {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [CATALOG_LOCK]);
-      const latestRows = await client.query<Row>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT 1`);
+      const latestRows = await client.query<VersionRow>(`SELECT ${COLUMNS} FROM catalog_versions ORDER BY version DESC LIMIT 1`);
       const seenRows = await client.query<FileSeen>('SELECT hash, version FROM catalog_file_seen WHERE id = 1');
       const latest = latestRows.rows[0] && fromRow(latestRows.rows[0]);
       const decision = await decide(latest, seenRows.rows[0]);
@@ -104,7 +112,7 @@ export interface CatalogWrite<T> {
   result: T;
 }
 
-interface Row {
+export interface VersionRow {
   version: number;
   document: string;
   author: string;
@@ -112,18 +120,29 @@ interface Row {
   source: string;
   changes: CatalogDiffEntry[];
   created_at: Date;
+  request_id: string | null;
+  client_ip: string | null;
 }
 
 async function insert(client: pg.PoolClient, version: number, entry: NewCatalogVersion): Promise<StoredCatalogVersion> {
-  const { rows } = await client.query<Row>(
-    `INSERT INTO catalog_versions (version, document, author, action, source, changes) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-     RETURNING ${COLUMNS}`,
-    [version, entry.document, entry.author, entry.action, entry.source, JSON.stringify(entry.changes)],
+  const { rows } = await client.query<VersionRow>(
+    `INSERT INTO catalog_versions (version, document, author, action, source, changes, request_id, client_ip)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8) RETURNING ${COLUMNS}`,
+    [
+      version,
+      entry.document,
+      entry.author,
+      entry.action,
+      entry.source,
+      JSON.stringify(entry.changes),
+      entry.requestId ?? null,
+      entry.clientIp ?? null,
+    ],
   );
   return fromRow(rows[0]!);
 }
 
-function fromRow(row: Row): StoredCatalogVersion {
+export function fromRow(row: VersionRow): StoredCatalogVersion {
   return {
     version: row.version,
     document: row.document,
@@ -132,5 +151,7 @@ function fromRow(row: Row): StoredCatalogVersion {
     source: row.source === 'file' ? 'file' : 'admin',
     changes: row.changes,
     createdAt: row.created_at,
+    ...(row.request_id ? { requestId: row.request_id } : {}),
+    ...(row.client_ip ? { clientIp: row.client_ip } : {}),
   };
 }

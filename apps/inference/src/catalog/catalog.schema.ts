@@ -237,6 +237,57 @@ export class PricingConfig {
   @ValidateNested({ each: true })
   @Type(() => PriceTier)
   tiers?: PriceTier[];
+
+  /**
+   * Prices by time of day (UTC): a call that started inside a window pays its prices instead of
+   * these (and instead of `tiers`); the first window that holds the call's start applies
+   * (DeepSeek's off-peak hours). Shown in /v1/models as `pricing.time_windows`.
+   */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PriceWindow)
+  timeWindows?: PriceWindow[];
+}
+
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/**
+ * A daily window in UTC: `start` inclusive, `end` exclusive, `HH:MM`; a window whose end is not
+ * after its start runs past midnight (`16:30`-`00:30`), one whose start equals its end is the
+ * whole day. `days` are the days the window starts on (default every day).
+ */
+export class PriceWindow {
+  @IsString()
+  @MinLength(1)
+  name!: string;
+
+  @IsOptional()
+  @IsArray()
+  @IsIn(WEEKDAYS, { each: true })
+  days?: Weekday[];
+
+  @Matches(CLOCK)
+  start!: string;
+
+  @Matches(CLOCK)
+  end!: string;
+
+  @Matches(DECIMAL)
+  prompt!: string;
+
+  @Matches(DECIMAL)
+  completion!: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cachedPrompt?: string;
+
+  @IsOptional()
+  @Matches(DECIMAL)
+  cacheWritePrompt?: string;
 }
 
 export class PriceTier {

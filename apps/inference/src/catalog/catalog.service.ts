@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ModelListView, ModelView } from '@gw/contracts';
+import type { ModelListView, ModelPriceWindowView, ModelView } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { catalogPaths, loadCatalog } from './catalog.loader.js';
@@ -13,6 +13,8 @@ import {
   type RoutableModel,
 } from './catalog-snapshot.js';
 import { Prisma } from '../generated/prisma/client.js';
+import type { PriceWindowPricing } from '../pricing/price-windows.js';
+import { WEEKDAYS } from './catalog.schema.js';
 
 export type { EndpointPricing, ExtraPrices, PriceTierPricing, RoutableEndpoint, RoutableModel } from './catalog-snapshot.js';
 
@@ -84,8 +86,24 @@ function optionalPrices(pricing: EndpointPricing, extra: ExtraPrices = {}): Part
     ...(extra.reasoning ? { internal_reasoning: new Prisma.Decimal(extra.reasoning).toFixed() } : {}),
     ...(extra.request ? { request: new Prisma.Decimal(extra.request).toFixed() } : {}),
     ...(extra.webSearch ? { web_search: new Prisma.Decimal(extra.webSearch).toFixed() } : {}),
+    ...(pricing.windows ? { time_windows: pricing.windows.map(windowView) } : {}),
   };
 }
+
+function windowView(window: PriceWindowPricing): ModelPriceWindowView {
+  return {
+    name: window.name,
+    ...(window.days ? { days: [...window.days].sort().map((day) => WEEKDAYS[day]!) } : {}),
+    start: clockOf(window.start),
+    end: clockOf(window.end),
+    prompt: window.prompt.toFixed(),
+    completion: window.completion.toFixed(),
+    input_cache_read: window.cachedPrompt.toFixed(),
+    ...(window.cacheWritePrompt ? { input_cache_write: window.cacheWritePrompt.toFixed() } : {}),
+  };
+}
+
+const clockOf = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 export function toModelView(model: RoutableModel, endpoint: RoutableEndpoint, loadedAt: number): ModelView {
   const { config } = model;

@@ -1,6 +1,7 @@
 import type { EndpointPricing } from '../catalog/catalog.service.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { NormalizedUsage } from '../providers/provider-adapter.js';
+import { windowAt, type PriceWindowPricing } from './price-windows.js';
 
 export type TokenCounts = Pick<
   NormalizedUsage,
@@ -23,10 +24,11 @@ export interface Cost {
  * Cost of one generation in credits, in exact decimal arithmetic. Cached prompt tokens (cache
  * reads) and cache writes are part of the prompt count and billed at their own prices; so are
  * audio prompt tokens and audio / image completion tokens where the endpoint has a price for
- * them (otherwise they cost what text costs).
+ * them (otherwise they cost what text costs). With `callStartedAt` (epoch ms), the time-of-day
+ * window in force when the provider call started sets the token prices (a call is never split).
  */
-export function computeCost(endpointPricing: EndpointPricing, tokens: TokenCounts): Cost {
-  const pricing = atPromptLength(endpointPricing, tokens.promptTokens);
+export function computeCost(endpointPricing: EndpointPricing, tokens: TokenCounts, callStartedAt?: number): Cost {
+  const pricing = atPromptLength(atTimeOfDay(endpointPricing, callStartedAt), tokens.promptTokens);
   const cached = Math.min(tokens.cachedTokens, tokens.promptTokens);
   const written = Math.min(tokens.cacheWriteTokens ?? 0, tokens.promptTokens - cached);
   const audioIn = pricing.audioPrompt ? Math.min(tokens.promptAudioTokens ?? 0, tokens.promptTokens - cached - written) : 0;
@@ -59,5 +61,27 @@ function atPromptLength(pricing: EndpointPricing, promptTokens: number): Endpoin
     completion: tier.completion,
     cachedPrompt: tier.cachedPrompt,
     ...(tier.cacheWritePrompt ? { cacheWritePrompt: tier.cacheWritePrompt } : {}),
+  };
+}
+
+/** The prices of the window holding `callStartedAt` in place of the base ones and their prompt-length tiers. */
+export function atTimeOfDay(pricing: EndpointPricing, callStartedAt: number | undefined): EndpointPricing {
+  const window = callStartedAt === undefined ? undefined : windowAt(pricing.windows, callStartedAt);
+  return window ? withWindow(pricing, window) : pricing;
+}
+
+/** The base prices and every window's: a worst case (a spend hold) takes the dearest. */
+export function pricingVariants(pricing: EndpointPricing): EndpointPricing[] {
+  return [pricing, ...(pricing.windows ?? []).map((window) => withWindow(pricing, window))];
+}
+
+function withWindow(pricing: EndpointPricing, window: PriceWindowPricing): EndpointPricing {
+  const { tiers: _tiers, windows: _windows, cacheWritePrompt: _write, ...rest } = pricing;
+  return {
+    ...rest,
+    prompt: window.prompt,
+    completion: window.completion,
+    cachedPrompt: window.cachedPrompt,
+    ...(window.cacheWritePrompt ? { cacheWritePrompt: window.cacheWritePrompt } : {}),
   };
 }

@@ -131,6 +131,9 @@ describe('inference schema against its migrations', () => {
       source: 'admin',
       changes: [{ op: 'change', path: 'models[a/b].name', before: 'A', after: 'B' }],
       createdAt: new Date('2026-01-02T03:04:05.678Z'),
+      auditedAt: new Date('2026-01-02T03:04:06.789Z'),
+      requestId: 'req-1',
+      clientIp: '203.0.113.7',
     };
     await prisma.catalogVersion.create({ data: version });
     expectRoundTrip(version, await prisma.catalogVersion.findUnique({ where: { version: version.version } }));

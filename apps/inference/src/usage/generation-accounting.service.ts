@@ -68,12 +68,14 @@ export class GenerationAccounting {
 
   async settle(input: SettleInput): Promise<Charge> {
     const { attempt, tracker, usage } = input;
-    const cost = computeCost(attempt.endpoint.pricing, usage);
+    const answering = tracker.records.at(-1);
+    // Time-of-day prices: the window in force when the answering provider call started.
+    const callStartedAt = tracker.startedAtEpochMs + Math.round((answering?.startedAt ?? tracker.startedAt) - tracker.startedAt);
+    const cost = computeCost(attempt.endpoint.pricing, usage, callStartedAt);
     const modelCharge = chargeFor(cost, attempt.credential.kind === 'byok', this.byokFeeRate);
     const charge =
       input.toolCost && !input.toolCost.isZero() ? { ...modelCharge, charged: modelCharge.charged.add(input.toolCost) } : modelCharge;
     const latencyMs = tracker.elapsedMs();
-    const answering = tracker.records.at(-1);
     // Throughput: completion tokens over the answering attempt's whole time (a stream's too);
     // an answer without completion tokens (embeddings) says nothing about it.
     if (input.status === 'succeeded' && answering && usage.completionTokens > 0)
@@ -110,7 +112,7 @@ export class GenerationAccounting {
       attemptStatuses: tracker.records.map(attemptStatusOf),
       attemptLatenciesMs: tracker.records.map((record) => Math.max(0, Math.round(record.latencyMs))),
       reservationId: this.holds.settle(input.principal, charge.charged),
-      cacheDiscount: cacheDiscountOf(attempt.endpoint.pricing, usage, cost.total),
+      cacheDiscount: cacheDiscountOf(attempt.endpoint.pricing, usage, cost.total, callStartedAt),
       request: input.request,
     });
     // Stored before the answer leaves, so it can be read back at once; never fails the answer.
@@ -127,9 +129,14 @@ export class GenerationAccounting {
  * What provider prompt caching took off the catalog price of the prompt: the same tokens at the
  * full prompt price, less what they cost (negative when cache writes cost more than reads saved).
  */
-function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal): Prisma.Decimal {
+export function cacheDiscountOf(
+  pricing: EndpointPricing,
+  usage: NormalizedUsage,
+  cost: Prisma.Decimal,
+  callStartedAt?: number,
+): Prisma.Decimal {
   if (usage.cachedTokens === 0 && !usage.cacheWriteTokens) return new Prisma.Decimal(0);
-  return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }).total.sub(cost);
+  return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }, callStartedAt).total.sub(cost);
 }
 
 /** What the provider answered a call with: 200 for the answer, the failure's HTTP status, 0 when it gave none (connect, timeout). */

@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogQueryDto, PAGE_SIZE, validateDto, type AuditLogEntryView, type AuditLogPageView, type Principal } from '@gw/contracts';
+import {
+  AdminAuditLogQueryDto,
+  AuditLogQueryDto,
+  PAGE_SIZE,
+  type AuditLogFilterDto,
+  validateDto,
+  type AuditLogEntryView,
+  type AuditLogPageView,
+  type Principal,
+} from '@gw/contracts';
 import type { AuditLogEntry, Prisma } from '../generated/prisma/client.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -12,7 +21,7 @@ function toAuditView(row: AuditLogEntry): AuditLogEntryView {
     id: row.id.toString(),
     created_at: row.createdAt.toISOString(),
     workspace_id: row.workspaceId,
-    actor: { kind: row.actorKind, user_id: row.actorUserId, key_hash: row.actorKeyHash },
+    actor: { kind: row.actorKind, user_id: row.actorUserId, key_hash: row.actorKeyHash, name: row.actorName },
     action: row.action,
     resource_type: row.resourceType,
     resource_id: row.resourceId,
@@ -20,6 +29,7 @@ function toAuditView(row: AuditLogEntry): AuditLogEntryView {
     after: row.after ?? null,
     ip: row.ip,
     request_id: row.requestId,
+    origin: row.origin,
   };
 }
 
@@ -38,9 +48,23 @@ export class AuditLogReader {
     requireManagementKey(principal);
     const query = await validateDto(AuditLogQueryDto, rawQuery, 'reject');
     const workspaceId = await this.roles.require(principal, query.workspace_id ?? principal.workspaceId, ADMINS);
+    return this.page({ workspaceId }, query);
+  }
+
+  /**
+   * The operator's view (`GET /v1/admin/audit-logs`): every row, the catalog's (no workspace)
+   * and every workspace's; `workspace_id` narrows it to one workspace, `none` to the catalog's.
+   */
+  async listAll(rawQuery: Record<string, unknown>): Promise<AuditLogPageView> {
+    const query = await validateDto(AdminAuditLogQueryDto, rawQuery, 'reject');
+    const workspace = query.workspace_id?.toLowerCase();
+    return this.page(workspace === undefined ? {} : { workspaceId: workspace === 'none' ? null : workspace }, query);
+  }
+
+  private async page(scope: Prisma.AuditLogEntryWhereInput, query: AuditLogFilterDto): Promise<AuditLogPageView> {
     const limit = Math.min(query.limit ?? DEFAULT_PAGE, PAGE_SIZE);
     const where: Prisma.AuditLogEntryWhereInput = {
-      workspaceId,
+      ...scope,
       ...(query.action ? { action: query.action } : {}),
       ...(query.resource_type ? { resourceType: query.resource_type } : {}),
       ...(query.resource_id ? { resourceId: query.resource_id } : {}),

@@ -264,6 +264,8 @@ describe('management schema against its migrations', () => {
       ip: '::1',
       requestId: 'req-1',
       createdAt: at,
+      origin: `catalog/${Date.now()}/catalog_model/a/b`,
+      actorName: 'platform',
     };
     const auditRow = await prisma.auditLogEntry.create({ data: audit });
     expectRoundTrip(audit, await prisma.auditLogEntry.findUnique({ where: { id: auditRow.id } }));

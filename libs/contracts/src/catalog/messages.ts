@@ -136,6 +136,7 @@ import type { MessagesCountTokensRequestDto, MessagesRequestDto } from '../http/
 import type { ResponsesRequestDto } from '../http/responses-request.dto.js';
 import type { EmbeddingsRequestDto } from '../http/embeddings-request.dto.js';
 import type { PresetChatRequestDto } from '../http/preset-chat-request.dto.js';
+import { AdminAuditLogListRequest, CatalogAuditAppendRequest, type CatalogAuditAppendReply } from '../messages/catalog-audit.messages.js';
 import { busEvent, EmptyRequest, rpcMessage, rpcStream, type RpcMessage } from './message-descriptor.js';
 
 /** A reply that also names the keys whose cached principal changed, so the gateway forgets them. */
@@ -305,3 +306,9 @@ export const WorkspacesCall = rpcMessage<WorkspacesCallRequest, unknown>(M.works
 export const GuardrailsCall = rpcMessage<GuardrailsCallRequest, unknown>(M.guardrailsCall, GuardrailsCallRequest);
 export const WorkspaceModelsCall = rpcMessage<WorkspaceModelsCallRequest, unknown>(M.workspaceModelsCall, WorkspaceModelsCallRequest);
 export const AuditLogList = rpcMessage<AuditLogListRequest, AuditLogPageView>(M.auditLogList, AuditLogListRequest);
+export const AdminAuditLogList = rpcMessage<AdminAuditLogListRequest, AuditLogPageView>(M.adminAuditLogList, AdminAuditLogListRequest);
+/** Catalog versions into the audit log (ADR 0142): idempotent by each record's origin. */
+export const CatalogAuditAppend = rpcMessage<CatalogAuditAppendRequest, CatalogAuditAppendReply>(
+  M.auditCatalogAppend,
+  CatalogAuditAppendRequest,
+);

@@ -8,7 +8,8 @@ export interface AuditLogEntryView {
   id: string;
   created_at: string;
   workspace_id: string | null;
-  actor: { kind: string; user_id: string | null; key_hash: string | null };
+  /** `name`: the operator credential's name, or the catalog files, when no key made the change. */
+  actor: { kind: string; user_id: string | null; key_hash: string | null; name: string | null };
   action: string;
   resource_type: string;
   resource_id: string;
@@ -16,6 +17,8 @@ export interface AuditLogEntryView {
   after: unknown;
   ip: string | null;
   request_id: string | null;
+  /** A relayed row's source, e.g. `catalog/12/catalog_model/openai/gpt-5.4` (catalog version 12); null otherwise. */
+  origin: string | null;
 }
 
 /** Newest first; `next_cursor` asks for the page after this one, null on the last. */
@@ -26,12 +29,8 @@ export interface AuditLogPageView {
 
 export const AUDIT_CURSOR_PATTERN = /^[1-9][0-9]{0,18}$/;
 
-export class AuditLogQueryDto {
-  /** A workspace the key's user administers; by default the key's own. */
-  @IsOptional()
-  @IsUUID()
-  workspace_id?: string;
-
+/** The filters and page of an audit log read; the workspace is the reader's own (below). */
+export class AuditLogFilterDto {
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -69,4 +68,21 @@ export class AuditLogQueryDto {
   @Min(1)
   @Max(PAGE_SIZE)
   limit?: number;
+}
+
+export class AuditLogQueryDto extends AuditLogFilterDto {
+  /** A workspace the key's user administers; by default the key's own. */
+  @IsOptional()
+  @IsUUID()
+  workspace_id?: string;
+}
+
+/** `GET /v1/admin/audit-logs` (the operator): every row by default. */
+export class AdminAuditLogQueryDto extends AuditLogFilterDto {
+  /** One workspace's rows, or `none`: the rows of no workspace (the catalog's). */
+  @IsOptional()
+  @Matches(/^(none|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i, {
+    message: 'workspace_id must be a workspace id or none',
+  })
+  workspace_id?: string;
 }

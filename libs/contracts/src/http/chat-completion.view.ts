@@ -160,6 +160,23 @@ export interface ModelPricingView {
   audio?: string;
   request?: string;
   web_search?: string;
+  /**
+   * Time-of-day prices (UTC): a call that starts inside a window pays its token prices instead
+   * (the first window that holds it). `days` the window starts on (absent: every day); `start`
+   * inclusive, `end` exclusive, `HH:MM`; an `end` not after `start` runs past midnight.
+   */
+  time_windows?: ModelPriceWindowView[];
+}
+
+export interface ModelPriceWindowView {
+  name: string;
+  days?: string[];
+  start: string;
+  end: string;
+  prompt: string;
+  completion: string;
+  input_cache_read: string;
+  input_cache_write?: string;
 }
 
 export interface ModelListView {

@@ -1,7 +1,7 @@
 import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 
 /** The name of the operator credential a request was authenticated with (the gateway checked it). */
-const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const CATALOG_READ_VIEWS = [
   'export',
@@ -75,6 +75,12 @@ export class AdminCatalogChangeRequest {
 
   @IsBoolean()
   dryRun!: boolean;
+
+  /** The operator's client address, kept with the version for its audit row. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  clientIp?: string;
 }
 
 /** Inference -> every inference replica: the catalog's current version is `version`. */
