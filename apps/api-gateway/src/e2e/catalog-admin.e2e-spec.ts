@@ -285,8 +285,8 @@ describe('operator changes', () => {
     };
     const put = await http(`/admin/models/${windowed}`, { method: 'PUT', body });
     expect(put.status).toBe(200);
-    // Both replicas serve it (how fast is the first test's business).
-    await delaysToServe((put.body as CatalogChangeView).version);
+    // Both replicas serve it.
+    await servedByBoth((put.body as CatalogChangeView).version);
     const listed = await http('/models', { key: stack.apiKey });
     const view = (listed.body as { data: Array<{ id: string; pricing: Record<string, unknown> }> }).data.find(
       (entry) => entry.id === windowed,
