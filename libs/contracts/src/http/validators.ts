@@ -251,7 +251,7 @@ export function IsStopConditions(options?: ValidationOptions) {
 }
 
 /** Applies decorators as TypeScript would if they were written one per line, top to bottom. */
-function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
+export function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, propertyName) => {
     for (const decorator of decorators.toReversed()) decorator(target, propertyName);
   };
