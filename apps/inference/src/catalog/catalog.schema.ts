@@ -382,6 +382,14 @@ export class EndpointConfig {
   @ValidateNested({ each: true })
   @Type(() => EndpointCredentialConfig)
   credentials?: EndpointCredentialConfig[];
+
+  /**
+   * A test fixture that fails on purpose (the dev catalog's simulator faults): its failures never
+   * cool it down for other callers, who would see its model's endpoints reordered (retry-after holds stay).
+   */
+  @IsOptional()
+  @IsBoolean()
+  failsOnPurpose?: boolean;
 }
 
 /** A model on its way out: still served, listed with its replacement, which callers should move to. */
