@@ -119,7 +119,7 @@ export function IsLogitBias(options?: ValidationOptions) {
     });
 }
 
-/** `tool_choice`: `none`, `auto`, `required`, or an object naming one tool by its `type`. */
+/** `tool_choice` (chat completions and Responses): `none`, `auto`, `required`, or an object naming one tool by its `type`. */
 export function IsToolChoice(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
@@ -188,24 +188,6 @@ export function IsResponsesInput(options?: ValidationOptions) {
                 !Array.isArray(item) &&
                 (typeof item.type === 'string' || typeof item.role === 'string'),
             )),
-      },
-    });
-}
-
-/** Responses-API `tool_choice`: `none`, `auto`, `required`, or an object with a `type` (e.g. `{type: "function", name}`). */
-export function IsResponsesToolChoice(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isResponsesToolChoice',
-      target: target.constructor,
-      propertyName,
-      options: { message: `${propertyName} must be "none", "auto", "required" or an object with a type`, ...options },
-      validator: {
-        validate: (value: unknown) =>
-          value === 'none' ||
-          value === 'auto' ||
-          value === 'required' ||
-          (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'),
       },
     });
 }
