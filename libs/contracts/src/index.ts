@@ -19,6 +19,7 @@ export * from './events/usage-recorded.event.js';
 export * from './http/api-key.view.js';
 export * from './http/byok-credential.dto.js';
 export * from './http/byok-credential.view.js';
+export * from './http/model-rules.js';
 export * from './http/workspace-model.dto.js';
 export * from './http/page-query.dto.js';
 export * from './http/list-keys-query.dto.js';

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, openRedis, redisReady } from './redis-connection.js';
 
 /** Told every time a limiter could not reach Redis and let the request through (ADR 0019). */
 export type StoreUnavailableHook = (event: { limiter: string; error: Error }) => void;
@@ -23,7 +24,8 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
  * at most one line per 10 s, counts the event and calls the metric hook (ADR 0019).
  *
  * The client never queues commands while disconnected and bounds each command, so an outage
- * costs a request at most `commandTimeoutMs`, never a hang.
+ * costs a request at most `commandTimeoutMs`, never a hang. Its auto-pipelining is off: KeyLimiter
+ * batches its own commands per loop turn (ADR 0077).
  */
 export class LimiterStore {
   readonly redis: Redis;
@@ -36,21 +38,12 @@ export class LimiterStore {
 
   constructor(options: LimiterStoreOptions) {
     this.onUnavailable = options.onUnavailable;
-    this.redis = new Redis(options.redisUrl, {
+    this.redis = openRedis({
+      redisUrl: options.redisUrl,
       keyPrefix: options.keyPrefix ?? 'gw:',
       connectionName: 'gw-rate-limit',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 500,
-      connectTimeout: 2_000,
-      // Off: auto-pipelining costs CPU on every command (a Pipeline per tick, a promise per
-      // command); KeyLimiter batches its own commands per loop turn instead (ADR 0077).
-      enableAutoPipelining: false,
-      // Reconnect forever, at most every 2 s; failing open meanwhile.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+      commandTimeoutMs: options.commandTimeoutMs ?? 500,
     });
-    // Without a listener ioredis prints every reconnect failure; reportUnavailable logs instead.
-    this.redis.on('error', () => undefined);
   }
 
   /** Called by a limiter that let a request through because Redis failed. */
@@ -72,25 +65,11 @@ export class LimiterStore {
   }
 
   /** Resolves once connected (or after `timeoutMs`, still failing open): a clean start, not a requirement. */
-  async ready(timeoutMs = 2_000): Promise<boolean> {
-    if (this.redis.status === 'ready') return true;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => done(false), timeoutMs);
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        this.redis.off('ready', onReady);
-        resolve(ok);
-      };
-      const onReady = () => done(true);
-      this.redis.once('ready', onReady);
-    });
+  ready(timeoutMs = 2_000): Promise<boolean> {
+    return redisReady(this.redis, timeoutMs);
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }

@@ -166,8 +166,6 @@ function processSpecs(options: StackOptions, tls: TlsFiles): ProcessSpec[] {
       env: {
         MODEL_CATALOG_PATHS: DEV_CATALOG_PATHS.join(','),
         ...DEV_PLUGIN_MODELS,
-        // The dev catalog's fixtures fail on purpose: a shared cool-down would reorder every later caller's endpoints.
-        ENDPOINT_FAILURES_TO_COOL: '0',
         ...common,
         ...seed('inference'),
         ...search,

@@ -101,9 +101,7 @@ const operatorModel = (endpoints: Array<Record<string, unknown>>) => ({
 });
 
 beforeAll(async () => {
-  stack = await run.start(new AbortController().signal, {
-    env: { CATALOG_POLL_MS: '500', ENDPOINT_COOLDOWN_SECONDS: '120', ENDPOINT_FAILURES_TO_COOL: '3' },
-  });
+  stack = await run.start(new AbortController().signal, { env: { CATALOG_POLL_MS: '500', ENDPOINT_COOLDOWN_SECONDS: '120' } });
   metricsUrls = [stack.metricsUrls['inference']!, await run.startExtraReplica('inference')];
   nats = await ResilientNatsConnection.open({
     servers: stack.natsUrl,

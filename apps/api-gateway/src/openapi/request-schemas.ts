@@ -41,7 +41,6 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
     additionalProperties: { type: 'number', minimum: LOGIT_BIAS_RANGE.min, maximum: LOGIT_BIAS_RANGE.max },
   }),
   isToolChoice: () => toolChoice,
-  isResponsesToolChoice: () => toolChoice,
   isArrayOfObjectsWith: (meta) => ({
     type: 'array',
     items: objectWith(/each with a string (\w+)/.exec(String(meta.message))?.[1] ?? 'type'),

@@ -64,6 +64,8 @@ export interface RoutableEndpoint {
   tenant?: boolean;
   /** The gateway's own keys for this endpoint (the catalog's `credentials`, unset ones left out) instead of its provider's. */
   gatewayKeys?: ReadonlyArray<{ index: number; apiKey: string; weight?: number }>;
+  /** A fixture that fails on purpose (the catalog's `failsOnPurpose`): its failures cool it for nobody. */
+  failsOnPurpose?: boolean;
   /** A workspace endpoint's own BYOK credentials, the only keys it is called with, drawn by weight. */
   boundCredentials?: ReadonlyArray<{ credentialId: string; weight?: number }>;
 }
@@ -102,6 +104,7 @@ export function buildSnapshot(catalog: CatalogConfig, version: number): CatalogS
       ...extraPricesOf(endpoint.pricing),
       ...(endpoint.priority !== undefined ? { priority: endpoint.priority } : {}),
       ...(endpoint.weight !== undefined ? { weight: endpoint.weight } : {}),
+      ...(endpoint.failsOnPurpose ? { failsOnPurpose: true } : {}),
       ...(endpoint.credentials
         ? {
             gatewayKeys: endpoint.credentials

@@ -9,20 +9,17 @@ import {
   IsOptional,
   IsString,
   Matches,
-  Max,
   Min,
   MinLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
+import { IsAzureApiVersion, IsDrawWeight, IsEndpointPriority, IsTokenCount, CATALOG_MODEL_ID_PATTERN, PRICE_PATTERN } from '@gw/contracts';
 import { hostProfile, OPENAI_HOSTS, type OpenAiHost } from '../providers/openai/hosts/openai-hosts.js';
 
 const PROVIDER_FORMATS = ['openai', 'anthropic', 'bedrock', 'azure', 'gemini', 'vertex'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
-
-/** A non-negative decimal written as a string, so prices never pass through a float. */
-const DECIMAL = /^\d+(\.\d+)?$/;
 
 export class GuardrailConfig {
   @IsString()
@@ -119,8 +116,7 @@ export class ProviderConfig {
   region?: string;
 
   /** Azure OpenAI: the `api-version` of the deployments API; unset: the v1 API (`/openai/v1`). */
-  @IsOptional()
-  @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/)
+  @IsAzureApiVersion()
   apiVersion?: string;
 
   /** Azure OpenAI: authenticate with this Entra ID app (the apiKey is its client secret) instead of an `api-key`. */
@@ -179,53 +175,53 @@ export class ProviderConfig {
 }
 
 export class PricingConfig {
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   prompt!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   completion!: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cachedPrompt?: string;
 
   /** Per prompt token written to the provider's cache (Anthropic: 1.25x the prompt price); default the prompt price. */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cacheWritePrompt?: string;
 
   /** Per audio prompt token, where the model prices audio apart (default the prompt price). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   audioPrompt?: string;
 
   /** Per audio / image completion token, where the model prices them apart (default the completion price). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   audioCompletion?: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   imageCompletion?: string;
 
   /** Per reasoning token, where the provider prices thinking apart from output (default the completion price). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   reasoning?: string;
 
   /** Per image prompt token, where images are priced apart (default the prompt price). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   imagePrompt?: string;
 
   /** A fee per request on top of tokens (Perplexity's search fee at its default context size). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   request?: string;
 
   /** Per server-side web search the provider runs (xAI's search tools). */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   webSearch?: string;
 
   /**
@@ -295,18 +291,18 @@ export class PriceTier {
   @Min(1)
   promptTokensAbove!: number;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   prompt!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   completion!: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cachedPrompt?: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cacheWritePrompt?: string;
 }
 
@@ -342,13 +338,13 @@ export class ServiceTierPricing {
 
 /** Perplexity's per-request search fee by `search_context_size`. */
 export class SearchContextFees {
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   low!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   medium!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   high!: string;
 }
 
@@ -369,10 +365,7 @@ export class EndpointCredentialConfig {
   apiKey!: string;
 
   /** Share of the endpoint's calls made with this key (a weighted draw per request; 0 drains it). */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(1000)
+  @IsDrawWeight()
   weight?: number;
 }
 
@@ -409,7 +402,7 @@ export class EndpointConfig {
 
   /** The share of the live price the provider's own batch API charges ("0.5"), where the gateway does not call that API yet. */
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   batchDiscount?: string;
 
   @IsOptional()
@@ -429,20 +422,14 @@ export class EndpointConfig {
   source?: PriceSource;
 
   /** Endpoints of a lower priority are tried first (default 0); equal priorities share by `weight`. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(100)
+  @IsEndpointPriority()
   priority?: number;
 
   /**
    * This endpoint's share of requests among those of its priority (a weighted random draw per
    * request; 0 drains it). Where no endpoint of a priority has one, they keep catalog order.
    */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(1000)
+  @IsDrawWeight()
   weight?: number;
 
   /**
@@ -455,10 +442,15 @@ export class EndpointConfig {
   @ValidateNested({ each: true })
   @Type(() => EndpointCredentialConfig)
   credentials?: EndpointCredentialConfig[];
-}
 
-/** A public model id (also the spelling of its aliases). */
-const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+  /**
+   * A test fixture that fails on purpose (the dev catalog's simulator faults): its failures never
+   * cool it down for other callers, who would see its model's endpoints reordered (retry-after holds stay).
+   */
+  @IsOptional()
+  @IsBoolean()
+  failsOnPurpose?: boolean;
+}
 
 /** A model on its way out: still served, listed with its replacement, which callers should move to. */
 export class DeprecationConfig {
@@ -469,25 +461,23 @@ export class DeprecationConfig {
 
   /** The model id to use instead (a model of the catalog). */
   @IsOptional()
-  @Matches(MODEL_ID)
+  @Matches(CATALOG_MODEL_ID_PATTERN)
   replacement?: string;
 }
 
 export class ModelConfig {
-  @Matches(MODEL_ID)
+  @Matches(CATALOG_MODEL_ID_PATTERN)
   id!: string;
 
   @IsString()
   name!: string;
 
-  @IsInt()
-  @Min(1)
+  @IsTokenCount()
   contextLength!: number;
 
   /** The most tokens one answer may have, where the provider says. */
   @IsOptional()
-  @IsInt()
-  @Min(1)
+  @IsTokenCount()
   maxCompletionTokens?: number;
 
   @IsArray()
@@ -523,7 +513,7 @@ export class ModelConfig {
   /** Other ids a request may name this model by (an old spelling, a short name); never listed apart. */
   @IsOptional()
   @IsArray()
-  @Matches(MODEL_ID, { each: true })
+  @Matches(CATALOG_MODEL_ID_PATTERN, { each: true })
   aliases?: string[];
 
   @IsOptional()

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { closeRedis, openRedis, redisReady } from '@gw/rate-limit';
+import type { Redis } from 'ioredis';
 
 /** What a claim found: the key is ours now, another request's outcome, or a request still running. */
 export type Claim = { kind: 'claimed'; takeover: boolean } | { kind: 'done'; outcome: string } | { kind: 'running' } | { kind: 'mismatch' };
@@ -66,16 +67,12 @@ export class IdempotencyStore {
   readonly redis: ScriptRedis;
 
   constructor(private readonly options: IdempotencyStoreOptions) {
-    this.redis = new Redis(options.redisUrl, {
+    this.redis = openRedis({
+      redisUrl: options.redisUrl,
       keyPrefix: options.keyPrefix,
       connectionName: 'gw-idempotency',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: 2_000,
-      connectTimeout: 2_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+      commandTimeoutMs: 2_000,
     }) as ScriptRedis;
-    this.redis.on('error', () => undefined);
     this.redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: CLAIM });
     this.redis.defineCommand('idemRenew', { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand('idemComplete', { numberOfKeys: 1, lua: COMPLETE });
@@ -88,7 +85,7 @@ export class IdempotencyStore {
 
   async claim(key: string, fingerprint: string, owner: string): Promise<Claim> {
     // Connecting (at start, or reconnecting after a blip): a short wait, not an outright refusal.
-    if (this.redis.status !== 'ready') await this.ready(CONNECT_WAIT_MS);
+    if (this.redis.status !== 'ready') await redisReady(this.redis, CONNECT_WAIT_MS);
     const now = Date.now();
     const [kind, detail] = await this.redis.idemClaim(
       key,
@@ -119,24 +116,7 @@ export class IdempotencyStore {
     await this.redis.idemRelease(key, owner);
   }
 
-  /** Resolves once connected, or after `timeoutMs` (the next command then fails at once). */
-  private ready(timeoutMs: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.redis.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.redis.once('ready', done);
-    });
-  }
-
-  async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }

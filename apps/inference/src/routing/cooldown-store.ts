@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { closeRedis, openRedis, redisReady } from '@gw/rate-limit';
+import type { Redis } from 'ioredis';
 import type { Cooldown } from './cooldown-board.js';
 
 /** One sorted set for every replica: member = the cooldown's key and why (JSON), score = until (epoch ms). */
@@ -20,16 +21,12 @@ export class RedisCooldownStore {
   private readonly redis: Redis;
 
   constructor(options: CooldownStoreOptions) {
-    this.redis = new Redis(options.redisUrl, {
+    this.redis = openRedis({
+      redisUrl: options.redisUrl,
       keyPrefix: options.keyPrefix,
       connectionName: 'gw-endpoint-cooldowns',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.timeoutMs,
-      connectTimeout: 2_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+      commandTimeoutMs: options.timeoutMs,
     });
-    this.redis.on('error', () => undefined);
   }
 
   /** Adds the cooldown and drops the expired ones (the set stays as small as what is cooling). */
@@ -58,25 +55,12 @@ export class RedisCooldownStore {
   }
 
   /** Resolves once connected, or after `timeoutMs` (calls then fail at once, and the caller goes on). */
-  ready(timeoutMs: number): Promise<void> {
-    if (this.redis.status === 'ready') return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.redis.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.redis.once('ready', done);
-    });
+  async ready(timeoutMs: number): Promise<void> {
+    await redisReady(this.redis, timeoutMs);
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }
 

@@ -42,6 +42,23 @@ describe('endpoint cooldowns', () => {
     expect(elsewhere.isHealthy('bad/up')).toBe(true);
   });
 
+  it("a fixture that fails on purpose (the catalog's failsOnPurpose) cools nobody: later callers keep its order", async () => {
+    const board = new CooldownMirror();
+    const tracker = new EndpointHealthTracker(Date.now, board);
+    const fixture = { ...attemptOn('fault'), endpoint: { ...attemptOn('fault').endpoint, failsOnPurpose: true } };
+    const called: string[] = [];
+    const call = async (attempt: RouteAttempt) => {
+      called.push(attempt.endpoint.provider.id);
+      if (attempt.endpoint.provider.id !== 'good') throw transportFailure(attempt.endpoint.provider.id, 'connect', 'could not be reached');
+      return 'ok';
+    };
+    for (let round = 0; round < 4; round += 1) await executeRoute(planOf(fixture, attemptOn('good')), call, tracker);
+    expect(board.coolingFor('fault/up')).toBe(0);
+    expect(called).toEqual(['fault', 'good', 'fault', 'good', 'fault', 'good', 'fault', 'good']);
+    for (let round = 0; round < 3; round += 1) await executeRoute(planOf(attemptOn('bad'), attemptOn('good')), call, tracker);
+    expect(board.coolingFor('bad/up')).toBeGreaterThan(0);
+  });
+
   it('a replica tries a cooled endpoint after the others, and still tries it when nothing else answers', async () => {
     const board = new CooldownMirror();
     board.coolDown({ key: 'bad/up', until: Date.now() + 60_000, reason: 'failing', failures: 3 });

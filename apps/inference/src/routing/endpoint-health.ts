@@ -84,16 +84,19 @@ export class EndpointHealthTracker implements EndpointHealthView {
     stats.throughput = smooth(stats.throughput, (completionTokens * 1000) / generationMs);
   }
 
-  /** A retryable failure; the streak's third in a row (and each after) cools the endpoint for all replicas. */
-  recordFailure(endpointKey: string, failure: { errorType: string; status?: number } = { errorType: 'server' }): void {
+  /**
+   * A retryable failure; the streak's third in a row (and each after) cools the endpoint for all replicas,
+   * unless `cools` is false (a fixture that fails on purpose: its streak stays this replica's).
+   */
+  recordFailure(endpointKey: string, failure: { errorType: string; status?: number } = { errorType: 'server' }, cools = true): void {
     const stats = this.entry(endpointKey);
     const now = this.now();
     stats.consecutiveFailures += 1;
     stats.lastFailureAt = now;
     stats.recentFailures.push({ at: now, ...failure });
     if (stats.recentFailures.length > RECENT_FAILURES) stats.recentFailures.shift();
-    const cools = this.failuresToCool > 0 && stats.consecutiveFailures >= this.failuresToCool;
-    if (cools && this.cooldowns.coolingFor(endpointKey) === 0)
+    const cooling = cools && this.failuresToCool > 0 && stats.consecutiveFailures >= this.failuresToCool;
+    if (cooling && this.cooldowns.coolingFor(endpointKey) === 0)
       this.cooldowns.coolDown({
         key: endpointKey,
         until: now + this.failureCooldownMs,

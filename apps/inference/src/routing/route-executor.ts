@@ -58,7 +58,11 @@ export async function executeRoute<T>(
       lastFailure = error;
       if (error.kind === 'aborted') break;
       if (error.retryable)
-        health.recordFailure(attempt.endpointKey, { errorType: error.gatewayError.errorType, status: error.upstreamStatus });
+        health.recordFailure(
+          attempt.endpointKey,
+          { errorType: error.gatewayError.errorType, status: error.upstreamStatus },
+          !attempt.endpoint.failsOnPurpose,
+        );
       if (
         error.retryAfterMs !== undefined &&
         (error.upstreamStatus === 429 || error.upstreamStatus === 503 || error.upstreamStatus === 529)

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import {
   GuardrailKeysDto,
   GuardrailMembersDto,
-  TotalPageQueryDto,
   validateDto,
   type CallParams,
   type GuardrailKeyAssignmentView,
@@ -17,17 +16,12 @@ import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { pageOf } from '../workspaces/total-page.js';
 import { ADMINS, EVERYONE } from '../workspaces/workspace-roles.js';
 import { GuardrailsService } from './guardrails.service.js';
 import { toKeyAssignmentView, toMemberAssignmentView } from './guardrail.view.js';
 
-const DEFAULT_PAGE = 50;
 const KEY = { select: { name: true, label: true } } as const;
-
-const pageOf = async (params: CallParams) => {
-  const query = await validateDto(TotalPageQueryDto, { offset: params.offset, limit: params.limit }, 'reject');
-  return { skip: query.offset ?? 0, take: query.limit ?? DEFAULT_PAGE };
-};
 
 /**
  * Guardrails assigned to keys and to members, in bulk (`guardrails.bulkAssign*`, `bulkUnassign*`,

@@ -16,11 +16,11 @@ import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { skipTake } from '../workspaces/total-page.js';
 import { ADMINS, EVERYONE, WorkspaceRoles } from '../workspaces/workspace-roles.js';
 import { keysGovernedBy } from './guardrail-policies.js';
 import { toGuardrailView } from './guardrail.view.js';
 
-const DEFAULT_PAGE = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Policy = Omit<UpdateGuardrailDto, 'name'>;
@@ -65,8 +65,7 @@ export class GuardrailsService {
       this.prisma.guardrail.findMany({
         where,
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        skip: query.offset ?? 0,
-        take: query.limit ?? DEFAULT_PAGE,
+        ...skipTake(query),
       }),
       this.prisma.guardrail.count({ where }),
     ]);

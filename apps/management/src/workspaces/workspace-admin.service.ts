@@ -16,10 +16,9 @@ import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { skipTake } from './total-page.js';
 import { ADMINS, WorkspaceRoles } from './workspace-roles.js';
 import { toWorkspaceView, WITH_DEFAULT_GUARDRAIL } from './workspace.view.js';
-
-const DEFAULT_PAGE = 50;
 
 type Settings = Omit<UpdateWorkspaceDto, 'name' | 'slug'>;
 
@@ -57,8 +56,7 @@ export class WorkspaceAdminService {
         where,
         include: WITH_DEFAULT_GUARDRAIL,
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        skip: query.offset ?? 0,
-        take: query.limit ?? DEFAULT_PAGE,
+        ...skipTake(query),
       }),
       this.prisma.workspace.count({ where }),
     ]);

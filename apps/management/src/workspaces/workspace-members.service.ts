@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
   BulkMembersDto,
-  TotalPageQueryDto,
   validateDto,
   type CallParams,
   type OrganizationMemberView,
@@ -15,9 +14,8 @@ import { actorOf, AuditWriter } from '../audit/audit-writer.js';
 import { requireManagementKey } from '../keys/keys.service.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { pageOf } from './total-page.js';
 import { ADMINS, EVERYONE, WorkspaceRoles } from './workspace-roles.js';
-
-const DEFAULT_PAGE = 50;
 
 /** A membership's id: the SDK wants one; the pair is the row's key, so the id is the pair. */
 const memberId = (workspaceId: string, userId: string) => `${workspaceId}:${userId}`;
@@ -45,15 +43,14 @@ export class WorkspaceMembersService {
   ) {}
 
   async list(principal: Principal, ref: string, params: CallParams): Promise<TotalPage<WorkspaceMemberView>> {
-    const query = await validateDto(TotalPageQueryDto, { offset: params.offset, limit: params.limit }, 'reject');
+    const page = await pageOf(params);
     const workspaceId = await this.roles.require(principal, ref, EVERYONE);
     const where = { workspaceId };
     const [rows, total] = await Promise.all([
       this.prisma.workspaceMember.findMany({
         where,
         orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
-        skip: query.offset ?? 0,
-        take: query.limit ?? DEFAULT_PAGE,
+        ...page,
       }),
       this.prisma.workspaceMember.count({ where }),
     ]);
@@ -130,7 +127,7 @@ export class WorkspaceMembersService {
    */
   async organization(principal: Principal, params: CallParams): Promise<TotalPage<OrganizationMemberView>> {
     requireManagementKey(principal);
-    const query = await validateDto(TotalPageQueryDto, { offset: params.offset, limit: params.limit }, 'reject');
+    const page = await pageOf(params);
     const where = { memberships: { some: { workspace: { members: { some: { userId: principal.userId } } } } } };
     const [users, total] = await Promise.all([
       this.prisma.user.findMany({
@@ -142,8 +139,7 @@ export class WorkspaceMembersService {
           memberships: { where: { role: { in: ['owner', 'admin'] } }, select: { workspaceId: true } },
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        skip: query.offset ?? 0,
-        take: query.limit ?? DEFAULT_PAGE,
+        ...page,
       }),
       this.prisma.user.count({ where }),
     ]);

@@ -1,11 +1,9 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsNumber,
   IsOptional,
   IsString,
@@ -17,8 +15,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { LIMIT_RESETS, type LimitReset } from './api-key.view.js';
-import { PAGE_SIZE } from './page-query.dto.js';
-import { MAX_BUDGET_USD, MAX_BULK_ITEMS } from './workspace.view.js';
+import { MAX_BUDGET_USD, MAX_BULK_ITEMS, TotalPageQueryDto } from './workspace.view.js';
 import { KEY_HASH_PATTERN } from '../principal.js';
 
 /*
@@ -156,20 +153,7 @@ export class GuardrailMembersDto {
   member_user_ids!: string[];
 }
 
-export class ListGuardrailsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(PAGE_SIZE)
-  limit?: number;
-
+export class ListGuardrailsQueryDto extends TotalPageQueryDto {
   @IsOptional()
   @IsUUID()
   workspace_id?: string;

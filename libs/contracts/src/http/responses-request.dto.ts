@@ -20,8 +20,8 @@ import {
   IsPluginList,
   IsRequestMetadata,
   IsResponsesInput,
-  IsResponsesToolChoice,
   IsStopConditions,
+  IsToolChoice,
   OptionalNumberIn,
   OptionalIntIn,
 } from './validators.js';
@@ -137,7 +137,7 @@ export class ResponsesRequestDto {
   tools?: Array<Record<string, unknown>>;
 
   @IsOptional()
-  @IsResponsesToolChoice()
+  @IsToolChoice()
   tool_choice?: string | Record<string, unknown>;
 
   @IsOptional()

@@ -119,7 +119,7 @@ export function IsLogitBias(options?: ValidationOptions) {
     });
 }
 
-/** `tool_choice`: `none`, `auto`, `required`, or an object naming one tool by its `type`. */
+/** `tool_choice` (chat completions and Responses): `none`, `auto`, `required`, or an object naming one tool by its `type`. */
 export function IsToolChoice(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
@@ -192,24 +192,6 @@ export function IsResponsesInput(options?: ValidationOptions) {
     });
 }
 
-/** Responses-API `tool_choice`: `none`, `auto`, `required`, or an object with a `type` (e.g. `{type: "function", name}`). */
-export function IsResponsesToolChoice(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isResponsesToolChoice',
-      target: target.constructor,
-      propertyName,
-      options: { message: `${propertyName} must be "none", "auto", "required" or an object with a type`, ...options },
-      validator: {
-        validate: (value: unknown) =>
-          value === 'none' ||
-          value === 'auto' ||
-          value === 'required' ||
-          (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'),
-      },
-    });
-}
-
 /**
  * `plugins`: an array of objects, each with a string `id` this gateway knows and serves (ADR
  * 0048); the message names the first unknown or refused one. Options are checked by inference.
@@ -251,7 +233,7 @@ export function IsStopConditions(options?: ValidationOptions) {
 }
 
 /** Applies decorators as TypeScript would if they were written one per line, top to bottom. */
-function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
+export function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, propertyName) => {
     for (const decorator of decorators.toReversed()) decorator(target, propertyName);
   };

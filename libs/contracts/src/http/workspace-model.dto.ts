@@ -4,31 +4,28 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
   Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { BOUNDED_PRICE_PATTERN, IsAzureApiVersion, IsDrawWeight, IsEndpointPriority, IsTokenCount } from './model-rules.js';
 
 /*
  * A workspace's own model (`PUT /v1/workspace/models/{id}`): the admin API's model shape (ADR 0114)
  * with endpoints that name their URL and the workspace's BYOK credentials instead of a catalog
- * provider. Validated by the gateway and again by management, which stores it.
+ * provider. Validated by the gateway and again by management, which stores it. The rules it shares
+ * with the operator's catalog (ids, prices, priority, weights) are model-rules.ts's.
  */
 
-/** A model id as the catalog spells them (`acme/llama-3.1-70b`, slashes allowed). */
-export const WORKSPACE_MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 /** The wire formats a workspace's server may speak: OpenAI's (vLLM, Ollama, LM Studio, ...) and Azure OpenAI's. */
 export const WORKSPACE_ENDPOINT_FORMATS = ['openai', 'azure'] as const;
 /** http(s), no credentials, query or fragment (a path is kept: `/v1`, an API gateway's prefix). */
 const ENDPOINT_URL = /^https?:\/\/[^\s/?#@]+(\/[^\s?#@]*)?$/;
-const DECIMAL = /^\d{1,12}(\.\d{1,20})?$/;
 
 export class WorkspaceEndpointCredentialDto {
   /** A BYOK credential of the workspace (its key is sent; its allow-lists apply). */
@@ -36,19 +33,16 @@ export class WorkspaceEndpointCredentialDto {
   byokId!: string;
 
   /** Share among the endpoint's credentials (a weighted draw per request; 0 drains it). */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(1000)
+  @IsDrawWeight()
   weight?: number;
 }
 
 /** Per-token prices the workspace declares (its own server's cost); default 0. Charged as BYOK. */
 export class WorkspaceEndpointPricingDto {
-  @Matches(DECIMAL)
+  @Matches(BOUNDED_PRICE_PATTERN)
   prompt!: string;
 
-  @Matches(DECIMAL)
+  @Matches(BOUNDED_PRICE_PATTERN)
   completion!: string;
 }
 
@@ -68,8 +62,7 @@ export class WorkspaceEndpointDto {
   upstreamModel!: string;
 
   /** Azure: the deployments API's `api-version`; unset: Azure's v1 API. */
-  @IsOptional()
-  @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/)
+  @IsAzureApiVersion()
   apiVersion?: string;
 
   @IsArray()
@@ -80,16 +73,10 @@ export class WorkspaceEndpointDto {
   credentials!: WorkspaceEndpointCredentialDto[];
 
   /** Lower first (default 0); equal priorities share by `weight`. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(100)
+  @IsEndpointPriority()
   priority?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(1000)
+  @IsDrawWeight()
   weight?: number;
 
   @IsOptional()
@@ -104,14 +91,12 @@ export class WorkspaceModelDto {
   @MaxLength(200)
   name!: string;
 
-  @IsInt()
-  @Min(1)
+  @IsTokenCount()
   @Max(100_000_000)
   contextLength!: number;
 
   @IsOptional()
-  @IsInt()
-  @Min(1)
+  @IsTokenCount()
   maxCompletionTokens?: number;
 
   /** The request parameters its server takes (default: those of OpenAI's chat API that servers commonly take). */

@@ -1,11 +1,9 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsNumber,
   IsOptional,
   IsString,
@@ -17,7 +15,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { PAGE_SIZE } from './page-query.dto.js';
+import { PageQueryDto } from './page-query.dto.js';
 
 /*
  * Workspaces, their members and budgets, and the organization's members, as @openrouter/sdk
@@ -193,20 +191,7 @@ export class UpsertBudgetDto {
 }
 
 /** `offset` and `limit` as the SDK sends them on its lists (default 50, as it does). */
-export class TotalPageQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(PAGE_SIZE)
-  limit?: number;
-}
+export class TotalPageQueryDto extends PageQueryDto {}
 
 export class DeleteWorkspaceQueryDto {
   @IsOptional()

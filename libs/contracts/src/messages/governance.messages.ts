@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
-import { WORKSPACE_MODEL_ID_PATTERN } from '../http/workspace-model.dto.js';
+import { WORKSPACE_MODEL_ID_PATTERN } from '../http/model-rules.js';
 import { Principal } from '../principal.js';
 
 /*

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { openRedis } from '@gw/rate-limit';
+import type { Redis } from 'ioredis';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { CacheEntry } from './cache-entry.js';
@@ -77,17 +78,13 @@ export class ResponseCacheStore {
   private connecting: Promise<void> | undefined;
 
   constructor(private readonly options: CacheStoreOptions) {
-    this.redis = new Redis(options.redisUrl, {
+    this.redis = openRedis({
+      redisUrl: options.redisUrl,
       keyPrefix: options.keyPrefix,
       connectionName: 'gw-response-cache',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: 1_000,
-      connectTimeout: 2_000,
+      commandTimeoutMs: 1_000,
       lazyConnect: true,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     });
-    this.redis.on('error', () => undefined);
     this.redis.defineCommand('rcPut', { numberOfKeys: 3, lua: PUT_SCRIPT });
   }
 
