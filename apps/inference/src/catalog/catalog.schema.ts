@@ -271,18 +271,18 @@ export class PriceWindow {
   @Matches(CLOCK)
   end!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   prompt!: string;
 
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   completion!: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cachedPrompt?: string;
 
   @IsOptional()
-  @Matches(DECIMAL)
+  @Matches(PRICE_PATTERN)
   cacheWritePrompt?: string;
 }
 
