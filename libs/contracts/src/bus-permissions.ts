@@ -74,7 +74,14 @@ export const REQUEST_ROUTES: readonly RequestRoute[] = [
   })),
   { subject: m.identityOidcCallback, server: 'management', callers: gateway, principal: false },
   // The console's sign-in: the gateway verified the ID token (its OIDC client), no key exists yet.
-  ...[m.consoleSessionOpen, m.consoleSessionEnd].map((subject) => ({
+  ...[
+    m.consoleSessionOpen,
+    m.consoleSessionEnd,
+    m.consoleSessionOpenWithKey,
+    m.consoleOperatorSessionOpen,
+    m.consoleOperatorSessionCheck,
+    m.consoleOperatorSessionEnd,
+  ].map((subject) => ({
     subject,
     server: 'management' as const,
     callers: gateway,

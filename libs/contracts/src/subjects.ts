@@ -45,6 +45,12 @@ export const SUBJECTS = {
     /** The web console's sign-in: a session key for the user linked to an OIDC subject, and its end. */
     consoleSessionOpen: 'management.console.session.open',
     consoleSessionEnd: 'management.console.session.end',
+    /** A management key exchanged for a console session of its creator. */
+    consoleSessionOpenWithKey: 'management.console.session.open-with-key',
+    /** Operators' console sessions (no user, no key): opened, checked on every call, ended. */
+    consoleOperatorSessionOpen: 'management.console.operator-session.open',
+    consoleOperatorSessionCheck: 'management.console.operator-session.check',
+    consoleOperatorSessionEnd: 'management.console.operator-session.end',
   },
   inference: {
     health: 'inference.health',

@@ -85,6 +85,12 @@ export const MESSAGE_TENANCY: Readonly<Record<string, Tenancy>> = {
   [m.identityOidcCallback]: GATEWAY,
   [m.consoleSessionOpen]: GATEWAY,
   [m.consoleSessionEnd]: GATEWAY,
+  // The presented key's hash is checked by management itself, as the auth path would.
+  [m.consoleSessionOpenWithKey]: GATEWAY,
+  // Operators are no principal: the gateway checked the operator key.
+  [m.consoleOperatorSessionOpen]: GATEWAY,
+  [m.consoleOperatorSessionCheck]: GATEWAY,
+  [m.consoleOperatorSessionEnd]: GATEWAY,
   [m.workspacesCall]: PRINCIPAL,
   [m.guardrailsCall]: PRINCIPAL,
   [m.auditLogList]: PRINCIPAL,
