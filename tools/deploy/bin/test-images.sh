@@ -28,5 +28,5 @@ command -v nats-server >/dev/null || { echo "test:images needs nats-server on PA
 [[ $(id -u) -eq 0 ]] || { echo "test:images needs root (podman image mount, chroot)" >&2; exit 1; }
 
 # --console: the console's own image (docker/console/Containerfile) instead of the services'.
-[[ ${1:-} == --console ]] && exec node tools/deploy/src/images/console-image.ts
+[[ ${1:-} == --console ]] && exec node tools/deploy/src/images/console-image.ts "${@:2}"
 exec node tools/deploy/src/images/test-images.ts "$@"

@@ -27,7 +27,10 @@ mount --rbind /dev "$root/dev"
 mount -t tmpfs -o size=16m,mode=1777 tmpfs "$root/tmp"
 mount -o remount,bind,ro "$root"
 in_image() { chroot --userspec=101:101 "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
-in_image nginx -g 'daemon off;' &
+# nginx logs to /dev/stderr: a file of its user here (Node's stdio are sockets, which /dev/stderr cannot reopen).
+install -o 101 -g 101 -m 600 /dev/null "$root/tmp/nginx.log"
+in_image nginx -g 'daemon off;' >"$root/tmp/nginx.log" 2>&1 &
+nginx_pid=$!
 for i in $(seq 50); do in_image wget -q -O /dev/null http://127.0.0.1:8080/healthz && break; sleep 0.1; done
 echo "== healthz"; in_image wget -q -O- http://127.0.0.1:8080/healthz
 echo "== index"; in_image wget -q -S -O /dev/null http://127.0.0.1:8080/console/ 2>&1
@@ -35,7 +38,7 @@ echo "== deep link"; in_image wget -q -O- http://127.0.0.1:8080/console/keys | g
 asset=$(in_image wget -q -O- http://127.0.0.1:8080/console/ | grep -o '/console/assets/[^"]*\\.js' | head -1)
 echo "== asset $asset"; in_image wget -q -S -O /dev/null --header='Accept-Encoding: gzip' "http://127.0.0.1:8080$asset" 2>&1
 echo "== api"; in_image wget -q -S -O /dev/null http://127.0.0.1:8080/console/api/v1/keys 2>&1 || true
-kill %1`;
+kill $nginx_pid || true`;
 
 function check(output: string, section: string, pattern: RegExp): boolean {
   const body = output.split('== ').find((part) => part.startsWith(section)) ?? '';
@@ -44,38 +47,16 @@ function check(output: string, section: string, pattern: RegExp): boolean {
   return ok;
 }
 
-export function buildConsoleImage(): boolean {
+export function buildConsoleImage(skipBuild = false): boolean {
   const bases = [ensureBaseImage(), ensureNginxBase()];
-  const context = snapshotContext();
   const since = Date.now();
-  try {
-    podman(
-      [
-        'build',
-        '--isolation=chroot',
-        '--format=docker',
-        '--layers',
-        '-f',
-        join(context, 'docker/console/Containerfile'),
-        '--build-arg',
-        `BASE_IMAGE=${bases[0]!.tag}`,
-        '--build-arg',
-        `SERVER_IMAGE=${bases[1]!.tag}`,
-        '-t',
-        TAG,
-        context,
-      ],
-      { stdio: 'inherit' },
-    );
-  } finally {
-    rmSync(context, { recursive: true, force: true });
-  }
+  if (!skipBuild) build(bases[0]!.tag, bases[1]!.tag);
   const buildSeconds = Math.round((Date.now() - since) / 1000);
   const config = inspectImage(TAG);
   const serverBase = inspectImage(bases[1]!.tag);
   console.log(
     `console image: ${(config.sizeBytes / 1e6).toFixed(1)} MB (its nginx base ${(serverBase.sizeBytes / 1e6).toFixed(1)} MB), ` +
-      `built in ${buildSeconds} s, user ${config.user}`,
+      `${skipBuild ? 'not rebuilt' : `built in ${buildSeconds} s`}, user ${config.user}`,
   );
   const root = podman(['image', 'mount', TAG]).trim();
   try {
@@ -96,4 +77,30 @@ export function buildConsoleImage(): boolean {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = buildConsoleImage() ? 0 : 1;
+function build(baseTag: string, serverTag: string): void {
+  const context = snapshotContext();
+  try {
+    podman(
+      [
+        'build',
+        '--isolation=chroot',
+        '--format=docker',
+        '--layers',
+        '-f',
+        join(context, 'docker/console/Containerfile'),
+        '--build-arg',
+        `BASE_IMAGE=${baseTag}`,
+        '--build-arg',
+        `SERVER_IMAGE=${serverTag}`,
+        '-t',
+        TAG,
+        context,
+      ],
+      { stdio: 'inherit' },
+    );
+  } finally {
+    rmSync(context, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = buildConsoleImage(process.argv.includes('--skip-build')) ? 0 : 1;
