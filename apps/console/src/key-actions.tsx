@@ -1,5 +1,6 @@
 import { Badge, Button, Group } from '@mantine/core';
 import { api } from './api';
+import { ConfirmButton } from './confirm-button';
 import type { ApiKey } from './pages/shapes';
 
 export function KeyName({ apiKey }: { apiKey: ApiKey }) {
@@ -42,18 +43,16 @@ export function KeyActions({
 }) {
   return (
     <Group gap="xs" wrap="nowrap">
-      <Button
-        size="xs"
+      <ConfirmButton
         variant="default"
-        aria-label={`Rotate key ${key.name}`}
+        label={`Rotate key ${key.name}`}
         disabled={key.disabled}
-        onClick={() => {
-          const question = `Rotate “${key.name}”? A new key with the same settings is created and this one is disabled.`;
-          if (window.confirm(question)) void rotate(key);
-        }}
+        question={`Rotate “${key.name}”? A new key with the same settings is created and this one is disabled.`}
+        confirm="Rotate"
+        onConfirm={() => void rotate(key)}
       >
         Rotate
-      </Button>
+      </ConfirmButton>
       <Button
         size="xs"
         variant="default"
@@ -62,19 +61,16 @@ export function KeyActions({
       >
         {key.disabled ? 'Enable' : 'Disable'}
       </Button>
-      <Button
-        size="xs"
+      <ConfirmButton
         color="red"
         variant="light"
-        aria-label={`Delete key ${key.name}`}
-        onClick={() => {
-          if (window.confirm(`Delete the key “${key.name}”? Requests with it will fail at once.`)) {
-            void act(() => api(`/v1/keys/${key.hash}`, { method: 'DELETE' }));
-          }
-        }}
+        label={`Delete key ${key.name}`}
+        question={`Delete the key “${key.name}”? Requests with it will fail at once.`}
+        confirm="Delete"
+        onConfirm={() => void act(() => api(`/v1/keys/${key.hash}`, { method: 'DELETE' }))}
       >
         Delete
-      </Button>
+      </ConfirmButton>
     </Group>
   );
 }

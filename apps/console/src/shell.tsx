@@ -130,11 +130,9 @@ export function Shell({ onSignedOut }: { onSignedOut: () => void }) {
                   {session.user.email} · {session.user.role}
                 </Menu.Label>
                 <Menu.Item onClick={() => void signOut(false)}>Sign out</Menu.Item>
-                {!canEditCatalog(session) && (
-                  <Menu.Item color="red" onClick={() => void signOut(true)}>
-                    Sign out everywhere
-                  </Menu.Item>
-                )}
+                <Menu.Item color="red" onClick={() => void signOut(true)}>
+                  Sign out everywhere
+                </Menu.Item>
               </Menu.Dropdown>
             </Menu>
           </Group>

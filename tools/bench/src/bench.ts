@@ -34,6 +34,7 @@ import {
 import { adapterStreamScenario, type AdapterStreamScenarioResult } from './adapter-stream-scenario.ts';
 import { streamScenario, type StreamScenarioResult, type StreamTargetSpec } from './stream-scenario.ts';
 import { generationsScenario, type GenerationsScenarioResult } from './generations-scenario.ts';
+import { consoleScenario, formatConsole, type ConsoleScenarioResult } from './console-scenario.ts';
 
 /**
  * `npm run bench`: starts an isolated stack (own databases, private nats-server, free ports)
@@ -365,9 +366,16 @@ async function main(): Promise<number> {
       generations = await generationsScenario(stack, options.generationRows, controller.signal);
     }
 
+    let consoleLoads: ConsoleScenarioResult | undefined;
+    if (options.consoleLoads > 0) {
+      step(`console scenario: ${options.consoleLoads} cold loads of the overview in Chromium, signed in with the management key`);
+      consoleLoads = await consoleScenario(stack, options.consoleLoads);
+    }
+
     const problems = [
       ...Object.values(rounds).flat().flatMap(problemsOfTarget),
       ...(generations?.problems ?? []),
+      ...(consoleLoads?.problems ?? []),
       ...(streams?.problems ?? []),
       ...(adapterStreams?.problems ?? []),
       ...(concurrency?.problems ?? []),
@@ -412,7 +420,8 @@ async function main(): Promise<number> {
       ...(adapterStreams ? { adapterStreams } : {}),
       ...(concurrency ? { concurrency } : {}),
       ...(generations ? { generations } : {}),
-      ...(paired || streams || adapterStreams || concurrency || generations
+      ...(consoleLoads ? { console: consoleLoads } : {}),
+      ...(paired || streams || adapterStreams || concurrency || generations || consoleLoads
         ? {
             goals: [
               ...(paired?.goals ?? []),
@@ -420,6 +429,7 @@ async function main(): Promise<number> {
               ...(adapterStreams?.goals ?? []),
               ...(concurrency?.goals ?? []),
               ...(generations?.goals ?? []),
+              ...(consoleLoads?.goals ?? []),
             ],
           }
         : {}),
@@ -472,6 +482,7 @@ async function main(): Promise<number> {
       }
       console.log(formatGoals(generations.goals));
     }
+    if (consoleLoads) console.log(`${formatConsole(consoleLoads)}\n${formatGoals(consoleLoads.goals)}`);
     console.log(`Load generator and services shared ${machine.cpuCount} cores (${machine.cpuModel}).`);
     console.log(`Results: ${relative(WORKSPACE_ROOT, file)} and bench-results/latest.json`);
     if (problems.length > 0) {

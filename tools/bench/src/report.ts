@@ -81,9 +81,11 @@ export interface BenchResult {
   concurrency?: ConcurrencyScenarioResult;
   /** The list and analytics over seeded generation rows, and their disk (issue 31, `--generation-rows`). */
   generations?: GenerationsScenarioResult;
+  /** Issue 32: the console overview's cold load in Chromium (`console-scenario.ts`, `--console-loads`). */
+  console?: import('./console-scenario.ts').ConsoleScenarioResult;
   /**
    * Issue 17's goals, each with its figure and met / not met: chat against Portkey, then streams
-   * and concurrency (also inside each scenario).
+   * and concurrency (also inside each scenario); the generations' and the console's after them.
    */
   goals?: Goal[];
 }

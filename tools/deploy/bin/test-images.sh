@@ -7,6 +7,7 @@
 #
 # Needs: root, podman, debootstrap (installed with apt-get when missing), nats-server, a
 # PostgreSQL on 127.0.0.1:5432 (POSTGRES_URL), the npm registry and a Debian mirror.
+# --console builds and serves docker/console/Containerfile instead (no NATS or PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 source tools/stack/bin/ensure-deps.sh
@@ -26,4 +27,6 @@ fi
 command -v nats-server >/dev/null || { echo "test:images needs nats-server on PATH (JetStream)" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "test:images needs root (podman image mount, chroot)" >&2; exit 1; }
 
+# --console: the console's own image (docker/console/Containerfile) instead of the services'.
+[[ ${1:-} == --console ]] && exec node tools/deploy/src/images/console-image.ts "${@:2}"
 exec node tools/deploy/src/images/test-images.ts "$@"

@@ -13,7 +13,7 @@ const PASSED_HEADERS = ['content-type', 'content-disposition', 'retry-after', 'x
  */
 export function registerConsoleApiProxy(fastify: FastifyInstance, auth: ConsoleAuth): void {
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    const caller = auth.authorize(request, reply);
+    const caller = await auth.authorize(request, reply);
     if (!caller) return reply;
     const url = '/' + request.url.slice(API_PREFIX.length);
     if (caller.session.op !== undefined && !url.startsWith(OPERATOR_API_PREFIX)) return sendError(reply, operatorPathRefused());

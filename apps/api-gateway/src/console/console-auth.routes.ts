@@ -1,4 +1,11 @@
-import { ConsoleSessionEnd, ConsoleSessionOpen } from '@gw/contracts';
+import {
+  ConsoleOperatorSessionCheck,
+  ConsoleOperatorSessionEnd,
+  ConsoleOperatorSessionOpen,
+  ConsoleSessionEnd,
+  ConsoleSessionOpen,
+  ConsoleSessionOpenWithKey,
+} from '@gw/contracts';
 import { GatewayError, toEnvelope } from '@gw/errors';
 import type { RpcClient } from '@gw/messaging';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,7 +17,7 @@ import { checkSession, LOGIN_COOKIE, LOGIN_PURPOSE, SESSION_COOKIE, SESSION_PURP
 import { CONSOLE_CALLBACK_PATH, type ConsoleSettings } from './console-settings.js';
 import { clearCookie, readCookies, setCookie } from './cookies.js';
 import { consolePage } from './console-page.js';
-import { ConsoleOperators, notAnOperatorKey } from './operator-sign-in.js';
+import { ConsoleOperators, notAKey } from './operator-sign-in.js';
 import { newSessionId, SessionSeal } from './session-seal.js';
 
 const LOGIN_TTL_SECONDS = 600;
@@ -63,7 +70,7 @@ export class ConsoleAuth {
   register(fastify: FastifyInstance): void {
     fastify.get('/console/auth/login', (request, reply) => this.login(request, reply));
     fastify.get(CONSOLE_CALLBACK_PATH, (request, reply) => this.callback(request, reply));
-    fastify.post('/console/auth/key', (request, reply) => this.operatorSignIn(request, reply));
+    fastify.post('/console/auth/key', (request, reply) => this.keySignIn(request, reply));
     fastify.get('/console/auth/session', (request, reply) => this.current(request, reply));
     fastify.post('/console/auth/logout', (request, reply) => this.logout(request, reply));
   }
@@ -72,7 +79,7 @@ export class ConsoleAuth {
    * The caller's session, checked (cookie sealed here, idle and absolute limits) and, for a write,
    * its CSRF token and Origin; null after answering the refusal.
    */
-  authorize(request: FastifyRequest, reply: FastifyReply): ConsoleCaller | null {
+  async authorize(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleCaller | null> {
     if (!this.seal) {
       sendError(reply, notConfigured());
       return null;
@@ -96,13 +103,37 @@ export class ConsoleAuth {
       }
     }
     const key = session.op === undefined ? this.seal.sessionKey(session.sid) : this.operators.keyOf(session.op);
-    if (key === undefined) {
+    let live: boolean;
+    try {
+      live = key !== undefined && (await this.stillLive(session));
+    } catch (exception) {
+      sendError(reply, toGatewayError(exception));
+      return null;
+    }
+    if (!live || key === undefined) {
       this.ended(reply);
       sendError(reply, signedOut('ended'));
       return null;
     }
     if (checked.refresh) void reply.header('set-cookie', this.sessionCookie(session));
     return { session, key };
+  }
+
+  /**
+   * What a sealed cookie cannot say: an operator's session is live while its row is (logout
+   * deletes it); a management-key session while the key it was opened with is usable.
+   */
+  private async stillLive(session: ConsoleSession): Promise<boolean> {
+    if (session.op !== undefined) {
+      const check = { key_hash: this.sessionKeyHash(session.sid), operator: session.op };
+      return (await this.deps.rpc.send(ConsoleOperatorSessionCheck, check)).live;
+    }
+    if (session.src !== undefined) return (await this.deps.auth.resolve(session.src))?.keyKind === 'management';
+    return true;
+  }
+
+  private sessionKeyHash(sid: string): string {
+    return hash('sha256', this.seal!.sessionKey(sid), 'hex');
   }
 
   /** The key of a session the API refused (deleted by a logout elsewhere, expired): the browser's cookie goes too. */
@@ -128,22 +159,40 @@ export class ConsoleAuth {
   }
 
   /**
-   * The operator signs in with their key (they are no user of any workspace, so not through SSO).
-   * Only the page of this origin may post it (a login CSRF would otherwise plant a session); the
-   * cookie names the operator, and the gateway looks the key up by that name on each call.
+   * A key signs in: an operator key (they are no user, so not through SSO) or an admin's
+   * management key, exchanged here for the same session as SSO's; the key is hashed at once
+   * and never stored, logged or sent back. Only the page of this origin may post it (a login
+   * CSRF would otherwise plant a session).
    */
-  private operatorSignIn(request: FastifyRequest, reply: FastifyReply) {
+  private async keySignIn(request: FastifyRequest, reply: FastifyReply) {
     if (!this.seal || !this.deps.settings.origin) return sendError(reply, notConfigured());
     if (request.headers.origin !== this.deps.settings.origin)
       return sendError(reply, csrfRefused('A key sign-in comes from the console page'));
-    const name = this.operators.nameOf((request.body as { key?: unknown } | undefined)?.key);
-    if (!name) return sendError(reply, notAnOperatorKey());
+    const presented = (request.body as { key?: unknown } | undefined)?.key;
+    if (typeof presented !== 'string' || presented === '' || presented.length > 512) return sendError(reply, notAKey());
     const now = Date.now();
-    const session: ConsoleSession = { sid: newSessionId(), uid: '', role: 'operator', op: name, iat: now, seen: now };
-    return reply
-      .header('set-cookie', this.sessionCookie(session))
-      .header('cache-control', 'no-store')
-      .send({ data: { operator: name } });
+    const sid = newSessionId();
+    const opened = {
+      key_hash: this.sessionKeyHash(sid),
+      expires_at: new Date(now + this.deps.settings.absoluteSeconds * 1000).toISOString(),
+    };
+    try {
+      const operator = this.operators.nameOf(presented);
+      if (operator) {
+        await this.deps.rpc.send(ConsoleOperatorSessionOpen, { ...opened, operator });
+        const session: ConsoleSession = { sid, uid: '', role: 'operator', op: operator, iat: now, seen: now };
+        return reply.header('set-cookie', this.sessionCookie(session)).header('cache-control', 'no-store').send({ data: { operator } });
+      }
+      const src = hash('sha256', presented, 'hex');
+      const user = await this.deps.rpc.send(ConsoleSessionOpenWithKey, { ...opened, presented_key_hash: src });
+      const session: ConsoleSession = { sid, uid: user.user_id, role: user.role, src, iat: now, seen: now };
+      return reply
+        .header('set-cookie', this.sessionCookie(session))
+        .header('cache-control', 'no-store')
+        .send({ data: { user: { id: user.user_id, workspace_id: user.workspace_id, role: user.role } } });
+    } catch (exception) {
+      return sendError(reply, toGatewayError(exception));
+    }
   }
 
   private async callback(request: FastifyRequest, reply: FastifyReply) {
@@ -184,7 +233,7 @@ export class ConsoleAuth {
 
   /** Who is signed in, the CSRF token for writes, and the session's limits; 401 when none. */
   private async current(request: FastifyRequest, reply: FastifyReply) {
-    const caller = this.authorize(request, reply);
+    const caller = await this.authorize(request, reply);
     if (!caller) return reply;
     if (caller.session.op !== undefined) return reply.header('cache-control', 'no-store').send({ data: this.operatorView(caller.session) });
     const identity = await request.server.inject({
@@ -210,17 +259,19 @@ export class ConsoleAuth {
     });
   }
 
-  /** Ends this session, or with `{"everywhere": true}` every console session of the user. */
+  /** Ends this session, or with `{"everywhere": true}` every console session of the user (or operator). */
   private async logout(request: FastifyRequest, reply: FastifyReply) {
-    const caller = this.authorize(request, reply);
+    const caller = await this.authorize(request, reply);
     if (!caller) return reply;
     const everywhere = (request.body as { everywhere?: unknown } | undefined)?.everywhere === true;
-    // An operator's session has no key of its own to delete: its cookie goes, and the timeouts bound any copy of it.
-    if (caller.session.op !== undefined) {
-      this.ended(reply);
-      return reply.header('cache-control', 'no-store').send({ data: { ended_sessions: 1 } });
-    }
     try {
+      // An operator's sessions are rows: deleted, a copy of the cookie is refused on its next call.
+      if (caller.session.op !== undefined) {
+        const end = { key_hash: this.sessionKeyHash(caller.session.sid), operator: caller.session.op, everywhere };
+        const { ended } = await this.deps.rpc.send(ConsoleOperatorSessionEnd, end);
+        this.ended(reply);
+        return reply.header('cache-control', 'no-store').send({ data: { ended_sessions: ended } });
+      }
       const ended = await this.deps.rpc.send(ConsoleSessionEnd, {
         key_hash: hash('sha256', caller.key, 'hex'),
         user_id: caller.session.uid,

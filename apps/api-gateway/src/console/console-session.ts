@@ -13,6 +13,11 @@ export interface ConsoleSession {
   role: string;
   /** Set for an operator's session: the operator's name (the key is looked up by it, never sealed in the cookie). */
   op?: string;
+  /**
+   * Set for a session opened with a management key: that key's hash (never the key). The
+   * session lives only while that key does (disabled or deleted: the session ends).
+   */
+  src?: string;
   /** Signed in at, and last used at (epoch ms). */
   iat: number;
   seen: number;

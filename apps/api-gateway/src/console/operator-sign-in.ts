@@ -28,10 +28,10 @@ export class ConsoleOperators {
   }
 }
 
-export const notAnOperatorKey = () =>
-  new GatewayError(401, 'Not an operator key: people sign in with SSO; an operator key opens the catalog pages', {
+export const notAKey = () =>
+  new GatewayError(401, 'Not a key: sign in with SSO, a management key or an operator key', {
     errorType: 'authentication',
-    metadata: { reason: 'operator_key_required', retryable: false },
+    metadata: { reason: 'management_key_required', retryable: false },
   });
 
 export const operatorPathRefused = () =>

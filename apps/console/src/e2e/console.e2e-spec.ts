@@ -2,8 +2,8 @@ import AxeBuilder from '@axe-core/playwright';
 import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import type {} from '@gw/testing';
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -37,8 +37,8 @@ const PAGES = [
   { path: '/audit', name: 'audit-log', heading: 'Audit log' },
 ];
 
-/** A user of their own (a new workspace they own, with credits), linked to the provider's `dana`. */
-async function newLinkedOwner(): Promise<string> {
+/** The management key of a new user (a new workspace they own, with credits). */
+function newManagementKey(): string {
   const created = JSON.parse(
     execFileSync(
       process.execPath,
@@ -56,9 +56,45 @@ async function newLinkedOwner(): Promise<string> {
       { env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl }, encoding: 'utf8' },
     ),
   ) as { secret: string };
-  const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: created.secret, login: 'dana', password: 'dana-password' });
-  expect(linked.status).toBe(200);
   return created.secret;
+}
+
+/** A user of their own, linked to the provider's `dana`. */
+async function newLinkedOwner(): Promise<string> {
+  const secret = newManagementKey();
+  const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: secret, login: 'dana', password: 'dana-password' });
+  expect(linked.status).toBe(200);
+  return secret;
+}
+
+/** Every log line the run's processes wrote so far. */
+function stackLogs(): string {
+  return readdirSync(stack.logDir)
+    .map((file) => readFileSync(join(stack.logDir, file), 'utf8'))
+    .join('\n');
+}
+
+/** Signs a new browser context in with a key through the sign-in page. */
+async function signInWithKey(browser: Browser, key: string, heading: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(60_000);
+  await page.goto(`${origin}/console/`);
+  await page.getByLabel('Management or operator key').fill(key);
+  await page.getByRole('button', { name: 'Sign in with a key' }).click();
+  await settled(page, heading);
+  return { context, page };
+}
+
+/** The status of GET /console/auth/session with these cookies, in a context of their own (a copied cookie). */
+async function sessionStatusWith(browser: Browser, cookies: Awaited<ReturnType<BrowserContext['cookies']>>): Promise<number> {
+  const other = await browser.newContext();
+  try {
+    await other.addCookies(cookies);
+    return (await other.request.get(`${origin}/console/auth/session`)).status();
+  } finally {
+    await other.close();
+  }
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -218,8 +254,11 @@ describe('the web console in a browser', () => {
       const badge = page.getByText('disabled', { exact: true });
       const before = await row.count();
       const disabledBefore = await row.filter({ has: badge }).count();
-      page.once('dialog', (dialog) => void dialog.accept());
       await row.filter({ hasNot: badge }).first().getByRole('button', { name: 'Rotate key from the console' }).click();
+      // Asked first in the app's own dialog (ConfirmButton), named by the action.
+      const dialog = page.getByRole('dialog', { name: 'Rotate key from the console' });
+      expect(await axeFindings(page, 'confirm dialog')).toEqual([]);
+      await dialog.getByRole('button', { name: 'Rotate', exact: true }).click();
       await page.getByTestId('new-key-secret').waitFor();
       await expect.poll(() => row.count(), POLL).toBe(before + 1);
       await expect(row.filter({ has: badge }).count()).resolves.toBe(disabledBefore + 1);
@@ -312,11 +351,11 @@ describe('the web console in a browser', () => {
         const operator = await operatorContext.newPage();
         operator.setDefaultTimeout(60_000);
         await operator.goto(`${origin}/console/`);
-        await operator.getByLabel('Operator key').fill('not-an-operator-key-at-all-000000');
-        await operator.getByRole('button', { name: 'Sign in with the operator key' }).click();
-        await operator.getByRole('alert').filter({ hasText: 'Not an operator key' }).waitFor();
-        await operator.getByLabel('Operator key').fill(stack.operatorKey);
-        await operator.getByRole('button', { name: 'Sign in with the operator key' }).click();
+        await operator.getByLabel('Management or operator key').fill('not-an-operator-key-at-all-000000');
+        await operator.getByRole('button', { name: 'Sign in with a key' }).click();
+        await operator.getByRole('alert').filter({ hasText: 'Not a management key' }).waitFor();
+        await operator.getByLabel('Management or operator key').fill(stack.operatorKey);
+        await operator.getByRole('button', { name: 'Sign in with a key' }).click();
         await settled(operator, 'Models & prices');
         const stored = await operator.evaluate(() =>
           JSON.stringify({ ...window.localStorage, ...window.sessionStorage, cookie: document.cookie }),
@@ -354,6 +393,99 @@ describe('the web console in a browser', () => {
       } finally {
         await operatorContext.close();
         expect((await admin('PUT', original)).status).toBe(200);
+      }
+    },
+  );
+
+  it(
+    'signs an admin in with a management key into the same session as SSO: cookie only, CSRF on writes, ended with the key',
+    { timeout: 180_000 },
+    async () => {
+      const adminKey = newManagementKey();
+      const member = await fetch(`${stack.baseUrl}/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'a standard key' }),
+      });
+      expect(member.status).toBe(201);
+      const standardKey = ((await member.json()) as { key: string }).key;
+      // Only from the console's own origin, and only a management key (Playwright's client: the
+      // console's routes are outside the OpenAPI document that checks every fetch of this run).
+      const client = await browser.newContext();
+      try {
+        const post = (key: string, from: string) =>
+          client.request.post(`${origin}/console/auth/key`, { headers: { origin: from }, data: { key } });
+        expect((await post(adminKey, 'https://elsewhere.example')).status()).toBe(403);
+        const standard = await post(standardKey, origin);
+        expect(standard.status()).toBe(401);
+        expect(await standard.text()).not.toContain(standardKey);
+      } finally {
+        await client.close();
+      }
+
+      const { context: admin, page: adminPage } = await signInWithKey(browser, adminKey, 'Overview');
+      try {
+        const cookie = (await admin.cookies()).find((candidate) => candidate.name === 'gw_console');
+        expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/console' });
+        const stored = await adminPage.evaluate(() =>
+          JSON.stringify({ ...window.localStorage, ...window.sessionStorage, cookie: document.cookie, field: document.body.innerHTML }),
+        );
+        expect(stored).not.toContain(adminKey);
+        expect(cookie!.value).not.toContain(adminKey);
+        await go(adminPage, 'API keys');
+        await adminPage.getByTestId('key-row').filter({ hasText: 'a standard key' }).waitFor();
+        const csrfLess = await adminPage.evaluate(() =>
+          fetch('/console/api/v1/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }).then(
+            (response) => response.status,
+          ),
+        );
+        expect(csrfLess).toBe(403);
+
+        // Disabling the key it was opened with ends the session, in this browser and any copy of its cookie.
+        const copied = (await admin.cookies()).filter((candidate) => candidate.name === 'gw_console');
+        const hashOf = createHash('sha256').update(adminKey).digest('hex');
+        const disabled = await fetch(`${stack.baseUrl}/keys/${hashOf}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ disabled: true }),
+        });
+        expect(disabled.status).toBe(200);
+        await expect.poll(() => sessionStatusWith(browser, copied), POLL).toBe(401);
+        await expect(adminPage.evaluate(() => fetch('/console/api/v1/keys').then((response) => response.status))).resolves.toBe(401);
+      } finally {
+        await admin.close();
+      }
+      // The key went to the gateway once and was never written to its logs.
+      expect(stackLogs()).not.toContain(adminKey);
+    },
+  );
+
+  it(
+    'signs an operator out everywhere server side: every session and copied cookie of theirs is refused',
+    { timeout: 180_000 },
+    async () => {
+      const first = await signInWithKey(browser, stack.operatorKey, 'Models & prices');
+      const second = await signInWithKey(browser, stack.operatorKey, 'Models & prices');
+      try {
+        const copyOfFirst = (await first.context.cookies()).filter((cookie) => cookie.name === 'gw_console');
+        const copyOfSecond = (await second.context.cookies()).filter((cookie) => cookie.name === 'gw_console');
+        // A plain sign-out ends that session on the server: its copied cookie is refused, the other session lives.
+        await second.page.getByRole('button', { name: /^Account of / }).click();
+        await second.page.getByRole('menuitem', { name: 'Sign out', exact: true }).click();
+        await second.page.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
+        await expect(sessionStatusWith(browser, copyOfSecond)).resolves.toBe(401);
+        await expect(sessionStatusWith(browser, copyOfFirst)).resolves.toBe(200);
+        const third = await signInWithKey(browser, stack.operatorKey, 'Models & prices');
+        const copyOfThird = (await third.context.cookies()).filter((cookie) => cookie.name === 'gw_console');
+        await third.context.close();
+        await first.page.getByRole('button', { name: /^Account of / }).click();
+        await first.page.getByRole('menuitem', { name: 'Sign out everywhere' }).click();
+        await first.page.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
+        await expect(sessionStatusWith(browser, copyOfFirst)).resolves.toBe(401);
+        await expect(sessionStatusWith(browser, copyOfThird)).resolves.toBe(401);
+      } finally {
+        await first.context.close();
+        await second.context.close();
       }
     },
   );

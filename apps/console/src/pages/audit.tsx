@@ -1,46 +1,34 @@
-import { Badge, Button, Code, Group, TextInput } from '@mantine/core';
+import { Badge, Code } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
 import { DataTable } from '../data-table';
 import { formatTime } from '../format';
+import { FilterForm, useCursorPages } from '../list-controls';
 import { PageHeader, useLoad } from '../ui';
 import type { AuditEntry } from './shapes';
 
 /** `GET /v1/audit-logs`: who changed what in the workspace, newest first, with the API's filters and cursor pages. */
 export function AuditPage() {
-  const [filters, setFilters] = useState({ action: '', resource_type: '' });
-  const [applied, setApplied] = useState(filters);
-  const [cursors, setCursors] = useState<string[]>([]);
+  const [applied, setApplied] = useState<Record<string, string>>({});
+  const pages = useCursorPages();
   const query = new URLSearchParams({ limit: '50' });
   for (const [name, value] of Object.entries(applied)) if (value) query.set(name, value);
-  if (cursors.length) query.set('cursor', cursors.at(-1)!);
+  if (pages.cursor) query.set('cursor', pages.cursor);
   const state = useLoad(() => api<{ data: AuditEntry[]; next_cursor: string | null }>(`/v1/audit-logs?${query}`), query.toString());
   return (
     <>
       <PageHeader title="Audit log" docs="GET /v1/audit-logs" />
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          setCursors([]);
-          setApplied(filters);
+      <FilterForm
+        fields={[
+          { name: 'action', label: 'Action', placeholder: 'keys.update' },
+          { name: 'resource_type', label: 'Resource type', placeholder: 'api_key' },
+        ]}
+        initial={applied}
+        onApply={(values) => {
+          pages.reset();
+          setApplied(values);
         }}
-      >
-        <Group align="flex-end" mb="md" wrap="wrap">
-          <TextInput
-            label="Action"
-            placeholder="keys.update"
-            value={filters.action}
-            onChange={(event) => setFilters({ ...filters, action: event.currentTarget.value })}
-          />
-          <TextInput
-            label="Resource type"
-            placeholder="api_key"
-            value={filters.resource_type}
-            onChange={(event) => setFilters({ ...filters, resource_type: event.currentTarget.value })}
-          />
-          <Button type="submit">Filter</Button>
-        </Group>
-      </form>
+      />
       <DataTable
         state={state}
         rows={(page) => page.data}
@@ -55,16 +43,7 @@ export function AuditPage() {
           { header: 'By', cell: (entry) => actorOf(entry) },
           { header: 'Change', cell: (entry) => <Code>{changeOf(entry)}</Code> },
         ]}
-        footer={(page) => (
-          <Group mt="md">
-            <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Newer
-            </Button>
-            <Button variant="default" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor!])}>
-              Older
-            </Button>
-          </Group>
-        )}
+        footer={(page) => pages.pager(page.next_cursor)}
       />
     </>
   );

@@ -1,6 +1,7 @@
 import { Badge, Button, Code, Group, Modal, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { ConfirmButton } from '../confirm-button';
 import { DataTable } from '../data-table';
 import { formatTime } from '../format';
 import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
@@ -68,17 +69,16 @@ export function ByokPage() {
                 >
                   {credential.disabled ? 'Enable' : 'Disable'}
                 </Button>
-                <Button
-                  size="xs"
+                <ConfirmButton
                   color="red"
                   variant="light"
-                  aria-label={`Delete credential ${credential.name}`}
-                  onClick={() =>
-                    window.confirm(`Delete “${credential.name}”?`) && void act(() => api(`/v1/byok/${credential.id}`, { method: 'DELETE' }))
-                  }
+                  label={`Delete credential ${credential.name}`}
+                  question={`Delete “${credential.name}”? Requests that use it fall back to the gateway's own keys or fail.`}
+                  confirm="Delete"
+                  onConfirm={() => void act(() => api(`/v1/byok/${credential.id}`, { method: 'DELETE' }))}
                 >
                   Delete
-                </Button>
+                </ConfirmButton>
               </Group>
             ),
           },

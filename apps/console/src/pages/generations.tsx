@@ -1,30 +1,28 @@
-import { Anchor, Badge, Button, Code, Drawer, Group, Stack, Text, TextInput } from '@mantine/core';
-import { useState } from 'react';
+import { Anchor, Badge, Code, Drawer, Group, Stack, Text } from '@mantine/core';
 import { api } from '../api';
 import { DataTable, RowsTable } from '../data-table';
 import { formatCount, formatCredits, formatMs, formatTime } from '../format';
+import { FilterForm, useCursorPages } from '../list-controls';
 import { navigate, useQuery } from '../router';
 import { Loadable, PageHeader, useLoad } from '../ui';
 import type { Generation, Page } from './shapes';
 
+const FILTERS = ['model', 'key_hash'] as const;
+
 /** `GET /v1/generations` with the API's filters, and `GET /v1/generation?id=` as the detail. */
 export function GenerationsPage() {
   const query = useQuery();
-  const [model, setModel] = useState(query.get('model') ?? '');
-  const [keyHash, setKeyHash] = useState(query.get('key_hash') ?? '');
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useCursorPages();
   const filters = new URLSearchParams({ limit: '25' });
-  if (query.get('model')) filters.set('model', query.get('model')!);
-  if (query.get('key_hash')) filters.set('key_hash', query.get('key_hash')!);
-  const cursor = cursors.at(-1);
-  if (cursor) filters.set('cursor', cursor);
+  for (const name of FILTERS) if (query.get(name)) filters.set(name, query.get(name)!);
+  if (pages.cursor) filters.set('cursor', pages.cursor);
   const state = useLoad(() => api<Page<Generation>>(`/v1/generations?${filters}`), filters.toString());
   const selected = query.get('id');
-  const apply = () => {
+  // The filters live in the URL: a filtered list can be linked to, and the overview links here.
+  const apply = (values: Record<string, string>) => {
     const next = new URLSearchParams();
-    if (model) next.set('model', model);
-    if (keyHash) next.set('key_hash', keyHash);
-    setCursors([]);
+    for (const name of FILTERS) if (values[name]) next.set(name, values[name]);
+    pages.reset();
     navigate(`/generations${next.size ? `?${next}` : ''}`);
   };
   const open = (id: string | null) => {
@@ -36,23 +34,14 @@ export function GenerationsPage() {
   return (
     <>
       <PageHeader title="Generations" docs="GET /v1/generations, GET /v1/generation" />
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
-        <Group align="flex-end" mb="md" wrap="wrap">
-          <TextInput
-            label="Model"
-            placeholder="openai/gpt-4o-mini"
-            value={model}
-            onChange={(event) => setModel(event.currentTarget.value)}
-          />
-          <TextInput label="Key hash" value={keyHash} onChange={(event) => setKeyHash(event.currentTarget.value)} />
-          <Button type="submit">Filter</Button>
-        </Group>
-      </form>
+      <FilterForm
+        fields={[
+          { name: 'model', label: 'Model', placeholder: 'openai/gpt-4o-mini' },
+          { name: 'key_hash', label: 'Key hash' },
+        ]}
+        initial={Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? '']))}
+        onApply={apply}
+      />
       <DataTable
         state={state}
         rows={(page) => page.data}
@@ -86,16 +75,7 @@ export function GenerationsPage() {
             ),
           },
         ]}
-        footer={(page) => (
-          <Group mt="md">
-            <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Newer
-            </Button>
-            <Button variant="default" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor!])}>
-              Older
-            </Button>
-          </Group>
-        )}
+        footer={(page) => pages.pager(page.next_cursor)}
       />
       <Drawer opened={selected !== null} onClose={() => open(null)} position="right" size="lg" title="Generation">
         {selected && <GenerationDetail id={selected} />}

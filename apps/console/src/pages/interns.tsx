@@ -1,6 +1,7 @@
 import { Anchor, Badge, Button, Code, Group, Modal, Stack, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { ConfirmButton } from '../confirm-button';
 import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { KeyActions, KeyName, rotateKey } from '../key-actions';
@@ -43,19 +44,19 @@ export function InternsPage() {
           {
             header: 'Actions',
             cell: (intern) => (
-              <Button
-                size="xs"
+              <ConfirmButton
                 color="red"
                 variant="light"
-                aria-label={`Delete intern ${intern.name}`}
-                onClick={() => {
-                  if (!window.confirm(`Delete the intern “${intern.name}” and its keys?`)) return;
+                label={`Delete intern ${intern.name}`}
+                question={`Delete the intern “${intern.name}” and its keys?`}
+                confirm="Delete"
+                onConfirm={() => {
                   if (picked?.id === intern.id) setPicked(null);
                   void act(() => api(`/v1/interns/${intern.id}`, { method: 'DELETE' }));
                 }}
               >
                 Delete
-              </Button>
+              </ConfirmButton>
             ),
           },
         ]}

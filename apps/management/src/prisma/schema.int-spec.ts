@@ -287,7 +287,13 @@ describe('management schema against its migrations', () => {
       await prisma.workspaceModel.findUnique({ where: { workspaceId_id: { workspaceId: workspace.id, id: workspaceModel.id } } }),
     );
 
+    // Issue 32: an operator's console session (no user, no key of a workspace).
+    const operatorSession = { hash: 'c'.repeat(64), operator: 'ops', expiresAt: at, createdAt: at };
+    await prisma.consoleOperatorSession.create({ data: operatorSession });
+    expectRoundTrip(operatorSession, await prisma.consoleOperatorSession.findUnique({ where: { hash: operatorSession.hash } }));
+
     expectAllModelsCovered(Prisma.ModelName, [
+      'ConsoleOperatorSession',
       'WorkspaceModel',
       'Guardrail',
       'GuardrailKeyAssignment',

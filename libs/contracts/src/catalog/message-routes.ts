@@ -104,6 +104,12 @@ export const REQUEST_DECLARATIONS = {
     /** The web console's sign-in: the gateway verified the ID token (its OIDC client), no key exists yet. */
     consoleSessionOpen: request('management.console.session.open', gateway, GATEWAY),
     consoleSessionEnd: request('management.console.session.end', gateway, GATEWAY),
+    /** A management key exchanged for a console session of its creator: management checks the key's hash itself. */
+    consoleSessionOpenWithKey: request('management.console.session.open-with-key', gateway, GATEWAY),
+    /** Operators' console sessions (no user, no key; the gateway checked the operator key): opened, checked, ended. */
+    consoleOperatorSessionOpen: request('management.console.operator-session.open', gateway, GATEWAY),
+    consoleOperatorSessionCheck: request('management.console.operator-session.check', gateway, GATEWAY),
+    consoleOperatorSessionEnd: request('management.console.operator-session.end', gateway, GATEWAY),
   },
   inference: {
     health: request('inference.health', gateway, NONE),

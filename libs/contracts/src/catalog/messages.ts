@@ -7,8 +7,11 @@
 import { ModelsListRequest, ChatCreateRequest } from '../messages/chat.messages.js';
 import { ChatStreamRequest, CallCancelledEvent } from '../messages/stream.messages.js';
 import {
+  ConsoleOperatorSessionRequest,
   ConsoleSessionEndRequest,
   ConsoleSessionOpenRequest,
+  ConsoleSessionOpenWithKeyRequest,
+  type ConsoleOperatorSessionReply,
   type ConsoleSessionEndReply,
   type ConsoleSessionView,
 } from '../messages/console.messages.js';
@@ -198,6 +201,22 @@ export const ConsoleSessionOpen = rpcMessage<ConsoleSessionOpenRequest, ConsoleS
 export const ConsoleSessionEnd = rpcMessage<ConsoleSessionEndRequest, ConsoleSessionEndReply>(
   M.consoleSessionEnd,
   ConsoleSessionEndRequest,
+);
+export const ConsoleSessionOpenWithKey = rpcMessage<ConsoleSessionOpenWithKeyRequest, ConsoleSessionView>(
+  M.consoleSessionOpenWithKey,
+  ConsoleSessionOpenWithKeyRequest,
+);
+export const ConsoleOperatorSessionOpen = rpcMessage<ConsoleOperatorSessionRequest, ConsoleOperatorSessionReply>(
+  M.consoleOperatorSessionOpen,
+  ConsoleOperatorSessionRequest,
+);
+export const ConsoleOperatorSessionCheck = rpcMessage<ConsoleOperatorSessionRequest, ConsoleOperatorSessionReply>(
+  M.consoleOperatorSessionCheck,
+  ConsoleOperatorSessionRequest,
+);
+export const ConsoleOperatorSessionEnd = rpcMessage<ConsoleOperatorSessionRequest, ConsoleOperatorSessionReply>(
+  M.consoleOperatorSessionEnd,
+  ConsoleOperatorSessionRequest,
 );
 export const OidcCallback = rpcMessage<OidcCallbackRequest, WithChangedKeys<OidcCallbackView>>(M.identityOidcCallback, OidcCallbackRequest);
 

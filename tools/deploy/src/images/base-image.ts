@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WORKSPACE_ROOT } from '../helm.ts';
 import { imageExists } from './podman.ts';
@@ -44,28 +44,62 @@ export function ensureBaseImage(): { tag: string; built: boolean } {
       rmSync(join(rootfs, dir), { recursive: true, force: true });
       mkdirSync(join(rootfs, dir), { recursive: true });
     }
-    const tar = execFileSync('tar', ['-C', rootfs, '--numeric-owner', '-c', '.'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
-    execFileSync(
-      'podman',
-      [
-        'import',
-        '--change',
-        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-        '--change',
-        `ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt`,
-        '--change',
-        'CMD ["node"]',
-        '-',
-        tag,
-      ],
-      {
-        input: tar,
-        stdio: ['pipe', 'ignore', 'inherit'],
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    importRootfs(rootfs, tag, [`ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt`, 'CMD ["node"]']);
   } finally {
     rmSync(rootfs, { recursive: true, force: true });
   }
   return { tag, built: true };
+}
+
+/** nginx-unprivileged's layout on Debian's nginx: port 8080 in conf.d, uid 101, every writable path under /tmp. */
+const UNPRIVILEGED_NGINX_CONF = `worker_processes auto;
+pid /tmp/nginx.pid;
+error_log /dev/stderr notice;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log /dev/stdout;
+  sendfile on;
+  client_body_temp_path /tmp/client_temp;
+  proxy_temp_path /tmp/proxy_temp;
+  fastcgi_temp_path /tmp/fastcgi_temp;
+  uwsgi_temp_path /tmp/uwsgi_temp;
+  scgi_temp_path /tmp/scgi_temp;
+  include /etc/nginx/conf.d/*.conf;
+}
+`;
+
+/**
+ * The stand-in for `nginxinc/nginx-unprivileged` (the console image's server stage): Debian's
+ * nginx and wget (the HEALTHCHECK's) on a minbase bookworm, configured as that image is: the
+ * site in /etc/nginx/conf.d, files under /usr/share/nginx/html, running as uid 101.
+ */
+export function ensureNginxBase(): { tag: string; built: boolean } {
+  const tag = 'localhost/gw-nginx-base:bookworm';
+  if (imageExists(tag)) return { tag, built: false };
+  const rootfs = mkdtempSync('/var/tmp/gw-nginx-base-');
+  try {
+    const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+    execFileSync('debootstrap', ['--variant=minbase', '--include=nginx-light,wget', 'bookworm', rootfs, mirror], { stdio: 'inherit' });
+    writeFileSync(join(rootfs, 'etc/nginx/nginx.conf'), UNPRIVILEGED_NGINX_CONF);
+    for (const dir of ['etc/nginx/sites-enabled', 'etc/nginx/conf.d', 'usr/share/nginx/html', 'var/cache/apt', 'var/lib/apt/lists']) {
+      rmSync(join(rootfs, dir), { recursive: true, force: true });
+      mkdirSync(join(rootfs, dir), { recursive: true });
+    }
+    importRootfs(rootfs, tag, ['USER 101:101', 'STOPSIGNAL SIGQUIT', 'CMD ["nginx", "-g", "daemon off;"]']);
+  } finally {
+    rmSync(rootfs, { recursive: true, force: true });
+  }
+  return { tag, built: true };
+}
+
+function importRootfs(rootfs: string, tag: string, changes: string[]): void {
+  const tar = execFileSync('tar', ['-C', rootfs, '--numeric-owner', '-c', '.'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
+  const path = 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+  execFileSync('podman', ['import', ...[path, ...changes].flatMap((change) => ['--change', change]), '-', tag], {
+    input: tar,
+    stdio: ['pipe', 'ignore', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dropDatabase } from '@gw/db-tools';
 import { PrivateNatsServer, freePort, httpOk, runPrefix, testDatabaseNames, testDatabaseUrl, waitFor } from '@gw/stack';
 import { WORKSPACE_ROOT } from '../helm.ts';
 import { IMAGE_TARGETS } from '../prune.ts';
 import { ensureBaseImage } from './base-image.ts';
+import { snapshotContext } from './context.ts';
 import { type ChrootProcess, inspectImage, podman, startFromImage } from './podman.ts';
 
 /*
@@ -40,28 +41,6 @@ function seconds(since: number): number {
 function record(image: string, check: string, ok: boolean, detail = ''): void {
   results.push({ image, check, ok, detail });
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${image}: ${check}${detail ? ` (${detail})` : ''}`);
-}
-
-/**
- * The build context, frozen once per run: the tracked and untracked-but-not-ignored files of
- * the working tree. Building every target from the live tree would let a file written
- * meanwhile (a test run, an editor) change the context between targets and redo the whole
- * build stage for each.
- */
-function snapshotContext(): string {
-  const dir = mkdtempSync('/var/tmp/gw-context-');
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: WORKSPACE_ROOT,
-    encoding: 'utf8',
-  })
-    .split('\0')
-    .filter((file) => file && existsSync(join(WORKSPACE_ROOT, file)));
-  const archive = execFileSync('tar', ['-C', WORKSPACE_ROOT, '--null', '-T', '-', '-c', '-f', '-'], {
-    input: files.join('\0'),
-    maxBuffer: 1024 * 1024 * 1024,
-  });
-  execFileSync('tar', ['-C', dir, '-x', '-f', '-'], { input: archive });
-  return dir;
 }
 
 function build(baseTag: string): void {

@@ -1,0 +1,68 @@
+import { Button, Group, TextInput } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
+
+export interface FilterField {
+  /** The API's query parameter. */
+  name: string;
+  label: string;
+  placeholder?: string;
+}
+
+/**
+ * The filter row of every list page: one text input per query parameter of the API, applied
+ * together on submit (Enter or the button), so typing does not refetch on each keystroke.
+ */
+export function FilterForm({
+  fields,
+  initial,
+  onApply,
+}: {
+  fields: FilterField[];
+  initial: Record<string, string>;
+  onApply: (values: Record<string, string>) => void;
+}) {
+  const [values, setValues] = useState(initial);
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        onApply(values);
+      }}
+    >
+      <Group align="flex-end" mb="md" wrap="wrap">
+        {fields.map((field) => (
+          <TextInput
+            key={field.name}
+            label={field.label}
+            placeholder={field.placeholder}
+            value={values[field.name] ?? ''}
+            onChange={(event) => setValues({ ...values, [field.name]: event.currentTarget.value })}
+          />
+        ))}
+        <Button type="submit">Filter</Button>
+      </Group>
+    </form>
+  );
+}
+
+/**
+ * The API's cursor pages, newest first: the cursors walked so far (Newer goes back one), the
+ * one to send, and the Newer / Older buttons for a page's `next_cursor`.
+ */
+export function useCursorPages(): { cursor: string | undefined; reset: () => void; pager: (next: string | null | undefined) => ReactNode } {
+  const [cursors, setCursors] = useState<string[]>([]);
+  return {
+    cursor: cursors.at(-1),
+    reset: () => setCursors([]),
+    pager: (next) => (
+      <Group mt="md">
+        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </Button>
+        <Button variant="default" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+          Older
+        </Button>
+      </Group>
+    ),
+  };
+}
