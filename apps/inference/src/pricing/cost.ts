@@ -65,7 +65,7 @@ function atPromptLength(pricing: EndpointPricing, promptTokens: number): Endpoin
 }
 
 /** The prices of the window holding `callStartedAt` in place of the base ones and their prompt-length tiers. */
-export function atTimeOfDay(pricing: EndpointPricing, callStartedAt: number | undefined): EndpointPricing {
+function atTimeOfDay(pricing: EndpointPricing, callStartedAt: number | undefined): EndpointPricing {
   const window = callStartedAt === undefined ? undefined : windowAt(pricing.windows, callStartedAt);
   return window ? withWindow(pricing, window) : pricing;
 }

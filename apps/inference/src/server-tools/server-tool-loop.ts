@@ -172,7 +172,7 @@ function finishChoice(choice: ChatChoiceView, clientCalls: ChatToolCallView[], s
 }
 
 /** Results of the searches that ran and the engine; pages fetched (counted only when a search or fetch ran). */
-export function toolFactsOf(executed: readonly ExecutedCall[], engine: string): ToolFacts {
+function toolFactsOf(executed: readonly ExecutedCall[], engine: string): ToolFacts {
   const found: ToolFacts = {};
   const searches = executed.filter((call) => call.ok && call.kind === 'web_search');
   if (searches.length > 0) {

@@ -129,7 +129,7 @@ export class GenerationAccounting {
  * What provider prompt caching took off the catalog price of the prompt: the same tokens at the
  * full prompt price, less what they cost (negative when cache writes cost more than reads saved).
  */
-export function cacheDiscountOf(
+function cacheDiscountOf(
   pricing: EndpointPricing,
   usage: NormalizedUsage,
   cost: Prisma.Decimal,
@@ -140,7 +140,7 @@ export function cacheDiscountOf(
 }
 
 /** What the provider answered a call with: 200 for the answer, the failure's HTTP status, 0 when it gave none (connect, timeout). */
-export function attemptStatusOf(record: AttemptRecord): number {
+function attemptStatusOf(record: AttemptRecord): number {
   if (record.outcome === 'succeeded') return 200;
   return record.failure?.upstreamStatus ?? 0;
 }
