@@ -136,9 +136,10 @@ describe('the bus refuses clients and requests the subject table does not allow 
     expect(eavesdropper.refusals.join('\n')).toMatch(/Permissions Violation for Subscription to "management\.byok\.resolve"/);
   });
 
-  it('refuses a publish to the usage stream from anyone but inference', async () => {
+  // Its publishers are inference, batch and the gateway (the cache hits it answers, ADR 0140); management only consumes.
+  it('refuses a publish to the usage stream from a service that only consumes it', async () => {
     const gateway = await as('api-gateway');
-    const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'api-gateway')) });
+    const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'management')) });
     const errors: string[] = [];
     void (async () => {
       for await (const status of nats.status())

@@ -230,7 +230,7 @@ function event<Subject extends string>(
 /** Every event: published, never answered. */
 export const EVENT_DECLARATIONS = {
   /** JetStream (stream USAGE): one per generation, Nats-Msg-Id = generation id. */
-  usageRecorded: { subject: 'events.usage.recorded', publishers: ['inference', 'batch'], subscribers: [], jetStream: true },
+  usageRecorded: { subject: 'events.usage.recorded', publishers: ['inference', 'batch', 'api-gateway'], subscribers: [], jetStream: true },
   keysChanged: event('events.keys.changed', ['management'], ['api-gateway', 'inference']),
   /** Gateway -> management, batched: keys seen in use, for last_used_at. */
   keysUsed: event('events.keys.used', ['api-gateway'], ['management']),
