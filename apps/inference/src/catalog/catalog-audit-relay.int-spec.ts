@@ -7,13 +7,20 @@ import { InferenceEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { CatalogAuditRelay } from './catalog-audit-relay.js';
 
-/** Management as the relay sees it: takes records, or fails (down, or its reply lost after storing). */
+/**
+ * Management as the relay sees it: takes records, or fails (down, or its reply lost after storing).
+ * It fails only for this file's versions: other files' pending versions in the shared database
+ * come first in a round and are simply taken.
+ */
 class FakeManagement {
   received: CatalogAuditRecord[] = [];
   mode: 'up' | 'down' | 'reply-lost' = 'up';
 
+  constructor(private readonly ours: (record: CatalogAuditRecord) => boolean) {}
+
   readonly rpc = {
     send: async (_message: unknown, payload: { records: CatalogAuditRecord[] }) => {
+      if (!payload.records.some(this.ours)) return { stored: payload.records.length };
       if (this.mode === 'down') throw new Error('no responders');
       this.received.push(...payload.records);
       if (this.mode === 'reply-lost') throw new Error('timeout');
@@ -29,9 +36,11 @@ class FakeManagement {
  */
 describe('catalog audit relay', () => {
   let prisma: PrismaService;
-  const management = new FakeManagement();
   let relay: CatalogAuditRelay;
   const first = 700_000 + Math.floor(Math.random() * 99_000) * 2;
+  const management = new FakeManagement(
+    (record) => record.origin.startsWith(`catalog/${first}/`) || record.origin.startsWith(`catalog/${first + 1}/`),
+  );
   const model = (prompt: string) => ({ id: 'a/x', name: 'X', endpoints: [{ provider: 'p', upstreamModel: 'm', pricing: { prompt } }] });
 
   beforeAll(async () => {

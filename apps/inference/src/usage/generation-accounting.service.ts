@@ -129,12 +129,7 @@ export class GenerationAccounting {
  * What provider prompt caching took off the catalog price of the prompt: the same tokens at the
  * full prompt price, less what they cost (negative when cache writes cost more than reads saved).
  */
-function cacheDiscountOf(
-  pricing: EndpointPricing,
-  usage: NormalizedUsage,
-  cost: Prisma.Decimal,
-  callStartedAt?: number,
-): Prisma.Decimal {
+function cacheDiscountOf(pricing: EndpointPricing, usage: NormalizedUsage, cost: Prisma.Decimal, callStartedAt?: number): Prisma.Decimal {
   if (usage.cachedTokens === 0 && !usage.cacheWriteTokens) return new Prisma.Decimal(0);
   return computeCost(pricing, { ...usage, cachedTokens: 0, cacheWriteTokens: 0 }, callStartedAt).total.sub(cost);
 }
