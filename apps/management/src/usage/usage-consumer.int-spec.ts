@@ -105,6 +105,12 @@ describe('usage events counted exactly once', () => {
     };
     consumer = new UsageConsumer(nats, counter, new ManagementEventsPublisher(nats), { durableName });
     consumer.onApplicationBootstrap();
+    // It creates its durable in the background: `drained` reads that durable.
+    const deadline = Date.now() + 30_000;
+    while (!(await jsm.consumers.info(JETSTREAM.usageStream, durableName).catch(() => undefined))) {
+      if (Date.now() > deadline) throw new Error(`the usage consumer ${durableName} was not created within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 
   afterAll(async () => {
