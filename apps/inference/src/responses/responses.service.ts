@@ -41,15 +41,9 @@ export class ResponsesService {
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ResponsesResponseView> {
-    return this.holds.around(request.principal, async () => {
-      if (!request.requestId) return this.respond(request);
-      const controller = this.cancellations.register(request.requestId);
-      try {
-        return await this.respond(request, controller.signal);
-      } finally {
-        this.cancellations.release(request.requestId, controller);
-      }
-    });
+    return this.holds.around(request.principal, () =>
+      this.cancellations.around(request.requestId, (signal) => this.respond(request, signal)),
+    );
   }
 
   private async respond(request: ChatCreateRequest, signal?: AbortSignal): Promise<ResponsesResponseView> {

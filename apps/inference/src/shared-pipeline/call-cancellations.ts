@@ -40,6 +40,17 @@ export class CallCancellations implements OnModuleInit, OnModuleDestroy {
     return controller;
   }
 
+  /** Runs `call` with a signal the gateway can abort by `requestId` (none without one). */
+  async around<T>(requestId: string | undefined, call: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+    if (!requestId) return call();
+    const controller = this.register(requestId);
+    try {
+      return await call(controller.signal);
+    } finally {
+      this.release(requestId, controller);
+    }
+  }
+
   release(streamId: string, controller: AbortController): void {
     if (this.running.get(streamId) === controller) this.running.delete(streamId);
   }

@@ -43,15 +43,9 @@ export class ChatService {
 
   /** The client may leave before the answer: the gateway then cancels by request id, and the provider call is aborted. */
   async create(request: ChatCreateRequest): Promise<ChatCompletionView> {
-    return this.holds.around(request.principal, async () => {
-      if (!request.requestId) return this.complete(request);
-      const controller = this.cancellations.register(request.requestId);
-      try {
-        return await this.complete(request, controller.signal);
-      } finally {
-        this.cancellations.release(request.requestId, controller);
-      }
-    });
+    return this.holds.around(request.principal, () =>
+      this.cancellations.around(request.requestId, (signal) => this.complete(request, signal)),
+    );
   }
 
   private async complete(request: ChatCreateRequest, signal?: AbortSignal): Promise<ChatCompletionView> {
