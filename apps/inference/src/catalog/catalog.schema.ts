@@ -174,7 +174,8 @@ export class ProviderConfig {
   headers?: Record<string, string>;
 }
 
-export class PricingConfig {
+/** The token prices every price set has: the base prices, a length tier's and a time window's. */
+class TokenPrices {
   @Matches(PRICE_PATTERN)
   prompt!: string;
 
@@ -189,7 +190,9 @@ export class PricingConfig {
   @IsOptional()
   @Matches(PRICE_PATTERN)
   cacheWritePrompt?: string;
+}
 
+export class PricingConfig extends TokenPrices {
   /** Per audio prompt token, where the model prices audio apart (default the prompt price). */
   @IsOptional()
   @Matches(PRICE_PATTERN)
@@ -255,7 +258,7 @@ const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
  * after its start runs past midnight (`16:30`-`00:30`), one whose start equals its end is the
  * whole day. `days` are the days the window starts on (default every day).
  */
-export class PriceWindow {
+export class PriceWindow extends TokenPrices {
   @IsString()
   @MinLength(1)
   name!: string;
@@ -270,40 +273,12 @@ export class PriceWindow {
 
   @Matches(CLOCK)
   end!: string;
-
-  @Matches(PRICE_PATTERN)
-  prompt!: string;
-
-  @Matches(PRICE_PATTERN)
-  completion!: string;
-
-  @IsOptional()
-  @Matches(PRICE_PATTERN)
-  cachedPrompt?: string;
-
-  @IsOptional()
-  @Matches(PRICE_PATTERN)
-  cacheWritePrompt?: string;
 }
 
-export class PriceTier {
+export class PriceTier extends TokenPrices {
   @IsInt()
   @Min(1)
   promptTokensAbove!: number;
-
-  @Matches(PRICE_PATTERN)
-  prompt!: string;
-
-  @Matches(PRICE_PATTERN)
-  completion!: string;
-
-  @IsOptional()
-  @Matches(PRICE_PATTERN)
-  cachedPrompt?: string;
-
-  @IsOptional()
-  @Matches(PRICE_PATTERN)
-  cacheWritePrompt?: string;
 }
 
 /** Where a price was read: the sheet's URL, the day it was read, what the page said of its own date. */
