@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, Valid
 /**
  * Environment of the HTTP gateway (every variable: docs/configuration.md). REDIS_URL and
  * REDIS_KEY_PREFIX (WithRedisEnv): the shared rate limiter's Redis; unreachable means no limits (fail open);
- * also the response cache's, whose whole-answer hits the gateway answers itself (WithResponseCacheEnv, ADR 0140).
+ * also the response cache's, whose whole-answer hits the gateway answers itself (WithResponseCacheEnv).
  */
 export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   /**

@@ -6,7 +6,7 @@ type EnvClass = abstract new (...args: any[]) => object;
 
 /**
  * What inference (which stores and answers) and the gateway (which answers whole-answer hits
- * itself, ADR 0140) must agree on about the response cache: one declaration, so one default.
+ * itself) must agree on about the response cache: one declaration, so one default.
  */
 export function WithResponseCacheEnv<Base extends EnvClass>(base: Base) {
   abstract class ResponseCacheEnv extends base {

@@ -97,7 +97,7 @@ describe('bus permissions (ADR 0035)', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
     // Batch publishes the one charge of a finalized batch (ADR 0046).
     expect(publishes('batch')).toContain(EVENTS.usageRecorded);
-    // The gateway records the response-cache hits it answers (ADR 0140).
+    // The gateway records the response-cache hits it answers.
     expect(publishes('api-gateway')).toContain(EVENTS.usageRecorded);
     for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch' && name !== 'api-gateway'))
       expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);

@@ -96,7 +96,7 @@ const usageConsumer = (durable: string): JetStreamGrant[] => [
  * (inference's answers to its lines).
  */
 export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
-  // The gateway records the response-cache hits it answers itself (ADR 0140).
+  // The gateway records the response-cache hits it answers itself.
   'api-gateway': [
     { kind: 'stream', stream: JETSTREAM.usageStream },
     { kind: 'publish', subjects: [EVENTS.usageRecorded] },

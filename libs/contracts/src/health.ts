@@ -8,7 +8,7 @@ export interface HealthReply {
   /**
    * This replica's JetStream consumers, by durable name (ADR 0032): events moved to
    * DEAD_LETTERS and malformed messages terminated since it started, and events refused (dead-lettered)
-   * because their principal did not prove the gateway authorised them (ADR 0138).
+   * because their principal did not prove the gateway authorised them.
    */
   consumers?: Record<string, { deadLettered: number; malformed: number; refused?: number }>;
   /** Inference: the catalog version this replica serves, and a newer one it could not load. */

@@ -17,7 +17,7 @@ const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events mov
   'stream',
   'consumer',
 ]);
-/** Events whose principal did not prove the gateway authorised them (ADR 0138): dead-lettered, never counted. */
+/** Events whose principal did not prove the gateway authorised them: dead-lettered, never counted. */
 const refusedEvents = counter('usage_events_refused_total', 'Usage events dead-lettered because their principal did not match', [
   'consumer',
   'reason',
@@ -53,7 +53,7 @@ export interface UsageStreamConsumerOptions {
   /** For tests: the first nak delay (doubles per delivery up to 30 s). */
   nakDelayMs?: number;
   /**
-   * Checks each event's principal (ADR 0138): one that fails goes to DEAD_LETTERS at once with its
+   * Checks each event's principal: one that fails goes to DEAD_LETTERS at once with its
    * reason and is never written. Unset on a bus without credentials, where nothing is signed.
    */
   principals?: UsagePrincipalVerifier;
@@ -64,7 +64,7 @@ export interface UsageStreamConsumerStats {
   deadLettered: number;
   /** Messages terminated as malformed. */
   malformed: number;
-  /** Events dead-lettered because their principal did not prove the gateway authorised them (ADR 0138). */
+  /** Events dead-lettered because their principal did not prove the gateway authorised them. */
   refused: number;
 }
 

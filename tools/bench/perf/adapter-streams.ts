@@ -4,7 +4,7 @@
  * gateway, no bus) against the provider simulator in a child process, a short and a long reply
  * each, interleaved in rounds; the marginal figure (long − short) is what the adapter's HTTP
  * client, decoder and mapping cost per chunk. `bedrock-sdk-decoder` is Bedrock with the SDK's own
- * event-stream deserializer (ADR 0141). Add `--cpu-prof` to node to see where it goes.
+ * event-stream deserializer. Add `--cpu-prof` to node to see where it goes.
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -47,7 +47,7 @@ const endpoint = (provider: object, upstreamModel: string) => ({
 const withLong = (model: string, long: boolean) => (long ? `${model};${LONG}` : model);
 
 type Subject = { adapter: { stream(e: unknown, b: object, c: object): Promise<AsyncIterable<unknown>> }; endpoint(long: boolean): unknown };
-/** The same adapter on clients with the SDK's own event-stream deserializer (before ADR 0141), for comparison. */
+/** The same adapter on clients with the SDK's own event-stream deserializer, for comparison. */
 const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
 const { NodeHttpHandler } = await import('@smithy/node-http-handler');
 class SdkDecodedClients extends BedrockClients {

@@ -3,7 +3,7 @@
  * the bus costs per request, in one process: the gateway's signature, a service's whole check
  * (`PrincipalVerifier.verify`: header read, Ed25519 verification, claims), and for comparison
  * tweetnacl's verification, the portable verifier the daemons embed; and a usage event's check
- * by its consumer (`UsagePrincipalVerifier.refusal`, ADR 0138): each interactive event has its own
+ * by its consumer (`UsagePrincipalVerifier.refusal`): each interactive event has its own
  * token (a verification each), a batch's lines share their grant (verified once). CPU microseconds per call.
  */
 import 'reflect-metadata';

@@ -9,7 +9,7 @@ import { throughputRun, type StreamThroughput } from './stream-scenario.ts';
  * CPU per streamed chunk of each upstream adapter (issue 29): the same streamed chat completion
  * through the gateway to an OpenAI-format, a Bedrock ConverseStream (AWS event stream) and a
  * Gemini streamGenerateContent (SSE) stand-in, a short and a long reply each. What one more
- * chunk costs the gateway and inference processes is the adapter's cost (ADR 0141).
+ * chunk costs the gateway and inference processes is the adapter's cost.
  */
 
 /** Issue 29's goal: a Bedrock or Gemini chunk within 1.5× of an OpenAI one. */

@@ -17,7 +17,7 @@ import { INFERENCE_RESENDS } from './inference-resends.js';
 import { CACHE_STATUS_RESPONSE_HEADER, cacheStatusFrom } from '../response-cache/cache-headers.js';
 import { ResponseCacheHits } from '../response-cache/cache-hits.service.js';
 
-/** The front doors whose whole answers a response-cache hit may answer at the edge (ADR 0140), by subject. */
+/** The front doors whose whole answers a response-cache hit may answer at the edge, by subject. */
 const CACHE_DOORS: ReadonlyMap<string, CacheDoor> = new Map([
   [ChatCreate.subject, 'chat'],
   [ResponsesCreate.subject, 'responses'],

@@ -136,7 +136,7 @@ describe('the bus refuses clients and requests the subject table does not allow 
     expect(eavesdropper.refusals.join('\n')).toMatch(/Permissions Violation for Subscription to "management\.byok\.resolve"/);
   });
 
-  // Its publishers are inference, batch and the gateway (the cache hits it answers, ADR 0140); management only consumes.
+  // Its publishers are inference, batch and the gateway (the cache hits it answers); management only consumes.
   it('refuses a publish to the usage stream from a service that only consumes it', async () => {
     const gateway = await as('api-gateway');
     const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'management')) });

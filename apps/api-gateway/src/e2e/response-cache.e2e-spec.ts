@@ -91,7 +91,7 @@ describe('the response cache (opt-in, docs/adr/0120)', () => {
     const second = await ask(openai, messages);
     expect(first.status).toBe('MISS');
     expect(second.status).toBe('HIT');
-    // A whole answer without a preset is answered by the gateway itself (ADR 0140).
+    // A whole answer without a preset is answered by the gateway itself.
     expect(await edgeHits()).toBe(edgeBefore + 1);
     expect(second.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content);
     expect(JSON.stringify(second.data.choices)).toBe(JSON.stringify(first.data.choices));

@@ -28,7 +28,7 @@ const ACK_TIMEOUT_MS = 10_000;
 const SHUTDOWN_FLUSH_MS = 5_000;
 
 /**
- * Response-cache hits answered at the edge (ADR 0140): a whole answer the client opted in to,
+ * Response-cache hits answered at the edge: a whole answer the client opted in to,
  * without a preset (presets are resolved in inference) or an Idempotency-Key (inference keeps
  * those outcomes), read from the same Redis entries inference stores, under the same key. A hit
  * is recorded exactly as inference records one (`settleHit`: its own generation, the cache price,
@@ -110,7 +110,7 @@ export class ResponseCacheHits implements OnModuleDestroy {
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
   private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
     event.requestId = currentRequestId() ?? randomUUID();
-    // The proof the billing consumers ask of every event (ADR 0138), signed here as for a bus call.
+    // The proof the billing consumers ask of every event, signed here as for a bus call.
     const proof = this.signer?.sign({ actsFor: 'principal' }, payload, event.requestId);
     if (proof) event.principal = proof;
     let timer: NodeJS.Timeout | undefined;

@@ -86,7 +86,7 @@ function chargeEvent(batch: Batch, at: Date): UsageRecordedEvent {
     upstreamCost: new Prisma.Decimal(String(upstream)).toFixed(),
     latencyMs: 0,
     createdAt: at.toISOString(),
-    // The gateway's grant for this batch's workspace and key: management bills nothing without it (ADR 0138).
+    // The gateway's grant for this batch's workspace and key: management bills nothing without it.
     ...(batch.principalGrant ? { principal: batch.principalGrant } : {}),
   };
 }

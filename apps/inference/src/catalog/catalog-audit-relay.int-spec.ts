@@ -30,7 +30,7 @@ class FakeManagement {
 }
 
 /**
- * The catalog's audit outbox on a real PostgreSQL (ADR 0142): a stored version stays pending until
+ * The catalog's audit outbox on a real PostgreSQL: a stored version stays pending until
  * management took its rows; a failure, or a reply lost after management stored them, leaves it
  * pending and the next round sends the same rows (same origins: management keeps one of each).
  */

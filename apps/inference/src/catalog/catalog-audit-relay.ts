@@ -19,7 +19,7 @@ const relayFailures = counter(
 const VERSIONS_PER_ROUND = 20;
 
 /**
- * The catalog's versions are the outbox of their audit rows (ADR 0142): a version is stored in
+ * The catalog's versions are the outbox of their audit rows: a version is stored in
  * the change's own transaction, with `audited_at` null. This relay sends the rows of every
  * version not yet audited to management, then marks it, so a replica that dies in between leaves
  * it pending for the next round; management stores each row once (its `origin` is unique).

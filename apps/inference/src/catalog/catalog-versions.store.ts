@@ -11,7 +11,7 @@ export interface StoredCatalogVersion {
   source: 'file' | 'admin';
   changes: CatalogDiffEntry[];
   createdAt: Date;
-  /** The request that made it and the operator's address, for its audit rows (ADR 0142). */
+  /** The request that made it and the operator's address, for its audit rows. */
   requestId?: string;
   clientIp?: string;
 }

@@ -38,7 +38,7 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       maxAckPending: 4_096,
       // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries (ADR 0032).
       maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
-      // A workspace's activity shows no generation the gateway did not authorise for it (ADR 0138).
+      // A workspace's activity shows no generation the gateway did not authorise for it.
       principals: UsagePrincipalVerifier.fromEnv(env),
       write: async (all) => {
         // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.

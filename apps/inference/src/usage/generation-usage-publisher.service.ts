@@ -170,7 +170,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
 
 /**
  * The request the event is billed for, and the gateway's proof for it: the principal the request
- * came with (a batch line's is the batch's grant), which management checks before billing (ADR 0138).
+ * came with (a batch line's is the batch's grant), which management checks before billing.
  */
 function stampRequest(event: UsageRecordedEvent): void {
   const requestId = currentRequestId();

@@ -5,7 +5,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 
 /**
  * The audit rows of the catalog's versions, relayed by inference from its outbox (the versions
- * themselves, ADR 0142). Each record's `origin` is unique, so a record relayed again after a
+ * themselves). Each record's `origin` is unique, so a record relayed again after a
  * replica died before marking it sent is skipped: the log holds each change exactly once.
  */
 @Injectable()

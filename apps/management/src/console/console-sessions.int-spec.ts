@@ -13,7 +13,7 @@ const m = SUBJECTS.management;
 const sessionHash = () => randomBytes(32).toString('hex');
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
-/** The console's key sign-in and operator sessions, over NATS as the gateway sends them (ADR 0143). */
+/** The console's key sign-in and operator sessions, over NATS as the gateway sends them. */
 describe('console sessions from a management key, and operator sessions', () => {
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: testDatabaseUrl(inject('databasePrefix'), 'management') }) });
   let service: INestMicroservice;

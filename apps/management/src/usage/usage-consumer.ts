@@ -38,7 +38,7 @@ export interface UsageConsumerOptions {
   maxDeliveries?: number;
   /** For tests: the first nak delay of a poison event. */
   nakDelayMs?: number;
-  /** Refuses (dead-letters) an event whose principal does not prove the gateway authorised it (ADR 0138). */
+  /** Refuses (dead-letters) an event whose principal does not prove the gateway authorised it. */
   principals?: UsagePrincipalVerifier;
 }
 

@@ -21,7 +21,7 @@ import { UsageCounter } from './usage-counter.js';
       useFactory: (env: ManagementEnv) => ({
         durableName: JETSTREAM.consumers.managementUsage,
         maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
-        // Nothing is billed without the gateway's proof for that workspace and request (ADR 0138).
+        // Nothing is billed without the gateway's proof for that workspace and request.
         principals: UsagePrincipalVerifier.fromEnv(env),
       }),
     },

@@ -97,7 +97,7 @@ export const REQUEST_DECLARATIONS = {
     auditLogList: forPrincipal('management.audit-log.list'),
     /** Gateway -> management, for an operator (the gateway checked the operator key): every audit row. */
     adminAuditLogList: request('management.admin.audit-log.list', gateway, OPERATOR),
-    /** Inference -> management: the audit rows of stored catalog versions, relayed from its outbox (ADR 0142); no tenant. */
+    /** Inference -> management: the audit rows of stored catalog versions, relayed from its outbox; no tenant. */
     auditCatalogAppend: request('management.audit-log.catalog.append', ['inference'], NONE),
     /** A workspace's own models (issue 30 item 4): list, get, put, delete in the payload. */
     workspaceModelsCall: forPrincipal('management.workspace-models.call'),

@@ -326,7 +326,7 @@ export const GuardrailsCall = rpcMessage<GuardrailsCallRequest, unknown>(M.guard
 export const WorkspaceModelsCall = rpcMessage<WorkspaceModelsCallRequest, unknown>(M.workspaceModelsCall, WorkspaceModelsCallRequest);
 export const AuditLogList = rpcMessage<AuditLogListRequest, AuditLogPageView>(M.auditLogList, AuditLogListRequest);
 export const AdminAuditLogList = rpcMessage<AdminAuditLogListRequest, AuditLogPageView>(M.adminAuditLogList, AdminAuditLogListRequest);
-/** Catalog versions into the audit log (ADR 0142): idempotent by each record's origin. */
+/** Catalog versions into the audit log: idempotent by each record's origin. */
 export const CatalogAuditAppend = rpcMessage<CatalogAuditAppendRequest, CatalogAuditAppendReply>(
   M.auditCatalogAppend,
   CatalogAuditAppendRequest,

@@ -339,7 +339,7 @@ export class UsageRecordedEvent {
    * The gateway's proof that this workspace and key may be billed for this request: the signed
    * principal (`Gw-Principal`) of the request that made the generation, bound to `requestId`, or
    * the batch's grant on a batch's line or charge. Consumers that bill refuse an event without a
-   * matching one (ADR 0138). Not a secret that opens anything: it is checked, never stored.
+   * matching one. Not a secret that opens anything: it is checked, never stored.
    */
   @IsOptional()
   @IsString()

@@ -16,7 +16,7 @@ export interface ProviderResponseView {
   provider_name: string;
   /** The model as the provider was asked for it. */
   model_permaslug: string;
-  /** The provider's HTTP status: 200 for the call that answered; null when the call got none (or on rows older than ADR 0144). */
+  /** The provider's HTTP status: 200 for the call that answered; null when the call got none (or on rows stored before it was recorded). */
   status: number | null;
   /** Milliseconds to the call's answer (first byte, streamed) or failure. */
   latency?: number;

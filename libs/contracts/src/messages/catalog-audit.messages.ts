@@ -72,7 +72,7 @@ export class CatalogAuditRecord {
   ip?: string;
 }
 
-/** Inference -> management: the audit rows of stored catalog versions (the outbox's drain, ADR 0142). */
+/** Inference -> management: the audit rows of stored catalog versions (the outbox's drain). */
 export class CatalogAuditAppendRequest {
   @IsArray()
   @ArrayMaxSize(CATALOG_AUDIT_BATCH)

@@ -52,7 +52,7 @@ export class BedrockClients implements OnModuleDestroy {
         ...(provider.baseUrl ? { endpoint: provider.baseUrl } : {}),
         ...(keys ? { credentials: keys } : {}),
         maxAttempts: 1,
-        // ConverseStream's events decoded without the schema deserializer (ADR 0141).
+        // ConverseStream's events decoded without the schema deserializer.
         eventStreamSerdeProvider: () => new JsonEventStreamMarshaller() as unknown as EventStreamMarshaller,
         // HTTP/1.1 with keep-alive, as the gateway's other calls: Converse needs no HTTP/2 (only the
         // bidirectional stream API does, which is not used), and its timeouts are the same knobs.

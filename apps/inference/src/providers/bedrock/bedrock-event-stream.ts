@@ -10,7 +10,7 @@ const fromUtf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
  * framing and message decoder (`getChunkedStream`, `EventStreamCodec`), then each event's JSON
  * payload parsed as it is, keyed by its `:event-type` (the shape of ConverseStreamOutput).
  * The SDK's default runs every event through its schema deserializer and four more async
- * generators, which made a Bedrock chunk cost 3-4× an OpenAI one (ADR 0141); the fields read
+ * generators, which made a Bedrock chunk cost 3-4× an OpenAI one; the fields read
  * from these events are plain JSON (numbers, strings; `redactedContent` stays base64).
  * Exceptions are thrown as the SDK throws them: an Error named as its class (`ThrottlingException`).
  */
