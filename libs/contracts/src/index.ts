@@ -25,6 +25,7 @@ export * from './http/page-query.dto.js';
 export * from './http/list-keys-query.dto.js';
 export * from './http/key-write.dto.js';
 export * from './http/chat-completion-request.dto.js';
+export * from './http/generation-params.dto.js';
 export * from './http/chat-completion.view.js';
 export * from './http/chat-completion-chunk.view.js';
 export * from './http/gemini.view.js';

@@ -9,29 +9,21 @@ import {
   IsOptional,
   IsString,
   Matches,
-  MaxLength,
   MinLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import {
   AgreesWithReasoningEffort,
-  IsArrayOfObjectsWith,
-  IsPluginList,
-  IsStopConditions,
   IsLogitBias,
   IsMessageContent,
-  IsRequestMetadata,
   IsStopSequences,
-  IsToolChoice,
   REASONING_EFFORTS,
   OptionalNumberIn,
   OptionalIntIn,
 } from './validators.js';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
-
-/** Spec §8: session ids (body or `x-session-id` header) and end-user ids. */
-export const SESSION_ID_MAX_LENGTH = 256;
+import { GenerationParamsDto } from './generation-params.dto.js';
 
 export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
@@ -56,30 +48,9 @@ export class ChatMessageDto {
   tool_calls?: Array<Record<string, unknown>>;
 }
 
-/** Spec §4.5 / §4.6: `fast` is an alias of `priority`; `ultrafast` prefers ultrafast endpoints. */
-export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
 export const OUTPUT_MODALITIES = ['text', 'image', 'audio'] as const;
-export const REASONING_SUMMARIES = ['auto', 'concise', 'detailed'] as const;
 /** The five response-format variants (spec §4.6 names `json_object`; the others are OpenRouter's). */
 export const RESPONSE_FORMAT_TYPES = ['text', 'json_object', 'json_schema', 'grammar', 'python'] as const;
-
-/** `reasoning`: effort and summary are bounded; other provider keys pass through. */
-export class ReasoningConfigDto {
-  @IsOptional()
-  @IsIn(REASONING_EFFORTS)
-  effort?: (typeof REASONING_EFFORTS)[number] | null;
-
-  @IsOptional()
-  @IsIn(REASONING_SUMMARIES)
-  summary?: (typeof REASONING_SUMMARIES)[number] | null;
-
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
-
-  @OptionalIntIn(0)
-  max_tokens?: number;
-}
 
 export class ResponseFormatDto {
   @IsIn(RESPONSE_FORMAT_TYPES)
@@ -106,27 +77,12 @@ export class StreamOptionsDto {
  * with bounds are modelled; the rest of the body is passed on untouched, so the gateway
  * validates without stripping. `null` counts as "not set" for every optional field.
  */
-export class ChatCompletionParamsDto {
+export class ChatCompletionParamsDto extends GenerationParamsDto {
   @IsArray()
   @ArrayMinSize(1)
   @ValidateNested({ each: true })
   @Type(() => ChatMessageDto)
   messages!: ChatMessageDto[];
-
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
-  models?: string[];
-
-  @OptionalNumberIn(0, 2)
-  temperature?: number;
-
-  @OptionalNumberIn(0, 1)
-  top_p?: number;
-
-  /** 1 means always the most likely token; 0 turns it off. */
-  @OptionalIntIn(0)
-  top_k?: number;
 
   @OptionalNumberIn(0, 1)
   top_a?: number;
@@ -134,12 +90,6 @@ export class ChatCompletionParamsDto {
   /** Minimum probability relative to the top token. */
   @OptionalNumberIn(0, 1)
   min_p?: number;
-
-  @OptionalNumberIn(-2, 2)
-  frequency_penalty?: number;
-
-  @OptionalNumberIn(-2, 2)
-  presence_penalty?: number;
 
   /** 1.0 means no penalty; OpenRouter documents (0, 2]. */
   @OptionalNumberIn(0, 2)
@@ -170,44 +120,11 @@ export class ChatCompletionParamsDto {
   @IsBoolean()
   logprobs?: boolean;
 
-  @OptionalIntIn(0, 20)
-  top_logprobs?: number;
-
-  @IsOptional()
-  @IsBoolean()
-  stream?: boolean;
-
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => StreamOptionsDto)
   stream_options?: StreamOptionsDto;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(SESSION_ID_MAX_LENGTH)
-  session_id?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(SESSION_ID_MAX_LENGTH)
-  user?: string;
-
-  @IsOptional()
-  @IsRequestMetadata()
-  metadata?: Record<string, string>;
-
-  @IsOptional()
-  @IsArrayOfObjectsWith('type')
-  tools?: Array<Record<string, unknown>>;
-
-  @IsOptional()
-  @IsToolChoice()
-  tool_choice?: string | Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  parallel_tool_calls?: boolean;
 
   @IsOptional()
   @IsObject()
@@ -216,24 +133,9 @@ export class ChatCompletionParamsDto {
   response_format?: ResponseFormatDto;
 
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ReasoningConfigDto)
-  reasoning?: ReasoningConfigDto;
-
-  @IsOptional()
   @IsIn(REASONING_EFFORTS)
   @AgreesWithReasoningEffort()
   reasoning_effort?: (typeof REASONING_EFFORTS)[number] | null;
-
-  @IsOptional()
-  @IsIn(SERVICE_TIERS)
-  service_tier?: (typeof SERVICE_TIERS)[number] | null;
-
-  /** Deprecated alias of the provider sort partition (spec §4.5, §9): `fallback` is `model`, `sort` is `none`. */
-  @IsOptional()
-  @IsIn(['fallback', 'sort'])
-  route?: 'fallback' | 'sort' | null;
 
   @IsOptional()
   @IsArray()
@@ -245,19 +147,6 @@ export class ChatCompletionParamsDto {
   @ValidateNested()
   @Type(() => PredictionDto)
   prediction?: PredictionDto;
-
-  @IsOptional()
-  @IsObject()
-  provider?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsPluginList()
-  plugins?: Array<Record<string, unknown>>;
-
-  /** The server-tool loop's stop conditions (ADR 0041): checked here too, so a preset never stores a list every use would refuse. */
-  @IsOptional()
-  @IsStopConditions()
-  stop_server_tools_when?: Array<Record<string, unknown>>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
-import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+import { SESSION_ID_MAX_LENGTH } from './generation-params.dto.js';
 import { OptionalIntIn } from './validators.js';
 
 /** OpenAI's bound on inputs per embeddings request (https://platform.openai.com/docs/api-reference/embeddings/create). */

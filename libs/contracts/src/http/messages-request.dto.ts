@@ -16,7 +16,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
+import { SESSION_ID_MAX_LENGTH } from './generation-params.dto.js';
 import { OptionalNumberIn, OptionalIntIn } from './validators.js';
 
 /** A string, or an array of content blocks (objects with a string `type`), as Anthropic takes content and system. */

@@ -13,18 +13,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PRESET_SLUG_PATTERN } from '../messages/resolve.messages.js';
-import { ReasoningConfigDto, SERVICE_TIERS, SESSION_ID_MAX_LENGTH } from './chat-completion-request.dto.js';
-import {
-  IsAbsent,
-  IsArrayOfObjectsWith,
-  IsPluginList,
-  IsRequestMetadata,
-  IsResponsesInput,
-  IsStopConditions,
-  IsToolChoice,
-  OptionalNumberIn,
-  OptionalIntIn,
-} from './validators.js';
+import { GenerationParamsDto, SESSION_ID_MAX_LENGTH } from './generation-params.dto.js';
+import { IsAbsent, IsResponsesInput, OptionalIntIn } from './validators.js';
 
 /** Spec §4.5 / §8: server-tool agent steps, default and maximum. */
 export const MAX_TOOL_CALLS_LIMIT = 30;
@@ -112,17 +102,12 @@ export class CacheControlDto {
  * body is passed on untouched; inference translates it (apps/inference/src/responses).
  * `null` counts as "not set" for every optional field.
  */
-export class ResponsesRequestDto {
+export class ResponsesRequestDto extends GenerationParamsDto {
   /** May be left out only when `prompt` names a preset that supplies the model. */
   @ValidateIf((body: ResponsesRequestDto) => body.prompt === undefined || body.prompt === null || body.model !== undefined)
   @IsString()
   @MinLength(1)
   model!: string;
-
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
-  models?: string[];
 
   @IsOptional()
   @IsResponsesInput()
@@ -132,18 +117,6 @@ export class ResponsesRequestDto {
   @IsString()
   instructions?: string | null;
 
-  @IsOptional()
-  @IsArrayOfObjectsWith('type')
-  tools?: Array<Record<string, unknown>>;
-
-  @IsOptional()
-  @IsToolChoice()
-  tool_choice?: string | Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  parallel_tool_calls?: boolean;
-
   @OptionalIntIn(1)
   max_output_tokens?: number;
 
@@ -151,62 +124,16 @@ export class ResponsesRequestDto {
   max_tool_calls?: number;
 
   @IsOptional()
-  @IsStopConditions()
-  stop_server_tools_when?: Array<Record<string, unknown>>;
-
-  @OptionalNumberIn(0, 2)
-  temperature?: number;
-
-  @OptionalNumberIn(0, 1)
-  top_p?: number;
-
-  @OptionalIntIn(0)
-  top_k?: number;
-
-  @OptionalIntIn(0, 20)
-  top_logprobs?: number;
-
-  @OptionalNumberIn(-2, 2)
-  frequency_penalty?: number;
-
-  @OptionalNumberIn(-2, 2)
-  presence_penalty?: number;
-
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ReasoningConfigDto)
-  reasoning?: ReasoningConfigDto;
-
-  @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => ResponsesTextDto)
   text?: ResponsesTextDto;
-
-  @IsOptional()
-  @IsRequestMetadata()
-  metadata?: Record<string, string>;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(SESSION_ID_MAX_LENGTH)
-  session_id?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(SESSION_ID_MAX_LENGTH)
-  user?: string;
 
   /** Hashed per workspace before any provider sees it (as `user`). */
   @IsOptional()
   @IsString()
   @MaxLength(SESSION_ID_MAX_LENGTH)
   safety_identifier?: string;
-
-  @IsOptional()
-  @IsIn(SERVICE_TIERS)
-  service_tier?: (typeof SERVICE_TIERS)[number] | null;
 
   @IsOptional()
   @IsIn(TRUNCATION_MODES)
@@ -216,15 +143,6 @@ export class ResponsesRequestDto {
   @IsArray()
   @IsIn(RESPONSES_INCLUDES, { each: true })
   include?: Array<(typeof RESPONSES_INCLUDES)[number]> | null;
-
-  @IsOptional()
-  @IsObject()
-  provider?: Record<string, unknown>;
-
-  /** Deprecated alias of the sort partition (spec §4.5, §9). */
-  @IsOptional()
-  @IsIn(['fallback', 'sort'])
-  route?: 'fallback' | 'sort' | null;
 
   @IsOptional()
   @IsObject()
@@ -298,12 +216,4 @@ export class ResponsesRequestDto {
   @IsOptional()
   @IsIn([false], { message: 'background must be false: background responses need stored responses, which this gateway does not keep' })
   background?: false;
-
-  @IsOptional()
-  @IsBoolean()
-  stream?: boolean;
-
-  @IsOptional()
-  @IsPluginList()
-  plugins?: Array<Record<string, unknown>>;
 }

@@ -12,7 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CLIENT_HEADER_MAX_LENGTH } from '../events/usage-recorded.event.js';
-import { SESSION_ID_MAX_LENGTH } from '../http/chat-completion-request.dto.js';
+import { SESSION_ID_MAX_LENGTH } from '../http/generation-params.dto.js';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
 import { ResponseCacheControls } from './response-cache.messages.js';
