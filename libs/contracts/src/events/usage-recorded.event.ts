@@ -15,12 +15,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { KEY_HASH_PATTERN } from '../principal.js';
+import { ClientHeaders } from './client-headers.js';
 
 /** A non-negative decimal as a string: money never passes through a float on the wire. */
 export const DECIMAL_STRING = /^\d+(\.\d+)?$/;
-
-/** How much of a client's HTTP-Referer, User-Agent or Origin header a generation records. */
-export const CLIENT_HEADER_MAX_LENGTH = 512;
 
 /** A decimal that may be negative (a prompt-cache write can cost more than it saves). */
 export const SIGNED_DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
@@ -56,7 +54,7 @@ export class UsageDetails {
  * per-batch cost) must still be idempotent on `generationId`: a redelivery after a crash
  * is normal.
  */
-export class UsageRecordedEvent {
+export class UsageRecordedEvent extends ClientHeaders {
   @IsString()
   @MaxLength(128)
   generationId!: string;
@@ -312,22 +310,6 @@ export class UsageRecordedEvent {
   @IsInt()
   @Min(0)
   numFetches?: number;
-
-  /** The client's `HTTP-Referer` (or `Referer`), `User-Agent` and `Origin` headers, cut to 512 characters. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  httpReferer?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  userAgent?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  origin?: string;
 
   /** The request body's `user`: the caller's own id of its end user (cut to 256 characters). */
   @IsOptional()

@@ -11,29 +11,11 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { CLIENT_HEADER_MAX_LENGTH } from '../events/usage-recorded.event.js';
+import { ClientHeaders } from '../events/client-headers.js';
 import { SESSION_ID_MAX_LENGTH } from '../http/generation-params.dto.js';
 import { Principal } from '../principal.js';
 import { IdempotencyRef } from './idempotency.messages.js';
 import { ResponseCacheControls } from './response-cache.messages.js';
-
-/** The client's HTTP-Referer (or Referer), User-Agent and Origin headers, each cut to 512 characters: what its generations record. */
-export class ClientHeaders {
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  httpReferer?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  userAgent?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(CLIENT_HEADER_MAX_LENGTH)
-  origin?: string;
-}
 
 /**
  * Gateway -> inference. `body` is the client's body (`Body`: the front door's DTO), already
