@@ -31,7 +31,7 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 
 /** Builds the HTTP gateway; `main.ts` listens, tests may listen on an ephemeral port. */
 export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplication> {
-  // Errors raised before a route (bad URLs, what Node's HTTP parser refuses) are the envelope too (ADR 0034).
+  // Errors raised before a route (bad URLs, what Node's HTTP parser refuses) are the envelope too.
   const adapter = new FastifyAdapter({
     ...edgeServerOptions(env),
     bodyLimit: env.BODY_LIMIT_BYTES,
@@ -42,7 +42,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
-  // The document describes the routes Nest registered: built from them on its first request (ADR 0052).
+  // The document describes the routes Nest registered: built from them on its first request.
   app.get(OpenApiDocumentHolder).describe(() => buildOpenApiDocument(app));
   // Errors Fastify raises itself (body too large, bad JSON) and this hook's 415 reach Nest's
   // error handler, hence AllExceptionsFilter and the same envelope.
@@ -77,7 +77,7 @@ export async function createGateway(env: GatewayEnv): Promise<NestFastifyApplica
 }
 
 /**
- * The gateway's graceful stop (ADR 0026): readiness 503 at once; keep serving for
+ * The gateway's graceful stop: readiness 503 at once; keep serving for
  * SHUTDOWN_DELAY_MS while load balancers notice; stop accepting connections and let the
  * requests and streams in flight finish (idle keep-alive connections are closed as they
  * become idle), bounded by what is left of SHUTDOWN_GRACE_MS; then Nest's shutdown hooks

@@ -50,13 +50,13 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   @Max(100 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
-  /** Most requests (lines) in one batch (413 beyond; ADR 0044). */
+  /** Most requests (lines) in one batch (413 beyond). */
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   BATCH_MAX_LINES: number = 50_000;
 
-  /** Largest POST /v1/batches body, in bytes, read as a stream (413 beyond; ADR 0044). */
+  /** Largest POST /v1/batches body, in bytes, read as a stream (413 beyond). */
   @IsInt()
   @Min(1024)
   @Max(1024 * 1024 * 1024)
@@ -88,7 +88,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * A whole request, headers and body, must arrive within this long, else 408 and the socket
-   * closed (ADR 0091): a slow or unfinished body holds nothing longer. A batch upload of
+   * closed: a slow or unfinished body holds nothing longer. A batch upload of
    * BATCH_MAX_BYTES must fit in it: raise both together.
    */
   @IsInt()
@@ -102,7 +102,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   @Max(600_000)
   KEEP_ALIVE_TIMEOUT_MS: number = 72_000;
 
-  /** Open connections this replica accepts; past it a new one gets 503 and is closed (0: no cap; ADR 0091). */
+  /** Open connections this replica accepts; past it a new one gets 503 and is closed (0: no cap). */
   @IsInt()
   @Min(0)
   @Max(10_000_000)
@@ -110,7 +110,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * Open connections one client address may hold; past it a new one gets 429 and is closed (0:
-   * no cap). The address is the TCP peer's: behind a proxy, size it for the proxy (ADR 0091).
+   * no cap). The address is the TCP peer's: behind a proxy, size it for the proxy.
    */
   @IsInt()
   @Min(0)
@@ -161,7 +161,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * On SIGTERM, how long the gateway keeps serving new requests while its readiness already
-   * answers 503, so load balancers take it out before it stops accepting (ADR 0026). Counted
+   * answers 503, so load balancers take it out before it stops accepting. Counted
    * inside SHUTDOWN_GRACE_MS. 0 locally; a few seconds behind a Kubernetes Service or Ingress.
    */
   @IsInt()
@@ -170,20 +170,20 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   SHUTDOWN_DELAY_MS: number = 0;
 
   /**
-   * Hostnames on which intern routes are refused with 421 (ADR 0022): comma-separated
+   * Hostnames on which intern routes are refused with 421: comma-separated
    * patterns, `*` matching any run of characters, compared with the Host header without port.
    */
   @IsString()
   @Matches(/^[a-z0-9*.,-]*$/i)
   REGIONAL_HOST_PATTERNS: string = 'eu.*,us.*,ap.*';
 
-  /** Requests per key and minute (fixed window, all replicas together) when the key sets none (ADR 0033). */
+  /** Requests per key and minute (fixed window, all replicas together) when the key sets none. */
   @IsInt()
   @Min(1)
   @Max(10_000_000)
   KEY_RATE_LIMIT_RPM: number = 600;
 
-  /** Requests and streams in flight per key (all replicas together) when the key sets none (ADR 0033). */
+  /** Requests and streams in flight per key (all replicas together) when the key sets none. */
   @IsInt()
   @Min(1)
   @Max(1_000_000)
@@ -191,7 +191,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * Lease of an in-flight slot in Redis: renewed every 0.8 x this while the request runs; a
-   * replica that dies frees its slots after at most this long (ADR 0019).
+   * replica that dies frees its slots after at most this long.
    */
   @IsInt()
   @Min(1_000)
@@ -200,14 +200,14 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * Bytes of one stream the gateway holds for a client slower than the provider (received
-   * from inference, not yet taken by the socket); past it the stream ends (ADR 0033).
+   * from inference, not yet taken by the socket); past it the stream ends.
    */
   @IsInt()
   @Min(16 * 1024)
   @Max(1024 * 1024 * 1024)
   STREAM_MAX_BUFFERED_BYTES: number = 4 * 1024 * 1024;
 
-  /** Bytes all streams of this gateway process may hold together; past it the stream that needs more ends (ADR 0033). */
+  /** Bytes all streams of this gateway process may hold together; past it the stream that needs more ends. */
   @IsInt()
   @Min(64 * 1024)
   @Max(16 * 1024 * 1024 * 1024)
@@ -215,7 +215,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
 
   /**
    * A stream whose client takes nothing for this long (the socket does not drain) is closed
-   * and its provider call cancelled (ADR 0033).
+   * and its provider call cancelled.
    */
   @IsInt()
   @Min(100)
@@ -223,7 +223,7 @@ export class GatewayEnv extends WithResponseCacheEnv(WithRedisEnv(CommonEnv)) {
   STREAM_STALL_TIMEOUT_MS: number = 30_000;
 
   /**
-   * Flow control per stream (ADR 0084): the bytes of one stream the gateway lets inference send
+   * Flow control per stream: the bytes of one stream the gateway lets inference send
    * ahead of what the client took; inference then stops reading the provider until credit comes.
    * A stalled client so holds at most about this much here. 0 turns it off (the bounds above only).
    */

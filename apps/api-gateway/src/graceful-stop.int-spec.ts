@@ -14,7 +14,7 @@ const principal = principalFixture(keyHash);
 const SLOW_MS = 1_500;
 
 /**
- * The gateway's stop (ADR 0026) over real HTTP on a nats-server of its own, with stand-ins for
+ * The gateway's stop over real HTTP on a nats-server of its own, with stand-ins for
  * management and a slow inference: readiness turns 503 first, the request in flight still gets
  * its answer, and only then does the listener go away. Readiness does not depend on the
  * services (none of batch and intern-signing answers here).

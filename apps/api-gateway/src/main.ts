@@ -8,7 +8,7 @@ import { GatewayEnv } from './env.js';
 
 const env = validateEnv(GatewayEnv);
 initServiceMetrics('api-gateway');
-// OpenTelemetry: off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051).
+// OpenTelemetry: off unless OTEL_TRACES_EXPORTER names an exporter.
 await initTracing('api-gateway');
 const app = await createGateway(env);
 await app.listen({ port: env.PORT, host: env.HOST });

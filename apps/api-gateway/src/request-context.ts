@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 type Traced = FastifyRequest & { traceSpan?: Span };
 
 /**
- * The request's context for everything that runs on its behalf (ADR 0050): its id as the
+ * The request's context for everything that runs on its behalf: its id as the
  * current request id (every log line of the gateway names it, and RPC calls carry it to the
  * services as `x-request-id`) and, with tracing on, an HTTP server span that continues the
  * client's `traceparent`, if it sent one, and is the parent of the NATS calls.

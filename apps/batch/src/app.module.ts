@@ -27,7 +27,7 @@ export interface BatchModuleOptions {
   clock?: Clock;
 }
 
-/** The batch API, its worker and its sweeps (ADR 0044, 0045, 0046). */
+/** The batch API, its worker and its sweeps. */
 @Module({})
 export class AppModule {
   static forRoot(env: BatchEnv, options: BatchModuleOptions = {}): DynamicModule {

@@ -9,10 +9,10 @@ export class BatchEnv extends DatabaseServiceEnv {
   /** Lines one replica runs at once (all workspaces together): batches yield to live traffic. */
   @IsInt() @Min(1) @Max(1_000) BATCH_CONCURRENCY: number = 8;
 
-  /** Lines of one workspace running at once over every replica (fair sharing, ADR 0045). */
+  /** Lines of one workspace running at once over every replica (fair sharing). */
   @IsInt() @Min(1) @Max(1_000) BATCH_WORKSPACE_CONCURRENCY: number = 4;
 
-  /** How long a claimed line stays leased to its replica without renewal (ADR 0045). */
+  /** How long a claimed line stays leased to its replica without renewal. */
   @IsInt() @Min(1_000) @Max(3_600_000) BATCH_LEASE_MS: number = 60_000;
 
   /** Pause between two claims when nothing was runnable, and between two sweeps, while batches are active. */
@@ -20,7 +20,7 @@ export class BatchEnv extends DatabaseServiceEnv {
 
   /**
    * The same pauses when this replica has nothing to do (no line running, no batch before its end):
-   * a batch submitted or cancelled on any replica wakes the worker at once (ADR 0083, events.batches.changed).
+   * a batch submitted or cancelled on any replica wakes the worker at once (events.batches.changed).
    */
   @IsInt() @Min(10) @Max(300_000) BATCH_IDLE_POLL_MS: number = 5_000;
 

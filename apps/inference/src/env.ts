@@ -79,7 +79,7 @@ export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServ
 
   /**
    * Whole-call limit on each call to a provider's batch or file API (upload, create, status,
-   * results download, cancel, delete; ADR 0047), on top of the connect / first-byte / body timeouts.
+   * results download, cancel, delete), on top of the connect / first-byte / body timeouts.
    */
   @IsInt()
   @Min(1_000)
@@ -97,7 +97,7 @@ export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServ
   BYOK_FEE_RATE: string = '0';
 
   /**
-   * How long a spend reservation is held at most (docs/adr/0093): a call that runs longer loses
+   * How long a spend reservation is held at most: a call that runs longer loses
    * its hold, and a replica that dies holds its calls' worst cases this long.
    */
   @IsInt()
@@ -182,7 +182,7 @@ export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServ
   @Min(100)
   USAGE_OUTBOX_MAX: number = 100_000;
 
-  /** Server tools (ADR 0041): the search backend behind `service:web_search`. */
+  /** Server tools: the search backend behind `service:web_search`. */
   @IsIn(['searxng', 'brave'])
   SEARCH_BACKEND: 'searxng' | 'brave' = 'searxng';
 
@@ -276,14 +276,14 @@ export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServ
 
   /**
    * Longest an answer waits for JetStream to acknowledge its usage event; past it the request
-   * fails with a retryable 503 rather than answer unbilled (ADR 0030).
+   * fails with a retryable 503 rather than answer unbilled.
    */
   @IsInt()
   @Min(100)
   @Max(120_000)
   USAGE_ACK_TIMEOUT_MS: number = 10_000;
 
-  /** Usage publishes in flight at once; events queued behind them go out together (ADR 0030). */
+  /** Usage publishes in flight at once; events queued behind them go out together. */
   @IsInt()
   @Min(1)
   @Max(64)

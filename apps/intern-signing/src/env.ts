@@ -6,7 +6,7 @@ import { IsSigningKeyRing } from './signing/signing-key-ring.js';
 export class InternSigningEnv extends WithRedisEnv(DatabaseServiceEnv) {
   /**
    * Ed25519 keys that sign daemon requests, `<kid>:<base64 32-byte seed>[,...]`: the first
-   * signs, the others stay published in the JWKS (ADR 0021). A Kubernetes Secret in
+   * signs, the others stay published in the JWKS. A Kubernetes Secret in
    * production; `npm run up` makes a dev one in `.stack/daemon-signing-keys`.
    */
   @IsSigningKeyRing()

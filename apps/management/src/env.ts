@@ -8,7 +8,7 @@ export class ManagementEnv extends DatabaseServiceEnv {
   BYOK_KEKS!: string;
 
   /**
-   * The OIDC issuer personal identities are linked with (ADR 0037): all four or none (then
+   * The OIDC issuer personal identities are linked with: all four or none (then
    * the identity endpoints answer 503 and nobody can sign). Any standard issuer: its
    * discovery document is read from `<issuer>/.well-known/openid-configuration`.
    */

@@ -25,7 +25,7 @@ export class CommonEnv {
   NATS_URL = 'nats://127.0.0.1:4222';
 
   /**
-   * This process's nkey seed on the bus (`SU…`, 58 characters; ADR 0035): nats-server knows
+   * This process's nkey seed on the bus (`SU…`, 58 characters): nats-server knows
    * the public key and the permissions of this service's user. Unset: anonymous, which only a
    * server without authorization accepts (never the stack's, the tests' or the chart's).
    */
@@ -74,14 +74,14 @@ export class CommonEnv {
 
   /**
    * A caller that hears nothing (no answer, no heartbeat) from the replica working on its
-   * request for this long takes the replica for dead (ADR 0025). Several heartbeats long.
+   * request for this long takes the replica for dead. Several heartbeats long.
    */
   @IsInt()
   @Min(500)
   @Max(600_000)
   RPC_LIVENESS_TIMEOUT_MS: number = 8_000;
 
-  /** How often a service tells the caller of each request in progress that it is alive (ADR 0025). */
+  /** How often a service tells the caller of each request in progress that it is alive. */
   @IsInt()
   @Min(50)
   @Max(60_000)
@@ -89,7 +89,7 @@ export class CommonEnv {
 
   /**
    * On SIGTERM: how long the requests and streams in flight may take to finish before the
-   * process answers the rest with a retryable 503 and exits (ADR 0026). Keep it under the
+   * process answers the rest with a retryable 503 and exits. Keep it under the
    * orchestrator's kill timeout (Kubernetes: terminationGracePeriodSeconds, 30 s by default).
    */
   @IsInt()
@@ -147,7 +147,7 @@ export class DatabaseServiceEnv extends CommonEnv {
   @Max(60_000)
   DATABASE_CONNECT_TIMEOUT_MS: number = 5_000;
 
-  /** Port of the HTTP probes `/health` and `/health/ready` (ADR 0026); 0: none (the local stack). */
+  /** Port of the HTTP probes `/health` and `/health/ready`; 0: none (the local stack). */
   @IsInt()
   @Min(0)
   @Max(65_535)
@@ -155,7 +155,7 @@ export class DatabaseServiceEnv extends CommonEnv {
 
   /**
    * Deliveries after which a JetStream consumer gives up on an event it cannot store and moves
-   * it to the DEAD_LETTERS stream (ADR 0032); the consumer's max_deliver is 3x this.
+   * it to the DEAD_LETTERS stream; the consumer's max_deliver is 3x this.
    */
   @IsInt()
   @Min(1)

@@ -31,7 +31,7 @@ export const REDACTED_PATHS = [
  * pino-http's per-request middleware (a child logger and request id for every call): access
  * logs are off anyway, and failures are logged by the exception filters with an error id.
  * `mixin` adds the current request's `request_id` (and with tracing on `trace_id`, `span_id`)
- * to every line written while it is handled, in every service (issue 16, ADR 0050).
+ * to every line written while it is handled, in every service (issue 16).
  */
 export function loggerParams(service: string, level: string): Params {
   return {

@@ -1,6 +1,6 @@
 import { registerDecorator, type ValidationArguments } from 'class-validator';
 
-/** The four variables that configure the OIDC client of personal identities (ADR 0037). */
+/** The four variables that configure the OIDC client of personal identities. */
 export const OIDC_VARIABLES = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URL'] as const;
 type OidcVariable = (typeof OIDC_VARIABLES)[number];
 

@@ -5,7 +5,7 @@ import { IsString, Matches } from 'class-validator';
 type EnvClass = abstract new (...args: any[]) => object;
 
 /**
- * The shared Redis of the rate limiters (libs/rate-limit, ADR 0019), added to an env class:
+ * The shared Redis of the rate limiters (libs/rate-limit), added to an env class:
  * `class GatewayEnv extends WithRedisEnv(CommonEnv)`. The gateway and intern-signing read it.
  */
 export function WithRedisEnv<Base extends EnvClass>(base: Base) {

@@ -25,7 +25,7 @@ describe('validateEnv', () => {
     expect(problems).not.toMatch(/secret-password/);
   });
 
-  it('takes the JetStream replicas (1 by default) and placement tags, and refuses what no cluster has (ADR 0096)', () => {
+  it('takes the JetStream replicas (1 by default) and placement tags, and refuses what no cluster has', () => {
     const base = { DATABASE_URL: 'postgresql://localhost/x' };
     expect(validateEnv(DatabaseServiceEnv, base).JETSTREAM_REPLICAS).toBe(1);
     const clustered = validateEnv(DatabaseServiceEnv, { ...base, JETSTREAM_REPLICAS: '3', JETSTREAM_PLACEMENT_TAGS: 'az:a,ssd' });
@@ -35,7 +35,7 @@ describe('validateEnv', () => {
     }
   });
 
-  it('checks the NATS credentials at start and never echoes the seed (ADR 0035)', () => {
+  it('checks the NATS credentials at start and never echoes the seed', () => {
     const seed = `SU${'A'.repeat(56)}`;
     const publicKey = Buffer.alloc(32, 7).toString('base64');
     const env = validateEnv(DatabaseServiceEnv, {

@@ -6,7 +6,7 @@ const allRequestSubjects = Object.values(SUBJECTS).flatMap((group) => Object.val
 const publishes = (user: BusUser) => busPermissions(user).publish.allow;
 const subscribes = (user: BusUser) => busPermissions(user).subscribe.allow;
 
-describe('bus permissions (ADR 0035)', () => {
+describe('bus permissions', () => {
   it('decides every subject of subjects.ts exactly once', () => {
     expect(REQUEST_ROUTES.map((route) => route.subject).sort()).toEqual([...allRequestSubjects].sort());
     const events = Object.values(EVENTS).filter((subject) => subject !== EVENTS.usageRecorded);
@@ -18,7 +18,7 @@ describe('bus permissions (ADR 0035)', () => {
     expect(nativeBatches).toHaveLength(4);
     const withPrincipal = REQUEST_ROUTES.filter((route) => route.principal);
     expect(withPrincipal.length).toBeGreaterThan(20);
-    // Batch runs its lines, and reads its workspace balance, as the principal stored at submission (ADR 0045, 0046).
+    // Batch runs its lines, and reads its workspace balance, as the principal stored at submission.
     const asBatch = new Set<string>([
       SUBJECTS.inference.chatCreate,
       SUBJECTS.inference.messagesCreate,
@@ -95,7 +95,7 @@ describe('bus permissions (ADR 0035)', () => {
 
   it('opens JetStream per stream and consumer: usage publishing to inference, deleting streams to nobody', () => {
     expect(publishes('inference')).toContain(EVENTS.usageRecorded);
-    // Batch publishes the one charge of a finalized batch (ADR 0046).
+    // Batch publishes the one charge of a finalized batch.
     expect(publishes('batch')).toContain(EVENTS.usageRecorded);
     // The gateway records the response-cache hits it answers.
     expect(publishes('api-gateway')).toContain(EVENTS.usageRecorded);

@@ -2,7 +2,7 @@ import { EVENT_DECLARATIONS, REQUEST_DECLARATIONS, type EventDeclaration, type R
 import { EVENTS, JETSTREAM } from './subjects.js';
 
 /*
- * Who may say what on the bus (ADR 0035). Each message's declaration (catalog/message-routes.ts)
+ * Who may say what on the bus. Each message's declaration (catalog/message-routes.ts)
  * says who serves it and who may send it; the nats-server permissions of each service's user
  * are derived from it, never written by hand, so a subject cannot ship without deciding who may use it.
  */
@@ -29,7 +29,7 @@ export interface RequestRoute {
   /**
    * The request carries a `Principal` (acts for a key's workspace): only the gateway may send it,
    * and batch, which acts as the principal the gateway authenticated when the batch was submitted:
-   * its lines (ADR 0045), its workspace balance (ADR 0046) and the native-batch subjects (ADR 0047).
+   * its lines, its workspace balance and the native-batch subjects.
    */
   principal: boolean;
 }
@@ -108,7 +108,7 @@ export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
     ...usageConsumer(JETSTREAM.consumers.inferenceGenerations),
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
-  // Batch publishes one charge per finalized batch (ADR 0046); the replies of its lines (inference's) may be large bodies.
+  // Batch publishes one charge per finalized batch; the replies of its lines (inference's) may be large bodies.
   batch: [
     { kind: 'stream', stream: JETSTREAM.usageStream },
     { kind: 'publish', subjects: [EVENTS.usageRecorded] },
@@ -177,10 +177,10 @@ export function busPermissions(user: BusUser): UserPermissions {
     ...(grants.length > 0 ? ['$JS.API.INFO'] : []),
   ];
   const serves = REQUEST_ROUTES.filter((route) => route.server === user);
-  // Replies, stream chunks and liveness heartbeats (ADR 0025) go to the inboxes of the users
+  // Replies, stream chunks and liveness heartbeats go to the inboxes of the users
   // this one serves, and only theirs. Not nats-server's `allow_responses`: it remembers every
   // delivered request's reply subject, and with the long lifetime streams need its pruning
-  // made each request cost more as the table grew (ADR 0035). Reply subjects end in a random
+  // made each request cost more as the table grew. Reply subjects end in a random
   // token (RpcClient), so a service cannot answer a request it did not receive.
   const callers = [...new Set(serves.flatMap((route) => route.callers))];
   publish.push(...callers.map((caller) => `${inboxPrefix(caller)}.>`));

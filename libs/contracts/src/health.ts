@@ -6,7 +6,7 @@ export interface HealthReply {
   /** Replica identity, so a caller can see load spread across a queue group. */
   instance: string;
   /**
-   * This replica's JetStream consumers, by durable name (ADR 0032): events moved to
+   * This replica's JetStream consumers, by durable name: events moved to
    * DEAD_LETTERS and malformed messages terminated since it started, and events refused (dead-lettered)
    * because their principal did not prove the gateway authorised them.
    */

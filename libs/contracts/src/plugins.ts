@@ -1,6 +1,6 @@
 /**
  * Plugin ids (spec §4.5/§4.6: "plugins, 13 kinds"; `@openrouter/sdk` adds switchyard-router):
- * the ones this gateway runs, and the ones it refuses with the reason (ADR 0048). The gateway
+ * the ones this gateway runs, and the ones it refuses with the reason. The gateway
  * checks ids at the edge (chat, Responses, preset bodies); inference checks options and runs them.
  */
 export const BUILT_PLUGIN_IDS = [

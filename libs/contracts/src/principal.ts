@@ -18,7 +18,7 @@ export const MAX_KEY_REQUESTS_PER_MINUTE = 1_000_000;
 export const MAX_KEY_CONCURRENT_REQUESTS = 1_000;
 
 /**
- * A key's own request limits, set by a management key (ADR 0033); a member that is null or
+ * A key's own request limits, set by a management key; a member that is null or
  * absent takes the gateway's default (KEY_RATE_LIMIT_RPM, KEY_CONCURRENCY_LIMIT).
  */
 export class KeyRateLimits {
@@ -103,13 +103,13 @@ export class Principal {
   /**
    * Set by the batch service only, when the request runs as a line of this batch: the line's
    * usage event carries it and management leaves it uncharged; the batch is charged once, as a
-   * whole, when it is polled after finalization (the cost guard, ADR 0046).
+   * whole, when it is polled after finalization (the cost guard).
    */
   @IsOptional()
   @Matches(/^batch_[0-9a-f]{32}$/)
   batchId?: string;
 
-  /** The key's own request limits, when it has any (ADR 0033); the gateway enforces them. */
+  /** The key's own request limits, when it has any; the gateway enforces them. */
   @IsOptional()
   @ValidateNested()
   @Type(() => KeyRateLimits)

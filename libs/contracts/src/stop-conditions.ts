@@ -1,5 +1,5 @@
 /**
- * `stop_server_tools_when` (spec §4.5, ADR 0041): the five condition kinds and the value each
+ * `stop_server_tools_when` (spec §4.5): the five condition kinds and the value each
  * needs. Checked at the edge on every body that carries it (chat, Responses, preset bodies, so a
  * preset never stores one that every later use would refuse) and read by inference's loop.
  */

@@ -29,7 +29,7 @@ export const JETSTREAM = {
     inferenceGenerations: 'inference-generations',
     batchUsage: 'batch-usage',
   },
-  /** Messages a consumer gave up on after its delivery limit, on `dead.<stream>.<consumer>` (ADR 0032). */
+  /** Messages a consumer gave up on after its delivery limit, on `dead.<stream>.<consumer>`. */
   deadLetterStream: 'DEAD_LETTERS',
   deadLetterSubjectPrefix: 'dead',
 } as const;

@@ -32,8 +32,8 @@ const encoder = new TextEncoder();
  * Publishes to a JetStream stream and waits for its PubAck, with `Nats-Msg-Id` for
  * de-duplication: what `jetstream(nc).publish()` does, over one multiplexed reply subscription
  * instead of a request per message. The library's publish goes through `nc.request()`, which
- * builds two Error objects (with stack traces) per call: ~4 % of inference's CPU under bench
- * load, where every generation publishes one usage event (the same finding as ADR 0003).
+ * builds two Error objects (with stack traces) per call: visible in inference's profile under
+ * bench load, where every generation publishes one usage event.
  * No stream listening (no responders) is retried within the timeout: on a cluster that is a
  * leader election, over in seconds, and a publish that waits it out is not an error. A publish
  * left unanswered is sent again by one sweep per publisher, not a timer per message.

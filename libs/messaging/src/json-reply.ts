@@ -1,9 +1,9 @@
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 
 /*
- * Raw JSON replies (ADR 0078). A caller that only forwards a service's answer (the gateway's
+ * Raw JSON replies. A caller that only forwards a service's answer (the gateway's
  * non-streamed front doors) asks for it as the answer's own JSON text, `Gw-Reply: json` on the
- * request; a served subject (ADR 0079) then replies with `JSON.stringify(answer)` as the message
+ * request; a served subject then replies with `JSON.stringify(answer)` as the message
  * body, marked `Gw-Reply: json`, instead of Nest's `{"response":…,"isDisposed":true,"id":…}`
  * packet. The caller sends those bytes to its client as they are: one stringify in the service,
  * no parse and no second stringify in the caller. Errors keep Nest's `{err}` packet, unmarked.

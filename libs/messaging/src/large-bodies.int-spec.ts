@@ -43,7 +43,7 @@ class BodyProbeController {
 class BodyProbeModule {}
 
 /**
- * Issue 9, item 5 (ADR 0031): bodies over NATS's max_payload (1 MB here, the server's default)
+ * Issue 9, item 5: bodies over NATS's max_payload (1 MB here, the server's default)
  * travel through the object store RPC_BODIES, requests and replies, plain calls and streams,
  * and are deleted after use. Before: 503 "Message bus unavailable" for any body over 1 MB.
  */

@@ -6,7 +6,7 @@ import { reconcileReplicas, serverPlacement, SINGLE_NODE, type JetStreamPlacemen
 
 /**
  * Header of a request or reply whose body is not in the message but in the object store
- * bucket RPC_BODIES, under the name it gives (ADR 0031).
+ * bucket RPC_BODIES, under the name it gives.
  */
 export const RPC_BODY_HEADER = 'Gw-Body-Ref';
 export const RPC_BODIES_BUCKET = 'RPC_BODIES';

@@ -9,11 +9,11 @@ export interface NatsClientOptions {
   /** Connection name, as nats-server's monitoring shows it. */
   name: string;
   rpcTimeoutMs: number;
-  /** See RpcClientOptions.livenessTimeoutMs (ADR 0025). */
+  /** See RpcClientOptions.livenessTimeoutMs. */
   livenessTimeoutMs?: number;
   /** See RpcClientOptions.reconnectWaitMs. */
   reconnectWaitMs?: number;
-  /** The app's credentials on the bus (ADR 0035). */
+  /** The app's credentials on the bus. */
   auth?: NatsAuth;
   /** Replicas and tags of the JetStream streams and stores the app creates (`jetStreamPlacementFromEnv`). */
   jetstream?: JetStreamPlacement;

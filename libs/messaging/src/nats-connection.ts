@@ -4,7 +4,7 @@ import { SINGLE_NODE, type JetStreamPlacement } from './jetstream-placement.js';
 import { writeOncePerTurn } from './writes-per-turn.js';
 
 /**
- * Who a process is on the bus (ADR 0035): its nkey seed (the server knows the public key and
+ * Who a process is on the bus: its nkey seed (the server knows the public key and
  * that user's permissions), the inbox prefix its permissions allow it to subscribe to
  * (`inboxPrefix(user)` of `@gw/contracts`), and TLS files when the server requires TLS.
  * Without a seed the connection is anonymous, which only a server without authorization accepts.
@@ -105,7 +105,7 @@ export class ResilientNatsConnection {
         this.connected = true;
         for (const waiter of [...this.reconnectWaiters]) waiter(true);
       }
-      // A publish or subscription the user's permissions refuse (ADR 0035): a bug in the
+      // A publish or subscription the user's permissions refuse: a bug in the
       // permission table or a misconfigured seed, never silent.
       if (status.type === 'error')
         console.error(`NATS refused an operation: ${(status as { error?: Error }).error?.message ?? 'unknown error'}`);
@@ -123,7 +123,7 @@ export interface NatsAuthEnv {
   NATS_TLS_KEY_FILE?: string;
 }
 
-/** `user`'s credentials from its validated environment (ADR 0035). */
+/** `user`'s credentials from its validated environment. */
 export function natsAuthFromEnv(env: NatsAuthEnv, user: BusUser): NatsAuth {
   const tls = {
     ...(env.NATS_TLS_CA_FILE ? { caFile: env.NATS_TLS_CA_FILE } : {}),

@@ -17,7 +17,7 @@ import type { RpcStream } from './rpc-stream.js';
 import { startServiceReplica, type ServiceReplica } from './service-bootstrap.js';
 
 /*
- * A replica that dies while it works on a request (ADR 0025): the caller hears its heartbeats
+ * A replica that dies while it works on a request: the caller hears its heartbeats
  * stop and learns within the liveness timeout, instead of waiting for the call's own timeout;
  * an uncommitted request goes to another replica. A replica "dies" here by losing its NATS
  * connection without a word, which is what the caller and NATS see of a `kill -9` (the

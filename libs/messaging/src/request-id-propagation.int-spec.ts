@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcClient } from './rpc-client.js';
 import { startRpcHarness, type RpcHarness } from './spec-helpers.js';
 
-/* With tracing OFF (the default): the request id still travels in NATS headers and names every log line of the handler (ADR 0050). */
+/* With tracing OFF (the default): the request id still travels in NATS headers and names every log line of the handler. */
 
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({

@@ -21,7 +21,7 @@ interface NestReplyPacket {
   isDisposed?: boolean;
 }
 
-/** What the caller knows of the replica working on a call (ADR 0025). */
+/** What the caller knows of the replica working on a call. */
 interface Liveness {
   /** When the replica last spoke (a heartbeat or a packet), in ms since the epoch. */
   lastHeard: number;
@@ -31,9 +31,9 @@ interface Liveness {
   resendsLeft: number;
   /** The encoded request, kept for a resend (only when resends are allowed). */
   bytes: Uint8Array | undefined;
-  /** A request body over max_payload, in RPC_BODIES (ADR 0031): resends refer to it too; deleted when the call ends. */
+  /** A request body over max_payload, in RPC_BODIES: resends refer to it too; deleted when the call ends. */
   bodyRef?: string;
-  /** The request id and trace context sent with the call (ADR 0050), sent again with a resend. */
+  /** The request id and trace context sent with the call, sent again with a resend. */
   headers?: MsgHdrs;
 }
 
@@ -42,7 +42,7 @@ interface PendingCall extends Liveness {
   reject: (error: GatewayError) => void;
   timer: NodeJS.Timeout;
   subject: string;
-  /** Answered as the reply's JSON text (`sendJson`, ADR 0078). */
+  /** Answered as the reply's JSON text (`sendJson`). */
   json: boolean;
   onReplyHeaders?: (headers: MsgHdrs) => void;
 }
@@ -60,7 +60,7 @@ export interface RpcClientOptions {
    * dead (default 8 s; services beat every 2 s). 0 turns the check off.
    */
   livenessTimeoutMs?: number;
-  /** Largest request sent inline; larger go through the object store (default: max_payload minus 16 KB; ADR 0031). */
+  /** Largest request sent inline; larger go through the object store (default: max_payload minus 16 KB). */
   inlineMaxBytes?: number;
   /**
    * A call made while the connection is reconnecting waits this long for it before its 503
@@ -91,7 +91,7 @@ const decoder = new TextDecoder();
 /**
  * Request-reply to NestJS microservices over NATS, speaking Nest's wire format
  * (`{pattern, data, id}` out, `{response | err, isDisposed, id}` back), with one
- * multiplexed reply subscription for every call (ADR 0003):
+ * multiplexed reply subscription for every call:
  * - no service subscribed: NATS' no-responders status, a 503 at once;
  * - no reply in time: 504;
  * - bus down: 503 at once, and calls work again when NATS is back.
@@ -130,7 +130,7 @@ export class RpcClient {
     }
   }
 
-  /** A typed call (ADR 0072): the payload must be the message's request, the promise holds its reply. */
+  /** A typed call: the payload must be the message's request, the promise holds its reply. */
   send<Request, Reply>(
     message: RpcMessage<Request, Reply>,
     data: NoInfer<Request>,
@@ -171,7 +171,7 @@ export class RpcClient {
       return this.nats.whenConnected(this.reconnectWaitMs).then(() => this.call<T>(subject, data, timeoutMs, options, json, true));
     }
     const id = this.nextId();
-    // The request id and, with tracing on, a client span whose context the service continues (ADR 0050).
+    // The request id and, with tracing on, a client span whose context the service continues.
     const outgoing = outgoingCall(subject);
     const { span } = outgoing;
     const signed = withPrincipal(subject, data, outgoing.headers, this.principalSigner);
@@ -285,7 +285,7 @@ export class RpcClient {
 
   /**
    * The reply subject's last token: a counter and a random part. Services may publish into the
-   * inboxes of the users they serve (ADR 0035), so a reply subject must not be guessable from
+   * inboxes of the users they serve, so a reply subject must not be guessable from
    * one seen before: a service that saw one of our requests cannot answer another one.
    */
   private nextId(): string {
@@ -301,7 +301,7 @@ export class RpcClient {
     }
   }
 
-  /** A request over max_payload: its body into RPC_BODIES, then the message that refers to it (ADR 0031). */
+  /** A request over max_payload: its body into RPC_BODIES, then the message that refers to it. */
   private async publishLarge(subject: string, bytes: Uint8Array, id: string, state: Liveness): Promise<boolean> {
     try {
       const { name, headers } = await this.bodies.put(bytes);
@@ -328,7 +328,7 @@ export class RpcClient {
       this.onReplyBody(id, message, message.data);
       return;
     }
-    // A reply over max_payload (ADR 0031): read it from the object store; later packets of the call wait for it.
+    // A reply over max_payload: read it from the object store; later packets of the call wait for it.
     const state: Liveness | undefined = this.pending.get(id) ?? this.streams.get(id);
     if (state) state.lastHeard = Date.now();
     const next = (chain ?? Promise.resolve())
@@ -372,7 +372,7 @@ export class RpcClient {
     let reply: NestReplyPacket;
     try {
       const text = decoder.decode(data);
-      // The answer's own JSON (ADR 0078): only a call that asked for it gets one.
+      // The answer's own JSON: only a call that asked for it gets one.
       if (message.headers?.get(REPLY_HEADER) === 'json') {
         call.onReplyHeaders?.(message.headers);
         call.resolve(call.json ? text : JSON.parse(text));
@@ -390,7 +390,7 @@ export class RpcClient {
     }
   }
 
-  /** A heartbeat of the replica working on a call (ADR 0025). */
+  /** A heartbeat of the replica working on a call. */
   private onProgress(id: string, progress: string): void {
     const state: Liveness | undefined = this.pending.get(id) ?? this.streams.get(id);
     if (!state) return;
@@ -403,7 +403,7 @@ export class RpcClient {
 
   /**
    * Calls whose replica went silent: sent again elsewhere when allowed, failed otherwise. And
-   * streams whose last grant of credit may have been lost get it again (ADR 0084).
+   * streams whose last grant of credit may have been lost get it again.
    */
   private sweep(): void {
     const now = Date.now();
@@ -462,7 +462,7 @@ function onStreamPacket(open: OpenStream, message: Msg, data: Uint8Array, nats: 
   const marker = headers?.get(STREAM_HEADER);
   if (marker === 'frames' || marker === 'end') {
     if (!open.frames && marker === 'frames') {
-      // The service takes credit (ADR 0084) on the subject it names, for the bytes read from now on.
+      // The service takes credit on the subject it names, for the bytes read from now on.
       const creditSubject = headers!.get(STREAM_CREDIT_HEADER);
       if (creditSubject) stream.grantCredit((consumed) => publishCredit(nats, creditSubject, consumed));
     }
@@ -518,7 +518,7 @@ function withId(bytes: Uint8Array, id: string): Uint8Array {
   return out;
 }
 
-/** The replica working on the call went silent: it died, or hangs (ADR 0025). */
+/** The replica working on the call went silent: it died, or hangs. */
 function replicaLost(subject: string, silenceMs: number): GatewayError {
   return new GatewayError(
     503,
@@ -541,8 +541,8 @@ let tokenOffset = tokenPool.length;
 
 /**
  * 12 base64url characters of fresh randomness, drawn from a pool refilled every 512 ids: one
- * `randomBytes` call per request was a getrandom syscall each, 2.5% of the gateway's CPU on the
- * sign path (issue 14's profile).
+ * `randomBytes` call per request was a getrandom syscall each, visible in the gateway's profile
+ * of the sign path (issue 14).
  */
 export function randomToken(): string {
   if (tokenOffset === tokenPool.length) {

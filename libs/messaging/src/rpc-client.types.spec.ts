@@ -13,7 +13,7 @@ import type { RpcClient } from './rpc-client.js';
 import type { RpcStream } from './rpc-stream.js';
 
 /*
- * Typed messages (ADR 0072) are checked by the compiler: the `typecheck` target (tsc over the
+ * Typed messages are checked by the compiler: the `typecheck` target (tsc over the
  * specs) fails when a line marked `@ts-expect-error` compiles, i.e. when a subject could be
  * paired with the wrong payload or read as the wrong reply. The calls are never run.
  */

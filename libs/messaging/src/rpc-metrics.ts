@@ -7,7 +7,7 @@ import { endCallSpan } from './trace-headers.js';
 const requestSeconds = histogram('nats_request_duration_seconds', 'NATS request-reply latency seen by the caller', ['subject', 'outcome']);
 
 /**
- * Calls sent again to another replica after their replica went silent (ADR 0025). A replica that
+ * Calls sent again to another replica after their replica went silent. A replica that
  * had in fact answered (its reply lost with a NATS node) has then worked twice: worth watching.
  */
 export const requestResends = counter('nats_request_resends_total', 'Calls sent again after their replica went silent', ['subject']);

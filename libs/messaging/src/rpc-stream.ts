@@ -45,8 +45,8 @@ export interface RpcStreamOptions {
    */
   window?: number;
   /**
-   * With a window: the last grant is sent again when no packet arrived this long after it (ADR 0084,
-   * a grant lost while the producer's connection reconnected). Default 2,000 ms; checked by
+   * With a window: the last grant is sent again when no packet arrived this long after it (a
+   * grant lost while the producer's connection reconnected). Default 2,000 ms; checked by
    * `RpcClient`'s liveness sweep (once a second).
    */
   creditResendMs?: number;
@@ -92,7 +92,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
   private waiter: Waiter<T> | undefined;
   private timer: NodeJS.Timeout;
   private received = false;
-  /** Credit for the producer as the consumer reads (ADR 0084), once the service named where to send it. */
+  /** Credit for the producer as the consumer reads, once the service named where to send it. */
   private credit: CreditGrants | undefined;
 
   constructor(
@@ -106,7 +106,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
   }
 
   /**
-   * The service supports flow control (ADR 0084): from now on, credit for the bytes the consumer
+   * The service supports flow control: from now on, credit for the bytes the consumer
    * reads goes to `send` (the cumulative count), half a window at a time.
    */
   grantCredit(send: (consumed: number) => void): void {
@@ -176,7 +176,7 @@ export class RpcStream<T> implements AsyncIterableIterator<T> {
   /**
    * A frame is a view into the socket read it came in (nats.js does not copy), which may be far
    * larger and shared with other streams: one that waits in the buffer is copied, so what the
-   * byte bounds count is what is held (ADR 0033). A frame handed to a waiting reader is not.
+   * byte bounds count is what is held. A frame handed to a waiting reader is not.
    */
   private keep(value: T): T {
     return value instanceof Uint8Array && value.byteLength < value.buffer.byteLength ? (Buffer.copyBytesFrom(value) as T) : value;

@@ -19,11 +19,11 @@ export interface ServiceBootstrapOptions {
   /** Queue group: every replica of one service joins the same group and shares its load. */
   queue: string;
   natsUrl: string;
-  /** The service's credentials on the bus (ADR 0035); none: anonymous. */
+  /** The service's credentials on the bus; none: anonymous. */
   natsAuth?: NatsAuth;
-  /** Heartbeat on the reply subject of each request in progress (ADR 0025); default 2 s. */
+  /** Heartbeat on the reply subject of each request in progress; default 2 s. */
   heartbeatMs?: number;
-  /** How long a shutdown waits for the requests and streams in flight (ADR 0026); default 25 s. */
+  /** How long a shutdown waits for the requests and streams in flight; default 25 s. */
   shutdownGraceMs?: number;
   /** Port of the HTTP probes (`/health`, `/health/ready`); 0 or unset: none. */
   healthPort?: number;
@@ -34,7 +34,7 @@ export interface ServiceBootstrapOptions {
   metricsHost?: string;
   /** Main processes: SIGTERM/SIGINT start the graceful shutdown and exit. Tests close the app themselves. */
   handleSignals?: boolean;
-  /** Largest reply sent inline; larger go through the object store (ADR 0031). Default: max_payload minus 16 KB. */
+  /** Largest reply sent inline; larger go through the object store. Default: max_payload minus 16 KB. */
   inlineMaxBytes?: number;
   /** Replicas and tags of the JetStream stores the server side creates (`jetStreamPlacementFromEnv`); default one copy. */
   jetstream?: JetStreamPlacement;
@@ -85,7 +85,7 @@ export async function startServiceReplica(
     principals: options.principals,
   });
   initServiceMetrics(options.queue);
-  // Off unless OTEL_TRACES_EXPORTER names an exporter (ADR 0051); service.name defaults to the queue group.
+  // Off unless OTEL_TRACES_EXPORTER names an exporter; service.name defaults to the queue group.
   await initTracing(options.queue);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy, bufferLogs: true });
   app.useLogger(app.get(Logger));

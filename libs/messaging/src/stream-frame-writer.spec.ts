@@ -10,7 +10,7 @@ function writer() {
 
 const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
-describe('StreamFrameWriter (ADR 0067)', () => {
+describe('StreamFrameWriter', () => {
   it('sends the frames written in one turn as one message before any I/O, then the next turn’s', async () => {
     const { frames, sent } = writer();
     frames.write('a');

@@ -8,7 +8,7 @@ export const MAX_COALESCED_CHARS = 64 * 1024;
 type Respond = (data: string, options: { headers?: MsgHdrs }) => unknown;
 
 /**
- * The server's side of stream frames (ADR 0067): the frames a handler emits go out as the
+ * The server's side of stream frames: the frames a handler emits go out as the
  * bodies of reply messages, without Nest's JSON packet around them. Frames emitted in the same
  * turn of the event loop share one message: the first is held only until the work already
  * queued for this turn (the provider read that produced it) is done, never across an I/O wait,
@@ -25,7 +25,7 @@ export class StreamFrameWriter {
   constructor(
     private readonly respond: Respond,
     /**
-     * Flow control (ADR 0084): the bytes sent are counted against the caller's window; the first
+     * Flow control: the bytes sent are counted against the caller's window; the first
      * message names the credit subject (`firstHeaders`).
      */
     private readonly flow?: { window: StreamWindow; firstHeaders: MsgHdrs },

@@ -8,7 +8,7 @@ describe('parseWindow', () => {
   });
 });
 
-describe('StreamWindow (the producer of a flow-controlled stream, ADR 0084)', () => {
+describe('StreamWindow (the producer of a flow-controlled stream)', () => {
   it('is open until a whole window is unacknowledged', () => {
     const window = new StreamWindow(100);
     window.sent(60);

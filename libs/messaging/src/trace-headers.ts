@@ -4,7 +4,7 @@ import { GatewayError } from '@gw/errors';
 import { ATTR, currentRequestId, injectTraceContext, REQUEST_ID_HEADER, tracer, tracingEnabled } from '@gw/telemetry';
 
 /*
- * What a NATS request carries besides its body (ADR 0050): the request id (`x-request-id`)
+ * What a NATS request carries besides its body: the request id (`x-request-id`)
  * whenever the caller handles one, and with tracing on the W3C `traceparent` of a client span
  * for the call, which the service's handler span continues.
  */
@@ -36,7 +36,7 @@ export function outgoingCall(subject: string): OutgoingCall {
   return { headers, span };
 }
 
-/** `base` (an object-store reference, ADR 0031) with the call's own headers added. */
+/** `base` (an object-store reference) with the call's own headers added. */
 export function withHeaders(base: MsgHdrs, own: MsgHdrs | undefined): MsgHdrs {
   if (own) for (const key of own.keys()) base.set(key, own.get(key));
   return base;

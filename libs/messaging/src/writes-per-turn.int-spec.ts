@@ -30,7 +30,7 @@ function receive(connection: NatsConnection, subject: string, expected: number):
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('writeOncePerTurn (ADR 0088)', () => {
+describe('writeOncePerTurn', () => {
   let nats: PrivateNatsServer;
   let reader: NatsConnection;
 

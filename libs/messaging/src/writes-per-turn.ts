@@ -11,13 +11,13 @@ interface ProtocolInternals {
 const PATCHED = Symbol('writesPerTurn');
 
 /**
- * Makes `connection` write what it has to send once per turn of the event loop (ADR 0088).
+ * Makes `connection` write what it has to send once per turn of the event loop.
  *
  * nats.js writes its outbound buffer to the socket in a microtask queued by the first command
  * into an empty buffer. So every request, reply, JetStream ack or publish made in a different
  * I/O callback is its own socket write: a system call, and a wake-up and read in nats-server.
- * Under load that was 13 % of inference's CPU (`writeBuffer` under `flushPending`) and 6 % of
- * the gateway's. Here the flush waits for `setImmediate`, the check phase after the I/O
+ * Under load that was a measurable share of inference's and the gateway's CPU (`writeBuffer` under
+ * `flushPending`). Here the flush waits for `setImmediate`, the check phase after the I/O
  * callbacks of the turn, so the commands of one turn leave in one write. Unchanged:
  * - the order of commands (one buffer, written in order);
  * - nats.js's bound on the buffer: past `pendingLimit` (32 KiB) it is written at once;

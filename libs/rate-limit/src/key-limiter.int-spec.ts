@@ -13,7 +13,7 @@ function held(decision: KeyLimitsDecision) {
 }
 
 /**
- * The per-key limiter of the gateway (ADR 0033, ADR 0064) on the real Redis: the semantics of
+ * The per-key limiter of the gateway on the real Redis: the semantics of
  * the rate window followed by the concurrency semaphore, shared by two stores standing for two
  * replicas, in one Redis command per request (counted with MONITOR).
  */

@@ -33,7 +33,7 @@ export interface KeyLimitsDecision {
 /**
  * The window counter (rate-limiter-flexible's script, word for word) then, when the window
  * allows, the in-flight slot (redis-semaphore's acquire script, word for word), in one script:
- * one command and one round trip where the two libraries cost two scripts (ADR 0064). Same keys
+ * one command and one round trip where the two libraries cost two scripts. Same keys
  * and the same data as those libraries, so replicas running either share the counts.
  * Returns {consumed, window ttl ms, slot}: slot -1 not asked (window refused), 0 refused, 1 held.
  */
@@ -102,7 +102,7 @@ interface PendingAcquire {
   reject: (error: unknown) => void;
 }
 
-/** The limiter's Redis work of one event-loop turn, sent together on `setImmediate` (ADR 0077). */
+/** The limiter's Redis work of one event-loop turn, sent together on `setImmediate`. */
 interface Turn {
   /** Releases per in-flight set: one `ZREM set id…` per set. */
   releases: Map<string, string[]>;
@@ -119,12 +119,12 @@ let leaseCounter = 0;
 
 /**
  * A key's requests per window and its requests in flight, both shared by every replica
- * through Redis, decided in **one** Redis command per request (ADR 0033, ADR 0064), plus the
+ * through Redis, decided in **one** Redis command per request, plus the
  * slot's `ZREM` when the request ends. Semantics of `RequestRateLimiter.consume` followed by
  * a semaphore with leases: a fixed window from the key's first request; a refusal by
  * the window counts in it and takes no slot; a refusal for concurrency has counted a point
  * of the window. All the acquires and releases of one event-loop turn leave in one pipeline
- * (one write, one round trip; ADR 0077): the releases first, one `ZREM` per key, then one
+ * (one write, one round trip): the releases first, one `ZREM` per key, then one
  * acquire script per request, in the order they were asked, so Redis decides exactly as for
  * the same calls made one after the other. Held leases are renewed together, every third of
  * `leaseTtlMs`, by one timer per limiter (not one per request). Redis down: fail open

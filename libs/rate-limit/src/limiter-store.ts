@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { closeRedis, openRedis, redisReady } from './redis-connection.js';
 
-/** Told every time a limiter could not reach Redis and let the request through (ADR 0019). */
+/** Told every time a limiter could not reach Redis and let the request through. */
 export type StoreUnavailableHook = (event: { limiter: string; error: Error }) => void;
 
 export interface LimiterStoreOptions {
@@ -21,11 +21,11 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
 /**
  * The Redis connection the limiters share, and the one place their outage policy lives:
  * when Redis cannot answer, limiters FAIL OPEN (the request goes through) and this store logs
- * at most one line per 10 s, counts the event and calls the metric hook (ADR 0019).
+ * at most one line per 10 s, counts the event and calls the metric hook.
  *
  * The client never queues commands while disconnected and bounds each command, so an outage
  * costs a request at most `commandTimeoutMs`, never a hang. Its auto-pipelining is off: KeyLimiter
- * batches its own commands per loop turn (ADR 0077).
+ * batches its own commands per loop turn.
  */
 export class LimiterStore {
   readonly redis: Redis;

@@ -17,7 +17,7 @@ export interface RedisConnectionOptions {
  * A connection for a store that must never make its caller wait on an outage: commands are never
  * queued while disconnected (an outage is an error at once), each is bounded, and the client
  * reconnects forever, at most every 2 s. It prints nothing itself: the store decides what an outage means.
- * Auto-pipelining stays off (ioredis's default): it costs CPU on every command (ADR 0077).
+ * Auto-pipelining stays off (ioredis's default): it costs CPU on every command.
  */
 export function openRedis(options: RedisConnectionOptions): Redis {
   const redis = new Redis(options.redisUrl, {

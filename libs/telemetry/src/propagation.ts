@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, trace, type Context, type Link } from '@opentelemetry/api';
 import { tracingEnabled } from './tracing.js';
 
-/** W3C trace context headers, as carried on HTTP requests and NATS messages alike (ADR 0050). */
+/** W3C trace context headers, as carried on HTTP requests and NATS messages alike. */
 export const TRACEPARENT_HEADER = 'traceparent';
 export const TRACESTATE_HEADER = 'tracestate';
 

@@ -2,7 +2,7 @@ import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import type { Sampler, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 /*
- * OpenTelemetry traces (issue 16, ADR 0050 and 0051). OFF unless OTEL_TRACES_EXPORTER names an
+ * OpenTelemetry traces (issue 16). OFF unless OTEL_TRACES_EXPORTER names an
  * exporter: then, and only then, the SDK is loaded (dynamic imports), a context manager and the
  * W3C propagator are registered and `tracingEnabled()` turns true. Everything that would do
  * tracing work on a hot path asks `tracingEnabled()` first, so a process without tracing pays

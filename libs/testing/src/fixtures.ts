@@ -20,7 +20,7 @@ export function principalFixture(keyHash: string, overrides: Partial<Principal> 
 export const TEST_BYOK_KEKS = `test-v1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /**
- * A test that plays one service on an authenticated bus (ADR 0035) connects with that
+ * A test that plays one service on an authenticated bus connects with that
  * service's seed and inbox: `ResilientNatsConnection.open({..., auth: busAuth(stack.natsSeeds, 'inference')})`
  * or `connect({..., ...natsAuthOptions(busAuth(...))})` (`@gw/messaging`).
  */

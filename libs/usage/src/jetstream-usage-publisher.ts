@@ -57,7 +57,7 @@ export class JetStreamUsagePublisher {
   }
 }
 
-/** A message of one event carries its request id and trace context as headers too, for tools that read those (ADR 0050). */
+/** A message of one event carries its request id and trace context as headers too, for tools that read those. */
 function headersOf(event: UsageRecordedEvent) {
   const headers = natsHeaders();
   if (event.requestId) headers.set(REQUEST_ID_HEADER, event.requestId);

@@ -5,7 +5,7 @@ import { UsageDetails, UsageRecordedEvent, validateDto } from '@gw/contracts';
 import { USAGE_RECORDED_EVENT_SCHEMA, validUsageRecordedEvent } from './usage-event-validator.js';
 
 /**
- * The compiled validator against the rules it replaces (ADR 0061): class-validator's
+ * The compiled validator against the rules it replaces: class-validator's
  * `validateDto(UsageRecordedEvent, event, 'strip')` plus the 18-decimal limit on amounts, as
  * `parseUsageEvents` ran them before. Both must accept and refuse the same inputs and return the
  * same event.

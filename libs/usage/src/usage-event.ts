@@ -9,7 +9,7 @@ const decoder = new TextDecoder();
  * batch is left out (and reported through `onInvalid`) so it cannot take valid ones down with
  * it. Null when nothing in the message is a valid event (a poison message, which consumers
  * terminate instead of retrying forever). Each event is checked by the compiled validator of
- * `UsageRecordedEvent`'s rules (ADR 0061).
+ * `UsageRecordedEvent`'s rules.
  */
 export function parseUsageEvents(payload: Uint8Array, onInvalid?: (index: number) => void): UsageRecordedEvent[] | null {
   let parsed: unknown;

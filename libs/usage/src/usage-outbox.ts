@@ -43,7 +43,7 @@ export interface UsageOutboxStats {
  */
 interface Entry {
   event: UsageRecordedEvent;
-  /** Told once JetStream acknowledged the event (a request waiting to answer, ADR 0030). */
+  /** Told once JetStream acknowledged the event (a request waiting to answer). */
   acknowledged?: () => void;
 }
 
@@ -80,7 +80,7 @@ export class UsageOutbox {
   }
 
   /**
-   * Queues an event and resolves once JetStream has acknowledged it (ADR 0030: the answer
+   * Queues an event and resolves once JetStream has acknowledged it (the answer
    * waits for this). Rejects at once when the outbox is full. Until acknowledged the event is
    * retried like any other, also after the caller stopped waiting.
    */

@@ -12,7 +12,7 @@ import { counter } from '@gw/metrics';
 import { parseUsageEvents } from './usage-event.js';
 import { ensureUsageStream } from './usage-stream.js';
 
-/** Events a consumer gave up on and moved to DEAD_LETTERS (ADR 0032), for alerting. */
+/** Events a consumer gave up on and moved to DEAD_LETTERS, for alerting. */
 const deadLettered = counter('jetstream_dead_lettered_events_total', 'Events moved to the DEAD_LETTERS stream after their last delivery', [
   'stream',
   'consumer',
@@ -87,14 +87,14 @@ interface Failure {
 
 /**
  * A durable pull consumer of the USAGE stream that parses each message into its usage events
- * (`parseUsageEvents`, the compiled validator of ADR 0061) and hands them to `write` in batches (by
+ * (`parseUsageEvents`, the compiled validator) and hands them to `write` in batches (by
  * size or after `batchWaitMs`), one batch at a time, and acks a message only after its events
  * were written. With an idempotent `write` (ON CONFLICT DO NOTHING on the generation id) every
  * event counts exactly once however often it is delivered: a replica that dies before its ack
  * leaves the events to be redelivered and skipped. One batch per database transaction is what
- * makes this cheap: per event it was ~0.5 ms of CPU in management under load (see the issue notes).
+ * makes this cheap: a transaction per event was a measurable share of management's CPU under load.
  *
- * When a batch fails (ADR 0032):
+ * When a batch fails:
  * - a transient error (the database unreachable, a deadlock) retries the whole batch in this
  *   process with a backoff, renewing the messages' ack wait, without consuming more; delivery
  *   counts do not grow during an outage;

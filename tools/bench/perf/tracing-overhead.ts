@@ -1,6 +1,6 @@
 /**
  * `node tools/bench/perf/tracing-overhead.ts` (after `npm run build`): what the request id and
- * OpenTelemetry cost per NATS request-reply (ADR 0051), in one process against a private
+ * OpenTelemetry cost per NATS request-reply, in one process against a private
  * nats-server, so the whole-stack bench's noise (other processes on 2 shared cores) does not
  * hide a few microseconds. Modes, interleaved in rounds:
  * - `plain`: a call outside any request: no header (what every call cost before issue 16);

@@ -29,7 +29,7 @@ export const ADAPTER_STREAM_MODELS: Record<AdapterName, { short: string; long: s
   gemini: { short: 'sim/gemini-2.5-flash', long: 'sim/bench-long-gemini', template: 'sim/gemini-2.5-flash', upstream: 'gemini-2.5-flash' },
 };
 
-/** The long reply's simulator directive (the same as the stream scenario's, ADR 0087). */
+/** The long reply's simulator directive (the same as the stream scenario's). */
 export const LONG_REPLY_DIRECTIVE = 'reply-tokens=180';
 
 /** The server-side processes of the gateway path whose per-chunk CPU is the adapter's. */

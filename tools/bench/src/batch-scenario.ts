@@ -33,7 +33,7 @@ const figures = (run: RunFigures): LatencyFigures => ({
  * A batch of `lines` chat lines run by the gateway (custom_ids with a space: the providers'
  * batch APIs refuse them, so the batch service runs every line through inference itself), and
  * interactive chat latency at one connection measured before and while it runs: what a batch
- * costs live traffic (ADR 0045).
+ * costs live traffic.
  */
 export async function batchScenario(
   stack: IsolatedStack,

@@ -9,10 +9,10 @@ import { complete, stallOnce, streamOnce, streamPool, type StreamOutcome, type S
 
 /*
  * Many concurrent slow streams held by one gateway and one inference replica (issue 17), then
- * the same with clients that stop reading among them (bounded buffers, ADRs 0016 and 0033).
+ * the same with clients that stop reading among them (bounded buffers).
  */
 
-/** Issue 17's concurrency goals; the readers' slowdown bound is the bench's own (ADR 0055). */
+/** Issue 17's concurrency goals; the readers' slowdown bound is the bench's own. */
 export const CONCURRENCY_GOALS = { rssMB: 300, eventLoopLagP99Ms: 50, readerP99Slowdown: 0.05 } as const;
 
 /** The gateway model of the slow streams, added to the bench stack's catalog. */
@@ -49,13 +49,13 @@ interface CatalogModel {
 /**
  * The stalled clients' model: the catalog's firehose with the simulator's longest reply (100,000
  * tokens, about 10 MB of SSE), so `--stalled-tokens` can ask for more than the loopback socket
- * buffers hold and the gateway's own bounds (ADR 0033) are reached.
+ * buffers hold and the gateway's own bounds are reached.
  */
 export const FIREHOSE_MODEL = 'sim/bench-firehose';
 const FIREHOSE_REPLY_TOKENS = 100_000;
 
 /**
- * The stream scenario's long reply (ADR 0087): 180 tokens, 60 content chunks, so 64 `data:`
+ * The stream scenario's long reply: 180 tokens, 60 content chunks, so 64 `data:`
  * events against the short reply's 12; the difference gives the marginal CPU of a chunk.
  */
 export const LONG_MODEL = 'sim/bench-long';

@@ -91,7 +91,7 @@ export class CpuMeter {
   /**
    * Read and write system calls per request of each named process since construction (the
    * shared stores summed over their processes), to two decimals: how many socket reads and
-   * writes, hence wake-ups, a request costs each process (ADR 0088).
+   * writes, hence wake-ups, a request costs each process.
    */
   syscallsPerRequest(requests: number): Record<string, { read: number; write: number }> {
     const counts: Record<string, { read: number; write: number }> = {};

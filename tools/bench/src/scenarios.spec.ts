@@ -79,7 +79,7 @@ describe('stream scenario figures', () => {
   });
 });
 
-describe('marginal CPU per chunk (ADR 0087)', () => {
+describe('marginal CPU per chunk', () => {
   const at = (short: number, long: number) => ({
     short: streamRun(1, { total: 0, machine: short }),
     long: streamRun(1, { total: 0, machine: long }, 64),

@@ -1,9 +1,9 @@
 /**
  * Counts the events of a `text/event-stream` body as it arrives, without keeping it: `data:`
  * events (the `[DONE]` sentinel included), whether `[DONE]` came, and error chunks (a chunk
- * with an `error` member: the gateway's mid-stream failure, ADR 0016). It also tells when the
+ * with an `error` member: the gateway's mid-stream failure). It also tells when the
  * first byte of the first `data:` line arrived, which is what the bench times as the first
- * token (ADR 0055): comments (`:`) and other fields are not a token.
+ * token: comments (`:`) and other fields are not a token.
  */
 export class SseTally {
   /** `data:` events completed by a blank line, `[DONE]` included. */

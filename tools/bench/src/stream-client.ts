@@ -14,7 +14,7 @@ export interface StreamTarget {
 /** What one stream did, times in ms from just before the request was handed to undici. */
 export interface StreamOutcome {
   status: number;
-  /** First byte of the first `data:` line (ADR 0055); undefined when none came. */
+  /** First byte of the first `data:` line; undefined when none came. */
   firstDataMs: number | undefined;
   /** Whole body read (end or failure). */
   totalMs: number;
@@ -91,7 +91,7 @@ export type StalledEnd = 'complete' | 'cut' | 'still-running';
  * socket and its response is paused: once the response's small buffer (16 KiB) is full, Node's
  * HTTP parser stops reading the socket (`readStop`), the kernel's receive buffer fills and TCP's
  * window closes, so the gateway's writes back up as they would for a real stalled client.
- * `bytesRead` says how much the client took off the socket meanwhile (ADR 0055).
+ * `bytesRead` says how much the client took off the socket meanwhile.
  */
 export interface StalledStream {
   /** Status of the head (0 if none came). */

@@ -20,7 +20,7 @@ export interface StreamTargetSpec extends StreamTarget {
   processes: NamedProcess[];
   /**
    * The same request for a long reply (`LONG_STREAM_EVENTS`-odd events): direct and gateway
-   * only, for the marginal CPU per chunk (ADR 0087).
+   * only, for the marginal CPU per chunk.
    */
   longBody?: string;
 }
@@ -53,7 +53,7 @@ export interface StreamTargetResult {
   /** Per round; `throughput` is the round with the median streams/s. */
   rounds: StreamThroughput[];
   throughput: StreamThroughput;
-  /** Per round, the long-reply run at the same connections (direct and gateway only, ADR 0087). */
+  /** Per round, the long-reply run at the same connections (direct and gateway only). */
   longRounds?: StreamThroughput[];
 }
 
@@ -70,7 +70,7 @@ export interface StreamScenarioResult {
      */
     addedCpuMicrosPerChunk: { total: number; machine: number };
     /**
-     * What one more chunk costs the gateway path, machine-wide µs (ADR 0087): per round,
+     * What one more chunk costs the gateway path, machine-wide µs: per round,
      * ((gateway long − gateway short) − (direct long − direct short)) CPU per stream ÷ (long − short
      * events); the median of the rounds. Absent when no round gave a positive figure (noise larger
      * than the effect) or the long runs were not made.
@@ -264,7 +264,7 @@ const optional = <K extends string>(key: K, value: number | undefined) =>
   value === undefined ? {} : ({ [key]: value } as Record<K, number>);
 
 /**
- * The marginal machine-wide CPU of one more chunk through the gateway (ADR 0087): per round, the
+ * The marginal machine-wide CPU of one more chunk through the gateway: per round, the
  * gateway's extra CPU for the long reply over the short one, less the simulator's and the
  * client's own extra (the direct path's), over the extra events; the median of the rounds that
  * gave a positive figure (a negative one is noise larger than the effect, not a free chunk).
@@ -289,7 +289,7 @@ export function streamGoals(comparison: StreamScenarioResult['comparison']): Goa
   return [
     atMost('time to first token added (mean, 1 connection)', comparison.addedFirstTokenMs.mean, STREAM_GOALS.addedTtftMs, 'ms'),
     atMost(
-      'CPU added per streamed chunk, marginal (machine-wide, ADR 0087)',
+      'CPU added per streamed chunk, marginal (machine-wide)',
       comparison.marginalCpuMicrosPerChunk,
       STREAM_GOALS.addedCpuMicrosPerChunk,
       'µs',

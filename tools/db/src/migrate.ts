@@ -6,7 +6,7 @@ import pg from 'pg';
 /**
  * Applies Prisma-layout SQL migrations (`<dir>/<timestamp>_<name>/migration.sql`) and records
  * them in `_prisma_migrations` exactly as `prisma migrate deploy` does (same table, same
- * sha256 checksums), so the real CLI can take over a database later (docs/adr/0004).
+ * sha256 checksums), so the real CLI can take over a database later.
  * Each migration runs in its own transaction; an advisory lock keeps two runners apart.
  */
 

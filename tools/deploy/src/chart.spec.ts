@@ -237,7 +237,7 @@ describe('inference-gateway chart', () => {
     expect(egressPorts('defaults')).not.toContain('"port":443');
   });
 
-  it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table (ADR 0035)', async () => {
+  it('gives every service its own NATS nkey from its own Secret, and renders the authorization from the subject table', async () => {
     const manifests = render('scaled');
     const values = parse(readFileSync(ci('scaled-values.yaml'), 'utf8')) as { natsAuth: { publicKeys: Record<string, string> } } & Record<
       string,

@@ -29,7 +29,7 @@ export const IMAGE_TARGETS: Record<string, ImageTarget> = {
   inference: service('inference', { include: ['apps/inference/catalog/models.json'] }),
   batch: service('batch'),
   'intern-signing': service('intern-signing'),
-  // The migration runner is erasable TypeScript run by Node itself (ADR 0002); its one
+  // The migration runner is erasable TypeScript run by Node itself; its one
   // dependency is pg. It carries every service's SQL migrations.
   migrate: { entries: ['node_modules/pg/esm/index.mjs'], include: ['tools/db/package.json', 'tools/db/src', 'prisma'] },
   // Node built-ins only.

@@ -1,7 +1,7 @@
 import { isRecord, type Json } from './json.ts';
 
 /**
- * What the gateway's plugins need from a model (the gateway's ADR 0048), deterministic:
+ * What the gateway's plugins need from a model, deterministic:
  * a Llama Guard-style moderation model, an alignment judge, a model that cites the web
  * results a system message hands it, and JSON answers that need repairing.
  */

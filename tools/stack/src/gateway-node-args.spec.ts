@@ -17,7 +17,7 @@ function entrypointOf(dockerfile: string, stage: string): string[] {
   return JSON.parse(line[1]!) as string[];
 }
 
-// The bench and the e2e tests measure the gateway as its image runs it (ADRs 0065, 0085): a flag
+// The bench and the e2e tests measure the gateway as its image runs it: a flag
 // changed on one side only would make the bench's RSS say nothing about a deployed replica.
 describe('the gateway’s Node flags', () => {
   it('are the same in the dev/bench/e2e stack and in the api-gateway image', () => {

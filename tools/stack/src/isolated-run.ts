@@ -53,7 +53,7 @@ export interface IsolatedStack {
   workspaceId: string;
   logDir: string;
   natsUrl: string;
-  /** Each service's nkey seed: the bus requires them (ADR 0035); a test plays a service with its seed. */
+  /** Each service's nkey seed: the bus requires them; a test plays a service with its seed. */
   natsSeeds: BusSeeds;
   /** The gateway's key for principals on the bus (a test signs as the gateway, or forges, with it). */
   principalKeys: PrincipalKeys;
@@ -120,7 +120,7 @@ export class IsolatedStackRun {
     await createTestDatabases(this.prefix);
     signal.throwIfAborted();
     // The run's bus is configured as production's: every service with its own nkey and the
-    // permissions of the table in @gw/contracts, anonymous clients refused (ADR 0035).
+    // permissions of the table in @gw/contracts, anonymous clients refused.
     const natsSeeds = await generateBusSeeds();
     const principalKeys = generatePrincipalKeys();
     const natsNodes = options.natsNodes ?? 1;
@@ -162,7 +162,7 @@ export class IsolatedStackRun {
         OPENAI_BASE_URL: `http://127.0.0.1:${simulatorPort}/openai/v1`,
         OPENAI_API_KEY: '',
         SIGN_RATE_LIMIT: this.kind === 'e2e' ? String(E2E_SIGN_RATE_LIMIT) : '10000000',
-        // Per-key limits (ADR 0033): the suite and the bench share a few keys far past the
+        // Per-key limits: the suite and the bench share a few keys far past the
         // defaults; the e2e tests of the limits give their own keys small overrides.
         KEY_RATE_LIMIT_RPM: '10000000',
         KEY_CONCURRENCY_LIMIT: '1000000',

@@ -11,7 +11,7 @@ import type { DatabaseNames } from './stack.ts';
 /*
  * What an isolated run (integration tests, end-to-end tests, the bench) needs so it never
  * shares state with a developer's stack or another run: databases of its own and a private
- * nats-server (docs/adr/0009).
+ * nats-server.
  */
 
 export const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +48,7 @@ export async function dropTestDatabases(prefix: string): Promise<void> {
 
 export interface PrivateNatsServerOptions {
   /**
-   * Authorization (ADR 0035): each service's user with its nkey and the permissions of
+   * Authorization: each service's user with its nkey and the permissions of
    * `@gw/contracts`'s table; clients without credentials are refused. Unset: no authorization.
    */
   seeds?: BusSeeds;

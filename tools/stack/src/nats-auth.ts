@@ -3,7 +3,7 @@ import type { BusUser, NatsServerConfigOptions } from '@gw/contracts/bus-permiss
 import { nkeys } from '@nats-io/transport-node';
 
 /*
- * Credentials on the bus (ADR 0035): one nkey per service. The seeds are secrets (each
+ * Credentials on the bus: one nkey per service. The seeds are secrets (each
  * service gets its own as NATS_NKEY_SEED); the server configuration holds only the public
  * keys and the permissions derived from `@gw/contracts`'s bus-permissions table.
  *

@@ -8,14 +8,14 @@ import { freePort, httpOk, isPortOpen, waitFor } from './ports.ts';
 
 /*
  * A private NATS cluster for tests: N local nats-server processes joined by routes, JetStream
- * on each with its own store, the same authorization as the single server (ADR 0035). Nodes
+ * on each with its own store, the same authorization as the single server. Nodes
  * stop and start one at a time, as a StatefulSet's rolling upgrade does.
  */
 
 export interface PrivateNatsClusterOptions {
   /** Number of nodes; 3 keeps a JetStream quorum with one down. */
   size?: number;
-  /** The services' users (ADR 0035); unset: no authorization. */
+  /** The services' users; unset: no authorization. */
   seeds?: BusSeeds;
 }
 

@@ -4,7 +4,7 @@ import { WORKSPACE_ROOT } from '@gw/db-tools';
 import { generateBusSeeds, generatePrincipalKeys, publicKeyOf } from './nats-auth.ts';
 
 /*
- * The bus's configuration for deployments (ADR 0035), from the subject table in
+ * The bus's configuration for deployments, from the subject table in
  * @gw/contracts (build it first: `npx nx run contracts:build`):
  *
  *   node tools/stack/src/nats-config.ts permissions   writes k8s/inference-gateway/files/nats-permissions.json,

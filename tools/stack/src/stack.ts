@@ -28,7 +28,7 @@ export const DEV_PLUGIN_MODELS = { MODERATION_MODEL: 'sim/llama-guard', ALIGNMEN
 export interface StackOptions {
   stateDir: string;
   natsUrl: string;
-  /** Each service's nkey seed (NATS_NKEY_SEED) on an authenticated bus (ADR 0035). */
+  /** Each service's nkey seed (NATS_NKEY_SEED) on an authenticated bus. */
   natsSeeds?: BusSeeds;
   /** The gateway's key for principals on the bus: its private half to the gateway, its public half to every service. */
   principalKeys?: PrincipalKeys;
@@ -110,9 +110,9 @@ export interface ProcessSpec {
 /**
  * The gateway's V8 heap flags, exactly as its container image runs it (docker/Dockerfile;
  * `gateway-node-args.spec.ts` holds the two together). The young generation capped at 16 MB per
- * semi-space (ADR 0065): V8 sizes it from the machine's memory (64 MB here), which the gateway's
+ * semi-space: V8 sizes it from the machine's memory (64 MB here), which the gateway's
  * short-lived request garbage fills under load and keeps as RSS. The old generation grows by 40 %
- * over what the last full GC kept (ADR 0085): on a large host V8 lets it grow to 4 times that
+ * over what the last full GC kept: on a large host V8 lets it grow to 4 times that
  * before collecting, and what it grew to stays resident.
  */
 export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'] as const;
@@ -151,7 +151,7 @@ function processSpecs(options: StackOptions, tls: TlsFiles): ProcessSpec[] {
   const searchSimulatorUrl = `http://127.0.0.1:${options.searchSimulatorPort}`;
   // Vertex AI on the simulator: a service account whose key the simulator trusts and inference holds.
   const googleAccount = googleServiceAccountFile(options.stateDir, simulatorUrl);
-  // Server tools (ADR 0041): web search on the search simulator, and web_fetch may reach it
+  // Server tools: web search on the search simulator, and web_fetch may reach it
   // although it is on loopback (an explicit allow-list entry; every other private address stays refused).
   const search = { SEARCH_BACKEND: 'searxng', SEARXNG_URL: searchSimulatorUrl, WEB_FETCH_ALLOWED_ORIGINS: searchSimulatorUrl };
   const services: ProcessSpec[] = [

@@ -115,7 +115,7 @@ export function newOperatorKey(): string {
 export const STACK_OPERATOR_NAME = 'platform';
 
 /**
- * Each service's NATS nkey seed for the local stack (ADR 0035): made once and kept in
+ * Each service's NATS nkey seed for the local stack: made once and kept in
  * `.stack/nats-seeds.json` (gitignored, mode 600), so a restarted stack keeps its identities.
  * The server's configuration is written from their public keys on every `npm run up`.
  */

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const simulatorPort = await choosePort('SIMULATOR_PORT', DEFAULT_SIMULATOR_PORT);
   const simulatorTlsPort = await choosePort('SIMULATOR_TLS_PORT', DEFAULT_SIMULATOR_TLS_PORT);
   const natsPort = await choosePort('NATS_PORT', DEFAULT_NATS_PORT);
-  step(`starting nats-server on ${natsPort} (each service with its own nkey, ADR 0035)`);
+  step(`starting nats-server on ${natsPort} (each service with its own nkey)`);
   const natsSeeds = await devNatsSeeds();
   const nats = await startNatsServer(natsPort, natsSeeds);
   const natsUrl = `nats://127.0.0.1:${natsPort}`;

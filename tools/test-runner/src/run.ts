@@ -26,7 +26,7 @@ step('building, type-checking and linting');
 const checks = run(process.execPath, [nx, 'run-many', '-t', 'build', 'typecheck', 'lint', '--output-style=static']);
 if (checks !== 0) console.error('build, typecheck or lint failed: counted as one failed test');
 
-// Unused, unlisted or unresolved npm dependencies (knip.jsonc, ADR 0073).
+// Unused, unlisted or unresolved npm dependencies (knip.jsonc).
 step('checking dependencies');
 const knip = run(process.execPath, [join(WORKSPACE_ROOT, 'node_modules/knip/bin/knip.js'), '--dependencies', '--no-config-hints']);
 if (knip !== 0) console.error('dependency check (knip) failed: counted as one failed test');

@@ -1,4 +1,4 @@
-/** Batch upload limits (ADR 0044), from the gateway's environment; each refusal is a 413. */
+/** Batch upload limits, from the gateway's environment; each refusal is a 413. */
 export interface BatchLimits {
   maxLines: number;
   maxBytes: number;

@@ -7,7 +7,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
 /**
  * The batch API's own limit per billable entity, the workspace (spec §4.1 429), from the shared
- * rate limiter in Redis (ADR 0019): BATCH_API_RATE_LIMIT_RPM requests a minute over every key
+ * rate limiter in Redis: BATCH_API_RATE_LIMIT_RPM requests a minute over every key
  * of the workspace, on top of each key's own limits. A refusal is 429 with Retry-After.
  */
 @Injectable()

@@ -8,7 +8,7 @@ type WithUpload = FastifyRequest & { [UPLOAD]?: Readable };
 
 /**
  * POST /v1/batches takes bodies far above BODY_LIMIT_BYTES (BATCH_MAX_BYTES, 100 MB by default)
- * and reads them as a stream (ADR 0044): its payload is set aside here, before Fastify's JSON
+ * and reads them as a stream: its payload is set aside here, before Fastify's JSON
  * parser would read it whole into one string, and the parser sees an empty body. The
  * controller parses the stream after authentication; BATCH_MAX_BYTES is enforced while reading.
  */

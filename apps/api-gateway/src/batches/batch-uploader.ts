@@ -44,7 +44,7 @@ interface PendingLine {
 }
 
 /**
- * Reads a POST /v1/batches body as a stream (ADR 0044) with a streaming JSON parser: the
+ * Reads a POST /v1/batches body as a stream with a streaming JSON parser: the
  * header fields first, then each element of `requests` as it completes, so a 100 MB batch is
  * never one string nor one object in memory. Lines are validated one by one and sent to the
  * batch service in chunks (awaited before reading on: the client is slowed, not buffered). The

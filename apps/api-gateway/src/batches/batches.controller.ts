@@ -34,7 +34,7 @@ const TERMINAL_READ_FAILS = {
   410: 'The results are past their 30-day retention',
 };
 
-/** The batch API (issue 13, ADR 0044), answered by the batch service. */
+/** The batch API (issue 13), answered by the batch service. */
 @Controller('v1/batches')
 @UseGuards(BatchRateLimitGuard)
 export class BatchesController {

@@ -7,7 +7,7 @@ import type { ResponseCacheHits } from '../response-cache/cache-hits.service.js'
 import { CancellableInferenceCalls, type InferenceCallCanceller } from './inference-calls.js';
 
 /*
- * ADR 0078: a non-streamed answer is forwarded as the JSON text inference serialised, not parsed
+ * A non-streamed answer is forwarded as the JSON text inference serialised, not parsed
  * and serialised again. The client must not see a difference: the same bytes, status and
  * headers as when the gateway sent the parsed object (Fastify's own serialisation).
  */
@@ -62,7 +62,7 @@ describe('CancellableInferenceCalls.forward', () => {
     expect(sent[0]).toMatchObject({ requestId: expect.any(String) });
   });
 
-  it('answers a response-cache hit the edge found without calling inference (ADR 0140)', async () => {
+  it('answers a response-cache hit the edge found without calling inference', async () => {
     const sent: unknown[] = [];
     const rpc = { sendJson: (_message: unknown, payload: unknown) => (sent.push(payload), Promise.resolve('{}')) } as unknown as RpcClient;
     const asked: unknown[] = [];

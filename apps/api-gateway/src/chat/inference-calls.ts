@@ -30,7 +30,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /**
  * Tells inference to stop a call whose client is gone. The gateway names each inference call
  * (a stream's `streamId`, a non-streamed call's `requestId`); the event
- * `events.inference.stream.cancelled` (ADR 0016; its name predates non-streamed calls) reaches
+ * `events.inference.stream.cancelled` (its name predates non-streamed calls) reaches
  * every inference replica, and the one running the call aborts its provider request.
  */
 @Injectable()
@@ -64,7 +64,7 @@ export class CancellableInferenceCalls {
 
   /**
    * Sends `payload` (with a fresh `requestId`) as `message` and answers `reply` with the answer's
-   * JSON as inference serialised it (ADR 0078: neither parsed nor serialised again here), status
+   * JSON as inference serialised it (neither parsed nor serialised again here), status
    * 200; cancelled when `reply`'s client goes away first. A failure is thrown, for the exception filter.
    */
   async forward<Body extends object, Reply>(

@@ -41,7 +41,7 @@ export interface StreamFraming<Body extends object = Record<string, unknown>> {
   headersOf?(firstPacket: string): Record<string, string> | undefined;
 }
 
-/** OpenAI's chat-completions stream (ADR 0016). */
+/** OpenAI's chat-completions stream. */
 export const CHAT_COMPLETIONS_SSE: StreamFraming<ChatCompletionRequestDto> = {
   message: ChatStream,
   end: DONE,
@@ -61,7 +61,7 @@ function packetText(packet: StreamPacket): string {
  * 429 on every endpoint, ...) is thrown and rendered as the usual JSON envelope. After it,
  * each chunk is written as it arrives (`data: <chunk>\n\n`), a clean end adds
  * `data: [DONE]`, and a failure adds one error chunk (`errorChunk`) and ends without
- * `[DONE]`, so clients raise instead of taking a cut answer for a whole one (ADR 0016).
+ * `[DONE]`, so clients raise instead of taking a cut answer for a whole one.
  * When the client goes away, inference is told to abort the provider call
  * (`InferenceCallCanceller`). Inference sends the chunks as frames, the client's bytes, which
  * are written without being read.
@@ -88,11 +88,11 @@ export class InferenceStreamRelay {
       resendUncommitted: INFERENCE_RESENDS,
       // What a client slower than its provider makes the gateway hold is bounded in bytes, per
       // stream and for the whole process; past either the provider call is cancelled at once
-      // and the stream ends with a slow_consumer error (ADR 0033).
+      // and the stream ends with a slow_consumer error.
       maxBufferedBytes: this.env.STREAM_MAX_BUFFERED_BYTES,
       budget: this.budget,
       onSlowConsumer: () => this.canceller.cancel(streamId),
-      // Flow control (ADR 0084): inference sends at most this far ahead of what the client took
+      // Flow control: inference sends at most this far ahead of what the client took
       // (credit is granted as packets are read, which is after the socket drained), so a client
       // that stopped reading holds one window here and pauses its provider; the bounds above and
       // the stall timeout still end a stream whose client never drains.

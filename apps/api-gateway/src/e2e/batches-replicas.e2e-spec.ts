@@ -5,9 +5,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 /*
- * Issue 13, "Exactly once": two batch replicas share a gateway-run batch under leases
- * (ADR 0045); one is killed with SIGKILL mid-run. Every line is counted: none lost, none twice,
- * and the batch's cost (charged once, ADR 0046) is the exact sum of its lines' costs. A stack
+ * Issue 13, "Exactly once": two batch replicas share a gateway-run batch under leases;
+ * one is killed with SIGKILL mid-run. Every line is counted: none lost, none twice,
+ * and the batch's cost (charged once) is the exact sum of its lines' costs. A stack
  * of its own: two replicas of each service, and short leases so the dead replica's lines come
  * back within seconds.
  */
@@ -43,7 +43,7 @@ beforeAll(async () => {
     replicas: 2,
     // The test needs both replicas running lines of one batch. An idle replica's own poll waits a
     // minute here, so the one that did not take the submit is brought in by the other's
-    // `events.batches.changed` alone (ADR 0083 amended), through the bus permissions of the stack.
+    // `events.batches.changed` alone, through the bus permissions of the stack.
     // The workspace may run 16 lines at once, so both replicas' 8 slots fill when the batch starts:
     // a replica whose claim found the workspace full is not woken by lines finishing elsewhere.
     env: {
@@ -79,7 +79,7 @@ async function call(path: string, init: { method?: string; body?: unknown } = {}
 
 /**
  * A read as a client retrying a retryable answer would do: right after the kill, a request the
- * dead replica had taken answers 503 once the caller notices it is gone (ADR 0025).
+ * dead replica had taken answers 503 once the caller notices it is gone.
  */
 async function read(id: string): Promise<any> {
   for (let attempt = 0; ; attempt++) {

@@ -90,7 +90,7 @@ const lines = {
 
 // Native: the sim models have a provider batch API (the catalog's batch price). Gateway-run: a
 // custom_id the providers' batch APIs refuse (a space) makes the submit answer `native: false`.
-// /v1/responses always runs by the gateway: inference has no provider batch codec for it (ADR 0047).
+// /v1/responses always runs by the gateway: inference has no provider batch codec for it.
 const modes = Object.entries(lines).flatMap(([endpoint, line]) => [
   ...(endpoint === '/v1/responses' ? [] : [{ endpoint, line, mode: 'natively at the provider', id: (n: number) => `line-${n}` }]),
   { endpoint, line, mode: 'by the gateway', id: (n: number) => `line ${n}` },
@@ -130,7 +130,7 @@ describe.each(modes)('a batch on $endpoint run $mode', ({ endpoint, line, mode, 
         'results',
         'status',
         'usage',
-        // OpenAI's batch object beside spec §2.1 (ADR 0103).
+        // OpenAI's batch object beside spec §2.1.
         'input_file_id',
         'output_file_id',
         'error_file_id',

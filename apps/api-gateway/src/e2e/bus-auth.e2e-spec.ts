@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stack } from './e2e-helpers.js';
 
 /*
- * Issue 9 item 6 (ADR 0035): the stack's bus requires each service's own nkey, and a user may
+ * Issue 9 item 6: the stack's bus requires each service's own nkey, and a user may
  * publish and subscribe only what the table in @gw/contracts gives it. Before, any local client
  * could send `management.keys.list` with another workspace's principal and read its keys.
  */
@@ -47,7 +47,7 @@ async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void>
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-describe('the bus refuses clients and requests the subject table does not allow (ADR 0035)', () => {
+describe('the bus refuses clients and requests the subject table does not allow', () => {
   let principal: Principal;
 
   beforeAll(async () => {

@@ -214,7 +214,7 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
     });
   });
 
-  describe("inference's seed alone cannot bill a workspace by publishing usage events (ADR 0138)", () => {
+  describe("inference's seed alone cannot bill a workspace by publishing usage events", () => {
     /** A key of its own, so its usage counts only what this test publishes. */
     let key: { hash: string };
     let keyPrincipal: Principal;

@@ -54,7 +54,7 @@ describe('BYOK credentials through the gateway', () => {
 
   beforeAll(async () => {
     await database.connect();
-    // As inference, the one service that hears about BYOK changes (ADR 0035).
+    // As inference, the one service that hears about BYOK changes.
     nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
     nats.subscribe(EVENTS.byokChanged, { callback: (_error, message) => void events.push(message.string()) });
   });

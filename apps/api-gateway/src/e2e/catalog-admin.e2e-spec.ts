@@ -224,7 +224,7 @@ describe('operator changes', () => {
     });
   });
 
-  it('every change of a catalog entry is in the audit log, read by the operator only (ADR 0142)', async () => {
+  it('every change of a catalog entry is in the audit log, read by the operator only', async () => {
     const short = 'ops/short-lived';
     expect((await http(`/admin/models/${short}`, { method: 'PUT', body: { ...model(PRICES), aliases: [] } })).status).toBe(200);
     expect((await http(`/admin/models/${short}`, { method: 'DELETE' })).status).toBe(200);

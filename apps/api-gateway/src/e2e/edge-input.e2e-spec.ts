@@ -4,7 +4,7 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /*
  * Issue 9, items 1 (edge part), 7 and 8: what reaches the gateway malformed is refused with
- * the spec's envelope (§7.1), never a 500 and never Fastify's or Node's own body (ADR 0034).
+ * the spec's envelope (§7.1), never a 500 and never Fastify's or Node's own body.
  */
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], ...extra });

@@ -14,7 +14,7 @@ const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRet
 const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
 const messages = [{ role: 'user' as const, content: 'Tell me about gateways' }];
 
-/** A management key of a new workspace (management's CLI, ADR 0036). */
+/** A management key of a new workspace (management's CLI). */
 function otherWorkspaceKey(): string {
   const created = execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other'], {
     env: { ...process.env, MANAGEMENT_DATABASE_URL: stack.managementDatabaseUrl },

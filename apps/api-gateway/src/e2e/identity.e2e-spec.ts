@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /*
- * Personal identity by OIDC login (ADR 0037), end to end: the gateway, management and the
+ * Personal identity by OIDC login, end to end: the gateway, management and the
  * local OIDC provider (tools/oidc-provider) of the run, the login driven over HTTP through the
  * provider's login and consent pages. Users of their own (a new workspace each), so the demo
  * user other files rely on is left alone.
@@ -94,7 +94,7 @@ describe('personal identity by OIDC login, end to end', () => {
     const signed = await sign(user.standardKey, { 'x-ori-invoke-user': 'mallory' });
     expect(signed.status).toBe(200);
     expect((signed.body as Record<string, string>)['x-ori-invoke-user']).toBe('alice');
-    // An intern key signs as the person who made it (ADR 0037): its creator is this user.
+    // An intern key signs as the person who made it: its creator is this user.
     const byIntern = await sign(internKey);
     expect(byIntern.status).toBe(200);
     expect((byIntern.body as Record<string, string>)['x-ori-invoke-user']).toBe('alice');

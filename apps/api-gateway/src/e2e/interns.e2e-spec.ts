@@ -34,7 +34,7 @@ function rawRequest(
 }
 
 /** A management key of a second workspace, made by management's CLI. */
-/** A management key of a new workspace, owned by a new user (keys:create, ADR 0036). */
+/** A management key of a new workspace, owned by a new user (keys:create). */
 function otherWorkspaceKey(): { secret: string; userId: string } {
   return JSON.parse(
     execFileSync(process.execPath, ['apps/management/dist/cli/create-key.js', '--json', '--management', '--name', 'other workspace'], {

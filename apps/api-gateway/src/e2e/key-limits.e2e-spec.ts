@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /*
- * Issue 9 item 4 (ADR 0033): per-key limits through the gateway, counted in the real Redis,
+ * Issue 9 item 4: per-key limits through the gateway, counted in the real Redis,
  * and what a client that stops reading a stream may cost the gateway.
  */
 
@@ -201,9 +201,9 @@ describe('a client that reads nothing', () => {
     'is cut: its provider call is cancelled, what the gateway holds is bounded, others are served meanwhile',
     { timeout: 120_000 },
     async () => {
-      // The gateway's cancellation (ADR 0016) is what stops inference's provider call; the
+      // The gateway's cancellation is what stops inference's provider call; the
       // simulator cannot show it here, it hands the whole reply to inference's socket at once.
-      // Inference's credentials: it is the service that listens for cancellations (ADR 0035).
+      // Inference's credentials: it is the service that listens for cancellations.
       const nats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
       const cancelled: string[] = [];
       const subscription = nats.subscribe(EVENTS.callCancelled, { callback: (_error, message) => void cancelled.push(message.string()) });
@@ -242,7 +242,7 @@ describe('a client that reads nothing', () => {
     },
   );
 
-  it('holds about one flow-control window while others stream to the end, then is cut (ADR 0084)', { timeout: 120_000 }, async () => {
+  it('holds about one flow-control window while others stream to the end, then is cut', { timeout: 120_000 }, async () => {
     const nats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'inference')) });
     // The gateway's credentials, to see what inference sends to the gateway's inboxes.
     const gatewayNats = await connectNats({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'api-gateway')) });

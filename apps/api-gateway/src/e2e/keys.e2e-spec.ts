@@ -126,7 +126,7 @@ describe('GET /v1/keys and /v1/keys/{hash}', () => {
     // Still cached: the gateway has not been told yet (this is what the event is for).
     expect((await call('/models', { key: secret })).status).toBe(200);
 
-    // As management, the one publisher of key changes (ADR 0035).
+    // As management, the one publisher of key changes.
     const nats = await connect({ servers: stack.natsUrl, ...natsAuthOptions(busAuth(stack.natsSeeds, 'management')) });
     nats.publish(EVENTS.keysChanged, JSON.stringify({ pattern: EVENTS.keysChanged, data: { keyHashes: [hash] } }));
     await nats.flush();

@@ -20,7 +20,7 @@ const visionMessages = (bytes: number) => [
 ];
 
 /**
- * Issue 9, item 5 (ADR 0031): bodies over NATS's 1 MB max_payload and up to the documented
+ * Issue 9, item 5: bodies over NATS's 1 MB max_payload and up to the documented
  * 10 MB body limit work end to end (gateway -> NATS object store -> inference -> simulator);
  * larger ones get 413 with the envelope. Before: 503 "Message bus unavailable", retryable.
  */

@@ -4,7 +4,7 @@ import { OpenApiResponseCheck, type ObservedResponse } from './openapi-response-
 
 /**
  * Every answer an end-to-end test receives from the gateway is checked against the OpenAPI
- * document the gateway serves (ADR 0053): route, status, content type and JSON schema. Installed
+ * document the gateway serves: route, status, content type and JSON schema. Installed
  * for the whole e2e project (vitest.config.ts `setupFiles`) by wrapping `fetch`, which `call()`
  * and every SDK client of the specs (openai, @anthropic-ai/sdk, @openrouter/sdk, ai, langchain)
  * go through; node:http callers report with `noteAnswer`. A mismatch fails the test it happened in.
@@ -71,6 +71,5 @@ if (!(originalFetch as { checksAnswers?: boolean }).checksAnswers) {
 afterEach(async () => {
   while (log.pending.size > 0) await Promise.allSettled([...log.pending]);
   const problems = log.problems.splice(0);
-  if (problems.length > 0)
-    throw new Error(`Answers that do not match the OpenAPI document (docs/openapi.json, ADR 0053):\n${problems.join('\n')}`);
+  if (problems.length > 0) throw new Error(`Answers that do not match the OpenAPI document (docs/openapi.json):\n${problems.join('\n')}`);
 });

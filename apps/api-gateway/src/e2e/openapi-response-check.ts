@@ -24,7 +24,7 @@ export interface ObservedResponse {
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * Checks answers against the OpenAPI document (ADR 0053): the route (path template and method)
+ * Checks answers against the OpenAPI document: the route (path template and method)
  * must be documented, with the status, with the content type, and a JSON body must match the
  * schema. A path the API does not have may only answer the "no such route" errors as the
  * envelope. JSON Schema 2020-12 (OpenAPI 3.1's dialect) by Ajv.

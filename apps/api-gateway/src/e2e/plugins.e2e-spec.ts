@@ -6,7 +6,7 @@ import { minimalPdfDataUrl } from '@gw/testing';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /**
- * Plugins (issue 12, ADR 0048) through the gateway, with the `openai` client and raw HTTP:
+ * Plugins (issue 12) through the gateway, with the `openai` client and raw HTTP:
  * every plugin id shows its effect or is refused by name. The simulated models answer
  * deterministically (tools/provider-simulator plugin-models.ts): they cite the web results a
  * system message hands them (with `[n]` markers), `sim/llama-guard` flags "bomb", the judge

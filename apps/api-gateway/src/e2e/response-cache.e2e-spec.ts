@@ -81,7 +81,7 @@ afterAll(async () => {
   await generations.end();
 });
 
-describe('the response cache (opt-in, docs/adr/0120)', () => {
+describe('the response cache (opt-in)', () => {
   it('answers the same request twice with one upstream call: the second a hit, same content, cost at the cache price (0)', async () => {
     const messages = question();
     const before = await upstreamCalls();

@@ -5,7 +5,7 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /**
  * The tool kinds of OpenAI's Responses API that clients (Codex, the Agents SDK) send, through
- * the gateway with the `openai` client (ADR 0100). The simulated model calls the tool a prompt
+ * the gateway with the `openai` client. The simulated model calls the tool a prompt
  * names (`call <tool> with <JSON>`, tools/provider-simulator tool-steering.ts).
  */
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });

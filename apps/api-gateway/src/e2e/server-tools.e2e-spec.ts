@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 /**
- * Server tools (issue 12, ADR 0041/0042) through the gateway with the `openai` client: the
+ * Server tools (issue 12) through the gateway with the `openai` client: the
  * simulated model searches when asked (tools/provider-simulator search-agent.ts), inference runs
  * the search on the search simulator, calls the model again, and answers with citations; every
  * model call is its own generation record and the answer's usage is their sum.

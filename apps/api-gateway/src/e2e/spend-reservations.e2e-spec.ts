@@ -47,9 +47,9 @@ async function countedSpend(keyHash: string, answered: number): Promise<number> 
 }
 
 /**
- * Spend is reserved before the call and settled after (ADR 0093), through the real stack with
+ * Spend is reserved before the call and settled after, through the real stack with
  * the openai client: 50 concurrent worst cases never overshoot a key's limit or a workspace's
- * credits; and a stream the client leaves is billed at most its max_tokens (ADR 0095).
+ * credits; and a stream the client leaves is billed at most its max_tokens.
  */
 beforeAll(async () => {
   await management.connect();

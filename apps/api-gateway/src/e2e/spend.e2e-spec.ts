@@ -80,7 +80,7 @@ describe('spend limits, usage and credits through the gateway', () => {
     expect(created.data).toMatchObject({ limit: 0.000000001, limitRemaining: 0.000000001, limitReset: 'daily', usage: 0, disabled: false });
     expect(created.data.hash).toBe(sha256(created.key));
 
-    // A chat's worst case does not fit in the limit: refused before any provider is paid (ADR 0093).
+    // A chat's worst case does not fit in the limit: refused before any provider is paid.
     const costs: string[] = [];
     const refused = await chat(created.key);
     expect(refused.status).toBe(402);

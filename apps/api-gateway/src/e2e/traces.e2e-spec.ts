@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /*
- * Issue 16, traces (ADR 0050, 0051): a stack of its own with tracing ON (the suite's stack runs
+ * Issue 16, traces: a stack of its own with tracing ON (the suite's stack runs
  * with it off, the default), exporting OTLP/JSON to a collector stand-in in this process. One
  * chat completion must make ONE trace: the client's span -> the gateway's HTTP span -> its NATS
  * call -> inference's handler -> the provider attempt -> its undici HTTP call, and the usage

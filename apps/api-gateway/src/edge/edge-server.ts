@@ -10,7 +10,7 @@ import { ClientConnections } from './client-connections.js';
 const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 /**
- * The HTTP server's own deadlines (issue 35, ADR 0091), as Fastify and Node offer them: headers
+ * The HTTP server's own deadlines (issue 35), as Fastify and Node offer them: headers
  * within HEADERS_TIMEOUT_MS, the whole request (headers and body) within REQUEST_TIMEOUT_MS, else
  * 408 (the envelope, `clientErrorHandler`) and the socket closed; idle keep-alive sockets closed
  * after KEEP_ALIVE_TIMEOUT_MS. No socket idle timeout: a stream may be silent for minutes.

@@ -36,7 +36,7 @@ export class EmbeddingsController {
       idempotency: idempotencyOf(request.headers, 'embeddings', body),
       cache: cacheControlsOf(request.headers),
     };
-    // The answer's JSON as inference serialised it, sent as it is (ADR 0078).
+    // The answer's JSON as inference serialised it, sent as it is.
     const answer = await this.rpc.sendJson(EmbeddingsCreate, payload, this.env.INFERENCE_TIMEOUT_MS, {
       resendUncommitted: INFERENCE_RESENDS,
       onReplyHeaders: cacheStatusFrom(reply),

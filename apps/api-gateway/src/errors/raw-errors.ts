@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 
 /**
  * Errors raised before a request reaches a route, which Fastify and Node answer with bodies of
- * their own unless told otherwise (issue 9 item 8, ADR 0034). Every one leaves as the spec's
+ * their own unless told otherwise (issue 9 item 8). Every one leaves as the spec's
  * envelope (§7.1), and none echoes the URL back.
  */
 

@@ -33,7 +33,7 @@ const FILE_ID = { type: 'string', pattern: `${FILE_ID_PATTERN.source}|${BATCH_FI
 const NOT_FOUND = { 404: 'No such file for this key' };
 
 /**
- * OpenAI's files API for the official batch flow (issue 28, ADR 0102), answered by the batch
+ * OpenAI's files API for the official batch flow (issue 28), answered by the batch
  * service: batch input files uploaded here, and each ended batch's output and error files.
  */
 @Controller('v1/files')

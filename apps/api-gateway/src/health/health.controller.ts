@@ -26,7 +26,7 @@ export class HealthController {
   }
 
   /**
-   * Readiness: this replica can serve (ADR 0026): it is connected to NATS and not draining.
+   * Readiness: this replica can serve: it is connected to NATS and not draining.
    * Services being down does not make it unready: every gateway replica would be equally
    * unready, and the routes of a missing service answer 503 envelopes on their own.
    */

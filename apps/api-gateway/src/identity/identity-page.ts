@@ -1,4 +1,4 @@
-/** The small HTML page the browser lands on after the issuer's callback (ADR 0037). */
+/** The small HTML page the browser lands on after the issuer's callback. */
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);

@@ -19,7 +19,7 @@ import { failedPage, linkedPage } from './identity-page.js';
 import { Answers, AnswersHtml, Doc, Fails } from '../openapi/api-docs.js';
 
 /**
- * Personal identity by OIDC login (ADR 0037), answered by management: who am I, start a
+ * Personal identity by OIDC login, answered by management: who am I, start a
  * login (the user's key; returns the issuer's authorization URL), the issuer's callback (no
  * key: the browser arrives from the issuer; the state names the login), unlink.
  */

@@ -6,7 +6,7 @@ import { CHAT_BODY_ACCEPTOR_SCHEMA, acceptsChatCompletionBody } from './chat-bod
 import { DtoPipe, PassThroughBody } from './dto-pipes.js';
 
 /**
- * The compiled acceptor against the rules it sits in front of (ADR 0076): whatever it accepts,
+ * The compiled acceptor against the rules it sits in front of: whatever it accepts,
  * `validateDto(ChatCompletionRequestDto, body, 'keep')` accepts too, and the pipe answers the
  * same thing with and without it (the received body, unchanged; or the same 400).
  */

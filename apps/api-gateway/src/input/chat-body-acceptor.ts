@@ -9,7 +9,7 @@ import {
 } from '@gw/contracts';
 
 /**
- * A compiled acceptor in front of class-validator for `POST /v1/chat/completions` (ADR 0076).
+ * A compiled acceptor in front of class-validator for `POST /v1/chat/completions`.
  * It only ever ACCEPTS: a body it accepts is one `validateDto(ChatCompletionRequestDto, body,
  * 'keep')` accepts too, and the pipe passes it on as received (`PassThroughBody` returns the
  * raw body, so there is no instance to rebuild); anything else — a refusal, or a shape the

@@ -20,7 +20,7 @@ export interface DtoPipeOptions {
   /** `metadata.reason` of the 400, for routes whose errors carry one (interns, spec §7.2). */
   reason?: string;
   /**
-   * Compiled acceptors per DTO class (ADR 0076), for `returns: 'raw'` only: one that says yes
+   * Compiled acceptors per DTO class, for `returns: 'raw'` only: one that says yes
    * passes the body on without class-validator; one that says no (a refusal, or a shape it does
    * not model) leaves the decision and the 400 to class-validator, as without it.
    */
@@ -30,7 +30,7 @@ export interface DtoPipeOptions {
 /**
  * Validates a `@Body()` or `@Query()` against the class the handler declares for it
  * (`@Body(PassThroughBody) body: ChatCompletionRequestDto`), so the handler signature is the
- * contract: what is validated here is what `@nestjs/swagger` documents (ADR 0052).
+ * contract: what is validated here is what `@nestjs/swagger` documents.
  * The class must be imported as a value (not `import type`): a parameter without runtime
  * type metadata is a programming error, answered 500, never an unvalidated body.
  */

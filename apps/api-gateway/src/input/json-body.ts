@@ -1,6 +1,6 @@
 import { GatewayError } from '@gw/errors';
 
-/** Deepest nesting of objects and arrays a body may have (the body itself is level 1; ADR 0034). */
+/** Deepest nesting of objects and arrays a body may have (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 64;
 
 /**
@@ -8,7 +8,7 @@ export const MAX_JSON_DEPTH = 64;
  * never stored: message content, Responses `input` / `instructions`, Anthropic's `system`,
  * tool definitions. NUL is legal JSON text and some clients send it there; everywhere else
  * (names, ids, metadata, model, preset bodies, ...) a string may end up in PostgreSQL, whose
- * `text` refuses NUL (22021), so the edge refuses it first (ADR 0034).
+ * `text` refuses NUL (22021), so the edge refuses it first.
  */
 export const PROVIDER_ONLY_FIELDS: ReadonlySet<string> = new Set(['messages', 'input', 'instructions', 'system', 'tools']);
 

@@ -3,7 +3,7 @@ import { GatewayError } from '@gw/errors';
 import { checkJsonBody, nulAllowedUnder } from './json-body.js';
 
 /**
- * The gateway's one JSON body parser, in place of Fastify's default (ADR 0034): `JSON.parse`
+ * The gateway's one JSON body parser, in place of Fastify's default: `JSON.parse`
  * (V8's parser is iterative, a deep text cannot overflow it), then one iterative walk that
  * refuses what the rest of the pipeline cannot take: nesting deeper than 64 levels (class-
  * transformer recurses and overflowed the stack: 500), NUL in strings that may be stored
@@ -30,7 +30,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
 }
 
 /**
- * The same NUL rule for query strings (ADR 0034): a parameter name or value holding NUL is a
+ * The same NUL rule for query strings: a parameter name or value holding NUL is a
  * 400 naming the parameter, before any route reads it (values may reach a database query).
  */
 export function registerQueryCheck(fastify: FastifyInstance): void {

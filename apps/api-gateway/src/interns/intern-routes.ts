@@ -44,7 +44,7 @@ function send(reply: FastifyReply, error: GatewayError): void {
 /**
  * What the intern routes need before Nest sees a request (Fastify hooks, so they also bound
  * the body read): their own 1 MiB body limit (the gateway's global one is 10 MB), refusal of
- * regional hostnames (421, ADR 0022), JSON-only sign bodies (415), and the sign
+ * regional hostnames (421), JSON-only sign bodies (415), and the sign
  * operation's 10 s deadline, which also covers a body trickling in.
  */
 export function registerInternRouteHooks(fastify: FastifyInstance, regionalHosts: RegExp[]): void {

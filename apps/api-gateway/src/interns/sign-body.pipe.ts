@@ -6,7 +6,7 @@ import { DtoPipe } from '../input/dto-pipes.js';
 const fullCheck = new DtoPipe({ unknown: 'reject', reason: 'invalid_body' });
 
 /**
- * The sign route's body pipe (ADR 0070): the body nearly every signature sends,
+ * The sign route's body pipe: the body nearly every signature sends,
  * `{"bodySha256": "<64 lower-case hex>"}` and nothing else, is accepted by two checks that
  * class-validator would make the same way; any other body (a `route`, an unknown or inherited
  * field, a wrong type or pattern, no object at all) goes through the full `DaemonSignDto`

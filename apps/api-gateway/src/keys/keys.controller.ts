@@ -24,7 +24,7 @@ import { Answers, Doc, Fails, KeyKinds, PathParam } from '../openapi/api-docs.js
 
 const decimalOrNull = (amount: number | null | undefined) => (amount == null ? amount : amountToDecimalString(amount));
 
-/** `rate_limit` on the wire -> the key's overrides (ADR 0033): absent stays absent, null clears. */
+/** `rate_limit` on the wire -> the key's overrides: absent stays absent, null clears. */
 const rateLimits = (limit: KeyRateLimitDto | null | undefined): KeyRateLimits | null | undefined =>
   limit == null ? limit : { requestsPerMinute: limit.requests_per_minute ?? null, concurrentRequests: limit.concurrent_requests ?? null };
 

@@ -8,9 +8,9 @@ import { isPublicRoute } from '../auth/public.decorator.js';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 
 /**
- * Per-key limits at the edge (issue 9 item 4, ADR 0033), after authentication: requests per
+ * Per-key limits at the edge (issue 9 item 4), after authentication: requests per
  * minute and requests or streams in flight, counted in Redis so every replica shares them
- * (`@gw/rate-limit`, ADR 0019), each the key's own override or the gateway's default. A refusal
+ * (`@gw/rate-limit`), each the key's own override or the gateway's default. A refusal
  * is 429 `rate_limit_exceeded` with `Retry-After`; every limited answer carries
  * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (epoch milliseconds, when the window ends).
  * An in-flight slot is held until the response is over (a stream: its last byte, or the
@@ -41,7 +41,7 @@ export class KeyLimitsGuard implements CanActivate {
     const reply = http.getResponse<FastifyReply>();
     const rpm = principal.rateLimits?.requestsPerMinute ?? this.env.KEY_RATE_LIMIT_RPM;
     const concurrency = principal.rateLimits?.concurrentRequests ?? this.env.KEY_CONCURRENCY_LIMIT;
-    // One Redis command for both (ADR 0064): a window refusal takes no slot.
+    // One Redis command for both: a window refusal takes no slot.
     const { rate, slot } = await this.limits.acquire(principal.keyHash, rpm, concurrency);
     if (!rate.degraded) setRateHeaders(reply, rate);
     if (!rate.allowed || !slot) {

@@ -9,10 +9,10 @@ import { createGateway } from '../bootstrap.js';
 import { GatewayEnv } from '../env.js';
 
 /**
- * The gateway's per-key limits (ADR 0033) with the defaults of its configuration, on a real
+ * The gateway's per-key limits with the defaults of its configuration, on a real
  * Redis and a nats-server of its own (stand-ins for management and inference): the
  * configured defaults apply to a key without overrides, a key's override wins, and with Redis
- * unreachable requests go through without rate-limit headers (ADR 0019's fail-open).
+ * unreachable requests go through without rate-limit headers (they fail open).
  */
 describe('per-key limits with the configured defaults', () => {
   let nats: PrivateNatsServer;

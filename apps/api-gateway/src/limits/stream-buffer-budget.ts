@@ -2,7 +2,7 @@ import type { BufferBudget } from '@gw/messaging';
 
 /**
  * The bytes every stream of this gateway process holds for clients slower than their provider,
- * together (GATEWAY_MAX_BUFFERED_BYTES, ADR 0033). Per process by nature: it protects this
+ * together (GATEWAY_MAX_BUFFERED_BYTES). Per process by nature: it protects this
  * process's memory, so it stays in force when Redis is down.
  */
 export class StreamBufferBudget implements BufferBudget {

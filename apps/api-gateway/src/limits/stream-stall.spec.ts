@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { drained } from './stream-stall.js';
 
 /*
- * The stall bound of ADR 0033 on real sockets: a response is written until the socket stops
+ * The stall bound of a stream on real sockets: a response is written until the socket stops
  * taking more; a client that reads nothing is cut after the stall time, one that reads is not.
  */
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 /**
  * Waits until the socket takes more, or is gone. A client that takes nothing for `stallMs`
- * has its connection closed (ADR 0033): the 'close' that follows makes the relay cancel the
+ * has its connection closed: the 'close' that follows makes the relay cancel the
  * provider call, so a reader that stopped reading holds neither memory nor an upstream stream.
  */
 export function drained(raw: Pick<ServerResponse, 'on' | 'off' | 'destroy'>, stallMs: number): Promise<void> {

@@ -20,7 +20,7 @@ export type MessagesErrorBody = ErrorEnvelope & { type: 'error'; error: ErrorEnv
  * The spec §7.1 envelope (code, message, metadata.error_type) with Anthropic's two type
  * fields beside it: `@anthropic-ai/sdk` raises its status class (BadRequestError, ...) from
  * the HTTP status whatever the body, reads `error.message` as `apiMessage` and `error.type`
- * as `type`; on a stream it raises on `event: error` with this body (ADR 0029).
+ * as `type`; on a stream it raises on `event: error` with this body.
  */
 export function messagesErrorBody(envelope: ErrorEnvelope): MessagesErrorBody {
   const type = ANTHROPIC_ERROR_TYPES[envelope.error.code] ?? (envelope.error.code >= 500 ? 'api_error' : 'invalid_request_error');

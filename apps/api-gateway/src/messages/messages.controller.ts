@@ -39,11 +39,11 @@ const TOKEN_COUNT_HEADER = 'x-token-count-source';
 
 /**
  * POST /v1/messages: Anthropic's Messages API for every chat model of the catalog, answered
- * by inference (a message, or Anthropic's SSE events with `stream: true`; ADR 0029). The key
+ * by inference (a message, or Anthropic's SSE events with `stream: true`). The key
  * may come as `x-api-key` as well as a bearer token (ApiKeyGuard). Validation, session header,
  * routing-metadata opt-in, cancellation on disconnect: as on chat completions. `anthropic-beta`
  * goes on to Anthropic-format endpoints; what an endpoint left out is the `x-gateway-warning`
- * header (ADR 0098). POST /v1/messages/count_tokens counts a body's input tokens.
+ * header. POST /v1/messages/count_tokens counts a body's input tokens.
  */
 @Controller('v1')
 export class MessagesController {

@@ -55,7 +55,7 @@ export const Fails = (errors: Record<number, string>) =>
 /**
  * The headers every inference front door reads (chat, responses, messages): the session id and
  * the routing-metadata opt-in under its three spellings (the value is an open enum: only
- * `enabled` turns it on; ADR 0101).
+ * `enabled` turns it on).
  */
 export const InferenceHeaders = () =>
   applyDecorators(
@@ -89,7 +89,7 @@ export const InferenceHeaders = () =>
 /** Which key kinds may call the operation (management, standard, intern), as OpenAPI security alternatives. */
 export const KeyKinds = (...kinds: KeyKind[]) => applyDecorators(...kinds.map((kind) => ApiSecurity(KEY_SCHEMES[kind])));
 
-/** What inference can answer besides the shared errors (spec §7.3 error types; ADR 0029 for upstream statuses). */
+/** What inference can answer besides the shared errors (spec §7.3 error types, and the upstream statuses). */
 export const INFERENCE_FAILS = {
   402: 'reason `key_limit_reached` or `insufficient_credits`',
   403: 'The key may not use this model or provider, or the content was refused',

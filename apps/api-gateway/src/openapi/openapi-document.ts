@@ -38,7 +38,7 @@ interface HandlerFacts {
 
 const operationIdOf = (controller: string, method: string) => `${controller.replace(/Controller$/, '')}_${method}`;
 
-/** The envelope of spec §7.1, `error_type` of §7.3 in its metadata (with `request_id`, ADR 0040). */
+/** The envelope of spec §7.1, `error_type` of §7.3 in its metadata (with `request_id`). */
 const ERROR_ENVELOPE: JsonSchema = {
   type: 'object',
   description: 'Every error (spec §7.1): `code` equals the HTTP status.',
@@ -65,7 +65,7 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
-/** Anthropic's error shape on `/v1/messages`: the envelope plus `type: "error"` and `error.type` (ADR 0029). */
+/** Anthropic's error shape on `/v1/messages`: the envelope plus `type: "error"` and `error.type`. */
 const KEY_DESCRIPTIONS: Record<string, string> = {
   managementKey:
     'A management key (`Authorization: Bearer <key>`): manages keys, BYOK credentials, presets and credits of its workspaces, and may call everything a standard key may.',
@@ -92,7 +92,7 @@ const BUS_ERRORS: Record<string, string> = {
 const BODY_ERRORS: Record<string, string> = { '413': 'Request body too large', '415': 'Unsupported Content-Type: send application/json' };
 const INTERN_ERRORS: Record<string, string> = { '421': 'Interns are served on the global hostname only' };
 
-/** On every answer, streams included (ADR 0040). */
+/** On every answer, streams included. */
 const HEADERS = {
   RequestId: {
     description: "The request's id (the caller's `x-request-id` when valid, else a UUID); also in error envelopes' metadata",
@@ -101,14 +101,14 @@ const HEADERS = {
   RetryAfter: { description: 'Seconds until a request may succeed', schema: { type: 'integer', minimum: 0 } },
 };
 const RESPONSE_HEADERS = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
-/** On a 429 of the key's own limits (ADR 0033). */
+/** On a 429 of the key's own limits. */
 const RETRY_AFTER = { 'retry-after': { $ref: '#/components/headers/RetryAfter' } };
 
 /** Operations answered by the gateway alone, without a service over NATS. */
 const LOCAL_OPERATIONS = new Set(['Health_live', 'Health_ready', 'Health_services', 'OpenApi_document']);
 
 /**
- * The OpenAPI 3.1 document of the public API (ADR 0052), generated from what runs: paths,
+ * The OpenAPI 3.1 document of the public API, generated from what runs: paths,
  * methods, path parameters, request bodies and queries from the controllers and the DTO classes
  * their handlers declare (@nestjs/swagger), schemas with their bounds from the DTOs'
  * class-validator rules (class-validator-jsonschema), response bodies from the view types

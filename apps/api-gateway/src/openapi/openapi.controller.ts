@@ -22,7 +22,7 @@ export class OpenApiDocumentHolder {
   }
 }
 
-/** GET /v1/openapi.json: the OpenAPI 3.1 description of this API (ADR 0052), no key needed. */
+/** GET /v1/openapi.json: the OpenAPI 3.1 description of this API, no key needed. */
 @Controller('v1')
 export class OpenApiController {
   constructor(private readonly holder: OpenApiDocumentHolder) {}

@@ -46,7 +46,7 @@ const CUSTOM_CONSTRAINTS: Record<string, (meta: ValidationMetadata) => JsonSchem
     items: objectWith(/each with a string (\w+)/.exec(String(meta.message))?.[1] ?? 'type'),
   }),
   isAbsent: () => ({ type: 'null' }),
-  // Options are per plugin (ADR 0048) and checked by inference; the ids served are listed.
+  // Options are per plugin and checked by inference; the ids served are listed.
   isPluginList: () => ({
     type: 'array',
     items: {

@@ -43,7 +43,7 @@ describe('Responses stream framing in the gateway', () => {
     expect(data.response).not.toHaveProperty('output');
   });
 
-  it('numbers on from the last event of a packet that holds several frames (ADR 0067)', () => {
+  it('numbers on from the last event of a packet that holds several frames', () => {
     const first = frame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress' } });
     const last =
       frame({ type: 'response.output_text.delta', sequence_number: 6, delta: 'x' }) +

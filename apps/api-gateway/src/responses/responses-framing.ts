@@ -3,7 +3,7 @@ import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/inference-stream.relay.js';
 
 /**
- * The Responses API's stream (ADR 0024): inference sends each semantic event already framed
+ * The Responses API's stream: inference sends each semantic event already framed
  * (`event: <type>\ndata: <json>\n\n`) and ends after `response.completed`, `.incomplete` or
  * `.failed`. A failure the gateway sees itself after the first event (the stream stalled,
  * NATS went away) still ends with `response.failed`: the response of the first event

@@ -12,7 +12,7 @@ import { AnswersOrStreams, Doc, Fails, INFERENCE_FAILS, InferenceHeaders } from 
 
 /**
  * POST /v1/responses (spec §4.5), answered by inference: the spec §2.6 response object, or
- * with `stream: true` OpenAI's semantic events over SSE (ADR 0024). Validation, session
+ * with `stream: true` OpenAI's semantic events over SSE. Validation, session
  * header, routing-metadata opt-in, cancellation on disconnect: as on chat completions. Body
  * fields the gateway neither serves nor refuses are named in `x-gateway-warning`.
  */

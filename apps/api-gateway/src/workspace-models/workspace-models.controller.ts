@@ -11,7 +11,7 @@ import { Answers, Doc, Fails, KeyKinds } from '../openapi/api-docs.js';
 const MODEL_PATH = { name: 'path', description: 'The model id (may hold slashes, raw or as %2F)', schema: { type: 'string' } };
 
 /**
- * A workspace's own models (ADR 0131), answered by management: endpoints on the workspace's own
+ * A workspace's own models, answered by management: endpoints on the workspace's own
  * servers (vLLM, Ollama, its Azure deployment), called with its BYOK credentials and listed, routed
  * and visible for that workspace only; another workspace's is a 404. The admin API's model shape.
  */

@@ -22,7 +22,7 @@ const NO_RESULT_ERROR = {
 } as const;
 
 /**
- * The ends of a batch (ADR 0044): completed, expired, cancelled. Each is one transaction that
+ * The ends of a batch: completed, expired, cancelled. Each is one transaction that
  * takes the batch's row lock first (the compare-and-set transition), so a sweep of another
  * replica and a line finishing at the same moment cannot interleave: the usage and cost stored
  * are the sum of exactly the lines counted in request_counts.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BATCH_TRANSITIONS, isTerminal, sourcesOf } from './batch-transitions.js';
 import { lineUsageOf, sumUsage, usageView } from './line-usage.js';
 
-describe('batch transitions (ADR 0044)', () => {
+describe('batch transitions', () => {
   it('names every status, and exactly completed, failed, expired, cancelled as terminal', () => {
     expect(Object.keys(BATCH_TRANSITIONS).sort()).toEqual([...BATCH_STATUSES].sort());
     expect(BATCH_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'completed', 'expired', 'failed']);

@@ -7,7 +7,7 @@ import type { LineUsage } from './line-usage.js';
 
 export type Tx = Prisma.TransactionClient;
 
-/** Reads and the one compare-and-set write of a batch's status (ADR 0044). */
+/** Reads and the one compare-and-set write of a batch's status. */
 @Injectable()
 export class BatchStore {
   constructor(readonly prisma: PrismaService) {}

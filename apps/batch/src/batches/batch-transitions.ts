@@ -1,7 +1,7 @@
 import type { BatchStatusName } from '@gw/contracts';
 
 /**
- * The batch state machine (docs/adr/0044). Every status change is one compare-and-set UPDATE
+ * The batch state machine. Every status change is one compare-and-set UPDATE
  * (`WHERE status = ANY(from)`), so two replicas racing on the same batch cannot both move it.
  */
 export const BATCH_TRANSITIONS: Readonly<Record<BatchStatusName, readonly BatchStatusName[]>> = {

@@ -24,7 +24,7 @@ import {
 } from '@gw/contracts';
 import { BatchesService } from './batches.service.js';
 
-/** The batch API on NATS (gateway -> batch), ADR 0044. */
+/** The batch API on NATS (gateway -> batch). */
 @Controller()
 export class BatchesController {
   constructor(private readonly batches: BatchesService) {}

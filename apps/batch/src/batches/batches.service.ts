@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000;
 const COMPLETION_WINDOW_MS = DAY_MS;
 export const RESULT_RETENTION_MS = 30 * DAY_MS;
 
-/** The batch API (ADR 0044): uploads, reads with the cost guard, cancel and delete. */
+/** The batch API: uploads, reads with the cost guard, cancel and delete. */
 @Injectable()
 export class BatchesService {
   constructor(
@@ -103,7 +103,7 @@ export class BatchesService {
       where: { id: batch.id },
       data: { submittedAt: this.clock.now(), totalCount: total },
     });
-    // The sweeps start it now rather than at their next idle poll: this replica's, and the others' by the event (ADR 0083).
+    // The sweeps start it now rather than at their next idle poll: this replica's, and the others' by the event.
     this.signals.batchChanged('submitted');
     return batchView(
       submitted,

@@ -6,7 +6,7 @@ import { ensureUsageStream } from '@gw/usage';
 const PUBLISH_TIMEOUT_MS = 5_000;
 
 /**
- * Publishes a batch's one charge to the USAGE stream (ADR 0046) with `Nats-Msg-Id` = the batch
+ * Publishes a batch's one charge to the USAGE stream with `Nats-Msg-Id` = the batch
  * id; management counts it like a generation, once per id in its ledger, so a republish (after
  * a lost PubAck or a crash) charges nothing twice.
  */

@@ -11,7 +11,7 @@ import { ChargePublisher } from './charge-publisher.js';
 export type GuardOutcome = { kind: 'paid' } | { kind: 'insufficient'; cost: Prisma.Decimal; balance: Prisma.Decimal };
 
 /**
- * The cost guard (spec §3.1, ADR 0046). A batch's lines run uncharged; when a finalized batch
+ * The cost guard (spec §3.1). A batch's lines run uncharged; when a finalized batch
  * is read, its summed cost is compared with the workspace's available balance: above it, the
  * read is a 402 and nothing is charged; otherwise the charge is taken exactly once: one
  * compare-and-set (`charged_at IS NULL`) picks the one poll that publishes it, and the event's
@@ -61,7 +61,7 @@ export class CostGuard {
   }
 }
 
-/** The batch's charge as a usage event management counts (ADR 0046): the sums of its lines. */
+/** The batch's charge as a usage event management counts: the sums of its lines. */
 function chargeEvent(batch: Batch, at: Date): UsageRecordedEvent {
   const principal = batch.principal as unknown as Principal;
   const usage = batch.usage as unknown as BatchUsageView | null;

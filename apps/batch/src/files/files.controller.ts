@@ -24,7 +24,7 @@ import {
 } from '@gw/contracts';
 import { FilesService } from './files.service.js';
 
-/** The files API on NATS (gateway -> batch), ADR 0102. */
+/** The files API on NATS (gateway -> batch). */
 @Controller()
 export class FilesController {
   constructor(private readonly files: FilesService) {}

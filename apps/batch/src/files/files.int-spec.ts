@@ -14,7 +14,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /**
- * Uploaded files in the batch service (ADR 0102) against real PostgreSQL: hidden until whole,
+ * Uploaded files in the batch service against real PostgreSQL: hidden until whole,
  * scoped as batches (the workspace; an intern key only its intern's), read part by part, and
  * deleted by the sweep 30 days after creation (unfinished uploads sooner).
  */

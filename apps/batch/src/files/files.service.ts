@@ -25,7 +25,7 @@ const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
 const LINES_PAGE = 1_000;
 
 /**
- * Files of OpenAI's batch flow (ADR 0102): uploads stored in parts in this database, hidden
+ * Files of OpenAI's batch flow: uploads stored in parts in this database, hidden
  * until whole, scoped like batches (the workspace; an intern key sees only its intern's), and
  * deleted 30 days after creation by the sweep. A batch's output and error files are its
  * results, read through the batch; here only their file objects.

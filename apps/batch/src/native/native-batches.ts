@@ -37,7 +37,7 @@ export type NativePoll = { kind: 'waiting' } | { kind: 'ended' | 'cancelled' | '
  * The native path (issue 13, the batchnative contract): a batch whose model has an endpoint with
  * a provider batch API is submitted there through inference (`inference.batches.native.*`),
  * polled with backoff, and its translated results stored as the batch's lines, each once.
- * Inference charges nothing for native lines: they are charged with their batch (ADR 0046).
+ * Inference charges nothing for native lines: they are charged with their batch.
  */
 @Injectable()
 export class NativeBatches {

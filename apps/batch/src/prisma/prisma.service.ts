@@ -16,7 +16,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     });
   }
 
-  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
+  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing. */
   async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }

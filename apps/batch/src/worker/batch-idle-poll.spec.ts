@@ -13,7 +13,7 @@ import { BatchSweeper } from './batch-sweeper.service.js';
 import type { LineClaims } from './line-claims.js';
 import type { LineExecutor } from './line-executor.js';
 
-/** ADR 0083: an idle worker polls every BATCH_IDLE_POLL_MS, and what makes work here wakes it at once. */
+/** An idle worker polls every BATCH_IDLE_POLL_MS, and what makes work here wakes it at once. */
 describe('batch worker idle poll', () => {
   const env = {
     BATCH_WORKER: 'true',

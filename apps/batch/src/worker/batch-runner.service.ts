@@ -7,7 +7,7 @@ import { LineClaims, type ClaimedLine } from './line-claims.js';
 import { LineExecutor } from './line-executor.js';
 
 /**
- * The replica's batch worker (ADR 0045): claims runnable lines under leases, at most
+ * The replica's batch worker: claims runnable lines under leases, at most
  * BATCH_CONCURRENCY at once and BATCH_WORKSPACE_CONCURRENCY per workspace over all replicas,
  * runs each through inference, and stores each result as it finishes. Leases of running lines
  * are renewed; a line that failed retryably is given back. Stopping gives back what it holds.
@@ -85,7 +85,7 @@ export class BatchRunner implements OnApplicationBootstrap, OnModuleDestroy {
         this.running.set(line.id, work);
       }
       // Full, or nothing to run: wait for a line to finish, a wake-up, or the next poll, which is
-      // BATCH_IDLE_POLL_MS when nothing runs here (ADR 0083).
+      // BATCH_IDLE_POLL_MS when nothing runs here.
       if (claimed.length === 0 || this.running.size >= this.env.BATCH_CONCURRENCY) {
         await this.pause(this.running.size === 0 ? this.env.BATCH_IDLE_POLL_MS : this.env.BATCH_POLL_MS);
       }

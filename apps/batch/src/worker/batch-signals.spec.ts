@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BatchSignals } from './batch-signals.js';
 
-/** ADR 0083 (amended): what happens here wakes this replica and is announced; what is heard only wakes. */
+/** What happens here wakes this replica and is announced; what is heard only wakes. */
 describe('BatchSignals', () => {
   function wired() {
     const signals = new BatchSignals();

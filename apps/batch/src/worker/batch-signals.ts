@@ -8,7 +8,7 @@ type Announcer = (reason: BatchWakeReason) => void;
 const SWEEP_REASONS: ReadonlySet<BatchWakeReason> = new Set(['submitted', 'cancelled']);
 
 /**
- * Wake-ups of the worker (ADR 0083): an idle replica polls only every BATCH_IDLE_POLL_MS, so
+ * Wake-ups of the worker: an idle replica polls only every BATCH_IDLE_POLL_MS, so
  * what makes work says so at once. A submitted or cancelled batch wakes the sweeps (which start
  * or cancel it); a batch started, or lines given back by an expired lease, wake the line runner.
  * What happens here wakes this replica and is announced (`onAnnounce`: BatchWakeEvents publishes

@@ -20,11 +20,11 @@ const NATIVE_EXPIRY_GRACE_MS = 3_600_000;
 const UNPAID_RETRY_MS = 60_000;
 
 /**
- * The time-driven moves of every batch (ADR 0044), run by every replica: each move is a
+ * The time-driven moves of every batch, run by every replica: each move is a
  * compare-and-set, so replicas sweeping at once do each move once. All time comes from the
  * injectable clock, so tests call `sweep()` after moving it. Sweeps run every BATCH_POLL_MS
  * while a batch is before its end, every BATCH_IDLE_POLL_MS otherwise, and at once when a
- * batch is submitted or cancelled on this replica or, by `events.batches.changed`, on another (ADR 0083).
+ * batch is submitted or cancelled on this replica or, by `events.batches.changed`, on another.
  */
 @Injectable()
 export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -158,7 +158,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return local;
   }
 
-  /** Native batches due for a poll: their results become lines once the provider has them (ADR 0047 contract). */
+  /** Native batches due for a poll: their results become lines once the provider has them. */
   private async pollNative(): Promise<void> {
     const now = this.clock.now();
     const batches = await this.prisma.batch.findMany({
@@ -242,7 +242,7 @@ export class BatchSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * A finished batch is charged when it ends if the balance can pay (ADR 0046), not only when
+   * A finished batch is charged when it ends if the balance can pay, not only when
    * someone reads it: a batch never read would otherwise never be billed. The charge is the
    * cost guard's one compare-and-set, so a read racing this sweep still charges once; when the
    * balance is short nothing is charged, reads answer 402, and the batch is offered again a

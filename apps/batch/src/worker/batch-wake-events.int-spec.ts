@@ -28,7 +28,7 @@ interface Replica {
 }
 
 /**
- * ADR 0083 (amended): a batch submitted through a replica that runs no worker is started and run
+ * A batch submitted through a replica that runs no worker is started and run
  * at once by the idle worker replicas, told by `events.batches.changed`, and a worker that did not
  * start it is woken by the one that did. Real PostgreSQL (databases of this file's own, so no other
  * file's runners claim these lines) and a private nats-server (no other file's fake inference).

@@ -7,7 +7,7 @@ import { BATCH_ENV, type BatchEnv } from '../env.js';
 import { BatchSignals } from './batch-signals.js';
 
 /**
- * The cross-replica half of BatchSignals (ADR 0083, amended): every wake-up made on this replica
+ * The cross-replica half of BatchSignals (amended): every wake-up made on this replica
  * is published as `events.batches.changed` (core NATS, at most once), and every worker replica
  * hears it (a plain subscription, no queue group), so a batch submitted through any replica,
  * or started on one, is picked up by the idle others at once rather than at their next

@@ -29,7 +29,7 @@ export interface LineOutcome {
 }
 
 /**
- * Leases on lines (ADR 0045): `SELECT … FOR UPDATE SKIP LOCKED` hands each pending line to one
+ * Leases on lines: `SELECT … FOR UPDATE SKIP LOCKED` hands each pending line to one
  * replica, marked `running` with its owner and an expiry the owner renews while the line runs.
  * A line whose lease ran out (its replica died) is made pending again by the sweep. A result is stored only by
  * the lease's current owner, in the same transaction as the batch's counter, so request_counts

@@ -31,7 +31,7 @@ export type LineRun = { kind: 'done'; outcome: LineOutcome } | { kind: 'retry'; 
 /**
  * Runs one line through inference over NATS, as the principal that submitted the batch with
  * `batchId` set on it: inference prices the line and records its usage event, which management
- * leaves uncharged (the batch is charged once, ADR 0046).
+ * leaves uncharged (the batch is charged once).
  */
 @Injectable()
 export class LineExecutor {

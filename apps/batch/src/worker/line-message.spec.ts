@@ -16,7 +16,7 @@ const principal = (): Principal =>
   }) as Principal;
 const body = { model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 
-/* Inference takes inference.chat.create unvalidated (ADR 0056): batch must refuse what inference's pipe refused. */
+/* Inference takes inference.chat.create unvalidated: batch must refuse what inference's pipe refused. */
 describe('a batch line message', () => {
   it('passes a well-formed chat message, unknown top-level fields stripped', async () => {
     const message = (await lineMessage(SUBJECTS.inference.chatCreate, principal(), body)) as Record<string, unknown>;

@@ -48,7 +48,7 @@ export class AnthropicBatchApi implements ProviderBatchApi {
   ) {}
 
   async submit(target: BatchTarget, lines: readonly SubmitLine[]): Promise<Submitted> {
-    markCommitted(); // the provider may run (and bill) the batch from here (ADR 0025)
+    markCommitted(); // the provider may run (and bill) the batch from here
     const created = this.expectOk(
       target,
       await this.call(

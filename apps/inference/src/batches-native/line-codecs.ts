@@ -23,7 +23,7 @@ import type { NormalizedUsage } from '../providers/provider-adapter.js';
 import type { RouteAttempt } from '../routing/route-types.js';
 
 /*
- * One batch line, both ways, with the SAME translation the live endpoint uses (ADR 0047): the
+ * One batch line, both ways, with the SAME translation the live endpoint uses: the
  * gateway-shaped body becomes the provider's request body exactly as the live adapter would
  * build it (OpenAI chat body builder, the Anthropic chat translation, the Messages front door's
  * native body, the embeddings body), and the provider's answer becomes the gateway's own
@@ -203,7 +203,7 @@ const CODECS: Partial<Record<BatchEndpoint, Partial<Record<ProviderFormat, LineC
   '/v1/messages': { anthropic: anthropicMessages, openai: openAiMessages },
   '/v1/embeddings': { openai: openAiEmbeddings },
   // `/v1/responses` is run by the gateway: a Responses request can take several model calls
-  // (server tools, reasoning replays) that one provider batch line cannot (ADR 0047).
+  // (server tools, reasoning replays) that one provider batch line cannot.
 };
 
 /** How this endpoint's lines go through its provider's batch API, if they can. */

@@ -16,7 +16,7 @@ import {
 } from '@gw/contracts';
 import { NativeBatchesService } from './native-batches.service.js';
 
-/** Batch -> inference: batches run at a provider's batch API (ADR 0047). */
+/** Batch -> inference: batches run at a provider's batch API. */
 @Controller()
 export class NativeBatchesController {
   constructor(private readonly batches: NativeBatchesService) {}

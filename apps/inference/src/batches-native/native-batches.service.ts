@@ -63,7 +63,7 @@ function gatewayOnlyReason(lines: NativeBatchSubmitRequest['lines']): string | u
 const ZERO_USAGE: NormalizedUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: false };
 
 /**
- * `inference.batches.native.*` (ADR 0047): a batch run at its provider's batch API. Submit
+ * `inference.batches.native.*`: a batch run at its provider's batch API. Submit
  * picks the first endpoint of the route (provider preferences and BYOK keys as for a live
  * request) that has a batch API for the batch's endpoint, translates every line as the live
  * path would, and submits it; status, cancel and delete act on the provider's batch the handle

@@ -61,7 +61,7 @@ export class OpenAiBatchApi implements ProviderBatchApi {
     const inputFileId = (file as { id?: unknown }).id;
     if (typeof inputFileId !== 'string' || !SAFE_ID.test(inputFileId))
       throw transportFailure(target.provider.id, 'protocol', 'sent a malformed file object');
-    // From here the provider may run (and bill) the batch: the batch service must not resend it (ADR 0025).
+    // From here the provider may run (and bill) the batch: the batch service must not resend it.
     markCommitted();
     const created = await this.call(
       target,

@@ -143,7 +143,7 @@ export class ProviderConfig {
   /**
    * An `openai`-format provider that also serves OpenAI's Responses API at `{baseUrl}/responses`
    * (an `azure` one: at `/openai/v1/responses`, or `/openai/responses?api-version=` with its
-   * apiVersion): `POST /v1/responses` calls it natively instead of translating to chat completions (ADR 0023).
+   * apiVersion): `POST /v1/responses` calls it natively instead of translating to chat completions.
    */
   @IsOptional()
   @IsBoolean()
@@ -325,7 +325,7 @@ export class SearchContextFees {
 
 /**
  * The endpoint's model can run through its provider's batch API (OpenAI's Batch API over its
- * Files API, Anthropic's Message Batches; ADR 0047) at `pricing`, the provider's batch price
+ * Files API, Anthropic's Message Batches) at `pricing`, the provider's batch price
  * (typically half the live price). Absent: batches of this endpoint are run by the gateway.
  */
 export class BatchConfig {

@@ -13,8 +13,8 @@ import type { GenerationRow } from './generation-view.js';
  * for, one prepared statement per set of them (named by it): a key's rows come by the
  * `(workspace_id, key_hash, created_at)` index (compared as char(64); a text comparison cast the
  * column and could use no index), a time range or cursor prunes day partitions (at plan time, or
- * at executor start in a generic plan). Planning each call unnamed cost 15-130 ms of database CPU
- * under load at 39 partitions. The API type is the catalog's kind of the model, so it
+ * at executor start in a generic plan). Planning each call unnamed cost
+ * the database CPU on every call, with dozens of partitions. The API type is the catalog's kind of the model, so it
  * filters by the catalog's embeddings models (static data the rows do not copy).
  */
 export function listStatement(workspaceId: string, filters: ListFilters, limit: number): QueryConfig {

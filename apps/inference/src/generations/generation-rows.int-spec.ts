@@ -10,7 +10,7 @@ import { GenerationPartitions } from './generation-partitions.service.js';
 import { insertGenerations } from './generation-rows.js';
 
 /**
- * The INSERT the consumer ran before ADR 0081 (Prisma's raw multi-row VALUES), kept here as the
+ * The INSERT the consumer ran before the `unnest()` statement (Prisma's raw multi-row VALUES), kept here as the
  * reference the prepared `unnest()` statement must match row for row.
  */
 function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
@@ -32,7 +32,7 @@ function prismaInsert(events: UsageRecordedEvent[]): Prisma.Sql {
 }
 
 /**
- * Differential spec (ADR 0081): the same events written by the old Prisma INSERT and by the
+ * Differential spec: the same events written by the old Prisma INSERT and by the
  * prepared `unnest()` statement give identical rows in every column (compared as PostgreSQL
  * prints them), failure rows, BYOK, estimated counts, odd texts and absent optionals included;
  * redeliveries insert nothing; a value PostgreSQL refuses fails both the same way.

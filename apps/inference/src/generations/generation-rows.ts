@@ -46,7 +46,7 @@ function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
 
 /**
  * One INSERT of any number of generation rows, the same SQL text whatever the count: each column
- * travels as one array parameter and `unnest()` turns them back into rows (ADR 0081). Its name
+ * travels as one array parameter and `unnest()` turns them back into rows. Its name
  * makes node-postgres prepare it once per connection, so PostgreSQL parses and plans it once,
  * not once per batch size as the multi-row VALUES form did. A generation already recorded (a
  * redelivery) is skipped.

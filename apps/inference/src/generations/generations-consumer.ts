@@ -11,12 +11,12 @@ import { insertGenerations } from './generation-rows.js';
  * Writes the `generations` table from the USAGE stream (durable consumer
  * `inference-generations`, shared by every replica): one INSERT per batch (up to 2,000 events) with
  * ON CONFLICT DO NOTHING on the generation id, acknowledged only after the insert committed,
- * so a redelivery inserts nothing new: one row per generation, exactly (docs/adr/0014). The INSERT
+ * so a redelivery inserts nothing new: one row per generation, exactly. The INSERT
  * is one prepared statement over array parameters (`unnest()`), sent on the Prisma client's
- * node-postgres pool without Prisma (ADR 0081: Prisma's createMany, then its raw multi-row
+ * node-postgres pool without Prisma (Prisma's createMany, then its raw multi-row
  * VALUES, cost inference CPU on every batch). A batch
  * the database refuses is split; an event it refuses alone is dead-lettered after
- * CONSUMER_MAX_DELIVERIES deliveries (ADR 0032).
+ * CONSUMER_MAX_DELIVERIES deliveries.
  */
 @Injectable()
 export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
@@ -36,12 +36,12 @@ export class GenerationsConsumer implements OnApplicationBootstrap, OnModuleDest
       batchSize: 20,
       batchWaitMs: 20,
       maxAckPending: 4_096,
-      // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries (ADR 0032).
+      // An event PostgreSQL refuses (22021: NUL in a text) goes to DEAD_LETTERS after this many deliveries.
       maxDeliveries: env.CONSUMER_MAX_DELIVERIES,
       // A workspace's activity shows no generation the gateway did not authorise for it.
       principals: UsagePrincipalVerifier.fromEnv(env),
       write: async (all) => {
-        // A batch's charge (ADR 0046) is no generation: its lines were recorded one by one.
+        // A batch's charge is no generation: its lines were recorded one by one.
         const events = all.filter((event) => event.kind !== 'batch_charge');
         // One statement of 31 array parameters, however many rows (no bind-parameter limit to split for).
         if (events.length === 0) return;

@@ -50,7 +50,7 @@ class DatabaseRelay {
  * Inference's generation records consumer on a real JetStream (a private nats-server, so no
  * other spec's inference consumes its stream) and the real PostgreSQL: a generation the
  * database refuses (a NUL in its session id: 22021) must not hold the events around it, and
- * goes to DEAD_LETTERS after its delivery limit (issue 9, item 1; ADR 0032). A database outage
+ * goes to DEAD_LETTERS after its delivery limit (issue 9, item 1). A database outage
  * must not dead-letter anything.
  */
 describe('generation records: poison events are split out and dead-lettered', () => {
@@ -207,7 +207,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
       'the consumer to be drained',
     );
     expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0, refused: 0 });
-    // ... and counted for Prometheus (ADR 0040), per stream and consumer.
+    // ... and counted for Prometheus, per stream and consumer.
     const metric = await metricsRegistry.getSingleMetric('jetstream_dead_lettered_events_total')!.get();
     expect(metric.values.find((value) => value.labels.consumer === JETSTREAM.consumers.inferenceGenerations)?.value).toBe(2);
     const config = (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config;

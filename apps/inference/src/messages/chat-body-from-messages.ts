@@ -64,7 +64,7 @@ const KEPT_AS_SENT = new Set([
  * are kept as they are; any other field is served by no endpoint (see unservedFields).
  */
 export function chatBodyFromMessages(body: Record<string, unknown>): Record<string, unknown> {
-  // Plugins rewrite the chat form, which the native relay to Anthropic endpoints does not send (ADR 0048).
+  // Plugins rewrite the chat form, which the native relay to Anthropic endpoints does not send.
   refusePluginsOnMessages(body);
   refuseServiceTools(body);
   const chat: Record<string, unknown> = {};
@@ -280,9 +280,9 @@ function toolResultContent(content: unknown, isError: boolean, where: string): s
 }
 
 /**
- * The gateway's server tools (`service:web_search`, ADR 0041) run on /v1/chat/completions and
+ * The gateway's server tools (`service:web_search`) run on /v1/chat/completions and
  * /v1/responses only: the Messages front door relays Anthropic-format bodies natively and has
- * no loop (ADR 0049). A 400 naming them, never a raw tool sent on to the provider.
+ * no loop. A 400 naming them, never a raw tool sent on to the provider.
  */
 function refuseServiceTools(body: Record<string, unknown>): void {
   const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];

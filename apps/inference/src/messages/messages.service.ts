@@ -30,7 +30,7 @@ interface MessageResult {
  * `POST /v1/messages` (Anthropic's Messages API), not streamed: the shared pipeline on the
  * request's chat-completions form (ChatPreparation, one model call, GenerationAccounting),
  * where each attempt either relays the Messages body to an Anthropic-format endpoint or sends
- * the chat form to an OpenAI-format one and translates the answer back (ADR 0029).
+ * the chat form to an OpenAI-format one and translates the answer back.
  */
 @Injectable()
 export class MessagesService {

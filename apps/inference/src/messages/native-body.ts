@@ -48,7 +48,7 @@ export function nativeBetas(request: Record<string, unknown>, callerBetas: reado
 
 /**
  * The body for an Anthropic-format endpoint: the caller's own Messages body, changed only
- * where the gateway must (ADR 0029): the upstream model id, the
+ * where the gateway must: the upstream model id, the
  * end-user id hashed, gateway-only fields left out, and what a preset adds that the request
  * did not set (sampling, stop sequences, tools, thinking, its system prompt first).
  */

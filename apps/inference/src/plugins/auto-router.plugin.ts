@@ -64,7 +64,7 @@ export interface AutoRouterChoice {
 }
 
 /**
- * The auto-router's rule (ADR 0048): the candidates are the catalog's listed chat models the
+ * The auto-router's rule: the candidates are the catalog's listed chat models the
  * gateway can call, within `allowed_models` (wildcards) and outside `excluded_models`, whose
  * context window holds the estimated prompt plus the output budget, which take the request's
  * structural parameters (tools, response_format, reasoning, ...) and read its input kinds

@@ -50,7 +50,7 @@ export function readVerdict(answer: string, model: string): ModerationVerdict {
 }
 
 /**
- * Moderation with a Llama Guard-style model from the catalog (ADR 0048; MODERATION_MODEL): the
+ * Moderation with a Llama Guard-style model from the catalog (MODERATION_MODEL): the
  * conversation's user and assistant turns (text only) go to it, and `unsafe` is a 403
  * `content_policy_violation` naming the categories. `subject` says what was checked: the
  * input before the model call, or the answer (MODERATION_CHECK_OUTPUT) after it.

@@ -69,7 +69,7 @@ export interface StreamTextTransform {
 }
 
 /**
- * The plugin pipeline (ADR 0048) around every chat and Responses model call: `begin` checks
+ * The plugin pipeline around every chat and Responses model call: `begin` checks
  * `plugins` and lets auto-router choose the model (before routing); `prepareInput` runs the
  * prompt plugins on the routed request (moderation of the input, file-parser, web-fetch, web,
  * alignment's instructions, context-compression, in that order); `finishAnswer` runs the

@@ -2,7 +2,7 @@ import { REFUSED_PLUGINS } from '@gw/contracts';
 
 /**
  * Every plugin id a request may name (spec §4.5/§4.6: 13 kinds; the `@openrouter/sdk` models
- * add `switchyard-router`), and for each whether it is built here, where it runs (ADR 0048)
+ * add `switchyard-router`), and for each whether it is built here, where it runs
  * and, for the ones that are not, why. An id missing here is unknown: 400 `unknown_plugin`.
  * A refused one is 400 `unsupported_plugin` with its reason, never silently dropped.
  */

@@ -43,7 +43,7 @@ export function rewriteChunk(event: ChunkEvent, transformOf: (index: number) => 
 }
 
 /**
- * The plugins on a server-tool stream (ADR 0041, 0048), where the loop's last chunk is built by
+ * The plugins on a server-tool stream, where the loop's last chunk is built by
  * the front door: streamed text goes through `strip-citation-markers` as it comes, and the last
  * chunk gets what was held back and the citations of the whole text the client received, over
  * the loop's sources (search results, fetched pages) and the plugins' (web, web-fetch). Without

@@ -7,7 +7,7 @@ import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 /**
  * The inference database (generation records), through the node-postgres driver adapter. The
  * adapter runs on a pool this service creates, `pool`, which the generation writer uses directly
- * for its prepared statement (ADR 0081): one pool of DATABASE_POOL_SIZE connections, not two.
+ * for its prepared statement: one pool of DATABASE_POOL_SIZE connections, not two.
  */
 const logger = new Logger('PrismaService');
 
@@ -29,7 +29,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     this.pool = pool;
   }
 
-  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
+  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing. */
   async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }

@@ -41,7 +41,7 @@ export function namespacedName(namespace: string, name: string): string {
 }
 
 /**
- * The Responses tools as chat tools (ADR 0100): function tools nested, `namespace` tools
+ * The Responses tools as chat tools: function tools nested, `namespace` tools
  * flattened into functions named `<namespace>__<name>`, `custom` and `local_shell` tools as
  * functions taking their input, `web_search*` as the service's own search; other kinds a 400.
  */
@@ -161,7 +161,7 @@ const LOCAL_SHELL_TOOL: Json = {
 };
 
 /**
- * OpenAI's hosted web search, run as the service's own (`service:web_search`, ADR 0041), with
+ * OpenAI's hosted web search, run as the service's own (`service:web_search`), with
  * its domain filter and the user's location (checked where server tools are read).
  */
 function webSearchTool(tool: Json, position: string): Json {

@@ -3,7 +3,7 @@ import { OPENAI_RESPONSES_REASONING_FORMAT } from '../providers/openai-responses
 
 type Json = Record<string, unknown>;
 
-/** Marks `encrypted_content` this gateway wrote (ADR 0023). */
+/** Marks `encrypted_content` this gateway wrote. */
 const PREFIX = 'gwr1.';
 
 /**

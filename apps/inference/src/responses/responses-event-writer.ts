@@ -55,7 +55,7 @@ interface OpenCall {
 type OpenItem = OpenReasoning | OpenMessage | OpenCall;
 
 /**
- * Turns the pipeline's chat stream events into OpenAI's Responses semantic events (ADR 0024),
+ * Turns the pipeline's chat stream events into OpenAI's Responses semantic events,
  * each framed as SSE (`event: <type>` + `data: <json>`) with an increasing `sequence_number`:
  * response.created and .in_progress first; then per output item `output_item.added`, its
  * deltas (`reasoning_summary_*`, `content_part.*` + `output_text.*`, `function_call_arguments.*`)
@@ -131,7 +131,7 @@ export class ResponsesEventWriter {
   }
 
   /**
-   * A server tool the gateway ran between two model calls (ADR 0041): what the model said
+   * A server tool the gateway ran between two model calls: what the model said
    * before it is closed, then the web_search_call item with OpenAI's events; the next call's
    * text opens a new message item.
    */

@@ -163,7 +163,7 @@ describe('Responses request -> internal form (chat body)', () => {
       { role: 'assistant', content: 'X is y.' },
       { role: 'user', content: 'Thanks' },
     ]);
-    // Server tools pass to the internal form as they are; extractServerTools judges them (ADR 0041).
+    // Server tools pass to the internal form as they are; extractServerTools judges them.
     expect(translate({ input: 'Hi', tools: [{ type: 'service:web_search' }], max_tool_calls: 3 }).chatBody).toMatchObject({
       tools: [{ type: 'service:web_search' }],
       max_tool_calls: 3,
@@ -171,7 +171,7 @@ describe('Responses request -> internal form (chat body)', () => {
     expect(refusal({ input: 'Hi', tools: [{ type: 'file_search' }] }).message).toMatch(
       /tools\[0\]: tools of type file_search are not supported: it searches vector stores/,
     );
-    // Plugins pass to the internal form; the plugin pipeline judges and runs them (ADR 0048).
+    // Plugins pass to the internal form; the plugin pipeline judges and runs them.
     expect(translate({ input: 'Hi', plugins: [{ id: 'web' }, { id: 'moderation' }] }).chatBody).toMatchObject({
       plugins: [{ id: 'web' }, { id: 'moderation' }],
     });

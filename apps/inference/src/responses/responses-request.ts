@@ -34,9 +34,9 @@ const SAME_NAME = [
   'trace',
   'debug',
   'reasoning',
-  // Plugins (ADR 0048), run by the plugin pipeline, never sent upstream.
+  // Plugins, run by the plugin pipeline, never sent upstream.
   'plugins',
-  // The server-tool loop's bounds (ADR 0041), read by extractServerTools, never sent upstream.
+  // The server-tool loop's bounds, read by extractServerTools, never sent upstream.
   'max_tool_calls',
   'stop_server_tools_when',
 ] as const;
@@ -61,7 +61,7 @@ export interface TranslatedResponsesRequest {
 
 /**
  * A Responses-API body (already bounded by the gateway's ResponsesRequestDto) as the
- * internal form (ADR 0023): `instructions` and `input` -> messages (function calls and their
+ * internal form: `instructions` and `input` -> messages (function calls and their
  * outputs -> assistant tool calls and tool messages; reasoning items -> the next assistant
  * message's reasoning details), tools -> chat tools (client-tools.ts), `text.format` ->
  * `response_format`, `max_output_tokens` -> `max_completion_tokens`, `prompt` -> the preset
@@ -163,7 +163,7 @@ function toMessages(instructions: unknown, input: unknown, names: ClientToolName
         pendingReasoning.push(...decodeReasoningContent(item));
         break;
       case 'web_search_call':
-        // A search this gateway ran in an earlier response (ADR 0041), sent back with the rest of
+        // A search this gateway ran in an earlier response, sent back with the rest of
         // its output: the answer that used it follows as a message, so there is nothing to replay.
         break;
       case 'item_reference':

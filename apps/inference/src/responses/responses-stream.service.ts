@@ -27,7 +27,7 @@ import { withToolFacts } from '../usage/request-facts.js';
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
  * non-streamed path, the provider's stream (native Responses or chat) turned into OpenAI's
- * semantic events by ResponsesEventWriter, each emitted already framed as SSE (ADR 0024).
+ * semantic events by ResponsesEventWriter, each emitted already framed as SSE.
  * Nothing is emitted before the provider's first event, so a refusal up to then fails the
  * stream and the gateway answers with the error envelope. After it, a failure is told
  * in-band: `response.failed` with the canonical error type, and the stream ends (the tokens
@@ -56,10 +56,10 @@ export class ResponsesStreamService {
     const tools = extractServerTools(prepared.body);
     prepared.body = tools.body;
     if (tools.plan) {
-      // Server tools (ADR 0041): every model call streams into the same response; each server
+      // Server tools: every model call streams into the same response; each server
       // call the gateway runs is a web_search_call item between them.
       let writer: ResponsesEventWriter | undefined;
-      // Plugins on the loop's text (ADR 0048): markers stripped as it streams, citations over all of it at the end.
+      // Plugins on the loop's text: markers stripped as it streams, citations over all of it at the end.
       const text = new LoopStreamText(prepared.plugins);
       try {
         const steps = await runServerToolLoop({
@@ -77,7 +77,7 @@ export class ResponsesStreamService {
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost, found) => {
-            // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+            // The plugins' searches and fetches are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
             const charge = await this.accounting.settle({
@@ -156,7 +156,7 @@ export class ResponsesStreamService {
     try {
       for (let next = opened.first; !next.done; next = await opened.events.next()) {
         tally.add(next.value);
-        // Plugins that rewrite streamed text or cite (ADR 0048).
+        // Plugins that rewrite streamed text or cite.
         writer.add(next.value.type === 'chunk' ? rewriteChunk(next.value, transformOf) : next.value);
       }
     } catch (error) {
@@ -166,7 +166,7 @@ export class ResponsesStreamService {
       writer.fail(toGatewayError(error), usage);
       return;
     }
-    // response.completed waits for the usage event's PubAck (ADR 0030).
+    // response.completed waits for the usage event's PubAck.
     let usage: Awaited<ReturnType<typeof settle>>;
     try {
       usage = await settle('succeeded');

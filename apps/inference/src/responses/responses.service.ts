@@ -21,7 +21,7 @@ import { metadataField } from '../routing/metadata-field.js';
 import { withToolFacts } from '../usage/request-facts.js';
 
 /**
- * `POST /v1/responses` without streaming, on the chat pipeline (ADR 0023): preparation
+ * `POST /v1/responses` without streaming, on the chat pipeline: preparation
  * (ResponsesPreparation -> ChatPreparation), then each step's model call (ModelCalls, native
  * Responses where the catalog says so), each priced and recorded as one generation
  * (GenerationAccounting), then the spec §2.6 response object. A request that fails before an
@@ -63,7 +63,7 @@ export class ResponsesService {
     }> = [];
     const answer = async (): Promise<NormalizedCompletion> => {
       if (toolsPlan) {
-        // Server tools (ADR 0041): the loop's model calls, each its own generation.
+        // Server tools: the loop's model calls, each its own generation.
         const steps = await runServerToolLoop({
           body: prepared.body,
           plan: toolsPlan,
@@ -74,7 +74,7 @@ export class ResponsesService {
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost, found) => {
-            // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+            // The plugins' searches and fetches are charged on the first call.
             const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
             const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
             const charge = await this.accounting.settle({

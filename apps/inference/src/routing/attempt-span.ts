@@ -4,7 +4,7 @@ import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { RouteAttempt } from './route-types.js';
 
 /**
- * One provider call as a span (tracing on only, ADR 0050): `chat {upstream model}`, a client
+ * One provider call as a span (tracing on only): `chat {upstream model}`, a client
  * span with the GenAI attributes, parent of the undici span of the HTTP call. It ends when the
  * provider answered (for a stream: at its response head, when routing knows the attempt won).
  */

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Addresses web_fetch never connects to (ADR 0042): what is not the public internet.
+ * Addresses web_fetch never connects to: what is not the public internet.
  * IPv4: "this" network, private (RFC 1918), carrier-grade NAT, loopback, link-local (cloud
  * metadata at 169.254.169.254), IETF protocol assignments, benchmarking, documentation,
  * multicast, reserved and broadcast. IPv6: unspecified, loopback, unique-local (fc00::/7,

@@ -7,7 +7,7 @@ export interface CitableSource {
 }
 
 /**
- * `url_citation` annotations for the sources a text cites (ADR 0041): each place the text
+ * `url_citation` annotations for the sources a text cites: each place the text
  * names a source's URL, as a Markdown link `[label](url)` (the whole link is the cited span)
  * or the bare URL. Indexes are JavaScript string offsets, as OpenAI's are; in text order.
  */

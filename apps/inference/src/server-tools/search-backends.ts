@@ -21,7 +21,7 @@ export interface SearchOptions {
   location?: SearchLocation;
 }
 
-/** What `service:web_search` runs on (ADR 0041), chosen by SEARCH_BACKEND. */
+/** What `service:web_search` runs on, chosen by SEARCH_BACKEND. */
 export interface SearchBackend {
   readonly name: string;
   search(query: string, count: number, signal?: AbortSignal, options?: SearchOptions): Promise<WebSearchResult[]>;

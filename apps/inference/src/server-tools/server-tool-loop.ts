@@ -52,7 +52,7 @@ export interface LoopInput<Extra> {
 }
 
 /**
- * The server-tool loop (ADR 0041), the same for every front door: call the model; when it
+ * The server-tool loop, the same for every front door: call the model; when it
  * calls server tools (and only those), run them, append the assistant turn and the results,
  * and call it again. A client function tool call in the turn ends the loop: the answer goes
  * back to the client with the client's calls only. Bounds: `stop_server_tools_when` (OR of

@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 /** Spec §4.5 / §8: server-tool agent steps, default and maximum. */
 export const MAX_TOOL_CALLS = 30;
 
-/** The server tools this gateway runs, as `service:<name>` (ADR 0041). */
+/** The server tools this gateway runs, as `service:<name>`. */
 export type ServerToolKind = 'web_search' | 'web_fetch';
 
 const SERVER_TOOLS: Record<ServerToolKind, { description: string; parameters: Json }> = {

@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 type ChunkEvent = Extract<StreamEvent, { type: 'chunk' }>;
 
 /**
- * One streamed model call of the server-tool loop (ADR 0041): what the model writes (text,
+ * One streamed model call of the server-tool loop: what the model writes (text,
  * reasoning) is handed to `forward` as it arrives, without tool call fragments or a finish
  * reason (the loop decides what the client sees of those once the call is over); the whole
  * answer is put together as a NormalizedCompletion for the loop, with the provider's usage or

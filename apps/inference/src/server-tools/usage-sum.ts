@@ -1,5 +1,5 @@
 /**
- * The usage of an answer that took several model calls (ADR 0041): every count and cost summed
+ * The usage of an answer that took several model calls: every count and cost summed
  * field by field (nested details too; null + n = n; booleans OR-ed), costs rounded to the
  * 12 decimal places money is kept in so float sums do not drift from the generation records.
  */

@@ -39,7 +39,7 @@ export class WebFetchError extends Error {
 const TEXT_TYPES = /^(text\/|application\/(xhtml\+xml|xml|json|ld\+json|pdf))/i;
 
 /**
- * web_fetch's HTTP client, guarded against server-side request forgery (ADR 0042): only
+ * web_fetch's HTTP client, guarded against server-side request forgery: only
  * http(s); every host resolved and refused when any of its addresses is private, loopback,
  * link-local, unique-local or otherwise not public (address-rules.ts), the check made in the
  * socket's own lookup so the address connected to is the address checked (no DNS rebinding

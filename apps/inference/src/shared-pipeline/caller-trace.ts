@@ -9,7 +9,7 @@ const MAX_VALUE = 256;
 
 /**
  * The caller's own trace (the body's `trace`, spec §4.5) on the span of the request (tracing on
- * only, ADR 0050): each special key as `gw.caller_trace.<key>`, and when `trace_id` and
+ * only): each special key as `gw.caller_trace.<key>`, and when `trace_id` and
  * `parent_span_id` are W3C ids, a link to that span, so a tracing backend joins the
  * generation to the caller's trace. Other keys are not exported (no destination is configured).
  */

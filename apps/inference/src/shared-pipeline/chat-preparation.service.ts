@@ -34,7 +34,7 @@ export interface PreparedChat {
   plan: PlannedRoute;
   /** The call context every attempt starts from (BYOK attempts add their key). */
   base: ChatCallContext;
-  /** The request's plugins (ADR 0048): what ran before the model, what runs on its answer. */
+  /** The request's plugins: what ran before the model, what runs on its answer. */
   plugins?: PluginSession;
   /** What each of its generations records about the request (preset, router, media counts, moderation time). */
   facts: RequestFacts;
@@ -44,7 +44,7 @@ export interface PreparedChat {
  * What a chat request goes through before its first provider call, streamed or not, in this
  * order: the spend check (402 before anything else), the preset, the plugins' checks and the
  * auto-router's choice, the session id, the workspace's BYOK keys, the routing plan, the spend
- * reservation of its worst case (ADR 0093), then the prompt plugins on the routed request (ADR 0048).
+ * reservation of its worst case, then the prompt plugins on the routed request.
  * The caller ends the reservation when the request ends (`SpendHolds.around`).
  */
 @Injectable()
@@ -73,7 +73,7 @@ export class ChatPreparation {
     options: { presetVariables?: Readonly<Record<string, string>>; stream?: boolean; countOnly?: boolean } = {},
   ): Promise<PreparedChat> {
     const { principal } = request;
-    // Spec §4.5 trace metadata: links this request's span to the caller's trace (ADR 0050).
+    // Spec §4.5 trace metadata: links this request's span to the caller's trace.
     if (tracingEnabled()) recordCallerTrace(request.body.trace);
     assertMaySpend(principal);
     const { body: withPreset, presetId } = await this.presets.apply(principal.workspaceId, request.body, options.presetVariables);

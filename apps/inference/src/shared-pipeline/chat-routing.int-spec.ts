@@ -132,7 +132,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     await prisma.$disconnect();
   });
 
-  /** The raw packets on a reply subject: heartbeats carry the `Gw-Rpc` header (ADR 0025). */
+  /** The raw packets on a reply subject: heartbeats carry the `Gw-Rpc` header. */
   async function packetsOf(subject: string, data: Record<string, unknown>): Promise<Array<{ progress?: string; disposed: boolean }>> {
     const inbox = `_INBOX.commit-${randomUUID()}`;
     const packets: Array<{ progress?: string; disposed: boolean }> = [];

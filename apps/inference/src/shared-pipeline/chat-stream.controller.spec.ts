@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
  * payload unvalidated (trusted in the catalog). That is sound only while their one caller is
  * the gateway, which validates the body at the edge, builds the principal and mints the stream
  * id: another caller must fail here first (and validate with ChatStreamRequest, as batch does
- * for the create subjects, ADR 0056).
+ * for the create subjects).
  */
 describe('the trusted stream subjects', () => {
   it.each([SUBJECTS.inference.chatStream, SUBJECTS.inference.responsesStream, SUBJECTS.inference.messagesStream])(

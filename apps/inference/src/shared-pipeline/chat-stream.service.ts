@@ -75,7 +75,7 @@ export class ChatStreamService {
       : undefined;
     const tally = new StreamTally();
     const kept = (tally.kept = await this.contentLog.keeper(principal));
-    // Plugins that rewrite streamed text or cite (ADR 0048), per choice.
+    // Plugins that rewrite streamed text or cite, per choice.
     const transformOf = streamTransforms(this.plugins, prepared.plugins);
     let firstToken = false;
     const settle = async (status: 'succeeded' | 'failed') => {
@@ -124,7 +124,7 @@ export class ChatStreamService {
       debug.timings.mark('upstream_body_ended');
       emit(JSON.stringify(debugChunkView(head, provenance, { timings: debug.timings.entries })));
     }
-    // The last chunks (usage, then the end) wait for the usage event's PubAck (ADR 0030).
+    // The last chunks (usage, then the end) wait for the usage event's PubAck.
     const { usage, charge } = await settle('succeeded');
     const views = [buildUsageView(usage, charge.upstream, charge.isByok, charge.charged), ...(prepared.plugins?.extraUsage ?? [])];
     if (wantsUsageChunk(body)) emit(JSON.stringify(usageChunkView(head, provenance, views.length > 1 ? sumUsageViews(views) : views[0]!)));
@@ -156,12 +156,12 @@ export interface ServerToolStreamDeps {
 }
 
 /**
- * Server tools on a streamed chat completion (ADR 0041): each model call of the loop is
+ * Server tools on a streamed chat completion: each model call of the loop is
  * streamed and what the model writes reaches the client as it comes (one chunk id for the whole
  * answer); tool call fragments are held back, the server calls run, and the next call streams
  * on. The last chunk carries the client's own tool calls, the citations and the finish reason;
  * the usage chunk the sum of every call (each its own generation record). A failure mid-way
- * fails the stream like any other (ADR 0016).
+ * fails the stream like any other.
  */
 async function streamServerTools(
   deps: ServerToolStreamDeps,
@@ -176,7 +176,7 @@ async function streamServerTools(
   let chunks = 0;
   let settled = 0;
   const text = new LoopStreamText(prepared.plugins);
-  // `debug` (spec §4.6, streaming only) on a loop: per model call, its upstream body before its chunks and its timings after (ADR 0049).
+  // `debug` (spec §4.6, streaming only) on a loop: per model call, its upstream body before its chunks and its timings after.
   const debug = debugOptions(prepared.body);
   let upstreamBody: Record<string, unknown> | undefined;
   if (debug?.echoUpstreamBody) prepared.base.onUpstreamBody = (sent) => (upstreamBody = sent);
@@ -239,7 +239,7 @@ async function streamServerTools(
     settle: async (step, usage, toolCost, found) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
-      // The plugins' searches and fetches (ADR 0048) are charged on the first call.
+      // The plugins' searches and fetches are charged on the first call.
       const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
       const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
       const charge = await deps.accounting.settle({
@@ -265,7 +265,7 @@ async function streamServerTools(
     if (choice.message.tool_calls) delta.tool_calls = choice.message.tool_calls;
     // Nothing streamed (the answer came whole in the end): it goes in this chunk.
     const whole = chunks === 0 ? text.piece(choice.message.content ?? '') : '';
-    // Plugins (ADR 0048): the held-back rest of the text, citations over all of it.
+    // Plugins: the held-back rest of the text, citations over all of it.
     const end = text.finish(sourcesOf(steps.flatMap((step) => step.executed)), choice.message.annotations);
     if (end.annotations) delta.annotations = end.annotations;
     if (chunks === 0) {

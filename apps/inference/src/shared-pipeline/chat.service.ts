@@ -26,8 +26,8 @@ import { withToolFacts } from '../usage/request-facts.js';
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
  * routing plan (routing/), the attempts in order (ModelCalls), then the price and one usage event stored
- * in JetStream before the answer is returned (GenerationAccounting, ADR 0030), and routing metadata when the caller opted in.
- * Server tools (ADR 0041) make it a loop of calls; plugins (ADR 0048) run before the first and on the answer.
+ * in JetStream before the answer is returned (GenerationAccounting), and routing metadata when the caller opted in.
+ * Server tools make it a loop of calls; plugins run before the first and on the answer.
  */
 @Injectable()
 export class ChatService {
@@ -77,7 +77,7 @@ export class ChatService {
       metadataField: metadataField(request),
     });
     const views = steps.map((step) => buildUsageView(step.usage, step.charge.upstream, step.charge.isByok, step.charge.charged));
-    // The answer's usage: every call's, server tool counts included (ADR 0041), the plugins' own calls too (ADR 0048).
+    // The answer's usage: every call's, server tool counts included, the plugins' own calls too.
     const usages = [...views, ...(prepared.plugins?.extraUsage ?? [])];
     // One call (the usual answer): its view, built just above, is the sum; no deep copy (as the stream path does).
     view.usage = usages.length > 1 ? sumUsageViews(usages) : usages[0]!;
@@ -107,7 +107,7 @@ export class ChatService {
     return { id, completion, attempt, tracker, usage, charge };
   }
 
-  /** Server tools (ADR 0041): the loop's model calls, each its own generation; the answer is the last. */
+  /** Server tools: the loop's model calls, each its own generation; the answer is the last. */
   private async loop(
     request: ChatCreateRequest,
     prepared: PreparedChat,

@@ -12,7 +12,7 @@ export interface OpenedStream<E> {
  * Starts one attempt's stream and waits for its first event, so a failure before it can
  * still go to the next endpoint (nothing has reached the client). A stream whose first event
  * is its end, or no answer (`answers` false), answered nothing: a retryable 502. On a stream of
- * frames with a flow-control window, the events after the first wait for the window (ADR 0084).
+ * frames with a flow-control window, the events after the first wait for the window.
  */
 export async function openFirstEvent<E>(
   provider: string,
@@ -30,7 +30,7 @@ export async function openFirstEvent<E>(
       await events.return?.();
       throw emptyStreamFailure(provider);
     }
-    // Flow control (ADR 0084): while the gateway holds a window of this stream unread, the next
+    // Flow control: while the gateway holds a window of this stream unread, the next
     // event is not pulled, so the provider's body is not read (back-pressure to the provider).
     const window = currentStreamWindow();
     return { first, events: window ? gatedByWindow(events, window) : events };

@@ -107,7 +107,7 @@ export class UpstreamClient implements OnModuleDestroy {
     tenantEndpoint = false,
   ): Promise<UpstreamResponse> {
     const dispatcher = this.dispatcherFor(url, tenantEndpoint);
-    // From here the provider may do (and bill) the work: the gateway must not resend this request (ADR 0025).
+    // From here the provider may do (and bill) the work: the gateway must not resend this request.
     markCommitted();
     let response;
     try {
@@ -208,7 +208,7 @@ export class UpstreamClient implements OnModuleDestroy {
   }
 
   /**
-   * Any other provider call (the batch and file APIs, ADR 0047): the raw status and body text,
+   * Any other provider call (the batch and file APIs): the raw status and body text,
    * whatever the status. Same timeouts on a pool of its own whose answers may be as large as
    * a batch's result file; transport failures as in postJson.
    * It does not mark the request committed: a caller whose call makes the provider do (and

@@ -37,7 +37,7 @@ export interface SettleInput {
   finish?: GenerationFinish;
   /** The prompt and completion, built only when the workspace logs content. */
   content?: () => GenerationContentDraft;
-  /** Server tools the gateway ran for this generation (ADR 0041): added to what the workspace pays, BYOK or not. */
+  /** Server tools the gateway ran for this generation: added to what the workspace pays, BYOK or not. */
   toolCost?: Prisma.Decimal;
   /** What the request tells about itself (preset, router, media counts, moderation time). */
   request?: RequestFacts;
@@ -46,7 +46,7 @@ export interface SettleInput {
 /**
  * The end of every generation (chat streamed or not, embeddings): its price
  * (catalog cost, and on BYOK only the gateway fee), one usage event stored in JetStream
- * (resolves after its PubAck: the answer must not leave before, ADR 0030), and the endpoint's
+ * (resolves after its PubAck: the answer must not leave before), and the endpoint's
  * throughput fed back to routing. `metadata()` builds `service_metadata` from the same plan.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import type { RouteAttempt } from '../routing/route-types.js';
 /**
  * A generation's outcome on the span of the request that produced it (the service's handler
  * span, tracing on only): model, provider, the answering attempt, tokens (GenAI conventions)
- * and what was charged (ADR 0050). Amounts as decimal strings, as on the wire.
+ * and what was charged. Amounts as decimal strings, as on the wire.
  */
 export function recordGenerationOnSpan(
   generationId: string,

@@ -40,7 +40,7 @@ export interface GenerationOutcome {
   endpointsTried?: string[];
   attemptStatuses?: number[];
   attemptLatenciesMs?: number[];
-  /** The request's spend reservation, which this generation's cost settles (ADR 0093). */
+  /** The request's spend reservation, which this generation's cost settles. */
   reservationId?: string;
   /** What provider prompt caching took off the catalog price. */
   cacheDiscount?: { toFixed(): string };
@@ -50,7 +50,7 @@ export interface GenerationOutcome {
 /**
  * Publishes ONE `UsageRecordedEvent` per generation to JetStream (`events.usage.recorded`), and
  * `record` resolves only once JetStream acknowledged it: the answer leaves inference after its
- * usage is durable, so a replica that dies right after answering has billed it (ADR 0030).
+ * usage is durable, so a replica that dies right after answering has billed it.
  * Events of concurrent requests go out together (group commit: one publish in flight, what
  * queues behind it goes next as one message). Management counts and bills it, batch prices its
  * lines, and inference's own consumer writes the generation record. Generations that produced
@@ -71,7 +71,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     this.outbox = new UsageOutbox(publisher.publish, {
       maxPending: env.USAGE_OUTBOX_MAX,
       // Group commit: no linger (the request waits for the ack), one publish in flight, and the
-      // events that queued behind it go out together (up to 100 a message). Measured in ADR 0030.
+      // events that queued behind it go out together (up to 100 a message).
       lingerMs: 0,
       concurrency: env.USAGE_PUBLISH_CONCURRENCY,
       onDrop: (event) => this.logger.error(`Usage outbox full: dropped the usage event of generation ${event.generationId}`),
@@ -99,7 +99,7 @@ export class GenerationUsagePublisher implements OnModuleDestroy {
     const idempotent = currentIdempotentRun();
     if (idempotent) return idempotent.defer(event);
     if (!tracingEnabled()) return this.store(event);
-    // The usage event as a producer span; consumers (management's counters) continue its context (ADR 0050).
+    // The usage event as a producer span; consumers (management's counters) continue its context.
     const span = tracer().startSpan(`${EVENTS.usageRecorded} publish`, {
       kind: SpanKind.PRODUCER,
       attributes: {
@@ -213,7 +213,7 @@ export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {
   if (finish?.upstreamId) event.upstreamId = finish.upstreamId.slice(0, 256);
   if (finish?.serviceTier) event.serviceTier = finish.serviceTier.slice(0, 64);
   if (finish?.cancelled) event.cancelled = true;
-  // A batch line (the batch service set it on the principal): charged with its batch (ADR 0046).
+  // A batch line (the batch service set it on the principal): charged with its batch.
   const batchId = outcome.batchId ?? outcome.principal.batchId;
   if (batchId) event.batchId = batchId;
   if (outcome.reservationId) event.reservationId = outcome.reservationId;

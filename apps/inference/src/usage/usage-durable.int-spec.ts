@@ -19,7 +19,7 @@ import { FakeManagement } from '../testing/fake-management.js';
 const ACK_TIMEOUT_MS = 6_000;
 
 /**
- * Issue 9, item 2 (ADR 0030): the answer of a generation leaves inference only after its usage
+ * Issue 9, item 2: the answer of a generation leaves inference only after its usage
  * event is stored in JetStream. The USAGE stream is made deaf to `events.usage.recorded`
  * (its subjects changed: publishes get "no responders", as with the stream missing), so the
  * PubAck cannot come: the answer must wait, and come once the stream takes events again; or,

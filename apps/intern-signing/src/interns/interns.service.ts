@@ -26,7 +26,7 @@ const nameTaken = () =>
 /**
  * The interns resource in `@openrouter/sdk`'s shape. Nothing is provisioned here: an intern
  * is its settings and the hostname its operator gives it; its status stays `stopped` until
- * deleted (ADR 0020).
+ * deleted.
  */
 @Injectable()
 export class InternsService {

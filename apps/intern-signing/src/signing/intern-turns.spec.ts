@@ -52,7 +52,7 @@ describe('InternTurns', () => {
     expect(await refused()).toBe(before + 2);
   });
 
-  it('lets every turn of a batch through when Redis cannot be asked (fail open, ADR 0019)', async () => {
+  it('lets every turn of a batch through when Redis cannot be asked (fail open)', async () => {
     const limiter = new CountingLimiter();
     limiter.down = true;
     const turns = new InternTurns(limiter as unknown as RequestRateLimiter, 1, 'turns-spec');

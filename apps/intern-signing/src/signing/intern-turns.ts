@@ -17,14 +17,14 @@ interface Turn {
 }
 
 /**
- * Intern turns (ADR 0022's 429), counted in Redis through the shared limiter, with the turns of
- * one intern that arrive together counted in ONE command (ADR 0071): the signatures a replica
+ * Intern turns (past them, a 429), counted in Redis through the shared limiter, with the turns of
+ * one intern that arrive together counted in ONE command: the signatures a replica
  * starts in the same tick for an intern add their number to the intern's window counter at
  * once (an atomic INCRBY in rate-limiter-flexible's script), and the counts that add covered,
  * in arrival order, are theirs. That is exactly what one command per turn would have counted
  * (every consume counts, refused or not, and the counter is the same one), at a fraction of the
  * Redis round trips under load. Redis down: every turn of the batch fails open, as the limiter
- * does (ADR 0019).
+ * does.
  */
 export class InternTurns {
   private readonly waiting = new Map<string, Turn[]>();

@@ -25,7 +25,7 @@ export function signingKeyFromSeed(kid: string, seed: Uint8Array): SigningKey {
 /**
  * The keys of `DAEMON_SIGNING_KEYS`: `<kid>:<base64 32-byte seed>[,<kid>:<seed>...]`. The
  * first signs; the others are only published, so signatures made before a rotation still
- * verify while daemons refresh (ADR 0021).
+ * verify while daemons refresh.
  */
 export class SigningKeyRing {
   readonly current: SigningKey;

@@ -17,7 +17,7 @@ export function initSignatureMetrics(): void {
   for (const outcome of SIGNATURE_OUTCOMES) signatures.inc({ outcome }, 0);
 }
 
-/** The hot path's child, bound once: an increment without hashing labels (the sign path is measured, ADR 0043). */
+/** The hot path's child, bound once: an increment without hashing labels (the sign path is measured). */
 const signed = signatures.labels({ outcome: 'signed' });
 
 export function recordSignature(): void {

@@ -14,7 +14,7 @@ export const SIGNING_PROVIDERS: Provider[] = [
   { provide: DaemonSigner, inject: [SigningKeyRing], useFactory: (keys: SigningKeyRing) => new DaemonSigner(keys) },
   {
     // Intern turns per intern and window, counted in Redis so every replica shares the count;
-    // the turns of one intern that arrive together in one command (ADR 0071).
+    // the turns of one intern that arrive together in one command.
     provide: InternTurns,
     inject: [LimiterStore, INTERN_SIGNING_ENV],
     useFactory: (store: LimiterStore, env: InternSigningEnv) =>

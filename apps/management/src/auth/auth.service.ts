@@ -38,7 +38,7 @@ export class AuthService {
     const outOfCredits = key.workspace.creditsTotal.minus(key.workspace.usageTotal).lte(0);
     const spendBlocked: SpendBlock | null = outOfCredits ? 'insufficient_credits' : limitReached ? 'key_limit_reached' : null;
     // Subjects are unique per issuer only: a link made with another issuer than the configured
-    // one names nobody a daemon can tell apart, so it does not count (ADR 0037).
+    // one names nobody a daemon can tell apart, so it does not count.
     const identitySubject = this.oidc.isCurrentIssuer(key.creator.oidcIssuer) ? key.creator.oidcSubject : null;
     const guardrails = await routingGuardrailsOf(this.prisma, key);
     return {

@@ -12,7 +12,7 @@ import { createWorkspaceWithOwner, grantCredits, issueKey } from '../keys/key-is
  * and `--user` it first creates a new workspace owned by the user with `--email`: a new user
  * unless that email exists (then that user also owns the new workspace); without `--email`, a
  * new user `owner-<random>@localhost`. It says which happened. The key acts on its own
- * workspace (ADR 0036). `--credits N` adds N credits to the key's workspace (the dev stack
+ * workspace. `--credits N` adds N credits to the key's workspace (the dev stack
  * seeds SEED_CREDITS, default 100, so chats work once credits are enforced).
  */
 const { values } = parseArgs({

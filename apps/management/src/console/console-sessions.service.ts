@@ -23,7 +23,7 @@ export class ConsoleSessionsService {
   ) {}
 
   async open(input: { issuer: string; subject: string; keyHash: string; expiresAt: Date }): Promise<ConsoleSessionView> {
-    // Links made under another issuer do not count (the same rule as signatures, ADR 0037).
+    // Links made under another issuer do not count (the same rule as signatures).
     if (!this.oidc.isCurrentIssuer(input.issuer)) throw notLinked();
     const user = await this.prisma.user.findFirst({
       where: { oidcSubject: input.subject, oidcIssuer: { in: issuerSpellings(input.issuer) } },

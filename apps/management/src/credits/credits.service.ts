@@ -72,7 +72,7 @@ export class CreditsService {
     return toView(totals);
   }
 
-  /** The one workspace rule (ADR 0036). */
+  /** The one workspace rule. */
   private targetWorkspace(principal: Principal, requested?: string): Promise<string> {
     return this.workspaces.resolveWorkspace(principal, requested);
   }

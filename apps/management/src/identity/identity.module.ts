@@ -5,7 +5,7 @@ import { IdentityController } from './identity.controller.js';
 import { IdentityService } from './identity.service.js';
 import { OidcClient } from './oidc-client.js';
 
-/** Personal identities linked through the OIDC login (ADR 0037); the OIDC client is shared with auth. */
+/** Personal identities linked through the OIDC login; the OIDC client is shared with auth. */
 @Module({
   imports: [PrismaModule, ManagementEventsModule],
   controllers: [IdentityController],

@@ -24,10 +24,10 @@ function requirePersonKey(principal: Principal): void {
 }
 
 /**
- * Personal identities by OIDC login (ADR 0037): the authorization code flow with PKCE, the
+ * Personal identities by OIDC login: the authorization code flow with PKCE, the
  * pending logins in PostgreSQL (shared by replicas, single use, expiring), the pair
  * (issuer, subject) on the user. Signatures name the subject (intern-signing reads it from the
- * principal, ADR 0021).
+ * principal).
  */
 @Injectable()
 export class IdentityService {

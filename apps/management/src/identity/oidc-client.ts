@@ -12,7 +12,7 @@ const ISSUER_TIMEOUT_SECONDS = 10;
  * (and again after a failure, so the service starts even while the issuer is down), the client
  * authenticates with client_secret_basic, and ID tokens are checked for signature too (the
  * non-repudiation checks: openid-client otherwise trusts a token received over TLS from the
- * token endpoint; ADR 0037).
+ * token endpoint).
  */
 @Injectable()
 export class OidcClient {

@@ -23,7 +23,7 @@ export interface CreatedWorkspace extends OwnerRef {
  * Creates a workspace owned by the user with `email`: a new user (whose default workspace it
  * becomes) unless that email exists, in which case that user also owns the new workspace and
  * keeps their default workspace. Either way a key issued here acts on the new workspace only,
- * unless a request names another one its user belongs to (ADR 0036).
+ * unless a request names another one its user belongs to.
  */
 export async function createWorkspaceWithOwner(
   prisma: PrismaClient,

@@ -114,7 +114,7 @@ describe('management key writes over NATS', () => {
     await expect.poll(() => changed).toContain(data.hash);
   });
 
-  it('stores a key’s own rate limits, carries them in its principal, and clears them with null (ADR 0033)', async () => {
+  it('stores a key’s own rate limits, carries them in its principal, and clears them with null', async () => {
     const { data } = await create({ name: 'limited', rateLimits: { requestsPerMinute: 5, concurrentRequests: null } });
     expect((await resolve(data.hash)).rateLimits).toEqual({ requestsPerMinute: 5, concurrentRequests: null });
     await rpc.send<ApiKeyView>(SUBJECTS.management.keysUpdate, { principal, hash: data.hash, rateLimits: { concurrentRequests: 2 } });

@@ -27,7 +27,7 @@ const encoder = new TextEncoder();
  * Every event management publishes, on one connection, in Nest's event packet
  * (`{pattern, data}`, readable by `@EventPattern` and a plain subscription alike). Core NATS,
  * at most once: each event only invalidates a cache whose entries also expire on their own
- * (auth ≤ 60 s, ADR 0007; BYOK 30 s and presets 10 s in inference), so a lost event delays a
+ * (auth ≤ 60 s; BYOK 30 s and presets 10 s in inference), so a lost event delays a
  * change, never loses it. Publishing never blocks or fails the committed write it follows.
  * No event carries a secret: BYOK and preset events name the workspace only.
  */

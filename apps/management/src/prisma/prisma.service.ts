@@ -6,8 +6,8 @@ import { MANAGEMENT_ENV, type ManagementEnv } from '../env.js';
 
 /**
  * The management database, through Prisma 7 and the node-postgres driver adapter. `pool` is
- * the adapter's own pool: the usage counter runs its one prepared statement on it directly
- * (ADR 0082), without a second set of connections.
+ * the adapter's own pool: the usage counter runs its one prepared statement on it directly,
+ * without a second set of connections.
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
@@ -27,7 +27,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     this.pool = pool;
   }
 
-  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing (ADR 0026). */
+  /** The last shutdown phase: consumers stop in earlier hooks and may still be writing. */
   async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }

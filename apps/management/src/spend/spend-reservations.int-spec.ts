@@ -11,7 +11,7 @@ import { UsageCounter } from '../usage/usage-counter.js';
 import { SpendReservations } from './spend-reservations.js';
 
 /**
- * Spend holds in management's database (ADR 0093), on the real PostgreSQL, with two stores on
+ * Spend holds in management's database, on the real PostgreSQL, with two stores on
  * two pools standing for two management replicas: concurrent holds never exceed the limit or
  * the balance, a usage event settles its hold in the statement that counts it, a release frees
  * the rest, and a hold nobody settles lapses.

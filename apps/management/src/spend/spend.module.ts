@@ -4,7 +4,7 @@ import { PrismaService } from '../prisma/prisma.service.js';
 import { SpendController } from './spend.controller.js';
 import { SpendReservations } from './spend-reservations.js';
 
-/** Spend reserved before a call and settled by its usage events (docs/adr/0093). */
+/** Spend reserved before a call and settled by its usage events. */
 @Module({
   imports: [PrismaModule],
   controllers: [SpendController],

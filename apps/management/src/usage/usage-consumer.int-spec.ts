@@ -133,7 +133,7 @@ describe('usage events counted exactly once', () => {
     expect(String((await counters(metered.key.hash)).usage)).toBe('0.25');
   });
 
-  it('leaves batch lines uncharged and counts their batch once, by its batch_charge event (ADR 0046)', async () => {
+  it('leaves batch lines uncharged and counts their batch once, by its batch_charge event', async () => {
     const metered = await newKey();
     const batchId = `batch_${randomUUID().replaceAll('-', '')}`;
     const line = usageEvent({ keyHash: metered.key.hash, cost: '0.5', batchId });

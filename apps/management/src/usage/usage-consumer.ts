@@ -34,7 +34,7 @@ export const USAGE_CONSUMER_OPTIONS = Symbol('USAGE_CONSUMER_OPTIONS');
 export interface UsageConsumerOptions {
   /** Durable consumer name; replicas sharing it share the events (JETSTREAM.consumers.managementUsage). */
   durableName: string;
-  /** Deliveries before an event that cannot be counted goes to DEAD_LETTERS (CONSUMER_MAX_DELIVERIES, ADR 0032). */
+  /** Deliveries before an event that cannot be counted goes to DEAD_LETTERS (CONSUMER_MAX_DELIVERIES). */
   maxDeliveries?: number;
   /** For tests: the first nak delay of a poison event. */
   nakDelayMs?: number;
@@ -43,11 +43,11 @@ export interface UsageConsumerOptions {
 }
 
 /**
- * Counts usage events from the JetStream stream USAGE (docs/adr/0017): a durable pull consumer
+ * Counts usage events from the JetStream stream USAGE: a durable pull consumer
  * with explicit acks hands them over in batches of up to 100 messages (or after 20 ms); each batch is
- * counted by one SQL statement (ADR 0082) and acked only after it committed. A database outage holds the
+ * counted by one SQL statement and acked only after it committed. A database outage holds the
  * batch and retries it; a batch the database refuses is split, and an event it refuses alone is
- * dead-lettered after its delivery limit (ADR 0032); a malformed event is terminated and logged.
+ * dead-lettered after its delivery limit; a malformed event is terminated and logged.
  * Then gateways are told about keys that reached their limit or workspaces that ran dry.
  */
 @Injectable()
@@ -65,7 +65,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       durableName: options.durableName,
       filterSubject: EVENTS.usageRecorded,
       // Messages, each of 1..100 events (a publisher batches under load): up to 100 messages per
-      // statement (ADR 0082), whatever arrived within 20 ms.
+      // statement, whatever arrived within 20 ms.
       batchSize: 100,
       batchWaitMs: 20,
       maxAckPending: 4_000,
@@ -73,7 +73,7 @@ export class UsageConsumer implements OnApplicationBootstrap, BeforeApplicationS
       nakDelayMs: options.nakDelayMs,
       principals: options.principals,
       write: async (batch) => {
-        // Tracing on: a span per event, in the trace of its generation (ADR 0050).
+        // Tracing on: a span per event, in the trace of its generation.
         const spans = tracingEnabled() ? new UsageCountSpans(batch) : undefined;
         let outcome;
         try {

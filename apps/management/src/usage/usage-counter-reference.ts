@@ -26,10 +26,10 @@ const ZERO = new Prisma.Decimal(0);
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * The counting of ADR 0017 before ADR 0082, through Prisma: kept only as the reference the
+ * The counting before the one SQL statement, through Prisma's transaction: kept only as the reference the
  * equivalence spec (usage-counter.int-spec.ts) compares `UsageCounter`'s one statement against.
  *
- * Counts generations exactly once (docs/adr/0017), a batch per transaction: the batch goes
+ * Counts generations exactly once, a batch per transaction: the batch goes
  * into the ledger with one INSERT ... ON CONFLICT DO NOTHING, and only the rows that insert
  * returned are added to their keys' counters and their workspaces' usage, summed per key and
  * period. One transaction does all of it or nothing, so a crash at any point leaves nothing
@@ -46,7 +46,7 @@ export class PrismaUsageCounter {
   }
 
   async countBatch(events: UsageRecordedEvent[], now = new Date()): Promise<CountOutcome> {
-    // Lines of a batch are charged with their batch, by its one `batch_charge` event (ADR 0046).
+    // Lines of a batch are charged with their batch, by its one `batch_charge` event.
     const charged = events.filter((event) => !event.batchId);
     const unique = [...new Map(charged.map((event) => [event.generationId, event])).values()];
     if (unique.length === 0) return { counted: [], keysToRefresh: [] };

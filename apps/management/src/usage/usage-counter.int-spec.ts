@@ -10,7 +10,7 @@ import { UsageCounter, type CountOutcome } from './usage-counter.js';
 import { PrismaUsageCounter } from './usage-counter-reference.js';
 
 /**
- * ADR 0082's one statement against ADR 0017's Prisma transaction it replaced: two identical
+ * The one SQL statement against the Prisma transaction it replaced: two identical
  * worlds (workspaces and keys with the same settings and counters), the same batches counted
  * by each, batch by batch the same outcome and at the end the same table contents. The batches
  * hold what the counting must get right: duplicates in a batch (the last copy wins) and across
@@ -19,7 +19,7 @@ import { PrismaUsageCounter } from './usage-counter-reference.js';
  * the future, an unknown key, limits reached and a workspace running dry. Then, for the new
  * statement alone, counters checked against sums worked out by hand.
  */
-describe('usage counted in one statement (ADR 0082) = the Prisma transaction (ADR 0017)', () => {
+describe('usage counted in one SQL statement = the Prisma transaction it replaced', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });

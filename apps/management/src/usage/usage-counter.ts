@@ -48,7 +48,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * One period's bucket of a key: add to a bucket of the batch's latest period, restart a bucket of
  * an older period at what that period adds, and leave a newer bucket alone (a late event of a
  * past period counts in the totals only). Applying the per-period sums one after the other,
- * oldest first (what ADR 0017's per-group UPDATEs did), ends in exactly this state: an older
+ * oldest first (what the Prisma transaction's per-group UPDATEs did), ends in exactly this state: an older
  * group either added to a bucket the latest group then restarts, or to the latest's own period.
  */
 const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: string, byok: string) => `
@@ -63,7 +63,7 @@ const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: stri
       ${cadence}_period_start = GREATEST(COALESCE(a.${cadence}_period_start, s.${last}), s.${last})`;
 
 /**
- * The whole count of a batch (ADR 0082), one statement, so one round trip and one implicit
+ * The whole count of a batch, one statement, so one round trip and one implicit
  * transaction:
  * 1. `inserted`: the events into the ledger, ON CONFLICT (generation_id) DO NOTHING: what it
  *    returns is what was never counted (a redelivery finds its row and adds nothing);
@@ -71,7 +71,7 @@ const bucket = (cadence: 'daily' | 'weekly' | 'monthly', last: string, own: stri
  *    batch with what that period adds;
  * 3. the keys locked in hash order, then updated; only then (the `count(*)` sub-selects run
  *    first, to completion) the workspaces locked in id order, then updated: the lock order of
- *    ADR 0017, so two replicas' statements cannot deadlock;
+ *    every writer, so two replicas' statements cannot deadlock;
  * 4. the events' spend reservations lowered by their costs, and the workspace and member
  *    budget counters raised (budget-spend-sql.ts), last, under the workspace locks;
  * 5. returned: the counted ids, the limited keys' counters (the limit check needs `now`, done in
@@ -139,7 +139,7 @@ SELECT
     SELECT id FROM updated_workspaces WHERE balance <= 0 AND balance + cost > 0)) AS dry_keys`;
 
 /**
- * Counts generations exactly once (docs/adr/0017), a batch per statement (docs/adr/0082): the
+ * Counts generations exactly once, a batch per statement: the
  * prepared statement above on management's `pg` pool does the ledger insert and every counter
  * update in one round trip. A statement is atomic, so a crash at any point leaves nothing
  * half-counted, and a redelivered event finds its ledger row and adds nothing.
@@ -154,7 +154,7 @@ export class UsageCounter {
   }
 
   async countBatch(events: UsageRecordedEvent[], now = new Date()): Promise<CountOutcome> {
-    // Lines of a batch are charged with their batch, by its one `batch_charge` event (ADR 0046).
+    // Lines of a batch are charged with their batch, by its one `batch_charge` event.
     const charged = events.filter((event) => !event.batchId);
     // A generation twice in one batch is inserted (and counted) once: the last copy, as before.
     const unique = [...new Map(charged.map((event) => [event.generationId, event])).values()];

@@ -4,7 +4,7 @@ import { ATTR, contextOfTraceparent, tracer } from '@gw/telemetry';
 
 /**
  * The counting of a batch of usage events as one consumer span per event, each continuing the
- * trace of the generation it counts (the event's `traceparent`, ADR 0050), so a trace runs from
+ * trace of the generation it counts (the event's `traceparent`), so a trace runs from
  * the gateway to the management counter. Tracing on only; events without a trace context get none.
  */
 export class UsageCountSpans {

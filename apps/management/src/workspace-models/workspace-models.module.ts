@@ -6,7 +6,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { WorkspaceModelsController } from './workspace-models.controller.js';
 import { WorkspaceModelsService } from './workspace-models.service.js';
 
-/** A workspace's own models (ADR 0131); BYOK's resolve sends them to inference with the credentials. */
+/** A workspace's own models; BYOK's resolve sends them to inference with the credentials. */
 @Module({
   imports: [PrismaModule, AuditWriterModule, WorkspacesModule, ManagementEventsModule],
   controllers: [WorkspaceModelsController],

@@ -9,7 +9,7 @@ export class WorkspaceAccessService {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * The workspace a request is about, one rule for every resource (ADR 0036): the one it
+   * The workspace a request is about, one rule for every resource: the one it
    * names (`workspace_id`), when the key's user belongs to it, or else the key's own workspace,
    * the request's default workspace (spec §4.2). Never the user's default workspace: a key
    * of workspace B must not write to A because its user's default is A.

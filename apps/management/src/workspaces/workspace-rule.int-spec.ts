@@ -18,13 +18,13 @@ import { createWorkspaceWithOwner, issueKey, type OwnerRef } from '../keys/key-i
 import { startManagement } from '../spec-helpers.js';
 
 /*
- * ADR 0036: one workspace rule for every resource. A request acts on the workspace it names
+ * One workspace rule for every resource. A request acts on the workspace it names
  * (workspace_id, when the key's user belongs to it) or else on the key's own workspace, never
  * on the user's default workspace. Before, keys and BYOK went to the user's default workspace
  * while presets and credits used the key's: a key of a second workspace whose user's default is
  * the first wrote its keys and credentials into the first.
  */
-describe('the workspace of a request is the one it names or its key’s own (ADR 0036)', () => {
+describe('the workspace of a request is the one it names or its key’s own', () => {
   const databaseUrl = testDatabaseUrl(inject('databasePrefix'), 'management');
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   let service: INestMicroservice;

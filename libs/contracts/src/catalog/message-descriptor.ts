@@ -2,7 +2,7 @@
  * A message on the bus is one object: its declaration (message-routes.ts: subject, callers,
  * tenancy), the class of its payload (validated on receipt) and, as types only, what the caller
  * gets back. `RpcClient.send(KeysGet, payload)` then checks the payload against the subject's class and returns the subject's reply type,
- * so a subject cannot be paired with the wrong payload or read as the wrong answer (ADR 0072).
+ * so a subject cannot be paired with the wrong payload or read as the wrong answer.
  */
 import type { EventDeclaration, RequestDeclaration } from './message-routes.js';
 

@@ -66,7 +66,7 @@ export const REQUEST_DECLARATIONS = {
     keysDelete: forPrincipal('management.keys.delete'),
     /** Intern-signing -> management: an intern is being deleted; its own keys go first. */
     keysDeleteForIntern: request('management.keys.delete-for-intern', ['intern-signing'], REQUEST),
-    /** Batch reads a batch's workspace balance as its stored principal, for the cost guard (ADR 0046). */
+    /** Batch reads a batch's workspace balance as its stored principal, for the cost guard. */
     creditsGet: request('management.credits.get', gatewayAndBatch, PRINCIPAL_OR_GRANT),
     creditsAdd: forPrincipal('management.credits.add'),
     presetsCreateVersion: forPrincipal('management.presets.versions.create'),
@@ -83,9 +83,9 @@ export const REQUEST_DECLARATIONS = {
     byokDelete: forPrincipal('management.byok.delete'),
     /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
     byokResolve: request('management.byok.resolve', ['inference'], WORKSPACE_OR_GRANT),
-    /** Inference -> management: hold a call's worst-case charge before any provider is paid (ADR 0093). */
+    /** Inference -> management: hold a call's worst-case charge before any provider is paid. */
     spendReserve: request('management.spend.reserve', ['inference'], WORKSPACE_OR_GRANT),
-    /** Personal identity by OIDC login (ADR 0037). */
+    /** Personal identity by OIDC login. */
     identityGet: forPrincipal('management.identity.get'),
     identityUnlink: forPrincipal('management.identity.unlink'),
     identityOidcStart: forPrincipal('management.identity.oidc.start'),
@@ -114,7 +114,7 @@ export const REQUEST_DECLARATIONS = {
   inference: {
     health: request('inference.health', gateway, NONE),
     // The front doors: the gateway validated the body with the catalog's class. Batch runs its
-    // lines as the principal the gateway authenticated when the batch was submitted (ADR 0045).
+    // lines as the principal the gateway authenticated when the batch was submitted.
     chatCreate: request('inference.chat.create', gatewayAndBatch, PRINCIPAL_OR_GRANT, { trusted: true }),
     /** Streaming chat: frames of chat-completion chunks. */
     chatStream: forPrincipal('inference.chat.stream', { trusted: true }),
@@ -152,7 +152,7 @@ export const REQUEST_DECLARATIONS = {
     contentLoggingGet: forPrincipal('inference.content-logging.get'),
     contentLoggingSet: forPrincipal('inference.content-logging.set'),
     /**
-     * Batch -> inference: a batch run natively at a provider's batch API (ADR 0047), as the principal
+     * Batch -> inference: a batch run natively at a provider's batch API, as the principal
      * the gateway gave batch at POST /v1/batches. Submit answers `{native: false}` when no endpoint can.
      */
     batchesNativeSubmit: request('inference.batches.native.submit', ['batch'], PRINCIPAL_OR_GRANT),
@@ -167,7 +167,7 @@ export const REQUEST_DECLARATIONS = {
   batch: {
     health: request('batch.health', gateway, NONE),
     /**
-     * Gateway -> batch (ADR 0044): a batch upload opens hidden, gets its lines in chunks, then is submitted.
+     * Gateway -> batch: a batch upload opens hidden, gets its lines in chunks, then is submitted.
      * The gateway signs a batch grant here, which the batch keeps for its lines.
      */
     batchesCreate: request('batch.batches.create', gateway, { actsFor: 'principal', issuesGrant: true, batchGrant: true }),
@@ -181,7 +181,7 @@ export const REQUEST_DECLARATIONS = {
     batchesResults: forPrincipal('batch.batches.results'),
     batchesCancel: forPrincipal('batch.batches.cancel'),
     batchesDelete: forPrincipal('batch.batches.delete'),
-    /** Gateway -> batch (ADR 0102): an upload opens hidden, gets its parts in order, then is completed. */
+    /** Gateway -> batch: an upload opens hidden, gets its parts in order, then is completed. */
     filesCreate: forPrincipal('batch.files.create'),
     filesAppend: forPrincipal('batch.files.parts.append'),
     filesComplete: forPrincipal('batch.files.complete'),
@@ -242,8 +242,8 @@ export const EVENT_DECLARATIONS = {
   /** Gateway -> every inference replica (no queue group): the client of a call, streamed or not, went away. */
   callCancelled: event('events.inference.stream.cancelled', ['api-gateway'], ['inference']),
   /**
-   * Gateway -> the one inference replica running a stream: credit for a flow-controlled stream
-   * (ADR 0084), on `events.inference.stream.credit.<replica>.<stream>` as the replica named it in
+   * Gateway -> the one inference replica running a stream: credit for a flow-controlled stream,
+   * on `events.inference.stream.credit.<replica>.<stream>` as the replica named it in
    * the stream's first message; one wildcard subscription per replica.
    */
   streamCredit: event('events.inference.stream.credit.>', ['api-gateway'], ['inference']),
@@ -253,6 +253,6 @@ export const EVENT_DECLARATIONS = {
   endpointCooled: event('events.routing.endpoint-cooled', ['inference'], ['inference']),
   /** Intern-signing -> every intern-signing replica: forget these interns (the sign path caches them). */
   internsDeleted: event('events.interns.deleted', ['intern-signing'], ['intern-signing']),
-  /** Batch -> every batch replica: a batch was submitted, cancelled or started, or lines given back (ADR 0083). */
+  /** Batch -> every batch replica: a batch was submitted, cancelled or started, or lines given back. */
   batchesChanged: event('events.batches.changed', ['batch'], ['batch']),
 } as const satisfies Record<string, EventDeclaration>;

@@ -5,7 +5,7 @@ export const BATCH_WAKE_REASONS = ['submitted', 'cancelled', 'started', 'lines']
 export type BatchWakeReason = (typeof BATCH_WAKE_REASONS)[number];
 
 /**
- * Batch -> every batch replica (EVENTS.batchesChanged, no queue group; ADR 0083 amended): work
+ * Batch -> every batch replica (EVENTS.batchesChanged, no queue group): work
  * was made on one replica, so the idle others look now rather than at their next idle poll.
  * `submitted` / `cancelled` wake the sweeps (which start or cancel the batch), `started` (a
  * batch now runs here) and `lines` (lines given back by an expired lease) wake the line runner.

@@ -133,7 +133,7 @@ export class UsageRecordedEvent extends ClientHeaders {
 
   /**
    * Set when the generation ran as a line of a batch: management counts it in no balance; the
-   * batch's own `batch_charge` event does, once (ADR 0046).
+   * batch's own `batch_charge` event does, once.
    */
   @IsOptional()
   @IsString()
@@ -141,7 +141,7 @@ export class UsageRecordedEvent extends ClientHeaders {
 
   /**
    * `batch_charge`: not a generation but the one charge of a finalized batch (generationId = the
-   * batch id, the sums of its lines), published by the batch service (ADR 0046). Absent: a generation.
+   * batch id, the sums of its lines), published by the batch service. Absent: a generation.
    */
   @IsOptional()
   @IsIn(['generation', 'batch_charge'])
@@ -182,7 +182,7 @@ export class UsageRecordedEvent extends ClientHeaders {
   @Type(() => UsageDetails)
   usageDetails?: UsageDetails;
 
-  /** The spend reservation this generation settles (ADR 0093): management takes its cost off the hold. */
+  /** The spend reservation this generation settles: management takes its cost off the hold. */
   @IsOptional()
   @IsUUID()
   reservationId?: string;
@@ -227,7 +227,7 @@ export class UsageRecordedEvent extends ClientHeaders {
   @IsBoolean()
   cancelled?: boolean;
 
-  /** The gateway's request id of the generation (`x-request-id`): consumers log with it (ADR 0050). */
+  /** The gateway's request id of the generation (`x-request-id`): consumers log with it. */
   @IsOptional()
   @IsString()
   @MaxLength(128)
@@ -236,7 +236,7 @@ export class UsageRecordedEvent extends ClientHeaders {
   /**
    * W3C trace context of the generation's usage publish span, set only while tracing is on:
    * a consumer's span continues that trace. In the body because one message may carry many
-   * events of as many traces; a message of one event carries it as a header too (ADR 0050).
+   * events of as many traces; a message of one event carries it as a header too.
    */
   @IsOptional()
   @Matches(TRACEPARENT_PATTERN)

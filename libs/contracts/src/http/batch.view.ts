@@ -1,6 +1,6 @@
 /**
  * Public shapes of the batch API (spec §2.1, §2.1.1, §2.1.2; OpenAI's batch list envelope).
- * Status values and the terminal set: spec §3.1 and docs/adr/0044.
+ * Status values and the terminal set: spec §3.1.
  */
 export const BATCH_STATUSES = [
   'validating',

@@ -30,12 +30,12 @@ export interface ChatCompletionChunkView {
   service_metadata?: ServiceMetadataView;
   /** The same, under the name `X-OpenRouter-Metadata` asks for (what `@openrouter/sdk` parses). */
   openrouter_metadata?: ServiceMetadataView;
-  /** Server tools the gateway ran for the model (ADR 0041), one chunk without choices per step. */
+  /** Server tools the gateway ran for the model, one chunk without choices per step. */
   server_tool_calls?: ServerToolCallChunkView[];
 }
 
 export interface ChatStreamDebugView {
-  /** With server tools (ADR 0041, 0049): which model call of the loop this debug chunk describes (1-based). */
+  /** With server tools: which model call of the loop this debug chunk describes (1-based). */
   step?: number;
   /** The exact body sent to the provider (`debug.echo_upstream_body: true`). */
   echo_upstream_body?: Record<string, unknown>;
@@ -47,7 +47,7 @@ export interface ChatStreamDebugView {
   }>;
 }
 
-/** One server tool call in a chat stream's step chunk (ADR 0041). */
+/** One server tool call in a chat stream's step chunk. */
 export interface ServerToolCallChunkView {
   id: string;
   type: 'web_search' | 'web_fetch';

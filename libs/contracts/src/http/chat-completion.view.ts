@@ -106,7 +106,7 @@ export interface ChatUsageView {
   is_byok: boolean;
   /**
    * Both spellings of the split: `prompt`/`completions` as OpenRouter's chat clients read it,
-   * `input`/`output` as spec §2.6 names it for responses (docs/adr/0006).
+   * `input`/`output` as spec §2.6 names it for responses.
    */
   cost_details: {
     upstream_inference_cost: number | null;

@@ -11,7 +11,7 @@ export interface EmbeddingsUsageView {
   /** Credits charged, a decimal rendered as a JSON number. */
   cost: number;
   is_byok: boolean;
-  /** Same spellings as the chat usage (docs/adr/0006); the completion side is always 0. */
+  /** Same spellings as the chat usage; the completion side is always 0. */
   cost_details: {
     upstream_inference_cost: number | null;
     upstream_inference_prompt_cost: number;

@@ -26,7 +26,7 @@ export interface ProviderResponseView {
 /**
  * `GET /v1/generation`'s `data`, the fields of `@openrouter/sdk`'s `GenerationResponseData`.
  * Token counts are the provider's own (the gateway does not re-tokenize), so `tokens_*` and
- * `native_tokens_*` are equal. A field the gateway does not record is null (docs/adr/0108).
+ * `native_tokens_*` are equal. A field the gateway does not record is null.
  */
 export interface GenerationView {
   id: string;

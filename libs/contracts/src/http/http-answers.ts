@@ -45,7 +45,7 @@ import type {
 
 /**
  * Every JSON body the public API answers, one named type each: the OpenAPI document's response
- * schemas are generated from this file (`npm run openapi`, ADR 0052), so a new answer shape is
+ * schemas are generated from this file (`npm run openapi`), so a new answer shape is
  * a new line here and a name in its controller's `@Answers(...)`.
  */
 export type ApiKeyAnswer = DataEnvelope<ApiKeyView>;
@@ -93,7 +93,7 @@ export interface HealthAnswer {
   status: 'ok';
 }
 
-/** GET /health/ready when this replica cannot serve (ADR 0026). */
+/** GET /health/ready when this replica cannot serve. */
 export interface NotReadyAnswer {
   status: 'unavailable';
   reason: 'draining' | 'nats_disconnected';

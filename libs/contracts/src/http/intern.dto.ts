@@ -61,12 +61,12 @@ export class CreateInternDto extends InternSettingsDto {
   @IsUUID()
   workspace_id?: string;
 
-  /** Provisioning is not offered here: only `false` is accepted (ADR 0020). */
+  /** Provisioning is not offered here: only `false` is accepted. */
   @ValidateIf((body: CreateInternDto) => body.provision !== undefined)
   @IsBoolean()
   provision?: boolean;
 
-  /** Vaults are not offered here: refused when given (ADR 0020). */
+  /** Vaults are not offered here: refused when given. */
   @IsOptional()
   @IsString()
   vault_id?: string;

@@ -1,4 +1,4 @@
-/** Lifecycle statuses as `@openrouter/sdk` lists them (models/intern.d.ts). See ADR 0020. */
+/** Lifecycle statuses as `@openrouter/sdk` lists them (models/intern.d.ts). */
 export const INTERN_STATUSES = [
   'awaiting_slack_install',
   'queued',

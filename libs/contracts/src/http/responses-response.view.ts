@@ -57,7 +57,7 @@ export interface ResponsesReasoningItemView {
   type: 'reasoning';
   id: string;
   summary: Array<{ type: 'summary_text'; text: string }>;
-  /** Only with `include: ["reasoning.encrypted_content"]` (ADR 0023). */
+  /** Only with `include: ["reasoning.encrypted_content"]`. */
   encrypted_content?: string;
 }
 
@@ -70,7 +70,7 @@ export interface ResponsesImageItemView {
 }
 
 /**
- * A server tool the gateway ran for the model (`service:web_search` / `service:web_fetch`, ADR 0041),
+ * A server tool the gateway ran for the model (`service:web_search` / `service:web_fetch`),
  * in OpenAI's web_search_call shape.
  */
 export interface ResponsesWebSearchCallItemView {
@@ -99,7 +99,7 @@ export interface ResponsesUsageView {
   cost: number;
   is_byok: boolean;
   cost_details: { upstream_inference_cost: number | null; upstream_inference_input_cost: number; upstream_inference_output_cost: number };
-  /** Spec §2.1's counts, when the request offered server tools (ADR 0041). */
+  /** Spec §2.1's counts, when the request offered server tools. */
   server_tool_use?: ServerToolUseView;
   server_tool_use_details?: ServerToolUseView;
 }

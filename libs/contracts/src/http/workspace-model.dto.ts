@@ -16,7 +16,7 @@ import {
 import { BOUNDED_PRICE_PATTERN, IsAzureApiVersion, IsDrawWeight, IsEndpointPriority, IsTokenCount } from './model-rules.js';
 
 /*
- * A workspace's own model (`PUT /v1/workspace/models/{id}`): the admin API's model shape (ADR 0114)
+ * A workspace's own model (`PUT /v1/workspace/models/{id}`): the admin API's model shape
  * with endpoints that name their URL and the workspace's BYOK credentials instead of a catalog
  * provider. Validated by the gateway and again by management, which stores it. The rules it shares
  * with the operator's catalog (ids, prices, priority, weights) are model-rules.ts's.

@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Principal } from '../principal.js';
 
-/** Gateway -> management: read, start linking, or unlink the caller's personal identity (ADR 0037). */
+/** Gateway -> management: read, start linking, or unlink the caller's personal identity. */
 export class IdentityRequest {
   @IsDefined()
   @ValidateNested()

@@ -64,7 +64,7 @@ export class KeysCreateRequest {
   @IsUUID()
   internId?: string;
 
-  /** Replaces both of the key's limit overrides; null clears them (ADR 0033). */
+  /** Replaces both of the key's limit overrides; null clears them. */
   @IsOptional()
   @ValidateNested()
   @Type(() => KeyRateLimits)
@@ -120,7 +120,7 @@ export class KeysUpdateRequest {
   @IsISO8601({ strict: true })
   expiresAt?: string | null;
 
-  /** Replaces both of the key's limit overrides; null clears them (ADR 0033). */
+  /** Replaces both of the key's limit overrides; null clears them. */
   @IsOptional()
   @ValidateNested()
   @Type(() => KeyRateLimits)

@@ -17,7 +17,7 @@ import { Principal } from '../principal.js';
 
 /*
  * Batch -> inference: running a batch natively at a provider's batch API (OpenAI's Batch API
- * over its Files API, Anthropic's Message Batches), issue 13 "Execution", ADR 0047.
+ * over its Files API, Anthropic's Message Batches), issue 13 "Execution".
  *
  * The batch service owns the batch (storage, statuses, the 24 h window, retention, billing);
  * inference owns everything provider-specific (which endpoint, which credential, the wire
@@ -72,7 +72,7 @@ export class NativeBatchLine {
   body!: Record<string, unknown>;
 }
 
-/** `inference.batches.native.submit`. Large payloads go through the object store (ADR 0031). */
+/** `inference.batches.native.submit`. Large payloads go through the object store. */
 export class NativeBatchSubmitRequest {
   /** The principal that created the batch (the batch service stored it at POST /v1/batches). */
   @IsDefined()

@@ -4,7 +4,7 @@ import { maxLength, minLength } from 'class-validator';
 /*
  * Ajv keywords that count a string's length as class-validator's `@MinLength` / `@MaxLength`
  * do (validator.js: a surrogate pair or a variation selector counts once), for the schemas
- * compiled from DTO rules (ADR 0061, 0076): JSON Schema's own minLength/maxLength count code
+ * compiled from DTO rules: JSON Schema's own minLength/maxLength count code
  * points, which decides differently on some strings.
  */
 export const CV_MIN_LENGTH = 'cvMinLength';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { validateDto } from './validate-dto.js';
 
 /*
- * The memo of class-validator's rule lookups (ADR 0057) must answer exactly what the lookup
+ * The memo of class-validator's rule lookups must answer exactly what the lookup
  * answers: inherited rules included, and rules of a class decorated after the first validation
  * seen at once.
  */

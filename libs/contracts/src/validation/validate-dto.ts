@@ -4,7 +4,7 @@ import { validate } from 'class-validator';
 import { GatewayError } from '@gw/errors';
 import { memoiseValidationMetadata } from './metadata-cache.js';
 
-// Every service validates through this module: the rule lookups are memoised once for the process (ADR 0057).
+// Every service validates through this module: the rule lookups are memoised once for the process.
 memoiseValidationMetadata();
 
 /**

@@ -7,7 +7,7 @@ export const FILES_MAX_BYTES = 2 * 1024 * 1024;
 
 /**
  * End-to-end tests: the real built services, gateway and simulator as child processes, on
- * databases and a nats-server of the run's own, with freshly seeded keys (ADR 0009).
+ * databases and a nats-server of the run's own, with freshly seeded keys.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = new IsolatedStackRun('e2e');

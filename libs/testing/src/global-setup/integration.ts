@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let nats: PrivateNatsServer | undefined;
   let natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   try {
-    // The generated configuration with every service's user (ADR 0035); test doubles that
+    // The generated configuration with every service's user; test doubles that
     // connect without credentials act as a harness with every permission.
     nats = await PrivateNatsServer.start({ seeds: await generateBusSeeds(), anonymousHarness: true });
     natsUrl = nats.url;

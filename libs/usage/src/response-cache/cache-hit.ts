@@ -14,7 +14,7 @@ export interface HitRequest {
 }
 
 /**
- * A hit is a generation of its own (ADR 0121): a new id, charged `rate` × the cost it avoided,
+ * A hit is a generation of its own: a new id, charged `rate` × the cost it avoided,
  * no upstream cost, not BYOK, the stored token counts, marked a hit with its source. The caller
  * publishes `event` (durable before the answer leaves) and stamps the stored answer with `stamp`.
  * The spend check (`assertMaySpend`) comes first, as on every inference entry point.
@@ -74,7 +74,7 @@ export function settleHit(
 
 /**
  * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
- * entropy pool; randomBytes per call was ~2 % of inference's CPU under load.
+ * entropy pool; randomBytes per call is a syscall each.
  */
 export function newGenerationId(): string {
   const random = randomUUID();

@@ -42,7 +42,7 @@ afterAll(async () => {
  * Runs the load around `fault`, then checks what the clients saw (nothing but retryable 503s)
  * and what management counted: every answered generation once at its answered cost, the key's
  * spend its ledger's sum, nothing left in the consumers, and a generation billed but not
- * answered (ADR 0030) only for a request that failed.
+ * answered only for a request that failed.
  */
 async function underLoad(name: string, fault: () => Promise<void>, idempotent = false): Promise<void> {
   const billedUnansweredBefore = (await ledger.reconcile(allOutcomes)).billedUnanswered;
@@ -69,7 +69,7 @@ async function underLoad(name: string, fault: () => Promise<void>, idempotent = 
   expect(figures.onlyRetryable503s, JSON.stringify(figures.failed)).toBe(true);
   expect(delivered).toBe(true);
   expect(books).toMatchObject({ answeredMissingOrWrong: 0, ledgerSumEqualsSpend: true });
-  // Billed but not answered (ADR 0030): a request that failed, or one the gateway sent again after
+  // Billed but not answered: a request that failed, or one the gateway sent again after
   // its reply was lost with the node (the first generation is billed too; counted, not hidden).
   const all = report(allOutcomes);
   expect(books.billedUnanswered).toBeLessThanOrEqual(all.sent - all.answered + resends);

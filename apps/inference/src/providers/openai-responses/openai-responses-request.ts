@@ -20,7 +20,7 @@ const SAME_NAME = [
 ] as const;
 
 /**
- * The internal form (a chat-completions body) as an OpenAI Responses request (ADR 0023):
+ * The internal form (a chat-completions body) as an OpenAI Responses request:
  * messages -> input items (function calls and their outputs as items, reasoning details back
  * to reasoning items), tools flattened, `response_format` -> `text.format`, max tokens ->
  * `max_output_tokens`. Always `store: false`, and with reasoning on, encrypted reasoning is

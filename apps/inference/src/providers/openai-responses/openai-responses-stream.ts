@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 
 /**
  * OpenAI's Responses SSE stream (`event: response.*` + `data: {...}`) as the pipeline's chat
- * StreamEvents (ADR 0023): text deltas -> `content`, function calls -> `tool_calls` fragments
+ * StreamEvents: text deltas -> `content`, function calls -> `tool_calls` fragments
  * (id and name when the item is added, then argument deltas), reasoning summary deltas ->
  * `reasoning`, a finished reasoning item's encrypted content -> `reasoning_details`, and the
  * terminal `response.completed` / `response.incomplete` -> the finish chunk and the usage

@@ -16,7 +16,7 @@ interface OpenAiErrorBody {
 
 /**
  * OpenAI's Responses API (`POST {baseUrl}/responses`, or Azure OpenAI's) for providers the
- * catalog marks `responsesApi` (ADR 0023). It takes the pipeline's internal form (a chat-completions body)
+ * catalog marks `responsesApi`. It takes the pipeline's internal form (a chat-completions body)
  * and yields the same normalised completion and stream events as the chat adapters, so
  * routing, pricing and every front door treat it like any other wire format.
  */
