@@ -1,13 +1,9 @@
 import { getMetadataStorage } from 'class-validator';
 
 /*
- * class-validator looks a class's rules up again on every validate() call
- * (MetadataStorage.getTargetValidationMetadatas): it filters the class's metadata and then walks
- * every decorated class in the process for `instanceof` to find inherited rules, and groups the
- * result by property. With a few hundred contract classes that lookup was the largest single
- * frame in every service's profile (issue 17). The rules are fixed once the decorators
- * have run, so the lookup is memoised per class and options; any rule added later (a class
- * loaded after the first validation) clears the memo, so the answer is always the uncached one.
+ * class-validator looks a class's rules up again on every validate() (filter, an `instanceof` walk over every decorated
+ * class, group by property): the largest frame in every service's profile (issue 17). The rules are fixed once the
+ * decorators have run, so the lookup is memoised per class and options; a rule added later clears the memo.
  */
 type Storage = ReturnType<typeof getMetadataStorage>;
 type Lookup = Storage['getTargetValidationMetadatas'];

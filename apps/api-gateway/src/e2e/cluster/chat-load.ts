@@ -193,7 +193,8 @@ export class Ledger {
   /**
    * What management counted for the key (its ledger, one row per generation) against what the
    * clients were answered: each answered generation counted once at its answered cost, the
-   * key's spend the ledger's sum, and the generations counted but never answered (generated, then the answer was lost or refused; billed like an abandoned stream).
+   * key's spend the ledger's sum, and the generations counted but never answered (generated,
+   * then the answer was lost or refused; billed like an abandoned stream).
    */
   async reconcile(answers: Outcome[]): Promise<{
     billed: string;
