@@ -1,8 +1,8 @@
 import type { UsageRecordedEvent } from '@gw/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { keyUsageAt, type KeyCounters } from './key-usage.js';
-import type { CountOutcome } from './usage-counter.js';
-import { periodStart, toDateString } from './usage-periods.js';
+import { keyUsageAt, type KeyCounters } from '../usage/key-usage.js';
+import type { CountOutcome } from '../usage/usage-counter.js';
+import { periodStart, toDateString } from '../usage/usage-periods.js';
 
 type KeyRow = KeyCounters & { hash: string };
 

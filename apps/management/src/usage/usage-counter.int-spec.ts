@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { createWorkspaceWithOwner, issueKey } from '../keys/key-issuer.js';
 import { UsageCounter, type CountOutcome } from './usage-counter.js';
-import { PrismaUsageCounter } from './usage-counter-reference.js';
+import { PrismaUsageCounter } from '../testing/usage-counter-reference.js';
 
 /**
  * The one SQL statement against the Prisma transaction it replaced: two identical
