@@ -174,6 +174,34 @@ describe('generation rollups and the analytics read', () => {
     expect(noneLeft.data).toEqual([{ request_count: 0, avg_latency: null }]);
   });
 
+  it('buckets whole days by day and by week (the daily rollups) and by user, each bucket equal to the rows it sums', async () => {
+    const today = Math.floor(now / 86_400_000) * 86_400_000;
+    const range = { start: new Date(today - 7 * 86_400_000).toISOString(), end: new Date(today + 86_400_000).toISOString() };
+    for (const granularity of ['day', 'week'] as const) {
+      const answer = await analytics.query(principal, {
+        metrics: ['request_count', 'usage'],
+        dimensions: ['user'],
+        granularity,
+        time_range: range,
+      });
+      const { rows } = await prisma.pool.query<{ date: Date; user: string; requests: string; usage: string }>(
+        `SELECT date_trunc($2, created_at, 'UTC') AS date, user_id::text AS user, count(*)::text AS requests, sum(cost)::text AS usage
+         FROM generations WHERE workspace_id = $1 AND created_at >= $3::timestamptz GROUP BY 1, 2`,
+        [workspaceId, granularity, range.start],
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      expect(answer.data).toHaveLength(rows.length);
+      for (const expected of rows) {
+        expect(answer.data).toContainEqual({
+          date: expected.date.toISOString(),
+          user: expected.user,
+          request_count: Number(expected.requests),
+          usage: Number(expected.usage),
+        });
+      }
+    }
+  });
+
   it('answers activity per date, model and endpoint, by key and user, and only for its own workspace', async () => {
     const today = new Date(now).toISOString().slice(0, 10);
     const items = await analytics.activity(principal, { date: today, api_key_hash: keys[0]! });

@@ -19,7 +19,8 @@ const ACTIVITY_DAYS = 30;
 /**
  * Activity by date, model and endpoint, summed from the daily rollups of the caller's
  * workspace (the `(workspace_id, day, ...)` primary key bounds the scan); one statement for
- * every combination of filters, prepared once per connection.
+ * every combination of filters, prepared once per connection. Grouped by the stored day: the date
+ * is formatted once per group, not once per rollup row.
  */
 const ACTIVITY = `
   SELECT to_char(day, 'YYYY-MM-DD') AS date, model, provider, upstream_model,
@@ -29,8 +30,8 @@ const ACTIVITY = `
   FROM generation_rollups_daily
   WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date
     AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)
-  GROUP BY 1, 2, 3, 4
-  ORDER BY 1 DESC, sum(cost) DESC, 2, 3, 4`;
+  GROUP BY day, model, provider, upstream_model
+  ORDER BY day DESC, sum(cost) DESC, 2, 3, 4`;
 
 interface ActivityRow {
   date: string;
