@@ -19,7 +19,13 @@ const refusal = (query: Partial<AnalyticsQueryDto>) => {
 describe('planAnalyticsQuery', () => {
   it('reads only the daily rollups of the workspace, the last 30 days and today, by default', () => {
     const planned = plan({});
-    expect(planned.statement.text).toContain('FROM generation_rollups_daily WHERE workspace_id = $1::uuid AND day >= $2::date');
+    // Per model alone (no key or user asked for): one row per day and endpoint.
+    expect(planned.statement.text).toContain('FROM generation_rollups_daily_models WHERE workspace_id = $1::uuid AND day >= $2::date');
+    expect(plan({ dimensions: ['model', 'endpoint'] }).statement.text).toContain('FROM generation_rollups_daily_models WHERE');
+    expect(plan({ dimensions: ['user'] }).statement.text).toContain('FROM generation_rollups_daily WHERE');
+    expect(plan({ filters: [{ field: 'api_key_id', operator: 'eq', value: 'a'.repeat(64) }] }).statement.text).toContain(
+      'FROM generation_rollups_daily WHERE',
+    );
     expect(planned.statement.text).not.toContain('FROM generations');
     expect(planned.statement.values).toEqual([WORKSPACE, '2026-10-29', '2026-11-29']);
     expect(planned.warnings).toEqual([]);
@@ -38,7 +44,7 @@ describe('planAnalyticsQuery', () => {
     expect(hourly.statement.text).toMatch(/^SELECT \* FROM \(SELECT hour AS "date", /);
     expect(hourly.statement.text).toContain('GROUP BY hour');
     expect(partDay.statement.text).toContain(`GROUP BY date_trunc('day', hour, 'UTC')`);
-    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily WHERE');
+    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily_models WHERE');
   });
 
   it('widens a range that is not on whole hours, with a warning', () => {

@@ -233,6 +233,21 @@ describe('generation rollups and the analytics read', () => {
         .sort((a, b) => a.model.localeCompare(b.model)),
     );
     expect(items.every((item) => item.date === today && item.endpoint_id === `${item.provider_name}/${item.model.slice(4)}`)).toBe(true);
+    // Without a key or user: the per-model rollups, equal to every row of the workspace that day.
+    const whole = await analytics.activity(principal, { date: today });
+    const { rows: all } = await prisma.pool.query<{ model: string; requests: string; usage: string; prompt: string }>(
+      `SELECT model, count(*)::text AS requests, sum(cost)::text AS usage, sum(prompt_tokens)::text AS prompt FROM generations
+       WHERE workspace_id = $1 AND created_at >= $2::date AND created_at < $2::date + 1 GROUP BY model ORDER BY model`,
+      [workspaceId, today],
+    );
+    expect(all.length).toBeGreaterThan(0);
+    expect(
+      whole
+        .map((item) => ({ model: item.model, requests: item.requests, usage: item.usage, prompt: item.prompt_tokens }))
+        .sort((a, b) => a.model.localeCompare(b.model)),
+    ).toEqual(
+      all.map((row) => ({ model: row.model, requests: Number(row.requests), usage: Number(row.usage), prompt: Number(row.prompt) })),
+    );
     expect(await analytics.activity(principal, { date: today, user_id: randomUUID() })).toEqual([]);
     // Completed days only without a date: today's generations are not in it.
     expect((await analytics.activity(principal, {})).some((item) => item.date === today)).toBe(false);
