@@ -57,6 +57,8 @@ export async function generationsScenario(stack: IsolatedStack, rows: number, si
     const seedSeconds = Math.round((performance.now() - seedStart) / 100) / 10;
     await database.query('ANALYZE generations');
     await database.query('ANALYZE generation_rollups');
+    await database.query('ANALYZE generation_rollups_daily');
+    await database.query('ANALYZE generation_rollups_daily_models');
     const disk = await diskOf(database, rows);
 
     const get = (path: string) => timed(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${stack.managementKey}` }, signal });
@@ -187,6 +189,16 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
      ON CONFLICT DO NOTHING`,
     [workspaceId],
   );
+  await database.query(
+    `INSERT INTO generation_rollups_daily_models
+     SELECT workspace_id, day, model, provider, upstream_model,
+       sum(requests), sum(failed_requests), sum(streamed_requests), sum(byok_requests), sum(prompt_tokens), sum(completion_tokens),
+       sum(reasoning_tokens), sum(cached_tokens), sum(cost), sum(upstream_cost), sum(byok_upstream_cost), sum(latency_ms)
+     FROM generation_rollups_daily WHERE workspace_id = $1 GROUP BY 1, 2, 3, 4, 5
+     ORDER BY 2
+     ON CONFLICT DO NOTHING`,
+    [workspaceId],
+  );
 }
 
 async function diskOf(database: pg.Client, rows: number): Promise<GenerationsScenarioResult['disk']> {
@@ -195,8 +207,10 @@ async function diskOf(database: pg.Client, rows: number): Promise<GenerationsSce
      FROM pg_partition_tree('generations') WHERE isleaf`,
   );
   const rollups = await database.query<{ bytes: string; rows: string }>(
-    `SELECT (pg_total_relation_size('generation_rollups') + pg_total_relation_size('generation_rollups_daily'))::text AS bytes,
-       ((SELECT count(*) FROM generation_rollups) + (SELECT count(*) FROM generation_rollups_daily))::text AS rows`,
+    `SELECT (pg_total_relation_size('generation_rollups') + pg_total_relation_size('generation_rollups_daily')
+         + pg_total_relation_size('generation_rollups_daily_models'))::text AS bytes,
+       ((SELECT count(*) FROM generation_rollups) + (SELECT count(*) FROM generation_rollups_daily)
+         + (SELECT count(*) FROM generation_rollups_daily_models))::text AS rows`,
   );
   const bytes = Number(partitions.rows[0]!.bytes);
   return {

@@ -125,6 +125,28 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
     expect(data).toMatchObject({ id, totalCost: cost, sessionId, tokensPrompt: response.usage!.input_tokens });
   });
 
+  // A batch whose lines the gateway runs (a custom_id provider batch APIs refuse). A batch run at the
+  // provider's batch API records no generation per line yet: its one charge event is not a generation.
+  it('returns each line of a batch the gateway ran by the id of its answer, with the cost of its usage', async () => {
+    const requests = [0, 1].map((n) => ({ custom_id: `line ${n}`, body: { messages: [{ role: 'user', content: `Say ${n}` }] } }));
+    const created = await call('/batches', {
+      body: { endpoint: '/v1/chat/completions', model: 'sim/gpt-4o-mini', completion_window: '24h', requests },
+    });
+    expect(created.status).toBe(202);
+    const id = (created.body as { id: string }).id;
+    let batch: { status: string; results: Array<{ response: { body: { id: string; usage: PricedUsage } } }> } | undefined;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      batch = (await call(`/batches/${id}`)).body as typeof batch;
+      if (batch!.status !== 'validating' && batch!.status !== 'in_progress') break;
+    }
+    expect(batch!.status).toBe('completed');
+    expect(batch!.results).toHaveLength(2);
+    for (const result of batch!.results) {
+      const { data } = await sdk.generations.getGeneration({ id: result.response.body.id });
+      expect(data).toMatchObject({ id: result.response.body.id, totalCost: result.response.body.usage.cost });
+    }
+  });
+
   it('records the prompt-cache discount, the preset, the router, the media in the prompt, the moderation time and a hit’s source', async () => {
     // sim/claude-sonnet-details reads prompt tokens from the cache (0.0000003 instead of 0.000003) and
     // writes some (0.00000375 instead of 0.000003): each read saves 0.0000027, each write costs 0.00000075 more.

@@ -46,6 +46,16 @@ function entryPoints(apiKey: string): [string, () => Promise<unknown>][] {
       () => anthropic.messages.create({ model: 'sim/claude-sonnet', max_tokens: 500, messages: [{ role: 'user', content: question }] }),
     ],
     ['embeddings', () => openai.embeddings.create({ model: 'sim/text-embedding-3-small', input: question.repeat(50) })],
+    [
+      'server tools',
+      () =>
+        openai.chat.completions.create({
+          model: 'sim/gpt-4o-mini',
+          max_tokens: 500,
+          messages: [{ role: 'user', content: `Search the web: ${question}` }],
+          tools: [{ type: 'openrouter:web_search' } as never],
+        }),
+    ],
   ];
 }
 
@@ -64,7 +74,7 @@ afterAll(() => database.end());
 
 /** Issue 31 item 5: a member's budget caps every entry point; another member of the workspace is served. */
 describe('a member over budget', () => {
-  it.each([0, 1, 2, 3])('is refused with 402 member_budget_reached on entry point %i, before any provider is paid', async (index) => {
+  it.each([0, 1, 2, 3, 4])('is refused with 402 member_budget_reached on entry point %i, before any provider is paid', async (index) => {
     const [name, ask] = entryPoints(tenant.apiKey)[index]!;
     const error = await ask().then(
       () => undefined,

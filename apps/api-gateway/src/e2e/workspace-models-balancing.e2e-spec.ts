@@ -8,8 +8,8 @@ import { seedWorkspace, type SeededWorkspace } from './seed-workspace.js';
 
 /*
  * Issue 30 items 4 and 5 through the public HTTP API, on a stack of its own with two inference
- * replicas: a workspace's own model on its own server (the provider simulator, which the stack's
- * BYOK_ALLOWED_ORIGINS admits) seen and called by that workspace only; endpoints drawn by weight;
+ * replicas: a workspace's own models on its own server (the provider simulator, which the stack's
+ * BYOK_ALLOWED_ORIGINS admits) seen and called (chat, embeddings, batches) by that workspace only; endpoints drawn by weight;
  * an endpoint cooled down by one replica skipped by the other.
  */
 
@@ -78,6 +78,18 @@ async function bothServe(version: number): Promise<void> {
     }
     if (seen.size === 2 && [...seen.values()].every((served) => served >= version)) return;
     if (Date.now() > deadline) throw new Error(`the replicas serve ${JSON.stringify([...seen.values()])}, not ${version}`);
+  }
+}
+
+/** A batch once it is no longer validating or in progress (polled for up to 60 s). */
+async function settledBatch(id: string, key: string): Promise<Record<string, any>> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const read = await http(`/batches/${id}`, { key });
+    expect(read.status).toBe(200);
+    if (['completed', 'failed', 'expired', 'cancelled'].includes(read.body.status as string)) return read.body;
+    if (Date.now() > deadline) throw new Error(`batch ${id} still ${read.body.status as string}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -183,6 +195,79 @@ describe("a workspace's own models", () => {
     expect(stolen.body.error.metadata.param).toBe('endpoints.0.credentials.0.byokId');
     expect((await http('/workspace/models', { key: stack.apiKey })).status).toBe(401);
   });
+
+  it('an embeddings model of its own serves POST /v1/embeddings and batches of embeddings and chats, on its server and for it only', async () => {
+    const EMBED = 'acme/embed';
+    const put = await http(`/workspace/models/${EMBED}`, {
+      key: stack.managementKey,
+      method: 'PUT',
+      body: {
+        name: 'Our embedder',
+        contextLength: 8192,
+        outputModalities: ['embeddings'],
+        endpoints: [
+          {
+            format: 'openai',
+            baseUrl: `${stack.simulatorUrl}/openai/v1`,
+            upstreamModel: 'text-embedding-3-small',
+            credentials: [{ byokId }],
+            pricing: { prompt: '0.0000001', completion: '0' },
+          },
+        ],
+      },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.outputModalities).toEqual(['embeddings']);
+    // Many times: both inference replicas route it.
+    for (let index = 0; index < 6; index++) {
+      const listed = await http('/models', { key: stack.apiKey });
+      const view = listed.body.data.find((model: { id: string }) => model.id === EMBED);
+      expect(view.architecture.output_modalities).toEqual(['embeddings']);
+      const vectors = await http('/embeddings', { key: stack.apiKey, method: 'POST', body: { model: EMBED, input: ['one', 'two'] } });
+      expect(vectors.status).toBe(200);
+      expect(vectors.body).toMatchObject({ object: 'list', model: EMBED, provider: 'Workspace' });
+      expect(vectors.body.data).toHaveLength(2);
+      // Charged as BYOK at the price the workspace declared for its server.
+      expect(vectors.body.usage.is_byok).toBe(true);
+      expect(vectors.body.usage.cost_details.upstream_inference_cost).toBeCloseTo(vectors.body.usage.prompt_tokens * 0.0000001, 15);
+    }
+    const notChat = await chat(EMBED).catch((error: unknown) => error);
+    expect(notChat).toMatchObject({ status: 400 });
+    expect(String((notChat as Error).message)).toContain('is an embeddings model');
+    expect((await http('/embeddings', { key: other.apiKey, method: 'POST', body: { model: EMBED, input: 'x' } })).status).toBe(404);
+
+    // Batches: its servers have no batch API, so the lines run through the gateway, on its server.
+    for (const [endpoint, model, body] of [
+      ['/v1/embeddings', EMBED, (n: number) => ({ input: `Text ${n}` })],
+      ['/v1/chat/completions', MODEL, (n: number) => ({ messages: [{ role: 'user', content: `Say ${n}` }], max_tokens: 16 })],
+    ] as const) {
+      const requests = [0, 1].map((n) => ({ custom_id: `line-${n}`, body: body(n) }));
+      const created = await http('/batches', {
+        key: stack.apiKey,
+        method: 'POST',
+        body: { endpoint, model, completion_window: '24h', requests },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(202);
+      const batch = await settledBatch(created.body.id as string, stack.apiKey);
+      expect(batch.status, JSON.stringify(batch.error)).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      for (const result of batch.results) {
+        expect(result.response.status_code).toBe(200);
+        expect(result.response.body.provider).toBe('Workspace');
+        expect(result.response.body.usage.is_byok).toBe(true);
+      }
+      // Another workspace's batch on it finds no such model.
+      const foreign = await http('/batches', {
+        key: other.apiKey,
+        method: 'POST',
+        body: { endpoint, model, completion_window: '24h', requests },
+      });
+      expect(foreign.status, JSON.stringify(foreign.body)).toBe(202);
+      const refused = await settledBatch(foreign.body.id as string, other.apiKey);
+      expect(refused.status).toBe('failed');
+      expect(String(refused.error?.message)).toContain(model);
+    }
+  }, 180_000);
 
   it('an endpoint inside the network is refused at call time, as a BYOK endpoint is', async () => {
     const put = await http('/workspace/models/acme/internal', {

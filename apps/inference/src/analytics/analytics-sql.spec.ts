@@ -19,7 +19,13 @@ const refusal = (query: Partial<AnalyticsQueryDto>) => {
 describe('planAnalyticsQuery', () => {
   it('reads only the daily rollups of the workspace, the last 30 days and today, by default', () => {
     const planned = plan({});
-    expect(planned.statement.text).toContain('FROM generation_rollups_daily WHERE workspace_id = $1::uuid AND day >= $2::date');
+    // Per model alone (no key or user asked for): one row per day and endpoint.
+    expect(planned.statement.text).toContain('FROM generation_rollups_daily_models WHERE workspace_id = $1::uuid AND day >= $2::date');
+    expect(plan({ dimensions: ['model', 'endpoint'] }).statement.text).toContain('FROM generation_rollups_daily_models WHERE');
+    expect(plan({ dimensions: ['user'] }).statement.text).toContain('FROM generation_rollups_daily WHERE');
+    expect(plan({ filters: [{ field: 'api_key_id', operator: 'eq', value: 'a'.repeat(64) }] }).statement.text).toContain(
+      'FROM generation_rollups_daily WHERE',
+    );
     expect(planned.statement.text).not.toContain('FROM generations');
     expect(planned.statement.values).toEqual([WORKSPACE, '2026-10-29', '2026-11-29']);
     expect(planned.warnings).toEqual([]);
@@ -32,8 +38,13 @@ describe('planAnalyticsQuery', () => {
     const partDay = plan({ granularity: 'day', time_range: { start: '2026-11-27T06:00:00Z', end: '2026-11-28T00:00:00Z' } });
     expect(partDay.statement.text).toContain('FROM generation_rollups WHERE');
     const wholeDays = plan({ granularity: 'week', time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-28T00:00:00Z' } });
-    expect(wholeDays.statement.text).toContain(`date_trunc('week', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
-    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily WHERE');
+    expect(wholeDays.statement.text).toContain(`(date_trunc('week', day::timestamp))::timestamp AT TIME ZONE 'UTC' AS "date"`);
+    expect(wholeDays.statement.text).toContain(`GROUP BY date_trunc('week', day::timestamp)`);
+    // Hourly buckets of the hourly table are its own hours: no time zone arithmetic per row.
+    expect(hourly.statement.text).toMatch(/^SELECT \* FROM \(SELECT hour AS "date", /);
+    expect(hourly.statement.text).toContain('GROUP BY hour');
+    expect(partDay.statement.text).toContain(`GROUP BY date_trunc('day', hour, 'UTC')`);
+    expect(wholeDays.statement.text).toContain('FROM generation_rollups_daily_models WHERE');
   });
 
   it('widens a range that is not on whole hours, with a warning', () => {
@@ -44,8 +55,10 @@ describe('planAnalyticsQuery', () => {
 
   it('groups by the time bucket and dimensions, orders by date then every group column', () => {
     const planned = plan({ granularity: 'day', dimensions: ['model', 'api_key_id'], metrics: ['usage', 'request_count'] });
-    expect(planned.statement.text).toContain(`date_trunc('day', day::timestamp) AT TIME ZONE 'UTC' AS "date"`);
-    expect(planned.statement.text).toContain('GROUP BY 1, 2, 3');
+    expect(planned.statement.text).toContain(`(day)::timestamp AT TIME ZONE 'UTC' AS "date"`);
+    // By the stored columns: the cast to text and the date conversion run once per group.
+    expect(planned.statement.text).toContain('key_hash::text AS "api_key_id"');
+    expect(planned.statement.text).toContain('GROUP BY day, model, key_hash');
     expect(planned.statement.text).toMatch(
       /ORDER BY "date" ASC, "__requests" DESC, "date" ASC, "model" ASC NULLS FIRST, "api_key_id" ASC NULLS FIRST LIMIT 1001/,
     );

@@ -25,6 +25,19 @@ const DIMENSION_SQL: Record<AnalyticsDimension, string> = {
   workspace: 'workspace_id::text',
 };
 
+/**
+ * The columns each dimension groups by: the stored columns, so the expressions above (casts,
+ * concatenation) run once per group instead of once per rollup row.
+ */
+const DIMENSION_GROUP: Record<AnalyticsDimension, string> = {
+  model: 'model',
+  provider: 'provider',
+  endpoint: `provider || '/' || upstream_model`,
+  api_key_id: 'key_hash',
+  user: 'user_id',
+  workspace: 'workspace_id',
+};
+
 /** Each metric as an aggregate over the hourly rows; money and counts as exact numerics. */
 const METRIC_SQL: Record<AnalyticsMetric, string> = {
   request_count: 'sum(requests)',
@@ -66,9 +79,13 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
   const { start, end } = timeRange(query, now, warnings);
   const metrics = [...new Set(query.metrics)];
   const dimensions = [...new Set(query.dimensions ?? [])];
-  // Whole UTC days and no hourly buckets: the daily sums, 24 times fewer rows.
+  // Whole UTC days and no hourly buckets: the daily sums, 24 times fewer rows; per model alone
+  // when nothing asks for keys or users (one row per day and endpoint, however many keys called it).
   const daily = query.granularity !== 'hour' && start % DAY_MS === 0 && end % DAY_MS === 0;
-  const table = daily ? 'generation_rollups_daily' : 'generation_rollups';
+  const perKey = [...dimensions, ...(query.filters ?? []).map((filter) => filter.field)].some(
+    (field) => field === 'api_key_id' || field === 'user',
+  );
+  const table = daily ? (perKey ? 'generation_rollups_daily' : 'generation_rollups_daily_models') : 'generation_rollups';
   const values: unknown[] = daily
     ? [workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)]
     : [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];
@@ -78,23 +95,32 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
   for (const filter of query.filters ?? []) where.push(filterSql(filter, values, workspaceId));
 
   const columns: string[] = [];
+  const groups: string[] = [];
   const withDate = query.granularity !== undefined;
   if (withDate) {
-    columns.push(
-      daily
-        ? `date_trunc('${query.granularity}', day::timestamp) AT TIME ZONE 'UTC' AS "date"`
-        : `date_trunc('${query.granularity}', hour, 'UTC') AS "date"`,
-    );
+    // A bucket of the table's own grain is its column (no time zone arithmetic per row); a coarser
+    // one is truncated per row, on the daily table as a plain timestamp (no zone to look up).
+    const bucket = daily
+      ? query.granularity === 'day'
+        ? 'day'
+        : `date_trunc('${query.granularity}', day::timestamp)`
+      : query.granularity === 'hour'
+        ? 'hour'
+        : `date_trunc('${query.granularity}', hour, 'UTC')`;
+    groups.push(bucket);
+    columns.push(daily ? `(${bucket})::timestamp AT TIME ZONE 'UTC' AS "date"` : `${bucket} AS "date"`);
   }
-  for (const dimension of dimensions) columns.push(`${DIMENSION_SQL[dimension]} AS "${dimension}"`);
-  const groupCount = columns.length;
+  for (const dimension of dimensions) {
+    groups.push(DIMENSION_GROUP[dimension]);
+    columns.push(`${DIMENSION_SQL[dimension]} AS "${dimension}"`);
+  }
   for (const metric of metrics) columns.push(`${METRIC_SQL[metric]}::text AS "${metric}"`);
   columns.push('sum(requests) AS "__requests"');
 
   const order = orderBy(query, metrics, dimensions, withDate);
   const limit = query.limit ?? ANALYTICS_LIMIT_DEFAULT;
   const grouped = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}${
-    groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, index) => index + 1).join(', ')}` : ''
+    groups.length > 0 ? ` GROUP BY ${[...new Set(groups)].join(', ')}` : ''
   }`;
   let text: string;
   if (query.group_limit !== undefined && dimensions.length > 0) {

@@ -174,6 +174,34 @@ describe('generation rollups and the analytics read', () => {
     expect(noneLeft.data).toEqual([{ request_count: 0, avg_latency: null }]);
   });
 
+  it('buckets whole days by day and by week (the daily rollups) and by user, each bucket equal to the rows it sums', async () => {
+    const today = Math.floor(now / 86_400_000) * 86_400_000;
+    const range = { start: new Date(today - 7 * 86_400_000).toISOString(), end: new Date(today + 86_400_000).toISOString() };
+    for (const granularity of ['day', 'week'] as const) {
+      const answer = await analytics.query(principal, {
+        metrics: ['request_count', 'usage'],
+        dimensions: ['user'],
+        granularity,
+        time_range: range,
+      });
+      const { rows } = await prisma.pool.query<{ date: Date; user: string; requests: string; usage: string }>(
+        `SELECT date_trunc($2, created_at, 'UTC') AS date, user_id::text AS user, count(*)::text AS requests, sum(cost)::text AS usage
+         FROM generations WHERE workspace_id = $1 AND created_at >= $3::timestamptz GROUP BY 1, 2`,
+        [workspaceId, granularity, range.start],
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      expect(answer.data).toHaveLength(rows.length);
+      for (const expected of rows) {
+        expect(answer.data).toContainEqual({
+          date: expected.date.toISOString(),
+          user: expected.user,
+          request_count: Number(expected.requests),
+          usage: Number(expected.usage),
+        });
+      }
+    }
+  });
+
   it('answers activity per date, model and endpoint, by key and user, and only for its own workspace', async () => {
     const today = new Date(now).toISOString().slice(0, 10);
     const items = await analytics.activity(principal, { date: today, api_key_hash: keys[0]! });
@@ -205,6 +233,21 @@ describe('generation rollups and the analytics read', () => {
         .sort((a, b) => a.model.localeCompare(b.model)),
     );
     expect(items.every((item) => item.date === today && item.endpoint_id === `${item.provider_name}/${item.model.slice(4)}`)).toBe(true);
+    // Without a key or user: the per-model rollups, equal to every row of the workspace that day.
+    const whole = await analytics.activity(principal, { date: today });
+    const { rows: all } = await prisma.pool.query<{ model: string; requests: string; usage: string; prompt: string }>(
+      `SELECT model, count(*)::text AS requests, sum(cost)::text AS usage, sum(prompt_tokens)::text AS prompt FROM generations
+       WHERE workspace_id = $1 AND created_at >= $2::date AND created_at < $2::date + 1 GROUP BY model ORDER BY model`,
+      [workspaceId, today],
+    );
+    expect(all.length).toBeGreaterThan(0);
+    expect(
+      whole
+        .map((item) => ({ model: item.model, requests: item.requests, usage: item.usage, prompt: item.prompt_tokens }))
+        .sort((a, b) => a.model.localeCompare(b.model)),
+    ).toEqual(
+      all.map((row) => ({ model: row.model, requests: Number(row.requests), usage: Number(row.usage), prompt: Number(row.prompt) })),
+    );
     expect(await analytics.activity(principal, { date: today, user_id: randomUUID() })).toEqual([]);
     // Completed days only without a date: today's generations are not in it.
     expect((await analytics.activity(principal, {})).some((item) => item.date === today)).toBe(false);

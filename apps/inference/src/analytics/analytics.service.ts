@@ -17,20 +17,25 @@ const DAY_MS = 24 * 3_600_000;
 const ACTIVITY_DAYS = 30;
 
 /**
- * Activity by date, model and endpoint, summed from the daily rollups of the caller's
- * workspace (the `(workspace_id, day, ...)` primary key bounds the scan); one statement for
- * every combination of filters, prepared once per connection.
+ * Activity by date, model and endpoint, summed from the daily rollups of the caller's workspace
+ * (the `(workspace_id, day, ...)` primary key bounds the scan): per model alone without a key or
+ * user filter (one row per day and endpoint), else per key and user. Grouped by the stored day:
+ * the date is formatted once per group, not once per rollup row.
  */
-const ACTIVITY = `
+const activitySql = (table: string, where: string) => `
   SELECT to_char(day, 'YYYY-MM-DD') AS date, model, provider, upstream_model,
     sum(cost)::text AS usage, sum(byok_upstream_cost)::text AS byok, sum(requests)::text AS requests,
     sum(prompt_tokens)::text AS prompt_tokens, sum(completion_tokens)::text AS completion_tokens,
     sum(reasoning_tokens)::text AS reasoning_tokens, sum(cache_hits)::text AS cache_hits, sum(cache_savings)::text AS cache_savings
-  FROM generation_rollups_daily
-  WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date
-    AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)
-  GROUP BY 1, 2, 3, 4
-  ORDER BY 1 DESC, sum(cost) DESC, 2, 3, 4`;
+  FROM ${table}
+  WHERE workspace_id = $1::uuid AND day >= $2::date AND day < $3::date${where}
+  GROUP BY day, model, provider, upstream_model
+  ORDER BY day DESC, sum(cost) DESC, 2, 3, 4`;
+const ACTIVITY = activitySql('generation_rollups_daily_models', '');
+const ACTIVITY_BY_KEY_OR_USER = activitySql(
+  'generation_rollups_daily',
+  ' AND ($4::text IS NULL OR key_hash = $4) AND ($5::uuid IS NULL OR user_id = $5)',
+);
 
 interface ActivityRow {
   date: string;
@@ -93,17 +98,16 @@ export class AnalyticsService {
       start = day;
       end = day + DAY_MS;
     }
-    const { rows } = await this.prisma.pool.query<ActivityRow>({
-      name: 'inference_activity_daily',
-      text: ACTIVITY,
-      values: [
-        principal.workspaceId,
-        new Date(start).toISOString().slice(0, 10),
-        new Date(end).toISOString().slice(0, 10),
-        query.api_key_hash ?? null,
-        query.user_id ?? null,
-      ],
-    });
+    const days = [principal.workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)];
+    const { rows } = await this.prisma.pool.query<ActivityRow>(
+      query.api_key_hash === undefined && query.user_id === undefined
+        ? { name: 'inference_activity_daily_models', text: ACTIVITY, values: days }
+        : {
+            name: 'inference_activity_daily',
+            text: ACTIVITY_BY_KEY_OR_USER,
+            values: [...days, query.api_key_hash ?? null, query.user_id ?? null],
+          },
+    );
     return rows.map((row) => ({
       date: row.date,
       model: row.model,

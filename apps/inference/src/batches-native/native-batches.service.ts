@@ -96,13 +96,16 @@ export class NativeBatchesService {
     const refusal = gatewayOnlyReason(request.lines);
     if (refusal) return { native: false, reason: refusal };
     const embeddings = endpoint === '/v1/embeddings';
-    if (embeddings) assertEmbeddingsModel(model, this.catalog.resolve(model));
-    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    // A workspace's own model routes as its live requests do; its servers have no batch API, so
+    // such a batch is answered `native: false` below and runs line by line through the gateway.
+    const { credentials, models: workspaceModels } = await this.byok.routingOf(principal.workspaceId);
+    if (embeddings) assertEmbeddingsModel(model, workspaceModels.get(model) ?? this.catalog.resolve(model));
     const plan = this.router.plan({
       principal,
       body: { model, ...(request.provider ? { provider: request.provider } : {}) },
       credentials,
       purpose: embeddings ? 'embeddings' : 'chat',
+      workspaceModels,
     });
     const candidates = plan.attempts.filter(
       (attempt) => attempt.endpoint.batchPricing !== undefined && codecFor(endpoint, attempt.endpoint.provider.format) !== undefined,

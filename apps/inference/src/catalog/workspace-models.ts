@@ -65,6 +65,7 @@ function routable(workspaceId: string, id: string, model: WorkspaceModelDto): Ro
       contextLength: model.contextLength,
       ...(model.maxCompletionTokens ? { maxCompletionTokens: model.maxCompletionTokens } : {}),
       supportedParameters: supported,
+      ...(model.outputModalities ? { outputModalities: model.outputModalities } : {}),
       endpoints: [],
     },
     endpoints,

@@ -53,10 +53,17 @@ export class EmbeddingsService {
     const { principal, body } = request;
     assertMaySpend(principal);
     const modelId = String(body.model);
-    assertEmbeddingsModel(modelId, this.catalog.resolve(modelId));
-    const credentials = await this.byok.forWorkspace(principal.workspaceId);
+    // The workspace's own models first (as chat resolves them), then the catalog's.
+    const { credentials, models: workspaceModels } = await this.byok.routingOf(principal.workspaceId);
+    assertEmbeddingsModel(modelId, workspaceModels.get(modelId) ?? this.catalog.resolve(modelId));
     // No `models` fallback list for embeddings: vectors of two models are not interchangeable.
-    const plan = this.router.plan({ principal, body: { model: modelId, provider: body.provider }, credentials, purpose: 'embeddings' });
+    const plan = this.router.plan({
+      principal,
+      body: { model: modelId, provider: body.provider },
+      credentials,
+      purpose: 'embeddings',
+      workspaceModels,
+    });
     await this.holds.reserve(principal, worstCaseEmbeddingsCharge(plan.attempts, body.input, this.byokFeeRate));
     const base = { endUserHash: hashEndUser(principal.workspaceId, body.user) };
     const clients = { bedrock: this.bedrock, gemini: this.gemini, vertex: this.vertex } as const;

@@ -40,7 +40,8 @@ export class OpenAiEmbeddingsClient {
             url: `${provider.baseUrl}/embeddings`,
             headers: hostAuthHeaders(provider, context.apiKey ?? provider.apiKey),
             deployment: endpoint.upstreamModel,
-            tenantEndpoint: false,
+            // A workspace's own server goes through the tenant pool (its SSRF rules), as its chats do.
+            tenantEndpoint: endpoint.tenant === true,
           };
     // OpenAI and each named compatible host take their own embeddings body, or the gateway refuses what they cannot do.
     const adapted =

@@ -103,6 +103,7 @@ export class GenerationPartitions implements OnApplicationBootstrap, OnModuleDes
         for (const [table, column] of [
           ['generation_rollups', 'hour'],
           ['generation_rollups_daily', 'day'],
+          ['generation_rollups_daily_models', 'day'],
         ] as const) {
           for (;;) {
             const { rowCount } = await client.query(

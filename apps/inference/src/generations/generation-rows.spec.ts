@@ -115,13 +115,15 @@ describe('insertGenerations', () => {
 });
 
 describe('the rollup upserts', () => {
-  it('write every sum of the one list to both the hourly and the daily table, each added on a conflict', () => {
+  it('write every sum of the one list to the hourly, the daily and the daily per-model table, each added on a conflict', () => {
     const { text } = insertGenerations([event()]);
-    const [hourly, daily] = text!.split('INSERT INTO generation_rollups').slice(1);
-    expect(hourly).toMatch(/^ AS total \(workspace_id, hour,/);
-    expect(daily).toMatch(/^_daily AS total \(workspace_id, day,/);
+    const [hourly, daily, models] = text!.split('INSERT INTO generation_rollups').slice(1);
+    expect(hourly).toMatch(/^ AS total \(workspace_id, hour, key_hash, user_id, model,/);
+    expect(daily).toMatch(/^_daily AS total \(workspace_id, day, key_hash, user_id, model,/);
+    expect(models).toMatch(/^_daily_models AS total \(workspace_id, day, model, provider, upstream_model,/);
+    expect(models).toContain('ON CONFLICT (workspace_id, day, model, provider, upstream_model) DO UPDATE');
     for (const [column, aggregate] of ROLLUP_SUMS) {
-      for (const upsert of [hourly!, daily!]) {
+      for (const upsert of [hourly!, daily!, models!]) {
         expect(upsert).toContain(aggregate);
         expect(upsert).toContain(`${column} = total.${column} + excluded.${column}`);
       }

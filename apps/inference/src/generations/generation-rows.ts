@@ -29,13 +29,14 @@ export const ROLLUP_SUMS: ReadonlyArray<readonly [column: string, aggregate: str
 
 /**
  * The upsert of one rollup table from the `inserted` rows: keyed by workspace, the time bucket,
- * key, user, model and endpoint, written in key order so concurrent batches lock rows in one order.
+ * key and user (unless `perKey` is false), model and endpoint, written in key order so concurrent
+ * batches lock rows in one order.
  */
-function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
-  const key = ['workspace_id', bucket, 'key_hash', 'user_id', 'model', 'provider', 'upstream_model'];
+function rollupUpsert(table: string, bucket: string, bucketOf: string, perKey = true): string {
+  const key = ['workspace_id', bucket, ...(perKey ? ['key_hash', 'user_id'] : []), 'model', 'provider', 'upstream_model'];
   const groups = key.map((_column, index) => index + 1).join(', ');
   return `INSERT INTO ${table} AS total (${[...key, ...ROLLUP_SUMS.map(([column]) => column)].join(', ')})
-    SELECT workspace_id, ${bucketOf}, key_hash, COALESCE(user_id, '${NIL_USER}'::uuid), model, provider, upstream_model,
+    SELECT workspace_id, ${bucketOf}, ${perKey ? `key_hash, COALESCE(user_id, '${NIL_USER}'::uuid), ` : ''}model, provider, upstream_model,
       ${ROLLUP_SUMS.map(([, aggregate]) => aggregate).join(', ')}
     FROM inserted
     GROUP BY ${groups}
@@ -51,9 +52,9 @@ function rollupUpsert(table: string, bucket: string, bucketOf: string): string {
  * not once per batch size as the multi-row VALUES form did. A generation already recorded (a
  * redelivery) is skipped.
  *
- * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups:
- * a redelivered event inserts nothing and so adds nothing, and the three writes commit or fail
- * together.
+ * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups
+ * (per key and user, and per model alone): a redelivered event inserts nothing and so adds nothing,
+ * and the four writes commit or fail together.
  *
  * `endpoints_tried` and the attempts' statuses and latencies (a list per row) travel as their own
  * array literals, cast per row; the usage details as JSON text, cast to jsonb.
@@ -95,8 +96,12 @@ const INSERT_GENERATIONS = `
   hourly AS (
     ${rollupUpsert('generation_rollups', 'hour', "date_trunc('hour', created_at, 'UTC')")}
     RETURNING 1
+  ),
+  daily AS (
+    ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}
+    RETURNING 1
   )
-  ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}`;
+  ${rollupUpsert('generation_rollups_daily_models', 'day', "(created_at AT TIME ZONE 'UTC')::date", false)}`;
 
 /** The statement and its 50 array parameters for these events (any number of them). */
 export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {

@@ -24,6 +24,8 @@ import { BOUNDED_PRICE_PATTERN, IsAzureApiVersion, IsDrawWeight, IsEndpointPrior
 
 /** The wire formats a workspace's server may speak: OpenAI's (vLLM, Ollama, LM Studio, ...) and Azure OpenAI's. */
 export const WORKSPACE_ENDPOINT_FORMATS = ['openai', 'azure'] as const;
+/** A workspace model either chats or embeds (the catalog's `outputModalities`, one of the two). */
+const WORKSPACE_OUTPUT_MODALITIES = ['text', 'embeddings'] as const;
 /** http(s), no credentials, query or fragment (a path is kept: `/v1`, an API gateway's prefix). */
 const ENDPOINT_URL = /^https?:\/\/[^\s/?#@]+(\/[^\s?#@]*)?$/;
 
@@ -106,6 +108,14 @@ export class WorkspaceModelDto {
   @IsString({ each: true })
   supportedParameters?: string[];
 
+  /** `["embeddings"]`: the server makes vectors (POST /v1/embeddings, batches of them); default `["text"]`, a chat model. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1)
+  @IsIn(WORKSPACE_OUTPUT_MODALITIES, { each: true })
+  outputModalities?: Array<(typeof WORKSPACE_OUTPUT_MODALITIES)[number]>;
+
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(16)
@@ -123,6 +133,7 @@ export interface WorkspaceModelView {
   contextLength: number;
   maxCompletionTokens?: number;
   supportedParameters?: string[];
+  outputModalities?: Array<'text' | 'embeddings'>;
   endpoints: Array<{
     format: 'openai' | 'azure';
     baseUrl: string;
