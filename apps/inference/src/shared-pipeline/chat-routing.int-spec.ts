@@ -92,7 +92,7 @@ describe('inference routing, presets, BYOK, usage events and generation records'
     return found;
   }
 
-  async function eventually<T>(read: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
+  async function eventually<T>(read: () => Promise<T | null | undefined>, timeoutMs = 30_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await read();
