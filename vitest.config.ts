@@ -34,8 +34,11 @@ export default defineConfig({
           include: ['{apps,libs,tools}/**/*.int-spec.ts'],
           exclude: ignored,
           globalSetup: ['libs/testing/src/global-setup/integration.ts'],
-          testTimeout: 30_000,
+          // Waits judge the code, not the machine (2 shared cores at load 20-60): an `expect.poll`
+          // without a bound waits 30 s (vitest's default is 1 s), a test 60 s.
+          testTimeout: 60_000,
           hookTimeout: 60_000,
+          expect: { poll: { timeout: 30_000 } },
         },
       },
       // Faults under load on stacks of their own (issue 36): minutes, so `npm run test:cluster` only.
@@ -63,8 +66,9 @@ export default defineConfig({
           globalSetup: ['libs/testing/src/global-setup/e2e.ts'],
           // Every answer from the gateway is checked against its OpenAPI document (ADR 0053).
           setupFiles: ['apps/api-gateway/src/e2e/openapi-answers.setup.ts'],
-          testTimeout: 30_000,
+          testTimeout: 60_000,
           hookTimeout: 120_000,
+          expect: { poll: { timeout: 30_000 } },
           fileParallelism: false,
         },
       },

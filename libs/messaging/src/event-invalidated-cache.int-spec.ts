@@ -4,7 +4,7 @@ import { EventInvalidatedCache } from './event-invalidated-cache.js';
 import { ResilientNatsConnection } from './nats-connection.js';
 
 /** Resolves once `check` holds, polling; the event travels through the real NATS server. */
-async function eventually(check: () => boolean, timeoutMs = 2_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error('condition not met in time');

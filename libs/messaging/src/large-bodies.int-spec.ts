@@ -68,7 +68,7 @@ describe('bodies over max_payload through the object store', () => {
   }
 
   async function eventuallyEmpty(): Promise<void> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     while ((await storedObjects()) > 0) {
       if (Date.now() > deadline) throw new Error('bodies left in the bucket');
       await new Promise((resolve) => setTimeout(resolve, 50));

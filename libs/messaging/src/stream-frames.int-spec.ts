@@ -136,6 +136,6 @@ describe('stream frames between RpcClient and BusServer on a real nats-server', 
     expect(error).toBeUndefined();
     expect(text(packets)).toBe(sse('first') + sse('x'.repeat(2 * MB)) + sse('last'));
     const bucket = await new Objm(harness.connection.connection).open(RPC_BODIES_BUCKET);
-    await expect.poll(async () => (await bucket.list()).length, { timeout: 5_000 }).toBe(0);
+    await expect.poll(async () => (await bucket.list()).length, { timeout: 30_000 }).toBe(0);
   });
 });

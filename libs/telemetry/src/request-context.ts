@@ -9,6 +9,8 @@ export interface RequestContext {
    * for it pass on as they got it: only the gateway signs.
    */
   readonly principal?: string;
+  /** What `nextRequestSequence` hands out next: shared by every context of the same principal. */
+  readonly sequence: { next: number };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -27,7 +29,16 @@ const MAX_REQUEST_ID = 128;
 export function runWithRequestId<T>(requestId: string | undefined | null, fn: () => T, principal?: string): T {
   const id = requestId && requestId.length <= MAX_REQUEST_ID ? requestId : undefined;
   if (!id && !principal) return fn();
-  return storage.run({ requestId: id, principal }, fn);
+  const current = storage.getStore();
+  // Re-entered for the same principal (a grant's calls, a nested handler): one sequence, no slot twice.
+  const sequence = principal && current?.principal === principal ? current.sequence : { next: 0 };
+  return storage.run({ requestId: id, principal, sequence }, fn);
+}
+
+/** 0, 1, 2, ... per request (per principal it arrived with); undefined outside a request. */
+export function nextRequestSequence(): number | undefined {
+  const store = storage.getStore();
+  return store ? store.sequence.next++ : undefined;
 }
 
 /** The id of the request being handled in this async context, if any. */

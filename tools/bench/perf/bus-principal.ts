@@ -10,7 +10,10 @@ import 'reflect-metadata';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { SUBJECTS, tenancyOf, type Principal } from '@gw/contracts';
 import {
+  batchIdOfGrant,
   generatePrincipalKeyPair,
+  generationIdOf,
+  nonceOfToken,
   PRINCIPAL_HEADER,
   PrincipalSigner,
   PrincipalVerifier,
@@ -62,10 +65,12 @@ measure('for comparison: tweetnacl verify', Math.max(20, Math.round(CALLS / 200)
 // A consumer of USAGE: tokens it has not seen (one per interactive request), and a batch's grant it has.
 const usageVerifier = new UsagePrincipalVerifier(principalPublicKeys(pair.publicKey));
 const fresh = Array.from({ length: CALLS + 1_000 }, (_, index) => signer.sign(tenancy, data, `${requestId}-${index}`)!);
+const freshIds = fresh.map((token) => generationIdOf(nonceOfToken(token)!.nonce, 0));
 let next = 0;
 measure('consumer: usage event, its own token', CALLS, () => {
   const index = next++;
   const event = {
+    generationId: freshIds[index]!,
     workspaceId: principal.workspaceId,
     keyHash: principal.keyHash,
     requestId: `${requestId}-${index}`,
@@ -74,7 +79,13 @@ measure('consumer: usage event, its own token', CALLS, () => {
   if (usageVerifier.refusal(event, Date.now())) throw new Error('refused a good usage event');
 });
 const grant = signer.sign(tenancyOf(SUBJECTS.batch.batchesCreate)!, data, requestId)!;
-const line = { workspaceId: principal.workspaceId, keyHash: principal.keyHash, batchId: 'batch_1', principal: grant };
+const line = {
+  generationId: 'gen-line',
+  workspaceId: principal.workspaceId,
+  keyHash: principal.keyHash,
+  batchId: batchIdOfGrant(nonceOfToken(grant)!.nonce),
+  principal: grant,
+};
 measure('consumer: usage event of a batch line (grant)', CALLS, () => {
   if (usageVerifier.refusal(line, Date.now())) throw new Error('refused a good batch line');
 });

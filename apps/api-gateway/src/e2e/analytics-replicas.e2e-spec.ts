@@ -84,7 +84,7 @@ describe('activity and analytics with two replicas of every service', () => {
       return ((await response.json()) as { data: { data: Array<{ request_count: number; usage: number }> } }).data.data[0]!;
     };
     let totals = await query();
-    for (const deadline = Date.now() + 20_000; totals.request_count < costs.length && Date.now() < deadline;) {
+    for (const deadline = Date.now() + 30_000; totals.request_count < costs.length && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       totals = await query();
     }
@@ -106,7 +106,7 @@ describe('activity and analytics with two replicas of every service', () => {
       return ((await key.json()) as { data: { usage: number } }).data.usage;
     };
     let usage = await counted();
-    for (const deadline = Date.now() + 10_000; usage !== expected && Date.now() < deadline; usage = await counted()) {
+    for (const deadline = Date.now() + 30_000; usage !== expected && Date.now() < deadline; usage = await counted()) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(usage).toBe(expected);

@@ -89,7 +89,7 @@ describe('activity and analytics (@openrouter/sdk analytics.*)', () => {
     });
 
     // Every generation row (and so its rollup) written: the list of the key has all four.
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const page = await call(`/generations?key_hash=${key.hash}`);
       if ((page.body as { data: unknown[] }).data.length >= answered.length) break;
     }

@@ -219,6 +219,7 @@ describe('bad bytes and races (issue 35)', () => {
     ]);
     await call(`/keys/${data.hash}`, { key: stack.managementKey, method: 'DELETE' });
     const summary = JSON.stringify(Object.fromEntries(statuses));
+    console.log(`key used while PATCHed and its identity unlinked, statuses of ${Date.now() - started} ms: ${summary}`);
     expect(
       [...statuses.keys()].filter((status) => status >= 500),
       summary,

@@ -276,7 +276,7 @@ describe('the batch API around the runs', () => {
     await call(`/batches/${created.id}`, { key: tenant.apiKey });
     const costs = (one.body as BatchView).results!.map((item) => item.response!.body.usage.cost as number);
     const expected = await exactSum(costs);
-    await expect.poll(() => workspaceUsage(tenant.workspaceId), { timeout: 10_000 }).not.toBe('0');
+    await expect.poll(() => workspaceUsage(tenant.workspaceId), { timeout: 30_000 }).not.toBe('0');
     await new Promise((resolve) => setTimeout(resolve, 500));
     const { rows } = await management.query<{ equal: boolean }>('SELECT $1::numeric = $2::numeric AS equal', [
       await workspaceUsage(tenant.workspaceId),

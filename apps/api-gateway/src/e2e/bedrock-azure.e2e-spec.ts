@@ -206,13 +206,13 @@ describe("BYOK on Bedrock and Azure: the workspace's own keys, region, resource 
   });
 
   it('signs Bedrock calls with the stored keys and marks them BYOK', async () => {
-    await expect.poll(async () => (await ask('sim/bedrock-claude')).status, { timeout: 5_000 }).toBe(200);
+    await expect.poll(async () => (await ask('sim/bedrock-claude')).status, { timeout: 30_000 }).toBe(200);
     const usage = ((await ask('sim/bedrock-claude')).body as { usage: { is_byok: boolean } }).usage;
     expect(usage.is_byok).toBe(true);
   });
 
   it("calls the credential's own Azure resource when the operator allows its origin, refuses a private one otherwise", async () => {
-    await expect.poll(async () => (await ask('sim/azure-gpt-4o-mini-v1')).status, { timeout: 5_000 }).toBe(200);
+    await expect.poll(async () => (await ask('sim/azure-gpt-4o-mini-v1')).status, { timeout: 30_000 }).toBe(200);
     expect(((await ask('sim/azure-gpt-4o-mini-v1')).body as { usage: { is_byok: boolean } }).usage.is_byok).toBe(true);
     const refused = await ask('sim/azure-gpt-4o-mini');
     expect(refused.status).toBe(400);

@@ -42,7 +42,7 @@ async function as(user: BusUser): Promise<Connected> {
   return connected;
 }
 
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }

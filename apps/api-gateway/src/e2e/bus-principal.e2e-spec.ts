@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   EVENTS,
   JETSTREAM,
@@ -13,7 +14,9 @@ import {
 import { GatewayError } from '@gw/errors';
 import {
   generatePrincipalKeyPair,
+  generationIdOf,
   JetStreamPublisher,
+  nonceOfToken,
   PrincipalSigner,
   principalSigningKey,
   ResilientNatsConnection,
@@ -235,9 +238,13 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
       await usageNats.close();
     });
 
-    /** A usage event of `cost` credits for the test's key, carrying `token` (none: unsigned) for request `requestId`. */
-    const usageEvent = (requestId: string, token: string | undefined, cost = '0.25'): UsageRecordedEvent => ({
-      generationId: `gen-forged-${randomUUID()}`,
+    /**
+     * A usage event of `cost` credits for the test's key, carrying `token` (none: unsigned) for request
+     * `requestId`; its generation id is the token's first slot, as inference mints it, unless given.
+     */
+    const usageEvent = (requestId: string, token: string | undefined, cost = '0.25', generationId?: string): UsageRecordedEvent => ({
+      generationId:
+        generationId ?? (token && nonceOfToken(token) ? generationIdOf(nonceOfToken(token)!.nonce, 0) : `gen-forged-${randomUUID()}`),
       workspaceId: keyPrincipal.workspaceId,
       keyHash: keyPrincipal.keyHash,
       userId: keyPrincipal.userId,
@@ -302,6 +309,54 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
       const record = await call(`/generation?id=${forged[0]!.generationId}`, { key: stack.managementKey });
       expect(record.status).toBe(404);
     }, 120_000);
+
+    it('bills a real token only for its request’s own generations: a new generation id under it is refused, dead-lettered with its reason, not billed', async () => {
+      const before = await refusedSoFar();
+      const usage = await keyUsage();
+      const requestId = randomUUID();
+      const token = tokenFor(keyPrincipal, requestId);
+      const nonce = nonceOfToken(token)!.nonce;
+      // What inference published for the request: its generation in slot 0, billed.
+      const genuine = usageEvent(requestId, token, '0.0625');
+      await publish(genuine);
+      await expect.poll(keyUsage, { timeout: 60_000 }).toBe(usage + 0.0625);
+      // The genuine event republished (a replay is not a new charge), then what a seed holding that
+      // token would add to bill the workspace again: a new generation id, the same slot spelt
+      // otherwise, a slot past the last. Last, the request's second generation (slot 1, a tool
+      // loop's next call), billed: once it counts, every message before it was handled.
+      await publisher.publish(EVENTS.usageRecorded, JSON.stringify({ events: [genuine] }), `replay-${randomUUID()}`);
+      const forged = [
+        usageEvent(requestId, token, '0.25', `gen-${Date.now().toString(36)}-${randomUUID().replaceAll('-', '').slice(0, 20)}`),
+        usageEvent(requestId, token, '0.25', `gen-${nonce}-00`),
+        usageEvent(requestId, token, '0.25', `gen-${nonce}-1s`),
+      ];
+      for (const event of forged) await publish(event);
+      await publish(usageEvent(requestId, token, '0.03125', generationIdOf(nonce, 1)));
+      await expect.poll(keyUsage, { timeout: 60_000 }).toBe(usage + 0.09375);
+      await expect.poll(async () => (await refusedSoFar()).management - before.management, { timeout: 60_000 }).toBe(forged.length);
+      await expect.poll(async () => (await refusedSoFar()).inference - before.inference, { timeout: 60_000 }).toBe(forged.length);
+      // Each refusal was dead-lettered (the line is written after the letter is stored) with its reason, by both consumers.
+      await expect
+        .poll(
+          () => {
+            const logs = readdirSync(stack.logDir).map((file) => readFileSync(join(stack.logDir, file), 'utf8'));
+            return forged.map(
+              (event) =>
+                logs.filter((text) =>
+                  new RegExp(
+                    `refused usage event\\(s\\) ${event.generationId} \\(stream sequence \\d+\\): usage_principal_other_generation`,
+                  ).test(text),
+                ).length,
+            );
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual(forged.map(() => 2));
+      // Billed: the genuine 0.0625 once and its second generation 0.03125, none of the three forgeries (0.25 each).
+      expect(await keyUsage()).toBe(usage + 0.09375);
+      for (const event of forged)
+        expect((await call(`/generation?id=${event.generationId}`, { key: stack.managementKey })).status).toBe(404);
+    }, 180_000);
 
     it('bills an event consumed long after its principal expired (a redelivery, a replayed dead letter): binding, not age', async () => {
       const requestId = randomUUID();

@@ -369,7 +369,7 @@ describe('operator changes', () => {
       `INSERT INTO catalog_versions (version, document, author, action, source) VALUES ($1, $2, 'test', 'import', 'admin')`,
       [good + 1, JSON.stringify({ providers: [], models: [{ id: 'x' }] })],
     );
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     let states = await replicaCatalogs();
     while ([...states.values()].some((state) => state.state !== 'stale') && Date.now() < deadline) states = await replicaCatalogs();
     for (const state of states.values()) expect(state).toMatchObject({ version: good, state: 'stale', failed_version: good + 1 });

@@ -133,7 +133,7 @@ describe('generation content logging', () => {
     let responded = '';
     for await (const event of events) if (event.type === 'response.output_text.delta') responded += event.delta;
     let id: string | undefined;
-    for (const deadline = Date.now() + 5_000; !id && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    for (const deadline = Date.now() + 30_000; !id && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
       id = (await database.query<{ id: string }>('SELECT id FROM generations WHERE session_id = $1', [sessionId])).rows[0]?.id;
     }
     const response = await stored(id!);

@@ -25,7 +25,7 @@ async function ledgerOf(keyHash: string): Promise<string[]> {
 
 /** Waits until management counted `count` generations of the key, then checks no more arrive (a second charge would, by then). */
 async function expectBilled(keyHash: string, count: number): Promise<string[]> {
-  await expect.poll(async () => (await ledgerOf(keyHash)).length, { timeout: 15_000 }).toBe(count);
+  await expect.poll(async () => (await ledgerOf(keyHash)).length, { timeout: 30_000 }).toBe(count);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const ids = await ledgerOf(keyHash);
   expect(ids).toHaveLength(count);

@@ -117,7 +117,7 @@ describe('plugins: each does what it says', () => {
     sessionId: string,
     count: number,
   ): Promise<Array<{ model: string; prompt_tokens: number; completion_tokens: number; cost: string }>> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const { rows } = await database.query(
         'SELECT model, prompt_tokens, completion_tokens, cost::text AS cost FROM generations WHERE session_id = $1 ORDER BY created_at',

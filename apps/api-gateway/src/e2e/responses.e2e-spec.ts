@@ -339,7 +339,7 @@ describe('failures', () => {
     const reader = response.body!.getReader();
     await reader.read(); // the stream has started
     controller.abort();
-    await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 10_000, interval: 100 }).toBe(1);
+    await expect.poll(async () => (await statsOf()).abandoned - before.abandoned, { timeout: 30_000, interval: 100 }).toBe(1);
     expect((await statsOf()).finished - before.finished).toBe(0);
   });
 

@@ -30,7 +30,7 @@ describe('server tools', () => {
 
   /** The generation records of a session, once `count` of them are written. */
   async function generationsOf(sessionId: string, count: number): Promise<GenerationRow[]> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const { rows } = await database.query<GenerationRow>(
         'SELECT id, prompt_tokens, completion_tokens, cost::text AS cost, usage_details FROM generations WHERE session_id = $1 ORDER BY created_at',

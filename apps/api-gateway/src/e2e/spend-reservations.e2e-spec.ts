@@ -39,7 +39,7 @@ async function probe(apiKey: string, concurrency = 50, total = 100): Promise<{ a
 async function countedSpend(keyHash: string, answered: number): Promise<number> {
   await expect
     .poll(async () => Number((await management.query('SELECT count(*) FROM usage_ledger WHERE key_hash = $1', [keyHash])).rows[0].count), {
-      timeout: 15_000,
+      timeout: 60_000,
     })
     .toBe(answered);
   const { rows } = await management.query<{ usage: string }>('SELECT usage::text FROM api_keys WHERE hash = $1', [keyHash]);
@@ -164,7 +164,7 @@ describe('a stream the client leaves', () => {
           [id],
         )
       ).rows[0];
-    await expect.poll(record, { timeout: 15_000 }).toBeDefined();
+    await expect.poll(record, { timeout: 30_000 }).toBeDefined();
     const row = (await record())!;
     console.log(`cut stream: ${chunks} chunks, ${characters} characters read, record ${JSON.stringify(row)}`);
     expect(row.tokens_estimated).toBe(true);

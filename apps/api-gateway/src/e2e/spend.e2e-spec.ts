@@ -52,7 +52,7 @@ async function getKey(hash: string): Promise<KeyView> {
 
 /** Chats until one is refused (a chat whose worst case does not fit what is left is refused at once). */
 async function chatUntilRefused(key: string, costs: string[]): Promise<{ status: number; body: unknown }> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const result = await chat(key);
     if (result.status !== 200) return result;
@@ -97,7 +97,7 @@ describe('spend limits, usage and credits through the gateway', () => {
 
     // Every generation counted exactly once: the counters equal the sum of the costs.
     const total = await exactSum(costs);
-    await expect.poll(async () => (await getKey(created.data.hash)).usage, { timeout: 10_000 }).toBe(Number(total));
+    await expect.poll(async () => (await getKey(created.data.hash)).usage, { timeout: 30_000 }).toBe(Number(total));
     const view = await getKey(created.data.hash);
     expect([view.usage_daily, view.usage_weekly, view.usage_monthly]).toEqual([view.usage, view.usage, view.usage]);
     expect(view.limit_remaining).toBe(
@@ -118,7 +118,7 @@ describe('spend limits, usage and credits through the gateway', () => {
     expect((await getKey(created.data.hash)).last_used_at).toBeNull();
     const before = Date.now();
     expect((await call('/models', { key: created.key })).status).toBe(200);
-    await expect.poll(async () => (await getKey(created.data.hash)).last_used_at, { timeout: 15_000, interval: 500 }).not.toBeNull();
+    await expect.poll(async () => (await getKey(created.data.hash)).last_used_at, { timeout: 30_000, interval: 500 }).not.toBeNull();
     const lastUsed = Date.parse((await getKey(created.data.hash)).last_used_at!);
     expect(lastUsed).toBeGreaterThanOrEqual(before - 1000);
   });

@@ -34,7 +34,7 @@ describe('usage details', () => {
   afterAll(() => database.end());
 
   async function usageDetailsOf(id: string): Promise<unknown> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       const { rows } = await database.query<{ usage_details: unknown }>('SELECT usage_details FROM generations WHERE id = $1', [id]);
       if (rows[0]) return rows[0].usage_details;

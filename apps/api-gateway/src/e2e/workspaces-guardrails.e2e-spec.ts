@@ -56,7 +56,7 @@ async function auditOf(key: string, workspaceId: string, filters = ''): Promise<
 }
 
 /** Polls until `check` passes (usage counting and cache refreshes are asynchronous). */
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+async function eventually(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

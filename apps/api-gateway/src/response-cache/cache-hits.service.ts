@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { ChatCreateRequest, Principal, UsageRecordedEvent } from '@gw/contracts';
+import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
+import { generationIdOf, nonceOfToken, PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@gw/telemetry';
 import {
@@ -12,6 +12,7 @@ import {
   JetStreamUsagePublisher,
   ResponseCacheStore,
   responseCacheMetrics,
+  newGenerationId,
   settleHit,
   stampJson,
   UsageOutbox,
@@ -93,8 +94,14 @@ export class ResponseCacheHits implements OnModuleDestroy {
     const entry = await this.store.get(principal.workspaceId, cacheKeyOf(door, false, body));
     if (entry?.kind !== 'json') return undefined;
     assertMaySpend(principal);
-    const { event, stamp } = settleHit(payload, entry, false, this.priceRate);
-    await this.record(event, payload);
+    const requestId = currentRequestId() ?? randomUUID();
+    // The proof the billing consumers ask of every event, signed here as for a bus call; the hit is its request's first slot.
+    const proof = this.signer?.sign({ actsFor: 'principal' }, payload, requestId);
+    const nonce = proof ? nonceOfToken(proof)?.nonce : undefined;
+    const { event, stamp } = settleHit(payload, entry, false, this.priceRate, () => (nonce ? generationIdOf(nonce, 0) : newGenerationId()));
+    event.requestId = requestId;
+    if (proof) event.principal = proof;
+    await this.record(event);
     cacheMetrics.lookups.inc({ door, result: 'hit' });
     return stampJson(entry.text, stamp);
   }
@@ -108,11 +115,7 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
-  private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
-    event.requestId = currentRequestId() ?? randomUUID();
-    // The proof the billing consumers ask of every event, signed here as for a bus call.
-    const proof = this.signer?.sign({ actsFor: 'principal' }, payload, event.requestId);
-    if (proof) event.principal = proof;
+  private async record(event: UsageRecordedEvent): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);

@@ -12,7 +12,7 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { receivedPrincipal } from '@gw/messaging';
+import { batchIdOfGrant, nonceOfToken, receivedPrincipal } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
 import { Clock } from '../clock/clock.js';
@@ -46,8 +46,11 @@ export class BatchesService {
   async create(request: BatchCreateRequest): Promise<{ id: string }> {
     const { principal } = request;
     const now = this.clock.now();
-    const id = `batch_${randomBytes(16).toString('hex')}`;
-    await this.prisma.batch.create({
+    const grant = receivedPrincipal();
+    const minted = grant ? nonceOfToken(grant) : undefined;
+    // The grant's own batch: its charge is billed only under this id, so one grant bills one batch.
+    const id = minted?.grant ? batchIdOfGrant(minted.nonce) : `batch_${randomBytes(16).toString('hex')}`;
+    const created = this.prisma.batch.create({
       data: {
         id,
         workspaceId: principal.workspaceId,
@@ -55,7 +58,7 @@ export class BatchesService {
         internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
         principal: principalToStore(principal),
         // The grant the gateway signed for this batch (checked before this handler ran).
-        principalGrant: receivedPrincipal() ?? null,
+        principalGrant: grant ?? null,
         endpoint: request.endpoint,
         model: request.model,
         completionWindow: request.completionWindow,
@@ -67,6 +70,16 @@ export class BatchesService {
         resultsExpireAt: new Date(now.getTime() + RESULT_RETENTION_MS),
       },
     });
+    try {
+      await created;
+    } catch (error) {
+      // The same create delivered twice (a resend): the grant's batch exists, it is this one.
+      const again =
+        minted?.grant && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002'
+          ? await this.prisma.batch.findFirst({ where: { id, workspaceId: principal.workspaceId }, select: { id: true } })
+          : null;
+      if (!again) throw error;
+    }
     return { id };
   }
 

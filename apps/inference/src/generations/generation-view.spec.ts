@@ -160,6 +160,8 @@ describe('mayBeInFlight', () => {
 
   it('waits for ids minted in the last minutes, not for old, future or foreign ones', () => {
     expect(mayBeInFlight(idAt(now - 200), now)).toBe(true);
+    // A request's slot (`gen-<nonce>-<slot>`, the nonce starting with the signing time).
+    expect(mayBeInFlight(`${idAt(now - 200)}-3`, now)).toBe(true);
     expect(mayBeInFlight(idAt(now - 10 * 60_000), now)).toBe(true);
     expect(mayBeInFlight(idAt(now - 16 * 60_000), now)).toBe(false);
     expect(mayBeInFlight(idAt(now + 60_000), now)).toBe(false);

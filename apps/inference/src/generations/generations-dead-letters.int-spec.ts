@@ -173,7 +173,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
     const consumer = startConsumer();
     const goodIds = [...before, ...after, batchGood].map((item) => item.generationId).sort();
     // Normal traffic is recorded without waiting for the poison's fate.
-    await eventually(async () => (await stored(goodIds)).length === goodIds.length, 5_000, 'the good events to be stored');
+    await eventually(async () => (await stored(goodIds)).length === goodIds.length, 30_000, 'the good events to be stored');
     expect(await stored([poison.generationId, batchPoison.generationId])).toEqual([]);
 
     // Deliveries 1, 2 (after 1 s) and 3 (after 2 s more), then DEAD_LETTERS.
@@ -182,7 +182,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
         const found = await deadLetters();
         return found.length === 2 && found;
       },
-      15_000,
+      30_000,
       'two dead letters',
     );
     const bare = letters.find((letter) => letter.headers[DEAD_LETTER_HEADERS.items] === poison.generationId)!;
@@ -203,7 +203,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
         const info = await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations);
         return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered === 0;
       },
-      5_000,
+      30_000,
       'the consumer to be drained',
     );
     expect(consumer.stats()).toEqual({ deadLettered: 2, malformed: 0, refused: 0 });
@@ -216,7 +216,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
     // Traffic after it flows at once.
     const later = event();
     await js.publish(EVENTS.usageRecorded, JSON.stringify(later));
-    await eventually(async () => (await stored([later.generationId])).length === 1, 5_000, 'a later event');
+    await eventually(async () => (await stored([later.generationId])).length === 1, 30_000, 'a later event');
     await stopConsumers();
   });
 
@@ -231,7 +231,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
     const consumer = startConsumer(relayed.toString());
     const first = event();
     await js.publish(EVENTS.usageRecorded, JSON.stringify(first));
-    await eventually(async () => (await stored([first.generationId])).length === 1, 5_000, 'the first event');
+    await eventually(async () => (await stored([first.generationId])).length === 1, 30_000, 'the first event');
 
     await relay.cut();
     const during = Array.from({ length: 6 }, () => event());
@@ -242,7 +242,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
 
     await relay.open();
     const ids = during.map((item) => item.generationId).sort();
-    await eventually(async () => (await stored(ids)).length === ids.length, 20_000, 'the held events after the outage');
+    await eventually(async () => (await stored(ids)).length === ids.length, 30_000, 'the held events after the outage');
     expect((await deadLetters()).length).toBe(lettersBefore);
     expect(consumer.stats().deadLettered).toBe(0);
     const info = await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations);
@@ -259,7 +259,7 @@ describe('generation records: poison events are split out and dead-lettered', ()
       async () =>
         (await jsm.consumers.info(JETSTREAM.usageStream, JETSTREAM.consumers.inferenceGenerations)).config.max_deliver ===
         MAX_DELIVERIES * 3,
-      5_000,
+      30_000,
       'max_deliver to be set',
     );
     await stopConsumers();

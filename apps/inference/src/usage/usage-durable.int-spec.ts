@@ -150,7 +150,7 @@ describe('usage is durable before the answer', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(ACK_TIMEOUT_MS - 100);
     await unpark();
     // The outbox kept the event: it is billed although not answered (the provider was paid).
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     let added: string[] = [];
     while (Date.now() < deadline) {
       added = (await storedGenerationIds()).filter((id) => !before.has(id));

@@ -65,7 +65,7 @@ describe('usage events counted exactly once', () => {
 
   /** Until the consumer has acked (or terminated) everything published so far. */
   const drained = async () => {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const info = await jsm.consumers.info(JETSTREAM.usageStream, durableName);
       if (info.num_pending === 0 && info.num_ack_pending === 0) return info;
@@ -286,7 +286,7 @@ describe('usage events counted exactly once', () => {
  * the ledger insert near its start: pg_stat_activity keeps only the first 1 kB of a statement.
  */
 async function waitForBlockedStatement(blocker: pg.Client): Promise<number> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     await blocker.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await blocker.query<{ pid: number }>(

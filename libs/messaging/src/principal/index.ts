@@ -4,3 +4,4 @@ export * from './principal-signer.js';
 export * from './principal-verifier.js';
 export * from './outgoing-principal.js';
 export * from './usage-principal.js';
+export * from './generation-ids.js';

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Principal, Tenancy } from '@gw/contracts';
+import { newPrincipalNonce } from './generation-ids.js';
 import { principalSigningKey } from './principal-keys.js';
 import { signPrincipal, type PrincipalClaims } from './principal-token.js';
 
@@ -35,7 +36,13 @@ export class PrincipalSigner {
     if (tenancy.actsFor !== 'principal') return undefined;
     const principal = (data as { principal?: Principal } | null)?.principal;
     if (!principal) return undefined;
-    const claims: PrincipalClaims = { w: principal.workspaceId, k: principal.keyHash, t: principal.keyKind, e: 0 };
+    const claims: PrincipalClaims = {
+      w: principal.workspaceId,
+      k: principal.keyHash,
+      t: principal.keyKind,
+      e: 0,
+      n: newPrincipalNonce(now),
+    };
     if (principal.keyKind === 'intern' && principal.internId) claims.i = principal.internId;
     if (tenancy.issuesGrant) {
       claims.g = 1;

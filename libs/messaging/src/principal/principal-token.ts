@@ -22,6 +22,11 @@ export interface PrincipalClaims {
   r?: string;
   /** Set on a batch grant: bound to no request, taken only where a batch calls. */
   g?: 1;
+  /**
+   * A tenant's token's nonce (`newPrincipalNonce`): its request's generation ids are
+   * `gen-<n>-<slot>`, a grant's batch id is derived from it; usage events must match.
+   */
+  n?: string;
   /** Expiry, ms since the epoch. */
   e: number;
 }

@@ -1,6 +1,7 @@
 import { tenancyOf, SUBJECTS, type Principal } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
 import { generatePrincipalKeyPair, principalPublicKeys, principalSigningKey } from './principal-keys.js';
+import { batchIdOfGrant, generationIdOf, MAX_GENERATIONS_PER_REQUEST, nonceOfToken } from './generation-ids.js';
 import { PrincipalSigner } from './principal-signer.js';
 import { USAGE_PRINCIPAL_WINDOW_MS, UsagePrincipalVerifier, type UsageEventProof } from './usage-principal.js';
 
@@ -21,7 +22,10 @@ const GRANT = tenancyOf(SUBJECTS.batch.batchesCreate)!;
 const signedAt = Date.now();
 const token = signer.sign(CHAT, { principal }, 'req-1', signedAt)!;
 const grant = signer.sign(GRANT, { principal }, 'req-0', signedAt)!;
+const nonce = nonceOfToken(token)!.nonce;
+const batchId = batchIdOfGrant(nonceOfToken(grant)!.nonce);
 const event = (overrides: Partial<UsageEventProof> = {}): UsageEventProof => ({
+  generationId: generationIdOf(nonce, 0),
   workspaceId: principal.workspaceId,
   keyHash: principal.keyHash,
   requestId: 'req-1',
@@ -38,7 +42,9 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
 
   it('refuses an event without one, or with one signed by another key or altered', () => {
     expect(verifier.refusal(event({ principal: undefined }), signedAt)).toBe('usage_principal_missing');
-    expect(verifier.refusal(event({ principal: stranger.sign(CHAT, { principal }, 'req-1')! }), signedAt)).toBe('usage_principal_forged');
+    const strangers = stranger.sign(CHAT, { principal }, 'req-1')!;
+    const strangersId = generationIdOf(nonceOfToken(strangers)!.nonce, 0);
+    expect(verifier.refusal(event({ principal: strangers, generationId: strangersId }), signedAt)).toBe('usage_principal_forged');
     const [body, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>;
     const other = '33333333-3333-4333-8333-333333333333';
@@ -59,9 +65,40 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
   });
 
   it('takes a batchâ€™s grant on a batchâ€™s line or charge only', () => {
-    expect(verifier.refusal(event({ principal: grant, requestId: 'line-7', batchId: 'batch_1' }), signedAt)).toBeUndefined();
-    expect(verifier.refusal(event({ principal: grant, requestId: undefined, kind: 'batch_charge' }), signedAt)).toBeUndefined();
+    expect(verifier.refusal(event({ principal: grant, requestId: 'line-7', batchId, generationId: 'gen-x-1' }), signedAt)).toBeUndefined();
+    expect(
+      verifier.refusal(event({ principal: grant, requestId: undefined, kind: 'batch_charge', generationId: batchId }), signedAt),
+    ).toBeUndefined();
     expect(verifier.refusal(event({ principal: grant, requestId: 'req-9' }), signedAt)).toBe('usage_principal_grant_not_batch');
+  });
+
+  it('bills a requestâ€™s generations only in its slots, each id once: a new generation id under a real token is refused', () => {
+    for (const slot of [1, 30, MAX_GENERATIONS_PER_REQUEST - 1])
+      expect(verifier.refusal(event({ generationId: generationIdOf(nonce, slot) }), signedAt)).toBeUndefined();
+    const outside = [
+      'gen-forged-1',
+      `gen-${Date.now().toString(36)}-0123456789abcdef0123`,
+      generationIdOf(nonce, MAX_GENERATIONS_PER_REQUEST),
+      // The same slot spelt twice would be two ledger rows: only the canonical spelling is a slot.
+      `gen-${nonce}-00`,
+      `gen-${nonce}-0 `,
+      `gen-${nonce}--1`,
+      `gen-${nonce}`,
+      // Another request's slot under this request's token.
+      generationIdOf(nonceOfToken(signer.sign(CHAT, { principal }, 'req-1')!)!.nonce, 0),
+    ];
+    for (const generationId of outside)
+      expect(verifier.refusal(event({ generationId }), signedAt), generationId).toBe('usage_principal_other_generation');
+  });
+
+  it('bills a grantâ€™s charge once, under the id of the batch it was signed for, and its lines only in that batch', () => {
+    const charge = (generationId: string) => event({ principal: grant, requestId: undefined, kind: 'batch_charge', generationId });
+    expect(verifier.refusal(charge('batch_0123456789abcdef0123456789abcdef'), signedAt)).toBe('usage_principal_other_generation');
+    const another = batchIdOfGrant(nonceOfToken(signer.sign(GRANT, { principal }, 'req-0')!)!.nonce);
+    expect(verifier.refusal(charge(another), signedAt)).toBe('usage_principal_other_generation');
+    expect(verifier.refusal(event({ principal: grant, batchId: another, generationId: 'gen-x-2' }), signedAt)).toBe(
+      'usage_principal_other_generation',
+    );
   });
 
   it('refuses an event stored longer after its principal expired than a dead letter is kept', () => {
@@ -71,7 +108,7 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
   });
 
   it('gives a remembered grant the same answer (its signature is verified once, its binding every time)', () => {
-    const line = event({ principal: grant, requestId: undefined, batchId: 'batch_1' });
+    const line = event({ principal: grant, requestId: undefined, batchId });
     expect(verifier.refusal(line, signedAt)).toBeUndefined();
     expect(verifier.refusal(line, signedAt)).toBeUndefined();
     expect(verifier.refusal({ ...line, keyHash: 'c'.repeat(64) }, signedAt)).toBe('usage_principal_other_tenant');

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { batchIdOfGrant, isGenerationOf } from './generation-ids.js';
 import { principalPublicKeys } from './principal-keys.js';
 import { openPrincipal, type PrincipalClaims } from './principal-token.js';
 
@@ -9,6 +10,7 @@ export type UsageRefusal =
   | 'usage_principal_other_tenant'
   | 'usage_principal_other_request'
   | 'usage_principal_grant_not_batch'
+  | 'usage_principal_other_generation'
   | 'usage_principal_stale';
 
 /**
@@ -20,6 +22,7 @@ export const USAGE_PRINCIPAL_WINDOW_MS = 31 * 24 * 3_600_000;
 
 /** What of a usage event its principal must match (a `UsageRecordedEvent` has these). */
 export interface UsageEventProof {
+  generationId: string;
   workspaceId: string;
   keyHash: string;
   requestId?: string;
@@ -38,11 +41,15 @@ const GRANTS_KEPT = 1_024;
 /**
  * Checks that the gateway authorised the event's workspace and key for the request it names:
  * the token is one the gateway signed, for that workspace and key, and either for the event's
- * request id or a batch's grant on a batch's line or charge; stored within the window of its
- * expiry (`storedAtMs`: JetStream's receive time, which no publisher writes).
+ * request id, the generation one of that request's slots (`gen-<nonce>-<slot>`), or a batch's
+ * grant on a batch's line or on the charge of the one batch the grant made; stored within the
+ * window of its expiry (`storedAtMs`: JetStream's receive time, which no publisher writes).
+ * With the consumers' exactly-once stores (one row per generation id), a token bills at most
+ * its request's slots, each once, and a grant its batch's charge once.
  */
 export class UsagePrincipalVerifier {
-  private readonly grants = new Map<string, PrincipalClaims>();
+  /** A grant's claims and the id of its batch (a hash, worked out once per grant). */
+  private readonly grants = new Map<string, PrincipalClaims & { batch?: string }>();
 
   constructor(private readonly keys: readonly KeyObject[]) {
     if (keys.length === 0) throw new Error('At least one principal public key is required');
@@ -61,21 +68,27 @@ export class UsagePrincipalVerifier {
     if (!claims) return 'usage_principal_forged';
     if (claims.w === '' || claims.w !== event.workspaceId || claims.k !== event.keyHash) return 'usage_principal_other_tenant';
     if (claims.g) {
-      if (!event.batchId && event.kind !== 'batch_charge') return 'usage_principal_grant_not_batch';
+      if (event.kind === 'batch_charge') {
+        if (!claims.batch || event.generationId !== claims.batch) return 'usage_principal_other_generation';
+      } else if (!event.batchId) return 'usage_principal_grant_not_batch';
+      else if (claims.batch && event.batchId !== claims.batch) return 'usage_principal_other_generation';
     } else if (!claims.r || claims.r !== event.requestId) {
       return 'usage_principal_other_request';
+    } else if (!claims.n || !isGenerationOf(event.generationId, claims.n)) {
+      return 'usage_principal_other_generation';
     }
     if (storedAtMs > claims.e + USAGE_PRINCIPAL_WINDOW_MS) return 'usage_principal_stale';
     return undefined;
   }
 
-  private open(token: string): PrincipalClaims | undefined {
+  private open(token: string): (PrincipalClaims & { batch?: string }) | undefined {
     const known = this.grants.get(token);
     if (known) return known;
     const claims = openPrincipal(token, this.keys);
     if (!claims?.g) return claims;
     if (this.grants.size >= GRANTS_KEPT) this.grants.delete(this.grants.keys().next().value!);
-    this.grants.set(token, claims);
-    return claims;
+    const grant = claims.n ? { ...claims, batch: batchIdOfGrant(claims.n) } : claims;
+    this.grants.set(token, grant);
+    return grant;
   }
 }

@@ -1,5 +1,7 @@
 import type { Principal, UsageRecordedEvent } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
+import { generationIdOf, MAX_GENERATIONS_PER_REQUEST, nonceOfToken } from '@gw/messaging';
+import { currentPrincipal, nextRequestSequence } from '@gw/telemetry';
 import { usageDetailsOf } from '../usage-details.js';
 import type { HitStamp } from './cached-answer.js';
 import type { CacheEntry } from './cache-entry.js';
@@ -73,10 +75,19 @@ export function settleHit(
 }
 
 /**
- * `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's first and last groups). randomUUID draws from a cached
- * entropy pool; randomBytes per call is a syscall each.
+ * Within a request whose principal has a nonce: its next slot, `gen-<nonce>-<slot>`, the ids the
+ * billing consumers take under that principal (and no others). Elsewhere (a batch's grant, a bus
+ * without credentials) `gen-<ms in base 36>-<20 hex>`: time-ordered, 80 random bits (the UUID's
+ * first and last groups; randomUUID draws from a cached pool, randomBytes is a syscall each).
  */
 export function newGenerationId(): string {
+  const token = currentPrincipal();
+  const minted = token ? nonceOfToken(token) : undefined;
+  if (minted && !minted.grant) {
+    const slot = nextRequestSequence()!;
+    // Past the last slot the event will be refused (dead-lettered, visible): a bug to see, not to hide.
+    if (slot < MAX_GENERATIONS_PER_REQUEST) return generationIdOf(minted.nonce, slot);
+  }
   const random = randomUUID();
   return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;
 }
