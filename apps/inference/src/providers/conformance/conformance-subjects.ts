@@ -112,11 +112,13 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           withDirectives('claude-sonnet-4-5', directives),
         ),
       lacks: {
-        ...NO_FILTER,
         'reasoning-tokens': "Anthropic's usage counts thinking inside output_tokens, with no count of its own",
-        'parallel-tools': "the simulator's Messages planner calls one tool per turn",
-        quota: 'Anthropic has no quota error of its own: spend limits come as its rate-limit error (the rate-limit case)',
+        'filter-refusal': "Claude's refusal keeps what was written before it; its explanation is in stop_details, not a refusal text",
       },
+      // Claude's streaming classifiers end the answer with stop_reason refusal; spent credit is a 402 billing_error.
+      faults: { quota: 'status=402' },
+      // An account out of credit is the gateway's provider account, not the caller's fault (as every 402).
+      failures: { quota: { status: 502, errorType: 'provider_unavailable', retryable: false } },
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
