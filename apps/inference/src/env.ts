@@ -293,7 +293,10 @@ export class InferenceEnv extends WithResponseCacheEnv(WithRedisEnv(DatabaseServ
   @IsString()
   GEMINI_API_KEY: string = '';
 
-  /** Enables Vertex AI's models: the service account's JSON file (its path), or the JSON itself (a Secret's value). */
+  /**
+   * Enables Vertex AI's models: the service account's JSON file (its path), or the JSON itself (a Secret's value);
+   * or an `external_account` configuration (workload identity federation on GKE, EKS, AKS).
+   */
   @ValidateIf((env: InferenceEnv) => env.GOOGLE_APPLICATION_CREDENTIALS !== '')
   @ValidateBy({
     name: 'isServiceAccount',

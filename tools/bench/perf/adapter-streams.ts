@@ -3,8 +3,9 @@
  * CPU of this process per streamed chunk through the OpenAI, Bedrock and Gemini adapters alone (no
  * gateway, no bus) against the provider simulator in a child process, a short and a long reply
  * each, interleaved in rounds; the marginal figure (long − short) is what the adapter's HTTP
- * client, decoder and mapping cost per chunk. `bedrock-sdk-decoder` is Bedrock with the SDK's own
- * event-stream deserializer. Add `--cpu-prof` to node to see where it goes.
+ * client, decoder and mapping cost per chunk, and the short reply's figure what a call costs.
+ * `bedrock-sdk-command` is Bedrock through the SDK's command pipeline (`client.send`) with the same
+ * event-stream decoder. Add `--cpu-prof` to node to see where it goes.
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -47,26 +48,17 @@ const endpoint = (provider: object, upstreamModel: string) => ({
 const withLong = (model: string, long: boolean) => (long ? `${model};${LONG}` : model);
 
 type Subject = { adapter: { stream(e: unknown, b: object, c: object): Promise<AsyncIterable<unknown>> }; endpoint(long: boolean): unknown };
-/** The same adapter on clients with the SDK's own event-stream deserializer, for comparison. */
-const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
-const { NodeHttpHandler } = await import('@smithy/node-http-handler');
-class SdkDecodedClients extends BedrockClients {
-  private client?: InstanceType<typeof BedrockRuntimeClient>;
-  for() {
-    const credentials = JSON.parse(aws) as { accessKeyId: string; secretAccessKey: string };
-    return (this.client ??= new BedrockRuntimeClient({
-      region: 'us-east-1',
-      endpoint: `${url}/bedrock`,
-      credentials,
-      maxAttempts: 1,
-      requestHandler: new NodeHttpHandler(),
-    }));
-  }
-  onModuleDestroy() {
-    this.client?.destroy();
-  }
+/** The same adapter through the SDK's command pipeline (`client.send`), as it called Bedrock before BedrockCalls. */
+const { ConverseCommand, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
+type Client = { send(command: unknown, options: object): Promise<{ stream?: AsyncIterable<unknown> }> };
+class SdkCommandAdapter extends BedrockAdapter {
+  protected override readonly calls = {
+    converse: (client: Client, input: object, signal?: AbortSignal) =>
+      client.send(new ConverseCommand(input as never), { abortSignal: signal }),
+    converseStream: async (client: Client, input: object, signal: AbortSignal) =>
+      (await client.send(new ConverseStreamCommand(input as never), { abortSignal: signal })).stream!,
+  };
 }
-const sdkClients = new SdkDecodedClients(env);
 const bedrockEndpoint = (long: boolean) =>
   endpoint(
     { id: 'sim-bedrock', name: 'sim', format: 'bedrock', baseUrl: `${url}/bedrock`, apiKey: aws, region: 'us-east-1' },
@@ -80,7 +72,7 @@ const subjects: Record<string, Subject> = {
       endpoint({ id: 'sim', name: 'sim', format: 'openai', baseUrl: `${url}/openai/v1`, apiKey: 'sk-sim' }, withLong('gpt-4o-mini', long)),
   },
   bedrock: { adapter: new BedrockAdapter(clients), endpoint: bedrockEndpoint },
-  'bedrock-sdk-decoder': { adapter: new BedrockAdapter(sdkClients), endpoint: bedrockEndpoint },
+  'bedrock-sdk-command': { adapter: new SdkCommandAdapter(clients), endpoint: bedrockEndpoint },
   gemini: {
     adapter: new GeminiAdapter(upstream),
     endpoint: (long) =>
@@ -130,7 +122,6 @@ try {
   }
 } finally {
   clients.onModuleDestroy();
-  sdkClients.onModuleDestroy();
   await upstream.onModuleDestroy();
   child.kill();
 }

@@ -63,8 +63,10 @@ export interface MessagePlan {
   content: ContentBlock[];
   /** the streamed pieces of each block (thinking text, text, tool input JSON) */
   pieces: string[][];
-  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
   stopSequence: string | null;
+  /** Why a refusal stopped the answer (`stop_details`), null otherwise. */
+  stopDetails: { type: 'refusal'; category: string | null; explanation: string | null } | null;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
@@ -184,6 +186,24 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     const jsonPieces = splitPieces(json);
     pieces.push(jsonPieces);
     outputTokens += jsonPieces.length;
+    // `parallel-tools=1`: every other offered tool in the same turn, as Claude's parallel tool use,
+    // unless the request forbids it (`disable_parallel_tool_use`) or names one tool.
+    const single = isRecord(body.tool_choice) && (body.tool_choice.disable_parallel_tool_use === true || forced !== undefined);
+    if (d.parallelTools && picked && !picked.steered && !single)
+      for (const other of (body.tools as Json[]).filter(
+        (t) => isRecord(t) && typeof t.name === 'string' && t.name !== tool.name && !SERVER_TOOL_NAMES.has(t.name),
+      )) {
+        const otherInput = toolInput(other.input_schema, userText);
+        const otherPieces = splitPieces(JSON.stringify(otherInput));
+        content.push({
+          type: 'tool_use',
+          id: `toolu_${stableId(`${String(other.name)}:${userText}`)}`,
+          name: String(other.name),
+          input: otherInput,
+        });
+        pieces.push(otherPieces);
+        outputTokens += otherPieces.length;
+      }
     stopReason = 'tool_use';
   } else {
     // A system prompt that hands over web results to cite (the gateway's web plugin) is answered citing them.
@@ -224,6 +244,7 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     pieces,
     stopReason,
     stopSequence,
+    stopDetails: null,
     inputTokens: promptTokens - cacheReadTokens - cacheWriteTokens,
     outputTokens,
     cacheReadTokens,
@@ -232,5 +253,32 @@ export function planMessage(body: Json, d: Directives, promptTokens: number): Me
     serviceTier: body.service_tier === 'auto' ? 'priority' : 'standard',
     ...(typeof body.speed === 'string' ? { speed: body.speed } : {}),
     ...(typeof body.inference_geo === 'string' ? { inferenceGeo: body.inference_geo } : {}),
+  };
+}
+
+/**
+ * Claude's streaming classifiers (`safety-block=1` on the prompt, `=2` two pieces into the
+ * answer): the answer ends with stop_reason `refusal` and its `stop_details`; what was written
+ * before stays, and its output tokens are billed.
+ */
+export function refused(plan: MessagePlan, d: Directives): MessagePlan {
+  if (d.safetyBlock !== 1 && d.safetyBlock !== 2) return plan;
+  const keep = d.safetyBlock === 2 ? 2 : 0;
+  const last = plan.content.length - 1;
+  const block = plan.content[last];
+  const pieces = keep > 0 && block?.type === 'text' ? plan.pieces[last]!.slice(0, keep) : [];
+  const content: ContentBlock[] = pieces.length > 0 ? [{ type: 'text', text: pieces.join('') }] : [];
+  return {
+    ...plan,
+    content,
+    pieces: pieces.length > 0 ? [pieces] : [],
+    outputTokens: pieces.length,
+    stopReason: 'refusal',
+    stopSequence: null,
+    stopDetails: {
+      type: 'refusal',
+      category: 'general_harms',
+      explanation: 'This request was declined by the safety classifiers because it could be related to harm (simulated).',
+    },
   };
 }

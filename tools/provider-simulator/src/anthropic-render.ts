@@ -28,6 +28,7 @@ export function renderMessage(plan: MessagePlan, id: string, model: string): Rec
     content: plan.content,
     stop_reason: plan.stopReason,
     stop_sequence: plan.stopSequence,
+    stop_details: plan.stopDetails,
     usage: usage(plan, plan.outputTokens),
   };
 }
@@ -84,7 +85,7 @@ export function renderEvents(plan: MessagePlan, id: string, model: string): Fram
   frames.push(
     eventFrame('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
+      delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, stop_details: plan.stopDetails },
       usage: {
         output_tokens: plan.outputTokens,
         ...(plan.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: plan.webSearchRequests } } : {}),

@@ -30,6 +30,7 @@ describe('Anthropic Messages API over HTTP', () => {
       content: [{ type: 'text', text: r.json.content[0].text }],
       stop_reason: 'end_turn',
       stop_sequence: null,
+      stop_details: null,
       // system 3 + "Hello, world!" 4 + 3 per message + 3
       usage: { input_tokens: 13, output_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
     });
@@ -135,6 +136,35 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(b.json).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'reply', content: [{ type: 'text', text: 'Simulated ' }] });
   });
 
+  it('calls every offered tool at once with parallel-tools=1, one when the request forbids it', async () => {
+    const tools = ['get_weather', 'get_time'].map((name) => ({
+      name,
+      input_schema: { type: 'object', properties: { place: { type: 'string' } }, required: ['place'] },
+    }));
+    const both = await post(url, req({ model: 'claude-sim;parallel-tools=1', tools, tool_choice: { type: 'any' } }), ANTHROPIC_AUTH);
+    expect(both.json.stop_reason).toBe('tool_use');
+    expect(both.json.content.map((block: { name: string }) => block.name)).toEqual(['get_weather', 'get_time']);
+    const one = await post(
+      url,
+      req({ model: 'claude-sim;parallel-tools=1', tools, tool_choice: { type: 'any', disable_parallel_tool_use: true } }),
+      ANTHROPIC_AUTH,
+    );
+    expect(one.json.content.map((block: { name: string }) => block.name)).toEqual(['get_weather']);
+  });
+
+  it("ends with stop_reason refusal and its stop_details when Claude's classifiers intervene", async () => {
+    const prompt = await post(url, req({ model: 'claude-sim;safety-block=1' }), ANTHROPIC_AUTH);
+    expect(prompt.json).toMatchObject({
+      content: [],
+      stop_reason: 'refusal',
+      stop_details: { type: 'refusal', category: 'general_harms' },
+    });
+    expect(prompt.json.usage.output_tokens).toBe(0);
+    const answer = await post(url, req({ model: 'claude-sim;safety-block=2' }), ANTHROPIC_AUTH);
+    expect(answer.json).toMatchObject({ content: [{ type: 'text', text: 'Simulated reply' }], stop_reason: 'refusal' });
+    expect(answer.json.usage.output_tokens).toBe(2);
+  });
+
   it('answers a thinking block first when thinking is enabled', async () => {
     const r = await post(url, req({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }), ANTHROPIC_AUTH);
     expect(r.json.content.map((b: any) => b.type)).toEqual(['thinking', 'text']);
@@ -188,7 +218,7 @@ describe('Anthropic Messages API over HTTP', () => {
     expect(deltas.map((d) => d.delta.text).join('')).toBe(plain.json.content[0].text);
     expect(JSON.parse(events[events.length - 2]!.data)).toEqual({
       type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null },
       usage: { output_tokens: 24 },
     });
   });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCacheControl } from './anthropic-cache.ts';
-import { countInputTokens, planMessage } from './anthropic-plan.ts';
+import { countInputTokens, planMessage, refused } from './anthropic-plan.ts';
 import { anthropicStreamErrorFrame, renderEvents, renderMessage } from './anthropic-render.ts';
 import { anthropicError, sendAnthropicStatus, type AnthropicErrorBody } from './errors.ts';
 import { faultStatus, parseDirectives } from './faults.ts';
@@ -188,7 +188,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   const headers = { 'request-id': `req_${randomId(24)}` };
   const stream = body.stream === true;
   if (!stream && d.cut !== undefined) return cutBeforeBody(res, headers);
-  const plan = planMessage(body, d, inputTokens);
+  const plan = refused(planMessage(body, d, inputTokens), d);
   const id = `msg_${randomId(24)}`;
   if (!stream) return sendJson(res, 200, renderMessage(plan, id, base), headers);
   await sendStream(res, renderEvents(plan, id, base), {

@@ -68,6 +68,8 @@ export function anthropicErrorForStatus(status: number, model: string): Anthropi
       return anthropicError('invalid_request_error', 'Invalid request (simulated).');
     case 401:
       return anthropicError('authentication_error', 'invalid x-api-key');
+    case 402:
+      return anthropicError('billing_error', 'Your credit balance is too low to access the Anthropic API (simulated).');
     case 403:
       return anthropicError('permission_error', 'Your API key does not have permission to use the specified resource.');
     case 404:

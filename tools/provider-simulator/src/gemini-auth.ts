@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { sendJson } from './http.ts';
 
 /** The audience Google's token endpoint demands in a service account's assertion. */
@@ -123,4 +123,67 @@ export function hasValidAccessToken(req: IncomingMessage): 'missing' | 'invalid'
   if (!token) return 'missing';
   const expiry = issued.get(token);
   return expiry !== undefined && expiry > Date.now() ? 'ok' : 'invalid';
+}
+
+/** The simulated workload identity pool provider (a GKE/EKS/AKS cluster's OIDC issuer trusted by a Google project). */
+export const WORKLOAD_AUDIENCE =
+  '//iam.googleapis.com/projects/123456789/locations/global/workloadIdentityPools/sim-pool/providers/sim-cluster';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const SUBJECT_TOKEN_TYPES = new Set(['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:id_token']);
+const CLUSTER_ISSUER = 'https://oidc.sim-cluster.example/id/SIMCLUSTER';
+const cluster = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+/**
+ * GET /sim/google/workload-identity: what a pod of the simulated cluster holds, its projected
+ * service-account token (signed by the cluster's issuer, audience the pool provider as Google's
+ * default allowed audience), and the pool provider's audience for the credential configuration.
+ */
+export async function handleWorkloadIdentity(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const token = await new SignJWT({ sub: 'system:serviceaccount:gateway:inference' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'sim-cluster' })
+    .setIssuer(CLUSTER_ISSUER)
+    .setAudience(`https:${WORKLOAD_AUDIENCE}`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(cluster.privateKey);
+  sendJson(res, 200, { audience: WORKLOAD_AUDIENCE, subject_token: token });
+}
+
+/**
+ * POST /google/sts/v1/token, Google's Security Token Service: an OAuth 2.0 token exchange
+ * (RFC 8693) of a workload's OIDC token for a federated access token. The pool provider must be
+ * the one configured, the subject token signed by the cluster's issuer for that provider's audience
+ * and not expired, and the scope cloud-platform.
+ */
+export async function handleStsToken(_req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+  const form = new URLSearchParams(raw.toString('utf8'));
+  if (form.get('grant_type') !== TOKEN_EXCHANGE) return tokenError(res, 400, 'unsupported_grant_type', 'Invalid grant_type.');
+  if (form.get('requested_token_type') !== ACCESS_TOKEN_TYPE)
+    return tokenError(res, 400, 'invalid_request', 'Invalid requested_token_type.');
+  if (!SUBJECT_TOKEN_TYPES.has(form.get('subject_token_type') ?? ''))
+    return tokenError(res, 400, 'invalid_request', 'Invalid subject_token_type.');
+  if (form.get('audience') !== WORKLOAD_AUDIENCE)
+    return tokenError(res, 400, 'invalid_target', 'The target service indicated by the "audience" parameters is invalid.');
+  if (!(form.get('scope') ?? '').split(' ').includes(CLOUD_PLATFORM_SCOPE))
+    return tokenError(res, 400, 'invalid_scope', 'Invalid OAuth scope.');
+  try {
+    await jwtVerify(form.get('subject_token') ?? '', cluster.publicKey, {
+      algorithms: ['RS256'],
+      issuer: CLUSTER_ISSUER,
+      audience: `https:${WORKLOAD_AUDIENCE}`,
+      requiredClaims: ['sub', 'exp'],
+    });
+  } catch {
+    return tokenError(
+      res,
+      400,
+      'invalid_grant',
+      'The provided subject token is invalid: its signature, issuer, audience or expiry is wrong.',
+    );
+  }
+  const token = `ya29.sim-federated-${randomBytes(24).toString('base64url')}`;
+  issued.set(token, Date.now() + tokenTtlSeconds * 1000);
+  if (issued.size > MAX_TOKENS) issued.delete(issued.keys().next().value!);
+  sendJson(res, 200, { access_token: token, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: tokenTtlSeconds });
 }

@@ -12,7 +12,7 @@ import { handleEmbeddings } from './embeddings.ts';
 import { entraTokensIssued, handleEntra, isEntraRoute } from './entra.ts';
 import { APP_SERVICE_TOKEN_PATH, handleManagedIdentity, IMDS_TOKEN_PATH } from './managed-identity.ts';
 import { geminiCallOf, handleGemini } from './gemini.ts';
-import { handleServiceAccount, handleToken } from './gemini-auth.ts';
+import { handleServiceAccount, handleStsToken, handleToken, handleWorkloadIdentity } from './gemini-auth.ts';
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
@@ -72,6 +72,7 @@ function bodyHandlerFor(path: string): BodyHandler | undefined {
   if (path === MESSAGE_BATCHES) return handleCreateMessageBatch;
   if (path === '/anthropic/v1/messages/count_tokens') return handleCountTokens;
   if (path === '/google/oauth2/token') return handleToken;
+  if (path === '/google/sts/v1/token') return handleStsToken;
   return undefined;
 }
 
@@ -113,6 +114,7 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (method === 'GET') {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/sim/google/service-account') return handleServiceAccount(req, res);
+    if (path === '/sim/google/workload-identity') return handleWorkloadIdentity(req, res);
     if (path === '/sim/entra/issued') return sendJson(res, 200, { issued: entraTokensIssued() });
     if (path === '/sim/streams')
       return sendJson(res, 200, peekStreamStats(new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('key') ?? ''));

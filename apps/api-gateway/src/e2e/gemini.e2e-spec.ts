@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type FunctionDeclaration } from '@google/genai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ const origin = new URL(stack.baseUrl).origin;
 const google = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin } });
 const googleBeta = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin, apiVersion: 'v1beta' } });
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: origin, maxRetries: 0 });
 /** A call outside `/v1` (the e2e helper's base), with the stack's key. */
 async function v1beta(path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${origin}${path}`, {
@@ -152,7 +154,7 @@ describe('the /v1beta front door', () => {
   });
 });
 
-describe('openai against Google-backed models', () => {
+describe('openai and @anthropic-ai/sdk against Google-backed models', () => {
   it.each(['sim/gemini-2.5-flash', 'sim/gemini-vertex'])(
     '%s: chat completions, streamed and not, with the price of its usage',
     async (model) => {
@@ -170,6 +172,22 @@ describe('openai against Google-backed models', () => {
       expect(text).toBe(completion.choices[0]!.message.content);
     },
   );
+
+  it.each(['sim/gemini-2.5-flash', 'sim/gemini-vertex'])('%s: @anthropic-ai/sdk messages.create and messages.stream', async (model) => {
+    const message = await anthropic.messages.create({
+      model,
+      max_tokens: 256,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Tell me about gateways' }],
+    });
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
+    expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
+    const final = await anthropic.messages
+      .stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] })
+      .finalMessage();
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
+  });
 
   it('embeddings on the Gemini API (batchEmbedContents), float and base64, priced on an estimate Gemini does not report', async () => {
     const floats = await openai.embeddings.create({

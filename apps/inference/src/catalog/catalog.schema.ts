@@ -37,7 +37,8 @@ export class GuardrailConfig {
 
 /**
  * Where a `vertex` provider's models live: `{baseUrl}/projects/{project}/locations/{location}/publishers/google/models/{model}`.
- * The credential (the provider's apiKey) is a service account's JSON or the path of its file.
+ * The credential (the provider's apiKey) is a service account's JSON or the path of its file, or for the
+ * operator's providers an `external_account` configuration (workload identity federation; then `project` is required).
  */
 export class VertexConfig {
   /** Unset or empty: the service account's own project_id. */

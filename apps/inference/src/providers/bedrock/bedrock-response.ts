@@ -72,7 +72,9 @@ export function normalizeConverseOutput(
         index: reasoningDetails.length,
       });
     } else if (block.reasoningContent?.redactedContent) {
-      const data = Buffer.from(block.reasoningContent.redactedContent).toString('base64');
+      // Base64 in Converse's JSON as Bedrock sends it (BedrockCalls); bytes from the SDK's own deserializer.
+      const redacted = block.reasoningContent.redactedContent as Uint8Array | string;
+      const data = typeof redacted === 'string' ? redacted : Buffer.from(redacted).toString('base64');
       reasoningDetails.push({ type: 'reasoning.encrypted', data, format: BEDROCK_REASONING_FORMAT, index: reasoningDetails.length });
     }
   }

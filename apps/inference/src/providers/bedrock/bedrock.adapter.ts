@@ -1,10 +1,11 @@
-import { ConverseCommand, ConverseStreamCommand, type ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { Injectable } from '@nestjs/common';
 import { markCommitted } from '@gw/messaging';
 import type { RoutableEndpoint } from '../../catalog/catalog.service.js';
 import { withoutUnsupported } from '../../routing/parameter-support.js';
 import { excludesReasoning } from '../anthropic/anthropic.adapter.js';
 import type { ChatCallContext, NormalizedCompletion, ProviderAdapter, StreamEvent } from '../provider-adapter.js';
+import { BedrockCalls } from './bedrock-calls.js';
 import { BedrockClients } from './bedrock-clients.js';
 import { transportFailure, type UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { bedrockFailure } from './bedrock-errors.js';
@@ -13,12 +14,14 @@ import { normalizeConverseOutput } from './bedrock-response.js';
 import { bedrockStreamEvents } from './bedrock-stream.js';
 
 /**
- * AWS Bedrock's Converse and ConverseStream APIs through the AWS SDK, which signs each call
- * (SigV4) and decodes the event-stream framing. The catalog's `upstreamModel` is a Bedrock
- * model id or an inference profile id (`us.anthropic.claude-…`), sent as it is.
+ * AWS Bedrock's Converse and ConverseStream APIs through the AWS SDK's parts (BedrockCalls): its
+ * SigV4 signer, credential chain, HTTP handler and event-stream codec. The catalog's
+ * `upstreamModel` is a Bedrock model id or an inference profile id (`us.anthropic.claude-…`), sent as it is.
  */
 @Injectable()
 export class BedrockAdapter implements ProviderAdapter {
+  protected readonly calls: Pick<BedrockCalls, 'converse' | 'converseStream'> = new BedrockCalls();
+
   constructor(private readonly clients: BedrockClients) {}
 
   async complete(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<NormalizedCompletion> {
@@ -29,7 +32,7 @@ export class BedrockAdapter implements ProviderAdapter {
     markCommitted();
     let output;
     try {
-      output = await client.send(new ConverseCommand(input), { abortSignal: context.signal });
+      output = await this.calls.converse(client, input, context.signal);
     } catch (error) {
       throw context.signal?.aborted ? cancelled(provider.id) : bedrockFailure(provider.id, error);
     }
@@ -51,9 +54,7 @@ export class BedrockAdapter implements ProviderAdapter {
     markCommitted();
     let events: AsyncIterable<ConverseStreamOutput>;
     try {
-      const output = await client.send(new ConverseStreamCommand(input), { abortSignal: controller.signal });
-      if (!output.stream) throw Object.assign(new Error('no event stream'), { name: 'ProtocolError' });
-      events = output.stream;
+      events = await this.calls.converseStream(client, input, controller.signal);
     } catch (error) {
       context.signal?.removeEventListener('abort', onAbort);
       throw controller.signal.aborted ? cancelled(provider.id) : bedrockFailure(provider.id, error);

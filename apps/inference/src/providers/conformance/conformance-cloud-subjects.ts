@@ -70,7 +70,6 @@ export function cloudSubjects(
         ),
       lacks: {
         'reasoning-tokens': "Converse's usage counts thinking inside outputTokens, with no count of its own",
-        'parallel-tools': "the simulator's Converse planner (Anthropic's) calls one tool per turn",
         'filter-refusal': "a guardrail's answer is its blocked message as content, as Bedrock sends it",
       },
       faults: {

@@ -9,13 +9,18 @@ import { CONFORMANCE_PRICING } from './conformance-cases.js';
 import type { ConformanceSubject } from './conformance-run.js';
 
 const GEMINI_LACKS: ConformanceSubject['lacks'] = {
-  'streamed-tool-args': 'Gemini streams each functionCall whole, in one frame (the API has no argument deltas)',
+  'streamed-tool-args': 'the Gemini API streams each functionCall whole, in one frame (partialArgs are Vertex only)',
   'cache-write': "Gemini's usage has no cache-write count (context caches are created apart, by cachedContents)",
 };
-/** OpenAI's chat API and Anthropic's Messages API have no content filter that ends an answer. */
+const VERTEX_LACKS: ConformanceSubject['lacks'] = {
+  ...GEMINI_LACKS,
+  'streamed-tool-args':
+    'not built: Vertex streams arguments as partialArgs by JSON path when asked (streamFunctionCallArguments); the adapter asks for whole calls',
+};
+/** OpenAI's chat API: a content_filter finish reason is in its reference, with no word on when it comes or what the answer holds. */
 const NO_FILTER = {
-  'answer-filter': 'the API has no content filter of its own that ends an answer',
-  'prompt-filter': 'the API has no content filter of its own that refuses a prompt',
+  'answer-filter': 'OpenAI documents finish_reason content_filter but not when or how it is sent, so it is not simulated',
+  'prompt-filter': 'the chat API has no content filter of its own that refuses a prompt',
 };
 
 const CHAT_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning'];
@@ -72,7 +77,7 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           },
           withDirectives('gemini-2.5-flash', directives),
         ),
-      lacks: GEMINI_LACKS,
+      lacks: VERTEX_LACKS,
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },
@@ -112,11 +117,13 @@ export async function conformanceSubjects(simulatorUrl: string, upstream: Upstre
           withDirectives('claude-sonnet-4-5', directives),
         ),
       lacks: {
-        ...NO_FILTER,
         'reasoning-tokens': "Anthropic's usage counts thinking inside output_tokens, with no count of its own",
-        'parallel-tools': "the simulator's Messages planner calls one tool per turn",
-        quota: 'Anthropic has no quota error of its own: spend limits come as its rate-limit error (the rate-limit case)',
+        'filter-refusal': "Claude's refusal keeps what was written before it; its explanation is in stop_details, not a refusal text",
       },
+      // Claude's streaming classifiers end the answer with stop_reason refusal; spent credit is a 402 billing_error.
+      faults: { quota: 'status=402' },
+      // An account out of credit is the gateway's provider account, not the caller's fault (as every 402).
+      failures: { quota: { status: 502, errorType: 'provider_unavailable', retryable: false } },
       plainPromptTokens: 11,
       streamError: { status: 503, errorType: 'provider_overloaded' },
     },

@@ -62,7 +62,11 @@ describe('provider conformance', () => {
           const subject = subjects.get(name)!;
           const lacking = testCase.needs ?? testCase.fault;
           const reason = lacking === undefined ? undefined : subject.lacks[lacking];
-          if (reason !== undefined) context.skip(`${name}: ${reason}`);
+          if (reason !== undefined) {
+            // Kept in the JSON report too, where the capability table (tools/test-runner/src/capability-table.ts) reads it.
+            Object.assign(context.task.meta, { lacks: reason });
+            context.skip(`${name}: ${reason}`);
+          }
           const fault = testCase.fault === undefined ? undefined : (subject.faults?.[testCase.fault] ?? DEFAULT_FAULTS[testCase.fault]);
           const directives = [fault, testCase.directives].filter(Boolean).join(';');
           const endpoint = subject.endpoint(directives, { badCredential: testCase.badCredential });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError } from '@gw/errors';
-import { JWT } from 'google-auth-library';
+import { ExternalAccountClient, JWT, type BaseExternalAccountClient } from 'google-auth-library';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +15,10 @@ const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 const TOKEN_CALL_TIMEOUT_MS = 10_000;
 
 interface ServiceAccount {
+  type?: unknown;
+  audience?: unknown;
+  token_url?: unknown;
+  credential_source?: unknown;
   client_email?: unknown;
   private_key?: unknown;
   private_key_id?: unknown;
@@ -24,7 +28,7 @@ interface ServiceAccount {
 /** A service account's token source: google-auth-library's JWT client caches its token and renews it early. */
 export interface GoogleCredential {
   projectId: string | undefined;
-  client: JWT;
+  client: JWT | BaseExternalAccountClient;
 }
 
 /**
@@ -47,7 +51,13 @@ export class GoogleAccessTokens {
       .digest('hex');
     let credential = this.clients.get(key);
     if (!credential) {
-      credential = createCredential(readServiceAccount(source), tokenUrl);
+      const account = readServiceAccount(source);
+      if (account.type === 'external_account') {
+        // Its credential_source is a file, URL or program of the gateway's host: the operator's to name, never a workspace's.
+        if (byok)
+          throw GatewayError.badRequest("This provider's BYOK key must be a service account's JSON, not an external_account configuration");
+        credential = externalAccountCredential(account);
+      } else credential = createCredential(account, tokenUrl);
       this.clients.set(key, credential);
     }
     return credential;
@@ -89,6 +99,13 @@ function readServiceAccount(source: string): ServiceAccount {
     throw new GatewayError(502, 'The Google service account credential is not JSON', { errorType: 'provider_unavailable' });
   }
   const account = parsed as ServiceAccount;
+  if (account?.type === 'external_account') {
+    if (typeof account.audience !== 'string' || typeof account.token_url !== 'string' || typeof account.credential_source !== 'object')
+      throw new GatewayError(502, 'The Google external_account credential lacks audience, token_url or credential_source', {
+        errorType: 'provider_unavailable',
+      });
+    return account;
+  }
   if (typeof account?.client_email !== 'string' || typeof account.private_key !== 'string') {
     throw new GatewayError(502, 'The Google service account credential lacks client_email or private_key', {
       errorType: 'provider_unavailable',
@@ -123,4 +140,23 @@ function createCredential(account: ServiceAccount, tokenUrl: string | undefined)
     });
   }
   return { projectId: typeof account.project_id === 'string' ? account.project_id : undefined, client };
+}
+
+/**
+ * Workload identity federation (GKE, EKS, AKS): an `external_account` configuration, whose
+ * credential_source (the pod's projected token) google-auth-library reads and exchanges at
+ * Google's STS (`token_url`) for a federated token, impersonating a service account if it says so.
+ * It names no project: the catalog provider's `project` is used.
+ */
+function externalAccountCredential(account: ServiceAccount): GoogleCredential {
+  const client = ExternalAccountClient.fromJSON({
+    ...(account as Parameters<typeof ExternalAccountClient.fromJSON>[0]),
+    scopes: [CLOUD_PLATFORM_SCOPE],
+    eagerRefreshThresholdMillis: REFRESH_BEFORE_EXPIRY_MS,
+  });
+  if (!client)
+    throw new GatewayError(502, 'The Google external_account credential is not one the auth library takes', {
+      errorType: 'provider_unavailable',
+    });
+  return { projectId: undefined, client };
 }
