@@ -18,6 +18,7 @@ import {
   type CacheDoor,
 } from '@gw/usage';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { HitGrants } from './hit-grants.js';
 
 const cacheMetrics = responseCacheMetrics('gateway');
 
@@ -44,13 +45,14 @@ export class ResponseCacheHits implements OnModuleDestroy {
   private readonly outbox: UsageOutbox;
   private readonly settings: { defaultTtlSeconds: number; maxTtlSeconds: number };
   private readonly priceRate: string;
-  private readonly signer: PrincipalSigner | undefined;
+  private readonly grants: HitGrants | undefined;
 
   constructor(nats: ResilientNatsConnection, @Inject(GATEWAY_ENV) env: GatewayEnv) {
     // Reads only: the default TTL applies to stores, which inference makes.
     this.settings = { defaultTtlSeconds: 1, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
     this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
-    this.signer = PrincipalSigner.fromEnv(env);
+    const signer = PrincipalSigner.fromEnv(env);
+    this.grants = signer ? new HitGrants(signer) : undefined;
     this.store = new ResponseCacheStore({
       redisUrl: env.REDIS_URL,
       keyPrefix: env.REDIS_KEY_PREFIX,
@@ -110,9 +112,8 @@ export class ResponseCacheHits implements OnModuleDestroy {
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
   private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
     event.requestId = currentRequestId() ?? randomUUID();
-    // The proof the billing consumers ask of every event, signed here as for a bus call.
-    const proof = this.signer?.sign({ actsFor: 'principal' }, payload, event.requestId);
-    if (proof) event.principal = proof;
+    // The proof the billing consumers ask of every event: the key's hit grant, not a signature per hit.
+    if (this.grants) event.principal = this.grants.of(payload.principal);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);

@@ -22,6 +22,8 @@ export interface PrincipalClaims {
   r?: string;
   /** Set on a batch grant: bound to no request, taken only where a batch calls. */
   g?: 1;
+  /** Set on a hit grant: bound to no request, taken only on the usage event of a response-cache hit the gateway answered. */
+  h?: 1;
   /** Expiry, ms since the epoch. */
   e: number;
 }
