@@ -11,16 +11,29 @@ import {
   decide,
   JetStreamUsagePublisher,
   ResponseCacheStore,
+  replayFrames,
   responseCacheMetrics,
   settleHit,
   stampJson,
   UsageOutbox,
   type CacheDoor,
+  type CacheEntry,
+  type HitStamp,
+  type PacketFrame,
 } from '@gw/usage';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
 import { HitGrants } from './hit-grants.js';
 
 const cacheMetrics = responseCacheMetrics('gateway');
+
+/** What the edge found: a hit's answer, or nothing under the key inference then stores under. */
+export type EdgeLookup = { hit: string } | { missKey: string };
+
+/** What of a front door's bus request the edge reads (a whole answer's or a stream's). */
+type EdgeRequest = Pick<
+  ChatCreateRequest<object>,
+  'principal' | 'body' | 'cache' | 'idempotency' | 'sessionId' | 'serviceMetadata' | 'metadataField'
+>;
 
 /** Hits whose usage events wait for JetStream at once; past it a hit is left to inference (which has its own outbox). */
 const OUTBOX_MAX = 10_000;
@@ -78,10 +91,36 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /**
-   * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; undefined
-   * when the edge cannot or need not answer it (inference does).
+   * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; or the key
+   * looked up and not found, for inference to store under; undefined when the edge does not look.
    */
-  async answer<Body extends object>(door: CacheDoor, payload: ChatCreateRequest<Body>): Promise<string | undefined> {
+  async answer(door: CacheDoor, payload: EdgeRequest): Promise<EdgeLookup | undefined> {
+    const found = await this.find(door, false, payload);
+    if (!found) return undefined;
+    const { key, entry } = found;
+    if (!entry) {
+      cacheMetrics.lookups.inc({ door, result: 'miss' });
+      return { missKey: key };
+    }
+    // A stream's entry is never under a whole answer's key (the key says which).
+    if (entry.kind !== 'json') return undefined;
+    const stamp = await this.settle(door, payload, entry, false);
+    return { hit: stampJson(entry.text, stamp) };
+  }
+
+  /**
+   * A stored stream for `payload` as its client's bytes in the door's framing (`frame`), its
+   * usage recorded; undefined otherwise (inference answers it, and stores it on a miss).
+   */
+  async replay(door: CacheDoor, payload: EdgeRequest, frame: PacketFrame): Promise<string[] | undefined> {
+    const entry = (await this.find(door, true, payload))?.entry;
+    if (entry?.kind !== 'stream') return undefined;
+    const stamp = await this.settle(door, payload, entry, true);
+    return replayFrames(entry.packets, stamp, frame);
+  }
+
+  /** The key and what Redis holds under it, when the edge may answer `payload` from the cache. */
+  private async find(door: CacheDoor, streamed: boolean, payload: EdgeRequest): Promise<{ key: string; entry?: CacheEntry } | undefined> {
     if (this.settings.maxTtlSeconds === 0 || payload.idempotency) return undefined;
     const { principal } = payload;
     // The key and the opt-in read the body as any front door's JSON.
@@ -92,13 +131,17 @@ export class ResponseCacheHits implements OnModuleDestroy {
       return undefined;
     const decision = decide(controlsOf(payload.cache, body, principal.responseCacheTtlSeconds), body, this.settings);
     if (!decision?.read) return undefined;
-    const entry = await this.store.get(principal.workspaceId, cacheKeyOf(door, false, body));
-    if (entry?.kind !== 'json') return undefined;
-    assertMaySpend(principal);
-    const { event, stamp } = settleHit(payload, entry, false, this.priceRate);
+    const key = cacheKeyOf(door, streamed, body);
+    return { key, entry: await this.store.get(principal.workspaceId, key) };
+  }
+
+  /** The hit's spend check and usage record (durable before the answer leaves); its stamp. */
+  private async settle(door: CacheDoor, payload: EdgeRequest, entry: CacheEntry, streamed: boolean): Promise<HitStamp> {
+    assertMaySpend(payload.principal);
+    const { event, stamp } = settleHit(payload, entry, streamed, this.priceRate);
     await this.record(event, payload);
     cacheMetrics.lookups.inc({ door, result: 'hit' });
-    return stampJson(entry.text, stamp);
+    return stamp;
   }
 
   async onModuleDestroy(): Promise<void> {
