@@ -18,7 +18,7 @@ export function cacheHitsTarget(gateway: Target): Target {
 }
 
 /** One way of counting a hit's CPU and a miss's added CPU, the same things counted on both sides. */
-export interface HitCpu {
+interface HitCpu {
   /** µs per hit. */
   perHit: number;
   /** µs a miss adds: through the gateway − direct. */

@@ -27,7 +27,7 @@ import { HitGrants } from './hit-grants.js';
 const cacheMetrics = responseCacheMetrics('gateway');
 
 /** What the edge found: a hit's answer, or nothing under the key inference then stores under. */
-export type EdgeLookup = { hit: string } | { missKey: string };
+type EdgeLookup = { hit: string } | { missKey: string };
 
 /** What of a front door's bus request the edge reads (a whole answer's or a stream's). */
 type EdgeRequest = Pick<
