@@ -4,7 +4,8 @@
  * (`PrincipalVerifier.verify`: header read, Ed25519 verification, claims), and for comparison
  * tweetnacl's verification, the portable verifier the daemons embed; and a usage event's check
  * by its consumer (`UsagePrincipalVerifier.refusal`): each interactive event has its own
- * token (a verification each), a batch's lines share their grant (verified once). CPU microseconds per call.
+ * token (a verification each), a batch's lines share their grant (verified once), as a key's cache
+ * hits answered by the gateway share their hit grant. CPU microseconds per call.
  */
 import 'reflect-metadata';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -88,5 +89,18 @@ const line = {
 };
 measure('consumer: usage event of a batch line (grant)', CALLS, () => {
   if (usageVerifier.refusal(line, Date.now())) throw new Error('refused a good batch line');
+});
+// A response-cache hit answered by the gateway: its key's hit grant, signed once for many hits and verified once.
+const hitGrant = signer.hitGrant(principal);
+const hit = {
+  workspaceId: principal.workspaceId,
+  keyHash: principal.keyHash,
+  requestId,
+  cacheHit: true,
+  upstreamCost: '0',
+  principal: hitGrant,
+};
+measure('consumer: usage event of a cache hit (hit grant)', CALLS, () => {
+  if (usageVerifier.refusal(hit, Date.now())) throw new Error('refused a good cache hit');
 });
 console.log(`a usage event grows by the token: ${JSON.stringify({ principal: token }).length - 2} bytes of JSON`);

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { linkIdentity } from '@gw/oidc-provider/headless-login';
 import { WORKSPACE_ROOT } from '@gw/db-tools';
-import { DEV_CATALOG_PATHS, IsolatedStackRun, type IsolatedStack } from '@gw/stack';
-import type { NamedProcess } from './cpu.ts';
+import { DEV_CATALOG_PATHS, IsolatedStackRun, PrivateRedisServer, type IsolatedStack } from '@gw/stack';
+import { runStoreProcesses, type NamedProcess } from './cpu.ts';
 import { batchScenario, type BatchScenarioResult } from './batch-scenario.ts';
 import { chatVersusPortkey, formatPairedRounds } from './chat-goals.ts';
 import { formatGoals } from './goals.ts';
@@ -250,6 +250,7 @@ async function main(): Promise<number> {
   let failed = false;
   let exitCode = 0;
   let runningPortkey: RunningPortkey | undefined;
+  let redis: PrivateRedisServer | undefined;
   try {
     step(`starting an isolated stack (databases ${isolated.prefix}_*, private nats-server, log level warn)`);
     // The bench's own models (the concurrency scenario's slow and firehose ones, the stream
@@ -265,10 +266,15 @@ async function main(): Promise<number> {
               : {}),
           }
         : undefined;
-    const stack = await isolated.start(controller.signal, env ? { env } : {});
+    // A Redis of the run's own, and only its own database backends counted: the machine's shared
+    // servers also serve other sessions, whose work would be counted as this run's.
+    redis = await PrivateRedisServer.start();
+    const stack = await isolated.start(controller.signal, { ...(env ? { env } : {}), redisUrl: redis.url });
+    const redisPid = redis.pid!;
+    const stores = () => runStoreProcesses(isolated.prefix, redisPid);
     step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
     const internId = await prepareSigning(stack);
-    const [direct, gateway, responses, sign] = targets(stack, isolated.processes(), internId);
+    const [direct, gateway, responses, sign] = targets(stack, isolated.processes(), internId).map((target) => ({ ...target, stores }));
     const cached = cacheHitsTarget(gateway!);
     await probe(direct!);
     await probe(gateway!);
@@ -502,6 +508,7 @@ async function main(): Promise<number> {
   } finally {
     step('stopping the stack and dropping the databases');
     await runningPortkey?.stop();
+    await redis?.stop();
     try {
       const keepLogs = failed && !controller.signal.aborted;
       await isolated.teardown(keepLogs);

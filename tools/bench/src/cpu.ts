@@ -55,13 +55,28 @@ export function machineBusyMs(): number {
  * per-process breakdown names them. Processes are found by their command name.
  */
 export function sharedStoreProcesses(): NamedProcess[] {
+  return storeProcesses(() => true);
+}
+
+/**
+ * The stores' processes that serve one run only: the PostgreSQL backends connected to its own
+ * databases (their title names the database) and its own redis-server. Other sessions' queries
+ * on the machine's shared servers are then not counted as this run's work.
+ */
+export function runStoreProcesses(databasePrefix: string, redisPid: number): NamedProcess[] {
+  return storeProcesses((name, pid) =>
+    name === 'redis' ? pid === redisPid : readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${databasePrefix}_`),
+  );
+}
+
+function storeProcesses(keep: (name: string, pid: number) => boolean): NamedProcess[] {
   const names: Record<string, string> = { postgres: 'postgresql', 'redis-server': 'redis' };
   const found: NamedProcess[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const name = names[readFileSync(`/proc/${entry}/comm`, 'utf8').trim()];
-      if (name) found.push({ name, pid: Number(entry) });
+      if (name && keep(name, Number(entry))) found.push({ name, pid: Number(entry) });
     } catch {
       // gone meanwhile
     }
@@ -79,9 +94,10 @@ export class CpuMeter {
   private readonly syscallsStart = new Map<number, { read: number; write: number }>();
   private readonly processes: NamedProcess[];
   private readonly machineStart = machineBusyMs();
+  private readonly ownStart = process.cpuUsage();
 
-  constructor(processes: NamedProcess[]) {
-    this.processes = [...processes, ...sharedStoreProcesses()];
+  constructor(processes: NamedProcess[], stores: () => NamedProcess[] = sharedStoreProcesses) {
+    this.processes = [...processes, ...stores()];
     for (const { pid } of this.processes) {
       this.start.set(pid, processCpuMs(pid) ?? 0);
       this.syscallsStart.set(pid, processSyscalls(pid) ?? { read: 0, write: 0 });
@@ -113,7 +129,8 @@ export class CpuMeter {
   /**
    * CPU ms per process since construction, divided by `requests`: µs per request; `total` sums
    * the named processes, `machine` is the whole machine's busy time per request (the load
-   * generator and the kernel included; other work on the machine too, so run it idle).
+   * generator and the kernel included; other work on the machine too, so run it idle), and
+   * `loadGenerator` this process's own (autocannon runs in it), which `total` leaves out.
    */
   microsPerRequest(requests: number): Record<string, number> {
     const result: Record<string, number> = {};
@@ -128,6 +145,8 @@ export class CpuMeter {
     }
     result.total = total;
     result.machine = perRequest(machineBusyMs() - this.machineStart);
+    const own = process.cpuUsage(this.ownStart);
+    result.loadGenerator = perRequest((own.user + own.system) / 1000);
     return result;
   }
 }

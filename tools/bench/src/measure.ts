@@ -9,6 +9,8 @@ export interface Target {
   body: string;
   /** The server-side processes of this path, whose CPU time per request is reported. */
   processes: NamedProcess[];
+  /** The stores' processes counted with them; default every PostgreSQL and Redis process of the machine. */
+  stores?: () => NamedProcess[];
 }
 
 export interface RunFigures {
@@ -39,7 +41,7 @@ export interface RunFigures {
 export async function run(target: Target, connections: number, duration: number, signal: AbortSignal): Promise<RunFigures> {
   signal.throwIfAborted();
   const latencies: number[] = [];
-  const cpu = new CpuMeter(target.processes);
+  const cpu = new CpuMeter(target.processes, target.stores);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {

@@ -24,6 +24,11 @@ export class PrivateRedisServer {
     return server;
   }
 
+  /** The running server's process id (the bench counts its CPU); undefined while stopped. */
+  get pid(): number | undefined {
+    return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }

@@ -66,7 +66,9 @@ describe('CancellableInferenceCalls.forward', () => {
     const sent: unknown[] = [];
     const rpc = { sendJson: (_message: unknown, payload: unknown) => (sent.push(payload), Promise.resolve('{}')) } as unknown as RpcClient;
     const asked: unknown[] = [];
-    const hits = { answer: (door: string, payload: unknown) => (asked.push([door, payload]), Promise.resolve('{"id":"gen-hit"}')) };
+    const hits = {
+      answer: (door: string, payload: unknown) => (asked.push([door, payload]), Promise.resolve({ hit: '{"id":"gen-hit"}' })),
+    };
     const calls = new CancellableInferenceCalls(
       rpc,
       { cancel: () => undefined } as unknown as InferenceCallCanceller,
@@ -87,5 +89,27 @@ describe('CancellableInferenceCalls.forward', () => {
     expect(answer.headers['x-service-cache-status']).toBe('HIT');
     expect(asked).toEqual([['chat', payload]]);
     expect(sent).toEqual([]);
+  });
+
+  it('tells inference the key the edge found nothing under, so it neither hashes nor reads it again', async () => {
+    const sent: unknown[] = [];
+    const rpc = {
+      sendJson: (_message: unknown, payload: unknown) => (sent.push(payload), Promise.resolve('{"id":"gen-1"}')),
+    } as unknown as RpcClient;
+    const hits = { answer: () => Promise.resolve({ missKey: 'key-of-the-body' }) } as unknown as ResponseCacheHits;
+    const calls = new CancellableInferenceCalls(rpc, { cancel: () => undefined } as unknown as InferenceCallCanceller, hits, {
+      INFERENCE_TIMEOUT_MS: 1_000,
+    } as GatewayEnv);
+    const payload = { principal: {} as Principal, body: {}, serviceMetadata: false } as ChatCreateRequest<ChatCompletionRequestDto>;
+    const app = Fastify();
+    app.post('/', async (_request, reply) => {
+      await calls.forward(reply, ChatCreate, payload);
+      return reply;
+    });
+    const answer = await app.inject({ method: 'POST', url: '/' });
+    await app.close();
+
+    expect(answer.body).toBe('{"id":"gen-1"}');
+    expect(sent).toEqual([{ ...payload, requestId: expect.any(String), cacheMissKey: 'key-of-the-body' }]);
   });
 });

@@ -83,10 +83,10 @@ export class CancellableInferenceCalls {
     payload: ChatCreateRequest<Body>,
   ): Promise<JsonText<Reply>> {
     const door = CACHE_DOORS.get(message.subject);
-    const hit = door ? await this.hits.answer(door, payload) : undefined;
-    if (hit !== undefined) {
+    const found = door ? await this.hits.answer(door, payload) : undefined;
+    if (found && 'hit' in found) {
       void reply.header(CACHE_STATUS_RESPONSE_HEADER, 'HIT');
-      return hit as JsonText<Reply>;
+      return found.hit as JsonText<Reply>;
     }
     const requestId = randomUUID();
     let answered = false;
@@ -95,7 +95,8 @@ export class CancellableInferenceCalls {
     };
     reply.raw.once('close', onClose);
     try {
-      return await this.rpc.sendJson(message, { ...payload, requestId }, this.env.INFERENCE_TIMEOUT_MS, {
+      const sent = found ? { ...payload, requestId, cacheMissKey: found.missKey } : { ...payload, requestId };
+      return await this.rpc.sendJson(message, sent, this.env.INFERENCE_TIMEOUT_MS, {
         resendUncommitted: INFERENCE_RESENDS,
         onReplyHeaders: cacheStatusFrom(reply),
       });

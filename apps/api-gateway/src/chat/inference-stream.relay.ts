@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ChatStream, type ChatCompletionRequestDto, type ChatStreamRequest, type RpcStreamMessage, type StreamPacket } from '@gw/contracts';
 import { GatewayError, toEnvelope } from '@gw/errors';
 import { RpcClient } from '@gw/messaging';
+import { SSE_DATA_FRAME, type CacheDoor, type PacketFrame } from '@gw/usage';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
@@ -11,6 +12,7 @@ import { INFERENCE_RESENDS } from './inference-resends.js';
 import { StreamBufferBudget } from '../limits/stream-buffer-budget.js';
 import { closeIfStalled, drained } from '../limits/stream-stall.js';
 import { CACHE_STATUS_RESPONSE_HEADER, streamHitMarkerLength } from '../response-cache/cache-headers.js';
+import { ResponseCacheHits } from '../response-cache/cache-hits.service.js';
 
 /** Headers of an OpenAI-style event stream; proxies must neither buffer nor cache it. */
 const SSE_HEADERS = {
@@ -39,12 +41,15 @@ export interface StreamFraming<Body extends object = Record<string, unknown>> {
   errorFrame(firstPacket: string | undefined, failure: GatewayError, lastPacket?: string): string;
   /** Response headers the first packet calls for, set before the stream is committed. */
   headersOf?(firstPacket: string): Record<string, string> | undefined;
+  /** The door whose cached streams the gateway replays itself, and its packets' framing. */
+  cache?: { door: CacheDoor; frame: PacketFrame };
 }
 
 /** OpenAI's chat-completions stream. */
 export const CHAT_COMPLETIONS_SSE: StreamFraming<ChatCompletionRequestDto> = {
   message: ChatStream,
   end: DONE,
+  cache: { door: 'chat', frame: SSE_DATA_FRAME },
   errorFrame: (firstPacket, failure) => `data: ${JSON.stringify(errorChunk(chunkHead(firstPacket), failure))}\n\n`,
 };
 
@@ -73,6 +78,7 @@ export class InferenceStreamRelay {
     private readonly canceller: InferenceCallCanceller,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(StreamBufferBudget) private readonly budget: StreamBufferBudget,
+    private readonly hits: ResponseCacheHits,
   ) {}
 
   async relay<Body extends object>(
@@ -80,6 +86,8 @@ export class InferenceStreamRelay {
     request: Omit<ChatStreamRequest<Body>, 'streamId'>,
     framing: StreamFraming<Body>,
   ): Promise<void> {
+    const replayed = framing.cache ? await this.hits.replay(framing.cache.door, request, framing.cache.frame) : undefined;
+    if (replayed) return this.replayHit(reply, replayed, framing);
     const streamId = randomUUID();
     const payload: ChatStreamRequest<Body> = { ...request, streamId };
     const stream = this.rpc.stream(framing.message, payload, {
@@ -164,6 +172,27 @@ export class InferenceStreamRelay {
     } finally {
       finished = true;
       raw.off('close', onClose);
+      streamEnded();
+    }
+  }
+
+  /** A cached stream answered here: its frames as inference would replay them, then the door's end. */
+  private async replayHit<Body extends object>(reply: FastifyReply, frames: string[], framing: StreamFraming<Body>): Promise<void> {
+    void reply.header(CACHE_STATUS_RESPONSE_HEADER, 'HIT');
+    reply.hijack();
+    const raw = reply.raw;
+    const streamEnded = streamStarted(reply.request);
+    const extra = frames.length > 0 ? framing.headersOf?.(frames[0]!) : undefined;
+    raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...extra, ...SSE_HEADERS });
+    try {
+      for (const frame of frames) {
+        if (raw.destroyed) return;
+        if (!raw.write(frame)) await drained(raw, this.env.STREAM_STALL_TIMEOUT_MS);
+      }
+      if (raw.destroyed) return;
+      raw.end(framing.end);
+      if (!raw.writableFinished) closeIfStalled(raw, this.env.STREAM_STALL_TIMEOUT_MS);
+    } finally {
       streamEnded();
     }
   }

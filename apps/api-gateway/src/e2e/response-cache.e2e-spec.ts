@@ -195,9 +195,14 @@ describe('the response cache (opt-in)', () => {
   it('replays a cached stream as a valid SSE stream with the same content and usage chunk', async () => {
     const messages = question();
     const before = await upstreamCalls();
+    const edgeHits = () => metric('api-gateway', 'gateway_response_cache_lookups_total', 'door="chat",result="hit"');
+    const edgeBefore = await edgeHits();
     const first = await streamed(messages);
     const second = await streamed(messages);
     expect(second.status).toBe('HIT');
+    // A stream without a preset is replayed by the gateway itself, recorded as a streamed hit.
+    expect(await edgeHits()).toBe(edgeBefore + 1);
+    expect(await generationRow(second.chunks[0]!.id)).toMatchObject({ cache_hit: true, cost: '0' });
     expect(second.text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(second.text.startsWith('data: ')).toBe(true);
     const content = (chunks: ChatCompletionChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
@@ -279,6 +284,62 @@ describe('the response cache (opt-in)', () => {
     const second = await openai.chat.completions.create(request, { headers: CACHE }).withResponse();
     expect(first.response.headers.get('x-service-cache-status')).toBeNull();
     expect(second.response.headers.get('x-service-cache-status')).toBeNull();
+    expect(await upstreamCalls()).toBe(before + 2);
+  });
+
+  it('replays streamed Responses and Messages from the gateway in their own events, the same text', async () => {
+    const input = `Stream this answer (${randomUUID()})`;
+    const edgeHits = (door: string) => metric('api-gateway', 'gateway_response_cache_lookups_total', `door="${door}",result="hit"`);
+    const sse = async (path: string, headers: Record<string, string>, body: object) => {
+      const response = await fetch(`${stack.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers, ...CACHE },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return { text: await response.text(), status: response.headers.get('x-service-cache-status') };
+    };
+    const events = (text: string) =>
+      text
+        .split('\n\n')
+        .filter(Boolean)
+        .map((frame) => frame.split('\n')[0]);
+    const deltas = (text: string, field: 'delta' | 'text') =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => JSON.parse(line.slice(6)) as { delta?: unknown })
+        .map((data) =>
+          field === 'delta' ? (typeof data.delta === 'string' ? data.delta : '') : ((data.delta as { text?: string })?.text ?? ''),
+        )
+        .join('');
+    const before = await upstreamCalls();
+
+    const responsesBefore = await edgeHits('responses');
+    const responses = () =>
+      sse('/responses', { authorization: `Bearer ${stack.apiKey}` }, { model: MODEL, input, temperature: 0, stream: true });
+    const r1 = await responses();
+    const r2 = await responses();
+    expect(r2.status).toBe('HIT');
+    expect(await edgeHits('responses')).toBe(responsesBefore + 1);
+    expect(events(r2.text)).toEqual(events(r1.text));
+    expect(deltas(r2.text, 'delta')).toBe(deltas(r1.text, 'delta'));
+    expect(deltas(r1.text, 'delta').length).toBeGreaterThan(0);
+
+    const messagesBefore = await edgeHits('messages');
+    const messages = () =>
+      sse(
+        '/messages',
+        { 'x-api-key': stack.apiKey, 'anthropic-version': '2023-06-01' },
+        { model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: input }] },
+      );
+    const m1 = await messages();
+    const m2 = await messages();
+    expect(m2.status).toBe('HIT');
+    expect(await edgeHits('messages')).toBe(messagesBefore + 1);
+    expect(events(m2.text)).toEqual(events(m1.text));
+    expect(deltas(m2.text, 'text')).toBe(deltas(m1.text, 'text'));
+    expect(deltas(m1.text, 'text').length).toBeGreaterThan(0);
     expect(await upstreamCalls()).toBe(before + 2);
   });
 

@@ -1,4 +1,5 @@
 import { MessagesStream, type MessagesRequestDto } from '@gw/contracts';
+import { ALREADY_FRAMED } from '@gw/usage';
 import type { StreamFraming } from '../chat/inference-stream.relay.js';
 import { messagesErrorBodyOf } from './anthropic-error.js';
 import { streamWarningHeaderOf } from './gateway-warnings.js';
@@ -7,6 +8,7 @@ import { streamWarningHeaderOf } from './gateway-warnings.js';
 export const MESSAGES_FRAMING: StreamFraming<MessagesRequestDto> = {
   message: MessagesStream,
   end: '',
+  cache: { door: 'messages', frame: ALREADY_FRAMED },
   errorFrame: (_first, failure) => `event: error\ndata: ${JSON.stringify(messagesErrorBodyOf(failure))}\n\n`,
   headersOf: streamWarningHeaderOf,
 };

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { generationIdOf, nonceOfToken, PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
+import { PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@gw/telemetry';
 import {
@@ -11,16 +11,29 @@ import {
   decide,
   JetStreamUsagePublisher,
   ResponseCacheStore,
+  replayFrames,
   responseCacheMetrics,
-  newGenerationId,
   settleHit,
   stampJson,
   UsageOutbox,
   type CacheDoor,
+  type CacheEntry,
+  type HitStamp,
+  type PacketFrame,
 } from '@gw/usage';
 import { GATEWAY_ENV, type GatewayEnv } from '../env.js';
+import { HitGrants } from './hit-grants.js';
 
 const cacheMetrics = responseCacheMetrics('gateway');
+
+/** What the edge found: a hit's answer, or nothing under the key inference then stores under. */
+type EdgeLookup = { hit: string } | { missKey: string };
+
+/** What of a front door's bus request the edge reads (a whole answer's or a stream's). */
+type EdgeRequest = Pick<
+  ChatCreateRequest<object>,
+  'principal' | 'body' | 'cache' | 'idempotency' | 'sessionId' | 'serviceMetadata' | 'metadataField'
+>;
 
 /** Hits whose usage events wait for JetStream at once; past it a hit is left to inference (which has its own outbox). */
 const OUTBOX_MAX = 10_000;
@@ -45,13 +58,14 @@ export class ResponseCacheHits implements OnModuleDestroy {
   private readonly outbox: UsageOutbox;
   private readonly settings: { defaultTtlSeconds: number; maxTtlSeconds: number };
   private readonly priceRate: string;
-  private readonly signer: PrincipalSigner | undefined;
+  private readonly grants: HitGrants | undefined;
 
   constructor(nats: ResilientNatsConnection, @Inject(GATEWAY_ENV) env: GatewayEnv) {
     // Reads only: the default TTL applies to stores, which inference makes.
     this.settings = { defaultTtlSeconds: 1, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
     this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
-    this.signer = PrincipalSigner.fromEnv(env);
+    const signer = PrincipalSigner.fromEnv(env);
+    this.grants = signer ? new HitGrants(signer) : undefined;
     this.store = new ResponseCacheStore({
       redisUrl: env.REDIS_URL,
       keyPrefix: env.REDIS_KEY_PREFIX,
@@ -77,10 +91,36 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /**
-   * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; undefined
-   * when the edge cannot or need not answer it (inference does).
+   * The stamped JSON text of a stored whole answer for `payload`, its usage recorded; or the key
+   * looked up and not found, for inference to store under; undefined when the edge does not look.
    */
-  async answer<Body extends object>(door: CacheDoor, payload: ChatCreateRequest<Body>): Promise<string | undefined> {
+  async answer(door: CacheDoor, payload: EdgeRequest): Promise<EdgeLookup | undefined> {
+    const found = await this.find(door, false, payload);
+    if (!found) return undefined;
+    const { key, entry } = found;
+    if (!entry) {
+      cacheMetrics.lookups.inc({ door, result: 'miss' });
+      return { missKey: key };
+    }
+    // A stream's entry is never under a whole answer's key (the key says which).
+    if (entry.kind !== 'json') return undefined;
+    const stamp = await this.settle(door, payload, entry, false);
+    return { hit: stampJson(entry.text, stamp) };
+  }
+
+  /**
+   * A stored stream for `payload` as its client's bytes in the door's framing (`frame`), its
+   * usage recorded; undefined otherwise (inference answers it, and stores it on a miss).
+   */
+  async replay(door: CacheDoor, payload: EdgeRequest, frame: PacketFrame): Promise<string[] | undefined> {
+    const entry = (await this.find(door, true, payload))?.entry;
+    if (entry?.kind !== 'stream') return undefined;
+    const stamp = await this.settle(door, payload, entry, true);
+    return replayFrames(entry.packets, stamp, frame);
+  }
+
+  /** The key and what Redis holds under it, when the edge may answer `payload` from the cache. */
+  private async find(door: CacheDoor, streamed: boolean, payload: EdgeRequest): Promise<{ key: string; entry?: CacheEntry } | undefined> {
     if (this.settings.maxTtlSeconds === 0 || payload.idempotency) return undefined;
     const { principal } = payload;
     // The key and the opt-in read the body as any front door's JSON.
@@ -91,19 +131,17 @@ export class ResponseCacheHits implements OnModuleDestroy {
       return undefined;
     const decision = decide(controlsOf(payload.cache, body, principal.responseCacheTtlSeconds), body, this.settings);
     if (!decision?.read) return undefined;
-    const entry = await this.store.get(principal.workspaceId, cacheKeyOf(door, false, body));
-    if (entry?.kind !== 'json') return undefined;
-    assertMaySpend(principal);
-    const requestId = currentRequestId() ?? randomUUID();
-    // The proof the billing consumers ask of every event, signed here as for a bus call; the hit is its request's first slot.
-    const proof = this.signer?.sign({ actsFor: 'principal' }, payload, requestId);
-    const nonce = proof ? nonceOfToken(proof)?.nonce : undefined;
-    const { event, stamp } = settleHit(payload, entry, false, this.priceRate, () => (nonce ? generationIdOf(nonce, 0) : newGenerationId()));
-    event.requestId = requestId;
-    if (proof) event.principal = proof;
-    await this.record(event);
+    const key = cacheKeyOf(door, streamed, body);
+    return { key, entry: await this.store.get(principal.workspaceId, key) };
+  }
+
+  /** The hit's spend check and usage record (durable before the answer leaves); its stamp. */
+  private async settle(door: CacheDoor, payload: EdgeRequest, entry: CacheEntry, streamed: boolean): Promise<HitStamp> {
+    assertMaySpend(payload.principal);
+    const { event, stamp } = settleHit(payload, entry, streamed, this.priceRate);
+    await this.record(event, payload);
     cacheMetrics.lookups.inc({ door, result: 'hit' });
-    return stampJson(entry.text, stamp);
+    return stamp;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -115,7 +153,10 @@ export class ResponseCacheHits implements OnModuleDestroy {
   }
 
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
-  private async record(event: UsageRecordedEvent): Promise<void> {
+  private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
+    event.requestId = currentRequestId() ?? randomUUID();
+    // The proof the billing consumers ask of every event: the key's hit grant, not a signature per hit.
+    if (this.grants) event.principal = this.grants.of(payload.principal);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);

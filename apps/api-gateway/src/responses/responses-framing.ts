@@ -1,4 +1,5 @@
 import { ResponsesStream, type ResponsesRequestDto } from '@gw/contracts';
+import { ALREADY_FRAMED } from '@gw/usage';
 import { toEnvelope } from '@gw/errors';
 import type { StreamFraming } from '../chat/inference-stream.relay.js';
 
@@ -13,6 +14,7 @@ import type { StreamFraming } from '../chat/inference-stream.relay.js';
 export const RESPONSES_FRAMING: StreamFraming<ResponsesRequestDto> = {
   message: ResponsesStream,
   end: '',
+  cache: { door: 'responses', frame: ALREADY_FRAMED },
   errorFrame: (firstPacket, error, lastPacket) => {
     const created = firstPacket === undefined ? undefined : dataOf(firstPacket);
     // A packet of frames may hold several events: the last one sent is its last.

@@ -10,16 +10,16 @@ import {
   responseCacheMetrics,
   settleHit,
   stampJson,
-  stampPacket,
+  replayFrames,
   type CacheDecision,
   type CacheDoor,
   type CacheEntry,
   type CacheSettings,
   type HitStamp,
+  type PacketFrame,
 } from '@gw/usage';
 import { randomUUID } from 'node:crypto';
 import { newGenerationId } from '../shared-pipeline/generation-ids.js';
-import type { PacketFrame } from '../shared-pipeline/served-stream.js';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { PresetsService } from '../resolution/presets.service.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
@@ -43,12 +43,16 @@ interface CachedRequest {
   sessionId?: string;
   serviceMetadata?: boolean;
   metadataField?: 'openrouter_metadata';
+  /** The key the gateway looked up for this whole answer and found nothing under. */
+  cacheMissKey?: string;
 }
 
 interface Plan extends CacheDecision {
   door: CacheDoor;
   workspaceId: string;
   key: string;
+  /** The gateway has just read the key and found nothing: not read again before coalescing. */
+  missedAtEdge: boolean;
 }
 
 /** A lookup's outcome: a stored answer, or the right (or duty) to answer upstream, released once stored. */
@@ -130,7 +134,7 @@ export class ResponseCache implements OnModuleDestroy {
         if ('hit' in lookup && lookup.hit.kind === 'stream') {
           const stamp = await this.settleHit(request, lookup.hit, true);
           out.write(STREAM_HIT_MARKER);
-          for (const packet of lookup.hit.packets) out.write(frame(stampPacket(packet, stamp)));
+          for (const framed of replayFrames(lookup.hit.packets, stamp, frame)) out.write(framed);
           return;
         }
         if ('release' in lookup) release = lookup.release;
@@ -176,10 +180,12 @@ export class ResponseCache implements OnModuleDestroy {
   /** The request after its preset, its controls and its key; undefined when it is not cached. */
   private async plan(request: CachedRequest, door: CacheDoor, streamed: boolean): Promise<Plan | undefined> {
     const { workspaceId } = request.principal;
-    const { body } = await this.presets.apply(workspaceId, request.body);
+    const { body, presetId } = await this.presets.apply(workspaceId, request.body);
     const decision = decide(controlsOf(request.cache, body, request.principal.responseCacheTtlSeconds), body, this.settings);
     if (!decision) return undefined;
-    return { ...decision, door, workspaceId, key: cacheKeyOf(door, streamed, body) };
+    // The gateway looks only where the body is the key's (no preset) and a whole answer is read.
+    const edgeKey = !streamed && presetId === undefined && decision.read ? request.cacheMissKey : undefined;
+    return { ...decision, door, workspaceId, key: edgeKey ?? cacheKeyOf(door, streamed, body), missedAtEdge: edgeKey !== undefined };
   }
 
   private async lookup(plan: Plan): Promise<Lookup> {
@@ -188,7 +194,7 @@ export class ResponseCache implements OnModuleDestroy {
       cacheMetrics.lookups.inc({ door, result: 'refresh' });
       return { release: () => undefined };
     }
-    const stored = await this.store.get(workspaceId, key);
+    const stored = plan.missedAtEdge ? undefined : await this.store.get(workspaceId, key);
     if (stored) return this.hit(door, stored);
     if (!plan.coalesce) return this.miss(door);
     const name = `${workspaceId}:${key}`;

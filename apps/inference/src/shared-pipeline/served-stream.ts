@@ -7,14 +7,9 @@ import { takeStreamTap } from '../response-cache/cache-captures.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { CallCancellations } from './call-cancellations.js';
 
-/** A front door's packet as its client's bytes: a chat chunk becomes a `data:` line; Messages and Responses packets are framed already. */
-export type PacketFrame = (packet: string) => string;
-
-/** OpenAI's chat-completions SSE line for one serialised chunk. */
-export const SSE_DATA_FRAME: PacketFrame = (packet) => `data: ${packet}\n\n`;
-
-/** Packets that are their client's bytes already (Anthropic's and the Responses API's SSE events). */
-export const ALREADY_FRAMED: PacketFrame = (packet) => packet;
+// The doors' framings are shared with the gateway, which replays cached streams in them too.
+import { ALREADY_FRAMED, type PacketFrame } from '@gw/usage';
+export { ALREADY_FRAMED, SSE_DATA_FRAME, type PacketFrame } from '@gw/usage';
 
 /** One streamed front door's run: its packets to `emit`, until `signal` aborts. */
 type StreamRun = (signal: AbortSignal, emit: (packet: string) => void) => Promise<void>;

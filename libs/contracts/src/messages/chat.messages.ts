@@ -77,6 +77,15 @@ export class ChatCreateRequest<Body extends object = Record<string, unknown>> {
   @Type(() => ResponseCacheControls)
   cache?: ResponseCacheControls;
 
+  /**
+   * The response-cache key the gateway looked up for this whole answer and found nothing under:
+   * inference takes the miss as read (no second hash and Redis read) and stores under this key.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  cacheMissKey?: string;
+
   /** The client's identifying headers, recorded on its generations (`GET /v1/generation`). */
   @IsOptional()
   @ValidateNested()

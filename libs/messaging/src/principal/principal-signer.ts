@@ -11,6 +11,8 @@ import { signPrincipal, type PrincipalClaims } from './principal-token.js';
 export const DEFAULT_PRINCIPAL_TTL_MS = 30_000;
 /** A batch grant's: the longest completion window and the time its last lines may take after it. */
 export const BATCH_GRANT_TTL_MS = 26 * 3_600_000;
+/** A hit grant's: the gateway signs one per key this often at most, the consumers verify each once. */
+export const HIT_GRANT_TTL_MS = 10 * 60_000;
 
 /**
  * The gateway's half: after authenticating a key, every request it sends that acts for a tenant
@@ -51,6 +53,22 @@ export class PrincipalSigner {
       claims.r = requestId;
       claims.e = now + this.ttlMs;
     }
+    return signPrincipal(claims, this.key);
+  }
+
+  /**
+   * The grant the usage events of the key's response-cache hits carry: bound to no request, so one
+   * signature (and one check per consumer) serves every hit of the key for `HIT_GRANT_TTL_MS`.
+   */
+  hitGrant(principal: Principal, now = Date.now()): string {
+    const claims: PrincipalClaims = {
+      w: principal.workspaceId,
+      k: principal.keyHash,
+      t: principal.keyKind,
+      h: 1,
+      e: now + HIT_GRANT_TTL_MS,
+    };
+    if (principal.keyKind === 'intern' && principal.internId) claims.i = principal.internId;
     return signPrincipal(claims, this.key);
   }
 }

@@ -27,6 +27,8 @@ export interface PrincipalClaims {
    * `gen-<n>-<slot>`, a grant's batch id is derived from it; usage events must match.
    */
   n?: string;
+  /** Set on a hit grant: bound to no request, taken only on the usage event of a response-cache hit the gateway answered. */
+  h?: 1;
   /** Expiry, ms since the epoch. */
   e: number;
 }

@@ -105,6 +105,12 @@ describe('PrincipalVerifier: a request acting for a tenant needs the principal t
     expect(reasonOf(() => verifier.verify(KEYS_LIST, headersOf(grant), data))).toBe('principal_grant_not_taken');
   });
 
+  it('never takes a hit grant as a request’s principal, not even on a request without an id', () => {
+    const hit = signer.hitGrant(principal);
+    expect(reasonOf(() => verifier.verify(SUBJECTS.inference.chatCreate, headersOf(hit, ''), data))).toBe('principal_grant_not_taken');
+    expect(reasonOf(() => verifier.verify(SUBJECTS.inference.chatCreate, headersOf(hit), data))).toBe('principal_grant_not_taken');
+  });
+
   it('tells the operator from a workspace', () => {
     const admin = SUBJECTS.inference.adminCatalogChange;
     expect(reasonOf(() => verifier.verify(admin, headersOf(sign(admin, {})), {}))).toBeUndefined();

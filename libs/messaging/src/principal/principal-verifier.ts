@@ -60,6 +60,8 @@ export class PrincipalVerifier {
     const claims = openPrincipal(token, this.keys);
     if (!claims) throw refused('principal_forged', subject);
     if (claims.e <= now) throw refused('principal_expired', subject);
+    // A hit grant proves a cached answer's usage event, never a request.
+    if (claims.h) throw refused('principal_grant_not_taken', subject);
     if (claims.g) {
       if (!tenancy.batchGrant) throw refused('principal_grant_not_taken', subject);
     } else if ((claims.r ?? '') !== (headers!.get(REQUEST_ID_HEADER) ?? '')) {

@@ -11,6 +11,7 @@ export type UsageRefusal =
   | 'usage_principal_other_request'
   | 'usage_principal_grant_not_batch'
   | 'usage_principal_other_generation'
+  | 'usage_principal_grant_not_hit'
   | 'usage_principal_stale';
 
 /**
@@ -28,13 +29,16 @@ export interface UsageEventProof {
   requestId?: string;
   batchId?: string;
   kind?: string;
+  /** A hit grant is taken only on a response-cache hit's event: nothing paid upstream. */
+  cacheHit?: boolean;
+  upstreamCost?: string;
   /** The `Gw-Principal` token of the request that made the generation, or the batch's grant. */
   principal?: string;
 }
 
 /**
- * Batch grants already verified, by their text: one is on thousands of lines, and a token's
- * signature never changes. A request's token is on its own events only, so it is not kept.
+ * Batch and hit grants already verified, by their text: one is on thousands of events, and a
+ * token's signature never changes. A request's token is on its own events only, so it is not kept.
  */
 const GRANTS_KEPT = 1_024;
 
@@ -67,7 +71,10 @@ export class UsagePrincipalVerifier {
     const claims = this.open(event.principal);
     if (!claims) return 'usage_principal_forged';
     if (claims.w === '' || claims.w !== event.workspaceId || claims.k !== event.keyHash) return 'usage_principal_other_tenant';
-    if (claims.g) {
+    if (claims.h) {
+      if (event.cacheHit !== true || event.upstreamCost !== '0' || event.batchId || event.kind === 'batch_charge')
+        return 'usage_principal_grant_not_hit';
+    } else if (claims.g) {
       if (event.kind === 'batch_charge') {
         if (!claims.batch || event.generationId !== claims.batch) return 'usage_principal_other_generation';
       } else if (!event.batchId) return 'usage_principal_grant_not_batch';
@@ -85,7 +92,7 @@ export class UsagePrincipalVerifier {
     const known = this.grants.get(token);
     if (known) return known;
     const claims = openPrincipal(token, this.keys);
-    if (!claims?.g) return claims;
+    if (!claims?.g && !claims?.h) return claims;
     if (this.grants.size >= GRANTS_KEPT) this.grants.delete(this.grants.keys().next().value!);
     const grant = claims.n ? { ...claims, batch: batchIdOfGrant(claims.n) } : claims;
     this.grants.set(token, grant);

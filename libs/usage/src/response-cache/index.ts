@@ -7,3 +7,4 @@ export * from './cache-store.js';
 export * from './cached-answer.js';
 export * from './hit-money.js';
 export * from './server-tool-names.js';
+export * from './packet-frames.js';
