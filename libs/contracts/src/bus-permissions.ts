@@ -195,6 +195,8 @@ export function busPermissions(user: BusUser): UserPermissions {
   };
 }
 
+const NATS_AUTH_TIMEOUT_SECONDS = 10;
+
 /** A user of nats-server's `authorization.users`: the services' are nkeys; tests may add others. */
 export type NatsServerUser = { nkey: string; permissions: UserPermissions } | Record<string, unknown>;
 
@@ -203,8 +205,14 @@ export type NatsServerUser = { nkey: string; permissions: UserPermissions } | Re
  * its permissions. Only public keys go in: the file is not secret. `extraUsers` are for tests
  * (a harness that plays several roles); production configurations have none.
  */
-export function natsAuthorization(publicKeys: Record<BusUser, string>, extraUsers: NatsServerUser[] = []): { users: NatsServerUser[] } {
+export function natsAuthorization(
+  publicKeys: Record<BusUser, string>,
+  extraUsers: NatsServerUser[] = [],
+): { timeout: number; users: NatsServerUser[] } {
   return {
+    // Seconds a client has to authenticate (nats-server's default is 2): a starting pod on a
+    // saturated node was refused ("Authentication Timeout") and exited before it was ready.
+    timeout: NATS_AUTH_TIMEOUT_SECONDS,
     users: [...BUS_USERS.map((user) => ({ nkey: publicKeys[user], permissions: busPermissions(user) })), ...extraUsers],
   };
 }
