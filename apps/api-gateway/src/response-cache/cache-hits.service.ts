@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
+import { generationIdOf, nonceOfToken, PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@gw/telemetry';
 import {
@@ -12,6 +12,7 @@ import {
   JetStreamUsagePublisher,
   ResponseCacheStore,
   replayFrames,
+  newGenerationId,
   responseCacheMetrics,
   settleHit,
   stampJson,
@@ -58,14 +59,17 @@ export class ResponseCacheHits implements OnModuleDestroy {
   private readonly outbox: UsageOutbox;
   private readonly settings: { defaultTtlSeconds: number; maxTtlSeconds: number };
   private readonly priceRate: string;
+  private readonly freeHits: boolean;
+  private readonly signer: PrincipalSigner | undefined;
   private readonly grants: HitGrants | undefined;
 
   constructor(nats: ResilientNatsConnection, @Inject(GATEWAY_ENV) env: GatewayEnv) {
     // Reads only: the default TTL applies to stores, which inference makes.
     this.settings = { defaultTtlSeconds: 1, maxTtlSeconds: env.RESPONSE_CACHE_MAX_TTL_SECONDS };
     this.priceRate = env.RESPONSE_CACHE_PRICE_RATE;
-    const signer = PrincipalSigner.fromEnv(env);
-    this.grants = signer ? new HitGrants(signer) : undefined;
+    this.freeHits = Number(this.priceRate) === 0;
+    this.signer = PrincipalSigner.fromEnv(env);
+    this.grants = this.signer ? new HitGrants(this.signer) : undefined;
     this.store = new ResponseCacheStore({
       redisUrl: env.REDIS_URL,
       keyPrefix: env.REDIS_KEY_PREFIX,
@@ -138,8 +142,12 @@ export class ResponseCacheHits implements OnModuleDestroy {
   /** The hit's spend check and usage record (durable before the answer leaves); its stamp. */
   private async settle(door: CacheDoor, payload: EdgeRequest, entry: CacheEntry, streamed: boolean): Promise<HitStamp> {
     assertMaySpend(payload.principal);
-    const { event, stamp } = settleHit(payload, entry, streamed, this.priceRate);
-    await this.record(event, payload);
+    const requestId = currentRequestId() ?? randomUUID();
+    const { proof, newId } = this.proofOf(payload, requestId);
+    const { event, stamp } = settleHit(payload, entry, streamed, this.priceRate, newId);
+    event.requestId = requestId;
+    if (proof) event.principal = proof;
+    await this.record(event);
     cacheMetrics.lookups.inc({ door, result: 'hit' });
     return stamp;
   }
@@ -152,11 +160,21 @@ export class ResponseCacheHits implements OnModuleDestroy {
     await this.store.close();
   }
 
+  /**
+   * The proof the billing consumers ask of the hit's event. A free hit (the default cache price)
+   * takes the key's hit grant, which the consumers accept only on events that cost nothing; a
+   * priced hit signs its request's token and takes its first generation slot, like any request.
+   */
+  private proofOf(payload: EdgeRequest, requestId: string): { proof?: string; newId: () => string } {
+    if (!this.signer || !this.grants) return { newId: newGenerationId };
+    if (this.freeHits) return { proof: this.grants.of(payload.principal), newId: newGenerationId };
+    const proof = this.signer.sign({ actsFor: 'principal' }, payload, requestId);
+    const nonce = proof ? nonceOfToken(proof)?.nonce : undefined;
+    return { proof, newId: nonce ? () => generationIdOf(nonce, 0) : newGenerationId };
+  }
+
   /** As inference's `GenerationUsagePublisher.store`: durable before the answer leaves, else a retryable 503. */
-  private async record(event: UsageRecordedEvent, payload: { principal: Principal }): Promise<void> {
-    event.requestId = currentRequestId() ?? randomUUID();
-    // The proof the billing consumers ask of every event: the key's hit grant, not a signature per hit.
-    if (this.grants) event.principal = this.grants.of(payload.principal);
+  private async record(event: UsageRecordedEvent): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`not acknowledged within ${ACK_TIMEOUT_MS} ms`)), ACK_TIMEOUT_MS);

@@ -103,11 +103,12 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gateway�
 
   it('takes a key’s hit grant on that key’s response-cache hits only (nothing paid upstream, no batch)', () => {
     const hit = signer.hitGrant(principal, signedAt);
-    const cached = event({ principal: hit, requestId: 'req-5', cacheHit: true, upstreamCost: '0' });
+    const cached = event({ principal: hit, requestId: 'req-5', cacheHit: true, upstreamCost: '0', cost: '0' });
     expect(verifier.refusal(cached, signedAt)).toBeUndefined();
     expect(verifier.refusal({ ...cached, requestId: 'req-6' }, signedAt)).toBeUndefined();
     expect(verifier.refusal({ ...cached, cacheHit: undefined }, signedAt)).toBe('usage_principal_grant_not_hit');
     expect(verifier.refusal({ ...cached, upstreamCost: '0.002' }, signedAt)).toBe('usage_principal_grant_not_hit');
+    expect(verifier.refusal({ ...cached, cost: '0.0001' }, signedAt)).toBe('usage_principal_grant_not_hit');
     expect(verifier.refusal({ ...cached, batchId: 'batch_1' }, signedAt)).toBe('usage_principal_grant_not_hit');
     expect(verifier.refusal({ ...cached, kind: 'batch_charge' }, signedAt)).toBe('usage_principal_grant_not_hit');
     expect(verifier.refusal({ ...cached, keyHash: 'c'.repeat(64) }, signedAt)).toBe('usage_principal_other_tenant');

@@ -29,9 +29,10 @@ export interface UsageEventProof {
   requestId?: string;
   batchId?: string;
   kind?: string;
-  /** A hit grant is taken only on a response-cache hit's event: nothing paid upstream. */
+  /** A hit grant is taken only on a response-cache hit's event that costs nothing, paid and charged. */
   cacheHit?: boolean;
   upstreamCost?: string;
+  cost?: string;
   /** The `Gw-Principal` token of the request that made the generation, or the batch's grant. */
   principal?: string;
 }
@@ -72,7 +73,14 @@ export class UsagePrincipalVerifier {
     if (!claims) return 'usage_principal_forged';
     if (claims.w === '' || claims.w !== event.workspaceId || claims.k !== event.keyHash) return 'usage_principal_other_tenant';
     if (claims.h) {
-      if (event.cacheHit !== true || event.upstreamCost !== '0' || event.batchId || event.kind === 'batch_charge')
+      // A hit grant serves any request of its key, so it may bill nothing: priced hits carry their request's token.
+      if (
+        event.cacheHit !== true ||
+        event.upstreamCost !== '0' ||
+        Number(event.cost) !== 0 ||
+        event.batchId ||
+        event.kind === 'batch_charge'
+      )
         return 'usage_principal_grant_not_hit';
     } else if (claims.g) {
       if (event.kind === 'batch_charge') {
