@@ -5,11 +5,46 @@ import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { dayOf, formatCount, formatCredits } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
-import type { ActivityItem, Generation, Page } from './shapes';
+import { useSession } from '../session';
+import type { ActivityItem, ApiKey, Generation, Page } from './shapes';
+
+interface Breakdown {
+  name: string;
+  Spend: number;
+  Requests: number;
+  Failed: number;
+}
 
 interface Totals {
   source: 'activity' | 'generations';
   rows: ActivityItem[];
+  /** By key, by member and by model from the analytics API (owners and admins only). */
+  breakdowns?: { byKey: Breakdown[]; byMember: Breakdown[]; byModel: Breakdown[] };
+}
+
+type AnalyticsRow = Record<string, string | number | null>;
+
+/** Sums of the period by one dimension (`POST /v1/analytics/query`, hourly rollups). */
+async function breakdown(dimension: 'api_key_id' | 'user' | 'model', days: number, label: (value: string) => string): Promise<Breakdown[]> {
+  const end = new Date();
+  const answer = await api<{ data: { data: AnalyticsRow[] } }>('/v1/analytics/query', {
+    method: 'POST',
+    body: {
+      metrics: ['usage', 'request_count', 'error_count'],
+      dimensions: [dimension],
+      time_range: {
+        start: new Date(end.getTime() - days * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+        end: end.toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+      group_limit: 12,
+    },
+  });
+  return answer.data.data.map((row) => ({
+    name: label(String(row[dimension] ?? 'unknown')),
+    Spend: Number(row.usage ?? 0),
+    Requests: Number(row.request_count ?? 0),
+    Failed: Number(row.error_count ?? 0),
+  }));
 }
 
 const GENERATION_PAGES = 10;
@@ -18,7 +53,7 @@ const GENERATION_PAGES = 10;
  * The analytics API (`GET /v1/activity`, the SDK's `analytics.getUserActivity`) when the gateway
  * has it; until then the same rows folded from the generations list.
  */
-async function loadActivity(days: number): Promise<Totals> {
+async function loadActivity(days: number, userId: string): Promise<Totals> {
   try {
     // Without a date the API answers completed UTC days only; today's rows are asked for apart.
     const today = new Date().toISOString().slice(0, 10);
@@ -28,7 +63,15 @@ async function loadActivity(days: number): Promise<Totals> {
     ]);
     const since = dayOf(new Date(Date.now() - days * 86_400_000).toISOString());
     const rows = [...past.data.filter((row) => row.date !== today), ...current.data];
-    return { source: 'activity', rows: rows.filter((row) => row.date >= since) };
+    // Keys and members are named as the keys list and the session name them.
+    const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
+    const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
+    const [byKey, byMember, byModel] = await Promise.all([
+      breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
+      breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
+      breakdown('model', days, (model) => model),
+    ]);
+    return { source: 'activity', rows: rows.filter((row) => row.date >= since), breakdowns: { byKey, byMember, byModel } };
   } catch (error) {
     // A member's key may not read activity (403): the overview folds the generations they may read.
     if (!(error instanceof ApiError) || error.status !== 403) throw error;
@@ -88,7 +131,8 @@ const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'lime.6',
 
 export function OverviewPage() {
   const [days, setDays] = useState('7');
-  const state = useLoad(() => loadActivity(Number(days)), days);
+  const { user } = useSession();
+  const state = useLoad(() => loadActivity(Number(days), user.id), days);
   return (
     <>
       <PageHeader title="Overview" docs="GET /v1/activity, GET /v1/generations">
@@ -185,6 +229,39 @@ export function OverviewPage() {
                 <ChartCard title="Requests by provider">
                   <BarChart h={220} data={byProvider} dataKey="provider" series={[{ name: 'Requests', color: 'grape.6' }]} />
                 </ChartCard>
+                {data.breakdowns && (
+                  <>
+                    <ChartCard title="Spend by key">
+                      <BarChart
+                        h={220}
+                        data={data.breakdowns.byKey}
+                        dataKey="name"
+                        series={[{ name: 'Spend', color: 'cyan.6' }]}
+                        valueFormatter={formatCredits}
+                      />
+                    </ChartCard>
+                    <ChartCard title="Spend by member">
+                      <BarChart
+                        h={220}
+                        data={data.breakdowns.byMember}
+                        dataKey="name"
+                        series={[{ name: 'Spend', color: 'lime.6' }]}
+                        valueFormatter={formatCredits}
+                      />
+                    </ChartCard>
+                    <ChartCard title="Requests and failures by model">
+                      <BarChart
+                        h={220}
+                        data={data.breakdowns.byModel}
+                        dataKey="name"
+                        series={[
+                          { name: 'Requests', color: 'teal.6' },
+                          { name: 'Failed', color: 'red.6' },
+                        ]}
+                      />
+                    </ChartCard>
+                  </>
+                )}
               </SimpleGrid>
               <Text size="xs" c="dimmed" mt="sm">
                 {data.source === 'activity'
