@@ -9,8 +9,11 @@ const theme = createTheme({
   primaryColor: 'indigo',
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: 'md',
-  // Every dialog's close button named (Mantine's has only an icon: axe's button-name, critical).
-  components: { Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } } },
+  // Every dialog's and drawer's close button named (Mantine's has only an icon: axe's button-name, critical).
+  components: {
+    Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Drawer: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+  },
 });
 const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
