@@ -57,12 +57,14 @@ function PresetVersions({ slug }: { slug: string }) {
       </Title>
       <Loadable state={state} empty="No versions.">
         {(page) => {
-          const options = page.data.map((version) => ({
+          // Newest first in the pickers; by default the newest against the one before it (the API lists oldest first).
+          const versions = [...page.data].sort((x, y) => y.version - x.version);
+          const options = versions.map((version) => ({
             value: String(version.version),
             label: `v${version.version} · ${formatTime(version.created_at)}`,
           }));
-          const pick = (value: string | null) => page.data.find((version) => String(version.version) === value);
-          const a = pick(left ?? options.at(-1)?.value ?? null);
+          const pick = (value: string | null) => versions.find((version) => String(version.version) === value);
+          const a = pick(left ?? options[1]?.value ?? options[0]?.value ?? null);
           const b = pick(right ?? options[0]?.value ?? null);
           return (
             <>
