@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { dayOf, formatCount, formatCredits } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
-import { useSession } from '../session';
+import { canManage, useSession } from '../session';
 import type { ActivityItem, ApiKey, Generation, Page } from './shapes';
 
 interface Breakdown {
@@ -18,11 +18,28 @@ interface Breakdown {
 interface Totals {
   source: 'activity' | 'generations';
   rows: ActivityItem[];
-  /** By key, by member and by model from the analytics API (owners and admins only). */
-  breakdowns?: { byKey: Breakdown[]; byMember: Breakdown[]; byModel: Breakdown[] };
 }
 
 type AnalyticsRow = Record<string, string | number | null>;
+
+interface Breakdowns {
+  byKey: Breakdown[];
+  byMember: Breakdown[];
+  byModel: Breakdown[];
+}
+
+/** By key, by member and by model (owners and admins); loaded apart so the totals and day charts do not wait for them. */
+async function loadBreakdowns(days: number, userId: string): Promise<Breakdowns> {
+  // Keys and members are named as the keys list and the session name them.
+  const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
+  const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
+  const [byKey, byMember, byModel] = await Promise.all([
+    breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
+    breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
+    breakdown('model', days, (model) => model),
+  ]);
+  return { byKey, byMember, byModel };
+}
 
 /** Sums of the period by one dimension (`POST /v1/analytics/query`, hourly rollups). */
 async function breakdown(dimension: 'api_key_id' | 'user' | 'model', days: number, label: (value: string) => string): Promise<Breakdown[]> {
@@ -53,7 +70,7 @@ const GENERATION_PAGES = 10;
  * The analytics API (`GET /v1/activity`, the SDK's `analytics.getUserActivity`) when the gateway
  * has it; until then the same rows folded from the generations list.
  */
-async function loadActivity(days: number, userId: string): Promise<Totals> {
+async function loadActivity(days: number): Promise<Totals> {
   try {
     // Without a date the API answers completed UTC days only; today's rows are asked for apart.
     const today = new Date().toISOString().slice(0, 10);
@@ -63,15 +80,7 @@ async function loadActivity(days: number, userId: string): Promise<Totals> {
     ]);
     const since = dayOf(new Date(Date.now() - days * 86_400_000).toISOString());
     const rows = [...past.data.filter((row) => row.date !== today), ...current.data];
-    // Keys and members are named as the keys list and the session name them.
-    const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
-    const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
-    const [byKey, byMember, byModel] = await Promise.all([
-      breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
-      breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
-      breakdown('model', days, (model) => model),
-    ]);
-    return { source: 'activity', rows: rows.filter((row) => row.date >= since), breakdowns: { byKey, byMember, byModel } };
+    return { source: 'activity', rows: rows.filter((row) => row.date >= since) };
   } catch (error) {
     // A member's key may not read activity (403): the overview folds the generations they may read.
     if (!(error instanceof ApiError) || error.status !== 403) throw error;
@@ -131,8 +140,10 @@ const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'lime.6',
 
 export function OverviewPage() {
   const [days, setDays] = useState('7');
-  const { user } = useSession();
-  const state = useLoad(() => loadActivity(Number(days), user.id), days);
+  const session = useSession();
+  const state = useLoad(() => loadActivity(Number(days)), days);
+  const manager = canManage(session);
+  const breakdowns = useLoad(() => (manager ? loadBreakdowns(Number(days), session.user.id) : Promise.resolve(null)), days);
   return (
     <>
       <PageHeader title="Overview" docs="GET /v1/activity, GET /v1/generations">
@@ -229,12 +240,12 @@ export function OverviewPage() {
                 <ChartCard title="Requests by provider">
                   <BarChart h={220} data={byProvider} dataKey="provider" series={[{ name: 'Requests', color: 'grape.6' }]} />
                 </ChartCard>
-                {data.breakdowns && (
+                {breakdowns.data && (
                   <>
                     <ChartCard title="Spend by key">
                       <BarChart
                         h={220}
-                        data={data.breakdowns.byKey}
+                        data={breakdowns.data.byKey}
                         dataKey="name"
                         series={[{ name: 'Spend', color: 'cyan.6' }]}
                         valueFormatter={formatCredits}
@@ -243,7 +254,7 @@ export function OverviewPage() {
                     <ChartCard title="Spend by member">
                       <BarChart
                         h={220}
-                        data={data.breakdowns.byMember}
+                        data={breakdowns.data.byMember}
                         dataKey="name"
                         series={[{ name: 'Spend', color: 'lime.6' }]}
                         valueFormatter={formatCredits}
@@ -252,7 +263,7 @@ export function OverviewPage() {
                     <ChartCard title="Requests and failures by model">
                       <BarChart
                         h={220}
-                        data={data.breakdowns.byModel}
+                        data={breakdowns.data.byModel}
                         dataKey="name"
                         series={[
                           { name: 'Requests', color: 'teal.6' },
