@@ -51,8 +51,12 @@ async function call(url: string, init: CallInit = {}): Promise<Response> {
     credentials: 'same-origin',
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  if (response.status === 401) onSignedOut();
-  if (!response.ok) throw await failure(response);
+  if (!response.ok) {
+    const error = await failure(response);
+    // The API answers 401 to a member's key on an owner's route too; that session still stands.
+    if (response.status === 401 && error.reason !== 'management_key_required') onSignedOut();
+    throw error;
+  }
   return response;
 }
 

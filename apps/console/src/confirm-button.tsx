@@ -27,7 +27,7 @@ export function ConfirmButton({
       <Button size="xs" {...button} aria-label={label} onClick={() => setOpened(true)}>
         {children}
       </Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title={label} closeButtonProps={{ 'aria-label': 'Close' }}>
+      <Modal opened={opened} onClose={() => setOpened(false)} title={label}>
         <Text mb="md">{question}</Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setOpened(false)}>

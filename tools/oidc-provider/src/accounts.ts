@@ -14,6 +14,8 @@ export const DEV_ACCOUNTS: readonly DevAccount[] = [
   { login: 'bob', password: 'bob-password', sub: 'bob', email: 'bob@example.com', name: 'Bob Example' },
   { login: 'dana', password: 'dana-password', sub: 'dana', email: 'dana@example.com', name: 'Dana Example' },
   { login: 'carol', password: 'carol-password', sub: 'carol', email: 'carol@example.com', name: 'Carol Example' },
+  // A member (not an owner) of another's workspace in the console's browser test.
+  { login: 'erin', password: 'erin-password', sub: 'erin', email: 'erin@example.com', name: 'Erin Example' },
 ];
 
 /** The account these credentials name, or undefined. */

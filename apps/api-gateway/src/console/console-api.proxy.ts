@@ -31,8 +31,9 @@ export function registerConsoleApiProxy(fastify: FastifyInstance, auth: ConsoleA
       },
       ...(hasBody ? { payload: JSON.stringify(request.body) } : {}),
     });
-    // The API refused the session's key: it was deleted (a logout elsewhere) or expired.
-    if (answer.statusCode === 401) auth.ended(reply);
+    // The API refused the session's key: it was deleted (a logout elsewhere) or expired. A role's
+    // refusal (a member's key on an owner's route, also a 401) leaves the session standing.
+    if (answer.statusCode === 401 && !refusedForRole(answer.payload)) auth.ended(reply);
     for (const name of PASSED_HEADERS) {
       const value = answer.headers[name];
       if (value !== undefined) void reply.header(name, value);
@@ -40,4 +41,12 @@ export function registerConsoleApiProxy(fastify: FastifyInstance, auth: ConsoleA
     return reply.status(answer.statusCode).header('cache-control', 'no-store').send(answer.rawPayload);
   };
   fastify.route({ method: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'], url: `${API_PREFIX}*`, handler: forward });
+}
+
+function refusedForRole(payload: string): boolean {
+  try {
+    return (JSON.parse(payload) as { error?: { metadata?: { reason?: string } } }).error?.metadata?.reason === 'management_key_required';
+  } catch {
+    return false;
+  }
 }

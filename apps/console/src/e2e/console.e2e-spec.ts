@@ -6,7 +6,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
+import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { perMillion } from '../prices';
@@ -65,6 +66,47 @@ async function newLinkedOwner(): Promise<string> {
   const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: secret, login: 'dana', password: 'dana-password' });
   expect(linked.status).toBe(200);
   return secret;
+}
+
+/**
+ * A member (not an owner) of the workspace, with a standard key, linked to the provider's `erin`.
+ * No public route makes a user whose default workspace is another's; the test writes it as
+ * management would (as the member-budgets e2e does).
+ */
+async function newLinkedMember(workspaceId: string): Promise<{ userId: string; key: string }> {
+  const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
+  await database.connect();
+  const userId = randomUUID();
+  const key = `sk-gw-v1-${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
+  try {
+    await database.query(`INSERT INTO users (id, email, name, default_workspace_id, updated_at) VALUES ($1, $2, 'Erin', $3, now())`, [
+      userId,
+      `erin-${userId}@example.com`,
+      workspaceId,
+    ]);
+    await database.query(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'member')`, [workspaceId, userId]);
+    await database.query(
+      `INSERT INTO api_keys (hash, name, label, kind, workspace_id, creator_user_id, updated_at)
+       VALUES ($1, 'erin key', 'sk-gw-v1-erin...', 'standard', $2, $3, now())`,
+      [createHash('sha256').update(key).digest('hex'), workspaceId, userId],
+    );
+  } finally {
+    await database.end();
+  }
+  const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: key, login: 'erin', password: 'erin-password' });
+  expect(linked.status).toBe(200);
+  return { userId, key };
+}
+
+/** Through the provider's login and consent pages, as a person would. */
+async function signInWithSso(target: Page, login: string, password: string, heading: string): Promise<void> {
+  await target.goto(`${origin}/console/`);
+  await target.getByRole('link', { name: 'Sign in with SSO' }).click();
+  await target.locator('input[name=login]').fill(login);
+  await target.locator('input[name=password]').fill(password);
+  await target.getByRole('button', { name: 'Sign in' }).click();
+  await target.getByRole('button', { name: 'Allow' }).click();
+  await settled(target, heading);
 }
 
 /** Every log line the run's processes wrote so far. */
@@ -140,6 +182,8 @@ describe('the web console in a browser', () => {
   let page: Page;
   /** The owner's management key, for reading back through the API what the console did. */
   let ownerKey: string;
+  /** A member of the owner's workspace, signed in through SSO as `erin`. */
+  let member: { userId: string; key: string };
 
   beforeAll(async () => {
     ownerKey = await newLinkedOwner();
@@ -158,13 +202,7 @@ describe('the web console in a browser', () => {
     { timeout: 120_000 },
     async () => {
       const started = Date.now();
-      await page.goto(`${origin}/console/`);
-      await page.getByRole('link', { name: 'Sign in with SSO' }).click();
-      await page.locator('input[name=login]').fill('dana');
-      await page.locator('input[name=password]').fill('dana-password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('button', { name: 'Allow' }).click();
-      await settled(page, 'Overview');
+      await signInWithSso(page, 'dana', 'dana-password', 'Overview');
       console.info(`console: SSO sign-in to a loaded overview in ${Date.now() - started} ms`);
       const cookie = (await context.cookies()).find((candidate) => candidate.name === 'gw_console');
       expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/console' });
@@ -207,12 +245,32 @@ describe('the web console in a browser', () => {
     await page.getByTestId('detail-total-cost').waitFor();
     await expect(page.getByTestId('detail-total-cost').textContent()).resolves.toBe(shownCost);
     await screenshot(page, 'generation-detail');
+
+    expect(await axeFindings(page, 'generation detail')).toEqual([]);
     await page.keyboard.press('Escape');
 
-    // The overview's total is the sum the generations list gives.
+    // The overview's totals are the activity API's (the workspace is new: today's rows are all).
+    const activity = async (query: string) =>
+      (
+        (await (await fetch(`${stack.baseUrl}/activity${query}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json()) as {
+          data: { usage: number; requests: number }[];
+        }
+      ).data;
+    const rows = [...(await activity('')), ...(await activity(`?date=${new Date().toISOString().slice(0, 10)}`))];
+    const apiSpend = rows.reduce((sum, row) => sum + row.usage, 0);
+    const apiRequests = rows.reduce((sum, row) => sum + row.requests, 0);
+    expect(apiRequests).toBe(1);
+    const shownSpend = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'USD',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 6,
+    });
+    expect(shownSpend.format(apiSpend)).toBe(shownCost);
     await go(page, 'Overview');
-    await expect(page.getByTestId('overview-total-spend').textContent()).resolves.toBe(shownCost);
-    await expect(page.getByTestId('overview-total-requests').textContent()).resolves.toBe('1');
+    await page.getByText('From the activity API.').waitFor();
+    await expect(page.getByTestId('overview-total-spend').textContent()).resolves.toBe(shownSpend.format(apiSpend));
+    await expect(page.getByTestId('overview-total-requests').textContent()).resolves.toBe(String(apiRequests));
   });
 
   it('refuses a write without the CSRF token, and one from another origin', async () => {
@@ -242,6 +300,130 @@ describe('the web console in a browser', () => {
       data: { name: 'forged' },
     });
     expect(forged.status()).toBe(403);
+  });
+
+  it("sets a member's budget on the members page, and the member's key is refused with 402", { timeout: 180_000 }, async () => {
+    const session = await page.evaluate(
+      async () => ((await (await fetch('/console/auth/session')).json()) as { data: { user: { workspace_id: string } } }).data,
+    );
+    member = await newLinkedMember(session.user.workspace_id);
+    const openai = new OpenAI({ apiKey: member.key, baseURL: stack.baseUrl, maxRetries: 0 });
+    const ask = () =>
+      openai.chat.completions.create({ model: 'sim/gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: 'hello' }] });
+    await expect(ask()).resolves.toBeTruthy();
+
+    await go(page, 'Members & budgets');
+    const row = page.getByTestId('member-row').filter({ hasText: member.userId });
+    await row.getByRole('button', { name: `Set budget of ${member.userId}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Budget of ${member.userId}` });
+    await dialog.getByRole('textbox', { name: 'Limit (USD)' }).fill('0.0000001');
+    expect(await axeFindings(page, 'member budget dialog')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save budget' }).click();
+    await expect.poll(() => row.getByTestId('member-budget').textContent(), POLL).toContain('daily');
+
+    // Refused before any provider is paid: the worst case of the request is over the budget.
+    const status = () =>
+      ask().then(
+        () => 200,
+        (caught: unknown) => (caught instanceof APIError ? caught.status : String(caught)),
+      );
+    await expect.poll(status, POLL).toBe(402);
+    const error = (await ask().catch((caught: unknown) => caught)) as APIError;
+    expect(error.status).toBe(402);
+    expect(JSON.stringify(error.error)).toContain('member_budget_reached');
+  });
+
+  it(
+    'shows a member only what their role may open: no admin page, through the navigation, a link or the API',
+    { timeout: 180_000 },
+    async () => {
+      const memberContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      try {
+        const memberPage = await memberContext.newPage();
+        memberPage.setDefaultTimeout(60_000);
+        await signInWithSso(memberPage, 'erin', 'erin-password', 'Overview');
+        await expect(memberPage.getByRole('navigation').getByRole('link').allTextContents()).resolves.toEqual([
+          'Overview',
+          'Generations',
+          'Presets',
+          'Batches',
+          'Credits',
+          'Models & prices',
+        ]);
+        await screenshot(memberPage, 'overview-member');
+        expect(await axeFindings(memberPage, 'overview (member)')).toEqual([]);
+        for (const path of ['/keys', '/byok', '/workspaces', '/guardrails', '/interns', '/audit']) {
+          await memberPage.goto(`${origin}/console${path}`);
+          await memberPage.getByRole('alert').filter({ hasText: 'This page does not exist or your role cannot open it.' }).waitFor();
+          await expect(memberPage.getByRole('heading', { level: 1 }).count(), path).resolves.toBe(0);
+        }
+        // The session is the member's own standard key: the API itself refuses what the pages hide.
+        const answers = await memberPage.evaluate(async () => {
+          const session = (await (await fetch('/console/auth/session')).json()) as { data: { csrf_token: string; key_kind: string } };
+          const headers = { 'content-type': 'application/json', 'x-csrf-token': session.data.csrf_token };
+          const refusal = async (response: Response) => `${response.status} ${await response.text()}`;
+          return {
+            kind: session.data.key_kind,
+            refusals: [
+              await refusal(await fetch('/console/api/v1/keys')),
+              await refusal(await fetch('/console/api/v1/keys', { method: 'POST', headers, body: '{"name":"member"}' })),
+              await refusal(await fetch('/console/api/v1/audit-logs')),
+              await refusal(await fetch('/console/api/v1/byok')),
+            ],
+            // Refused for the role, not signed out: the session still answers.
+            after: (await fetch('/console/auth/session')).status,
+          };
+        });
+        expect(answers.kind).toBe('standard');
+        expect(answers.after).toBe(200);
+        // The API's own refusals (401 or 403 by route, as OpenRouter answers them), each naming the management key.
+        for (const refusal of answers.refusals) expect(refusal).toMatch(/^40[13] .*management_key_required/);
+      } finally {
+        await memberContext.close();
+      }
+    },
+  );
+
+  it("lists a preset's versions and shows the lines that changed between two", { timeout: 120_000 }, async () => {
+    // The public API reads presets but has no route that writes them: two versions written as management stores them.
+    const session = await page.evaluate(
+      async () => ((await (await fetch('/console/auth/session')).json()) as { data: { user: { id: string; workspace_id: string } } }).data,
+    );
+    const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
+    await database.connect();
+    try {
+      const [presetId, first, second] = [randomUUID(), randomUUID(), randomUUID()];
+      await database.query('BEGIN');
+      await database.query(
+        `INSERT INTO presets (id, workspace_id, slug, name, creator_user_id, latest_version, updated_at)
+         VALUES ($1, $2, 'support-bot', 'Support bot', $3, 2, now())`,
+        [presetId, session.user.workspace_id, session.user.id],
+      );
+      for (const [id, version, config, prompt] of [
+        [first, 1, { model: 'sim/gpt-4o-mini', temperature: 0.2 }, 'Answer briefly.'],
+        [second, 2, { model: 'sim/gpt-4o-mini', temperature: 0.7 }, 'Answer briefly and kindly.'],
+      ] as const)
+        await database.query(
+          `INSERT INTO preset_versions (id, preset_id, version, config, system_prompt, creator_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,
+          [id, presetId, version, JSON.stringify(config), prompt, session.user.id],
+        );
+      await database.query('UPDATE presets SET designated_version_id = $1 WHERE id = $2', [second, presetId]);
+      await database.query('COMMIT');
+    } finally {
+      await database.end();
+    }
+    await go(page, 'Presets');
+    await page.getByRole('button', { name: 'Support bot' }).click();
+    const diff = page.getByLabel('Differences between the two versions');
+    // By default the newest version against the one before it.
+    await expect.poll(() => diff.innerText(), POLL).toContain('-   "temperature": 0.2');
+    const text = await diff.innerText();
+    expect(text).toContain('+   "temperature": 0.7');
+    expect(text).toContain('-   "system_prompt": "Answer briefly."');
+    expect(text).toContain('+   "system_prompt": "Answer briefly and kindly."');
+    expect(text).toContain('    "model": "sim/gpt-4o-mini"');
+    await screenshot(page, 'presets-diff');
+    expect(await axeFindings(page, 'presets (diff)')).toEqual([]);
   });
 
   it(
@@ -546,6 +728,8 @@ describe('the web console in a browser', () => {
     await page.getByRole('button', { name: /^Account of / }).click();
     await page.getByRole('menuitem', { name: 'Sign out everywhere' }).click();
     await page.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
+    await screenshot(page, 'sign-in');
+    expect(await axeFindings(page, 'sign-in')).toEqual([]);
     await expect(page.evaluate(() => fetch('/console/api/v1/keys').then((response) => response.status))).resolves.toBe(401);
     // A copy of the old cookie (another tab, a stolen one) is refused too: its key is gone server side.
     const other = await browser.newContext();

@@ -5,11 +5,63 @@ import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { dayOf, formatCount, formatCredits } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
-import type { ActivityItem, Generation, Page } from './shapes';
+import { canManage, useSession } from '../session';
+import type { ActivityItem, ApiKey, Generation, Page } from './shapes';
+
+interface Breakdown {
+  name: string;
+  Spend: number;
+  Requests: number;
+  Failed: number;
+}
 
 interface Totals {
   source: 'activity' | 'generations';
   rows: ActivityItem[];
+}
+
+type AnalyticsRow = Record<string, string | number | null>;
+
+interface Breakdowns {
+  byKey: Breakdown[];
+  byMember: Breakdown[];
+  byModel: Breakdown[];
+}
+
+/** By key, by member and by model (owners and admins); loaded apart so the totals and day charts do not wait for them. */
+async function loadBreakdowns(days: number, userId: string): Promise<Breakdowns> {
+  // Keys and members are named as the keys list and the session name them.
+  const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
+  const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
+  const [byKey, byMember, byModel] = await Promise.all([
+    breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
+    breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
+    breakdown('model', days, (model) => model),
+  ]);
+  return { byKey, byMember, byModel };
+}
+
+/** Sums of the period by one dimension (`POST /v1/analytics/query`, hourly rollups). */
+async function breakdown(dimension: 'api_key_id' | 'user' | 'model', days: number, label: (value: string) => string): Promise<Breakdown[]> {
+  const end = new Date();
+  const answer = await api<{ data: { data: AnalyticsRow[] } }>('/v1/analytics/query', {
+    method: 'POST',
+    body: {
+      metrics: ['usage', 'request_count', 'error_count'],
+      dimensions: [dimension],
+      time_range: {
+        start: new Date(end.getTime() - days * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+        end: end.toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+      group_limit: 12,
+    },
+  });
+  return answer.data.data.map((row) => ({
+    name: label(String(row[dimension] ?? 'unknown')),
+    Spend: Number(row.usage ?? 0),
+    Requests: Number(row.request_count ?? 0),
+    Failed: Number(row.error_count ?? 0),
+  }));
 }
 
 const GENERATION_PAGES = 10;
@@ -88,7 +140,10 @@ const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'lime.6',
 
 export function OverviewPage() {
   const [days, setDays] = useState('7');
+  const session = useSession();
   const state = useLoad(() => loadActivity(Number(days)), days);
+  const manager = canManage(session);
+  const breakdowns = useLoad(() => (manager ? loadBreakdowns(Number(days), session.user.id) : Promise.resolve(null)), days);
   return (
     <>
       <PageHeader title="Overview" docs="GET /v1/activity, GET /v1/generations">
@@ -185,6 +240,39 @@ export function OverviewPage() {
                 <ChartCard title="Requests by provider">
                   <BarChart h={220} data={byProvider} dataKey="provider" series={[{ name: 'Requests', color: 'grape.6' }]} />
                 </ChartCard>
+                {breakdowns.data && (
+                  <>
+                    <ChartCard title="Spend by key">
+                      <BarChart
+                        h={220}
+                        data={breakdowns.data.byKey}
+                        dataKey="name"
+                        series={[{ name: 'Spend', color: 'cyan.6' }]}
+                        valueFormatter={formatCredits}
+                      />
+                    </ChartCard>
+                    <ChartCard title="Spend by member">
+                      <BarChart
+                        h={220}
+                        data={breakdowns.data.byMember}
+                        dataKey="name"
+                        series={[{ name: 'Spend', color: 'lime.6' }]}
+                        valueFormatter={formatCredits}
+                      />
+                    </ChartCard>
+                    <ChartCard title="Requests and failures by model">
+                      <BarChart
+                        h={220}
+                        data={breakdowns.data.byModel}
+                        dataKey="name"
+                        series={[
+                          { name: 'Requests', color: 'teal.6' },
+                          { name: 'Failed', color: 'red.6' },
+                        ]}
+                      />
+                    </ChartCard>
+                  </>
+                )}
               </SimpleGrid>
               <Text size="xs" c="dimmed" mt="sm">
                 {data.source === 'activity'

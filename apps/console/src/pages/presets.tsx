@@ -57,12 +57,14 @@ function PresetVersions({ slug }: { slug: string }) {
       </Title>
       <Loadable state={state} empty="No versions.">
         {(page) => {
-          const options = page.data.map((version) => ({
+          // Newest first in the pickers; by default the newest against the one before it (the API lists oldest first).
+          const versions = [...page.data].sort((x, y) => y.version - x.version);
+          const options = versions.map((version) => ({
             value: String(version.version),
             label: `v${version.version} · ${formatTime(version.created_at)}`,
           }));
-          const pick = (value: string | null) => page.data.find((version) => String(version.version) === value);
-          const a = pick(left ?? options.at(-1)?.value ?? null);
+          const pick = (value: string | null) => versions.find((version) => String(version.version) === value);
+          const a = pick(left ?? options[1]?.value ?? options[0]?.value ?? null);
           const b = pick(right ?? options[0]?.value ?? null);
           return (
             <>
@@ -106,9 +108,10 @@ function Diff({ from, to }: { from: string[]; to: string[] }) {
         {lines.map((line, index) => (
           <div
             key={index}
+            // Tinted lines in the text's own colour: green or red text on the code block falls under WCAG AA (axe).
             style={{
-              color:
-                line.sign === '+' ? 'var(--mantine-color-green-text)' : line.sign === '-' ? 'var(--mantine-color-red-text)' : undefined,
+              backgroundColor:
+                line.sign === '+' ? 'var(--mantine-color-green-light)' : line.sign === '-' ? 'var(--mantine-color-red-light)' : undefined,
             }}
           >
             {line.sign} {line.text}

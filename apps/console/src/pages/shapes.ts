@@ -127,8 +127,12 @@ export interface WorkspaceMember {
 export interface WorkspaceBudget {
   id: string;
   workspace_id: string;
+  /** Set on a member's budget. */
+  user_id?: string;
   limit_usd: number;
   reset_interval: string | null;
+  /** Spend counted in the current period. */
+  usage_usd: number;
   updated_at: string;
 }
 
