@@ -4,6 +4,7 @@ import { GatewayError } from '@gw/errors';
 import { OidcClient } from '../identity/oidc-client.js';
 import { ManagementEventsPublisher } from '../messaging/management-events.publisher.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { ADMINS } from '../workspaces/workspace-roles.js';
 
 /** The name every console session key carries: how logout everywhere finds them, and how the console hides them. */
 const CONSOLE_SESSION_KEY_NAME = 'console session';
@@ -32,8 +33,9 @@ export class ConsoleSessionsService {
     if (!user) throw notLinked();
     const membership = user.memberships.find((m) => m.workspaceId === user.defaultWorkspaceId) ?? user.memberships[0];
     if (!membership) throw notLinked();
-    // A member's session can do what a member's standard key can; owners manage the workspace.
-    const kind = membership.role === 'owner' ? 'management' : 'standard';
+    // A member's session can do what a member's standard key can; owners and admins manage the
+    // workspace (each route still checks the role: only owners delete).
+    const kind = ADMINS.includes(membership.role) ? 'management' : 'standard';
     return this.storeSessionKey(user, membership, kind, input.keyHash, input.expiresAt);
   }
 
