@@ -52,6 +52,8 @@ export interface IsolatedStack {
   operatorKey: string;
   workspaceId: string;
   logDir: string;
+  /** Every service's Redis key prefix: a second gateway with it shares the run's cache and limits. */
+  redisKeyPrefix: string;
   natsUrl: string;
   /** Each service's nkey seed: the bus requires them; a test plays a service with its seed. */
   natsSeeds: BusSeeds;
@@ -197,6 +199,7 @@ export class IsolatedStackRun {
       operatorKey: this.operatorKey,
       workspaceId: keys.workspaceId,
       logDir: this.logDir,
+      redisKeyPrefix: `${this.prefix}:`,
       natsUrl: this.nats.url,
       natsSeeds,
       principalKeys,
