@@ -20,11 +20,13 @@ const principal: Principal = {
   hasPersonalIdentity: false,
 };
 const hitOf = (token: string, who = principal) => ({
+  generationId: 'gen-hit-1',
   workspaceId: who.workspaceId,
   keyHash: who.keyHash,
   requestId: 'req-1',
   cacheHit: true,
   upstreamCost: '0',
+  cost: '0',
   principal: token,
 });
 
