@@ -265,6 +265,10 @@ async function main(): Promise<number> {
               : {}),
           }
         : undefined;
+    // Each call holds its worst case until it ends (a Bedrock Claude stream without max_tokens: $3),
+    // so 32 at once outgrow the dev stack's 100 credits and are refused (402, or 503 once the key's
+    // lease cannot be topped up): the bench measures the path, not the credit check.
+    process.env.SEED_CREDITS ??= '100000';
     const stack = await isolated.start(controller.signal, env ? { env } : {});
     step('linking the seeded user through the local OIDC provider and creating an intern to sign for');
     const internId = await prepareSigning(stack);
