@@ -122,7 +122,8 @@ export async function adapterStreamScenario(
       { connections: options.connections, throughputSeconds: options.seconds },
       signal,
     );
-    if (result.failed > 0) problems.push(`${model} streams: ${result.failed} of ${result.streams} incomplete`);
+    if (result.failed > 0)
+      problems.push(`${model} streams: ${result.failed} of ${result.streams} incomplete (${JSON.stringify(result.failures)})`);
     return result;
   };
   for (let index = 1; index <= options.rounds; index += 1)

@@ -266,6 +266,10 @@ async function main(): Promise<number> {
               : {}),
           }
         : undefined;
+    // Each call holds its worst case until it ends (a Bedrock Claude stream without max_tokens: $3),
+    // so 32 at once outgrow the dev stack's 100 credits and are refused (402, or 503 once the key's
+    // lease cannot be topped up): the bench measures the path, not the credit check.
+    process.env.SEED_CREDITS ??= '100000';
     // A Redis of the run's own, and only its own database backends counted: the machine's shared
     // servers also serve other sessions, whose work would be counted as this run's.
     redis = await PrivateRedisServer.start();

@@ -16,6 +16,7 @@ import {
 } from './concurrency-scenario.ts';
 import {
   compareStreams,
+  failureReasons,
   marginalCpuPerChunk,
   streamGoals,
   type StreamScenarioResult,
@@ -51,6 +52,25 @@ function streamTarget(firstToken: number[], streamsPerSecond: number, cpu: { tot
     throughput,
   };
 }
+
+describe('failed streams by reason', () => {
+  it('counts each refusal, transport failure and error chunk once per reason, request ids aside', () => {
+    const base = { firstDataMs: undefined, totalMs: 1, events: 0, done: false, errorEvents: 0 };
+    const refusal = (id: string) => `402 {"error":{"code":402,"metadata":{"reason":"insufficient_credits","request_id":"${id}"}}}`;
+    const reasons = failureReasons([
+      { ...base, status: 402, body: refusal('a') },
+      { ...base, status: 402, body: refusal('b') },
+      { ...base, status: 200, events: 4, failure: 'other side closed' },
+      { ...base, status: 200, events: 5, errorEvents: 1, firstError: '{"id":"c1","error":{"code":502}}' },
+      { ...base, status: 200, events: 12, done: true },
+    ]);
+    expect(reasons).toEqual({
+      '402 {"error":{"code":402,"metadata":{"reason":"insufficient_credits"}}}': 2,
+      'transport: other side closed after 4 events': 1,
+      'error chunk: {"error":{"code":502}}': 1,
+    });
+  });
+});
 
 describe('stream scenario figures', () => {
   const targets: StreamScenarioResult['targets'] = {

@@ -30,7 +30,7 @@ describe('SseTally', () => {
   it('counts an error chunk (a mid-stream failure) and a broken line as errors, and a stream without [DONE] as not done', () => {
     const tally = new SseTally();
     tally.push('data: {"choices":[]}\n\ndata: {"choices":[],"error":{"code":502}}\n\ndata: {"error" broken\n\n');
-    expect(tally).toMatchObject({ events: 3, errors: 2, done: false });
+    expect(tally).toMatchObject({ events: 3, errors: 2, done: false, firstError: '{"choices":[],"error":{"code":502}}' });
   });
 
   it('joins a multi-line data event into one event', () => {

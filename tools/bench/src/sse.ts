@@ -12,6 +12,8 @@ export class SseTally {
   done = false;
   /** Events whose JSON has a top-level `error`. */
   errors = 0;
+  /** The first such event (its start), to say why a stream failed. */
+  firstError: string | undefined;
   /** A byte of a `data:` line has arrived. */
   sawData = false;
   private partial = '';
@@ -50,10 +52,15 @@ export class SseTally {
     }
     if (data.includes('"error"')) {
       try {
-        if ((JSON.parse(data) as { error?: unknown }).error !== undefined) this.errors += 1;
+        if ((JSON.parse(data) as { error?: unknown }).error !== undefined) this.countError(data);
       } catch {
-        this.errors += 1; // not JSON: a broken stream counts as failed
+        this.countError(data); // not JSON: a broken stream counts as failed
       }
     }
+  }
+
+  private countError(data: string): void {
+    this.errors += 1;
+    this.firstError ??= data.slice(0, 300);
   }
 }

@@ -23,6 +23,8 @@ export interface StreamOutcome {
   done: boolean;
   /** Error chunks (mid-stream failures). */
   errorEvents: number;
+  /** The first error chunk's start, if any. */
+  firstError?: string;
   /** Transport failure (reset, timeout), if any. */
   failure?: string;
   /** The start of the body of an answer other than 200, to say why. */
@@ -78,9 +80,18 @@ export async function streamOnce(pool: Pool, target: StreamTarget, signal?: Abor
       done: tally.done,
       errorEvents: tally.errors,
       failure: (error as Error).message,
+      ...(tally.firstError ? { firstError: tally.firstError } : {}),
     };
   }
-  return { status, firstDataMs, totalMs: performance.now() - start, events: tally.events, done: tally.done, errorEvents: tally.errors };
+  return {
+    status,
+    firstDataMs,
+    totalMs: performance.now() - start,
+    events: tally.events,
+    done: tally.done,
+    errorEvents: tally.errors,
+    ...(tally.firstError ? { firstError: tally.firstError } : {}),
+  };
 }
 
 /** How a stalled stream turned out once its client read again. */

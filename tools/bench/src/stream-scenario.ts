@@ -32,6 +32,8 @@ export interface StreamThroughput {
   streams: number;
   /** Streams that were not a 200 ending in [DONE] without an error chunk. */
   failed: number;
+  /** Why those failed: count per reason (status, transport failure, error chunk), so a run says it. */
+  failures?: Record<string, number>;
   /** `data:` events per stream ([DONE] and the usage chunk included): the "12" of 12-chunk streams. */
   chunksPerStream: number;
   /** Whole-stream time, ms. */
@@ -121,6 +123,26 @@ function describeFailures(what: string, outcomes: StreamOutcome[]): string | und
   return `${what}: ${failed.length} of ${outcomes.length} streams incomplete (e.g. status ${example.status}, [DONE] ${example.done}, ${example.errorEvents} error chunks${example.failure ? `, ${example.failure}` : ''})`;
 }
 
+/** Ids differ per request: without them, one reason is one key. */
+const withoutIds = (text: string) =>
+  text.replace(/"(?:request_id|id|created)":(?:"[^"]*"|\d+),/g, '').replace(/,?"(?:request_id|id|created)":(?:"[^"]*"|\d+)/g, '');
+
+/** Failed outcomes counted by reason: the status's body, the transport failure or the error chunk. */
+export function failureReasons(outcomes: StreamOutcome[]): Record<string, number> {
+  const reasons: Record<string, number> = {};
+  for (const outcome of outcomes.filter((candidate) => !complete(candidate))) {
+    const reason =
+      (outcome.body && withoutIds(outcome.body)) ??
+      (outcome.failure
+        ? `transport: ${outcome.failure} after ${outcome.events} events`
+        : outcome.firstError
+          ? `error chunk: ${withoutIds(outcome.firstError)}`
+          : `ended without [DONE] after ${outcome.events} events`);
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
+  return reasons;
+}
+
 export async function throughputRun(
   target: StreamTarget & { processes: NamedProcess[] },
   options: Pick<StreamScenarioOptions, 'connections' | 'throughputSeconds'>,
@@ -138,6 +160,7 @@ export async function throughputRun(
     streamsPerSecond: round(good.length / seconds, 1),
     streams: outcomes.length,
     failed: outcomes.length - good.length,
+    ...(good.length < outcomes.length ? { failures: failureReasons(outcomes) } : {}),
     chunksPerStream,
     streamMs: summarize(good.map((outcome) => outcome.totalMs)),
     cpuMicrosPerStream,

@@ -13,6 +13,20 @@ export const SIM_AWS_SECRET_ACCESS_KEY = process.env.SIMULATOR_AWS_SECRET_ACCESS
 /** AWS refuses a signature dated more than five minutes away from its clock. */
 const MAX_SKEW_MS = 5 * 60 * 1000;
 
+/** How far the simulated AWS clock is from this host's (`POST /sim/aws/clock`): a client's skewed clock, seen from AWS. */
+let clockOffsetMs = 0;
+
+export function setAwsClockOffset(offsetMs: number): void {
+  clockOffsetMs = offsetMs;
+}
+
+/** The simulated AWS clock: what it checks signatures against and sends as its `Date` header. */
+export function awsNow(): number {
+  return Date.now() + clockOffsetMs;
+}
+
+const amzDateOf = (ms: number) => new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, '');
+
 export interface AwsAuthError {
   status: number;
   type: string;
@@ -67,12 +81,20 @@ export async function verifySigV4(
       message: 'Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.',
     };
   }
-  if (Math.abs(Date.now() - signedAt) > MAX_SKEW_MS) {
-    const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  // AWS's wording, both ways: the limit it compares with, then its clock and the five minutes.
+  const now = awsNow();
+  if (signedAt < now - MAX_SKEW_MS) {
     return {
       status: 403,
       type: 'InvalidSignatureException',
-      message: `Signature expired: ${amzDate} is now earlier than ${now} (${now} - 5 min.)`,
+      message: `Signature expired: ${amzDate} is now earlier than ${amzDateOf(now - MAX_SKEW_MS)} (${amzDateOf(now)} - 5 min.)`,
+    };
+  }
+  if (signedAt > now + MAX_SKEW_MS) {
+    return {
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: `Signature not yet current: ${amzDate} is still later than ${amzDateOf(now + MAX_SKEW_MS)} (${amzDateOf(now)} + 5 min.)`,
     };
   }
   const names = signedHeaders!.split(';');

@@ -89,6 +89,29 @@ describe('Bedrock Converse (real AWS SDK)', () => {
       requestHandler: new NodeHttpHandler(),
     });
     await expect(stale.send(new ConverseCommand({ modelId: MODEL, ...hello }))).rejects.toThrow(/Signature expired/);
+    const ahead = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: `${sim.url}/bedrock`,
+      credentials: { accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY },
+      systemClockOffset: 10 * 60 * 1000,
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler(),
+    });
+    await expect(ahead.send(new ConverseCommand({ modelId: MODEL, ...hello }))).rejects.toThrow(/Signature not yet current/);
+    // AWS's clock moved instead (/sim/aws/clock): refused, and dated by that clock, so the SDK corrects its offset.
+    const clock = (offsetMs: number) => fetch(`${sim.url}/sim/aws/clock`, { method: 'POST', body: JSON.stringify({ offsetMs }) });
+    await clock(10 * 60 * 1000);
+    try {
+      const onTime = client(SIM_AWS_SECRET_ACCESS_KEY);
+      await expect(onTime.send(new ConverseCommand({ modelId: MODEL, ...hello }))).rejects.toMatchObject({
+        message: expect.stringMatching(/^Signature expired/),
+        $metadata: { clockSkewCorrected: true },
+      });
+      expect(onTime.config.systemClockOffset).toBeGreaterThan(9 * 60 * 1000);
+      expect((await onTime.send(new ConverseCommand({ modelId: MODEL, ...hello }))).stopReason).toBe('end_turn');
+    } finally {
+      await clock(0);
+    }
     const unsigned = await post(`${sim.url}/bedrock/model/${MODEL}/converse`, hello);
     expect(unsigned.status).toBe(403);
     expect(unsigned.headers.get('x-amzn-errortype')).toMatch(/^MissingAuthenticationTokenException/);

@@ -63,6 +63,8 @@ const DECLARATION_FIELDS = new Set([
   'behavior',
 ]);
 const FUNCTION_CALLING_FIELDS = new Set(['mode', 'allowedFunctionNames']);
+/** Vertex AI's FunctionCallingConfig also has streamFunctionCallArguments ("not supported in Gemini API", its reference says). */
+const VERTEX_FUNCTION_CALLING_FIELDS = new Set([...FUNCTION_CALLING_FIELDS, 'streamFunctionCallArguments']);
 const MODES = new Set(['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']);
 
 export interface GoogleError {
@@ -104,7 +106,7 @@ function validateContents(contents: unknown, at: string): GoogleError | undefine
   return undefined;
 }
 
-function validateTools(body: Json): GoogleError | undefined {
+function validateTools(body: Json, vertex: boolean): GoogleError | undefined {
   if (body.tools === undefined) return undefined;
   if (!Array.isArray(body.tools)) return invalidArgument(`Invalid value at 'tools': expected a list`);
   for (const [i, tool] of body.tools.entries()) {
@@ -123,8 +125,11 @@ function validateTools(body: Json): GoogleError | undefined {
   }
   const config = isRecord(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
   if (isRecord(config)) {
-    const extra = unknownField(config, FUNCTION_CALLING_FIELDS, 'tool_config.function_calling_config');
+    const fields = vertex ? VERTEX_FUNCTION_CALLING_FIELDS : FUNCTION_CALLING_FIELDS;
+    const extra = unknownField(config, fields, 'tool_config.function_calling_config');
     if (extra) return extra;
+    if (config.streamFunctionCallArguments !== undefined && typeof config.streamFunctionCallArguments !== 'boolean')
+      return invalidArgument(`Invalid value at 'tool_config.function_calling_config.stream_function_call_arguments' (TYPE_BOOL)`);
     if (config.mode !== undefined && !MODES.has(String(config.mode)))
       return invalidArgument(
         `Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "${String(config.mode)}"`,
@@ -165,7 +170,7 @@ export function validateGenerateContent(body: Json, vertex: boolean): GoogleErro
     unknownField(body, allowed, '') ??
     validateContents(body.contents, 'contents') ??
     (isRecord(body.systemInstruction) ? unknownField(body.systemInstruction, CONTENT_FIELDS, 'system_instruction') : undefined) ??
-    validateTools(body) ??
+    validateTools(body, vertex) ??
     validateGenerationConfig(body.generationConfig)
   );
 }

@@ -110,4 +110,37 @@ describe('Vertex AI', () => {
         .status,
     ).toBe(400);
   });
+
+  it('streams a function call by JSON path when streamFunctionCallArguments asks (Vertex only: the Gemini API refuses it)', async () => {
+    const token = await accessToken(account);
+    const asked = {
+      contents: [{ role: 'user', parts: [{ text: 'Weather in Paris' }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } } },
+          ],
+        },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', streamFunctionCallArguments: true } },
+    };
+    const response = await post(path.replace(':generateContent', ':streamGenerateContent?alt=sse'), asked, {
+      authorization: `Bearer ${token}`,
+    });
+    const calls = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .flatMap((line) => (JSON.parse(line.slice(6)) as any).candidates[0].content.parts)
+      .map((part: any) => part.functionCall)
+      .filter(Boolean);
+    expect(calls[0]).toEqual({ name: 'get_weather', willContinue: true });
+    expect(calls.at(-1)).toEqual({});
+    const pieces = calls.slice(1, -1).flatMap((call: any) => call.partialArgs);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.every((arg: any) => arg.jsonPath === '$.location')).toBe(true);
+    expect(pieces.map((arg: any) => arg.willContinue ?? false)).toEqual([...pieces.slice(1).map(() => true), false]);
+    expect(pieces.map((arg: any) => arg.stringValue).join('')).toBe('Weather in Paris');
+    const refused = await post('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', asked, { 'x-goog-api-key': 'sim-gemini' });
+    expect(refused.status).toBe(400);
+  });
 });

@@ -155,7 +155,10 @@ async function generate(req: IncomingMessage, res: ServerResponse, raw: Buffer, 
   const responseId = randomId(22);
   if (!stream && d.cut !== undefined) return cutBeforeBody(res);
   if (!stream) return sendJson(res, 200, render(plan, d, base, responseId));
-  await sendStream(res, frames(plan, d, base, responseId), {
+  // Vertex AI only: each function call's arguments as partialArgs by JSON path, over several frames.
+  const calling = isRecord(body.toolConfig) && isRecord(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {};
+  const partialArgs = call.vertex && calling.streamFunctionCallArguments === true;
+  await sendStream(res, frames(plan, d, base, responseId, partialArgs), {
     chunkDelay: d.chunkDelay,
     cut: d.cut,
     errorAfter: d.streamError,
@@ -194,7 +197,7 @@ function render(plan: GeminiPlan, d: Directives, model: string, responseId: stri
 }
 
 /** One frame per streamed piece (3 tokens a frame, as Gemini sends small chunks); the last carries the finish reason and usage. */
-function frames(plan: GeminiPlan, d: Directives, model: string, responseId: string): Frame[] {
+function frames(plan: GeminiPlan, d: Directives, model: string, responseId: string, partialArgs = false): Frame[] {
   if (d.safetyBlock === 1) return [dataFrame(blocked(plan, d, model, responseId), true)];
   const out: Frame[] = [];
   const chunk = (parts: Json[], extra: Json = {}) => ({
@@ -206,7 +209,8 @@ function frames(plan: GeminiPlan, d: Directives, model: string, responseId: stri
   if (d.safetyBlock !== 2) {
     for (const { part, pieces } of answerParts(plan)) {
       if (typeof part.text !== 'string') {
-        out.push(dataFrame(chunk([part]), true));
+        const parts = partialArgs && isRecord(part.functionCall) ? streamedCallParts(part) : [part];
+        for (const one of parts) out.push(dataFrame(chunk([one]), true));
         continue;
       }
       for (let i = 0; i < pieces.length; i += 3) out.push(dataFrame(chunk([{ ...part, text: pieces.slice(i, i + 3).join('') }]), true));
@@ -214,6 +218,35 @@ function frames(plan: GeminiPlan, d: Directives, model: string, responseId: stri
   }
   const last = chunk([], { finishReason: d.safetyBlock === 2 ? 'SAFETY' : finishReasonOf(plan) });
   out.push(dataFrame({ ...last, usageMetadata: usageOf(plan, d.cached) }));
+  return out;
+}
+
+/**
+ * A function call as Vertex AI streams it when asked (streamFunctionCallArguments): a part naming
+ * it with `willContinue`, then each argument by its JSON path (RFC 9535) as `partialArgs`, a string
+ * in pieces (`willContinue` on all but its last), then an empty functionCall: no more to follow.
+ */
+function streamedCallParts(part: Json): Json[] {
+  const call = part.functionCall as Json;
+  // The first part keeps what else the whole call's part had (its thought signature).
+  const out: Json[] = [{ ...part, functionCall: { name: call.name, willContinue: true } }];
+  const visit = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) return value.forEach((item, i) => visit(item, `${path}[${i}]`));
+    if (isRecord(value)) {
+      for (const [key, item] of Object.entries(value))
+        visit(item, /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key).replace(/^"|"$/g, "'")}]`);
+      return;
+    }
+    const partial = (arg: Json) => out.push({ functionCall: { partialArgs: [{ jsonPath: path, ...arg }], willContinue: true } });
+    if (typeof value === 'string') {
+      const pieces = value.match(/[\s\S]{1,8}/g) ?? [''];
+      pieces.forEach((piece, i) => partial({ stringValue: piece, ...(i < pieces.length - 1 ? { willContinue: true } : {}) }));
+    } else if (typeof value === 'number') partial({ numberValue: value });
+    else if (typeof value === 'boolean') partial({ boolValue: value });
+    else partial({ nullValue: 'NULL_VALUE' });
+  };
+  visit(call.args ?? {}, '$');
+  out.push({ functionCall: {} });
   return out;
 }
 

@@ -7,6 +7,7 @@ import { handleBatchRoute, handleCreateBatch } from './batches/openai-batches.ts
 import { handleFileRoute, handleUploadFile } from './batches/openai-files.ts';
 import { handleAzure } from './azure.ts';
 import { handleConverse } from './bedrock.ts';
+import { awsNow, setAwsClockOffset } from './bedrock-auth.ts';
 import { handleInvokeModel } from './bedrock-embeddings.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { entraTokensIssued, handleEntra, isEntraRoute } from './entra.ts';
@@ -16,6 +17,7 @@ import { handleServiceAccount, handleStsToken, handleToken, handleWorkloadIdenti
 import { anthropicError, openaiError } from './errors.ts';
 import { resetFaultCounters } from './faults.ts';
 import { MAX_BATCH_BODY_BYTES, readBody, sendJson } from './http.ts';
+import { parseJsonObject } from './json.ts';
 import { handleHostChat } from './hosts/hosts.ts';
 import { handleHostEmbeddings } from './hosts/host-embeddings.ts';
 import { handleChatCompletions, handleGetModel, handleListModels } from './openai.ts';
@@ -125,11 +127,22 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (path === '/sim/reset') {
       resetFaultCounters();
       resetPromptCache();
+      setAwsClockOffset(0);
       req.resume();
       return sendJson(res, 200, { status: 'ok' });
     }
+    if (path === '/sim/aws/clock') {
+      const result = await readBody(req);
+      if (!result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
+      const offsetMs = (parseJsonObject(result.body) ?? {}).offsetMs;
+      if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) return sendJson(res, 400, { error: 'offsetMs: a number of ms' });
+      setAwsClockOffset(offsetMs);
+      return sendJson(res, 200, { offsetMs });
+    }
     // Bedrock signs the raw path and Azure reads its query: both take the request as it came.
     if (/^\/bedrock\/model\/[^/]+\/(converse|converse-stream|invoke)$/.test(path) || path.startsWith('/azure/')) {
+      // AWS dates its answers by its own clock; a client corrects its skew from this header.
+      if (path.startsWith('/bedrock/')) res.setHeader('date', new Date(awsNow()).toUTCString());
       const result = await readBody(req);
       if (!result.ok) return result.tooLarge ? sendTooLarge(res, path) : undefined;
       const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');

@@ -189,6 +189,52 @@ describe('openai and @anthropic-ai/sdk against Google-backed models', () => {
     expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
   });
 
+  it("sim/gemini-vertex: a function call's arguments streamed by Vertex reach each front door in pieces, the call whole", async () => {
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+      },
+    ];
+    const fragments: string[] = [];
+    for await (const chunk of await openai.chat.completions.create({
+      model: 'sim/gemini-vertex',
+      stream: true,
+      tools,
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'Weather in Oslo' }],
+    }))
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.arguments) fragments.push(call.function.arguments);
+    expect(fragments.length).toBeGreaterThan(1);
+    expect(JSON.parse(fragments.join(''))).toEqual({ location: 'Weather in Oslo' });
+    const stream = anthropic.messages.stream({
+      model: 'sim/gemini-vertex',
+      max_tokens: 256,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } }],
+      tool_choice: { type: 'any' },
+      messages: [{ role: 'user', content: 'Weather in Oslo' }],
+    });
+    let jsonDeltas = 0;
+    stream.on('inputJson', () => (jsonDeltas += 1));
+    const final = await stream.finalMessage();
+    expect(jsonDeltas).toBeGreaterThan(1);
+    expect(final.content.find((block) => block.type === 'tool_use')).toMatchObject({
+      name: 'get_weather',
+      input: { location: 'Weather in Oslo' },
+    });
+    const calls = [];
+    for await (const chunk of await google.models.generateContentStream({
+      model: 'sim/gemini-vertex',
+      contents: 'Weather in Oslo',
+      config: {
+        tools: [{ functionDeclarations: [weather] }],
+        toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } },
+      },
+    }))
+      calls.push(...(chunk.functionCalls ?? []));
+    expect(calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { location: 'Weather in Oslo' } })]);
+  });
+
   it('embeddings on the Gemini API (batchEmbedContents), float and base64, priced on an estimate Gemini does not report', async () => {
     const floats = await openai.embeddings.create({
       model: 'sim/gemini-embedding',

@@ -20,9 +20,14 @@ interface HttpHandler {
   handle(request: unknown, options: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }>;
 }
 
+/** The client's SigV4 auth scheme signer (`AwsSdkSigV4Signer`): signs at the skew-corrected time, samples `Date` answers. */
+type AuthSigner = BedrockRuntimeClient['config']['httpAuthSchemes'][number]['signer'];
+
 interface Route {
-  signer: SignatureV4;
   url: URL;
+  signer: AuthSigner;
+  /** What that signer reads as its config: our SignatureV4 (built once) and the client's own `systemClockOffset`. */
+  signingConfig: object;
 }
 
 /**
@@ -32,6 +37,8 @@ interface Route {
  * rules (once per client), its credential chain and SHA-256 in SigV4's `SignatureV4`, its HTTP
  * handler, and the event-stream codec; Bedrock's REST-JSON binding (the model id in the path,
  * the rest in a JSON body, errors named by `x-amzn-errortype`) is all that is written here.
+ * Clock skew is the client's own signer's: it signs at `systemClockOffset` from now and, on a
+ * refusal dated by AWS's clock, corrects the offset; the call is then sent once more, as the SDK's retry does.
  */
 export class BedrockCalls {
   private readonly routes = new WeakMap<BedrockRuntimeClient, Promise<Route>>();
@@ -57,8 +64,9 @@ export class BedrockCalls {
     operation: 'converse' | 'converse-stream',
     input: ConverseCommandInput,
     signal?: AbortSignal,
+    retrySkew = true,
   ): Promise<HttpResponse> {
-    const { signer, url } = await this.route(client);
+    const { signer, signingConfig, url } = await this.route(client);
     const { modelId, ...members } = converseWireBody(input);
     const payload = JSON.stringify(members);
     const basePath = url.pathname.replace(/\/$/, '');
@@ -72,11 +80,24 @@ export class BedrockCalls {
       headers: { host: url.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) },
       body: payload,
     };
-    const signed = await signer.sign(request);
+    const properties = { config: signingConfig, context: {} };
+    const signed = await signer.sign(request as never, {} as never, properties);
     const handler = client.config.requestHandler as unknown as HttpHandler;
     const { response } = await handler.handle(signed, { abortSignal: signal });
-    if (response.statusCode >= 300) throw await exception(response);
-    return response;
+    if (response.statusCode < 300) {
+      signer.successHandler?.(response as never, properties);
+      return response;
+    }
+    const error = await exception(response);
+    try {
+      signer.errorHandler?.(properties)(error);
+    } catch {
+      // the handler rethrows the error once it has read its Date header
+    }
+    // The SDK's retry strategy retries an error whose skew it has just corrected: once, here.
+    if (retrySkew && (error as { $metadata?: { clockSkewCorrected?: boolean } }).$metadata?.clockSkewCorrected)
+      return this.send(client, operation, input, signal, false);
+    throw error;
   }
 
   private route(client: BedrockRuntimeClient): Promise<Route> {
@@ -99,8 +120,20 @@ async function resolveRoute(client: BedrockRuntimeClient): Promise<Route> {
     UseDualStack: await config.useDualstackEndpoint(),
     ...(custom ? { Endpoint: `${custom.protocol}//${custom.hostname}${custom.port ? `:${custom.port}` : ''}${custom.path ?? ''}` } : {}),
   });
-  const signer = new SignatureV4({ service: 'bedrock', region, credentials: config.credentials, sha256: config.sha256 });
-  return { signer, url: endpoint.url };
+  const sigV4 = new SignatureV4({ service: 'bedrock', region, credentials: config.credentials, sha256: config.sha256 });
+  const scheme = config.httpAuthSchemes.find((candidate) => candidate.schemeId === 'aws.auth#sigv4');
+  if (!scheme) throw new Error('the Bedrock client has no SigV4 auth scheme');
+  // Event-stream answers are sampled too (the SDK skips them): a stream's refusal is a plain answer with its Date.
+  const signingConfig = {
+    signer: async () => sigV4,
+    get systemClockOffset() {
+      return config.systemClockOffset;
+    },
+    set systemClockOffset(offset: number) {
+      config.systemClockOffset = offset;
+    },
+  };
+  return { url: endpoint.url, signer: scheme.signer, signingConfig };
 }
 
 async function text(body: IncomingMessage): Promise<string> {
@@ -122,6 +155,6 @@ async function exception(response: HttpResponse): Promise<Error> {
   return Object.assign(new Error(detail.message ?? detail.Message ?? name), {
     name,
     $metadata: { httpStatusCode: response.statusCode },
-    $response: { headers: response.headers },
+    $response: { statusCode: response.statusCode, headers: response.headers },
   });
 }

@@ -131,6 +131,26 @@ describe('Bedrock adapter specifics (adapter -> AWS SDK -> simulator)', () => {
     }
   });
 
+  it("clock skew: a host clock 10 minutes off AWS's is corrected from the first refusal's Date, and the call goes through", async () => {
+    const clock = (offsetMs: number) => fetch(`${sim.simulator.url}/sim/aws/clock`, { method: 'POST', body: JSON.stringify({ offsetMs }) });
+    // Each direction, from a client that has not seen AWS's clock yet (a region of its own), streamed and not.
+    for (const [offsetMs, region, streamRegion] of [
+      [10 * 60 * 1000, 'eu-west-3', 'eu-west-2'],
+      [-10 * 60 * 1000, 'ap-south-2', 'ap-south-1'],
+    ] as const) {
+      await clock(offsetMs);
+      try {
+        const skewed = { ...endpoint(), provider: { ...endpoint().provider, region } };
+        expect((await adapter.complete(skewed, ask('Hello there'), {})).choices[0]!.finish_reason).toBe('stop');
+        const fresh = { ...skewed, provider: { ...skewed.provider, region: streamRegion } };
+        const streamed = await drain(await adapter.stream(fresh, ask('Hello there'), {}));
+        expect(streamed.text.length).toBeGreaterThan(0);
+      } finally {
+        await clock(0);
+      }
+    }
+  });
+
   it('a catalog provider without keys signs with the AWS chain (its environment step)', async () => {
     expect(endpoint().provider.apiKey).toBe('');
     expect((await adapter.complete(endpoint(), ask('Hello there'), {})).choices[0]!.finish_reason).toBe('stop');

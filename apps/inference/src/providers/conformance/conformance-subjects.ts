@@ -9,14 +9,12 @@ import { CONFORMANCE_PRICING } from './conformance-cases.js';
 import type { ConformanceSubject } from './conformance-run.js';
 
 const GEMINI_LACKS: ConformanceSubject['lacks'] = {
-  'streamed-tool-args': 'the Gemini API streams each functionCall whole, in one frame (partialArgs are Vertex only)',
+  'streamed-tool-args':
+    'the Gemini API streams each functionCall whole; its reference on streamFunctionCallArguments and partialArgs: "This field is not supported in Gemini API."',
   'cache-write': "Gemini's usage has no cache-write count (context caches are created apart, by cachedContents)",
 };
-const VERTEX_LACKS: ConformanceSubject['lacks'] = {
-  ...GEMINI_LACKS,
-  'streamed-tool-args':
-    'not built: Vertex streams arguments as partialArgs by JSON path when asked (streamFunctionCallArguments); the adapter asks for whole calls',
-};
+/** Vertex AI streams a call's arguments as partialArgs by JSON path when asked (streamFunctionCallArguments). */
+const VERTEX_LACKS: ConformanceSubject['lacks'] = { 'cache-write': GEMINI_LACKS['cache-write']! };
 /** OpenAI's chat API: a content_filter finish reason is in its reference, with no word on when it comes or what the answer holds. */
 const NO_FILTER = {
   'answer-filter': 'OpenAI documents finish_reason content_filter but not when or how it is sent, so it is not simulated',

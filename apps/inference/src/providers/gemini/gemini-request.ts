@@ -19,8 +19,15 @@ const EFFORT_BUDGETS: Record<string, number> = {
 /** Share of the caller's max tokens given to thinking per effort, as for Anthropic. */
 const EFFORT_RATIOS: Record<string, number> = { max: 0.95, xhigh: 0.95, high: 0.8, medium: 0.5, low: 0.2, minimal: 0.1 };
 
-/** The generateContent body (without the model, which is in the URL) for an OpenAI chat-completions body. */
-export function buildGeminiBody(body: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The generateContent body (without the model, which is in the URL) for an OpenAI chat-completions
+ * body. `streamFunctionCallArguments` (Vertex AI's, streamed calls only) asks for each function
+ * call's arguments in pieces, so they reach the caller as argument deltas.
+ */
+export function buildGeminiBody(
+  body: Record<string, unknown>,
+  options: { streamFunctionCallArguments?: boolean } = {},
+): Record<string, unknown> {
   // Gemini's function responses carry text here: a tool result's media go in a user turn after it.
   const { systemInstruction, contents } = translateContents(toolMediaAsUserTurns(body.messages));
   const upstream: Record<string, unknown> = { contents };
@@ -29,7 +36,10 @@ export function buildGeminiBody(body: Record<string, unknown>): Record<string, u
   if (tools) {
     upstream.tools = [{ functionDeclarations: tools }];
     const toolConfig = translateToolChoice(body.tool_choice);
-    if (toolConfig) upstream.toolConfig = toolConfig;
+    if (options.streamFunctionCallArguments && body.tool_choice !== 'none') {
+      const calling = (toolConfig?.functionCallingConfig ?? {}) as Record<string, unknown>;
+      upstream.toolConfig = { functionCallingConfig: { ...calling, streamFunctionCallArguments: true } };
+    } else if (toolConfig) upstream.toolConfig = toolConfig;
   } else if (body.tool_choice !== undefined && body.tool_choice !== null && body.tool_choice !== 'none') {
     throw GatewayError.badRequest('tool_choice needs tools');
   }

@@ -85,7 +85,7 @@ export function normalizeGeminiUsage(usage: GeminiUsageMetadata | undefined): No
 }
 
 /** A tool call id for a Gemini function call: Gemini's own when it gave one, else stable over the call's content. */
-function toolCallId(call: Record<string, unknown>, candidate: number, index: number): string {
+export function toolCallId(call: Record<string, unknown>, candidate: number, index: number): string {
   if (typeof call.id === 'string' && call.id.length > 0) return call.id;
   const digest = createHash('sha256')
     .update(`${candidate}:${index}:${String(call.name)}:${JSON.stringify(call.args ?? {})}`)

@@ -26,6 +26,9 @@ export interface GoogleTarget {
  * in the target; the codec is the same both ways.
  */
 export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
+  /** Vertex AI streams a call's arguments in pieces when asked; the Gemini API does not ("not supported in Gemini API"). */
+  protected readonly streamsFunctionCallArguments: boolean = false;
+
   constructor(protected readonly upstream: UpstreamClient) {}
 
   /** Where the model lives and with which credential (Vertex embeddings reuse it). */
@@ -77,7 +80,9 @@ export abstract class GoogleGenerativeAdapter implements ProviderAdapter {
 
   async stream(endpoint: RoutableEndpoint, body: Record<string, unknown>, context: ChatCallContext): Promise<AsyncIterable<StreamEvent>> {
     const { provider } = endpoint;
-    const upstreamBody = buildGeminiBody(withoutUnsupported(body, endpoint));
+    const upstreamBody = buildGeminiBody(withoutUnsupported(body, endpoint), {
+      streamFunctionCallArguments: this.streamsFunctionCallArguments,
+    });
     context.onUpstreamBody?.(upstreamBody);
     const target = await this.target(endpoint, context);
     const text = await this.upstream.postStream(
@@ -115,6 +120,8 @@ export class GeminiAdapter extends GoogleGenerativeAdapter {
  */
 @Injectable()
 export class VertexAdapter extends GoogleGenerativeAdapter {
+  protected override readonly streamsFunctionCallArguments = true;
+
   constructor(
     upstream: UpstreamClient,
     private readonly tokens: GoogleAccessTokens,
