@@ -4,6 +4,7 @@ import { loggerParams } from '@gw/config';
 import { NatsClientModule, natsAuthFromEnv, jetStreamPlacementFromEnv } from '@gw/messaging';
 import { ChargePublisher } from './billing/charge-publisher.js';
 import { CostGuard } from './billing/cost-guard.service.js';
+import { SpendCheck } from './billing/spend-check.js';
 import { BatchFinalizer } from './batches/batch-finalizer.js';
 import { BatchStore } from './batches/batch-store.js';
 import { BatchesController } from './batches/batches.controller.js';
@@ -55,6 +56,7 @@ export class AppModule {
         FilesService,
         ChargePublisher,
         CostGuard,
+        SpendCheck,
         NativeBatches,
         LineClaims,
         LineExecutor,

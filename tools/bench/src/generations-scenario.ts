@@ -59,6 +59,7 @@ export async function generationsScenario(stack: IsolatedStack, rows: number, si
     await database.query('ANALYZE generation_rollups');
     await database.query('ANALYZE generation_rollups_daily');
     await database.query('ANALYZE generation_rollups_daily_models');
+    await database.query('ANALYZE generation_rollups_hourly_keys');
     const disk = await diskOf(database, rows);
 
     const get = (path: string) => timed(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${stack.managementKey}` }, signal });
@@ -199,6 +200,16 @@ async function seed(database: pg.Client, workspaceId: string, rows: number, sign
      ON CONFLICT DO NOTHING`,
     [workspaceId],
   );
+  await database.query(
+    `INSERT INTO generation_rollups_hourly_keys
+     SELECT workspace_id, hour, key_hash,
+       sum(requests), sum(failed_requests), sum(streamed_requests), sum(byok_requests), sum(prompt_tokens), sum(completion_tokens),
+       sum(reasoning_tokens), sum(cached_tokens), sum(cost), sum(upstream_cost), sum(byok_upstream_cost), sum(latency_ms)
+     FROM generation_rollups WHERE workspace_id = $1 GROUP BY 1, 2, 3
+     ORDER BY 2
+     ON CONFLICT DO NOTHING`,
+    [workspaceId],
+  );
 }
 
 async function diskOf(database: pg.Client, rows: number): Promise<GenerationsScenarioResult['disk']> {
@@ -208,9 +219,9 @@ async function diskOf(database: pg.Client, rows: number): Promise<GenerationsSce
   );
   const rollups = await database.query<{ bytes: string; rows: string }>(
     `SELECT (pg_total_relation_size('generation_rollups') + pg_total_relation_size('generation_rollups_daily')
-         + pg_total_relation_size('generation_rollups_daily_models'))::text AS bytes,
+         + pg_total_relation_size('generation_rollups_daily_models') + pg_total_relation_size('generation_rollups_hourly_keys'))::text AS bytes,
        ((SELECT count(*) FROM generation_rollups) + (SELECT count(*) FROM generation_rollups_daily)
-         + (SELECT count(*) FROM generation_rollups_daily_models))::text AS rows`,
+         + (SELECT count(*) FROM generation_rollups_daily_models) + (SELECT count(*) FROM generation_rollups_hourly_keys))::text AS rows`,
   );
   const bytes = Number(partitions.rows[0]!.bytes);
   return {

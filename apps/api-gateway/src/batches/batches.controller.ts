@@ -77,7 +77,10 @@ export class BatchesController {
     },
   })
   @Answers(202, 'BatchAnswer', 'The batch, `validating`')
-  @Fails({ 404: '`input_file_id` names no file of this key' })
+  @Fails({
+    402: 'Nothing is left to spend for this key: reason `insufficient_credits`, `key_limit_reached`, `workspace_budget_reached`, `member_budget_reached` or `guardrail_limit_reached`',
+    404: '`input_file_id` names no file of this key',
+  })
   async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<BatchView> {
     const upload = takeBatchUpload(request);
     if (!upload) throw GatewayError.badRequest('Request body is required');

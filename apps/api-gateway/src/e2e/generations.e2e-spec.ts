@@ -9,6 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 type PricedUsage = { cost: number };
+
+/** Exact decimal sums: each cost as the decimal its shortest JSON spelling names, in units of 1e-18. */
+const SCALE = 18;
+function units(cost: number): bigint {
+  const [whole, fraction = ''] = cost.toFixed(SCALE).split('.');
+  return BigInt(whole!) * 10n ** BigInt(SCALE) + BigInt(fraction.padEnd(SCALE, '0'));
+}
+const sum = (costs: number[]) => costs.reduce((total, cost) => total + units(cost), 0n);
+const asNumber = (total: bigint) =>
+  Number(`${total / 10n ** BigInt(SCALE)}.${(total % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0')}`);
 const sdk = new OpenRouter({ apiKey: stack.apiKey, serverURL: stack.baseUrl });
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
@@ -146,6 +156,51 @@ describe('GET /v1/generation (generations.getGeneration)', () => {
       expect(data).toMatchObject({ id: result.response.body.id, totalCost: result.response.body.usage.cost });
     }
   });
+
+  // custom_ids the provider batch APIs accept: the batch runs at the simulator's batch API. Its lines are
+  // recorded when the batch is charged (here by the read), by a key of their own to see them in activity.
+  it('returns each line of a batch run at the provider by the id of its answer, with the cost of its usage, and counts it in activity', async () => {
+    const created = await call('/keys', { key: stack.managementKey, body: { name: 'native batch lines' } });
+    expect(created.status).toBe(201);
+    const own = created.body as { key: string; data: { hash: string } };
+    const requests = [0, 1].map((n) => ({ custom_id: `line-${n}`, body: { messages: [{ role: 'user', content: `Say ${n}` }] } }));
+    const submitted = await call('/batches', {
+      key: own.key,
+      body: { endpoint: '/v1/chat/completions', model: 'sim/gpt-4o-mini', completion_window: '24h', requests },
+    });
+    expect(submitted.status).toBe(202);
+    const id = (submitted.body as { id: string }).id;
+    type NativeBatch = { status: string; results: Array<{ response: { body: { id: string; usage: PricedUsage } } }> };
+    let batch: NativeBatch | undefined;
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      batch = (await call(`/batches/${id}`, { key: own.key })).body as NativeBatch;
+      if (batch.status !== 'validating' && batch.status !== 'in_progress') break;
+    }
+    expect(batch!.status).toBe('completed');
+    expect(batch!.results).toHaveLength(2);
+    const generations = [];
+    for (const result of batch!.results) {
+      const lineId = result.response.body.id;
+      expect(lineId).toMatch(/^gen-batch-/);
+      // Written by inference's consumer moments after the charge: looked up until found (30 s at most).
+      let found;
+      for (const deadline = Date.now() + 30_000; !found && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200)))
+        found = await sdk.generations.getGeneration({ id: lineId }).catch((error: unknown) => {
+          if (error instanceof NotFoundResponseError) return undefined;
+          throw error;
+        });
+      expect(found?.data).toMatchObject({ id: lineId, totalCost: result.response.body.usage.cost });
+      generations.push(found!.data);
+    }
+    const costs = batch!.results.map((result) => result.response.body.usage.cost);
+    expect(costs.every((cost) => cost > 0)).toBe(true);
+    const date = generations[0]!.createdAt.slice(0, 10);
+    const activity = await call(`/activity?date=${date}&api_key_hash=${own.data.hash}`, { key: stack.managementKey });
+    expect(activity.status).toBe(200);
+    const items = (activity.body as { data: Array<{ requests: number; usage: number }> }).data;
+    expect(items.reduce((total, item) => total + item.requests, 0)).toBe(2);
+    expect(asNumber(sum(items.map((item) => item.usage)))).toBe(asNumber(sum(costs)));
+  }, 120_000);
 
   it('records the prompt-cache discount, the preset, the router, the media in the prompt, the moderation time and a hit’s source', async () => {
     // sim/claude-sonnet-details reads prompt tokens from the cache (0.0000003 instead of 0.000003) and

@@ -300,6 +300,29 @@ describe('batches run by the service', () => {
     expect(after.chargePublishedAt).not.toBeNull();
   });
 
+  it('refuses to open a batch with the 402 of the spend reservation (a member over budget), storing nothing', async () => {
+    const who = principal();
+    peers.spendRefusal = new GatewayError(402, "This member's budget for this period has not enough left", {
+      errorType: 'payment_required',
+      metadata: { reason: 'member_budget_reached' },
+    });
+    try {
+      const refused = await a.batches
+        .create({ principal: who, endpoint: '/v1/chat/completions', model: 'sim/model', completionWindow: '24h' })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(GatewayError);
+      expect((refused as GatewayError).status).toBe(402);
+      expect((refused as GatewayError).metadata).toMatchObject({ reason: 'member_budget_reached' });
+      expect(await prisma.batch.count({ where: { workspaceId: who.workspaceId } })).toBe(0);
+    } finally {
+      peers.spendRefusal = undefined;
+    }
+    // Served again once the reservation grants: the batch opens.
+    await expect(
+      a.batches.create({ principal: who, endpoint: '/v1/chat/completions', model: 'sim/model', completionWindow: '24h' }),
+    ).resolves.toMatchObject({ id: expect.stringMatching(/^batch_/) });
+  });
+
   it('charges a finished batch when it ends, with nobody reading it, once even when reads race the sweep', async () => {
     const who = principal();
     const batchId = await submit(who, 3);

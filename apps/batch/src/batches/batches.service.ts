@@ -15,6 +15,7 @@ import { GatewayError } from '@gw/errors';
 import { batchIdOfGrant, nonceOfToken, receivedPrincipal } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
+import { SpendCheck } from '../billing/spend-check.js';
 import { Clock } from '../clock/clock.js';
 import { NativeBatches } from '../native/native-batches.js';
 import { BatchSignals } from '../worker/batch-signals.js';
@@ -36,15 +37,20 @@ export class BatchesService {
     private readonly guard: CostGuard,
     private readonly native: NativeBatches,
     private readonly signals: BatchSignals,
+    private readonly spend: SpendCheck,
   ) {}
 
   private get prisma() {
     return this.store.prisma;
   }
 
-  /** Opens a batch invisible to reads until its lines are all stored (`submitted_at`). */
+  /**
+   * Opens a batch invisible to reads until its lines are all stored (`submitted_at`); a key with
+   * nothing left to spend (credits, its limit, its member's or workspace's budget) is a 402 first.
+   */
   async create(request: BatchCreateRequest): Promise<{ id: string }> {
     const { principal } = request;
+    await this.spend.assertMayStart(principal);
     const now = this.clock.now();
     const grant = receivedPrincipal();
     const minted = grant ? nonceOfToken(grant) : undefined;

@@ -1,7 +1,8 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { validateEnv } from '@gw/config';
-import { SUBJECTS, type NativeBatchHandle, type NativeBatchLineResult } from '@gw/contracts';
-import { bootstrapService, ResilientNatsConnection } from '@gw/messaging';
+import { JETSTREAM, SUBJECTS, type NativeBatchHandle, type NativeBatchLineResult, type UsageRecordedEvent } from '@gw/contracts';
+import { bootstrapService, ResilientNatsConnection, SINGLE_NODE } from '@gw/messaging';
+import { ensureUsageStream } from '@gw/usage';
 import { principalFixture, testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -83,6 +84,19 @@ describe('batches run natively at the provider', () => {
     return { who, id };
   }
 
+  /** The events naming batch `batchId` on the USAGE stream, its lines' generations published in messages of several. */
+  async function lineEvents(batchId: string): Promise<UsageRecordedEvent[]> {
+    const jsm = await ensureUsageStream(nats.connection, SINGLE_NODE);
+    const info = await jsm.streams.info(JETSTREAM.usageStream);
+    const found: UsageRecordedEvent[] = [];
+    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+      const message = await jsm.streams.getMessage(JETSTREAM.usageStream, { seq }).catch(() => null);
+      const events = message?.json<{ events?: UsageRecordedEvent[] }>().events ?? [];
+      found.push(...events.filter((event) => event.batchId === batchId));
+    }
+    return found;
+  }
+
   beforeAll(async () => {
     nats = await ResilientNatsConnection.open({ servers: inject('natsUrl'), name: 'native-int-spec' });
     peers = new FakePeers(nats.connection);
@@ -144,6 +158,19 @@ describe('batches run natively at the provider', () => {
     expect(batch.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 12, cost: 0.0006 });
     expect((await prisma.batch.findUniqueOrThrow({ where: { id } })).cost!.toFixed()).toBe('0.0006');
     expect(await prisma.batchRequest.count({ where: { batchId: id, generationId: { startsWith: 'gen-batch-' } } })).toBe(3);
+    // The read charged it: each line went to the USAGE stream first, as a generation of the batch (billed by its charge only).
+    const lines = await lineEvents(id);
+    expect(lines.map((event) => [event.generationId, event.cost, event.kind, event.promptTokens])).toEqual([
+      ['gen-batch-c-0', '0.0001', 'generation', 10],
+      ['gen-batch-c-1', '0.0002', 'generation', 10],
+      ['gen-batch-c-2', '0.0003', 'generation', 10],
+    ]);
+    expect(
+      lines.every((event) => event.batchId === id && event.provider === 'simulator-openai' && event.upstreamModel === 'gpt-4o-mini'),
+    ).toBe(true);
+    // Read again: already charged, nothing published twice.
+    await batches.get(who, id);
+    expect(await lineEvents(id)).toHaveLength(3);
 
     const deleted = await batches.delete(who, id);
     expect(deleted).toEqual({

@@ -7,6 +7,7 @@ import { BATCH_ENV, type BatchEnv } from '../env.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import type { BatchUsageView } from '@gw/contracts';
 import { ChargePublisher } from './charge-publisher.js';
+import { LINE_EVENTS_PER_MESSAGE, lineGenerationEvent } from './line-generations.js';
 
 export type GuardOutcome = { kind: 'paid' } | { kind: 'insufficient'; cost: Prisma.Decimal; balance: Prisma.Decimal };
 
@@ -52,12 +53,28 @@ export class CostGuard {
     return { kind: 'paid' };
   }
 
-  /** Publishes the charge (a zero cost has nothing to publish) and marks it published. */
+  /**
+   * Publishes the lines' generations of a batch run at a provider's batch API (the gateway-run
+   * lines' were published by inference as they ran), then the charge (a zero cost has nothing to
+   * publish), and marks it published: a sweep republishes all of it until then, harmlessly.
+   */
   async publish(batch: Batch): Promise<void> {
     const cost = batch.cost ?? new Prisma.Decimal(0);
+    if (batch.upstream) await this.publishLines(batch);
     if (cost.gt(0)) await this.charges.publish(chargeEvent(batch, this.clock.now()));
     await this.prisma.batch.updateMany({ where: { id: batch.id, chargePublishedAt: null }, data: { chargePublishedAt: this.clock.now() } });
     this.logger.log(`Batch ${batch.id} charged ${cost.toFixed()}`);
+  }
+
+  private async publishLines(batch: Batch): Promise<void> {
+    const lines = await this.prisma.batchRequest.findMany({
+      where: { batchId: batch.id, status: 'completed', generationId: { not: null } },
+      orderBy: { lineNumber: 'asc' },
+      select: { generationId: true, usage: true, response: true, finishedAt: true },
+    });
+    const events = lines.flatMap((line) => lineGenerationEvent(batch, line) ?? []);
+    for (let start = 0; start < events.length; start += LINE_EVENTS_PER_MESSAGE)
+      await this.charges.publishLines(events.slice(start, start + LINE_EVENTS_PER_MESSAGE), `${batch.id}:lines:${start}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { SUBJECTS, type CreditsView } from '@gw/contracts';
+import { type GatewayError, toRpcError } from '@gw/errors';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 
@@ -11,9 +12,9 @@ interface Held {
 /**
  * Stands in for inference and management on a real NATS server, in Nest's wire format: answers
  * `inference.*.create` with a completion of the endpoint's shape (usage and cost included) and
- * `management.credits.get` from a settable balance. Counts every line it was asked, by the text
- * of its first message (tests put the custom_id there), and can hold answers back (a replica
- * "dies" while its lines are at the provider).
+ * `management.credits.get` from a settable balance, `management.spend.reserve` with a grant or a
+ * set refusal. Counts every line it was asked, by the text of its first message (tests put the
+ * custom_id there), and can hold answers back (a replica "dies" while its lines are at the provider).
  */
 export class FakePeers {
   /** How many times each line (by its text) reached "inference". */
@@ -29,6 +30,8 @@ export class FakePeers {
   nativeStatuses: unknown[] = [];
   readonly nativeCalls: Array<{ subject: string; data: Record<string, unknown> }> = [];
   creditsAsked = 0;
+  /** What management's spend reservation answers a batch's creation: a grant, or this refusal. */
+  spendRefusal: GatewayError | undefined;
   private readonly subscriptions: Subscription[] = [];
 
   constructor(connection: NatsConnection) {
@@ -74,6 +77,18 @@ export class FakePeers {
           const { id } = message.json<{ id: string }>();
           this.creditsAsked++;
           message.respond(JSON.stringify({ id, response: this.credits, isDisposed: true }));
+        },
+      }),
+    );
+    this.subscriptions.push(
+      connection.subscribe(SUBJECTS.management.spendReserve, {
+        callback: (_error, message) => {
+          const { id, data } = message.json<{ id: string; data: { minimum: string } }>();
+          const refusal = this.spendRefusal;
+          const answer = refusal
+            ? { id, err: toRpcError(refusal), isDisposed: true }
+            : { id, response: { granted: data.minimum }, isDisposed: true };
+          message.respond(JSON.stringify(answer));
         },
       }),
     );

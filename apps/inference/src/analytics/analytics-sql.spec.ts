@@ -32,11 +32,19 @@ describe('planAnalyticsQuery', () => {
   });
 
   it('reads the hourly rollups for hourly buckets or a range that is not whole days', () => {
+    // By key at most: the hourly sums per key alone; anything by user, model or endpoint: the full hourly rollups.
     const hourly = plan({ granularity: 'hour' });
-    expect(hourly.statement.text).toContain('FROM generation_rollups WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz');
+    expect(hourly.statement.text).toContain(
+      'FROM generation_rollups_hourly_keys WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz',
+    );
+    expect(plan({ granularity: 'hour', dimensions: ['api_key_id'] }).statement.text).toContain('FROM generation_rollups_hourly_keys WHERE');
+    expect(plan({ granularity: 'hour', dimensions: ['model'] }).statement.text).toContain('FROM generation_rollups WHERE');
+    expect(
+      plan({ granularity: 'hour', dimensions: ['api_key_id'], filters: [{ field: 'user', operator: 'eq', value: 'u' }] }).statement.text,
+    ).toContain('FROM generation_rollups WHERE');
     expect(hourly.statement.values).toEqual([WORKSPACE, '2026-10-29T12:00:00.000Z', '2026-11-28T13:00:00.000Z']);
     const partDay = plan({ granularity: 'day', time_range: { start: '2026-11-27T06:00:00Z', end: '2026-11-28T00:00:00Z' } });
-    expect(partDay.statement.text).toContain('FROM generation_rollups WHERE');
+    expect(partDay.statement.text).toContain('FROM generation_rollups_hourly_keys WHERE');
     const wholeDays = plan({ granularity: 'week', time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-28T00:00:00Z' } });
     expect(wholeDays.statement.text).toContain(`(date_trunc('week', day::timestamp))::timestamp AT TIME ZONE 'UTC' AS "date"`);
     expect(wholeDays.statement.text).toContain(`GROUP BY date_trunc('week', day::timestamp)`);

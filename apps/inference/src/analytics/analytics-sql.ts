@@ -82,10 +82,17 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
   // Whole UTC days and no hourly buckets: the daily sums, 24 times fewer rows; per model alone
   // when nothing asks for keys or users (one row per day and endpoint, however many keys called it).
   const daily = query.granularity !== 'hour' && start % DAY_MS === 0 && end % DAY_MS === 0;
-  const perKey = [...dimensions, ...(query.filters ?? []).map((filter) => filter.field)].some(
-    (field) => field === 'api_key_id' || field === 'user',
-  );
-  const table = daily ? (perKey ? 'generation_rollups_daily' : 'generation_rollups_daily_models') : 'generation_rollups';
+  const fields = [...dimensions, ...(query.filters ?? []).map((filter) => filter.field)];
+  const perKey = fields.some((field) => field === 'api_key_id' || field === 'user');
+  // Hourly, by key at most (no user, model or endpoint): one row per hour and key.
+  const keysAlone = fields.every((field) => field === 'api_key_id' || field === 'workspace');
+  const table = daily
+    ? perKey
+      ? 'generation_rollups_daily'
+      : 'generation_rollups_daily_models'
+    : keysAlone
+      ? 'generation_rollups_hourly_keys'
+      : 'generation_rollups';
   const values: unknown[] = daily
     ? [workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)]
     : [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];

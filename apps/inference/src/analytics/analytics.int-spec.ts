@@ -167,6 +167,30 @@ describe('generation rollups and the analytics read', () => {
       filters: [{ field: 'api_key_id', operator: 'eq', value: keys[1]! }],
     });
     expect(oneKey.data).toEqual([{ request_count: 60 }]);
+    // Hourly by key alone reads the per-key hourly rollups: each group still the rows it sums (the redeliveries above added nothing).
+    const byKey = await analytics.query(principal, {
+      metrics: ['request_count', 'usage', 'prompt_tokens', 'response_cache_savings'],
+      dimensions: ['api_key_id'],
+      granularity: 'hour',
+    });
+    const perKey = await prisma.pool.query<{ date: Date; key: string; requests: string; usage: string; prompt: string; savings: string }>(
+      `SELECT date_trunc('hour', created_at, 'UTC') AS date, key_hash AS key, count(*)::text AS requests, sum(cost)::text AS usage,
+        sum(prompt_tokens)::text AS prompt, COALESCE(sum(cost_avoided - cost) FILTER (WHERE cache_hit), 0)::text AS savings
+       FROM generations WHERE workspace_id = $1 GROUP BY 1, 2`,
+      [workspaceId],
+    );
+    expect(perKey.rows.length).toBeGreaterThan(1);
+    expect(byKey.data).toHaveLength(perKey.rows.length);
+    for (const expected of perKey.rows) {
+      expect(byKey.data).toContainEqual({
+        date: expected.date.toISOString(),
+        api_key_id: expected.key,
+        request_count: Number(expected.requests),
+        usage: Number(expected.usage),
+        prompt_tokens: Number(expected.prompt),
+        response_cache_savings: Number(expected.savings),
+      });
+    }
     const noneLeft = await analytics.query(principal, {
       metrics: ['request_count', 'avg_latency'],
       filters: [{ field: 'model', operator: 'not_in', value: ['sim/gpt-4o-mini', 'sim/claude-sonnet'] }],

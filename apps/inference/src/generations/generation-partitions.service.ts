@@ -104,6 +104,7 @@ export class GenerationPartitions implements OnApplicationBootstrap, OnModuleDes
           ['generation_rollups', 'hour'],
           ['generation_rollups_daily', 'day'],
           ['generation_rollups_daily_models', 'day'],
+          ['generation_rollups_hourly_keys', 'hour'],
         ] as const) {
           for (;;) {
             const { rowCount } = await client.query(

@@ -28,7 +28,8 @@ export const GENERATION_ROW_WAIT_MS = 1_000;
 const POLL_MS = 50;
 /** Ids (`gen-<ms in base 36>-...`) minted this long ago or less may still be on their way to the table. */
 const RECENT_ID_MS = 15 * 60_000;
-const ID_TIME = /^gen-([0-9a-z]{1,11})-/;
+// A provider-run batch line's id (`gen-batch-<hash>`) carries no time: `batch` is no base-36 time.
+const ID_TIME = /^gen-(?!batch-)([0-9a-z]{1,11})-/;
 
 /**
  * `inference.generations.get`: one row of the caller's workspace. The usage event is stored

@@ -115,15 +115,17 @@ describe('insertGenerations', () => {
 });
 
 describe('the rollup upserts', () => {
-  it('write every sum of the one list to the hourly, the daily and the daily per-model table, each added on a conflict', () => {
+  it('write every sum of the one list to the hourly, the daily, the daily per-model and the hourly per-key table, each added on a conflict', () => {
     const { text } = insertGenerations([event()]);
-    const [hourly, daily, models] = text!.split('INSERT INTO generation_rollups').slice(1);
+    const [hourly, daily, models, keys] = text!.split('INSERT INTO generation_rollups').slice(1);
+    expect(keys).toMatch(/^_hourly_keys AS total \(workspace_id, hour, key_hash, requests,/);
+    expect(keys).toContain('ON CONFLICT (workspace_id, hour, key_hash) DO UPDATE');
     expect(hourly).toMatch(/^ AS total \(workspace_id, hour, key_hash, user_id, model,/);
     expect(daily).toMatch(/^_daily AS total \(workspace_id, day, key_hash, user_id, model,/);
     expect(models).toMatch(/^_daily_models AS total \(workspace_id, day, model, provider, upstream_model,/);
     expect(models).toContain('ON CONFLICT (workspace_id, day, model, provider, upstream_model) DO UPDATE');
     for (const [column, aggregate] of ROLLUP_SUMS) {
-      for (const upsert of [hourly!, daily!, models!]) {
+      for (const upsert of [hourly!, daily!, models!, keys!]) {
         expect(upsert).toContain(aggregate);
         expect(upsert).toContain(`${column} = total.${column} + excluded.${column}`);
       }

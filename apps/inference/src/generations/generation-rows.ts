@@ -27,16 +27,33 @@ export const ROLLUP_SUMS: ReadonlyArray<readonly [column: string, aggregate: str
   ['cache_savings', 'COALESCE(sum(cost_avoided - cost) FILTER (WHERE cache_hit), 0)'],
 ];
 
+/** The columns a rollup table is kept by, after workspace and time bucket. */
+type RollupGrain = 'key, user and endpoint' | 'endpoint' | 'key';
+const GRAIN_COLUMNS: Record<RollupGrain, Array<[column: string, value: string]>> = {
+  'key, user and endpoint': [
+    ['key_hash', 'key_hash'],
+    ['user_id', `COALESCE(user_id, '${NIL_USER}'::uuid)`],
+    ['model', 'model'],
+    ['provider', 'provider'],
+    ['upstream_model', 'upstream_model'],
+  ],
+  endpoint: [
+    ['model', 'model'],
+    ['provider', 'provider'],
+    ['upstream_model', 'upstream_model'],
+  ],
+  key: [['key_hash', 'key_hash']],
+};
+
 /**
- * The upsert of one rollup table from the `inserted` rows: keyed by workspace, the time bucket,
- * key and user (unless `perKey` is false), model and endpoint, written in key order so concurrent
- * batches lock rows in one order.
+ * The upsert of one rollup table from the `inserted` rows: keyed by workspace, the time bucket
+ * and the columns of its grain, written in key order so concurrent batches lock rows in one order.
  */
-function rollupUpsert(table: string, bucket: string, bucketOf: string, perKey = true): string {
-  const key = ['workspace_id', bucket, ...(perKey ? ['key_hash', 'user_id'] : []), 'model', 'provider', 'upstream_model'];
+function rollupUpsert(table: string, bucket: string, bucketOf: string, grain: RollupGrain = 'key, user and endpoint'): string {
+  const key = ['workspace_id', bucket, ...GRAIN_COLUMNS[grain].map(([column]) => column)];
   const groups = key.map((_column, index) => index + 1).join(', ');
   return `INSERT INTO ${table} AS total (${[...key, ...ROLLUP_SUMS.map(([column]) => column)].join(', ')})
-    SELECT workspace_id, ${bucketOf}, ${perKey ? `key_hash, COALESCE(user_id, '${NIL_USER}'::uuid), ` : ''}model, provider, upstream_model,
+    SELECT workspace_id, ${bucketOf}, ${GRAIN_COLUMNS[grain].map(([, value]) => value).join(', ')},
       ${ROLLUP_SUMS.map(([, aggregate]) => aggregate).join(', ')}
     FROM inserted
     GROUP BY ${groups}
@@ -53,8 +70,8 @@ function rollupUpsert(table: string, bucket: string, bucketOf: string, perKey = 
  * redelivery) is skipped.
  *
  * The same statement adds the rows it inserted, and only those, to their hourly and daily rollups
- * (per key and user, and per model alone): a redelivered event inserts nothing and so adds nothing,
- * and the four writes commit or fail together.
+ * (per key and user, per model alone, hourly per key alone): a redelivered event inserts nothing and
+ * so adds nothing, and the five writes commit or fail together.
  *
  * `endpoints_tried` and the attempts' statuses and latencies (a list per row) travel as their own
  * array literals, cast per row; the usage details as JSON text, cast to jsonb.
@@ -100,8 +117,12 @@ const INSERT_GENERATIONS = `
   daily AS (
     ${rollupUpsert('generation_rollups_daily', 'day', "(created_at AT TIME ZONE 'UTC')::date")}
     RETURNING 1
+  ),
+  daily_models AS (
+    ${rollupUpsert('generation_rollups_daily_models', 'day', "(created_at AT TIME ZONE 'UTC')::date", 'endpoint')}
+    RETURNING 1
   )
-  ${rollupUpsert('generation_rollups_daily_models', 'day', "(created_at AT TIME ZONE 'UTC')::date", false)}`;
+  ${rollupUpsert('generation_rollups_hourly_keys', 'hour', "date_trunc('hour', created_at, 'UTC')", 'key')}`;
 
 /** The statement and its 50 array parameters for these events (any number of them). */
 export function insertGenerations(unordered: readonly UsageRecordedEvent[]): QueryConfig {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayBeInFlight } from './generation-reader.service.js';
+import { createdBetween, mayBeInFlight } from './generation-reader.service.js';
 import { type GenerationRow, toGenerationView } from './generation-view.js';
 
 const row: GenerationRow = {
@@ -167,5 +167,11 @@ describe('mayBeInFlight', () => {
     expect(mayBeInFlight(idAt(now + 60_000), now)).toBe(false);
     expect(mayBeInFlight('gen-unknown', now)).toBe(false);
     expect(mayBeInFlight('resp_0123', now)).toBe(false);
+    expect(mayBeInFlight('gen-batch-835d5e93c3eda96ed0d97d7ac7efccfa', now)).toBe(false);
+  });
+
+  it('reads a time window from gateway ids only: a provider-run batch line is looked up in every partition', () => {
+    expect(createdBetween(idAt(now))).toEqual(['2026-11-28T09:59:00.000Z', '2026-11-30T10:00:00.000Z']);
+    expect(createdBetween('gen-batch-835d5e93c3eda96ed0d97d7ac7efccfa')).toEqual([null, null]);
   });
 });

@@ -83,8 +83,11 @@ export const REQUEST_DECLARATIONS = {
     byokDelete: forPrincipal('management.byok.delete'),
     /** Inference -> management: a workspace's usable BYOK credentials, decrypted. */
     byokResolve: request('management.byok.resolve', ['inference'], WORKSPACE_OR_GRANT),
-    /** Inference -> management: hold a call's worst-case charge before any provider is paid. */
-    spendReserve: request('management.spend.reserve', ['inference'], WORKSPACE_OR_GRANT),
+    /**
+     * Inference -> management: hold a call's worst-case charge before any provider is paid. Batch
+     * asks for the smallest hold at a batch's creation: refused, the key has nothing left to spend.
+     */
+    spendReserve: request('management.spend.reserve', ['inference', 'batch'], WORKSPACE_OR_GRANT),
     /** Personal identity by OIDC login. */
     identityGet: forPrincipal('management.identity.get'),
     identityUnlink: forPrincipal('management.identity.unlink'),
