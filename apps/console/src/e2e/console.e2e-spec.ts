@@ -165,6 +165,10 @@ async function go(page: Page, label: string): Promise<void> {
 
 /** Serious or critical WCAG 2.1 A/AA findings of the page, in words. */
 async function axeFindings(target: Page, name: string): Promise<string[]> {
+  // Scan a settled page: a dialog still fading in has half-transparent text, which axe reads as low contrast.
+  await target.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'), undefined, {
+    timeout: 30_000,
+  });
   const result = await new AxeBuilder({ page: target }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   return result.violations
     .filter((found) => found.impact === 'serious' || found.impact === 'critical')
@@ -439,6 +443,7 @@ describe('the web console in a browser', () => {
       await row.filter({ hasNot: badge }).first().getByRole('button', { name: 'Rotate key from the console' }).click();
       // Asked first in the app's own dialog (ConfirmButton), named by the action.
       const dialog = page.getByRole('dialog', { name: 'Rotate key from the console' });
+      await dialog.waitFor();
       expect(await axeFindings(page, 'confirm dialog')).toEqual([]);
       await dialog.getByRole('button', { name: 'Rotate', exact: true }).click();
       await page.getByTestId('new-key-secret').waitFor();
