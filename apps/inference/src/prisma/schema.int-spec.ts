@@ -105,6 +105,22 @@ describe('inference schema against its migrations', () => {
       }),
     );
 
+    const { userId: _user, keyHash: _key, ...perModel } = daily;
+    await prisma.generationRollupDailyModel.create({ data: perModel });
+    expectRoundTrip(
+      perModel,
+      await prisma.generationRollupDailyModel.findUnique({
+        where: { workspaceId_day_model_provider_upstreamModel: { workspaceId, day: daily.day, model, provider, upstreamModel } },
+      }),
+    );
+
+    const { userId: _u, model: _m, provider: _p, upstreamModel: _um, ...perKey } = rollup;
+    await prisma.generationRollupHourlyKey.create({ data: perKey });
+    expectRoundTrip(
+      perKey,
+      await prisma.generationRollupHourlyKey.findUnique({ where: { workspaceId_hour_keyHash: { workspaceId, hour, keyHash } } }),
+    );
+
     const setting = { workspaceId: randomUUID(), enabled: true, retentionDays: 7, updatedAt: new Date('2026-01-02T03:04:05.678Z') };
     await prisma.contentLoggingSetting.create({ data: setting });
     expectRoundTrip(setting, await prisma.contentLoggingSetting.findUnique({ where: { workspaceId: setting.workspaceId } }));
@@ -150,6 +166,8 @@ describe('inference schema against its migrations', () => {
       'Generation',
       'GenerationRollup',
       'GenerationRollupDaily',
+      'GenerationRollupDailyModel',
+      'GenerationRollupHourlyKey',
       'ContentLoggingSetting',
       'GenerationContent',
     ]);
