@@ -1,4 +1,4 @@
-import { Button, Group, TextInput } from '@mantine/core';
+import { Button, Group, Text, TextInput } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 
 export interface FilterField {
@@ -64,5 +64,27 @@ export function useCursorPages(): { cursor: string | undefined; reset: () => voi
         </Button>
       </Group>
     ),
+  };
+}
+
+/** The API's offset pages (lists that answer `total_count`): Previous / Next and where the page is. */
+export function useOffsetPages(limit: number): { offset: number; pager: (total: number | undefined) => ReactNode } {
+  const [offset, setOffset] = useState(0);
+  return {
+    offset,
+    pager: (total = 0) =>
+      total > limit && (
+        <Group mt="md">
+          <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
+            Previous
+          </Button>
+          <Button variant="default" disabled={offset + limit >= total} onClick={() => setOffset(offset + limit)}>
+            Next
+          </Button>
+          <Text size="sm" c="dimmed">
+            {offset + 1}–{Math.min(offset + limit, total)} of {total}
+          </Text>
+        </Group>
+      ),
   };
 }

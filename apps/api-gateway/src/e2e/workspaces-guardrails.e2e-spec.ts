@@ -131,6 +131,11 @@ describe('workspaces through @openrouter/sdk', () => {
         [b.userId, 'member'],
       ].sort(),
     );
+    // Beside the SDK's fields, who each member is (the console lists people, not ids).
+    const listed = (await call(`/workspaces/${id}/members`, { key: a.managementKey })).body as {
+      data: Array<{ user_id: string; name: string | null; email: string }>;
+    };
+    expect(listed.data.find((member) => member.user_id === b.userId)).toMatchObject({ name: 'Tenant', email: `${b.userId}@example.com` });
 
     // B's management key acts as B: a member reads the workspace, may not change it.
     expect((await sdkFor(b.managementKey).workspaces.get({ id })).data.id).toBe(id);

@@ -1,6 +1,6 @@
 /**
  * The public API's shapes the pages read (docs/openapi.json; snake_case on the wire as the
- * SDKs' raw answers). Pages for APIs on other branches follow `@openrouter/sdk`'s models.
+ * SDKs' raw answers); where the gateway follows `@openrouter/sdk`, its models.
  */
 export interface Page<T> {
   data: T[];
@@ -122,6 +122,16 @@ export interface WorkspaceMember {
   workspace_id: string;
   role: string;
   created_at: string;
+  /** The gateway's additions to the SDK's shape. */
+  name?: string | null;
+  email?: string;
+}
+
+/** `organization.listMembers`: everyone who shares a workspace with the signed-in user. */
+export interface OrganizationMember {
+  id: string;
+  email: string;
+  first_name: string | null;
 }
 
 export interface WorkspaceBudget {

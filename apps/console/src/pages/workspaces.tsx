@@ -1,11 +1,13 @@
-import { Badge, Button, Group, Modal, NumberInput, Select, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, MultiSelect, NumberInput, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { ConfirmButton } from '../confirm-button';
 import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { useSession } from '../session';
-import { ErrorNote, PageHeader, useLoad } from '../ui';
-import type { Page, WorkspaceBudget, WorkspaceMember } from './shapes';
+import { useOffsetPages } from '../list-controls';
+import { ErrorNote, Loadable, PageHeader, useLoad, useWrite } from '../ui';
+import type { OrganizationMember, Page, WorkspaceBudget, WorkspaceMember } from './shapes';
 
 const INTERVALS = [
   { value: 'daily', label: 'Daily' },
@@ -17,6 +19,11 @@ const INTERVALS = [
 const budgetText = (budget: WorkspaceBudget) =>
   `${formatCredits(budget.usage_usd)} of ${formatCredits(budget.limit_usd)} ${budget.reset_interval ?? 'lifetime'}`;
 
+/** A member as people read them: name and email (the id when the API has neither). */
+const personOf = (member: WorkspaceMember) => (member.email ? `${member.name ? `${member.name} ` : ''}<${member.email}>` : member.user_id);
+
+const MEMBERS_PAGE = 25;
+
 /**
  * Members and budgets of the signed-in workspace, in the shapes of `@openrouter/sdk`'s
  * `workspaces.listMembers` / `listBudgets`; a member's budget caps all their keys here.
@@ -24,22 +31,30 @@ const budgetText = (budget: WorkspaceBudget) =>
 export function WorkspacesPage() {
   const { user } = useSession();
   const base = `/v1/workspaces/${user.workspace_id}`;
+  const pages = useOffsetPages(MEMBERS_PAGE);
   // Each member's budgets beside them: one call per member of the page shown.
   const members = useLoad(async () => {
-    const page = await api<Page<WorkspaceMember>>(`${base}/members`);
+    const page = await api<Page<WorkspaceMember>>(`${base}/members?limit=${MEMBERS_PAGE}&offset=${pages.offset}`);
     const budgets = await Promise.all(
       page.data.map((member) => api<{ data: WorkspaceBudget[] }>(`${base}/members/${member.user_id}/budgets`)),
     );
     return { ...page, data: page.data.map((member, index) => ({ ...member, budgets: budgets[index]!.data })) };
-  });
+  }, String(pages.offset));
   const budgets = useLoad(() => api<{ data: WorkspaceBudget[] }>(`${base}/budgets`));
   const [editing, setEditing] = useState<WorkspaceMember | null>(null);
+  const [adding, setAdding] = useState(false);
+  const { error, act } = useWrite(members.reload);
+  const remove = (member: WorkspaceMember) =>
+    act(() => api(`${base}/members/remove`, { method: 'POST', body: { user_ids: [member.user_id] } }));
   return (
     <>
       <PageHeader
         title="Members & budgets"
-        docs="GET /v1/workspaces/{id}/members, GET /v1/workspaces/{id}/budgets, PUT /v1/workspaces/{id}/members/{user_id}/budgets/{interval}"
-      />
+        docs="GET /v1/workspaces/{id}/members, POST /v1/workspaces/{id}/members/add|remove, GET /v1/workspaces/{id}/budgets, PUT /v1/workspaces/{id}/members/{user_id}/budgets/{interval}"
+      >
+        <Button onClick={() => setAdding(true)}>Add members</Button>
+      </PageHeader>
+      {error && <ErrorNote error={error} />}
       <Title order={2} size="h4" mb="sm">
         Members
       </Title>
@@ -49,9 +64,9 @@ export function WorkspacesPage() {
         empty="No members."
         rowKey={(member) => member.id}
         rowTestId="member-row"
-        minWidth={720}
+        minWidth={760}
         columns={[
-          { header: 'User', cell: (member) => (member.user_id === user.id ? `${member.user_id} (you)` : member.user_id) },
+          { header: 'Member', cell: (member) => (member.user_id === user.id ? `${personOf(member)} (you)` : personOf(member)) },
           { header: 'Role', cell: (member) => <Badge variant="light">{member.role}</Badge> },
           { header: 'Since', cell: (member) => formatTime(member.created_at) },
           {
@@ -62,12 +77,27 @@ export function WorkspacesPage() {
           {
             header: 'Actions',
             cell: (member) => (
-              <Button size="xs" variant="default" onClick={() => setEditing(member)} aria-label={`Set budget of ${member.user_id}`}>
-                Set budget
-              </Button>
+              <Group gap="xs" wrap="nowrap">
+                <Button size="xs" variant="default" onClick={() => setEditing(member)} aria-label={`Set budget of ${personOf(member)}`}>
+                  Set budget
+                </Button>
+                {member.user_id !== user.id && (
+                  <ConfirmButton
+                    variant="default"
+                    color="red"
+                    label={`Remove ${personOf(member)}`}
+                    question="Their keys in this workspace are disabled at once; their generations and budgets stay on record."
+                    confirm="Remove"
+                    onConfirm={() => void remove(member)}
+                  >
+                    Remove
+                  </ConfirmButton>
+                )}
+              </Group>
             ),
           },
         ]}
+        footer={(page) => pages.pager(page.total_count)}
       />
       <Title order={2} size="h4" mt="lg" mb="sm">
         Workspace budgets
@@ -87,7 +117,7 @@ export function WorkspacesPage() {
       {editing && (
         <MemberBudgetModal
           path={`${base}/members/${editing.user_id}/budgets`}
-          member={editing.user_id}
+          member={personOf(editing)}
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
@@ -95,7 +125,103 @@ export function WorkspacesPage() {
           }}
         />
       )}
+      {adding && (
+        <AddMembersModal
+          base={base}
+          onClose={() => setAdding(false)}
+          onAdded={() => {
+            setAdding(false);
+            members.reload();
+          }}
+        />
+      )}
     </>
+  );
+}
+
+/** Every row of an offset-paged list, a page of 100 at a time. */
+async function everyPage<T>(path: string): Promise<T[]> {
+  const rows: T[] = [];
+  for (;;) {
+    const page = await api<Page<T>>(`${path}?limit=100&offset=${rows.length}`);
+    rows.push(...page.data);
+    if (page.data.length === 0 || rows.length >= (page.total_count ?? 0)) return rows;
+  }
+}
+
+const ROLES = [
+  { value: 'member', label: 'Member' },
+  { value: 'admin', label: 'Admin' },
+];
+
+/**
+ * People of the organization (who share a workspace with you) that are not in this one yet;
+ * the API adds by user id, so people are picked by name and email, never typed as ids.
+ */
+function AddMembersModal({ base, onClose, onAdded }: { base: string; onClose: () => void; onAdded: () => void }) {
+  const candidates = useLoad(async () => {
+    const [people, current] = await Promise.all([
+      everyPage<OrganizationMember>('/v1/organization/members'),
+      everyPage<WorkspaceMember>(`${base}/members`),
+    ]);
+    const inWorkspace = new Set(current.map((member) => member.user_id));
+    return people.filter((person) => !inWorkspace.has(person.id));
+  });
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [role, setRole] = useState<string | null>('member');
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api(`${base}/members/add`, { method: 'POST', body: { user_ids: chosen, role } });
+      onAdded();
+    } catch (failure) {
+      setError(failure as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal opened onClose={onClose} title="Add members">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <Stack>
+          {error && <ErrorNote error={error} />}
+          <Loadable
+            state={candidates}
+            empty="Everyone who shares a workspace with you is already a member here."
+            isEmpty={(people) => people.length === 0}
+          >
+            {(people) => (
+              <MultiSelect
+                label="People"
+                required
+                searchable
+                data={people.map((person) => ({ value: person.id, label: `${person.first_name ?? ''} <${person.email}>`.trim() }))}
+                value={chosen}
+                onChange={setChosen}
+                data-autofocus
+              />
+            )}
+          </Loadable>
+          <Select label="Role" data={ROLES} value={role} onChange={setRole} allowDeselect={false} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy} disabled={chosen.length === 0}>
+              Add
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
   );
 }
 

@@ -28,6 +28,15 @@ const toMemberView = (row: WorkspaceMember): WorkspaceMemberView => ({
   created_at: row.createdAt.toISOString(),
 });
 
+/** The user's name and email beside the SDK's fields, so people are listed as people (not in the audit record). */
+const USER_NAMES = { user: { select: { name: true, email: true } } } as const;
+type NamedMember = WorkspaceMember & { user: { name: string; email: string } };
+const toNamedMemberView = (row: NamedMember): WorkspaceMemberView => ({
+  ...toMemberView(row),
+  name: row.user.name || null,
+  email: row.user.email,
+});
+
 /**
  * Members of a workspace (`workspaces.listMembers/bulkAddMembers/bulkRemoveMembers`) and of the
  * organization (`organization.listMembers`). A key belongs to a member (its creator): removing a
@@ -49,12 +58,13 @@ export class WorkspaceMembersService {
     const [rows, total] = await Promise.all([
       this.prisma.workspaceMember.findMany({
         where,
+        include: USER_NAMES,
         orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
         ...page,
       }),
       this.prisma.workspaceMember.count({ where }),
     ]);
-    return { data: rows.map(toMemberView), total_count: total };
+    return { data: rows.map(toNamedMemberView), total_count: total };
   }
 
   /** Users already members keep their role and are not counted as added. Unknown users: 404. */
@@ -67,9 +77,9 @@ export class WorkspaceMembersService {
     const added = await this.prisma.$transaction(async (tx) => {
       const existing = await tx.workspaceMember.findMany({ where: { workspaceId, userId: { in: userIds } }, select: { userId: true } });
       const known = new Set(existing.map((row) => row.userId));
-      const rows: WorkspaceMember[] = [];
+      const rows: NamedMember[] = [];
       for (const userId of userIds.filter((id) => !known.has(id))) {
-        rows.push(await tx.workspaceMember.create({ data: { workspaceId, userId, role: dto.role ?? 'member' } }));
+        rows.push(await tx.workspaceMember.create({ data: { workspaceId, userId, role: dto.role ?? 'member' }, include: USER_NAMES }));
       }
       await this.audit.record(
         tx,
@@ -84,7 +94,7 @@ export class WorkspaceMembersService {
       );
       return rows;
     });
-    return { added_count: added.length, data: added.map(toMemberView) };
+    return { added_count: added.length, data: added.map(toNamedMemberView) };
   }
 
   /** The last owner stays. Non-members in the list are skipped (not counted). */

@@ -58,6 +58,9 @@ export interface WorkspaceMemberView {
   user_id: string;
   role: WorkspaceRoleName;
   created_at: string;
+  /** This gateway's additions to the SDK's shape: who the member is (absent in audit records). */
+  name?: string | null;
+  email?: string;
 }
 
 /** A budget; `user_id` is set on a member's budget (this gateway's addition to the SDK's shape). */
