@@ -1,4 +1,4 @@
-import { Badge, Code } from '@mantine/core';
+import { Code } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
 import { DataTable } from '../data-table';
@@ -38,8 +38,16 @@ export function AuditPage() {
         minWidth={720}
         columns={[
           { header: 'Time', cell: (entry) => formatTime(entry.created_at) },
-          { header: 'Action', cell: (entry) => <Badge variant="light">{entry.action}</Badge> },
-          { header: 'Resource', cell: (entry) => `${entry.resource_type} ${entry.resource_id}` },
+          // Actions are dotted names (keys.update): whole words, never cut to fit a badge.
+          { header: 'Action', cell: (entry) => <Code style={{ whiteSpace: 'nowrap' }}>{entry.action}</Code> },
+          {
+            header: 'Resource',
+            cell: (entry) => (
+              <span title={entry.resource_id}>
+                {entry.resource_type} {entry.resource_id.length > 16 ? `${entry.resource_id.slice(0, 12)}…` : entry.resource_id}
+              </span>
+            ),
+          },
           { header: 'By', cell: (entry) => actorOf(entry) },
           { header: 'Change', cell: (entry) => <Code>{changeOf(entry)}</Code> },
         ]}
