@@ -76,6 +76,12 @@ const PAGES: Page[] = [
     component: lazyPage(() => import('./pages/audit').then((page) => page.AuditPage)),
     audience: 'manage',
   },
+  {
+    path: '/docs',
+    label: 'API reference',
+    component: lazyPage(() => import('./pages/api-reference').then((page) => page.ApiReferencePage)),
+    audience: 'all',
+  },
 ];
 
 /** The operator has no workspace: only the catalog's pages. */

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from './api';
+import { onLinkClick } from './router';
 
 export interface Loaded<T> {
   data: T | null;
@@ -43,19 +44,23 @@ export function useWrite(reload: () => void) {
   return { error, act, setError };
 }
 
-/** The API's reference, linked from every page. */
-const DOCS_URL = '/v1/openapi.json';
-
-export function PageHeader({ title, docs, children }: { title: string; docs: string; children?: ReactNode }) {
+/**
+ * Every page's title and its link into the API reference, opened at the first operation `docs`
+ * names ("GET /v1/keys, POST /v1/keys"): what the page does, a script can do.
+ */
+export function PageHeader({ title, docs, children }: { title: string; docs?: string; children?: ReactNode }) {
+  const reference = docs && `/docs?operation=${encodeURIComponent(docs.split(',')[0]!.trim())}`;
   return (
     <Group justify="space-between" align="flex-end" mb="md" wrap="wrap">
       <Stack gap={2}>
         <Title order={1} size="h2">
           {title}
         </Title>
-        <Anchor href={DOCS_URL} size="sm" target="_blank" rel="noreferrer">
-          API reference: {docs}
-        </Anchor>
+        {reference && (
+          <Anchor href={`/console${reference}`} onClick={onLinkClick(reference)} size="sm">
+            API reference: {docs}
+          </Anchor>
+        )}
       </Stack>
       <Group gap="xs">{children}</Group>
     </Group>

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { perMillion } from '../prices';
 
 /*
@@ -36,6 +36,7 @@ const PAGES = [
   { path: '/interns', name: 'interns', heading: 'Interns' },
   { path: '/models', name: 'models', heading: 'Models & prices' },
   { path: '/audit', name: 'audit-log', heading: 'Audit log' },
+  { path: '/docs', name: 'api-reference', heading: 'API reference' },
 ];
 
 /** The management key of a new user (a new workspace they own, with credits). */
@@ -96,6 +97,30 @@ async function newLinkedMember(workspaceId: string): Promise<{ userId: string; k
   const linked = await linkIdentity({ baseUrl: stack.baseUrl, apiKey: key, login: 'erin', password: 'erin-password' });
   expect(linked.status).toBe(200);
   return { userId, key };
+}
+
+/** A person who shares a workspace of their own with `ownerId`, and no other: returns their user id. */
+async function newOrganizationPerson(ownerId: string): Promise<string> {
+  const database = new pg.Client({ connectionString: stack.managementDatabaseUrl });
+  await database.connect();
+  const userId = randomUUID();
+  const workspaceId = randomUUID();
+  try {
+    await database.query(`INSERT INTO workspaces (id, name, updated_at) VALUES ($1, 'Frank''s team', now())`, [workspaceId]);
+    await database.query(`INSERT INTO users (id, email, name, default_workspace_id, updated_at) VALUES ($1, $2, 'Frank', $3, now())`, [
+      userId,
+      `frank-${userId}@example.com`,
+      workspaceId,
+    ]);
+    await database.query(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner'), ($1, $3, 'member')`, [
+      workspaceId,
+      userId,
+      ownerId,
+    ]);
+  } finally {
+    await database.end();
+  }
+  return userId;
 }
 
 /** Through the provider's login and consent pages, as a person would. */
@@ -199,6 +224,11 @@ describe('the web console in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+  });
+
+  // A failed test may leave a dialog open over the page; the next test starts from a page it can click.
+  afterEach(async () => {
+    for (let tries = 0; tries < 3 && (await page.getByRole('dialog').count()) > 0; tries++) await page.keyboard.press('Escape');
   });
 
   it(
@@ -318,8 +348,10 @@ describe('the web console in a browser', () => {
 
     await go(page, 'Members & budgets');
     const row = page.getByTestId('member-row').filter({ hasText: member.userId });
-    await row.getByRole('button', { name: `Set budget of ${member.userId}` }).click();
-    const dialog = page.getByRole('dialog', { name: `Budget of ${member.userId}` });
+    // People are named by name and email, not by id.
+    const erin = `Erin <erin-${member.userId}@example.com>`;
+    await row.getByRole('button', { name: `Set budget of ${erin}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Budget of ${erin}` });
     await dialog.getByRole('textbox', { name: 'Limit (USD)' }).fill('0.0000001');
     expect(await axeFindings(page, 'member budget dialog')).toEqual([]);
     await dialog.getByRole('button', { name: 'Save budget' }).click();
@@ -335,6 +367,45 @@ describe('the web console in a browser', () => {
     const error = (await ask().catch((caught: unknown) => caught)) as APIError;
     expect(error.status).toBe(402);
     expect(JSON.stringify(error.error)).toContain('member_budget_reached');
+  });
+
+  it('adds a person of the organization to the workspace by name, and removes them', { timeout: 180_000 }, async () => {
+    const session = await page.evaluate(
+      async () => ((await (await fetch('/console/auth/session')).json()) as { data: { user: { id: string; workspace_id: string } } }).data,
+    );
+    // Frank shares another workspace with the owner, so he is in the organization but not here.
+    const frank = await newOrganizationPerson(session.user.id);
+    const listed = async () => {
+      const answer = await fetch(`${stack.baseUrl}/workspaces/${session.user.workspace_id}/members?limit=100`, {
+        headers: { authorization: `Bearer ${ownerKey}` },
+      });
+      return ((await answer.json()) as { data: Array<{ user_id: string; role: string }> }).data.find((row) => row.user_id === frank);
+    };
+
+    await go(page, 'Members & budgets');
+    await page.getByRole('button', { name: 'Add members' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add members' });
+    await dialog.getByLabel('People').fill('frank');
+    await page.getByRole('option', { name: `Frank <frank-${frank}@example.com>` }).click();
+    // The list stays open for more picks (over the role field): Escape closes it, not the dialog.
+    await dialog.getByLabel('People').press('Escape');
+    await expect(dialog.isVisible()).resolves.toBe(true);
+    await dialog.getByLabel('Role').click();
+    await page.getByRole('option', { name: 'Admin' }).click();
+    expect(await axeFindings(page, 'add members dialog')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const row = page.getByTestId('member-row').filter({ hasText: `frank-${frank}@example.com` });
+    await expect.poll(() => row.count(), POLL).toBe(1);
+    await expect(listed()).resolves.toMatchObject({ role: 'admin' });
+
+    await row.getByRole('button', { name: `Remove Frank <frank-${frank}@example.com>` }).click();
+    await page
+      .getByRole('dialog', { name: `Remove Frank <frank-${frank}@example.com>` })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await expect.poll(() => row.count(), POLL).toBe(0);
+    await expect(listed()).resolves.toBeUndefined();
   });
 
   it(
@@ -353,6 +424,7 @@ describe('the web console in a browser', () => {
           'Batches',
           'Credits',
           'Models & prices',
+          'API reference',
         ]);
         await screenshot(memberPage, 'overview-member');
         expect(await axeFindings(memberPage, 'overview (member)')).toEqual([]);
@@ -550,7 +622,10 @@ describe('the web console in a browser', () => {
         expect(stored).not.toContain(stack.operatorKey);
         // The operator is no member of any workspace: the console refuses the workspace API to their session.
         await expect(operator.evaluate(() => fetch('/console/api/v1/keys').then((response) => response.status))).resolves.toBe(403);
-        await expect(operator.getByRole('navigation').getByRole('link').allTextContents()).resolves.toEqual(['Models & prices']);
+        await expect(operator.getByRole('navigation').getByRole('link').allTextContents()).resolves.toEqual([
+          'Models & prices',
+          'API reference',
+        ]);
 
         const row = operator.getByTestId('model-row').filter({ has: operator.getByText(MODEL, { exact: true }) });
         await row.getByRole('button', { name: `Edit prices of ${MODEL} at simulator-anthropic` }).click();
