@@ -96,14 +96,14 @@ describe('spend reserved before the call', () => {
   // A limit far from spent for one call but short of all of them: top-ups are granted in halving
   // steps while hundreds of calls wait on the same key; each waiting call must end served or refused.
   it.each([
-    ['key limit', 'key_limit_reached'],
+    ['a key limit', 'key_limit_reached'],
     ['workspace credits', 'insufficient_credits'],
   ])(
-    'answers 500 concurrent chats against a %s of 0.3 with 200 or the 402 that names it, never a 503',
+    'answers 500 concurrent chats against %s of 0.3 with 200 or the 402 that names it, never a 503',
     { timeout: 120_000 },
     async (kind, reason) => {
       let apiKey: string;
-      if (kind === 'key limit') {
+      if (kind === 'a key limit') {
         const created = await call('/keys', {
           key: stack.managementKey,
           body: { name: `contended-${randomUUID()}`, limit: 0.3, rate_limit: { concurrent_requests: 1000 } },
@@ -115,10 +115,13 @@ describe('spend reserved before the call', () => {
       }
       const { answered, refusals } = await probe(apiKey, 500, 500);
       const statuses = refusals.map((refusal) => refusal.status);
-      console.log(`${kind} 0.3 at 500 concurrent: ${answered} answered, refused ${JSON.stringify(statuses)}`);
+      const byStatus: Record<number, number> = {};
+      for (const status of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
+      console.log(`${kind} 0.3 at 500 concurrent: ${answered} answered, refused by status ${JSON.stringify(byStatus)}`);
       expect(statuses.filter((status) => status !== 402)).toEqual([]);
-      // Each worst case is a little over 0.0012: at most 250 fit in 0.3, and more than a few must run.
-      expect(answered).toBeGreaterThan(100);
+      // Each worst case is a little over 0.0012: at most 250 fit in 0.3; a call that fits is not refused
+      // (leases near a limit hold at most a part of one worst case unused at the end).
+      expect(answered).toBeGreaterThan(200);
       for (const refusal of refusals) {
         expect(refusal.error).toMatchObject({
           code: 402,
@@ -128,12 +131,8 @@ describe('spend reserved before the call', () => {
       }
       const spent = await countedSpend(sha256(apiKey), answered);
       console.log(`${kind} 0.3 at 500 concurrent: billed ${spent}`);
-      if (kind === 'key limit') expect(spent).toBeLessThanOrEqual(0.3);
-      const { rows } = await management.query<{ balance: string }>(
-        'SELECT (w.credits_total - w.usage_total)::text AS balance FROM workspaces w JOIN api_keys k ON k.workspace_id = w.id WHERE k.hash = $1',
-        [sha256(apiKey)],
-      );
-      if (kind === 'workspace credits') expect(Number(rows[0]!.balance)).toBeGreaterThanOrEqual(0);
+      // The seeded workspace has this one key: what it billed is what its credits paid.
+      expect(spent).toBeLessThanOrEqual(0.3);
     },
   );
 
