@@ -70,6 +70,7 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
     const ticket = lease.waiting.length === 0 ? lease.take(worst, Date.now()) : undefined;
     this.tickets.set(principal, ticket ?? (await this.wait(principal, lease, worst)));
   }
+
   /** A generation of the request is being recorded: the lease its usage event settles. */
   settle(principal: Principal, charged: Prisma.Decimal): string | undefined {
     const ticket = this.tickets.get(principal);
