@@ -6,15 +6,13 @@ import { ResilientNatsConnection, RpcClient } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { INFERENCE_ENV, type InferenceEnv } from '../env.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { decideWaiters, type TopUpOutcome } from './lease-waiters.js';
 import { SpendLease, type LeaseTicket } from './spend-lease.js';
 
 /** Management answers with one locked read and one upsert; longer than this and the call is refused, not run unreserved. */
 const RESERVE_TIMEOUT_MS = 3_000;
 /** A lease no call has used this long is given back, so other replicas may have it. */
 const IDLE_MS = 5_000;
-/** Top-ups a call may wait through before it is refused as contended (each adds at least one call's worst case). */
-const MAX_ROUNDS = 10;
-
 /**
  * Spend held for a call's worst case before its first provider call. Management holds a lease
  * per key for this replica, topped up a chunk of calls at a time; calls take their worst case
@@ -67,29 +65,10 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
   async reserve(principal: Principal, worst: Prisma.Decimal): Promise<void> {
     // Batch lines are charged with their batch; a call that cannot charge holds nothing.
     if (principal.batchId || worst.lte(0) || this.tickets.has(principal)) return;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const lease = this.leaseOf(principal, Date.now());
-      const ticket = lease.take(worst, Date.now());
-      if (ticket) {
-        this.tickets.set(principal, ticket);
-        return;
-      }
-      if (lease.topUp) {
-        await lease.topUp.catch(() => undefined);
-        const refusal = lease.refusal;
-        if (refusal && worst.minus(lease.free).gte(refusal.minimum)) throw refusal.error;
-        continue;
-      }
-      lease.topUp = this.topUp(lease, worst).finally(() => {
-        lease.topUp = undefined;
-        if (lease.retired && lease.idle) this.release(lease);
-      });
-      await lease.topUp;
-    }
-    throw new GatewayError(503, 'Spend could not be reserved: too many calls of this key at once; nothing was run', {
-      errorType: 'server',
-      metadata: { reason: 'service_unavailable', retryable: true },
-    });
+    const lease = this.leaseOf(principal, Date.now());
+    // Calls queued for a top-up go first: a newcomer takes from the lease only when none waits.
+    const ticket = lease.waiting.length === 0 ? lease.take(worst, Date.now()) : undefined;
+    this.tickets.set(principal, ticket ?? (await this.wait(principal, lease, worst)));
   }
 
   /** A generation of the request is being recorded: the lease its usage event settles. */
@@ -107,7 +86,7 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
     this.tickets.delete(principal);
     const lease = ticket.lease;
     lease.end(ticket);
-    if (lease.scarce && lease.idle && !lease.retired) this.retire(lease.keyHash);
+    if (lease.scarce && lease.idle && !lease.retired && !lease.topUp) this.retire(lease.keyHash);
     else if (lease.retired && lease.idle && !lease.topUp) this.release(lease);
   }
 
@@ -133,10 +112,42 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
     return lease;
   }
 
-  private async topUp(lease: SpendLease, worst: Prisma.Decimal): Promise<void> {
-    // What the lease lacks for this call: its own free part counts, so an idle lease never makes a call that fits refused.
-    const minimum = worst.minus(Prisma.Decimal.max(0, lease.free));
-    const wanted = Prisma.Decimal.max(minimum, worst.mul(this.leaseCalls).minus(Prisma.Decimal.max(0, lease.free)));
+  /** Queues the call on the lease; the top-up in flight, or one started now, decides it. */
+  private wait(principal: Principal, lease: SpendLease, worst: Prisma.Decimal): Promise<LeaseTicket> {
+    return new Promise((resolve, reject) => {
+      const redirect = () => {
+        const next = this.leaseOf(principal, Date.now());
+        const ticket = next.waiting.length === 0 ? next.take(worst, Date.now()) : undefined;
+        resolve(ticket ?? this.wait(principal, next, worst));
+      };
+      lease.waiting.push({ worst, resolve, reject, redirect });
+      if (!lease.topUp) this.startTopUp(lease);
+    });
+  }
+
+  /** One top-up for all the calls queued on the lease: at least what the first lacks, as much as all lack. */
+  private startTopUp(lease: SpendLease): void {
+    const free = Prisma.Decimal.max(0, lease.free);
+    const head = lease.waiting[0]!.worst;
+    const queued = lease.waiting.reduce((sum, waiter) => sum.add(waiter.worst), new Prisma.Decimal(0));
+    const minimum = head.minus(free);
+    const wanted = Prisma.Decimal.max(minimum, Prisma.Decimal.max(head.mul(this.leaseCalls), queued).minus(free));
+    lease.topUp = this.topUp(lease, minimum, wanted)
+      .then(
+        (): TopUpOutcome => ({ kind: 'granted' }),
+        (error: unknown): TopUpOutcome =>
+          error instanceof GatewayError && error.status === 402 ? { kind: 'refused', minimum, error } : { kind: 'failed', error },
+      )
+      .then((outcome) => {
+        lease.topUp = undefined;
+        decideWaiters(lease, outcome, Date.now());
+        if (lease.waiting.length > 0) this.startTopUp(lease);
+        else if (lease.idle && lease.retired) this.release(lease);
+        else if (lease.idle && lease.scarce) this.retire(lease.keyHash);
+      });
+  }
+
+  private async topUp(lease: SpendLease, minimum: Prisma.Decimal, wanted: Prisma.Decimal): Promise<void> {
     let granted: string;
     try {
       ({ granted } = await this.rpc.send(
@@ -152,17 +163,10 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
         RESERVE_TIMEOUT_MS,
       ));
     } catch (error) {
-      if (error instanceof GatewayError && error.status === 402) {
-        // The 402 names the call's whole worst case, not the part the lease lacked.
-        const refused = new GatewayError(402, error.message, {
-          errorType: error.errorType,
-          metadata: { ...error.metadata, reserved_cost: Number(worst) },
-        });
-        lease.refusal = { minimum, error: refused };
-        throw refused;
-      }
+      // Refused: the key is at a limit, so the lease is given back as soon as it is idle.
+      if (error instanceof GatewayError && error.status === 402) lease.scarce = true;
       if (!(error instanceof GatewayError) || error.status !== 504) throw error;
-      // The request or its reply was lost (a NATS node restarting): nothing was run, so the call is
+      // The request or its reply was lost (a NATS node restarting): nothing was run, so the calls are
       // refused as safe to retry, and what management may have added is given back with the lease.
       lease.uncertain = lease.uncertain.add(wanted);
       this.retire(lease.keyHash);
@@ -171,7 +175,6 @@ export class SpendHolds implements OnModuleInit, OnApplicationShutdown {
         metadata: { reason: 'service_unavailable', retryable: true },
       });
     }
-    lease.refusal = undefined;
     lease.granted = lease.granted.add(granted);
     lease.scarce = wanted.gt(granted);
   }

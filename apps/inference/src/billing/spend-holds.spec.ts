@@ -153,3 +153,85 @@ describe('SpendHolds (leases)', () => {
     expect(management.reserves).toBe(1);
   });
 });
+
+describe('SpendHolds (calls queued on a contended lease)', () => {
+  const statuses = (outcomes: PromiseSettledResult<unknown>[]) =>
+    outcomes.map((o) => (o.status === 'fulfilled' ? 200 : (o.reason as GatewayError).status));
+
+  it('serves every call a nearly spent budget covers and refuses the rest with 402, never 503, at 500 concurrent', async () => {
+    // 500 worst cases of 0.0012 are 0.6: 458 fit in 0.55, granted in halving steps.
+    const management = new FakeManagement(D('0.55'));
+    const holds = holdsOn(management);
+    const outcomes = await Promise.allSettled(Array.from({ length: 500 }, () => holds.reserve(principal(), D('0.0012'))));
+    const answered = statuses(outcomes);
+    expect(answered.filter((status) => status === 200)).toHaveLength(458);
+    expect(answered.filter((status) => status !== 200 && status !== 402)).toEqual([]);
+    expect(management.held.lte('0.55')).toBe(true);
+  });
+
+  it('asks once for all the calls queued behind the top-up in flight when the budget covers them', async () => {
+    const management = new FakeManagement(D(1_000));
+    const holds = holdsOn(management);
+    await Promise.all(Array.from({ length: 100 }, () => holds.reserve(principal(), D('0.01'))));
+    // The first call's top-up leaves before the others queue; the second covers all 99 (not 32 at a time).
+    expect(management.reserves).toBe(2);
+  });
+
+  it('serves queued calls first come first served', async () => {
+    const management = new FakeManagement(D('0.01'));
+    const holds = holdsOn(management);
+    const order: number[] = [];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => holds.reserve(principal(), D('0.0012')).then(() => order.push(i))),
+    );
+    expect(statuses(outcomes)).toEqual([...Array(8).fill(200), ...Array(4).fill(402)]);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('refuses a call dearer than what management can grant with its own 402, and still serves the cheap calls behind it', async () => {
+    const management = new FakeManagement(D('0.5'));
+    const holds = holdsOn(management);
+    const dear = holds.reserve(principal(), D('0.9'));
+    const cheap = Array.from({ length: 5 }, () => holds.reserve(principal(), D('0.05')));
+    await expect(dear).rejects.toMatchObject({
+      status: 402,
+      errorType: 'payment_required',
+      metadata: { reason: 'key_limit_reached', reserved_cost: 0.9 },
+    });
+    expect(statuses(await Promise.allSettled(cheap))).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('decides a dear call and many cheap ones behind it exactly: all that fit run, the rest get 402', async () => {
+    const management = new FakeManagement(D(1));
+    const holds = holdsOn(management);
+    const outcomes = await Promise.allSettled([
+      holds.reserve(principal(), D('0.9')),
+      ...Array.from({ length: 100 }, () => holds.reserve(principal(), D('0.01'))),
+    ]);
+    const answered = statuses(outcomes);
+    expect(answered[0]).toBe(200);
+    // What is left after the dear call (0.1) is granted in halving steps, each covering at least one call.
+    expect(answered.filter((status) => status === 200)).toHaveLength(11);
+    expect(answered.filter((status) => status !== 200 && status !== 402)).toEqual([]);
+  });
+
+  it('refuses every call queued on a lost reply with one retryable 503, without asking again', async () => {
+    const management = new FakeManagement(D(100));
+    const holds = holdsOn(management);
+    management.fail = 'timeout';
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => holds.reserve(principal(), D(1))));
+    expect(statuses(outcomes)).toEqual(Array(20).fill(503));
+    expect(management.reserves).toBe(1);
+  });
+
+  it("moves calls queued on a lease retired meanwhile to the key's next lease", async () => {
+    const management = new FakeManagement(D(100));
+    const holds = holdsOn(management, 4);
+    const waiting = Array.from({ length: 3 }, () => holds.reserve(principal(), D(1)));
+    holds.onApplicationShutdown();
+    expect(statuses(await Promise.allSettled(waiting))).toEqual([200, 200, 200]);
+    // The retired lease's grant is given back whole; the calls run on a second lease.
+    expect(management.released).toMatchObject([{ unused: '4' }]);
+    expect(management.leases.size).toBe(2);
+  });
+});

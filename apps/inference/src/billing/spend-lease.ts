@@ -9,6 +9,15 @@ export interface LeaseTicket {
   charged: Prisma.Decimal;
 }
 
+/** A call queued on a lease behind its top-up, in arrival order. */
+export interface LeaseWaiter {
+  worst: Prisma.Decimal;
+  resolve(ticket: LeaseTicket): void;
+  reject(error: unknown): void;
+  /** The lease was retired while the call waited: it asks the key's current lease instead. */
+  redirect(): void;
+}
+
 /**
  * A replica's lease on one key's spend: what management holds for it (`granted`), and what the
  * calls on it have committed (the charges of ended calls plus, for each running call, the larger of
@@ -26,10 +35,10 @@ export class SpendLease {
   /** The last top-up got less than it wanted: the key is near a limit, so idle capacity is given back at once. */
   scarce = false;
   lastUsedAt: number;
-  /** The top-up in flight, which calls that do not fit wait for instead of asking again. */
+  /** The top-up in flight; while it is, calls that do not fit queue in `waiting` instead of asking again. */
   topUp: Promise<void> | undefined;
-  /** The last refused top-up's minimum: a waiting call at least as dear is refused the same way. */
-  refusal: { minimum: Prisma.Decimal; error: unknown } | undefined;
+  /** Calls waiting for a top-up, first come first served; never empty without a top-up in flight. */
+  readonly waiting: LeaseWaiter[] = [];
 
   constructor(
     readonly id: string,
