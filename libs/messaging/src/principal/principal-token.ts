@@ -1,5 +1,6 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
 import type { KeyKind } from '@gw/contracts';
+import type { RequestPrincipal } from '@gw/telemetry';
 
 /** The NATS header of a request's signed principal. nats.js matches header names exactly. */
 export const PRINCIPAL_HEADER = 'Gw-Principal';
@@ -47,10 +48,26 @@ export function openPrincipal(token: string, keys: readonly KeyObject[]): Princi
   const signature = Buffer.from(token.slice(dot + 1), 'base64url');
   if (signature.length !== 64) return undefined;
   if (!keys.some((key) => verify(null, body, key, signature))) return undefined;
+  return readPrincipalClaims(token);
+}
+
+/**
+ * The claims of a token as the gateway wrote them, unverified: the one decoding of a token. Alone
+ * it proves nothing; `openPrincipal` verifies first, and the consumers verify before billing.
+ */
+export function readPrincipalClaims(token: string): PrincipalClaims | undefined {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as PrincipalClaims;
+    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as PrincipalClaims | null;
     return typeof claims === 'object' && claims !== null && typeof claims.e === 'number' ? claims : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A received token as its request's context keeps it: its nonce and kind decoded here, once per request. */
+export function requestPrincipalOf(token: string): RequestPrincipal {
+  const claims = readPrincipalClaims(token);
+  return { token, nonce: typeof claims?.n === 'string' ? claims.n : undefined, grant: claims?.g === 1 };
 }
