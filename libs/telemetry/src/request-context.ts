@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * The signed principal a request arrived with (`Gw-Principal`), with what its ids are minted from,
- * decoded once when the request enters (`requestPrincipalOf` in @gw/messaging), not per id.
+ * decoded at most once per request, when first asked (`requestPrincipalOf` in @gw/messaging), not per id.
  */
 export interface RequestPrincipal {
   /** The token as received, which the service's own calls pass on as they got it: only the gateway signs. */

@@ -66,8 +66,30 @@ export function readPrincipalClaims(token: string): PrincipalClaims | undefined 
   }
 }
 
-/** A received token as its request's context keeps it: its nonce and kind decoded here, once per request. */
+/** A received token as its request's context keeps it: its claims decoded on first use, at most once per request. */
 export function requestPrincipalOf(token: string): RequestPrincipal {
-  const claims = readPrincipalClaims(token);
-  return { token, nonce: typeof claims?.n === 'string' ? claims.n : undefined, grant: claims?.g === 1 };
+  return new ReceivedPrincipal(token);
+}
+
+/** Most requests a service serves mint no id: their token is passed on as it came, never decoded. */
+class ReceivedPrincipal implements RequestPrincipal {
+  private minted?: { nonce?: string; grant: boolean };
+
+  constructor(readonly token: string) {}
+
+  get nonce(): string | undefined {
+    return this.read().nonce;
+  }
+
+  get grant(): boolean {
+    return this.read().grant;
+  }
+
+  private read(): { nonce?: string; grant: boolean } {
+    if (!this.minted) {
+      const claims = readPrincipalClaims(this.token);
+      this.minted = { nonce: typeof claims?.n === 'string' ? claims.n : undefined, grant: claims?.g === 1 };
+    }
+    return this.minted;
+  }
 }
