@@ -6,7 +6,15 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type Subscription } fro
 import { isTrustedSubject, tenancyOf, validateDto } from '@gw/contracts';
 import { GatewayError, toRpcError, type RpcErrorPayload } from '@gw/errors';
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { ATTR, extractTraceContext, REQUEST_ID_HEADER, runWithRequestId, tracer, tracingEnabled } from '@gw/telemetry';
+import {
+  ATTR,
+  extractTraceContext,
+  REQUEST_ID_HEADER,
+  runWithRequestId,
+  tracer,
+  tracingEnabled,
+  type RequestPrincipal,
+} from '@gw/telemetry';
 import type { JetStreamPlacement } from './jetstream-placement.js';
 import { JSON_REPLY_HEADERS, JsonAnswer, REPLY_HEADER } from './json-reply.js';
 import { EMPTY, LargeBodies, RPC_BODY_HEADER } from './large-bodies.js';
@@ -18,7 +26,7 @@ import { ServedStream } from './served-stream.js';
 import { StreamFrameWriter } from './stream-frame-writer.js';
 import { parseWindow, STREAM_CREDIT_HEADER, STREAM_WINDOW_HEADER, StreamWindow } from './stream-window.js';
 import { withHeaders } from './trace-headers.js';
-import { PRINCIPAL_HEADER } from './principal/principal-token.js';
+import { PRINCIPAL_HEADER, requestPrincipalOf } from './principal/principal-token.js';
 import type { PrincipalVerifier } from './principal/principal-verifier.js';
 
 export interface BusServerOptions {
@@ -52,8 +60,8 @@ interface Inbound {
   requestId: string | undefined;
   /** The caller's trace, with tracing on. */
   trace: Context | undefined;
-  /** The gateway-signed principal, kept for the calls the handler makes for this request. */
-  principal: string | undefined;
+  /** The gateway-signed principal, kept for the calls the handler makes and the ids it mints for this request. */
+  principal: RequestPrincipal | undefined;
 }
 
 /** LOG_LEVEL debug or trace: a line per message handled, with its request id (and trace id). */
@@ -165,10 +173,11 @@ export class BusServer extends Server implements CustomTransportStrategy {
   /** The one place inbound headers are read (a check of who sent the message belongs here). */
   private inbound(message: Msg): Inbound {
     const headers = message.headers;
+    const token = headers?.get(PRINCIPAL_HEADER);
     return {
       requestId: headers?.get(REQUEST_ID_HEADER) || undefined,
       trace: tracingEnabled() ? extractTraceContext(headers) : undefined,
-      principal: headers?.get(PRINCIPAL_HEADER) || undefined,
+      principal: token ? requestPrincipalOf(token) : undefined,
     };
   }
 

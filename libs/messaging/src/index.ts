@@ -2,6 +2,7 @@ export * from './nats-connection.js';
 export * from './rpc-client.js';
 export * from './rpc-stream.js';
 export * from './service-bootstrap.js';
+export * from './service-options.js';
 export * from './bus-server.js';
 export * from './served-stream.js';
 export * from './health.js';

@@ -14,13 +14,13 @@ import {
   batchIdOfGrant,
   generatePrincipalKeyPair,
   generationIdOf,
-  nonceOfToken,
   PRINCIPAL_HEADER,
   PrincipalSigner,
   PrincipalVerifier,
   UsagePrincipalVerifier,
   principalPublicKeys,
   principalSigningKey,
+  readPrincipalClaims,
 } from '@gw/messaging';
 import nacl from 'tweetnacl';
 
@@ -66,7 +66,7 @@ measure('for comparison: tweetnacl verify', Math.max(20, Math.round(CALLS / 200)
 // A consumer of USAGE: tokens it has not seen (one per interactive request), and a batch's grant it has.
 const usageVerifier = new UsagePrincipalVerifier(principalPublicKeys(pair.publicKey));
 const fresh = Array.from({ length: CALLS + 1_000 }, (_, index) => signer.sign(tenancy, data, `${requestId}-${index}`)!);
-const freshIds = fresh.map((token) => generationIdOf(nonceOfToken(token)!.nonce, 0));
+const freshIds = fresh.map((token) => generationIdOf(readPrincipalClaims(token)!.n!, 0));
 let next = 0;
 measure('consumer: usage event, its own token', CALLS, () => {
   const index = next++;
@@ -84,7 +84,7 @@ const line = {
   generationId: 'gen-line',
   workspaceId: principal.workspaceId,
   keyHash: principal.keyHash,
-  batchId: batchIdOfGrant(nonceOfToken(grant)!.nonce),
+  batchId: batchIdOfGrant(readPrincipalClaims(grant)!.n!),
   principal: grant,
 };
 measure('consumer: usage event of a batch line (grant)', CALLS, () => {

@@ -1,7 +1,6 @@
-import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, envelopeOf, stack } from './e2e-helpers.js';
+import { anthropicClient, call, envelopeOf, expectAnthropicCreateAndStream, stack } from './e2e-helpers.js';
 
 /**
  * The official clients through the gateway on models served by AWS Bedrock (Converse, signed
@@ -10,7 +9,7 @@ import { call, envelopeOf, stack } from './e2e-helpers.js';
  * through the strict provider simulator.
  */
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: stack.baseUrl.replace(/\/v1$/, ''), maxRetries: 0 });
+const anthropic = anthropicClient();
 const tools: OpenAI.ChatCompletionTool[] = [
   {
     type: 'function',
@@ -83,21 +82,7 @@ describe.each(models)('$model through the gateway', ({ model, provider, prompt, 
     expect(finish).toBe('tool_calls');
   });
 
-  it('@anthropic-ai/sdk: messages.create and messages.stream', async () => {
-    const message = await anthropic.messages.create({
-      model,
-      max_tokens: 256,
-      system: 'Be brief.',
-      messages: [{ role: 'user', content: 'Tell me about gateways' }],
-    });
-    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
-    expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
-    const final = await anthropic.messages
-      .stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] })
-      .finalMessage();
-    expect(final.stop_reason).toBe('end_turn');
-    expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
-  });
+  it('@anthropic-ai/sdk: messages.create and messages.stream', () => expectAnthropicCreateAndStream(anthropic, model));
 });
 
 describe('Bedrock and Azure specifics through the gateway', () => {

@@ -1,6 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefix, SUBJECTS, tenancyOf, type BusUser, type Principal } from '@gw/contracts';
-import { natsAuthOptions, PrincipalSigner, principalSigningKey, ResilientNatsConnection, RpcClient } from '@gw/messaging';
+import {
+  natsAuthOptions,
+  PrincipalSigner,
+  principalSigningKey,
+  requestPrincipalOf,
+  ResilientNatsConnection,
+  RpcClient,
+} from '@gw/messaging';
 import { runWithRequestId } from '@gw/telemetry';
 import { busAuth } from '@gw/testing';
 import { createHash } from 'node:crypto';
@@ -122,7 +129,7 @@ describe('the bus refuses clients and requests the subject table does not allow'
     const reply = await runWithRequestId(
       requestId,
       () => inference.rpc.send<{ credentials: unknown[] }>(SUBJECTS.management.byokResolve, { workspaceId: stack.workspaceId }),
-      token,
+      requestPrincipalOf(token!),
     );
     expect(Array.isArray(reply.credentials)).toBe(true);
 

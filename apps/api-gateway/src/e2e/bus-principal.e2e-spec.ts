@@ -16,9 +16,10 @@ import {
   generatePrincipalKeyPair,
   generationIdOf,
   JetStreamPublisher,
-  nonceOfToken,
   PrincipalSigner,
   principalSigningKey,
+  readPrincipalClaims,
+  requestPrincipalOf,
   ResilientNatsConnection,
   RpcClient,
 } from '@gw/messaging';
@@ -62,7 +63,7 @@ async function as(user: BusUser): Promise<RpcClient> {
  */
 async function ask(rpc: RpcClient, subject: string, data: unknown, requestId: string, token?: string): Promise<unknown> {
   try {
-    return { answered: await runWithRequestId(requestId, () => rpc.send(subject, data), token) };
+    return { answered: await runWithRequestId(requestId, () => rpc.send(subject, data), token ? requestPrincipalOf(token) : undefined) };
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return { status: error.status, reason: error.metadata?.reason };
@@ -244,7 +245,8 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
      */
     const usageEvent = (requestId: string, token: string | undefined, cost = '0.25', generationId?: string): UsageRecordedEvent => ({
       generationId:
-        generationId ?? (token && nonceOfToken(token) ? generationIdOf(nonceOfToken(token)!.nonce, 0) : `gen-forged-${randomUUID()}`),
+        generationId ??
+        (token && readPrincipalClaims(token)?.n ? generationIdOf(readPrincipalClaims(token)!.n!, 0) : `gen-forged-${randomUUID()}`),
       workspaceId: keyPrincipal.workspaceId,
       keyHash: keyPrincipal.keyHash,
       userId: keyPrincipal.userId,
@@ -315,7 +317,7 @@ describe('forged messages on the bus are refused (issue 35 item 6)', () => {
       const usage = await keyUsage();
       const requestId = randomUUID();
       const token = tokenFor(keyPrincipal, requestId);
-      const nonce = nonceOfToken(token)!.nonce;
+      const nonce = readPrincipalClaims(token)!.n!;
       // What inference published for the request: its generation in slot 0, billed.
       const genuine = usageEvent(requestId, token, '0.0625');
       await publish(genuine);

@@ -1,6 +1,7 @@
+import Anthropic from '@anthropic-ai/sdk';
 import type {} from '@gw/testing';
 import { request } from 'node:http';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { noteAnswer } from './openapi-answers.setup.js';
 
 export const stack = inject('stack');
@@ -81,4 +82,29 @@ export function postLarge(path: string, body: Buffer): Promise<{ status: number;
     });
     outgoing.write(body.subarray(0, 64 * 1024));
   });
+}
+
+/** @anthropic-ai/sdk on the gateway (it appends `/v1/messages` to the origin), with the stack's key. */
+export function anthropicClient(): Anthropic {
+  return new Anthropic({ apiKey: stack.apiKey, baseURL: new URL(stack.baseUrl).origin, maxRetries: 0 });
+}
+
+/**
+ * @anthropic-ai/sdk's `messages.create` (with a system prompt) and `messages.stream` on `model`:
+ * each a whole assistant message in Anthropic's shape, the simulator's reply, ending its turn.
+ */
+export async function expectAnthropicCreateAndStream(anthropic: Anthropic, model: string): Promise<void> {
+  const message = await anthropic.messages.create({
+    model,
+    max_tokens: 256,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'Tell me about gateways' }],
+  });
+  expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
+  expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
+  const final = await anthropic.messages
+    .stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] })
+    .finalMessage();
+  expect(final.stop_reason).toBe('end_turn');
+  expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
 }

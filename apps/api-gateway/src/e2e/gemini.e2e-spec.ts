@@ -1,15 +1,14 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type FunctionDeclaration } from '@google/genai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { stack } from './e2e-helpers.js';
+import { anthropicClient, expectAnthropicCreateAndStream, stack } from './e2e-helpers.js';
 
 /** Google's own client pointed at the gateway: it appends /v1/models/{model}:{method} to its base URL, or /v1beta/... with that version. */
 const origin = new URL(stack.baseUrl).origin;
 const google = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin } });
 const googleBeta = new GoogleGenAI({ apiKey: stack.apiKey, httpOptions: { baseUrl: origin, apiVersion: 'v1beta' } });
 const openai = new OpenAI({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-const anthropic = new Anthropic({ apiKey: stack.apiKey, baseURL: origin, maxRetries: 0 });
+const anthropic = anthropicClient();
 /** A call outside `/v1` (the e2e helper's base), with the stack's key. */
 async function v1beta(path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${origin}${path}`, {
@@ -173,21 +172,9 @@ describe('openai and @anthropic-ai/sdk against Google-backed models', () => {
     },
   );
 
-  it.each(['sim/gemini-2.5-flash', 'sim/gemini-vertex'])('%s: @anthropic-ai/sdk messages.create and messages.stream', async (model) => {
-    const message = await anthropic.messages.create({
-      model,
-      max_tokens: 256,
-      system: 'Be brief.',
-      messages: [{ role: 'user', content: 'Tell me about gateways' }],
-    });
-    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
-    expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
-    const final = await anthropic.messages
-      .stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Tell me about gateways' }] })
-      .finalMessage();
-    expect(final.stop_reason).toBe('end_turn');
-    expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Simulated reply to: Tell me about gateways/) });
-  });
+  it.each(['sim/gemini-2.5-flash', 'sim/gemini-vertex'])('%s: @anthropic-ai/sdk messages.create and messages.stream', (model) =>
+    expectAnthropicCreateAndStream(anthropic, model),
+  );
 
   it("sim/gemini-vertex: a function call's arguments streamed by Vertex reach each front door in pieces, the call whole", async () => {
     const tools = [

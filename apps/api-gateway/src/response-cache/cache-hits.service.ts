@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ChatCreateRequest, UsageRecordedEvent } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { generationIdOf, nonceOfToken, PrincipalSigner, ResilientNatsConnection } from '@gw/messaging';
+import { generationIdOf, PrincipalSigner, readPrincipalClaims, ResilientNatsConnection } from '@gw/messaging';
 import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@gw/telemetry';
 import {
@@ -169,7 +169,7 @@ export class ResponseCacheHits implements OnModuleDestroy {
     if (!this.signer || !this.grants) return { newId: newGenerationId };
     if (this.freeHits) return { proof: this.grants.of(payload.principal), newId: newGenerationId };
     const proof = this.signer.sign({ actsFor: 'principal' }, payload, requestId);
-    const nonce = proof ? nonceOfToken(proof)?.nonce : undefined;
+    const nonce = proof ? readPrincipalClaims(proof)?.n : undefined;
     return { proof, newId: nonce ? () => generationIdOf(nonce, 0) : newGenerationId };
   }
 

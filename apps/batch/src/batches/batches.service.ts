@@ -12,7 +12,7 @@ import {
   type Principal,
 } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
-import { batchIdOfGrant, nonceOfToken, receivedPrincipal } from '@gw/messaging';
+import { batchIdOfGrant, receivedPrincipal } from '@gw/messaging';
 import { Prisma, type Batch } from '../generated/prisma/client.js';
 import { CostGuard } from '../billing/cost-guard.service.js';
 import { SpendCheck } from '../billing/spend-check.js';
@@ -52,10 +52,10 @@ export class BatchesService {
     const { principal } = request;
     await this.spend.assertMayStart(principal);
     const now = this.clock.now();
-    const grant = receivedPrincipal();
-    const minted = grant ? nonceOfToken(grant) : undefined;
+    const received = receivedPrincipal();
+    const grant = received?.grant && received.nonce ? received.nonce : undefined;
     // The grant's own batch: its charge is billed only under this id, so one grant bills one batch.
-    const id = minted?.grant ? batchIdOfGrant(minted.nonce) : `batch_${randomBytes(16).toString('hex')}`;
+    const id = grant ? batchIdOfGrant(grant) : `batch_${randomBytes(16).toString('hex')}`;
     const created = this.prisma.batch.create({
       data: {
         id,
@@ -64,7 +64,7 @@ export class BatchesService {
         internId: principal.keyKind === 'intern' ? (principal.internId ?? null) : null,
         principal: principalToStore(principal),
         // The grant the gateway signed for this batch (checked before this handler ran).
-        principalGrant: grant ?? null,
+        principalGrant: received?.token ?? null,
         endpoint: request.endpoint,
         model: request.model,
         completionWindow: request.completionWindow,
@@ -81,7 +81,7 @@ export class BatchesService {
     } catch (error) {
       // The same create delivered twice (a resend): the grant's batch exists, it is this one.
       const again =
-        minted?.grant && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002'
+        grant && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002'
           ? await this.prisma.batch.findFirst({ where: { id, workspaceId: principal.workspaceId }, select: { id: true } })
           : null;
       if (!again) throw error;

@@ -2,6 +2,7 @@ import type { MessageUsageView } from '@gw/contracts';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Cost } from '../pricing/cost.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../providers/provider-adapter.js';
+import { costView } from '../shared-pipeline/usage-view.js';
 
 /** The parts of a Messages answer that come from the provider (the gateway adds id, model and usage). */
 export interface MessageDraft {
@@ -104,15 +105,7 @@ export function messageUsageView(
     output_tokens: usage.completionTokens,
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: usage.cachedTokens,
-    cost: charged.toNumber(),
-    is_byok: isByok,
-    cost_details: {
-      upstream_inference_cost: isByok ? cost.total.toNumber() : null,
-      upstream_inference_prompt_cost: cost.input.toNumber(),
-      upstream_inference_completions_cost: cost.output.toNumber(),
-      upstream_inference_input_cost: cost.input.toNumber(),
-      upstream_inference_output_cost: cost.output.toNumber(),
-    },
+    ...costView(cost, isByok, charged),
   };
 }
 

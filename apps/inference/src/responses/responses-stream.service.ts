@@ -8,6 +8,7 @@ import { ALREADY_FRAMED, ServedStreams } from '../shared-pipeline/served-stream.
 import { StreamTally } from '../shared-pipeline/stream-tally.js';
 import { UpstreamFailure } from '../upstream/upstream-failure.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { settleLoopStep } from '../server-tools/settle-loop-step.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
@@ -21,8 +22,7 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 import { toResponsesUsage } from './responses-view.js';
 import { metadataField } from '../routing/metadata-field.js';
 import { ContentLog } from '../content/content-log.service.js';
-import { chatContent, streamedContent } from '../content/generation-content.js';
-import { withToolFacts } from '../usage/request-facts.js';
+import { streamedContent } from '../content/generation-content.js';
 
 /**
  * `POST /v1/responses` with `stream: true`: the same preparation and model call as the
@@ -77,23 +77,16 @@ export class ResponsesStreamService {
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost, found) => {
-            // The plugins' searches and fetches are charged on the first call.
-            const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
-            const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-            const charge = await this.accounting.settle({
-              generationId: newGenerationId(),
+            const owner = {
+              accounting: this.accounting,
+              plugins: this.plugins,
+              prepared,
               principal,
-              attempt: step.attempt,
-              tracker: step.tracker,
-              usage: plugin.usage,
-              status: 'succeeded',
-              sessionId: prepared.sessionId,
-              request: withToolFacts(prepared.facts, found),
-              toolCost: cost,
+              generationId: newGenerationId(),
               streamed: true,
-              content: () => chatContent(step.body.messages, step.completion),
-            });
-            return { charge, extra: plugin.usage };
+            };
+            const { charge, usage: charged } = await settleLoopStep(owner, step, usage, toolCost, found);
+            return { charge, extra: charged };
           },
           onExecuted: (calls) => {
             for (const call of calls) writer!.serverToolCall(webSearchCallItem(call));

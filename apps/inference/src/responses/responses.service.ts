@@ -6,6 +6,7 @@ import { newGenerationId } from '../shared-pipeline/generation-ids.js';
 import { ModelCalls } from '../shared-pipeline/model-calls.service.js';
 import { CallCancellations } from '../shared-pipeline/call-cancellations.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { settleLoopStep } from '../server-tools/settle-loop-step.js';
 import { extractServerTools } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { PluginPipeline } from '../plugins/plugin-pipeline.service.js';
@@ -18,7 +19,6 @@ import { headOf, ResponsesPreparation, stepUsage } from './responses-preparation
 import { outputItemsOf, responseObject, statusOf, toResponsesUsage } from './responses-view.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
-import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * `POST /v1/responses` without streaming, on the chat pipeline: preparation
@@ -74,23 +74,16 @@ export class ResponsesService {
             return { completion, attempt, tracker };
           },
           settle: async (step, usage, toolCost, found) => {
-            // The plugins' searches and fetches are charged on the first call.
-            const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
-            const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-            const charge = await this.accounting.settle({
-              generationId: newGenerationId(),
+            const owner = {
+              accounting: this.accounting,
+              plugins: this.plugins,
+              prepared,
               principal,
-              attempt: step.attempt,
-              tracker: step.tracker,
-              usage: plugin.usage,
-              status: 'succeeded',
-              sessionId: prepared.sessionId,
-              request: withToolFacts(prepared.facts, found),
-              toolCost: cost,
-              finish: finishOfCompletion(step.completion),
-              content: () => chatContent(step.body.messages, step.completion),
-            });
-            return { charge, extra: stepUsage(plugin.usage, charge) };
+              generationId: newGenerationId(),
+              streamed: false,
+            };
+            const { charge, usage: charged } = await settleLoopStep(owner, step, usage, toolCost, found);
+            return { charge, extra: stepUsage(charged, charge) };
           },
         });
         const last = steps.at(-1)!;

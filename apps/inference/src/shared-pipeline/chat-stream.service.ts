@@ -1,10 +1,11 @@
 import { ContentLog } from '../content/content-log.service.js';
-import { chatContent, streamedContent } from '../content/generation-content.js';
+import { streamedContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionChunkView, ChatStreamRequest } from '@gw/contracts';
 import type { StreamEvent } from '../providers/provider-adapter.js';
 import { DebugTimings } from '../routing/routing-metadata.js';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { settleLoopStep } from '../server-tools/settle-loop-step.js';
 import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner, sourcesOf } from '../server-tools/server-tool-runner.service.js';
 import { drainStep } from '../server-tools/stream-step.js';
@@ -22,7 +23,6 @@ import { SSE_DATA_FRAME, ServedStreams } from './served-stream.js';
 import { StreamTally } from './stream-tally.js';
 import { buildUsageView } from './usage-view.js';
 import { metadataField } from '../routing/metadata-field.js';
-import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * Streamed chat completions (`stream: true`), on the same route as the non-streamed path
@@ -239,23 +239,16 @@ async function streamServerTools(
     settle: async (step, usage, toolCost, found) => {
       // The chunks' id is the first call's generation id; later calls have their own.
       const generationId = settled++ === 0 ? head.id : newGenerationId();
-      // The plugins' searches and fetches are charged on the first call.
-      const plugin = deps.plugins ? deps.plugins.takeToolCharges(prepared.plugins, usage) : { usage };
-      const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-      const charge = await deps.accounting.settle({
-        generationId,
+      const owner = {
+        accounting: deps.accounting,
+        plugins: deps.plugins,
+        prepared,
         principal: request.principal,
-        attempt: step.attempt,
-        tracker: step.tracker,
-        usage: plugin.usage,
-        status: 'succeeded',
-        sessionId: prepared.sessionId,
-        request: withToolFacts(prepared.facts, found),
-        toolCost: cost,
+        generationId,
         streamed: true,
-        content: () => chatContent(step.body.messages, step.completion),
-      });
-      return { charge, extra: plugin.usage };
+      };
+      const { charge, usage: charged } = await settleLoopStep(owner, step, usage, toolCost, found);
+      return { charge, extra: charged };
     },
   });
   const last = steps.at(-1)!;

@@ -3,6 +3,7 @@ import { chatContent } from '../content/generation-content.js';
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionView, ChatCreateRequest } from '@gw/contracts';
 import { runServerToolLoop } from '../server-tools/server-tool-loop.js';
+import { settleLoopStep } from '../server-tools/settle-loop-step.js';
 import { extractServerTools, type ServerToolsPlan } from '../server-tools/server-tool-request.js';
 import { ServerToolRunner } from '../server-tools/server-tool-runner.service.js';
 import { sumUsageViews } from '../server-tools/usage-sum.js';
@@ -21,7 +22,6 @@ import { ModelCalls } from './model-calls.service.js';
 import { CallCancellations } from './call-cancellations.js';
 import { SpendHolds } from '../billing/spend-holds.service.js';
 import { metadataField } from '../routing/metadata-field.js';
-import { withToolFacts } from '../usage/request-facts.js';
 
 /**
  * One non-streaming chat completion: spend check, preset, the workspace's BYOK keys, a
@@ -126,22 +126,9 @@ export class ChatService {
       },
       settle: async (step, usage, toolCost, found) => {
         const id = newGenerationId();
-        const plugin = this.plugins.takeToolCharges(prepared.plugins, usage);
-        const cost = plugin.toolCost ? toolCost.add(plugin.toolCost) : toolCost;
-        const charge = await this.accounting.settle({
-          generationId: id,
-          principal,
-          attempt: step.attempt,
-          tracker: step.tracker,
-          usage: plugin.usage,
-          status: 'succeeded',
-          sessionId: prepared.sessionId,
-          request: withToolFacts(prepared.facts, found),
-          toolCost: cost,
-          finish: finishOfCompletion(step.completion),
-          content: () => chatContent(step.body.messages, step.completion),
-        });
-        return { charge, extra: { id, usage: plugin.usage } };
+        const owner = { accounting: this.accounting, plugins: this.plugins, prepared, principal, generationId: id, streamed: false };
+        const settled = await settleLoopStep(owner, step, usage, toolCost, found);
+        return { charge: settled.charge, extra: { id, usage: settled.usage } };
       },
     });
     return steps.map((step) => ({

@@ -28,6 +28,13 @@ export function buildUsageView(usage: NormalizedUsage, cost: Cost, isByok: boole
       ...defined('image_tokens', usage.completionImageTokens),
     },
     ...serverToolUseView(usage),
+    ...costView(cost, isByok, charged),
+  };
+}
+
+/** The gateway's cost fields, the same on every front door's usage: `charged` paid, the upstream price in the details. */
+export function costView(cost: Cost, isByok: boolean, charged: Prisma.Decimal): Pick<ChatUsageView, 'cost' | 'is_byok' | 'cost_details'> {
+  return {
     cost: charged.toNumber(),
     is_byok: isByok,
     cost_details: {

@@ -176,7 +176,7 @@ function stampRequest(event: UsageRecordedEvent): void {
   const requestId = currentRequestId();
   if (requestId) event.requestId = requestId;
   const principal = currentPrincipal();
-  if (principal) event.principal = principal;
+  if (principal) event.principal = principal.token;
 }
 
 export function toUsageEvent(outcome: GenerationOutcome): UsageRecordedEvent {

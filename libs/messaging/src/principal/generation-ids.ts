@@ -34,18 +34,3 @@ export function isGenerationOf(generationId: string, nonce: string): boolean {
 export function batchIdOfGrant(nonce: string): string {
   return `batch_${createHash('sha256').update(nonce).digest('hex').slice(0, 32)}`;
 }
-
-/**
- * The nonce and kind of a token as the gateway wrote them, unverified: what a service mints its ids
- * from after its request was verified. Whatever it reads, the consumers verify before billing.
- */
-export function nonceOfToken(token: string): { nonce: string; grant: boolean } | undefined {
-  const dot = token.indexOf('.');
-  if (dot <= 0) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as { n?: unknown; g?: unknown };
-    return typeof claims.n === 'string' ? { nonce: claims.n, grant: claims.g === 1 } : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,11 +1,11 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { SUBJECTS, type Principal } from '@gw/contracts';
+import { SUBJECTS, tenancyOf, type Principal } from '@gw/contracts';
 import { REQUEST_ID_HEADER, runWithRequestId } from '@gw/telemetry';
 import { describe, expect, it } from 'vitest';
 import { actingWithGrant, receivedPrincipal, withPrincipal } from './outgoing-principal.js';
 import { generatePrincipalKeyPair, principalPublicKeys, principalSigningKey } from './principal-keys.js';
 import { PrincipalSigner } from './principal-signer.js';
-import { PRINCIPAL_HEADER } from './principal-token.js';
+import { PRINCIPAL_HEADER, readPrincipalClaims, requestPrincipalOf } from './principal-token.js';
 import { PrincipalVerifier } from './principal-verifier.js';
 
 const pair = generatePrincipalKeyPair();
@@ -39,12 +39,12 @@ describe('the principal a call carries', () => {
     runWithRequestId(
       'req-3',
       () => {
-        expect(receivedPrincipal()).toBe('token-as-received');
+        expect(receivedPrincipal()?.token).toBe('token-as-received');
         const headers = withPrincipal(SUBJECTS.management.byokResolve, { workspaceId: principal.workspaceId }, undefined)!;
         expect(headers.get(PRINCIPAL_HEADER)).toBe('token-as-received');
         expect(withPrincipal(SUBJECTS.management.health, {}, undefined)).toBeUndefined();
       },
-      'token-as-received',
+      requestPrincipalOf('token-as-received'),
     );
     expect(withPrincipal(SUBJECTS.management.byokResolve, { workspaceId: principal.workspaceId }, undefined)).toBeUndefined();
   });
@@ -54,5 +54,21 @@ describe('the principal a call carries', () => {
       expect(withPrincipal(SUBJECTS.inference.chatCreate, { principal }, undefined)!.get(PRINCIPAL_HEADER)).toBe('grant-of-the-batch');
     });
     expect(actingWithGrant(null, () => receivedPrincipal())).toBeUndefined();
+  });
+
+  it('is read at most once per request: the nonce its ids are minted from, and whether it is a batch’s grant', () => {
+    const token = signer.sign(tenancyOf(SUBJECTS.inference.chatStream)!, { principal }, 'req-4')!;
+    const grant = signer.sign(tenancyOf(SUBJECTS.batch.batchesCreate)!, { principal }, 'req-4')!;
+    const fields = (received: ReturnType<typeof requestPrincipalOf>) => ({
+      token: received.token,
+      nonce: received.nonce,
+      grant: received.grant,
+    });
+    expect(fields(requestPrincipalOf(token))).toEqual({ token, nonce: readPrincipalClaims(token)!.n, grant: false });
+    expect(requestPrincipalOf(token).nonce).toMatch(/^[0-9a-z]+-[0-9a-f]{20}$/);
+    expect(fields(requestPrincipalOf(grant))).toEqual({ token: grant, grant: true, nonce: readPrincipalClaims(grant)!.n });
+    // Not a token the gateway wrote: passed on as it came, minting nothing from it.
+    expect(fields(requestPrincipalOf('token-as-received'))).toEqual({ token: 'token-as-received', nonce: undefined, grant: false });
+    expect(fields(requestPrincipalOf('bm90IGpzb24.c2ln'))).toEqual({ token: 'bm90IGpzb24.c2ln', nonce: undefined, grant: false });
   });
 });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { tenancyOf } from '@gw/contracts';
-import { currentPrincipal, currentRequestId, REQUEST_ID_HEADER, runWithRequestId } from '@gw/telemetry';
+import { currentPrincipal, currentRequestId, REQUEST_ID_HEADER, runWithRequestId, type RequestPrincipal } from '@gw/telemetry';
 import type { PrincipalSigner } from './principal-signer.js';
-import { PRINCIPAL_HEADER } from './principal-token.js';
+import { PRINCIPAL_HEADER, requestPrincipalOf } from './principal-token.js';
 
 /**
  * A call's headers with the principal it acts for: the gateway (`signer`) signs one for the
@@ -25,7 +25,7 @@ export function withPrincipal(subject: string, data: unknown, headers: MsgHdrs |
     if (token) out.set(PRINCIPAL_HEADER, token);
     return out;
   }
-  const token = currentPrincipal();
+  const token = currentPrincipal()?.token;
   if (!token) return headers;
   const tenancy = tenancyOf(subject);
   if (!tenancy || tenancy.actsFor === 'none') return headers;
@@ -36,10 +36,10 @@ export function withPrincipal(subject: string, data: unknown, headers: MsgHdrs |
 
 /** Runs `fn` with a stored grant (a batch's) as the principal its calls pass on; none: as it is. */
 export function actingWithGrant<T>(grant: string | null | undefined, fn: () => T): T {
-  return grant ? runWithRequestId(currentRequestId(), fn, grant) : fn();
+  return grant ? runWithRequestId(currentRequestId(), fn, requestPrincipalOf(grant)) : fn();
 }
 
-/** The signed principal the request being handled came with (a batch keeps its grant from it). */
-export function receivedPrincipal(): string | undefined {
+/** The signed principal the request being handled came with (a batch keeps its grant and names itself from it). */
+export function receivedPrincipal(): RequestPrincipal | undefined {
   return currentPrincipal();
 }

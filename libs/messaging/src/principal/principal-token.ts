@@ -1,5 +1,6 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
 import type { KeyKind } from '@gw/contracts';
+import type { RequestPrincipal } from '@gw/telemetry';
 
 /** The NATS header of a request's signed principal. nats.js matches header names exactly. */
 export const PRINCIPAL_HEADER = 'Gw-Principal';
@@ -47,10 +48,48 @@ export function openPrincipal(token: string, keys: readonly KeyObject[]): Princi
   const signature = Buffer.from(token.slice(dot + 1), 'base64url');
   if (signature.length !== 64) return undefined;
   if (!keys.some((key) => verify(null, body, key, signature))) return undefined;
+  return readPrincipalClaims(token);
+}
+
+/**
+ * The claims of a token as the gateway wrote them, unverified: the one decoding of a token. Alone
+ * it proves nothing; `openPrincipal` verifies first, and the consumers verify before billing.
+ */
+export function readPrincipalClaims(token: string): PrincipalClaims | undefined {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as PrincipalClaims;
+    const claims = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString()) as PrincipalClaims | null;
     return typeof claims === 'object' && claims !== null && typeof claims.e === 'number' ? claims : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A received token as its request's context keeps it: its claims decoded on first use, at most once per request. */
+export function requestPrincipalOf(token: string): RequestPrincipal {
+  return new ReceivedPrincipal(token);
+}
+
+/** Most requests a service serves mint no id: their token is passed on as it came, never decoded. */
+class ReceivedPrincipal implements RequestPrincipal {
+  private minted?: { nonce?: string; grant: boolean };
+
+  constructor(readonly token: string) {}
+
+  get nonce(): string | undefined {
+    return this.read().nonce;
+  }
+
+  get grant(): boolean {
+    return this.read().grant;
+  }
+
+  private read(): { nonce?: string; grant: boolean } {
+    if (!this.minted) {
+      const claims = readPrincipalClaims(this.token);
+      this.minted = { nonce: typeof claims?.n === 'string' ? claims.n : undefined, grant: claims?.g === 1 };
+    }
+    return this.minted;
   }
 }

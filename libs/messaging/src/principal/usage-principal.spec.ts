@@ -1,8 +1,9 @@
 import { tenancyOf, SUBJECTS, type Principal } from '@gw/contracts';
 import { describe, expect, it } from 'vitest';
 import { generatePrincipalKeyPair, principalPublicKeys, principalSigningKey } from './principal-keys.js';
-import { batchIdOfGrant, generationIdOf, MAX_GENERATIONS_PER_REQUEST, nonceOfToken } from './generation-ids.js';
+import { batchIdOfGrant, generationIdOf, MAX_GENERATIONS_PER_REQUEST } from './generation-ids.js';
 import { PrincipalSigner } from './principal-signer.js';
+import { readPrincipalClaims } from './principal-token.js';
 import { USAGE_PRINCIPAL_WINDOW_MS, UsagePrincipalVerifier, type UsageEventProof } from './usage-principal.js';
 
 const pair = generatePrincipalKeyPair();
@@ -22,8 +23,9 @@ const GRANT = tenancyOf(SUBJECTS.batch.batchesCreate)!;
 const signedAt = Date.now();
 const token = signer.sign(CHAT, { principal }, 'req-1', signedAt)!;
 const grant = signer.sign(GRANT, { principal }, 'req-0', signedAt)!;
-const nonce = nonceOfToken(token)!.nonce;
-const batchId = batchIdOfGrant(nonceOfToken(grant)!.nonce);
+const nonceOf = (token: string) => readPrincipalClaims(token)!.n!;
+const nonce = nonceOf(token);
+const batchId = batchIdOfGrant(nonceOf(grant));
 const event = (overrides: Partial<UsageEventProof> = {}): UsageEventProof => ({
   generationId: generationIdOf(nonce, 0),
   workspaceId: principal.workspaceId,
@@ -43,7 +45,7 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
   it('refuses an event without one, or with one signed by another key or altered', () => {
     expect(verifier.refusal(event({ principal: undefined }), signedAt)).toBe('usage_principal_missing');
     const strangers = stranger.sign(CHAT, { principal }, 'req-1')!;
-    const strangersId = generationIdOf(nonceOfToken(strangers)!.nonce, 0);
+    const strangersId = generationIdOf(nonceOf(strangers), 0);
     expect(verifier.refusal(event({ principal: strangers, generationId: strangersId }), signedAt)).toBe('usage_principal_forged');
     const [body, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>;
@@ -85,7 +87,7 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
       `gen-${nonce}--1`,
       `gen-${nonce}`,
       // Another request's slot under this request's token.
-      generationIdOf(nonceOfToken(signer.sign(CHAT, { principal }, 'req-1')!)!.nonce, 0),
+      generationIdOf(nonceOf(signer.sign(CHAT, { principal }, 'req-1')!), 0),
     ];
     for (const generationId of outside)
       expect(verifier.refusal(event({ generationId }), signedAt), generationId).toBe('usage_principal_other_generation');
@@ -94,7 +96,7 @@ describe('UsagePrincipalVerifier: a usage event is billed only with the gatewayâ
   it('bills a grantâ€™s charge once, under the id of the batch it was signed for, and its lines only in that batch', () => {
     const charge = (generationId: string) => event({ principal: grant, requestId: undefined, kind: 'batch_charge', generationId });
     expect(verifier.refusal(charge('batch_0123456789abcdef0123456789abcdef'), signedAt)).toBe('usage_principal_other_generation');
-    const another = batchIdOfGrant(nonceOfToken(signer.sign(GRANT, { principal }, 'req-0')!)!.nonce);
+    const another = batchIdOfGrant(nonceOf(signer.sign(GRANT, { principal }, 'req-0')!));
     expect(verifier.refusal(charge(another), signedAt)).toBe('usage_principal_other_generation');
     expect(verifier.refusal(event({ principal: grant, batchId: another, generationId: 'gen-x-2' }), signedAt)).toBe(
       'usage_principal_other_generation',

@@ -1,5 +1,12 @@
 import { SUBJECTS, tenancyOf, type Principal } from '@gw/contracts';
-import { generatePrincipalKeyPair, generationIdOf, nonceOfToken, PrincipalSigner, principalSigningKey } from '@gw/messaging';
+import {
+  generatePrincipalKeyPair,
+  generationIdOf,
+  PrincipalSigner,
+  principalSigningKey,
+  readPrincipalClaims,
+  requestPrincipalOf,
+} from '@gw/messaging';
 import { runWithRequestId } from '@gw/telemetry';
 import { describe, expect, it } from 'vitest';
 import { newGenerationId } from './cache-hit.js';
@@ -17,23 +24,23 @@ const RANDOM_ID = /^gen-[0-9a-z]{1,11}-[0-9a-f]{20}$/;
 describe('newGenerationId: a request’s generations take the slots its principal was signed with', () => {
   it('gives slot 0, 1, 2 ... within a request, the same sequence in a context re-entered with its principal', async () => {
     const token = signer.sign(tenancyOf(SUBJECTS.inference.chatStream)!, { principal }, 'req-1')!;
-    const nonce = nonceOfToken(token)!.nonce;
+    const nonce = readPrincipalClaims(token)!.n!;
     const ids = await runWithRequestId(
       'req-1',
       async () => {
         const first = newGenerationId();
         await Promise.resolve();
-        const nested = runWithRequestId('req-1', () => newGenerationId(), token);
+        const nested = runWithRequestId('req-1', () => newGenerationId(), requestPrincipalOf(token));
         return [first, nested, newGenerationId()];
       },
-      token,
+      requestPrincipalOf(token),
     );
     expect(ids).toEqual([generationIdOf(nonce, 0), generationIdOf(nonce, 1), generationIdOf(nonce, 2)]);
     // Another request of the same caller (its own token, even with the same request id): its own stem.
     const again = runWithRequestId(
       'req-1',
       () => newGenerationId(),
-      signer.sign(tenancyOf(SUBJECTS.inference.chatStream)!, { principal }, 'req-1'),
+      requestPrincipalOf(signer.sign(tenancyOf(SUBJECTS.inference.chatStream)!, { principal }, 'req-1')!),
     );
     expect(again.endsWith('-0')).toBe(true);
     expect(again).not.toBe(ids[0]);
@@ -41,7 +48,7 @@ describe('newGenerationId: a request’s generations take the slots its principa
 
   it('mints time-ordered random ids under a batch’s grant (many lines share it) and outside a request', () => {
     const grant = signer.sign(tenancyOf(SUBJECTS.batch.batchesCreate)!, { principal }, 'req-0')!;
-    const lines = runWithRequestId('line', () => [newGenerationId(), newGenerationId()], grant);
+    const lines = runWithRequestId('line', () => [newGenerationId(), newGenerationId()], requestPrincipalOf(grant));
     for (const id of lines) expect(id).toMatch(RANDOM_ID);
     expect(lines[0]).not.toBe(lines[1]);
     expect(newGenerationId()).toMatch(RANDOM_ID);

@@ -1,6 +1,6 @@
 import type { Principal, UsageRecordedEvent } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
-import { generationIdOf, MAX_GENERATIONS_PER_REQUEST, nonceOfToken } from '@gw/messaging';
+import { generationIdOf, MAX_GENERATIONS_PER_REQUEST } from '@gw/messaging';
 import { currentPrincipal, nextRequestSequence } from '@gw/telemetry';
 import { usageDetailsOf } from '../usage-details.js';
 import type { HitStamp } from './cached-answer.js';
@@ -81,12 +81,11 @@ export function settleHit(
  * first and last groups; randomUUID draws from a cached pool, randomBytes is a syscall each).
  */
 export function newGenerationId(): string {
-  const token = currentPrincipal();
-  const minted = token ? nonceOfToken(token) : undefined;
-  if (minted && !minted.grant) {
+  const principal = currentPrincipal();
+  if (principal?.nonce && !principal.grant) {
     const slot = nextRequestSequence()!;
     // Past the last slot the event will be refused (dead-lettered, visible): a bug to see, not to hide.
-    if (slot < MAX_GENERATIONS_PER_REQUEST) return generationIdOf(minted.nonce, slot);
+    if (slot < MAX_GENERATIONS_PER_REQUEST) return generationIdOf(principal.nonce, slot);
   }
   const random = randomUUID();
   return `gen-${Date.now().toString(36)}-${random.slice(0, 8)}${random.slice(24)}`;

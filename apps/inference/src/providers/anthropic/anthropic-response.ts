@@ -1,7 +1,8 @@
-import { estimatePromptText, estimateTokens, type PromptText } from '../../pricing/token-estimate.js';
+import type { PromptText } from '../../pricing/token-estimate.js';
 import type { AnnotationView, ChatChoiceView } from '@gw/contracts';
 import { reportedTier } from '../../routing/service-tier.js';
 import { webSearchCitation } from '../assistant-message.js';
+import { estimatedUsageOfBlocks, messageOfBlocks } from '../block-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 import { ANTHROPIC_REASONING_FORMAT, type AnthropicBlock } from './anthropic-messages.js';
 
@@ -142,30 +143,15 @@ export function normalizeAnthropicMessage(
       }
     }
   }
-  const message: ChatChoiceView['message'] & Record<string, unknown> = {
-    role: 'assistant',
-    content: text.length > 0 ? text.join('') : null,
-    refusal: null,
-  };
-  if (!options.excludeReasoning && reasoningDetails.length > 0) {
-    message.reasoning = reasoning.length > 0 ? reasoning.join('') : null;
-    message.reasoning_details = reasoningDetails;
-  }
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  if (annotations.length > 0) message.annotations = annotations;
+  const blocks = { text, reasoning, reasoningDetails, toolCalls, annotations };
+  const message = messageOfBlocks(blocks, options.excludeReasoning);
   const native = response.stop_reason ?? null;
   return {
     upstreamId: response.id ?? null,
     systemFingerprint: null,
     serviceTier: reportedTier(response.usage?.service_tier),
     choices: [{ index: 0, message, finish_reason: anthropicFinishReason(native), native_finish_reason: native, logprobs: null }],
-    usage: normalizeAnthropicUsage(response.usage) ?? {
-      // Anthropic always reports usage; a host imitating it might not.
-      promptTokens: estimatePromptText(options.promptText),
-      completionTokens: estimateTokens(text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')),
-      cachedTokens: 0,
-      reasoningTokens: 0,
-      estimated: true,
-    },
+    // Anthropic always reports usage; a host imitating it might not.
+    usage: normalizeAnthropicUsage(response.usage) ?? estimatedUsageOfBlocks(blocks, options.promptText),
   };
 }

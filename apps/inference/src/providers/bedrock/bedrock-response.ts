@@ -1,6 +1,7 @@
 import type { ContentBlock, ConverseCommandOutput, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatChoiceView } from '@gw/contracts';
-import { estimatePromptText, estimateTokens, type PromptText } from '../../pricing/token-estimate.js';
+import type { PromptText } from '../../pricing/token-estimate.js';
+import { estimatedUsageOfBlocks, messageOfBlocks } from '../block-message.js';
 import type { NormalizedCompletion, NormalizedUsage } from '../provider-adapter.js';
 
 /** Marks the reasoning details that come from Bedrock reasoning blocks (Claude's signed thinking). */
@@ -79,27 +80,13 @@ export function normalizeConverseOutput(
     }
   }
   const native = output.stopReason ?? null;
-  const message: ChatChoiceView['message'] & Record<string, unknown> = {
-    role: 'assistant',
-    content: text.length > 0 ? text.join('') : null,
-    refusal: null,
-  };
-  if (!options.excludeReasoning && reasoningDetails.length > 0) {
-    message.reasoning = reasoning.length > 0 ? reasoning.join('') : null;
-    message.reasoning_details = reasoningDetails;
-  }
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const answer = { text, reasoning, reasoningDetails, toolCalls };
+  const message = messageOfBlocks(answer, options.excludeReasoning);
   return {
     upstreamId: output.$metadata?.requestId ?? null,
     systemFingerprint: null,
     serviceTier: null,
     choices: [{ index: 0, message, finish_reason: bedrockFinishReason(native), native_finish_reason: native, logprobs: null }],
-    usage: normalizeBedrockUsage(output.usage) ?? {
-      promptTokens: estimatePromptText(options.promptText),
-      completionTokens: estimateTokens(text.join('') + reasoning.join('') + toolCalls.map((call) => call.function.arguments).join('')),
-      cachedTokens: 0,
-      reasoningTokens: 0,
-      estimated: true,
-    },
+    usage: normalizeBedrockUsage(output.usage) ?? estimatedUsageOfBlocks(answer, options.promptText),
   };
 }
