@@ -138,6 +138,7 @@ describe('planAnalyticsQuery', () => {
     });
     expect(planned.statement.text).toContain('error_type AS "error_type"');
     expect(planned.statement.text).toContain('GROUP BY error_type');
+    expect(planned.statement.text).toMatch(/AND failed_requests > 0\s+UNION ALL/);
     expect(planned.statement.text).toContain(') rollups WHERE (error_type = ANY($4::text[]) OR error_type IS NULL)');
     expect(planned.statement.values![3]).toEqual(['rate_limit_exceeded']);
   });

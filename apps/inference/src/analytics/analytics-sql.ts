@@ -223,7 +223,9 @@ function unionOfFailures(table: string, daily: boolean, base: string[], fields: 
   const failureBase = daily
     ? ['workspace_id = $1::uuid', "hour >= ($2::date)::timestamp AT TIME ZONE 'UTC'", "hour < ($3::date)::timestamp AT TIME ZONE 'UTC'"]
     : base;
-  return `SELECT ${generations.join(', ')} FROM ${table} WHERE ${base.join(' AND ')}
+  // By error type only failures count: generations that did not fail would only add an empty null group.
+  const generationWhere = fields.includes('error_type') ? [...base, 'failed_requests > 0'] : base;
+  return `SELECT ${generations.join(', ')} FROM ${table} WHERE ${generationWhere.join(' AND ')}
     UNION ALL SELECT ${failures.join(', ')} FROM request_failure_rollups WHERE ${failureBase.join(' AND ')}`;
 }
 
