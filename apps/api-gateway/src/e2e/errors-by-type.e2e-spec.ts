@@ -3,7 +3,7 @@ import { JetStreamPublisher, ResilientNatsConnection } from '@gw/messaging';
 import { busAuth } from '@gw/testing';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, envelopeOf, stack } from './e2e-helpers.js';
 
 type Row = Record<string, string | number | null>;

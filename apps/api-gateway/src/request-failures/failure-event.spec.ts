@@ -1,15 +1,10 @@
-import type { Principal } from '@gw/contracts';
 import { GatewayError } from '@gw/errors';
+import { principalFixture } from '@gw/testing';
 import { validRequestFailedEvent } from '@gw/usage';
 import { describe, expect, it } from 'vitest';
 import { failureEventOf, type FailedRequest } from './failure-event.js';
 
-const principal = {
-  workspaceId: '11111111-1111-4111-8111-111111111111',
-  keyHash: 'a'.repeat(64),
-  keyKind: 'inference',
-  userId: '22222222-2222-4222-8222-222222222222',
-} as Principal;
+const principal = principalFixture('a'.repeat(64));
 const FAILURE_ID = '33333333-3333-4333-8333-333333333333';
 const NOW = new Date('2026-11-29T01:02:03.456Z');
 const chat = (overrides: Partial<FailedRequest> = {}): FailedRequest => ({

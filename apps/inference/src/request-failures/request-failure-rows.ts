@@ -40,7 +40,7 @@ export function insertRequestFailures(events: RequestFailedEvent[]): QueryConfig
 }
 
 /** Failure rows are kept a day past the USAGE stream's 7 (a redelivery must still find its row); the hourly sums stay. */
-export const REQUEST_FAILURE_RETENTION_DAYS = 8;
+const REQUEST_FAILURE_RETENTION_DAYS = 8;
 
 export function deleteExpiredRequestFailures(now: number): QueryConfig {
   return {
