@@ -18,6 +18,7 @@ import { ChatController } from './chat/chat.controller.js';
 import { InferenceStreamRelay } from './chat/inference-stream.relay.js';
 import { CancellableInferenceCalls, InferenceCallCanceller } from './chat/inference-calls.js';
 import { ResponseCacheHits } from './response-cache/cache-hits.service.js';
+import { RequestFailures } from './request-failures/request-failures.service.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { GATEWAY_ENV, type GatewayEnv } from './env.js';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter.js';
@@ -104,6 +105,7 @@ export class AppModule {
         InferenceCallCanceller,
         CancellableInferenceCalls,
         ResponseCacheHits,
+        RequestFailures,
         OpenApiDocumentHolder,
         BatchRateLimitGuard,
         { provide: StreamBufferBudget, useValue: new StreamBufferBudget(env.GATEWAY_MAX_BUFFERED_BYTES) },

@@ -34,6 +34,7 @@ import { ContentController } from './content/content.controller.js';
 import { ContentLog } from './content/content-log.service.js';
 import { AnalyticsService } from './analytics/analytics.service.js';
 import { GenerationsConsumer } from './generations/generations-consumer.js';
+import { RequestFailuresConsumer } from './request-failures/request-failures-consumer.js';
 import { GenerationPartitions } from './generations/generation-partitions.service.js';
 import { GenerationLister } from './generations/generation-list.service.js';
 import { GenerationReader } from './generations/generation-reader.service.js';
@@ -154,6 +155,7 @@ export class AppModule {
         GenerationAccounting,
         SpendHolds,
         GenerationsConsumer,
+        RequestFailuresConsumer,
         GenerationPartitions,
         GenerationReader,
         GenerationLister,

@@ -9,7 +9,7 @@ const subscribes = (user: BusUser) => busPermissions(user).subscribe.allow;
 describe('bus permissions', () => {
   it('decides every subject of subjects.ts exactly once', () => {
     expect(REQUEST_ROUTES.map((route) => route.subject).sort()).toEqual([...allRequestSubjects].sort());
-    const events = Object.values(EVENTS).filter((subject) => subject !== EVENTS.usageRecorded);
+    const events = Object.values(EVENTS).filter((subject) => subject !== EVENTS.usageRecorded && subject !== EVENTS.requestFailed);
     expect(EVENT_ROUTES.map((route) => route.subject).sort()).toEqual([...events].sort());
   });
 
@@ -101,6 +101,10 @@ describe('bus permissions', () => {
     expect(publishes('api-gateway')).toContain(EVENTS.usageRecorded);
     for (const user of BUS_USERS.filter((name) => name !== 'inference' && name !== 'batch' && name !== 'api-gateway'))
       expect(publishes(user), user).not.toContain(EVENTS.usageRecorded);
+    // Only the gateway records failed requests, and only inference's durable reads them.
+    for (const user of BUS_USERS) expect(publishes(user).includes(EVENTS.requestFailed), user).toBe(user === 'api-gateway');
+    expect(publishes('inference')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-request-failures');
+    expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-request-failures');
     expect(publishes('management')).toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.management-usage');
     expect(publishes('management')).not.toContain('$JS.API.CONSUMER.MSG.NEXT.USAGE.inference-generations');
     expect(publishes('management')).toContain('dead.USAGE.management-usage');

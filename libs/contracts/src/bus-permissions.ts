@@ -96,16 +96,17 @@ const usageConsumer = (durable: string): JetStreamGrant[] => [
  * (inference's answers to its lines).
  */
 export const JETSTREAM_GRANTS: Record<BusUser, readonly JetStreamGrant[]> = {
-  // The gateway records the response-cache hits it answers itself.
+  // The gateway records the response-cache hits it answers itself, and the requests it answers with an error.
   'api-gateway': [
     { kind: 'stream', stream: JETSTREAM.usageStream },
-    { kind: 'publish', subjects: [EVENTS.usageRecorded] },
+    { kind: 'publish', subjects: [EVENTS.usageRecorded, EVENTS.requestFailed] },
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
   management: [...usageConsumer(JETSTREAM.consumers.managementUsage), { kind: 'objectStore', bucket: RPC_BODIES_BUCKET }],
   inference: [
     { kind: 'publish', subjects: [EVENTS.usageRecorded] },
     ...usageConsumer(JETSTREAM.consumers.inferenceGenerations),
+    ...usageConsumer(JETSTREAM.consumers.inferenceRequestFailures),
     { kind: 'objectStore', bucket: RPC_BODIES_BUCKET },
   ],
   // Batch publishes one charge per finalized batch; the replies of its lines (inference's) may be large bodies.

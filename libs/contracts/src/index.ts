@@ -16,6 +16,7 @@ export * from './events/batches-changed.event.js';
 export * from './events/interns-deleted.event.js';
 export * from './events/keys-changed.event.js';
 export * from './events/client-headers.js';
+export * from './events/request-failed.event.js';
 export * from './events/usage-recorded.event.js';
 export * from './http/api-key.view.js';
 export * from './http/byok-credential.dto.js';

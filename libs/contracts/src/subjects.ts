@@ -27,6 +27,7 @@ export const JETSTREAM = {
   consumers: {
     managementUsage: 'management-usage',
     inferenceGenerations: 'inference-generations',
+    inferenceRequestFailures: 'inference-request-failures',
     batchUsage: 'batch-usage',
   },
   /** Messages a consumer gave up on after its delivery limit, on `dead.<stream>.<consumer>`. */

@@ -1,5 +1,6 @@
 export * from './usage-stream.js';
 export * from './usage-event.js';
+export * from './request-failed-event.js';
 export * from './usage-event-validator.js';
 export * from './usage-stream-consumer.js';
 export * from './normalized-usage.js';

@@ -28,7 +28,7 @@ export interface UsageStreamLogger {
   error(message: string): void;
 }
 
-export interface UsageStreamConsumerOptions {
+export interface UsageStreamConsumerOptions<Item = UsageRecordedEvent> {
   /** Durable consumer name: replicas sharing it share the events, each delivered to one of them. */
   durableName: string;
   filterSubject: string;
@@ -44,7 +44,11 @@ export interface UsageStreamConsumerOptions {
    */
   maxDeliveries?: number;
   /** Stores a batch of events atomically; a throw leaves the batch unstored (it is then split to find the culprit). */
-  write(events: UsageRecordedEvent[]): Promise<void>;
+  write(events: Item[]): Promise<void>;
+  /** One message as its items, null for poison; defaults to `parseUsageEvents` (for another subject of the stream). */
+  parse?(payload: Uint8Array, onInvalid: (index: number) => void): Item[] | null;
+  /** An item's id in logs and dead letters; defaults to the usage event's generation id. */
+  idOf?(item: Item): string;
   /** Transient (retry all, no split), permanent (this data cannot be stored) or unknown; defaults to `classifyStoreError`. */
   classifyError?(error: unknown): StoreErrorKind;
   logger: UsageStreamLogger;
@@ -74,13 +78,13 @@ const MAX_NAK_DELAY_MS = 30_000;
 const MAX_OUTAGE_RETRY_MS = 10_000;
 export const DEFAULT_MAX_DELIVERIES = 5;
 
-interface Unit {
+interface Unit<Item> {
   message: JsMsg;
-  item: UsageRecordedEvent;
+  item: Item;
 }
 
-interface Failure {
-  unit: Unit;
+interface Failure<Item> {
+  unit: Unit<Item>;
   error: unknown;
   kind: StoreErrorKind;
 }
@@ -105,7 +109,7 @@ interface Failure {
  *   reason, consumer, delivery count), logged on one line, counted, and terminated.
  * Malformed messages are terminated at once.
  */
-export class UsageStreamConsumer {
+export class UsageStreamConsumer<Item = UsageRecordedEvent> {
   private stopped = false;
   private messages?: ConsumerMessages;
   private buffer: JsMsg[] = [];
@@ -116,12 +120,17 @@ export class UsageStreamConsumer {
   private readonly maxDeliveries: number;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly classify: (error: unknown) => StoreErrorKind;
+  private readonly parse: (payload: Uint8Array, onInvalid: (index: number) => void) => Item[] | null;
+  private readonly idOf: (item: Item) => string;
   private wakeOutageRetry?: () => void;
 
   constructor(
     private readonly nats: ResilientNatsConnection,
-    private readonly options: UsageStreamConsumerOptions,
+    private readonly options: UsageStreamConsumerOptions<Item>,
   ) {
+    this.parse =
+      options.parse ?? (parseUsageEvents as unknown as (payload: Uint8Array, onInvalid: (index: number) => void) => Item[] | null);
+    this.idOf = options.idOf ?? ((item) => (item as UsageRecordedEvent).generationId);
     this.maxDeliveries = Math.max(1, options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
     this.deadLetters = new DeadLetterPublisher(nats.connection, nats.jetstream);
     this.classify = options.classifyError ?? classifyStoreError;
@@ -220,11 +229,9 @@ export class UsageStreamConsumer {
 
   private async write(batch: JsMsg[]): Promise<void> {
     const { logger, durableName } = this.options;
-    let units: Array<Unit> = [];
+    let units: Array<Unit<Item>> = [];
     for (const message of batch) {
-      const parsed = parseUsageEvents(message.data, (index) =>
-        logger.error(`${durableName}: left out invalid usage event #${index} of a batch`),
-      );
+      const parsed = this.parse(message.data, (index) => logger.error(`${durableName}: left out invalid usage event #${index} of a batch`));
       if (parsed === null) {
         logger.error(`${durableName}: terminated a malformed usage event (stream sequence ${message.seq})`);
         this.counts.malformed++;
@@ -239,7 +246,7 @@ export class UsageStreamConsumer {
     const allUnits = units;
 
     let outageRetries = 0;
-    const stored = new Set<Unit>();
+    const stored = new Set<Unit<Item>>();
     for (;;) {
       const failures = await this.writeSplitting(units, stored);
       const somethingStored = stored.size > 0;
@@ -276,17 +283,17 @@ export class UsageStreamConsumer {
    * deterministic refusal: no retries), terminating a message none of whose events is left, and
    * returns the others. A message whose letter could not be stored is nak'ed whole.
    */
-  private async refuseUnproven(units: Array<Unit>): Promise<Array<Unit>> {
+  private async refuseUnproven(units: Array<Unit<Item>>): Promise<Array<Unit<Item>>> {
     const { logger, durableName } = this.options;
-    const refusedBy = new Map<JsMsg, Array<{ unit: Unit; reason: UsageRefusal }>>();
+    const refusedBy = new Map<JsMsg, Array<{ unit: Unit<Item>; reason: UsageRefusal }>>();
     for (const unit of units) {
-      const reason = this.options.principals!.refusal(unit.item, unit.message.time.getTime());
+      const reason = this.options.principals!.refusal(unit.item as UsageRecordedEvent, unit.message.time.getTime());
       if (reason) refusedBy.set(unit.message, [...(refusedBy.get(unit.message) ?? []), { unit, reason }]);
     }
     if (refusedBy.size === 0) return units;
     const dropped = new Set<JsMsg>();
     for (const [message, refused] of refusedBy) {
-      const ids = refused.map(({ unit }) => unit.item.generationId);
+      const ids = refused.map(({ unit }) => this.idOf(unit.item));
       const reasons = [...new Set(refused.map(({ reason }) => reason))];
       try {
         await this.deadLetters.publish({
@@ -327,7 +334,7 @@ export class UsageStreamConsumer {
    * alone, down to single events: the failures returned are the events that fail alone
    * (or the whole set, when the error was transient). `stored` collects what was written.
    */
-  private async writeSplitting(units: Array<Unit>, stored: Set<Unit>): Promise<Array<Failure>> {
+  private async writeSplitting(units: Array<Unit<Item>>, stored: Set<Unit<Item>>): Promise<Array<Failure<Item>>> {
     try {
       await this.options.write(units.map((unit) => unit.item));
       for (const unit of units) stored.add(unit);
@@ -343,9 +350,9 @@ export class UsageStreamConsumer {
   }
 
   /** Acks the messages whose every event was stored; naks or dead-letters the others. */
-  private async settle(batch: JsMsg[], units: Array<Unit>, failures: Array<Failure>): Promise<void> {
+  private async settle(batch: JsMsg[], units: Array<Unit<Item>>, failures: Array<Failure<Item>>): Promise<void> {
     const { logger, durableName } = this.options;
-    const failedBy = new Map<JsMsg, Array<Failure>>();
+    const failedBy = new Map<JsMsg, Array<Failure<Item>>>();
     for (const failure of failures) failedBy.set(failure.unit.message, [...(failedBy.get(failure.unit.message) ?? []), failure]);
     const carrying = new Set(units.map((unit) => unit.message));
     for (const message of batch) {
@@ -356,7 +363,7 @@ export class UsageStreamConsumer {
         continue;
       }
       const deliveries = message.info.deliveryCount;
-      const ids = failed.map((failure) => failure.unit.item.generationId);
+      const ids = failed.map((failure) => this.idOf(failure.unit.item));
       const reason = describe(failed[0]!.error);
       if (deliveries < this.maxDeliveries) {
         const delay = Math.min(MAX_NAK_DELAY_MS, (this.options.nakDelayMs ?? 1_000) * 2 ** Math.min(5, deliveries - 1));

@@ -305,6 +305,30 @@ describe('the web console in a browser', () => {
     await page.getByText('From the activity API.').waitFor();
     await expect(page.getByTestId('overview-total-spend').textContent()).resolves.toBe(shownSpend.format(apiSpend));
     await expect(page.getByTestId('overview-total-requests').textContent()).resolves.toBe(String(apiRequests));
+    await page.getByText('No failed requests in this period').waitFor();
+
+    // Failed requests of two types show in the overview's errors by type, as the analytics API counts them.
+    await expect(openai.chat.completions.create({ model: 'nope/model', messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow();
+    await expect(openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [] })).rejects.toThrow();
+    const failures = async () =>
+      (
+        (await (
+          await fetch(`${stack.baseUrl}/analytics/query`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ metrics: ['error_count'], dimensions: ['error_type'] }),
+          })
+        ).json()) as { data: { data: Array<{ error_type: string | null; error_count: number }> } }
+      ).data.data;
+    await expect.poll(async () => (await failures()).length, POLL).toBe(2);
+    const apiFailures = (await failures()).reduce((sum, row) => sum + row.error_count, 0);
+    expect(apiFailures).toBe(2);
+    await page.reload();
+    await page.getByText('From the activity API.').waitFor();
+    await expect(page.getByTestId('overview-errors-total').textContent()).resolves.toBe(String(apiFailures));
+    await expect(page.getByRole('figure', { name: 'Errors by type' }).locator('.recharts-bar-rectangle').count()).resolves.toBe(2);
+    await screenshot(page, 'overview-errors');
+    expect(await axeFindings(page, 'overview with errors by type')).toEqual([]);
   });
 
   it('refuses a write without the CSRF token, and one from another origin', async () => {
@@ -426,6 +450,8 @@ describe('the web console in a browser', () => {
           'Models & prices',
           'API reference',
         ]);
+        // Members may not read analytics: no breakdowns, the errors by type included.
+        await expect(memberPage.getByRole('heading', { name: 'Errors by type' }).count()).resolves.toBe(0);
         await screenshot(memberPage, 'overview-member');
         expect(await axeFindings(memberPage, 'overview (member)')).toEqual([]);
         for (const path of ['/keys', '/byok', '/workspaces', '/guardrails', '/interns', '/audit']) {

@@ -1,11 +1,12 @@
 import '@mantine/charts/styles.css';
 import { AreaChart, BarChart, DonutChart } from '@mantine/charts';
-import { Card, Group, SegmentedControl, SimpleGrid, Text, Title } from '@mantine/core';
+import { Card, Group, SegmentedControl, SimpleGrid, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { dayOf, formatCount, formatCredits } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
 import { canManage, useSession } from '../session';
+import { BreakdownChart, ChartCard } from './overview-charts';
 import type { ActivityItem, ApiKey, Generation, Page } from './shapes';
 
 interface Breakdown {
@@ -22,10 +23,16 @@ interface Totals {
 
 type AnalyticsRow = Record<string, string | number | null>;
 
+interface ErrorsOfType {
+  name: string;
+  Failed: number;
+}
+
 interface Breakdowns {
   byKey: Breakdown[];
   byMember: Breakdown[];
   byModel: Breakdown[];
+  byErrorType: ErrorsOfType[];
 }
 
 /** By key, by member and by model (owners and admins); loaded apart so the totals and day charts do not wait for them. */
@@ -33,30 +40,46 @@ async function loadBreakdowns(days: number, userId: string): Promise<Breakdowns>
   // Keys and members are named as the keys list and the session name them.
   const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
   const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
-  const [byKey, byMember, byModel] = await Promise.all([
+  const [byKey, byMember, byModel, byErrorType] = await Promise.all([
     breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
     breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
     breakdown('model', days, (model) => model),
+    errorsByType(days),
   ]);
-  return { byKey, byMember, byModel };
+  return { byKey, byMember, byModel, byErrorType };
+}
+
+/** The period up to now, in the whole seconds the analytics API takes. */
+function period(days: number): { start: string; end: string } {
+  const end = new Date();
+  return {
+    start: new Date(end.getTime() - days * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+    end: end.toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
+}
+
+async function query(body: object): Promise<AnalyticsRow[]> {
+  return (await api<{ data: { data: AnalyticsRow[] } }>('/v1/analytics/query', { method: 'POST', body })).data.data;
+}
+
+/** Failed requests of the period per canonical error type; a stream broken after its first byte has none. */
+async function errorsByType(days: number): Promise<ErrorsOfType[]> {
+  const rows = await query({ metrics: ['error_count'], dimensions: ['error_type'], time_range: period(days) });
+  return rows
+    .map((row) => ({ name: row.error_type === null ? 'stream broken' : String(row.error_type), Failed: Number(row.error_count ?? 0) }))
+    .filter((row) => row.Failed > 0)
+    .sort((a, b) => b.Failed - a.Failed || a.name.localeCompare(b.name));
 }
 
 /** Sums of the period by one dimension (`POST /v1/analytics/query`, hourly rollups). */
 async function breakdown(dimension: 'api_key_id' | 'user' | 'model', days: number, label: (value: string) => string): Promise<Breakdown[]> {
-  const end = new Date();
-  const answer = await api<{ data: { data: AnalyticsRow[] } }>('/v1/analytics/query', {
-    method: 'POST',
-    body: {
-      metrics: ['usage', 'request_count', 'error_count'],
-      dimensions: [dimension],
-      time_range: {
-        start: new Date(end.getTime() - days * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-        end: end.toISOString().replace(/\.\d+Z$/, 'Z'),
-      },
-      group_limit: 12,
-    },
+  const rows = await query({
+    metrics: ['usage', 'request_count', 'error_count'],
+    dimensions: [dimension],
+    time_range: period(days),
+    group_limit: 12,
   });
-  return answer.data.data.map((row) => ({
+  return rows.map((row) => ({
     name: label(String(row[dimension] ?? 'unknown')),
     Spend: Number(row.usage ?? 0),
     Requests: Number(row.request_count ?? 0),
@@ -135,6 +158,8 @@ function sumBy(rows: ActivityItem[], key: (row: ActivityItem) => string) {
   }
   return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
+
+const sumFailed = (rows: ErrorsOfType[]) => rows.reduce((total, row) => total + row.Failed, 0);
 
 const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'lime.6', 'red.6', 'yellow.6'];
 
@@ -242,35 +267,40 @@ export function OverviewPage() {
                 </ChartCard>
                 {breakdowns.data && (
                   <>
-                    <ChartCard title="Spend by key">
-                      <BarChart
-                        h={220}
-                        data={breakdowns.data.byKey}
-                        dataKey="name"
-                        series={[{ name: 'Spend', color: 'cyan.6' }]}
-                        valueFormatter={formatCredits}
-                      />
-                    </ChartCard>
-                    <ChartCard title="Spend by member">
-                      <BarChart
-                        h={220}
-                        data={breakdowns.data.byMember}
-                        dataKey="name"
-                        series={[{ name: 'Spend', color: 'lime.6' }]}
-                        valueFormatter={formatCredits}
-                      />
-                    </ChartCard>
-                    <ChartCard title="Requests and failures by model">
-                      <BarChart
-                        h={220}
-                        data={breakdowns.data.byModel}
-                        dataKey="name"
-                        series={[
-                          { name: 'Requests', color: 'teal.6' },
-                          { name: 'Failed', color: 'red.6' },
-                        ]}
-                      />
-                    </ChartCard>
+                    <BreakdownChart
+                      title="Spend by key"
+                      data={breakdowns.data.byKey}
+                      series={[{ name: 'Spend', color: 'cyan.6' }]}
+                      valueFormatter={formatCredits}
+                    />
+                    <BreakdownChart
+                      title="Spend by member"
+                      data={breakdowns.data.byMember}
+                      series={[{ name: 'Spend', color: 'lime.6' }]}
+                      valueFormatter={formatCredits}
+                    />
+                    <BreakdownChart
+                      title="Requests and failures by model"
+                      data={breakdowns.data.byModel}
+                      series={[
+                        { name: 'Requests', color: 'teal.6' },
+                        { name: 'Failed', color: 'red.6' },
+                      ]}
+                    />
+                    <BreakdownChart
+                      title="Errors by type"
+                      data={breakdowns.data.byErrorType}
+                      series={[{ name: 'Failed', color: 'red.6' }]}
+                      empty="No failed requests in this period"
+                      caption={
+                        breakdowns.data.byErrorType.length > 0 && (
+                          <Text size="xs" c="dimmed" ta="center">
+                            Failed requests:{' '}
+                            <span data-testid="overview-errors-total">{formatCount(sumFailed(breakdowns.data.byErrorType))}</span>
+                          </Text>
+                        )
+                      }
+                    />
                   </>
                 )}
               </SimpleGrid>
@@ -284,18 +314,5 @@ export function OverviewPage() {
         }}
       </Loadable>
     </>
-  );
-}
-
-function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <Card withBorder>
-      <Title order={2} size="h5" mb="xs">
-        {title}
-      </Title>
-      <figure style={{ margin: 0 }} aria-label={title}>
-        {children}
-      </figure>
-    </Card>
   );
 }

@@ -108,4 +108,55 @@ describe('planAnalyticsQuery', () => {
     const planned = plan({ dimensions: ['model'], order_by: { field: 'request_count', direction: 'asc' } });
     expect(planned.statement.text).toMatch(/ORDER BY "__requests"::numeric ASC NULLS LAST, "model"/);
   });
+
+  it('counts failures from the broken streams and the failed requests together, only when asked for', () => {
+    expect(plan({ metrics: ['usage', 'request_count'] }).statement.text).not.toContain('request_failure_rollups');
+    const daily = plan({ metrics: ['error_count', 'request_count'], dimensions: ['model'] });
+    expect(daily.statement.text).toContain(
+      'FROM (SELECT day, workspace_id, model, requests, NULL::text AS error_type, failed_requests AS failures',
+    );
+    expect(daily.statement.text).toContain('FROM generation_rollups_daily_models WHERE workspace_id = $1::uuid AND day >= $2::date');
+    // Failures know no provider and keep '' for no model; the daily branch buckets their hours by UTC day.
+    expect(daily.statement.text).toContain(
+      `UNION ALL SELECT (hour AT TIME ZONE 'UTC')::date AS day, workspace_id, NULLIF(model, '') AS model, 0 AS requests, error_type, failures`,
+    );
+    expect(daily.statement.text).toContain(
+      `FROM request_failure_rollups WHERE workspace_id = $1::uuid AND hour >= ($2::date)::timestamp AT TIME ZONE 'UTC'`,
+    );
+    expect(daily.statement.text).toContain('sum(failures)::text AS "error_count"');
+    const rate = plan({ metrics: ['error_rate'], granularity: 'hour', dimensions: ['endpoint'] });
+    expect(rate.statement.text).toContain('round(sum(failures)::numeric / NULLIF(sum(attempts), 0), 6)');
+    expect(rate.statement.text).toContain('NULL::text AS provider, NULL::text AS upstream_model');
+    expect(rate.statement.text).toContain('FROM request_failure_rollups WHERE workspace_id = $1::uuid AND hour >= $2::timestamptz');
+  });
+
+  it('groups and filters failures by error type, applying filters to both sources', () => {
+    const planned = plan({
+      metrics: ['error_count'],
+      dimensions: ['error_type'],
+      filters: [{ field: 'error_type', operator: 'in', value: ['rate_limit_exceeded'], include_unset: true }],
+    });
+    expect(planned.statement.text).toContain('error_type AS "error_type"');
+    expect(planned.statement.text).toContain('GROUP BY error_type');
+    expect(planned.statement.text).toMatch(/AND failed_requests > 0\s+UNION ALL/);
+    expect(planned.statement.text).toContain(') rollups WHERE (error_type = ANY($4::text[]) OR error_type IS NULL)');
+    expect(planned.statement.values![3]).toEqual(['rate_limit_exceeded']);
+  });
+
+  it('refuses, naming them, the metrics that have no value per error type', () => {
+    const byType = { dimensions: ['error_type' as const] };
+    const error = refusal({ ...byType, metrics: ['error_count', 'usage', 'total_tokens'] });
+    expect(error.status).toBe(400);
+    expect(error.errorType).toBe('invalid_request');
+    expect(error.message).toBe(
+      'error_type (as a dimension or filter) combines only with error_count; usage, total_tokens have no value per error type',
+    );
+    expect(refusal({ metrics: ['error_rate'], filters: [{ field: 'error_type', operator: 'eq', value: 'server' }] }).message).toMatch(
+      /error_rate has no value per error type/,
+    );
+    expect(refusal({ ...byType, metrics: ['error_count'], order_by: { field: 'request_count', direction: 'desc' } }).message).toMatch(
+      /request_count has no value/,
+    );
+    expect(plan({ ...byType, metrics: ['error_count'] }).metrics).toEqual(['error_count']);
+  });
 });

@@ -23,6 +23,7 @@ const DIMENSION_SQL: Record<AnalyticsDimension, string> = {
   api_key_id: 'key_hash::text',
   user: `NULLIF(user_id, '${NIL_USER}'::uuid)::text`,
   workspace: 'workspace_id::text',
+  error_type: 'error_type',
 };
 
 /**
@@ -36,12 +37,34 @@ const DIMENSION_GROUP: Record<AnalyticsDimension, string> = {
   api_key_id: 'key_hash',
   user: 'user_id',
   workspace: 'workspace_id',
+  error_type: 'error_type',
+};
+
+/** The stored columns each dimension reads (what a union of rollups must carry). */
+const DIMENSION_COLUMNS: Record<AnalyticsDimension, string[]> = {
+  model: ['model'],
+  provider: ['provider'],
+  endpoint: ['provider', 'upstream_model'],
+  api_key_id: ['key_hash'],
+  user: ['user_id'],
+  workspace: [],
+  error_type: [],
+};
+
+/** Each stored column as the failure rollups give it: they know no provider, and '' means no model. */
+const FAILURE_COLUMNS: Record<string, string> = {
+  model: "NULLIF(model, '') AS model",
+  provider: 'NULL::text AS provider',
+  upstream_model: 'NULL::text AS upstream_model',
+  key_hash: 'key_hash',
+  user_id: 'user_id',
 };
 
 /** Each metric as an aggregate over the hourly rows; money and counts as exact numerics. */
 const METRIC_SQL: Record<AnalyticsMetric, string> = {
   request_count: 'sum(requests)',
-  error_count: 'sum(failed_requests)',
+  // Failed generations (streams broken after their first byte) and failed requests, from the union below.
+  error_count: 'sum(failures)',
   streamed_count: 'sum(streamed_requests)',
   byok_request_count: 'sum(byok_requests)',
   prompt_tokens: 'sum(prompt_tokens)',
@@ -54,11 +77,36 @@ const METRIC_SQL: Record<AnalyticsMetric, string> = {
   byok_usage_inference: 'sum(byok_upstream_cost)',
   avg_latency: 'round(sum(latency_ms)::numeric / NULLIF(sum(requests), 0), 3)',
   avg_cost: 'round(sum(cost) / NULLIF(sum(requests), 0), 12)',
-  error_rate: 'round(sum(failed_requests)::numeric / NULLIF(sum(requests), 0), 6)',
+  error_rate: 'round(sum(failures)::numeric / NULLIF(sum(attempts), 0), 6)',
   response_cache_hits: 'sum(cache_hits)',
   response_cache_cost_avoided: 'sum(cost_avoided)',
   response_cache_savings: 'sum(cache_savings)',
 };
+
+/** The stored generation-rollup columns each metric sums (error metrics read the union's own columns). */
+const METRIC_COLUMNS: Record<AnalyticsMetric, string[]> = {
+  request_count: ['requests'],
+  error_count: [],
+  streamed_count: ['streamed_requests'],
+  byok_request_count: ['byok_requests'],
+  prompt_tokens: ['prompt_tokens'],
+  completion_tokens: ['completion_tokens'],
+  reasoning_tokens: ['reasoning_tokens'],
+  cached_tokens: ['cached_tokens'],
+  total_tokens: ['prompt_tokens', 'completion_tokens'],
+  usage: ['cost'],
+  upstream_cost: ['upstream_cost'],
+  byok_usage_inference: ['byok_upstream_cost'],
+  avg_latency: ['latency_ms', 'requests'],
+  avg_cost: ['cost', 'requests'],
+  error_rate: [],
+  response_cache_hits: ['cache_hits'],
+  response_cache_cost_avoided: ['cost_avoided'],
+  response_cache_savings: ['cache_savings'],
+};
+
+/** What a failure (one counted per error type) can be asked for. */
+const PER_ERROR_TYPE_METRICS: ReadonlySet<AnalyticsMetric> = new Set(['error_count']);
 
 export interface PlannedQuery {
   statement: QueryConfig;
@@ -96,10 +144,15 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
   const values: unknown[] = daily
     ? [workspaceId, new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10)]
     : [workspaceId, new Date(start).toISOString(), new Date(end).toISOString()];
-  const where = daily
+  const base = daily
     ? ['workspace_id = $1::uuid', 'day >= $2::date', 'day < $3::date']
     : ['workspace_id = $1::uuid', 'hour >= $2::timestamptz', 'hour < $3::timestamptz'];
-  for (const filter of query.filters ?? []) where.push(filterSql(filter, values, workspaceId));
+  const filters = (query.filters ?? []).map((filter) => filterSql(filter, values, workspaceId));
+  // Failures are counted from the generations (broken streams) and the failed requests' rollups together.
+  const withFailures = metrics.some((metric) => metric === 'error_count' || metric === 'error_rate') || fields.includes('error_type');
+  if (fields.includes('error_type')) refuseOutsideErrorTypes(metrics, query);
+  const source = withFailures ? `(${unionOfFailures(table, daily, base, fields as AnalyticsDimension[], metrics)}) rollups` : table;
+  const where = withFailures ? filters : [...base, ...filters];
 
   const columns: string[] = [];
   const groups: string[] = [];
@@ -126,7 +179,7 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
 
   const order = orderBy(query, metrics, dimensions, withDate);
   const limit = query.limit ?? ANALYTICS_LIMIT_DEFAULT;
-  const grouped = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}${
+  const grouped = `SELECT ${columns.join(', ')} FROM ${source}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}${
     groups.length > 0 ? ` GROUP BY ${[...new Set(groups)].join(', ')}` : ''
   }`;
   let text: string;
@@ -139,6 +192,54 @@ export function planAnalyticsQuery(workspaceId: string, query: AnalyticsQueryDto
     text = `SELECT * FROM (${grouped}) grouped ORDER BY ${order} LIMIT ${limit + 1}`;
   }
   return { statement: { text, values }, dimensions, metrics, limit, withDate, warnings };
+}
+
+/**
+ * The generation rollups of `table` and the failed requests' hourly rollups as one set of rows,
+ * each branch bounded by workspace and time: generations add their requests and broken streams
+ * (error type null), failures add one failed attempt each and nothing else.
+ */
+function unionOfFailures(table: string, daily: boolean, base: string[], fields: AnalyticsDimension[], metrics: AnalyticsMetric[]): string {
+  const dimensionColumns = [...new Set(fields.flatMap((field) => DIMENSION_COLUMNS[field]))];
+  const metricColumns = [...new Set(['requests', ...metrics.flatMap((metric) => METRIC_COLUMNS[metric])])];
+  const generations = [
+    daily ? 'day' : 'hour',
+    'workspace_id',
+    ...dimensionColumns,
+    ...metricColumns,
+    'NULL::text AS error_type',
+    'failed_requests AS failures',
+    'requests AS attempts',
+  ];
+  const failures = [
+    daily ? "(hour AT TIME ZONE 'UTC')::date AS day" : 'hour',
+    'workspace_id',
+    ...dimensionColumns.map((column) => FAILURE_COLUMNS[column]!),
+    ...metricColumns.map((column) => `0 AS ${column}`),
+    'error_type',
+    'failures',
+    'failures AS attempts',
+  ];
+  const failureBase = daily
+    ? ['workspace_id = $1::uuid', "hour >= ($2::date)::timestamp AT TIME ZONE 'UTC'", "hour < ($3::date)::timestamp AT TIME ZONE 'UTC'"]
+    : base;
+  // By error type only failures count: generations that did not fail would only add an empty null group.
+  const generationWhere = fields.includes('error_type') ? [...base, 'failed_requests > 0'] : base;
+  return `SELECT ${generations.join(', ')} FROM ${table} WHERE ${generationWhere.join(' AND ')}
+    UNION ALL SELECT ${failures.join(', ')} FROM request_failure_rollups WHERE ${failureBase.join(' AND ')}`;
+}
+
+/** Only a count of failures has a value per error type: anything else would be silently wrong, so it is refused. */
+function refuseOutsideErrorTypes(metrics: AnalyticsMetric[], query: AnalyticsQueryDto): void {
+  const unsupported = metrics.filter((metric) => !PER_ERROR_TYPE_METRICS.has(metric));
+  if (query.order_by?.field === 'request_count' && !unsupported.includes('request_count')) unsupported.push('request_count');
+  if (unsupported.length > 0) {
+    throw GatewayError.badRequest(
+      `error_type (as a dimension or filter) combines only with error_count; ${unsupported.join(', ')} ${
+        unsupported.length === 1 ? 'has' : 'have'
+      } no value per error type`,
+    );
+  }
 }
 
 function timeRange(query: AnalyticsQueryDto, now: number, warnings: string[]): { start: number; end: number } {

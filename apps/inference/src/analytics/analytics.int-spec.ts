@@ -1,5 +1,5 @@
 import { validateEnv } from '@gw/config';
-import type { Principal, UsageRecordedEvent } from '@gw/contracts';
+import type { Principal, RequestFailedEvent, UsageRecordedEvent } from '@gw/contracts';
 import { testDatabaseUrl } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -7,6 +7,7 @@ import { newGenerationId } from '../shared-pipeline/generation-ids.js';
 import { InferenceEnv } from '../env.js';
 import { GenerationPartitions } from '../generations/generation-partitions.service.js';
 import { insertGenerations } from '../generations/generation-rows.js';
+import { insertRequestFailures } from '../request-failures/request-failure-rows.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { AnalyticsService } from './analytics.service.js';
 
@@ -282,5 +283,68 @@ describe('generation rollups and the analytics read', () => {
     await expect(analytics.activity({ ...principal, keyKind: 'standard' }, {})).rejects.toMatchObject({ status: 403 });
     const other = await analytics.query({ ...principal, workspaceId: randomUUID() }, { metrics: ['request_count'] });
     expect(other.data).toEqual([{ request_count: 0 }]);
+  });
+
+  it('counts failed requests once each, with the broken streams, per error type and in total, hourly and by whole days', async () => {
+    const failure = (errorType: string, status: number, model?: string): RequestFailedEvent => ({
+      failureId: randomUUID(),
+      requestId: `req-${randomUUID()}`,
+      workspaceId,
+      keyHash: keys[0]!,
+      userId: users[0]!,
+      ...(model ? { model } : {}),
+      errorType,
+      status,
+      createdAt: new Date(now).toISOString(),
+    });
+    const failures = [
+      failure('rate_limit_exceeded', 429, 'sim/gpt-4o-mini'),
+      failure('rate_limit_exceeded', 429, 'sim/gpt-4o-mini'),
+      failure('rate_limit_exceeded', 429),
+      failure('provider_unavailable', 503, 'sim/claude-sonnet'),
+      failure('provider_unavailable', 503, 'sim/claude-sonnet'),
+    ];
+    // Redelivered, concurrently and again: each failure still counts once.
+    await Promise.all([failures.slice(0, 3), failures.slice(2), failures].map((batch) => prisma.pool.query(insertRequestFailures(batch))));
+    await prisma.pool.query(insertRequestFailures(failures.slice(1, 2)));
+    const { rows } = await prisma.pool.query<{ failed: string; requests: string }>(
+      `SELECT count(*) FILTER (WHERE status = 'failed')::text AS failed, count(*)::text AS requests FROM generations WHERE workspace_id = $1::uuid`,
+      [workspaceId],
+    );
+    const brokenStreams = Number(rows[0]!.failed);
+    const requests = Number(rows[0]!.requests);
+    expect(brokenStreams).toBeGreaterThan(0);
+
+    const byType = await analytics.query(principal, { metrics: ['error_count'], dimensions: ['error_type'], granularity: 'hour' });
+    const sums: Record<string, number> = {};
+    for (const row of byType.data) sums[String(row.error_type)] = (sums[String(row.error_type)] ?? 0) + Number(row.error_count);
+    expect(sums).toEqual({ null: brokenStreams, rate_limit_exceeded: 3, provider_unavailable: 2 });
+
+    const today = Math.floor(now / 86_400_000) * 86_400_000;
+    const wholeDays = { start: new Date(today - 86_400_000).toISOString(), end: new Date(today + 86_400_000).toISOString() };
+    for (const range of [{}, { time_range: wholeDays }]) {
+      const total = await analytics.query(principal, { metrics: ['error_count', 'request_count', 'error_rate'], ...range });
+      expect(total.data, JSON.stringify(range)).toEqual([
+        {
+          error_count: brokenStreams + 5,
+          request_count: requests,
+          error_rate: Number(((brokenStreams + 5) / (requests + 5)).toFixed(6)),
+        },
+      ]);
+    }
+    const byModel = await analytics.query(principal, {
+      metrics: ['error_count'],
+      dimensions: ['model'],
+      filters: [{ field: 'error_type', operator: 'in', value: ['rate_limit_exceeded', 'provider_unavailable'] }],
+      time_range: wholeDays,
+    });
+    expect(byModel.data).toEqual(
+      expect.arrayContaining([
+        { model: 'sim/gpt-4o-mini', error_count: 2 },
+        { model: 'sim/claude-sonnet', error_count: 2 },
+        { model: null, error_count: 1 },
+      ]),
+    );
+    expect(byModel.data).toHaveLength(3);
   });
 });

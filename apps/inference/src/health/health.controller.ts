@@ -5,12 +5,14 @@ import { healthReply } from '@gw/messaging';
 import { CatalogSync } from '../catalog/catalog-sync.service.js';
 import { GenerationsConsumer } from '../generations/generations-consumer.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { RequestFailuresConsumer } from '../request-failures/request-failures-consumer.js';
 
 @Controller()
 export class HealthController {
   constructor(
     private readonly prisma: PrismaService,
     private readonly consumer: GenerationsConsumer,
+    private readonly failures: RequestFailuresConsumer,
     private readonly catalog: CatalogSync,
   ) {}
 
@@ -19,7 +21,10 @@ export class HealthController {
     await this.prisma.$queryRaw`SELECT 1`;
     return {
       ...healthReply('inference'),
-      consumers: { [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats() },
+      consumers: {
+        [JETSTREAM.consumers.inferenceGenerations]: this.consumer.stats(),
+        [JETSTREAM.consumers.inferenceRequestFailures]: this.failures.stats(),
+      },
       catalog: this.catalog.state(),
     };
   }

@@ -160,6 +160,44 @@ describe('inference schema against its migrations', () => {
     expectRoundTrip(seen, await prisma.catalogFileSeen.findUnique({ where: { id: 1 } }));
     if (before) await prisma.catalogFileSeen.update({ where: { id: 1 }, data: before });
     else await prisma.catalogFileSeen.delete({ where: { id: 1 } });
+    const failure = {
+      failureId: randomUUID(),
+      requestId: 'req-failed-1',
+      workspaceId: randomUUID(),
+      keyHash: 'd'.repeat(64),
+      userId: randomUUID(),
+      model: 'sim/gpt-4o-mini',
+      errorType: 'rate_limit_exceeded',
+      status: 429,
+      createdAt: new Date('2026-01-02T03:04:05.678Z'),
+    };
+    await prisma.requestFailure.create({ data: failure });
+    expectRoundTrip(failure, await prisma.requestFailure.findUnique({ where: { failureId: failure.failureId } }));
+    const failures = {
+      workspaceId: failure.workspaceId,
+      hour: new Date('2026-01-02T03:00:00.000Z'),
+      keyHash: failure.keyHash,
+      userId: failure.userId,
+      model: '',
+      errorType: 'provider_unavailable',
+      failures: 7n,
+    };
+    await prisma.requestFailureRollup.create({ data: failures });
+    expectRoundTrip(
+      failures,
+      await prisma.requestFailureRollup.findUnique({
+        where: {
+          workspaceId_hour_keyHash_userId_model_errorType: {
+            workspaceId: failures.workspaceId,
+            hour: failures.hour,
+            keyHash: failures.keyHash,
+            userId: failures.userId,
+            model: '',
+            errorType: failures.errorType,
+          },
+        },
+      }),
+    );
     expectAllModelsCovered(Prisma.ModelName, [
       'CatalogVersion',
       'CatalogFileSeen',
@@ -170,6 +208,8 @@ describe('inference schema against its migrations', () => {
       'GenerationRollupHourlyKey',
       'ContentLoggingSetting',
       'GenerationContent',
+      'RequestFailure',
+      'RequestFailureRollup',
     ]);
   });
 });

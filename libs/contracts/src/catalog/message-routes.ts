@@ -234,6 +234,8 @@ function event<Subject extends string>(
 export const EVENT_DECLARATIONS = {
   /** JetStream (stream USAGE): one per generation, Nats-Msg-Id = generation id. */
   usageRecorded: { subject: 'events.usage.recorded', publishers: ['inference', 'batch', 'api-gateway'], subscribers: [], jetStream: true },
+  /** JetStream (stream USAGE): one per failed request of an authenticated key, Nats-Msg-Id = its failure id. */
+  requestFailed: { subject: 'events.usage.failed', publishers: ['api-gateway'], subscribers: [], jetStream: true },
   keysChanged: event('events.keys.changed', ['management'], ['api-gateway', 'inference']),
   /** Gateway -> management, batched: keys seen in use, for last_used_at. */
   keysUsed: event('events.keys.used', ['api-gateway'], ['management']),

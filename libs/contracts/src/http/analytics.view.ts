@@ -20,6 +20,7 @@ import { KEY_HASH_PATTERN } from '../principal.js';
 /** What `POST /v1/analytics/query` can sum, as `GET /v1/analytics/meta` lists them. */
 export const ANALYTICS_METRICS = {
   request_count: { label: 'Requests', format: 'number', rate: false },
+  // Requests that failed, each once: streams broken after their first byte, plus requests answered with an error (not 401).
   error_count: { label: 'Failed requests', format: 'number', rate: false },
   streamed_count: { label: 'Streamed requests', format: 'number', rate: false },
   byok_request_count: { label: 'BYOK requests', format: 'number', rate: false },
@@ -50,6 +51,8 @@ export const ANALYTICS_DIMENSIONS = {
   api_key_id: 'API key (hash)',
   user: 'User',
   workspace: 'Workspace',
+  // Beyond the SDK's list (open: strings from /meta): only with error_count; null for a stream broken after its first byte.
+  error_type: 'Error type (with error_count only)',
 } as const;
 export type AnalyticsDimension = keyof typeof ANALYTICS_DIMENSIONS;
 export const ANALYTICS_DIMENSION_NAMES = Object.keys(ANALYTICS_DIMENSIONS) as AnalyticsDimension[];
