@@ -334,7 +334,7 @@ describe('the web console in a browser', () => {
       const saved = page.waitForResponse(
         (response) => response.url().endsWith('/v1/content-logging') && response.request().method() === 'PUT',
       );
-      await page.getByText('Log prompts and answers', { exact: true }).click();
+      await toggle.click();
       expect((await saved).status()).toBe(200);
       await expect.poll(() => toggle.isChecked(), POLL).toBe(true);
       const setting = (await (await ownerApi('/content-logging')).json()) as { data: { enabled: boolean } };
@@ -355,6 +355,7 @@ describe('the web console in a browser', () => {
         .toBe(1);
       await expect(page.getByTestId('content-message').allTextContents()).resolves.toEqual([`user${prompt}`]);
       await expect(page.getByTestId('content-answer').textContent()).resolves.toBe(`answer${answer}`);
+      await page.getByTestId('content-answer').scrollIntoViewIfNeeded();
       await screenshot(page, 'generation-content');
       expect(await axeFindings(page, 'generation content')).toEqual([]);
       await page.keyboard.press('Escape');
@@ -398,7 +399,7 @@ describe('the web console in a browser', () => {
           return expected;
         };
         const statusFailed = await filter('status=failed', async () => {
-          await viewer.getByLabel('Status', { exact: true }).click();
+          await viewer.getByRole('combobox', { name: 'Status' }).click();
           await viewer.getByRole('option', { name: 'failed' }).click();
         });
         expect(statusFailed).toEqual([made.cut]);

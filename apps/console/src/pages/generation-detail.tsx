@@ -65,11 +65,7 @@ function Attempts({ generation }: { generation: Generation }) {
         {
           header: 'Status',
           testId: 'attempt-status',
-          cell: (attempt) => (
-            <Badge color={attempt.status === 200 ? 'teal.9' : 'red.9'} variant="light">
-              {attempt.status ?? 'no answer'}
-            </Badge>
-          ),
+          cell: (attempt) => <Badge color={attempt.status === 200 ? 'teal.9' : 'red.9'}>{attempt.status ?? 'no answer'}</Badge>,
         },
         { header: 'Latency', testId: 'attempt-latency', cell: (attempt) => formatMs(attempt.latency) },
       ]}
@@ -121,9 +117,9 @@ function asMessage(message: unknown): { who: string; text: string } {
 function Said({ who, text, testId }: { who: string; text: string; testId?: string }) {
   return (
     <Paper withBorder p="xs" data-testid={testId ?? 'content-message'}>
-      <Badge variant="light" color="gray.8" mb={4}>
+      <Text size="xs" fw={700} c="dimmed" tt="uppercase" mb={4}>
         {who}
-      </Badge>
+      </Text>
       <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
         {text}
       </Text>

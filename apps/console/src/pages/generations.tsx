@@ -94,7 +94,7 @@ export function GenerationsPage() {
             // The finish reason; none on a stream that broke before it ended (a failed generation).
             cell: (generation) =>
               generation.cancelled || generation.finish_reason ? (
-                <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'} variant="light">
+                <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'}>
                   {generation.cancelled ? 'cancelled' : generation.finish_reason}
                 </Badge>
               ) : (
