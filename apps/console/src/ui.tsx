@@ -105,9 +105,11 @@ export function ErrorNote({ error }: { error: Error }) {
       ? 'Not found'
       : status === 403
         ? 'Your role does not allow this'
-        : status !== undefined && status >= 500
-          ? 'The gateway could not answer'
-          : 'Something went wrong';
+        : status === 400
+          ? 'The API refused a value'
+          : status !== undefined && status >= 500
+            ? 'The gateway could not answer'
+            : 'Something went wrong';
   return (
     <Alert color={status === 404 ? 'gray' : 'red'} title={title} role="alert">
       {error.message}

@@ -213,6 +213,48 @@ describe('the web console in a browser', () => {
   let ownerKey: string;
   /** A member of the owner's workspace, signed in through SSO as `erin`. */
   let member: { userId: string; key: string };
+  /** A standard key of the owner's workspace, and the generations the explorer tests made with it. */
+  let explorer: string;
+  const made = { fallback: '', cut: '', anthropic: '' };
+
+  const ownerApi = (path: string, init: RequestInit = {}) =>
+    fetch(`${stack.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' } });
+  const newStandardKey = async (name: string) => {
+    const created = await ownerApi('/keys', { method: 'POST', body: JSON.stringify({ name }) });
+    expect(created.status).toBe(201);
+    return ((await created.json()) as { key: string }).key;
+  };
+  /** The ids of GET /v1/generations for the query, newest first (the list the page should show). */
+  const apiIds = async (query: string) =>
+    (((await (await ownerApi(`/generations?limit=25&${query}`)).json()) as { data: { id: string }[] }).data ?? []).map(({ id }) => id);
+  /** Waits until the generation is listed (written moments after its answer). */
+  const listed = (id: string) => expect.poll(async () => (await apiIds('')).includes(id), POLL).toBe(true);
+  /** After the generation is listed: the next whole second, once it has passed (a time-filter bound between two requests). */
+  const nextSecond = async (id: string): Promise<number> => {
+    await listed(id);
+    const bound = Math.ceil((Date.now() + 1) / 1000) * 1000;
+    await new Promise((resolve) => setTimeout(resolve, bound - Date.now() + 50));
+    return bound;
+  };
+  const shownIds = (target: Page) =>
+    target
+      .getByTestId('generation-row')
+      .getByRole('button')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-generation-id')));
+  /** An instant as a datetime-local input in India shows it. */
+  const inKolkata = (at: number) =>
+    new Intl.DateTimeFormat('sv-SE', {
+      timeZone: 'Asia/Kolkata',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+      .format(at)
+      .replace(' ', 'T');
 
   beforeAll(async () => {
     ownerKey = await newLinkedOwner();
@@ -329,6 +371,155 @@ describe('the web console in a browser', () => {
     await expect(page.getByRole('figure', { name: 'Errors by type' }).locator('.recharts-bar-rectangle').count()).resolves.toBe(2);
     await screenshot(page, 'overview-errors');
     expect(await axeFindings(page, 'overview with errors by type')).toEqual([]);
+  });
+
+  it(
+    'switches content logging on in the explorer; a request made with the openai client then shows its prompt and answer',
+    { timeout: 180_000 },
+    async () => {
+      await go(page, 'Generations');
+      // Logged with the setting off: the drawer says why there is no content.
+      await page.getByTestId('generation-row').first().getByRole('button').click();
+      await expect(page.getByTestId('content-none').textContent()).resolves.toContain('Content logging is off for this workspace');
+      await page.keyboard.press('Escape');
+
+      const toggle = page.getByRole('switch', { name: 'Log prompts and answers' });
+      await expect(toggle.isChecked()).resolves.toBe(false);
+      const saved = page.waitForResponse(
+        (response) => response.url().endsWith('/v1/content-logging') && response.request().method() === 'PUT',
+      );
+      await toggle.click();
+      expect((await saved).status()).toBe(200);
+      await expect.poll(() => toggle.isChecked(), POLL).toBe(true);
+      const setting = (await (await ownerApi('/content-logging')).json()) as { data: { enabled: boolean } };
+      expect(setting.data.enabled).toBe(true);
+
+      explorer = await newStandardKey('explorer');
+      const prompt = `What does the explorer keep? ${randomUUID()}`;
+      const openai = new OpenAI({ apiKey: explorer, baseURL: stack.baseUrl });
+      const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
+      const answer = completion.choices[0]!.message.content!;
+      expect(answer).toBeTruthy();
+      await expect
+        .poll(async () => {
+          await open(page, `/generations?id=${completion.id}`, 'Generations');
+          await page.getByTestId('content-answer').or(page.getByTestId('content-none')).waitFor();
+          return page.getByTestId('content-answer').count();
+        }, POLL)
+        .toBe(1);
+      await expect(page.getByTestId('content-message').allTextContents()).resolves.toEqual([`user${prompt}`]);
+      await expect(page.getByTestId('content-answer').textContent()).resolves.toBe(`answer${answer}`);
+      await page.getByTestId('content-answer').scrollIntoViewIfNeeded();
+      await screenshot(page, 'generation-content');
+      expect(await axeFindings(page, 'generation content')).toEqual([]);
+      await page.keyboard.press('Escape');
+    },
+  );
+
+  it(
+    "filters by status, provider and a time range in the viewer's zone exactly as the API does, and says why it refuses a value",
+    { timeout: 180_000 },
+    async () => {
+      const openai = new OpenAI({ apiKey: explorer, baseURL: stack.baseUrl, maxRetries: 0 });
+      const messages = [{ role: 'user' as const, content: 'filter me' }];
+      made.fallback = (await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-fallback', messages })).id;
+      const start = await nextSecond(made.fallback);
+      // A stream cut mid-way is recorded as a failed generation.
+      const cut = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini-cut', messages, stream: true });
+      let cutError: unknown;
+      try {
+        for await (const chunk of cut) made.cut ||= chunk.id;
+      } catch (caught) {
+        cutError = caught;
+      }
+      expect(cutError).toBeInstanceOf(APIError);
+      const end = await nextSecond(made.cut);
+      made.anthropic = (await openai.chat.completions.create({ model: 'sim/claude-sonnet', messages })).id;
+      await listed(made.anthropic);
+
+      // A viewer in India (UTC+05:30): the times typed are theirs, sent as the instants they name.
+      const zone = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', timezoneId: 'Asia/Kolkata' });
+      await zone.addCookies((await context.cookies()).filter((cookie) => cookie.name === 'gw_console'));
+      try {
+        const viewer = await zone.newPage();
+        viewer.setDefaultTimeout(60_000);
+        await open(viewer, '/generations', 'Generations');
+        const filter = async (apiQuery: string, fill: () => Promise<void>) => {
+          await viewer.getByRole('button', { name: 'Clear' }).click();
+          await fill();
+          await viewer.getByRole('button', { name: 'Filter', exact: true }).click();
+          const expected = await apiIds(apiQuery);
+          await expect.poll(() => shownIds(viewer), POLL).toEqual(expected);
+          return expected;
+        };
+        const statusFailed = await filter('status=failed', async () => {
+          await viewer.getByRole('combobox', { name: 'Status' }).click();
+          await viewer.getByRole('option', { name: 'failed' }).click();
+        });
+        expect(statusFailed).toEqual([made.cut]);
+        expect(new URL(viewer.url()).searchParams.get('status')).toBe('failed');
+
+        const byProvider = await filter('provider=simulator-anthropic', () =>
+          viewer.getByLabel('Provider', { exact: true }).fill('simulator-anthropic'),
+        );
+        expect(byProvider).toEqual([made.anthropic]);
+
+        const range = `from=${encodeURIComponent(new Date(start).toISOString())}&to=${encodeURIComponent(new Date(end).toISOString())}`;
+        const inRange = await filter(range, async () => {
+          await viewer.getByLabel('From (your time)').fill(inKolkata(start));
+          await viewer.getByLabel('Until (your time)').fill(inKolkata(end));
+        });
+        expect(inRange).toEqual([made.cut]);
+        const url = new URL(viewer.url());
+        expect([url.searchParams.get('from'), url.searchParams.get('to')]).toEqual([
+          new Date(start).toISOString(),
+          new Date(end).toISOString(),
+        ]);
+        await screenshot(viewer, 'generations-filtered');
+
+        // A value the API refuses: its 400 in words, not an empty list.
+        await viewer.getByLabel('Cost above (USD)').fill('a lot');
+        await viewer.getByRole('button', { name: 'Filter', exact: true }).click();
+        await viewer.getByRole('alert').filter({ hasText: 'cost_gt must be a decimal number of credits' }).waitFor();
+      } finally {
+        await zone.close();
+      }
+    },
+  );
+
+  it('exports as CSV exactly the generations the filtered list shows', { timeout: 120_000 }, async () => {
+    await open(page, '/generations?provider=simulator-openai', 'Generations');
+    const expected = await apiIds('provider=simulator-openai');
+    expect(expected).toEqual(expect.arrayContaining([made.fallback, made.cut]));
+    expect(expected).not.toContain(made.anthropic);
+    await expect.poll(() => shownIds(page), POLL).toEqual(expected);
+    const downloaded = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const file = await downloaded;
+    expect(file.suggestedFilename()).toBe('generations.csv');
+    const lines = readFileSync(await file.path(), 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
+    expect(lines[0]!.split(',')[0]).toBe('id');
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(expected);
+  });
+
+  it('shows each provider attempt of a generation with its status and latency', { timeout: 120_000 }, async () => {
+    const { data } = (await (await ownerApi(`/generation?id=${made.fallback}`)).json()) as {
+      data: { provider_responses: { status: number; latency: number }[] };
+    };
+    expect(data.provider_responses.map((attempt) => attempt.status)).toEqual([503, 200]);
+    await open(page, `/generations?id=${made.fallback}`, 'Generations');
+    const attempts = page.getByTestId('attempt-row');
+    await expect.poll(() => attempts.count(), POLL).toBe(2);
+    await expect(attempts.getByTestId('attempt-status').allTextContents()).resolves.toEqual(['503', '200']);
+    const ms = new Intl.NumberFormat('en-US');
+    await expect(attempts.getByTestId('attempt-latency').allTextContents()).resolves.toEqual(
+      data.provider_responses.map((attempt) => `${ms.format(attempt.latency)} ms`),
+    );
+    await screenshot(page, 'generation-attempts');
+    expect(await axeFindings(page, 'generation attempts')).toEqual([]);
+    await page.keyboard.press('Escape');
   });
 
   it('refuses a write without the CSRF token, and one from another origin', async () => {

@@ -1,27 +1,36 @@
-import { Anchor, Badge, Code, Drawer, Group, Stack, Text } from '@mantine/core';
-import { api } from '../api';
-import { DataTable, RowsTable } from '../data-table';
-import { formatCount, formatCredits, formatMs, formatTime } from '../format';
-import { FilterForm, useCursorPages } from '../list-controls';
+import { Anchor, Badge, Button, Drawer } from '@mantine/core';
+import { useState } from 'react';
+import { api, download } from '../api';
+import { DataTable } from '../data-table';
+import { formatCount, formatCredits, formatTime } from '../format';
+import { useCursorPages } from '../list-controls';
 import { navigate, useQuery } from '../router';
-import { Loadable, PageHeader, useLoad } from '../ui';
-import type { Generation, Page } from './shapes';
+import { canManage, useSession } from '../session';
+import { ErrorNote, PageHeader, useLoad } from '../ui';
+import { ContentLoggingCard } from './content-logging';
+import { GenerationDetail } from './generation-detail';
+import { GenerationFilters } from './generation-filters';
+import { filtersOf } from './generation-query';
+import type { ContentLogging, Generation, Page } from './shapes';
 
-const FILTERS = ['model', 'key_hash'] as const;
-
-/** `GET /v1/generations` with the API's filters, and `GET /v1/generation?id=` as the detail. */
+/**
+ * `GET /v1/generations` with every filter the API has, its export with the same filters,
+ * `GET /v1/generation?id=` as the detail, and (owners and admins) the workspace's content logging.
+ */
 export function GenerationsPage() {
   const query = useQuery();
   const pages = useCursorPages();
-  const filters = new URLSearchParams({ limit: '25' });
-  for (const name of FILTERS) if (query.get(name)) filters.set(name, query.get(name)!);
-  if (pages.cursor) filters.set('cursor', pages.cursor);
-  const state = useLoad(() => api<Page<Generation>>(`/v1/generations?${filters}`), filters.toString());
-  const selected = query.get('id');
+  const manager = canManage(useSession());
   // The filters live in the URL: a filtered list can be linked to, and the overview links here.
-  const apply = (values: Record<string, string>) => {
-    const next = new URLSearchParams();
-    for (const name of FILTERS) if (values[name]) next.set(name, values[name]);
+  const filters = filtersOf(query);
+  const listQuery = new URLSearchParams(filters);
+  listQuery.set('limit', '25');
+  if (pages.cursor) listQuery.set('cursor', pages.cursor);
+  const state = useLoad(() => api<Page<Generation>>(`/v1/generations?${listQuery}`), listQuery.toString());
+  const logging = useLoad(() => (manager ? api<{ data: ContentLogging }>('/v1/content-logging') : Promise.resolve(null)), String(manager));
+  const [exportError, setExportError] = useState<Error | null>(null);
+  const selected = query.get('id');
+  const apply = (next: URLSearchParams) => {
     pages.reset();
     navigate(`/generations${next.size ? `?${next}` : ''}`);
   };
@@ -31,21 +40,29 @@ export function GenerationsPage() {
     else next.delete('id');
     navigate(`/generations${next.size ? `?${next}` : ''}`);
   };
+  const exportAs = (format: 'csv' | 'jsonl') => {
+    setExportError(null);
+    const exported = new URLSearchParams(filters);
+    exported.set('format', format);
+    download(`/v1/generations/export?${exported}`, `generations.${format}`).catch((failure: Error) => setExportError(failure));
+  };
   return (
     <>
-      <PageHeader title="Generations" docs="GET /v1/generations, GET /v1/generation" />
-      <FilterForm
-        fields={[
-          { name: 'model', label: 'Model', placeholder: 'openai/gpt-4o-mini' },
-          { name: 'key_hash', label: 'Key hash' },
-        ]}
-        initial={Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? '']))}
-        onApply={apply}
-      />
+      <PageHeader title="Generations" docs="GET /v1/generations, GET /v1/generations/export, GET /v1/generation">
+        <Button variant="default" onClick={() => exportAs('csv')}>
+          Export CSV
+        </Button>
+        <Button variant="default" onClick={() => exportAs('jsonl')}>
+          Export JSONL
+        </Button>
+      </PageHeader>
+      {manager && <ContentLoggingCard state={logging} />}
+      <GenerationFilters key={filters.toString()} initial={filters} onApply={apply} />
+      {exportError && <ErrorNote error={exportError} />}
       <DataTable
         state={state}
         rows={(page) => page.data}
-        empty="No generations match yet: requests appear here within seconds."
+        empty={filters.size ? 'No generation matches these filters.' : 'No generations yet: requests appear here within seconds.'}
         rowKey={(generation) => generation.id}
         rowTestId="generation-row"
         minWidth={640}
@@ -54,7 +71,13 @@ export function GenerationsPage() {
           {
             header: 'Time',
             cell: (generation) => (
-              <Anchor component="button" type="button" onClick={() => open(generation.id)} title="Show the details">
+              <Anchor
+                component="button"
+                type="button"
+                onClick={() => open(generation.id)}
+                title="Show the details"
+                data-generation-id={generation.id}
+              >
                 {formatTime(generation.created_at)}
               </Anchor>
             ),
@@ -68,76 +91,22 @@ export function GenerationsPage() {
           { header: 'Cost', testId: 'generation-cost', cell: (generation) => formatCredits(generation.total_cost) },
           {
             header: 'Status',
-            cell: (generation) => (
-              <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'} variant="light">
-                {generation.cancelled ? 'cancelled' : (generation.finish_reason ?? 'done')}
-              </Badge>
-            ),
+            // The finish reason; none on a stream that broke before it ended (a failed generation).
+            cell: (generation) =>
+              generation.cancelled || generation.finish_reason ? (
+                <Badge color={generation.cancelled ? 'orange.9' : 'teal.9'}>
+                  {generation.cancelled ? 'cancelled' : generation.finish_reason}
+                </Badge>
+              ) : (
+                '—'
+              ),
           },
         ]}
         footer={(page) => pages.pager(page.next_cursor)}
       />
       <Drawer opened={selected !== null} onClose={() => open(null)} position="right" size="lg" title="Generation">
-        {selected && <GenerationDetail id={selected} />}
+        {selected && <GenerationDetail id={selected} loggingOff={logging.data ? !logging.data.data.enabled : undefined} />}
       </Drawer>
     </>
-  );
-}
-
-function GenerationDetail({ id }: { id: string }) {
-  const state = useLoad(() => api<{ data: Generation }>(`/v1/generation?id=${encodeURIComponent(id)}`), id);
-  return (
-    <Loadable state={state} empty="">
-      {({ data }) => (
-        <Stack gap="xs">
-          <Text size="sm">
-            <Code>{data.id}</Code>
-          </Text>
-          <Detail label="Model" value={data.model} />
-          <Detail label="Created" value={formatTime(data.created_at)} />
-          <Detail label="API" value={data.api_type ?? '—'} />
-          <Detail label="Latency (first byte)" value={formatMs(data.latency)} />
-          <Detail label="Generation time" value={formatMs(data.generation_time)} />
-          <Detail label="Streamed" value={data.streamed ? 'yes' : 'no'} />
-          <Detail label="Prompt tokens" value={formatCount(data.tokens_prompt)} />
-          <Detail label="Completion tokens" value={formatCount(data.tokens_completion)} />
-          <Detail label="Reasoning tokens" value={formatCount(data.native_tokens_reasoning)} />
-          <Detail label="Cached tokens" value={formatCount(data.native_tokens_cached)} />
-          <Detail label="Total cost" value={formatCredits(data.total_cost)} testId="detail-total-cost" />
-          <Detail label="Upstream cost" value={formatCredits(data.upstream_inference_cost)} />
-          <Detail label="Cache discount" value={formatCredits(data.cache_discount)} />
-          <Detail label="BYOK" value={data.is_byok ? 'yes' : 'no'} />
-          <Text fw={600} mt="sm">
-            Provider attempts
-          </Text>
-          {(data.provider_responses ?? []).length === 0 ? (
-            <Text c="dimmed">None recorded.</Text>
-          ) : (
-            <RowsTable
-              rows={data.provider_responses!.map((attempt, index) => ({ ...attempt, index }))}
-              rowKey={(attempt) => String(attempt.index)}
-              columns={[
-                { header: 'Provider', cell: (attempt) => attempt.provider_name },
-                { header: 'Model', cell: (attempt) => attempt.model_permaslug },
-                { header: 'Status', cell: (attempt) => attempt.status ?? '—' },
-              ]}
-            />
-          )}
-        </Stack>
-      )}
-    </Loadable>
-  );
-}
-
-function Detail({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <Group justify="space-between" wrap="nowrap">
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" data-testid={testId}>
-        {value}
-      </Text>
-    </Group>
   );
 }

@@ -24,6 +24,18 @@ export interface ActivityItem {
   workspace_id?: string;
 }
 
+/** One provider call of a generation, in routing order (the SDK's `ProviderResponse`). */
+export interface ProviderResponse {
+  provider_name: string;
+  model_permaslug: string;
+  /** The provider's HTTP status; null when the call got none (a connect error or a timeout). */
+  status: number | null;
+  /** Milliseconds to the call's answer or failure; absent on rows recorded before it was kept. */
+  latency?: number;
+  is_byok?: boolean;
+}
+
+/** The SDK's `GenerationResponseData`, the fields the explorer shows. */
 export interface Generation {
   id: string;
   model: string;
@@ -34,19 +46,40 @@ export interface Generation {
   cache_discount: number | null;
   is_byok: boolean;
   provider_name: string | null;
-  provider_responses: { provider_name: string; model_permaslug: string; status: number | null; is_byok: boolean }[] | null;
+  provider_responses: ProviderResponse[] | null;
   tokens_prompt: number | null;
   tokens_completion: number | null;
   native_tokens_reasoning: number | null;
   native_tokens_cached: number | null;
   latency: number | null;
   generation_time: number | null;
+  moderation_latency: number | null;
   streamed: boolean | null;
   cancelled: boolean | null;
   finish_reason: string | null;
+  native_finish_reason: string | null;
   api_type: string | null;
   request_id: string | null;
+  session_id: string | null;
+  response_cache_source_id: string | null;
+  price_version: number | null;
   origin: string;
+}
+
+/** `GET /v1/generation/content`'s `data` (the SDK's `GenerationContentData`). */
+export interface GenerationContent {
+  input: { messages: unknown[] } | { prompt: string };
+  output: { completion: string | null; reasoning: string | null };
+}
+
+/** `GET/PUT /v1/content-logging`'s `data`. */
+export interface ContentLogging {
+  enabled: boolean;
+  retention_days: number;
+  max_retention_days: number;
+  max_bytes: number;
+  /** False when the deployment has no key to seal contents with. */
+  available: boolean;
 }
 
 export interface ApiKey {
