@@ -1,4 +1,4 @@
-import { Button, Group, TextInput } from '@mantine/core';
+import { Button, Group, Text, TextInput } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 
 export interface FilterField {
@@ -64,5 +64,39 @@ export function useCursorPages(): { cursor: string | undefined; reset: () => voi
         </Button>
       </Group>
     ),
+  };
+}
+
+/**
+ * The API's offset pages (`offset`, and `limit` where the route takes one): Previous / Next, and
+ * where the API counts (`total_count`) the range shown. Without a count, a full page means more.
+ */
+export function useOffsetPages(size: number): {
+  offset: number;
+  reset: () => void;
+  pager: (shown: number, total?: number) => ReactNode;
+} {
+  const [offset, setOffset] = useState(0);
+  return {
+    offset,
+    reset: () => setOffset(0),
+    pager: (shown, total) => {
+      const more = total === undefined ? shown >= size : offset + shown < total;
+      if (offset === 0 && !more) return null;
+      return (
+        <Group mt="md">
+          <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>
+            Previous
+          </Button>
+          <Button variant="default" disabled={!more} onClick={() => setOffset(offset + size)}>
+            Next
+          </Button>
+          <Text size="sm" c="dimmed">
+            {shown === 0 ? 'none' : `${offset + 1}–${offset + shown}`}
+            {total === undefined ? '' : ` of ${total}`}
+          </Text>
+        </Group>
+      );
+    },
   };
 }
