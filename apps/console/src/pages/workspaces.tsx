@@ -4,6 +4,7 @@ import { api } from '../api';
 import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { useSession } from '../session';
+import { useOffsetPages } from '../list-controls';
 import { ErrorNote, PageHeader, useLoad } from '../ui';
 import type { Page, WorkspaceBudget, WorkspaceMember } from './shapes';
 
@@ -13,6 +14,9 @@ const INTERVALS = [
   { value: 'monthly', label: 'Monthly' },
   { value: 'lifetime', label: 'Lifetime' },
 ];
+
+/** Members per page; each one's budgets are read beside them. */
+const MEMBERS_PAGE = 50;
 
 const budgetText = (budget: WorkspaceBudget) =>
   `${formatCredits(budget.usage_usd)} of ${formatCredits(budget.limit_usd)} ${budget.reset_interval ?? 'lifetime'}`;
@@ -25,13 +29,14 @@ export function WorkspacesPage() {
   const { user } = useSession();
   const base = `/v1/workspaces/${user.workspace_id}`;
   // Each member's budgets beside them: one call per member of the page shown.
+  const pages = useOffsetPages(MEMBERS_PAGE);
   const members = useLoad(async () => {
-    const page = await api<Page<WorkspaceMember>>(`${base}/members`);
+    const page = await api<Page<WorkspaceMember>>(`${base}/members?limit=${MEMBERS_PAGE}&offset=${pages.offset}`);
     const budgets = await Promise.all(
       page.data.map((member) => api<{ data: WorkspaceBudget[] }>(`${base}/members/${member.user_id}/budgets`)),
     );
     return { ...page, data: page.data.map((member, index) => ({ ...member, budgets: budgets[index]!.data })) };
-  });
+  }, String(pages.offset));
   const budgets = useLoad(() => api<{ data: WorkspaceBudget[] }>(`${base}/budgets`));
   const [editing, setEditing] = useState<WorkspaceMember | null>(null);
   return (
@@ -68,6 +73,7 @@ export function WorkspacesPage() {
             ),
           },
         ]}
+        footer={(page) => pages.pager(page.data.length, page.total_count)}
       />
       <Title order={2} size="h4" mt="lg" mb="sm">
         Workspace budgets
