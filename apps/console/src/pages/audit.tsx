@@ -41,7 +41,11 @@ export function AuditPage() {
           { header: 'Action', cell: (entry) => <Badge variant="light">{entry.action}</Badge> },
           { header: 'Resource', cell: (entry) => `${entry.resource_type} ${entry.resource_id}` },
           { header: 'By', cell: (entry) => actorOf(entry) },
-          { header: 'Change', cell: (entry) => <Code>{changeOf(entry)}</Code> },
+          {
+            header: 'Change',
+            td: { maw: 480 },
+            cell: (entry) => <Code style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{changeOf(entry)}</Code>,
+          },
         ]}
         footer={(page) => pages.pager(page.next_cursor)}
       />

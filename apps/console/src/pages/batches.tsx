@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Progress, Stack, Text } from '@mantine/core';
+import { Badge, Button, Code, Group, Progress, Stack, Text } from '@mantine/core';
 import { useEffect } from 'react';
 import { api, download } from '../api';
 import { ConfirmButton } from '../confirm-button';
@@ -13,6 +13,7 @@ const PAGE_SIZE = 20;
 const POLL_MS = 3000;
 const FINAL = ['completed', 'failed', 'expired', 'cancelled'];
 const ended = (batch: Batch) => FINAL.includes(batch.status);
+const failedBatch = (batch: Batch) => batch.status === 'failed' || batch.status === 'expired';
 
 export function BatchesPage() {
   const pages = useCursorPages();
@@ -36,11 +37,12 @@ export function BatchesPage() {
         empty="No batches yet: they appear here once submitted with POST /v1/batches."
         rowKey={(batch) => batch.id}
         rowTestId="batch-row"
-        minWidth={760}
+        minWidth={960}
         columns={[
+          { header: 'Batch', cell: (batch) => <Code>{batch.id}</Code> },
           { header: 'Created', cell: (batch) => formatTime(batch.created_at) },
           { header: 'Model', cell: (batch) => batch.model },
-          { header: 'Status', testId: 'batch-status', cell: (batch) => <BatchStatus batch={batch} /> },
+          { header: 'Status', cell: (batch) => <BatchStatus batch={batch} /> },
           { header: 'Progress', td: { miw: 160 }, cell: (batch) => <BatchProgress batch={batch} /> },
           {
             header: 'Actions',
@@ -71,7 +73,7 @@ export function BatchesPage() {
 function BatchStatus({ batch }: { batch: Batch }) {
   return (
     <>
-      <Badge variant="light" color={batch.status === 'failed' || batch.status === 'expired' ? 'red' : undefined}>
+      <Badge data-testid="batch-status" {...(failedBatch(batch) ? { variant: 'filled', color: 'red.9' } : { variant: 'light' })}>
         {batch.status}
       </Badge>
       {batch.error && (
