@@ -54,16 +54,18 @@ export function useCursorPages(): { cursor: string | undefined; reset: () => voi
   return {
     cursor: cursors.at(-1),
     reset: () => setCursors([]),
-    pager: (next) => (
-      <Group mt="md">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </Button>
-        <Button variant="default" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
-          Older
-        </Button>
-      </Group>
-    ),
+    // Shown only when there is another page to go to.
+    pager: (next) =>
+      cursors.length === 0 && !next ? null : (
+        <Group mt="md">
+          <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </Button>
+          <Button variant="default" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+            Older
+          </Button>
+        </Group>
+      ),
   };
 }
 

@@ -39,10 +39,10 @@ export function BatchesPage() {
         rowTestId="batch-row"
         minWidth={960}
         columns={[
-          { header: 'Batch', cell: (batch) => <Code>{batch.id}</Code> },
+          { header: 'Batch', cell: (batch) => <Code fz="xs">{batch.id}</Code> },
           { header: 'Created', cell: (batch) => formatTime(batch.created_at) },
           { header: 'Model', cell: (batch) => batch.model },
-          { header: 'Status', cell: (batch) => <BatchStatus batch={batch} /> },
+          { header: 'Status', td: { miw: 130 }, cell: (batch) => <BatchStatus batch={batch} /> },
           { header: 'Progress', td: { miw: 160 }, cell: (batch) => <BatchProgress batch={batch} /> },
           {
             header: 'Actions',

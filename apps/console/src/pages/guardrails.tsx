@@ -1,4 +1,4 @@
-import { Button, Group, Text } from '@mantine/core';
+import { Badge, Button, Group, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
 import { ConfirmButton } from '../confirm-button';
@@ -22,6 +22,9 @@ export function GuardrailsPage() {
   const manage = canManage(session);
   const pages = useOffsetPages(PAGE_SIZE);
   const state = useLoad(() => api<Page<Guardrail>>(`/v1/guardrails?limit=${PAGE_SIZE}&offset=${pages.offset}`), String(pages.offset));
+  // The workspace's default guardrail (new keys get it) cannot be deleted: its Delete is off.
+  const workspace = useLoad(() => api<{ data: { default_guardrail_id: string | null } }>(`/v1/workspaces/${session.user.workspace_id}`));
+  const defaultId = workspace.data?.data.default_guardrail_id;
   const { error, act } = useWrite(state.reload);
   // The form: null closed, 'new' to create, a guardrail to edit.
   const [editing, setEditing] = useState<Guardrail | 'new' | null>(null);
@@ -47,7 +50,7 @@ export function GuardrailsPage() {
             header: 'Name',
             cell: (guardrail) => (
               <>
-                {guardrail.name}
+                {guardrail.name} {guardrail.id === defaultId && <Badge variant="light">default</Badge>}
                 {guardrail.description && (
                   <Text size="xs" c="dimmed">
                     {guardrail.description}
@@ -95,6 +98,7 @@ export function GuardrailsPage() {
                         color="red"
                         variant="light"
                         label={`Delete guardrail ${guardrail.name}`}
+                        disabled={guardrail.id === defaultId}
                         question={`Delete the guardrail “${guardrail.name}”? The keys and members it is assigned to lose its limits at once.`}
                         confirm="Delete"
                         onConfirm={() => void act(() => api(`/v1/guardrails/${guardrail.id}`, { method: 'DELETE' }))}
