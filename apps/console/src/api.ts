@@ -72,7 +72,8 @@ export async function download(path: string, filename: string): Promise<void> {
   const url = URL.createObjectURL(await response.blob());
   const link = Object.assign(document.createElement('a'), { href: url, download: filename });
   link.click();
-  URL.revokeObjectURL(url);
+  // Revoked once the browser has started the download, not while it reads the URL.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export async function loadSession(): Promise<SessionInfo | null> {

@@ -22,7 +22,8 @@ interface RowsProps<T> {
 /** A plain table of rows already at hand. */
 export function RowsTable<T>({ rows, columns, rowKey, minWidth = 0, rowTestId, highlightOnHover }: RowsProps<T>) {
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
+    // The viewport takes focus so a table wider than the screen scrolls sideways from the keyboard too.
+    <Table.ScrollContainer minWidth={minWidth} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       <Table striped highlightOnHover={highlightOnHover}>
         <Table.Thead>
           <Table.Tr>

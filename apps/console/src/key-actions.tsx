@@ -36,13 +36,21 @@ export function KeyActions({
   apiKey: key,
   act,
   rotate,
+  edit,
 }: {
   apiKey: ApiKey;
   act: (write: () => Promise<unknown>) => Promise<void>;
   rotate: (key: ApiKey) => Promise<void>;
+  /** Opens the key's settings (limit, reset, rate limits, expiry). */
+  edit?: (key: ApiKey) => void;
 }) {
   return (
     <Group gap="xs" wrap="nowrap">
+      {edit && (
+        <Button size="xs" variant="default" aria-label={`Edit key ${key.name}`} onClick={() => edit(key)}>
+          Edit
+        </Button>
+      )}
       <ConfirmButton
         variant="default"
         label={`Rotate key ${key.name}`}

@@ -54,37 +54,51 @@ export function useCursorPages(): { cursor: string | undefined; reset: () => voi
   return {
     cursor: cursors.at(-1),
     reset: () => setCursors([]),
-    pager: (next) => (
-      <Group mt="md">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </Button>
-        <Button variant="default" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
-          Older
-        </Button>
-      </Group>
-    ),
+    // Shown only when there is another page to go to.
+    pager: (next) =>
+      cursors.length === 0 && !next ? null : (
+        <Group mt="md">
+          <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </Button>
+          <Button variant="default" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+            Older
+          </Button>
+        </Group>
+      ),
   };
 }
 
-/** The API's offset pages (lists that answer `total_count`): Previous / Next and where the page is. */
-export function useOffsetPages(limit: number): { offset: number; pager: (total: number | undefined) => ReactNode } {
+/**
+ * The API's offset pages (`offset`, and `limit` where the route takes one): Previous / Next, and
+ * where the API counts (`total_count`) the range shown. Without a count, a full page means more.
+ */
+export function useOffsetPages(size: number): {
+  offset: number;
+  reset: () => void;
+  pager: (shown: number, total?: number) => ReactNode;
+} {
   const [offset, setOffset] = useState(0);
   return {
     offset,
-    pager: (total = 0) =>
-      total > limit && (
+    reset: () => setOffset(0),
+    pager: (shown, total) => {
+      const more = total === undefined ? shown >= size : offset + shown < total;
+      if (offset === 0 && !more) return null;
+      return (
         <Group mt="md">
-          <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
+          <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>
             Previous
           </Button>
-          <Button variant="default" disabled={offset + limit >= total} onClick={() => setOffset(offset + limit)}>
+          <Button variant="default" disabled={!more} onClick={() => setOffset(offset + size)}>
             Next
           </Button>
           <Text size="sm" c="dimmed">
-            {offset + 1}–{Math.min(offset + limit, total)} of {total}
+            {shown === 0 ? 'none' : `${offset + 1}–${offset + shown}`}
+            {total === undefined ? '' : ` of ${total}`}
           </Text>
         </Group>
-      ),
+      );
+    },
   };
 }

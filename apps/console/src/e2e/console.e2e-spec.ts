@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIError, toFile } from 'openai';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -219,11 +219,6 @@ describe('the web console in a browser', () => {
 
   const ownerApi = (path: string, init: RequestInit = {}) =>
     fetch(`${stack.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' } });
-  const newStandardKey = async (name: string) => {
-    const created = await ownerApi('/keys', { method: 'POST', body: JSON.stringify({ name }) });
-    expect(created.status).toBe(201);
-    return ((await created.json()) as { key: string }).key;
-  };
   /** The ids of GET /v1/generations for the query, newest first (the list the page should show). */
   const apiIds = async (query: string) =>
     (((await (await ownerApi(`/generations?limit=25&${query}`)).json()) as { data: { id: string }[] }).data ?? []).map(({ id }) => id);
@@ -394,7 +389,7 @@ describe('the web console in a browser', () => {
       const setting = (await (await ownerApi('/content-logging')).json()) as { data: { enabled: boolean } };
       expect(setting.data.enabled).toBe(true);
 
-      explorer = await newStandardKey('explorer');
+      explorer = (await newStandardKey('explorer')).key;
       const prompt = `What does the explorer keep? ${randomUUID()}`;
       const openai = new OpenAI({ apiKey: explorer, baseURL: stack.baseUrl });
       const completion = await openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
@@ -968,6 +963,171 @@ describe('the web console in a browser', () => {
       }
     },
   );
+
+  /** A standard key of the owner's workspace, made through the keys API. */
+  const newStandardKey = async (name: string): Promise<{ key: string; hash: string }> => {
+    const created = await fetch(`${stack.baseUrl}/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    return { key, hash: createHash('sha256').update(key).digest('hex') };
+  };
+  const readAsOwner = async (path: string) => fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${ownerKey}` } });
+
+  it(
+    "manages a guardrail in the page: created, edited, assigned to a key whose request is then refused with the guardrail's 403, deleted",
+    { timeout: 240_000 },
+    async () => {
+      const NAME = 'console guardrail';
+      const guarded = await newStandardKey('guarded key');
+      const openai = new OpenAI({ apiKey: guarded.key, baseURL: stack.baseUrl, maxRetries: 0 });
+      const status = () =>
+        openai.chat.completions.create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }).then(
+          () => 200,
+          (caught: unknown) => (caught instanceof APIError ? caught.status : String(caught)),
+        );
+      await expect(status()).resolves.toBe(200);
+
+      await go(page, 'Guardrails');
+      await page.getByRole('button', { name: 'Create guardrail' }).click();
+      const create = page.getByRole('dialog', { name: 'Create a guardrail' });
+      await create.getByRole('textbox', { name: 'Name' }).fill(NAME);
+      await create.getByRole('textbox', { name: 'Spend limit (USD)' }).fill('5');
+      expect(await axeFindings(page, 'guardrail create dialog')).toEqual([]);
+      await create.getByRole('button', { name: 'Create', exact: true }).click();
+      const row = page.getByTestId('guardrail-row').filter({ hasText: NAME });
+      await expect.poll(() => row.getByTestId('guardrail-limit').textContent(), POLL).toBe('$5.00');
+      const listed = (await (await readAsOwner('/guardrails')).json()) as { data: { id: string; name: string }[] };
+      const id = listed.data.find((guardrail) => guardrail.name === NAME)!.id;
+
+      await row.getByRole('button', { name: `Edit guardrail ${NAME}` }).click();
+      const edit = page.getByRole('dialog', { name: `Edit guardrail ${NAME}` });
+      await edit.getByRole('textbox', { name: 'Blocked models' }).fill('sim/gpt-4o-mini');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => row.getByTestId('guardrail-models').textContent(), POLL).toBe('all; not sim/gpt-4o-mini');
+      const edited = (await (await readAsOwner(`/guardrails/${id}`)).json()) as { data: { ignored_models: string[]; limit_usd: number } };
+      expect(edited.data).toMatchObject({ ignored_models: ['sim/gpt-4o-mini'], limit_usd: 5 });
+
+      await row.getByRole('button', { name: `Assign guardrail ${NAME}` }).click();
+      const assign = page.getByRole('dialog', { name: `Assign guardrail ${NAME}` });
+      await assign.getByRole('checkbox', { name: /^guarded key / }).check();
+      await screenshot(page, 'guardrails-assign');
+      expect(await axeFindings(page, 'guardrail assign dialog')).toEqual([]);
+      await assign.getByRole('button', { name: 'Save assignments' }).click();
+      await assign.waitFor({ state: 'detached' });
+      const assigned = (await (await readAsOwner(`/guardrails/${id}/assignments/keys`)).json()) as { data: { key_hash: string }[] };
+      expect(assigned.data.map((assignment) => assignment.key_hash)).toEqual([guarded.hash]);
+      await expect.poll(status, POLL).toBe(403);
+      const refusal = (await openai.chat.completions
+        .create({ model: 'sim/gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] })
+        .catch((caught: unknown) => caught)) as APIError;
+      expect(refusal.status).toBe(403);
+      expect(refusal.message).toContain(NAME);
+      expect(JSON.stringify(refusal.error)).toContain('guardrail_denied');
+      await screenshot(page, 'guardrails-managed');
+
+      await row.getByRole('button', { name: `Delete guardrail ${NAME}` }).click();
+      const confirm = page.getByRole('dialog', { name: `Delete guardrail ${NAME}` });
+      await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+      await expect.poll(() => row.count(), POLL).toBe(0);
+      expect((await readAsOwner(`/guardrails/${id}`)).status).toBe(404);
+      await expect.poll(status, POLL).toBe(200);
+    },
+  );
+
+  it(
+    "shows a running batch's progress reaching completed without a reload, and downloads results equal to the results API's",
+    { timeout: 240_000 },
+    async () => {
+      const { key } = await newStandardKey('batch key');
+      const openai = new OpenAI({ apiKey: key, baseURL: stack.baseUrl, maxRetries: 0 });
+      // 3 s a line, four at a time per workspace: about ten seconds running. A space in custom_id
+      // makes the gateway run each line itself (the provider's batch API would take them at once).
+      const LINES = 12;
+      const submit = async (lines: number) => {
+        const jsonl = Array.from({ length: lines }, (_, n) =>
+          JSON.stringify({
+            custom_id: `line ${n}`,
+            method: 'POST',
+            url: '/v1/chat/completions',
+            body: { model: 'sim/gpt-4o-mini-delayed', messages: [{ role: 'user', content: `Say ${n}` }], max_tokens: 16 },
+          }),
+        ).join('\n');
+        const file = await openai.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), 'console.jsonl'), purpose: 'batch' });
+        return openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      };
+      const batch = await submit(LINES);
+
+      await go(page, 'Batches');
+      await page.evaluate(() => Object.assign(window, { consoleNotReloaded: true }));
+      const row = page.getByTestId('batch-row').filter({ hasText: batch.id });
+      const download = row.getByRole('button', { name: `Download results of batch ${batch.id}` });
+      // Running: no results yet, and the page says why.
+      await expect(download.isDisabled()).resolves.toBe(true);
+      await expect(row.getByTestId('batch-results-reason').textContent()).resolves.toBe('Ready once the batch has ended.');
+      const seen = new Set<string>();
+      await expect
+        .poll(
+          async () => {
+            const shown = `${await row.getByTestId('batch-status').textContent()} ${await row.getByTestId('batch-progress').textContent()}`;
+            seen.add(shown);
+            return shown;
+          },
+          { timeout: 120_000, interval: 500 },
+        )
+        .toBe(`completed ${LINES} done, 0 failed of ${LINES}`);
+      // The page moved by itself: an earlier state was shown, and the window is the same one.
+      expect(
+        [...seen].some((shown) => !shown.startsWith('completed')),
+        [...seen].join(' | '),
+      ).toBe(true);
+      await expect(page.evaluate(() => (window as unknown as { consoleNotReloaded?: boolean }).consoleNotReloaded)).resolves.toBe(true);
+
+      const [downloaded] = await Promise.all([page.waitForEvent('download'), download.click()]);
+      const fromPage = readFileSync((await downloaded.path())!, 'utf8');
+      const fromApi = await (
+        await fetch(`${stack.baseUrl}/batches/${batch.id}/results`, { headers: { authorization: `Bearer ${key}` } })
+      ).text();
+      expect(fromPage.trim().split('\n')).toHaveLength(LINES);
+      expect(fromPage).toBe(fromApi);
+      await screenshot(page, 'batches-completed');
+      expect(await axeFindings(page, 'batches (completed)')).toEqual([]);
+
+      // A running batch is cancelled from the page, asked first (the list is read again: nothing runs, so nothing polls).
+      const long = await submit(40);
+      await open(page, '/batches', 'Batches');
+      const longRow = page.getByTestId('batch-row').filter({ hasText: long.id });
+      await longRow.getByRole('button', { name: `Cancel batch ${long.id}` }).click();
+      const confirm = page.getByRole('dialog', { name: `Cancel batch ${long.id}` });
+      await confirm.waitFor();
+      expect(await axeFindings(page, 'batch cancel dialog')).toEqual([]);
+      await confirm.getByRole('button', { name: 'Cancel batch', exact: true }).click();
+      await expect.poll(() => longRow.getByTestId('batch-status').textContent(), { timeout: 120_000 }).toBe('cancelled');
+      expect((await openai.batches.retrieve(long.id)).status).toBe('cancelled');
+    },
+  );
+
+  it("edits a key's spend limit and rate limit in the page, and the keys API answers the new ones", { timeout: 120_000 }, async () => {
+    const { hash } = await newStandardKey('limit key');
+    await go(page, 'API keys');
+    const row = page.getByTestId('key-row').filter({ hasText: 'limit key' });
+    await row.getByRole('button', { name: 'Edit key limit key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit key limit key' });
+    await dialog.getByRole('textbox', { name: 'Spend limit (USD)' }).fill('2.5');
+    await dialog.getByRole('textbox', { name: 'Requests per minute' }).fill('30');
+    await screenshot(page, 'keys-edit');
+    expect(await axeFindings(page, 'key edit dialog')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.getByTestId('key-limit').textContent(), POLL).toBe('$2.50');
+    const { data } = (await (await readAsOwner(`/keys/${hash}`)).json()) as {
+      data: { limit: number; rate_limit: { requests_per_minute: number | null } };
+    };
+    expect(data.limit).toBe(2.5);
+    expect(data.rate_limit.requests_per_minute).toBe(30);
+  });
 
   it(
     'has no serious or critical accessibility findings on any page, at 1280 px, on a phone and in dark mode',

@@ -49,7 +49,11 @@ export function AuditPage() {
             ),
           },
           { header: 'By', cell: (entry) => actorOf(entry) },
-          { header: 'Change', cell: (entry) => <Code>{changeOf(entry)}</Code> },
+          {
+            header: 'Change',
+            td: { maw: 480 },
+            cell: (entry) => <Code style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{changeOf(entry)}</Code>,
+          },
         ]}
         footer={(page) => pages.pager(page.next_cursor)}
       />

@@ -4,12 +4,16 @@ import { api } from '../api';
 import { ConfirmButton } from '../confirm-button';
 import { DataTable } from '../data-table';
 import { formatTime } from '../format';
+import { useOffsetPages } from '../list-controls';
 import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
 import type { ByokCredential, Page } from './shapes';
 
+const PAGE_SIZE = 100;
+
 /** Provider keys of the workspace: only their masked labels are ever shown (the API returns no secret). */
 export function ByokPage() {
-  const state = useLoad(() => api<Page<ByokCredential>>('/v1/byok?limit=100'));
+  const pages = useOffsetPages(PAGE_SIZE);
+  const state = useLoad(() => api<Page<ByokCredential>>(`/v1/byok?limit=${PAGE_SIZE}&offset=${pages.offset}`), String(pages.offset));
   const [adding, setAdding] = useState(false);
   const { error, act } = useWrite(state.reload);
   const [tests, setTests] = useState<Record<string, ByokTest | 'testing'>>({});
@@ -83,6 +87,7 @@ export function ByokPage() {
             ),
           },
         ]}
+        footer={(page) => pages.pager(page.data.length, page.total_count)}
       />
       <AddCredential
         opened={adding}

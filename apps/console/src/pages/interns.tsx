@@ -6,12 +6,15 @@ import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { KeyActions, KeyName, rotateKey } from '../key-actions';
 import { SecretOnce } from '../secret-once';
+import { useCursorPages } from '../list-controls';
 import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
 import type { ApiKey, Intern, Page } from './shapes';
 
 /** Interns (`GET/POST/DELETE /v1/interns`) and, for the one picked, its keys (keys made with `intern_id`). */
 export function InternsPage() {
-  const state = useLoad(() => api<Page<Intern>>('/v1/interns?limit=100'));
+  const pages = useCursorPages();
+  const query = `limit=100${pages.cursor ? `&starting_after=${encodeURIComponent(pages.cursor)}` : ''}`;
+  const state = useLoad(() => api<Page<Intern> & { has_more: boolean }>(`/v1/interns?${query}`), query);
   const [creating, setCreating] = useState(false);
   const [picked, setPicked] = useState<Intern | null>(null);
   const { error, act } = useWrite(state.reload);
@@ -60,6 +63,7 @@ export function InternsPage() {
             ),
           },
         ]}
+        footer={(page) => pages.pager(page.has_more ? page.next_cursor : null)}
       />
       {picked && <InternKeys intern={picked} />}
       <CreateIntern
@@ -75,8 +79,19 @@ export function InternsPage() {
   );
 }
 
+/** GET /v1/keys has no intern filter: its pages of 100 are walked (a bounded number) and this intern's kept. */
+async function keysOf(intern: Intern): Promise<Page<ApiKey>> {
+  const mine: ApiKey[] = [];
+  for (let offset = 0; offset < 2000; offset += 100) {
+    const page = await api<Page<ApiKey>>(`/v1/keys?include_disabled=true&offset=${offset}`);
+    mine.push(...page.data.filter((key) => key.intern_id === intern.id));
+    if (page.data.length < 100) break;
+  }
+  return { data: mine };
+}
+
 function InternKeys({ intern }: { intern: Intern }) {
-  const keys = useLoad(() => api<Page<ApiKey>>('/v1/keys?include_disabled=true'), intern.id);
+  const keys = useLoad(() => keysOf(intern), intern.id);
   const [created, setCreated] = useState<string | null>(null);
   const { error, act } = useWrite(keys.reload);
   const rotate = (key: ApiKey) =>

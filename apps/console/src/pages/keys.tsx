@@ -4,16 +4,22 @@ import { api } from '../api';
 import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { KeyActions, KeyName, rotateKey } from '../key-actions';
+import { EditKeyModal } from '../key-edit';
+import { useOffsetPages } from '../list-controls';
 import { SecretOnce } from '../secret-once';
 import { ErrorNote, PageHeader, useLoad, useWrite } from '../ui';
 import type { ApiKey, Page } from './shapes';
 
 /** Console sessions are keys too; they are listed apart, not mixed with people's keys. */
 const SESSION_KEY_NAME = 'console session';
+/** GET /v1/keys answers pages of 100 (it takes `offset`, no `limit`). */
+const KEYS_PAGE = 100;
 
 export function KeysPage() {
-  const state = useLoad(() => api<Page<ApiKey>>('/v1/keys?include_disabled=true'));
+  const pages = useOffsetPages(KEYS_PAGE);
+  const state = useLoad(() => api<Page<ApiKey>>(`/v1/keys?include_disabled=true&offset=${pages.offset}`), String(pages.offset));
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
   const { error, act } = useWrite(state.reload);
   const rotate = (key: ApiKey) =>
@@ -33,20 +39,33 @@ export function KeysPage() {
         empty="No keys yet: create one to call the API."
         rowKey={(key) => key.hash}
         rowTestId="key-row"
-        minWidth={720}
+        minWidth={900}
         columns={[
           { header: 'Name', cell: (key) => <KeyName apiKey={key} /> },
           { header: 'Key', cell: (key) => <Code>{key.label}</Code> },
           {
             header: 'Limit',
+            testId: 'key-limit',
             cell: (key) => (key.limit === null ? 'none' : `${formatCredits(key.limit)}${key.limit_reset ? ` / ${key.limit_reset}` : ''}`),
           },
+          { header: 'Rate limit', cell: (key) => rateText(key) },
           { header: 'Usage', cell: (key) => formatCredits(key.usage) },
           { header: 'Last used', cell: (key) => formatTime(key.last_used_at) },
           { header: 'Expires', cell: (key) => formatTime(key.expires_at) },
-          { header: 'Actions', cell: (key) => <KeyActions apiKey={key} act={act} rotate={rotate} /> },
+          { header: 'Actions', cell: (key) => <KeyActions apiKey={key} act={act} rotate={rotate} edit={setEditing} /> },
         ]}
+        footer={(page) => pages.pager(page.data.length)}
       />
+      {editing && (
+        <EditKeyModal
+          apiKey={editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            state.reload();
+          }}
+        />
+      )}
       <CreateKeyModal
         opened={creating}
         onClose={() => setCreating(false)}
@@ -59,6 +78,11 @@ export function KeysPage() {
     </>
   );
 }
+
+const rateText = ({ rate_limit: rate }: ApiKey) =>
+  [rate.requests_per_minute && `${rate.requests_per_minute}/min`, rate.concurrent_requests && `${rate.concurrent_requests} at once`]
+    .filter(Boolean)
+    .join(', ') || 'default';
 
 function CreateKeyModal({
   opened,

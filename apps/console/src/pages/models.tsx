@@ -2,6 +2,7 @@ import { Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/cor
 import { useState } from 'react';
 import { api } from '../api';
 import { DataTable } from '../data-table';
+import { formatCount } from '../format';
 import { perMillion, perToken, isDecimal } from '../prices';
 import { canEditCatalog, useSession } from '../session';
 import { ErrorNote, PageHeader, useLoad } from '../ui';
@@ -27,7 +28,7 @@ function ModelPrices() {
         columns={[
           { header: 'Model', cell: (model) => <Code>{model.id}</Code> },
           { header: 'Name', cell: (model) => model.name },
-          { header: 'Context', cell: (model) => model.context_length.toLocaleString() },
+          { header: 'Context', cell: (model) => formatCount(model.context_length) },
           { header: 'Prompt / 1M tokens', testId: 'model-prompt-price', cell: (model) => `$${perMillion(model.pricing.prompt)}` },
           { header: 'Completion / 1M tokens', cell: (model) => `$${perMillion(model.pricing.completion)}` },
           { header: 'Cache read / 1M tokens', cell: (model) => `$${perMillion(model.pricing.input_cache_read)}` },

@@ -3,11 +3,15 @@ import { useState } from 'react';
 import { api } from '../api';
 import { DataTable } from '../data-table';
 import { formatTime } from '../format';
+import { useOffsetPages } from '../list-controls';
 import { Loadable, PageHeader, useLoad } from '../ui';
 import type { Page, Preset, PresetVersion } from './shapes';
 
+const PAGE_SIZE = 100;
+
 export function PresetsPage() {
-  const state = useLoad(() => api<Page<Preset>>('/v1/presets?limit=100'));
+  const pages = useOffsetPages(PAGE_SIZE);
+  const state = useLoad(() => api<Page<Preset>>(`/v1/presets?limit=${PAGE_SIZE}&offset=${pages.offset}`), String(pages.offset));
   const [slug, setSlug] = useState<string | null>(null);
   return (
     <>
@@ -39,6 +43,7 @@ export function PresetsPage() {
           { header: 'Status', cell: (preset) => <Badge variant="light">{preset.status}</Badge> },
           { header: 'Updated', cell: (preset) => formatTime(preset.updated_at) },
         ]}
+        footer={(page) => pages.pager(page.data.length, page.total_count)}
       />
       {slug && <PresetVersions slug={slug} />}
     </>

@@ -137,7 +137,19 @@ export interface Batch {
   status: string;
   created_at: number;
   request_counts: { total: number; completed: number; failed: number };
+  /** Why the batch failed or expired. */
+  error: { message: string } | null;
+  finalized_at: number | null;
+  /** Set once ended, each when it holds a line: the results exist. */
   output_file_id: string | null;
+  error_file_id: string | null;
+}
+
+/** OpenAI's batch list envelope: pages by `after` = the last id. */
+export interface BatchPage {
+  data: Batch[];
+  last_id: string | null;
+  has_more: boolean;
 }
 
 /** The SDK's `Workspace`, `WorkspaceMember`, `WorkspaceBudget` (workspaces.*), on the wire. */
@@ -182,12 +194,31 @@ export interface WorkspaceBudget {
 /** The SDK's `Guardrail` (guardrails.*), on the wire. */
 export interface Guardrail {
   id: string;
+  workspace_id: string | null;
   name: string;
-  description?: string | null;
-  limit_usd?: number | null;
-  reset_interval?: string | null;
-  allowed_models?: string[] | null;
-  allowed_providers?: string[] | null;
+  description: string | null;
+  limit_usd: number | null;
+  reset_interval: string | null;
+  allowed_models: string[] | null;
+  ignored_models: string[] | null;
+  allowed_providers: string[] | null;
+  ignored_providers: string[] | null;
+  include_byok_in_budgets: boolean;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** The SDK's `KeyAssignment` / `MemberAssignment` (guardrails.list*Assignments), on the wire. */
+export interface GuardrailKeyAssignment {
+  id: string;
+  key_hash: string;
+  key_name: string;
+  created_at: string;
+}
+
+export interface GuardrailMemberAssignment {
+  id: string;
+  user_id: string;
   created_at: string;
 }
 

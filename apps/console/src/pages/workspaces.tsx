@@ -16,13 +16,14 @@ const INTERVALS = [
   { value: 'lifetime', label: 'Lifetime' },
 ];
 
+/** Members per page; each one's budgets are read beside them. */
+const MEMBERS_PAGE = 50;
+
 const budgetText = (budget: WorkspaceBudget) =>
   `${formatCredits(budget.usage_usd)} of ${formatCredits(budget.limit_usd)} ${budget.reset_interval ?? 'lifetime'}`;
 
 /** A member as people read them: name and email (the id when the API has neither). */
 const personOf = (member: WorkspaceMember) => (member.email ? `${member.name ? `${member.name} ` : ''}<${member.email}>` : member.user_id);
-
-const MEMBERS_PAGE = 25;
 
 /**
  * Members and budgets of the signed-in workspace, in the shapes of `@openrouter/sdk`'s
@@ -97,7 +98,7 @@ export function WorkspacesPage() {
             ),
           },
         ]}
-        footer={(page) => pages.pager(page.total_count)}
+        footer={(page) => pages.pager(page.data.length, page.total_count)}
       />
       <Title order={2} size="h4" mt="lg" mb="sm">
         Workspace budgets
