@@ -110,7 +110,7 @@ interface ByokTest {
 function TestResult({ result }: { result: ByokTest | 'testing' | undefined }) {
   if (result === undefined || result === 'testing') return <Text c="dimmed">{result === 'testing' ? 'testing…' : 'not tested'}</Text>;
   return (
-    <Badge color={result.ok ? 'teal.9' : 'red.9'} variant="light" title={result.message} style={{ textTransform: 'none' }}>
+    <Badge color={result.ok ? 'teal.9' : 'red.9'} variant="filled" title={result.message} style={{ textTransform: 'none' }}>
       {result.ok ? 'ok' : result.message}
     </Badge>
   );

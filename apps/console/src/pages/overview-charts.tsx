@@ -34,7 +34,14 @@ export function BreakdownChart<Row extends object>({ title, data, series, valueF
           {empty}
         </Text>
       ) : (
-        <BarChart h={220} data={data as Array<Record<string, unknown>>} dataKey="name" series={series} valueFormatter={valueFormatter} />
+        <BarChart
+          h={220}
+          data={data as Array<Record<string, unknown>>}
+          dataKey="name"
+          series={series}
+          valueFormatter={valueFormatter}
+          withLegend={series.length > 1}
+        />
       )}
       {caption}
     </ChartCard>

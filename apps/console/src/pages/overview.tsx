@@ -7,7 +7,7 @@ import { dayOf, formatCount, formatCredits } from '../format';
 import { Loadable, PageHeader, useLoad } from '../ui';
 import { canManage, useSession } from '../session';
 import { BreakdownChart, ChartCard } from './overview-charts';
-import type { ActivityItem, ApiKey, Generation, Page } from './shapes';
+import type { ActivityItem, ApiKey, Generation, Page, WorkspaceMember } from './shapes';
 
 interface Breakdown {
   name: string;
@@ -36,13 +36,17 @@ interface Breakdowns {
 }
 
 /** By key, by member and by model (owners and admins); loaded apart so the totals and day charts do not wait for them. */
-async function loadBreakdowns(days: number, userId: string): Promise<Breakdowns> {
-  // Keys and members are named as the keys list and the session name them.
-  const keys = await api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true');
+async function loadBreakdowns(days: number, user: { id: string; workspace_id: string }): Promise<Breakdowns> {
+  // Keys and members are named as the keys list and the members list name them.
+  const [keys, members] = await Promise.all([
+    api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true&limit=100'),
+    api<{ data: WorkspaceMember[] }>(`/v1/workspaces/${user.workspace_id}/members?limit=100`),
+  ]);
   const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
+  const memberNames = new Map(members.data.map((member) => [member.user_id, member.name || member.email]));
   const [byKey, byMember, byModel, byErrorType] = await Promise.all([
     breakdown('api_key_id', days, (hash) => keyNames.get(hash) ?? `${hash.slice(0, 8)}…`),
-    breakdown('user', days, (id) => (id === userId ? 'you' : `${id.slice(0, 8)}…`)),
+    breakdown('user', days, (id) => (id === user.id ? 'you' : (memberNames.get(id) ?? `${id.slice(0, 8)}…`))),
     breakdown('model', days, (model) => model),
     errorsByType(days),
   ]);
@@ -90,8 +94,8 @@ async function breakdown(dimension: 'api_key_id' | 'user' | 'model', days: numbe
 const GENERATION_PAGES = 10;
 
 /**
- * The analytics API (`GET /v1/activity`, the SDK's `analytics.getUserActivity`) when the gateway
- * has it; until then the same rows folded from the generations list.
+ * The activity API (`GET /v1/activity`, the SDK's `analytics.getUserActivity`) for owners and
+ * admins; for a member (whose key may not read it) the same rows folded from their generations.
  */
 async function loadActivity(days: number): Promise<Totals> {
   try {
@@ -168,7 +172,7 @@ export function OverviewPage() {
   const session = useSession();
   const state = useLoad(() => loadActivity(Number(days)), days);
   const manager = canManage(session);
-  const breakdowns = useLoad(() => (manager ? loadBreakdowns(Number(days), session.user.id) : Promise.resolve(null)), days);
+  const breakdowns = useLoad(() => (manager ? loadBreakdowns(Number(days), session.user) : Promise.resolve(null)), days);
   return (
     <>
       <PageHeader title="Overview" docs="GET /v1/activity, GET /v1/generations">
@@ -255,6 +259,7 @@ export function OverviewPage() {
                     data={byDay}
                     dataKey="date"
                     type="stacked"
+                    withLegend
                     series={[
                       { name: 'Prompt', color: 'indigo.6' },
                       { name: 'Completion', color: 'teal.6' },
