@@ -114,7 +114,7 @@ describe('spend reserved before the call', () => {
         apiKey = (await seedWorkspace(management, '0.3')).apiKey;
       }
       const { answered, refusals } = await probe(apiKey, 500, 500);
-      const statuses = refusals.map((refusal) => refusal.status);
+      const statuses = refusals.map((refusal) => refusal.status ?? 0);
       const byStatus: Record<number, number> = {};
       for (const status of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
       console.log(`${kind} 0.3 at 500 concurrent: ${answered} answered, refused by status ${JSON.stringify(byStatus)}`);
