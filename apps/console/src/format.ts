@@ -10,3 +10,6 @@ export const formatTime = (value: string | number | null | undefined) =>
 export const formatMs = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${count.format(value)} ms`);
 /** A day key in the viewer's zone (YYYY-MM-DD). */
 export const dayOf = (iso: string) => new Date(iso).toLocaleDateString('en-CA');
+/** A workspace member as people read them: name and email (the id when the API has neither). */
+export const personOf = (member: { user_id: string; name?: string | null; email?: string }) =>
+  member.email ? `${member.name ? `${member.name} ` : ''}<${member.email}>` : member.user_id;

@@ -1,8 +1,8 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
+import { NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from './api';
+import { FormModal, LIMIT_RESETS } from './form-modal';
 import type { ApiKey } from './pages/shapes';
-import { ErrorNote } from './ui';
 
 /** An ISO time as `datetime-local` reads it: the viewer's zone, to the minute. */
 function localInput(iso: string | null): string {
@@ -25,83 +25,45 @@ export function EditKeyModal({ apiKey: key, onClose, onSaved }: { apiKey: ApiKey
   const [concurrent, setConcurrent] = useState<string | number>(key.rate_limit.concurrent_requests ?? '');
   const initialExpiry = localInput(key.expires_at);
   const [expires, setExpires] = useState(initialExpiry);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const body: Record<string, unknown> = {
-        limit: numberOrNull(limit),
-        limit_reset: reset,
-        include_byok_in_limit: byok,
-        rate_limit: { requests_per_minute: numberOrNull(rpm), concurrent_requests: numberOrNull(concurrent) },
-      };
-      if (expires !== initialExpiry) body.expires_at = expires ? new Date(expires).toISOString() : null;
-      await api(`/v1/keys/${key.hash}`, { method: 'PATCH', body });
-      onSaved();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    const body: Record<string, unknown> = {
+      limit: numberOrNull(limit),
+      limit_reset: reset,
+      include_byok_in_limit: byok,
+      rate_limit: { requests_per_minute: numberOrNull(rpm), concurrent_requests: numberOrNull(concurrent) },
+    };
+    if (expires !== initialExpiry) body.expires_at = expires ? new Date(expires).toISOString() : null;
+    await api(`/v1/keys/${key.hash}`, { method: 'PATCH', body });
+    onSaved();
   };
   return (
-    <Modal opened onClose={onClose} title={`Edit key ${key.name}`}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <Stack>
-          {error && <ErrorNote error={error} />}
-          <NumberInput
-            label="Spend limit (USD)"
-            description="Empty: no limit"
-            min={0}
-            decimalScale={6}
-            value={limit}
-            onChange={setLimit}
-            data-autofocus
-          />
-          <Select
-            label="Limit resets"
-            clearable
-            data={[
-              { value: 'daily', label: 'Daily' },
-              { value: 'weekly', label: 'Weekly' },
-              { value: 'monthly', label: 'Monthly' },
-            ]}
-            value={reset}
-            onChange={setReset}
-          />
-          <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
-          <NumberInput label="Requests per minute" description="Empty: the gateway's default" min={1} value={rpm} onChange={setRpm} />
-          <NumberInput
-            label="Concurrent requests"
-            description="Empty: the gateway's default"
-            min={1}
-            value={concurrent}
-            onChange={setConcurrent}
-          />
-          <TextInput
-            label="Expires"
-            description="In your time zone; empty: never"
-            type="datetime-local"
-            value={expires}
-            onChange={(event) => setExpires(event.currentTarget.value)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal title={`Edit key ${key.name}`} submit="Save" onSubmit={submit} onClose={onClose}>
+      <NumberInput
+        label="Spend limit (USD)"
+        description="Empty: no limit"
+        min={0}
+        decimalScale={6}
+        value={limit}
+        onChange={setLimit}
+        data-autofocus
+      />
+      <Select label="Limit resets" clearable data={LIMIT_RESETS} value={reset} onChange={setReset} />
+      <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
+      <NumberInput label="Requests per minute" description="Empty: the gateway's default" min={1} value={rpm} onChange={setRpm} />
+      <NumberInput
+        label="Concurrent requests"
+        description="Empty: the gateway's default"
+        min={1}
+        value={concurrent}
+        onChange={setConcurrent}
+      />
+      <TextInput
+        label="Expires"
+        description="In your time zone; empty: never"
+        type="datetime-local"
+        value={expires}
+        onChange={(event) => setExpires(event.currentTarget.value)}
+      />
+    </FormModal>
   );
 }

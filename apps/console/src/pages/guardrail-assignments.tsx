@@ -1,6 +1,7 @@
 import { Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { api } from '../api';
+import { personOf } from '../format';
 import { ErrorNote, Loadable, useLoad } from '../ui';
 import type { ApiKey, Guardrail, GuardrailKeyAssignment, GuardrailMemberAssignment, Page, WorkspaceMember } from './shapes';
 
@@ -89,7 +90,7 @@ export function GuardrailAssignmentsModal({
             >
               <Stack gap="xs" mt="xs">
                 {choices.members.map((member) => (
-                  <Checkbox key={member.user_id} value={member.user_id} label={`${member.user_id} (${member.role})`} />
+                  <Checkbox key={member.user_id} value={member.user_id} label={`${personOf(member)} (${member.role})`} />
                 ))}
               </Stack>
             </Checkbox.Group>

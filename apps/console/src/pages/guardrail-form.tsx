@@ -1,7 +1,7 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
+import { NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
-import { ErrorNote } from '../ui';
+import { FormModal, LIMIT_RESETS } from '../form-modal';
 import type { Guardrail } from './shapes';
 
 const LIST_FIELDS = [
@@ -31,74 +31,39 @@ export function GuardrailModal({ guardrail, onClose, onSaved }: { guardrail: Gua
   const [lists, setLists] = useState<Record<ListField, string>>(
     Object.fromEntries(LIST_FIELDS.map(({ field }) => [field, guardrail?.[field]?.join(', ') ?? ''])) as Record<ListField, string>,
   );
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const body = {
-        name,
-        description: description.trim() || null,
-        limit_usd: limit === '' ? null : Number(limit),
-        reset_interval: reset,
-        include_byok_in_budgets: byok,
-        ...Object.fromEntries(LIST_FIELDS.map(({ field }) => [field, toList(lists[field])])),
-      };
-      await (guardrail
-        ? api(`/v1/guardrails/${guardrail.id}`, { method: 'PATCH', body })
-        : api('/v1/guardrails', { method: 'POST', body }));
-      onSaved();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    const body = {
+      name,
+      description: description.trim() || null,
+      limit_usd: limit === '' ? null : Number(limit),
+      reset_interval: reset,
+      include_byok_in_budgets: byok,
+      ...Object.fromEntries(LIST_FIELDS.map(({ field }) => [field, toList(lists[field])])),
+    };
+    await (guardrail ? api(`/v1/guardrails/${guardrail.id}`, { method: 'PATCH', body }) : api('/v1/guardrails', { method: 'POST', body }));
+    onSaved();
   };
   return (
-    <Modal opened onClose={onClose} title={guardrail ? `Edit guardrail ${guardrail.name}` : 'Create a guardrail'}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <Stack>
-          {error && <ErrorNote error={error} />}
-          <TextInput label="Name" required value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <TextInput label="Description" value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
-          <NumberInput label="Spend limit (USD)" min={0} decimalScale={6} value={limit} onChange={setLimit} />
-          <Select
-            label="Limit resets"
-            clearable
-            data={[
-              { value: 'daily', label: 'Daily' },
-              { value: 'weekly', label: 'Weekly' },
-              { value: 'monthly', label: 'Monthly' },
-            ]}
-            value={reset}
-            onChange={setReset}
-          />
-          <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
-          {LIST_FIELDS.map(({ field, label, hint }) => (
-            <TextInput
-              key={field}
-              label={label}
-              description={hint}
-              value={lists[field]}
-              onChange={(event) => setLists({ ...lists, [field]: event.currentTarget.value })}
-            />
-          ))}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              {guardrail ? 'Save' : 'Create'}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      title={guardrail ? `Edit guardrail ${guardrail.name}` : 'Create a guardrail'}
+      submit={guardrail ? 'Save' : 'Create'}
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <TextInput label="Name" required value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput label="Description" value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <NumberInput label="Spend limit (USD)" min={0} decimalScale={6} value={limit} onChange={setLimit} />
+      <Select label="Limit resets" clearable data={LIMIT_RESETS} value={reset} onChange={setReset} />
+      <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
+      {LIST_FIELDS.map(({ field, label, hint }) => (
+        <TextInput
+          key={field}
+          label={label}
+          description={hint}
+          value={lists[field]}
+          onChange={(event) => setLists({ ...lists, [field]: event.currentTarget.value })}
+        />
+      ))}
+    </FormModal>
   );
 }

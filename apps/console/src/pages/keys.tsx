@@ -1,6 +1,7 @@
-import { Button, Code, Group, Modal, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Code, NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { FormModal, LIMIT_RESETS } from '../form-modal';
 import { DataTable } from '../data-table';
 import { formatCredits, formatTime } from '../format';
 import { KeyActions, KeyName, rotateKey } from '../key-actions';
@@ -99,62 +100,24 @@ function CreateKeyModal({
   const [rpm, setRpm] = useState<string | number>('');
   const [expires, setExpires] = useState('');
   const [byok, setByok] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const body: Record<string, unknown> = { name, include_byok_in_limit: byok };
-      if (limit !== '') body.limit = Number(limit);
-      if (reset) body.limit_reset = reset;
-      if (rpm !== '') body.rate_limit = { requests_per_minute: Number(rpm) };
-      if (expires) body.expires_at = new Date(expires).toISOString();
-      const answer = await api<{ key: string }>('/v1/keys', { method: 'POST', body });
-      onCreated(answer.key, name);
-      setName('');
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    const body: Record<string, unknown> = { name, include_byok_in_limit: byok };
+    if (limit !== '') body.limit = Number(limit);
+    if (reset) body.limit_reset = reset;
+    if (rpm !== '') body.rate_limit = { requests_per_minute: Number(rpm) };
+    if (expires) body.expires_at = new Date(expires).toISOString();
+    const answer = await api<{ key: string }>('/v1/keys', { method: 'POST', body });
+    onCreated(answer.key, name);
+    setName('');
   };
   return (
-    <Modal opened={opened} onClose={onClose} title="Create an API key">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <Stack>
-          {error && <ErrorNote error={error} />}
-          <TextInput label="Name" required value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <NumberInput label="Spend limit (USD)" min={0} decimalScale={6} value={limit} onChange={setLimit} />
-          <Select
-            label="Limit resets"
-            clearable
-            data={[
-              { value: 'daily', label: 'Daily' },
-              { value: 'weekly', label: 'Weekly' },
-              { value: 'monthly', label: 'Monthly' },
-            ]}
-            value={reset}
-            onChange={setReset}
-          />
-          <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
-          <NumberInput label="Requests per minute" min={1} value={rpm} onChange={setRpm} />
-          <TextInput label="Expires" type="datetime-local" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Create
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal title="Create an API key" submit="Create" onSubmit={submit} onClose={onClose} opened={opened}>
+      <TextInput label="Name" required value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <NumberInput label="Spend limit (USD)" min={0} decimalScale={6} value={limit} onChange={setLimit} />
+      <Select label="Limit resets" clearable data={LIMIT_RESETS} value={reset} onChange={setReset} />
+      <Switch label="BYOK usage counts against the limit" checked={byok} onChange={(event) => setByok(event.currentTarget.checked)} />
+      <NumberInput label="Requests per minute" min={1} value={rpm} onChange={setRpm} />
+      <TextInput label="Expires" type="datetime-local" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} />
+    </FormModal>
   );
 }

@@ -1,9 +1,10 @@
-import { Badge, Button, Group, Modal, MultiSelect, NumberInput, Select, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, MultiSelect, NumberInput, Select, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../api';
+import { FormModal } from '../form-modal';
 import { ConfirmButton } from '../confirm-button';
 import { DataTable } from '../data-table';
-import { formatCredits, formatTime } from '../format';
+import { formatCredits, formatTime, personOf } from '../format';
 import { useSession } from '../session';
 import { useOffsetPages } from '../list-controls';
 import { ErrorNote, Loadable, PageHeader, useLoad, useWrite } from '../ui';
@@ -21,9 +22,6 @@ const MEMBERS_PAGE = 50;
 
 const budgetText = (budget: WorkspaceBudget) =>
   `${formatCredits(budget.usage_usd)} of ${formatCredits(budget.limit_usd)} ${budget.reset_interval ?? 'lifetime'}`;
-
-/** A member as people read them: name and email (the id when the API has neither). */
-const personOf = (member: WorkspaceMember) => (member.email ? `${member.name ? `${member.name} ` : ''}<${member.email}>` : member.user_id);
 
 /**
  * Members and budgets of the signed-in workspace, in the shapes of `@openrouter/sdk`'s
@@ -170,102 +168,46 @@ function AddMembersModal({ base, onClose, onAdded }: { base: string; onClose: ()
   });
   const [chosen, setChosen] = useState<string[]>([]);
   const [role, setRole] = useState<string | null>('member');
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api(`${base}/members/add`, { method: 'POST', body: { user_ids: chosen, role } });
-      onAdded();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    await api(`${base}/members/add`, { method: 'POST', body: { user_ids: chosen, role } });
+    onAdded();
   };
   return (
-    <Modal opened onClose={onClose} title="Add members">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
+    <FormModal title="Add members" submit="Add" onSubmit={submit} onClose={onClose} disabled={chosen.length === 0}>
+      <Loadable
+        state={candidates}
+        empty="Everyone who shares a workspace with you is already a member here."
+        isEmpty={(people) => people.length === 0}
       >
-        <Stack>
-          {error && <ErrorNote error={error} />}
-          <Loadable
-            state={candidates}
-            empty="Everyone who shares a workspace with you is already a member here."
-            isEmpty={(people) => people.length === 0}
-          >
-            {(people) => (
-              <MultiSelect
-                label="People"
-                required
-                searchable
-                data={people.map((person) => ({ value: person.id, label: `${person.first_name ?? ''} <${person.email}>`.trim() }))}
-                value={chosen}
-                onChange={setChosen}
-                data-autofocus
-              />
-            )}
-          </Loadable>
-          <Select label="Role" data={ROLES} value={role} onChange={setRole} allowDeselect={false} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy} disabled={chosen.length === 0}>
-              Add
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+        {(people) => (
+          <MultiSelect
+            label="People"
+            required
+            searchable
+            data={people.map((person) => ({ value: person.id, label: `${person.first_name ?? ''} <${person.email}>`.trim() }))}
+            value={chosen}
+            onChange={setChosen}
+            data-autofocus
+          />
+        )}
+      </Loadable>
+      <Select label="Role" data={ROLES} value={role} onChange={setRole} allowDeselect={false} />
+    </FormModal>
   );
 }
 
 function MemberBudgetModal({ path, member, onClose, onSaved }: { path: string; member: string; onClose: () => void; onSaved: () => void }) {
   const [interval, setInterval] = useState<string | null>('daily');
   const [limit, setLimit] = useState<string | number>('');
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
   const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api(`${path}/${interval}`, { method: 'PUT', body: { limit_usd: Number(limit) } });
-      onSaved();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    await api(`${path}/${interval}`, { method: 'PUT', body: { limit_usd: Number(limit) } });
+    onSaved();
   };
   return (
-    <Modal opened onClose={onClose} title={`Budget of ${member}`}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <Stack>
-          {error && <ErrorNote error={error} />}
-          <Text size="sm">Caps the spend of all this member&apos;s keys in the workspace; over it, their requests are refused (402).</Text>
-          <Select label="Resets" data={INTERVALS} value={interval} onChange={setInterval} allowDeselect={false} />
-          <NumberInput label="Limit (USD)" required min={0} decimalScale={7} value={limit} onChange={setLimit} data-autofocus />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Save budget
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal title={`Budget of ${member}`} submit="Save budget" onSubmit={submit} onClose={onClose}>
+      <Text size="sm">Caps the spend of all this member&apos;s keys in the workspace; over it, their requests are refused (402).</Text>
+      <Select label="Resets" data={INTERVALS} value={interval} onChange={setInterval} allowDeselect={false} />
+      <NumberInput label="Limit (USD)" required min={0} decimalScale={7} value={limit} onChange={setLimit} data-autofocus />
+    </FormModal>
   );
 }
