@@ -4,7 +4,7 @@ import { Card, Group, SegmentedControl, SimpleGrid, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { dayOf, formatCount, formatCredits } from '../format';
-import { Loadable, PageHeader, useLoad } from '../ui';
+import { ErrorNote, Loadable, PageHeader, useLoad } from '../ui';
 import { canManage, useSession } from '../session';
 import { BreakdownChart, ChartCard } from './overview-charts';
 import type { ActivityItem, ApiKey, Generation, Page, WorkspaceMember } from './shapes';
@@ -39,7 +39,7 @@ interface Breakdowns {
 async function loadBreakdowns(days: number, user: { id: string; workspace_id: string }): Promise<Breakdowns> {
   // Keys and members are named as the keys list and the members list name them.
   const [keys, members] = await Promise.all([
-    api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true&limit=100'),
+    api<{ data: ApiKey[] }>('/v1/keys?include_disabled=true'),
     api<{ data: WorkspaceMember[] }>(`/v1/workspaces/${user.workspace_id}/members?limit=100`),
   ]);
   const keyNames = new Map(keys.data.map((key) => [key.hash, key.name]));
@@ -270,6 +270,7 @@ export function OverviewPage() {
                 <ChartCard title="Requests by provider">
                   <BarChart h={220} data={byProvider} dataKey="provider" series={[{ name: 'Requests', color: 'grape.6' }]} />
                 </ChartCard>
+                {breakdowns.error && <ErrorNote error={breakdowns.error} />}
                 {breakdowns.data && (
                   <>
                     <BreakdownChart
