@@ -66,7 +66,8 @@ export function WorkspacesPage() {
         minWidth={760}
         columns={[
           { header: 'Member', cell: (member) => (member.user_id === user.id ? `${personOf(member)} (you)` : personOf(member)) },
-          { header: 'Role', cell: (member) => <Badge variant="light">{member.role}</Badge> },
+          // Wide enough for the whole word: a narrow cell cut the badge to 'O…'.
+          { header: 'Role', td: { miw: 100 }, cell: (member) => <Badge variant="light">{member.role}</Badge> },
           { header: 'Since', cell: (member) => formatTime(member.created_at) },
           {
             header: 'Budget',
