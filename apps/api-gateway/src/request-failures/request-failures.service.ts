@@ -12,10 +12,9 @@ const PUBLISH_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 /**
- * Records the failed requests of authenticated keys on the USAGE stream (`events.usage.failed`,
- * `Nats-Msg-Id` = a failure id of its own), for inference to count per error type. Runs only
- * when a request fails: the success path pays nothing. The answer waits for JetStream's
- * acknowledgement (bounded), so a failure answered is stored even if this replica dies next.
+ * Records failed requests of authenticated keys on `events.usage.failed` for inference to count per
+ * error type; only failures pay for it. The answer waits (bounded) for JetStream's ack, so a failure
+ * answered is stored even if this replica dies next.
  */
 @Injectable()
 export class RequestFailures implements OnModuleDestroy {

@@ -8,10 +8,9 @@ import { useQuery } from '../router';
 import { Loadable, PageHeader, useLoad } from '../ui';
 
 /**
- * The gateway's OpenAPI document (`GET /v1/openapi.json`), rendered by Swagger UI: read-only
- * (no "Try it out": the session's key never reaches the browser), opened at the operation a
- * page's reference link names. Swagger's deep links nest a link in a button (an accessibility
- * fault), so the operation is opened through its API instead.
+ * `GET /v1/openapi.json` in Swagger UI, read-only (the session's key never reaches the browser), opened
+ * at the operation a page's link names through Swagger's API: its deep links nest a link in a button,
+ * which axe refuses.
  */
 export function ApiReferencePage() {
   const operation = useQuery().get('operation');

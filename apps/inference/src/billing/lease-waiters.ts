@@ -7,10 +7,8 @@ export type TopUpOutcome =
   { kind: 'granted' } | { kind: 'refused'; minimum: Prisma.Decimal; error: GatewayError } | { kind: 'failed'; error: unknown };
 
 /**
- * Decides, after a top-up, each call queued on the lease, in arrival order: it runs if its worst
- * case fits the lease; it is refused with management's 402 if what it lacks is at least the minimum
- * management just refused (nothing it could grant covers it); otherwise it waits for the next top-up.
- * Once a call waits, later calls are not served before it (they may still be refused).
+ * Decides each queued call after a top-up, in arrival order: runs if its worst case fits; management's
+ * 402 if it lacks at least the minimum just refused; else waits for the next top-up (first come first served).
  */
 export function decideWaiters(lease: SpendLease, outcome: TopUpOutcome, now: number): void {
   const queue = lease.waiting.splice(0);

@@ -9,10 +9,9 @@ import { deleteExpiredRequestFailures, insertRequestFailures } from './request-f
 const RETENTION_SWEEP_MS = 3_600_000;
 
 /**
- * Writes `request_failures` and their hourly sums from the USAGE stream's `events.usage.failed`
- * (durable consumer `inference-request-failures`, shared by every replica), acknowledged only
- * after the insert committed; ON CONFLICT on the failure id makes a redelivery count once.
- * Hourly, each replica deletes the rows past their retention (idempotent, so replicas may overlap).
+ * Writes `request_failures` and their hourly sums from `events.usage.failed` (one durable consumer for
+ * all replicas), acked after commit; ON CONFLICT on the failure id counts a redelivery once. Hourly,
+ * each replica deletes rows past their retention (idempotent, so replicas may overlap).
  */
 @Injectable()
 export class RequestFailuresConsumer implements OnApplicationBootstrap, OnModuleDestroy {

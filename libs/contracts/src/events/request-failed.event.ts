@@ -1,9 +1,7 @@
 /**
- * Gateway -> JetStream stream USAGE, subject `events.usage.failed`: one request of an
- * authenticated key that the gateway answered with an error envelope (any status but 401),
- * published bare with `Nats-Msg-Id` = `failureId`. The failure id is new per failure (the request
- * id may be the caller's own and repeat), so a retried publish and a redelivery count once.
- * Broken streams are not sent: they are failed generations on `events.usage.recorded`.
+ * Gateway -> USAGE `events.usage.failed`: a request of an authenticated key answered with an error (not
+ * 401), `Nats-Msg-Id` = `failureId` (new per failure: request ids may repeat). Broken streams are not
+ * sent here: they are failed generations on `events.usage.recorded`.
  */
 export interface RequestFailedEvent {
   failureId: string;
